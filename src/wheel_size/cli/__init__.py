@@ -1,0 +1,1 @@
+"""Command-line adapters: argv in, library calls, exit status out."""

@@ -1,0 +1,64 @@
+"""The ``wheel-size`` command: one subcommand module per job.
+
+Each subcommand module exposes ``configure_parser(parser)`` and ``run(args) -> int``;
+heavy imports stay inside ``run`` so ``--help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol
+
+from wheel_size import __version__
+from wheel_size.errors import WheelSizeError
+
+__all__ = ["entrypoint", "main"]
+
+# name -> (module, one-line help). Order is the order shown in --help.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+
+
+class _Subcommand(Protocol):
+    def configure_parser(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="wheel-size",
+        description="Track, explain, split and audit the size of Python wheels.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        module: _Subcommand = importlib.import_module(module_name)
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        module.configure_parser(sub_parser)
+        sub_parser.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; return its exit status instead of exiting, for tests."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args._run(args)
+    except WheelSizeError as exc:
+        print(f"wheel-size: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("wheel-size: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+def entrypoint() -> None:
+    """Console-script entry point."""
+    sys.exit(main(sys.argv[1:]))

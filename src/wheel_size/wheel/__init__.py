@@ -1,0 +1,1 @@
+"""Wheel primitives shared by split, diff and audit: file names and RECORD."""

@@ -1,0 +1,48 @@
+"""Shared test helpers: run the CLI of *this* checkout as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SRC = REPO_ROOT / "src"
+
+
+def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """An environment whose Python imports ``wheel_size`` from this checkout."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_cli(
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``wheel-size ARGS`` in a subprocess and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "wheel_size", *args],
+        env=checkout_env(env),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def cli() -> object:
+    """The :func:`run_cli` helper as a fixture."""
+    return run_cli
