@@ -20,9 +20,8 @@ def test_ci_log_prints_at_most_once_per_interval() -> None:
             clock.now += 0.5
             bar.advance()
     lines = out.getvalue().splitlines()
-    # t=0.5 first line, then every 10 s over 50 s, then the closing line.
     assert lines[0] == "backfill: 1 items of 100 items (1%)"
-    assert len(lines) == 1 + 5 + 1
+    assert len(lines) == 5 + 1  # t = 0.5, 10.5, 20.5, 30.5, 40.5, then the closing line
     assert lines[-1] == "backfill: 100 items done in 50.0s"
 
 
