@@ -1,0 +1,232 @@
+"""Reproducible wheel writing: sorted entries, fixed timestamps, dist-info last, RECORD last.
+
+An entry's content is given one of three ways: the raw compressed bytes of a member of another
+zip (copied verbatim, with that member's RECORD hash), a file on disk (streamed and compressed),
+or bytes in memory (metadata). Output goes to a temporary file next to the destination and is
+renamed into place only when complete, so a failure never leaves a half-written wheel behind.
+"""
+
+from __future__ import annotations
+
+import bz2
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wheel_size.errors import InvalidWheel
+from wheel_size.wheel.archive import RawData, iter_raw
+from wheel_size.wheel.record import RecordEntry, StreamingHash, format_record, iter_chunks
+from wheel_size.wheel.zipwrite import ZipEntryWriter
+
+__all__ = [
+    "WheelEntry",
+    "WrittenWheel",
+    "compress_file",
+    "iter_raw_content",
+    "write_tree",
+    "write_wheel",
+]
+
+
+@dataclass(frozen=True)
+class WheelEntry:
+    """One file of a wheel to be written; exactly one of ``raw``, ``file``, ``data`` is set.
+
+    ``record_hash`` must accompany ``raw`` when known (else the content is hashed by
+    decompressing it); ``compress=False`` stores the file (for already compressed data such
+    as zstd kpack archives, where deflate would only cost time).
+    """
+
+    path: str
+    raw: RawData | None = None
+    record_hash: str | None = None
+    file: Path | None = None
+    data: bytes | None = None
+    mode: int = 0o644
+    compress: bool = True
+
+    def __post_init__(self) -> None:
+        given = sum(x is not None for x in (self.raw, self.file, self.data))
+        if given != 1:
+            raise ValueError(f"{self.path}: give exactly one of raw, file, data")
+
+    @property
+    def size(self) -> int:
+        if self.raw is not None:
+            return self.raw.size
+        if self.file is not None:
+            return self.file.stat().st_size
+        assert self.data is not None
+        return len(self.data)
+
+
+@dataclass
+class WrittenWheel:
+    """What was written: the final path, its size and its RECORD."""
+
+    path: Path
+    size: int
+    record: list[RecordEntry] = field(default_factory=list)
+
+
+def iter_raw_content(raw: RawData) -> Iterator[bytes]:
+    """Decompress a raw member's bytes as they stream past (stored, deflate, bzip2)."""
+    if raw.method == 0:
+        yield from iter_raw(raw)
+        return
+    decoder: Any
+    if raw.method == 8:
+        decoder = zlib.decompressobj(-15)
+    elif raw.method == 12:
+        decoder = bz2.BZ2Decompressor()
+    else:
+        raise InvalidWheel(f"{raw.path}: compression method {raw.method} cannot be streamed")
+    crc = 0
+    size = 0
+    for chunk in iter_raw(raw):
+        out = decoder.decompress(chunk)
+        crc = zlib.crc32(out, crc)
+        size += len(out)
+        if size > raw.size:
+            break
+        yield out
+    if raw.method == 8:
+        tail = decoder.flush()
+        crc = zlib.crc32(tail, crc)
+        size += len(tail)
+        if tail and size <= raw.size:
+            yield tail
+    if size != raw.size or crc != raw.crc32:
+        raise InvalidWheel(f"{raw.path}: member at offset {raw.offset}: bad CRC or size")
+
+
+def compress_file(src: Path, dst: Path, *, level: int = 6) -> tuple[RawData, str]:
+    """Deflate ``src`` into ``dst`` (raw deflate stream) for a later verbatim copy.
+
+    Lets worker processes do the compression in parallel while the wheel is assembled by one
+    process that only copies bytes. Returns the raw description and the RECORD hash.
+    """
+    hasher = StreamingHash()
+    compressor = zlib.compressobj(level, zlib.DEFLATED, -15)
+    crc = 0
+    with src.open("rb") as inp, dst.open("wb") as out:
+        for chunk in iter_chunks(inp):
+            hasher.update(chunk)
+            crc = zlib.crc32(chunk, crc)
+            out.write(compressor.compress(chunk))
+        out.write(compressor.flush())
+        compressed = out.tell()
+    return RawData(dst, 0, compressed, hasher.size, crc, 8), hasher.value
+
+
+def _ordered(entries: Iterable[WheelEntry], dist_info: str) -> list[WheelEntry]:
+    """Sorted, with ``dist_info/`` last and no RECORD (the writer makes it)."""
+    record = f"{dist_info}/RECORD"
+    prefix = f"{dist_info}/"
+    items = [e for e in entries if e.path != record]
+    seen: set[str] = set()
+    for entry in items:
+        if entry.path in seen:
+            raise ValueError(f"duplicate wheel entry {entry.path}")
+        seen.add(entry.path)
+    return sorted(items, key=lambda e: (e.path.startswith(prefix), e.path))
+
+
+def _stream(entry: WheelEntry) -> Iterator[bytes]:
+    if entry.file is not None:
+        with entry.file.open("rb") as stream:
+            yield from iter_chunks(stream)
+    elif entry.data is not None:
+        yield entry.data
+    else:
+        assert entry.raw is not None
+        yield from iter_raw_content(entry.raw)
+
+
+def _hashed(chunks: Iterable[bytes], hasher: StreamingHash) -> Iterator[bytes]:
+    for chunk in chunks:
+        hasher.update(chunk)
+        yield chunk
+
+
+def write_wheel(
+    dest: Path, entries: Sequence[WheelEntry], *, dist_info: str, level: int = 6
+) -> WrittenWheel:
+    """Write a wheel to ``dest`` atomically; RECORD is generated and written last."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    record: list[RecordEntry] = []
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb", buffering=0) as fp:
+            writer = ZipEntryWriter(fp)
+            for entry in _ordered(entries, dist_info):
+                if entry.raw is not None and entry.record_hash:
+                    writer.add_raw(entry.path, entry.raw, mode=entry.mode)
+                    record.append(RecordEntry(entry.path, entry.record_hash, entry.raw.size))
+                    continue
+                hasher = StreamingHash()
+                if entry.raw is not None and entry.raw.method in (0, 8):
+                    # Unknown hash: decompress only to hash, still copy the bytes verbatim.
+                    for _ in _hashed(iter_raw_content(entry.raw), hasher):
+                        pass
+                    writer.add_raw(entry.path, entry.raw, mode=entry.mode)
+                else:
+                    writer.add_chunks(
+                        entry.path,
+                        _hashed(_stream(entry), hasher),
+                        size_hint=entry.size,
+                        compress=entry.compress,
+                        level=level,
+                        mode=entry.mode,
+                    )
+                record.append(RecordEntry(entry.path, hasher.value, hasher.size))
+            record_path = f"{dist_info}/RECORD"
+            record.append(RecordEntry(record_path, None, None))
+            text = format_record(record).encode()
+            writer.add_chunks(record_path, [text], size_hint=len(text), level=level)
+            size = writer.finish()
+        tmp.chmod(0o644)
+        tmp.replace(dest)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return WrittenWheel(dest, size, record)
+
+
+def write_tree(dest: Path, entries: Sequence[WheelEntry], *, dist_info: str) -> WrittenWheel:
+    """Write an unpacked wheel (``--output-format directory``), built aside then renamed."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    record: list[RecordEntry] = []
+    try:
+        for entry in _ordered(entries, dist_info):
+            target = tmp / entry.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            hasher = StreamingHash()
+            if entry.file is not None:
+                shutil.copyfile(entry.file, target)
+                with target.open("rb") as stream:
+                    hasher.feed(stream)
+            else:
+                with target.open("wb") as out:
+                    for chunk in _hashed(_stream(entry), hasher):
+                        out.write(chunk)
+            target.chmod(entry.mode)
+            record.append(RecordEntry(entry.path, hasher.value, hasher.size))
+        record_path = f"{dist_info}/RECORD"
+        record.append(RecordEntry(record_path, None, None))
+        (tmp / record_path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / record_path).write_text(format_record(record))
+        tmp.chmod(0o755)
+        tmp.replace(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    size = sum(e.size or 0 for e in record)
+    return WrittenWheel(dest, size, record)
