@@ -1,0 +1,1 @@
+"""NVIDIA CUDA device code inside host libraries."""
