@@ -18,7 +18,10 @@ from wheel_size.errors import WheelSizeError
 __all__ = ["entrypoint", "main"]
 
 # name -> (module, one-line help). Order is the order shown in --help.
-SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "dashboard": ("wheel_size.cli.dashboard", "draw the history dashboard (index.html)"),
+    "plan-chunks": ("wheel_size.cli.plan_chunks", "split a backfill range into matrix jobs"),
+}
 
 
 class _Subcommand(Protocol):

@@ -32,7 +32,10 @@ def _environment() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(template_dir()),
         # Markdown and plain text are the common case; HTML templates escape explicitly
         # with autoescape blocks, selected by file name below.
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm", "svg")),
+        # (``page.html.j2`` counts as HTML: select_autoescape matches the name's ending.)
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html", "htm", "svg", "html.j2", "htm.j2", "svg.j2")
+        ),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,

@@ -1,0 +1,211 @@
+"""Geometry of one history chart, computed here so the page needs no script.
+
+The template draws what this module measures: line segments (broken wherever a day has no
+size, so a gap never looks like a flat line), points, jump markers, the status band that
+shows missing days and renames, and axis ticks. Only numbers leave this module; every label
+is written by the template, which escapes it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Band", "Chart", "Jump", "Point", "Tick", "build_chart", "nice_ticks"]
+
+WIDTH = 960
+HEIGHT = 280
+LEFT = 64
+RIGHT = 16
+TOP = 16
+BOTTOM = 56  # x labels and the status band live below the plot
+BAND_HEIGHT = 10
+
+
+@dataclass(frozen=True)
+class Point:
+    """One day that has a size for the watched artifact (or a renamed one)."""
+
+    x: float
+    y: float
+    date: str
+    size_mb: float
+    delta_mb: float | None
+    status: str
+    artifact: str | None
+
+
+@dataclass(frozen=True)
+class Jump:
+    """A day-over-day change that crossed the threshold; ``url`` is its issue, if any."""
+
+    x: float
+    y: float
+    date: str
+    delta_mb: float
+    size_mb: float | None
+    url: str | None
+    label_row: int = 0
+    label_left: bool = False
+
+
+@dataclass(frozen=True)
+class Band:
+    """A day without a usable size, drawn in the status band under the plot."""
+
+    x: float
+    width: float
+    date: str
+    status: str
+    artifact: str | None
+
+
+@dataclass(frozen=True)
+class Tick:
+    pos: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    left: float
+    top: float
+    right: float
+    bottom: float
+    band_y: float
+    band_height: float
+    paths: list[str] = field(default_factory=list)
+    points: list[Point] = field(default_factory=list)
+    jumps: list[Jump] = field(default_factory=list)
+    bands: list[Band] = field(default_factory=list)
+    y_ticks: list[Tick] = field(default_factory=list)
+    x_ticks: list[Tick] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.points
+
+
+def nice_ticks(low: float, high: float, target: int = 5) -> list[float]:
+    """Round tick values (1, 2, 5 × 10^k steps) covering ``low``..``high``."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError("tick range must be finite")
+    if high < low:
+        low, high = high, low
+    if high - low < 1e-9:
+        low, high = low - 1, high + 1
+    raw = (high - low) / max(target - 1, 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.floor(low / step) * step
+    ticks = []
+    value = first
+    while value < high + step * 0.999:
+        ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def _number(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def build_chart(
+    report: Mapping[str, Any],
+    issue_urls: Mapping[str, str] | None = None,
+    *,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> Chart:
+    """Lay out the chart of one report (the ``report --format json`` object).
+
+    ``issue_urls`` maps a jump's date to the URL of its regression issue.
+    """
+    issue_urls = issue_urls or {}
+    days: Sequence[Mapping[str, Any]] = report.get("days") or []
+    left, right = float(LEFT), float(width - RIGHT)
+    top, bottom = float(TOP), float(height - BOTTOM)
+    band_y = bottom + 30
+    chart = Chart(width, height, left, top, right, bottom, band_y, BAND_HEIGHT)
+    if not days:
+        return chart
+
+    count = len(days)
+    step = (right - left) / (count - 1) if count > 1 else 0.0
+
+    def x_of(index: int) -> float:
+        return left + index * step if count > 1 else (left + right) / 2
+
+    # The scale follows the watched artifact only: a renamed artifact (often hundreds of MB
+    # away, e.g. cuda12_8 -> cuda12_9) is pinned to the edge instead of flattening the line.
+    sizes = [_number(d.get("size_mb")) for d in days if (d.get("status") or "ok") == "ok"]
+    known = [s for s in sizes if s is not None] or [
+        s for s in (_number(d.get("size_mb")) for d in days) if s is not None
+    ]
+    ticks = nice_ticks(min(known), max(known)) if known else [0.0, 1.0]
+    low, high = ticks[0], ticks[-1]
+
+    def y_of(size: float) -> float:
+        size = min(max(size, low), high)
+        return bottom - (size - low) / (high - low) * (bottom - top)
+
+    index_of: dict[str, int] = {}
+    segment: list[str] = []
+    band_width = max(step, 2.0)
+    for index, day in enumerate(days):
+        date = str(day.get("date", ""))
+        index_of[date] = index
+        status = str(day.get("status") or "ok")
+        size = _number(day.get("size_mb"))
+        artifact = day.get("artifact")
+        artifact = str(artifact) if artifact is not None else None
+        x = x_of(index)
+        if size is None or status != "ok":
+            # Every day without the watched artifact's size breaks the line; a renamed
+            # day that still has a size is drawn as its own hollow marker.
+            if segment:
+                chart.paths.append(" ".join(segment))
+                segment = []
+            shown = status if status != "ok" else "missing"
+            chart.bands.append(Band(x - band_width / 2, band_width, date, shown, artifact))
+            if size is not None:
+                point = Point(
+                    x, y_of(size), date, size, _number(day.get("delta_mb")), status, artifact
+                )
+                chart.points.append(point)
+            continue
+        y = y_of(size)
+        segment.append(f"{'M' if not segment else 'L'}{x:.1f},{y:.1f}")
+        chart.points.append(Point(x, y, date, size, _number(day.get("delta_mb")), status, artifact))
+    if segment:
+        chart.paths.append(" ".join(segment))
+
+    for jump in report.get("jumps") or []:
+        date = str(jump.get("date", ""))
+        if date not in index_of:
+            continue
+        size = _number(jump.get("size_mb"))
+        delta = _number(jump.get("delta_mb")) or 0.0
+        y = y_of(size) if size is not None else top
+        x = x_of(index_of[date])
+        # Labels of jumps close together go on alternate rows so they never overlap.
+        row = 0
+        if chart.jumps and x - chart.jumps[-1].x < 72 and chart.jumps[-1].label_row == 0:
+            row = 1
+        anchor_end = x > right - 80
+        chart.jumps.append(Jump(x, y, date, delta, size, issue_urls.get(date), row, anchor_end))
+
+    chart.y_ticks.extend(Tick(y_of(value), f"{value:g}") for value in ticks)
+    label_every = max(1, math.ceil(count / 8))
+    chart.x_ticks.extend(
+        Tick(x_of(i), str(days[i].get("date", ""))) for i in range(0, count, label_every)
+    )
+    return chart

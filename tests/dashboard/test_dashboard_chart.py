@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from dashboard_history import generated_report
+
+from wheel_size.dashboard.chart import build_chart, nice_ticks
+
+
+def test_nice_ticks_cover_the_range_with_round_steps() -> None:
+    ticks = nice_ticks(869.7, 953.2)
+    assert ticks[0] <= 869.7 and ticks[-1] >= 953.2
+    steps = {round(b - a, 6) for a, b in itertools.pairwise(ticks)}
+    assert len(steps) == 1
+    assert steps.pop() in {10.0, 20.0, 50.0}
+    assert 3 <= len(ticks) <= 7
+
+
+def test_nice_ticks_of_a_flat_history_still_span_something() -> None:
+    ticks = nice_ticks(100.0, 100.0)
+    assert ticks[0] < 100.0 < ticks[-1]
+
+
+def test_gaps_break_the_line_and_show_in_the_band() -> None:
+    report = generated_report()
+    chart = build_chart(report)
+    statuses = [day["status"] for day in report["days"]]
+    # The line is broken at every run of days without the watched artifact's size.
+    runs_of_gaps = sum(
+        1 for i, s in enumerate(statuses) if s != "ok" and (i == 0 or statuses[i - 1] == "ok")
+    )
+    assert len(chart.paths) == runs_of_gaps + 1
+    assert [b.status for b in chart.bands] == [s for s in statuses if s != "ok"]
+    assert {b.status for b in chart.bands} == {"no_run", "missing", "renamed"}
+
+
+def test_renamed_sizes_do_not_stretch_the_scale() -> None:
+    chart = build_chart(generated_report())
+    ok = [p for p in chart.points if p.status == "ok"]
+    renamed = [p for p in chart.points if p.status == "renamed"]
+    assert len(renamed) == 3
+    assert all(p.y == pytest.approx(chart.top) for p in renamed)  # pinned to the top edge
+    spread = max(p.y for p in ok) - min(p.y for p in ok)
+    assert spread > 0.5 * (chart.bottom - chart.top)
+
+
+def test_jumps_are_marked_at_their_day_and_linked() -> None:
+    report = generated_report()
+    first = report["jumps"][0]["date"]
+    chart = build_chart(report, {first: "https://github.com/o/r/issues/7"})
+    assert [j.date for j in chart.jumps] == [j["date"] for j in report["jumps"]]
+    assert chart.jumps[0].url == "https://github.com/o/r/issues/7"
+    assert all(j.url is None for j in chart.jumps[1:])
+    point = next(p for p in chart.points if p.date == first)
+    assert (chart.jumps[0].x, chart.jumps[0].y) == (point.x, point.y)
+    # Two jumps four days apart: their labels are on different rows.
+    assert chart.jumps[0].label_row != chart.jumps[1].label_row
+
+
+def test_upward_growth_is_drawn_upwards() -> None:
+    report = generated_report()
+    chart = build_chart(report)
+    jump = chart.jumps[0]
+    before = [p for p in chart.points if p.date < jump.date and p.status == "ok"][-1]
+    assert jump.y < before.y  # SVG y grows downwards
+
+
+def test_an_empty_report_gives_an_empty_chart() -> None:
+    chart = build_chart({"variant": "cpu", "days": [], "jumps": []})
+    assert chart.empty and not chart.paths and not chart.bands
+
+
+def test_a_single_day_is_centred() -> None:
+    report = {"days": [{"date": "2025-10-01", "size_mb": 10.0, "status": "ok"}], "jumps": []}
+    chart = build_chart(report)
+    assert chart.points[0].x == pytest.approx((chart.left + chart.right) / 2)
