@@ -1,0 +1,251 @@
+"""Put a regression event together: window, reverts, ranking, cross-variant evidence.
+
+The result is plain data (:class:`Investigation`) that the issue body, the
+``investigate`` command's Markdown and its JSON are all rendered from.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from github.Repository import Repository
+
+from wheel_size.regressions.classify import (
+    CATEGORIES,
+    Classified,
+    categorize,
+    rank,
+    score,
+)
+from wheel_size.regressions.events import Event
+from wheel_size.regressions.evidence import (
+    CrossVariant,
+    Status,
+    assess,
+    cross_variant,
+    pattern_bonus,
+)
+from wheel_size.regressions.reverts import RevertPair, remove_revert_pairs, revert_target
+from wheel_size.regressions.series import Series, SizePoint, delta_on
+from wheel_size.regressions.window import Night, Window, fetch_files, fetch_window
+
+__all__ = ["Candidate", "Investigation", "investigate"]
+
+DEFAULT_MAX_DETAILS = 100
+CHART_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Candidate:
+    classified: Classified
+    status: Status
+    pr_url: str | None
+    reverts: str | None  # for a revert whose original is outside the window: what it reverts
+
+    def to_json(self) -> dict[str, Any]:
+        commit = self.classified.commit
+        return {
+            "sha": commit.sha,
+            "title": commit.title,
+            "pr": commit.pr,
+            "pr_url": self.pr_url,
+            "url": commit.html_url or None,
+            "author": commit.author or None,
+            "categories": list(self.classified.categories),
+            "rank": self.classified.rank,
+            "score": self.classified.score,
+            "status": self.status.status,
+            "evidence": self.status.evidence,
+            "files_checked": commit.files is not None,
+            "files_changed": None if commit.files is None else len(commit.files),
+            "reverts": self.reverts,
+        }
+
+
+@dataclass
+class Investigation:
+    """Everything we know about one event, ready to render."""
+
+    repo: str
+    event: Event
+    window: Window
+    candidates: list[Candidate]
+    reverts_removed: list[RevertPair]
+    cross: CrossVariant
+    chart: list[SizePoint]
+    notes: list[str] = field(default_factory=list)
+    details_fetched: int = 0
+    # Filled in by the wheel content diff (issue 5): a Markdown section and its JSON.
+    evidence_markdown: str | None = None
+    evidence_json: dict[str, Any] | None = None
+
+    @property
+    def variant(self) -> str:
+        return self.event.variant
+
+    @property
+    def date(self) -> dt.date:
+        return self.event.date
+
+    def to_json(self) -> dict[str, Any]:
+        ev = self.event
+        return {
+            "repo": self.repo,
+            "kind": ev.kind,
+            "key": ev.key,
+            "date": ev.date.isoformat(),
+            "date_before": ev.before.date.isoformat(),
+            "variant": ev.variant,
+            "delta_mb": round(ev.delta_mb, 3),
+            "delta_pct": None if ev.pct is None else round(ev.pct, 3),
+            "size_before_mb": round(ev.before.size_mb, 3),
+            "size_after_mb": round(ev.after.size_mb, 3),
+            "base_before": self.window.before.base_sha,
+            "base_after": self.window.after.base_sha,
+            "head_before": self.window.before.head_sha,
+            "head_after": self.window.after.head_sha,
+            "run_before": ev.before.run_id,
+            "run_after": ev.after.run_id,
+            "window": {
+                "mode": self.window.mode,
+                "compared": list(self.window.compared) if self.window.compared else None,
+                "compare_url": self.window.compare_url,
+                "total_commits": self.window.total_commits,
+                "listed_commits": len(self.window.commits),
+                "files_checked": self.details_fetched,
+            },
+            "notes": list(self.notes),
+            "candidates": [c.to_json() for c in self.candidates],
+            "reverts_removed": [
+                {
+                    "sha": pair.revert.sha,
+                    "reverted_sha": pair.original.sha,
+                    "title": pair.revert.title,
+                    "reverted_title": pair.original.title,
+                }
+                for pair in self.reverts_removed
+            ],
+            "cross_variant": {
+                v: None if d is None else round(d, 3) for v, d in self.cross.deltas.items()
+            },
+            "cross_variant_pattern": self.cross.pattern,
+            "cross_variant_reading": self.cross.reading,
+            "chart": [
+                {"date": p.date.isoformat(), "size_mb": round(p.size_mb, 3)} for p in self.chart
+            ],
+            "evidence": self.evidence_json,
+        }
+
+
+def pull_request_url(repo_html_url: str, number: int | None) -> str | None:
+    if number is None or not repo_html_url:
+        return None
+    return f"{repo_html_url.rstrip('/')}/pull/{number}"
+
+
+def investigate(
+    repo: Repository,
+    event: Event,
+    series: Series,
+    *,
+    max_details: int = DEFAULT_MAX_DETAILS,
+    cache: dict[str, Any] | None = None,
+) -> Investigation:
+    """Investigate one event: ``repo`` is the repository the nightlies were built from."""
+    before = Night(
+        event.before.date.isoformat(),
+        event.before.head_sha,
+        event.before.base_sha,
+        event.before.run_id,
+    )
+    after = Night(
+        event.after.date.isoformat(), event.after.head_sha, event.after.base_sha, event.after.run_id
+    )
+    window_cache = cache.setdefault("windows", {}) if cache is not None else {}
+    window_key = (before, after)
+    if window_key in window_cache:
+        window = window_cache[window_key]
+    else:
+        window = fetch_window(repo, before, after)
+        window_cache[window_key] = window
+    notes = list(window.notes)
+    kept, pairs = remove_revert_pairs(window.commits)
+
+    # With more commits than the request cap, check the likeliest ones by message first.
+    commit_cache = cache.setdefault("commits", {}) if cache is not None else None
+    detailed, fetched = fetch_files(
+        repo,
+        kept,
+        limit=max_details,
+        priority=lambda c: -score(categorize(c)),
+        cache=commit_cache,
+    )
+    if fetched < len(kept):
+        notes.append(
+            f"changed files were checked for {fetched} of {len(kept)} candidate commits "
+            f"(one request each, capped at {max_details}); the others are ranked by their "
+            "message only"
+        )
+
+    deltas = {variant: delta_on(points, event.date) for variant, points in series.items()}
+    if event.kind == "creep":
+        # Creep spans many nights: compare growth over the same span instead.
+        deltas = {
+            variant: _span_delta(points, event.before.date, event.date)
+            for variant, points in series.items()
+        }
+    cross = cross_variant(event.variant, deltas)
+
+    classified = []
+    for commit in detailed:
+        cats = categorize(commit)
+        classified.append(Classified(commit, cats, score(cats, pattern_bonus(cats, cross.pattern))))
+    ranked = rank(classified)
+    relevant = sum(1 for item in ranked if max(CATEGORIES[c].weight for c in item.categories) >= 50)
+    repo_html = repo.html_url
+    candidates = []
+    for item in ranked:
+        target = revert_target(item.commit)
+        reverts = None
+        if target is not None:
+            reverts = (
+                f"reverts {target.sha[:12] if target.sha else repr(target.title)}, "
+                "which landed before this window"
+            )
+        status = assess(
+            item,
+            variant=event.variant,
+            cross=cross,
+            window_mode=window.mode,
+            window_size=window.total_commits,
+            relevant_candidates=relevant,
+        )
+        candidates.append(
+            Candidate(item, status, pull_request_url(repo_html, item.commit.pr), reverts)
+        )
+
+    points = series.get(event.variant, [])
+    low = event.before.date - dt.timedelta(days=CHART_DAYS)
+    high = event.date + dt.timedelta(days=CHART_DAYS)
+    chart = [p for p in points if low <= p.date <= high]
+    return Investigation(
+        repo=repo.full_name,
+        event=event,
+        window=window,
+        candidates=candidates,
+        reverts_removed=pairs,
+        cross=cross,
+        chart=chart,
+        notes=notes,
+        details_fetched=fetched,
+    )
+
+
+def _span_delta(points: list[SizePoint] | Any, start: dt.date, end: dt.date) -> float | None:
+    first = next((p for p in points if p.date == start), None)
+    last = next((p for p in points if p.date == end), None)
+    if first is None or last is None:
+        return None
+    return (last.size_bytes - first.size_bytes) / 1_048_576

@@ -1,0 +1,261 @@
+"""Render a regression issue (title, body, update comments) from an Investigation.
+
+Every string that came from a commit, GitHub or the history is neutralised here, before
+it reaches the template (``wheel_size.render.safe_markdown``), and the body is kept
+within GitHub's 65,536 characters by showing fewer candidates first and cutting last.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from wheel_size.regressions.classify import CATEGORIES
+from wheel_size.regressions.events import Event
+from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.series import MB, SizePoint
+from wheel_size.render import render
+from wheel_size.render.safe_markdown import (
+    BODY_LIMIT,
+    fit_body,
+    github_link,
+    neutralise,
+    neutralise_cell,
+)
+
+__all__ = [
+    "MARKER_PREFIX",
+    "Reproduce",
+    "event_marker",
+    "issue_title",
+    "render_body",
+    "render_markdown",
+    "render_update",
+    "update_marker",
+]
+
+MARKER_PREFIX = "<!-- wheel-size-action:"
+
+
+def event_marker(key: str) -> str:
+    """The hidden line that identifies an event's issue (keys are our own ASCII)."""
+    return f"{MARKER_PREFIX}event={key} -->"
+
+
+def update_marker(key: str, night: dt.date, state: str, size_bytes: int) -> str:
+    return (
+        f"{MARKER_PREFIX}update={key} night={night.isoformat()} state={state} size={size_bytes} -->"
+    )
+
+
+@dataclass(frozen=True)
+class Reproduce:
+    """How to re-run the investigation from a terminal (shown in the issue)."""
+
+    args: tuple[str, ...]
+
+    def command(self) -> str:
+        return "wheel-size investigate " + " ".join(shlex.quote(a) for a in self.args)
+
+
+def issue_title(inv: Investigation) -> str:
+    ev = inv.event
+    if ev.kind == "creep":
+        return (
+            f"Wheel size creep: {ev.variant} {ev.delta_mb:+.1f} MB from "
+            f"{ev.before.date.isoformat()} to {ev.date.isoformat()}"
+        )
+    return f"Wheel size: {ev.variant} {ev.delta_mb:+.1f} MB on {ev.date.isoformat()}"
+
+
+def _run_url(repo_url: str, run_id: int | None) -> str | None:
+    return f"{repo_url}/actions/runs/{run_id}" if run_id else None
+
+
+def _side(repo_url: str, point: SizePoint, base: str | None) -> dict[str, Any]:
+    return {
+        "date": point.date.isoformat(),
+        "size_mb": point.size_mb,
+        "run_id": point.run_id,
+        "run_url": _run_url(repo_url, point.run_id),
+        "head": (point.head_sha or "")[:12] or None,
+        "head_url": f"{repo_url}/commit/{point.head_sha}" if point.head_sha else None,
+        "base": (base or "")[:12] or None,
+        "base_url": f"{repo_url}/commit/{base}" if base else None,
+    }
+
+
+def _chart(inv: Investigation) -> dict[str, Any] | None:
+    if len(inv.chart) < 2:
+        return None
+    sizes = [p.size_mb for p in inv.chart]
+    low, high = min(sizes), max(sizes)
+    pad = max((high - low) * 0.1, 0.5)
+    return {
+        "title": f"{inv.variant} (MB)",
+        "labels": [p.date.strftime("%m-%d") for p in inv.chart],
+        "values": [round(s, 1) for s in sizes],
+        "y_min": round(low - pad, 1),
+        "y_max": round(high + pad, 1),
+    }
+
+
+def _context(
+    inv: Investigation,
+    *,
+    repo_url: str,
+    reproduce: Reproduce | None,
+    accepted_label: str,
+    threshold: str,
+    shown: int,
+) -> dict[str, Any]:
+    ev = inv.event
+    candidates = []
+    for cand in inv.candidates[:shown]:
+        commit = cand.classified.commit
+        candidates.append(
+            {
+                "rank": cand.classified.rank,
+                "sha": commit.short_sha,
+                "url": commit.html_url or f"{repo_url}/commit/{commit.sha}",
+                "pr": commit.pr,
+                "pr_url": github_link(cand.pr_url) if cand.pr_url else None,
+                "title": neutralise_cell(commit.title, 120),
+                "categories": ", ".join(CATEGORIES[c].title for c in cand.classified.categories),
+                "status": cand.status.status,
+                "evidence": neutralise_cell(cand.status.evidence),
+                "reverts": neutralise_cell(cand.reverts) if cand.reverts else None,
+            }
+        )
+    reverts = [
+        {
+            "sha": pair.revert.short_sha,
+            "url": pair.revert.html_url or f"{repo_url}/commit/{pair.revert.sha}",
+            "title": neutralise_cell(pair.revert.title, 120),
+            "reverted_sha": pair.original.short_sha,
+            "reverted_url": pair.original.html_url or f"{repo_url}/commit/{pair.original.sha}",
+            "reverted_title": neutralise_cell(pair.original.title, 120),
+        }
+        for pair in inv.reverts_removed
+    ]
+    cross = [
+        {"variant": neutralise_cell(v), "delta_mb": d, "this": v == inv.variant}
+        for v, d in inv.cross.deltas.items()
+    ]
+    window = inv.window
+    compare_url = None
+    if window.compared:
+        compare_url = f"{repo_url}/compare/{window.compared[0]}...{window.compared[1]}"
+    return {
+        "marker": event_marker(ev.key),
+        "kind": ev.kind,
+        "variant": neutralise_cell(ev.variant),
+        "artifact": neutralise_cell(ev.after.artifact or ev.variant),
+        "date": ev.date.isoformat(),
+        "delta_mb": ev.delta_mb,
+        "delta_pct": ev.pct,
+        "threshold": threshold,
+        "before": _side(repo_url, ev.before, window.before.base_sha),
+        "after": _side(repo_url, ev.after, window.after.base_sha),
+        "chart": _chart(inv),
+        "cross": cross,
+        "cross_reading": neutralise(inv.cross.reading),
+        "window_mode": window.mode,
+        "compare_url": compare_url,
+        "total_commits": window.total_commits,
+        "notes": [neutralise_cell(n) for n in inv.notes],
+        "candidates": candidates,
+        "candidates_total": len(inv.candidates),
+        "candidates_left_out": len(inv.candidates) - len(candidates),
+        "reverts": reverts,
+        # Wheel content diff (issue 5): already-rendered, already-safe Markdown or None.
+        "evidence": inv.evidence_markdown,
+        "reproduce": reproduce.command() if reproduce else None,
+        "accepted_label": accepted_label,
+    }
+
+
+def _render_fitting(template: str, limit: int, **kwargs: Any) -> str:
+    inv: Investigation = kwargs.pop("inv")
+    total = len(inv.candidates)
+
+    def attempt(shown: int) -> str:
+        return render(template, **_context(inv, shown=shown, **kwargs))
+
+    text = attempt(total)
+    if len(text) <= limit:
+        return text
+    # Fewest rows dropped that fits: binary search over the number of candidates shown.
+    lo, hi = 0, total
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(attempt(mid)) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return fit_body(attempt(lo), limit)
+
+
+def render_body(
+    inv: Investigation,
+    *,
+    repo_url: str,
+    reproduce: Reproduce | None = None,
+    accepted_label: str = "size-accepted",
+    threshold: str = "1 MB",
+    limit: int = BODY_LIMIT,
+) -> str:
+    """The issue body: marker, jump, chart, cross-variant table, candidates, reverts."""
+    return _render_fitting(
+        "regression_issue.md.j2",
+        limit,
+        inv=inv,
+        repo_url=repo_url.rstrip("/"),
+        reproduce=reproduce,
+        accepted_label=accepted_label,
+        threshold=threshold,
+    )
+
+
+def render_markdown(
+    inv: Investigation,
+    *,
+    repo_url: str,
+    reproduce: Reproduce | None = None,
+    threshold: str = "1 MB",
+) -> str:
+    """The ``investigate`` command's Markdown: the issue body without the marker."""
+    body = render_body(
+        inv, repo_url=repo_url, reproduce=reproduce, threshold=threshold, limit=10**9
+    )
+    return body.split("\n", 1)[1] if body.startswith(MARKER_PREFIX) else body
+
+
+def render_update(
+    ev: Event,
+    *,
+    state: str,
+    point: SizePoint,
+    previous_size: int,
+    repo_url: str,
+    closing: bool,
+) -> str:
+    """A comment on a later night: it grew again, or it rolled back."""
+    text = render(
+        "regression_update.md.j2",
+        marker=update_marker(ev.key, point.date, state, point.size_bytes),
+        state=state,
+        variant=neutralise_cell(ev.variant),
+        date=point.date.isoformat(),
+        size_mb=point.size_mb,
+        since_report_mb=(point.size_bytes - previous_size) / MB,
+        since_before_mb=(point.size_bytes - ev.before.size_bytes) / MB,
+        before_date=ev.before.date.isoformat(),
+        before_mb=ev.before.size_mb,
+        event_date=ev.date.isoformat(),
+        run_url=_run_url(repo_url.rstrip("/"), point.run_id),
+        closing=closing,
+    )
+    return fit_body(text)
