@@ -21,6 +21,7 @@ __all__ = ["entrypoint", "main"]
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dashboard": ("wheel_size.cli.dashboard", "draw the history dashboard (index.html)"),
     "plan-chunks": ("wheel_size.cli.plan_chunks", "split a backfill range into matrix jobs"),
+    "diff": ("wheel_size.cli.diff", "explain the size difference of two wheels"),
 }
 
 

@@ -1,0 +1,46 @@
+"""``wheel-size diff OLD NEW``: where two wheels differ, down to ELF sections and GPU archs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["configure_parser", "run"]
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", type=Path, help="old wheel, or a zip artifact holding wheels")
+    parser.add_argument("new", type=Path, help="new wheel, or a zip artifact holding wheels")
+    parser.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format"
+    )
+    parser.add_argument("--output", "-o", type=Path, help="write the report here (default stdout)")
+    parser.add_argument(
+        "--limit", type=int, default=25, help="files listed per comparison (default 25)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from wheel_size.diff.output import write_text_atomic
+    from wheel_size.diff.run import diff_inputs
+    from wheel_size.diff.view import view
+    from wheel_size.render import render
+
+    report = diff_inputs(args.old, args.new)
+    if args.format == "json":
+        text = json.dumps(report.to_json(), indent=2) + "\n"
+    else:
+        text = render(
+            "diff.md.j2",
+            comparisons=[view(c, limit=args.limit) for c in report.comparisons],
+            problems=report.problems,
+        )
+    if args.output:
+        write_text_atomic(args.output, text)
+    else:
+        sys.stdout.write(text)
+    for problem in [*report.problems, *(p for c in report.comparisons for p in c.problems)]:
+        print(f"wheel-size: warning: {problem}", file=sys.stderr)
+    return 0

@@ -1,0 +1,1 @@
+"""Explain a size change between two wheels: files, ELF sections, GPU architectures."""

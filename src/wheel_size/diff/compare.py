@@ -1,0 +1,182 @@
+"""Compare two wheels member by member, then drill into the shared libraries that changed.
+
+Unchanged members are recognised from RECORD (sha256 and size) without reading them; when a
+wheel has no usable RECORD the zip's CRC-32 and size stand in. Only members that differ and
+look like ELF are extracted (streamed to a temporary file) to read their section headers and
+fatbin entry headers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from wheel_size.diff.elfinfo import ELF_MAGIC, HipScanner, LibraryInfo, read_library_info
+from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
+from wheel_size.errors import InvalidWheel
+from wheel_size.wheel.archive import Member, WheelSource, open_source
+from wheel_size.wheel.record import RecordEntry
+
+__all__ = ["diff_wheels", "normalise_path"]
+
+_META_DIR = re.compile(r"^([^/]+?)-[^/-]+\.(dist-info|data)(/|$)")
+
+
+def normalise_path(path: str) -> str:
+    """Drop the version from ``{dist}-{version}.dist-info`` / ``.data`` so nights line up."""
+    return _META_DIR.sub(lambda m: f"{m.group(1)}.{m.group(2)}{m.group(3)}", path, count=1)
+
+
+def _record(source: WheelSource, label: str, problems: list[str]) -> dict[str, RecordEntry]:
+    try:
+        record = source.record()
+    except InvalidWheel as exc:
+        problems.append(f"{exc}; comparing by CRC-32 and size instead")
+        return {}
+    if not record:
+        problems.append(f"{label}: no RECORD; comparing by CRC-32 and size instead")
+    return record
+
+
+def _same(
+    old: Member, new: Member, old_rec: RecordEntry | None, new_rec: RecordEntry | None
+) -> bool:
+    if old.size != new.size:
+        return False
+    if old_rec and new_rec and old_rec.hash and new_rec.hash:
+        return old_rec.hash == new_rec.hash
+    if old.raw is not None and new.raw is not None:
+        return old.raw.crc32 == new.raw.crc32
+    return False  # no cheap fingerprint (directory without RECORD): treat as changed
+
+
+def _is_elf(source: WheelSource, name: str) -> bool:
+    with source.open(name) as stream:
+        return stream.read(4) == ELF_MAGIC
+
+
+def _library(
+    source: WheelSource, name: str, label: str, workdir: Path, scanners: tuple[HipScanner, ...]
+) -> LibraryInfo:
+    fd, tmp_name = tempfile.mkstemp(dir=workdir, suffix=".so")
+    tmp = Path(tmp_name)
+    try:
+        with source.open(name) as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        return read_library_info(tmp, source=f"{label}:{name}", extra_scanners=scanners)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _fill_library(diff: FileDiff, old: LibraryInfo | None, new: LibraryInfo | None) -> None:
+    old = old or LibraryInfo()
+    new = new or LibraryInfo()
+    diff.problems.extend([*old.problems, *new.problems])
+    for name in sorted(old.sections.keys() | new.sections.keys()):
+        before, after = old.sections.get(name, 0), new.sections.get(name, 0)
+        if before != after or (name in old.sections) != (name in new.sections):
+            diff.sections.append(SectionDelta(name, before, after))
+    diff.sections.sort(key=lambda s: (-abs(s.delta), s.name))
+    for key in sorted(old.gpu.keys() | new.gpu.keys()):
+        a, b = old.gpu.get(key), new.gpu.get(key)
+        kind, section, arch, image = key
+        delta = GpuDelta(kind, section, arch, image)
+        if a:
+            delta.old_bytes, delta.old_uncompressed, delta.old_entries = (
+                a.bytes,
+                a.uncompressed,
+                a.entries,
+            )
+            delta.old_compression = sorted(a.compression)
+        if b:
+            delta.new_bytes, delta.new_uncompressed, delta.new_entries = (
+                b.bytes,
+                b.uncompressed,
+                b.entries,
+            )
+            delta.new_compression = sorted(b.compression)
+        diff.gpu.append(delta)
+    diff.gpu.sort(
+        key=lambda g: (-abs(g.delta), -abs(g.uncompressed_delta), g.section, g.arch, g.image)
+    )
+
+
+def diff_sources(
+    old: WheelSource,
+    new: WheelSource,
+    *,
+    old_label: str,
+    new_label: str,
+    workdir: Path,
+    scanners: tuple[HipScanner, ...] = (),
+) -> WheelDiff:
+    """Compare two opened wheels."""
+    problems: list[str] = []
+    old_record = _record(old, old_label, problems)
+    new_record = _record(new, new_label, problems)
+    old_members = {normalise_path(m.name): m for m in old.members}
+    new_members = {normalise_path(m.name): m for m in new.members}
+    total = Totals(
+        old_bytes=old.path.stat().st_size
+        if old.path.is_file()
+        else sum(m.compressed_size for m in old.members),
+        new_bytes=new.path.stat().st_size
+        if new.path.is_file()
+        else sum(m.compressed_size for m in new.members),
+        old_installed=sum(m.size for m in old.members),
+        new_installed=sum(m.size for m in new.members),
+    )
+    files: list[FileDiff] = []
+    unchanged = 0
+    for key in sorted(old_members.keys() | new_members.keys()):
+        a, b = old_members.get(key), new_members.get(key)
+        if a and b and _same(a, b, old_record.get(a.name), new_record.get(b.name)):
+            unchanged += 1
+            continue
+        status = "changed" if a and b else ("added" if b else "removed")
+        item = FileDiff(
+            path=b.name if b else a.name if a else key,
+            status=status,
+            old_bytes=a.compressed_size if a else 0,
+            new_bytes=b.compressed_size if b else 0,
+            old_installed=a.size if a else 0,
+            new_installed=b.size if b else 0,
+        )
+        old_lib = new_lib = None
+        if a and _is_elf(old, a.name):
+            old_lib = _library(old, a.name, old_label, workdir, scanners)
+        if b and _is_elf(new, b.name):
+            new_lib = _library(new, b.name, new_label, workdir, scanners)
+        if old_lib or new_lib:
+            _fill_library(item, old_lib, new_lib)
+        files.append(item)
+    files.sort(key=lambda f: (-abs(f.installed_delta), -abs(f.delta), f.path))
+    return WheelDiff(old_label, new_label, total, files, unchanged, problems)
+
+
+def diff_wheels(
+    old: Path,
+    new: Path,
+    *,
+    old_label: str | None = None,
+    new_label: str | None = None,
+    scanners: Sequence[HipScanner] = (),
+) -> WheelDiff:
+    """Compare two wheel files (or unpacked wheel directories)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="wheel-size-diff-") as tmp,
+        open_source(old) as old_source,
+        open_source(new) as new_source,
+    ):
+        return diff_sources(
+            old_source,
+            new_source,
+            old_label=old_label or str(old),
+            new_label=new_label or str(new),
+            workdir=Path(tmp),
+            scanners=tuple(scanners),
+        )
