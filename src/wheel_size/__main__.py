@@ -2,4 +2,6 @@
 
 from wheel_size.cli.main import entrypoint
 
-entrypoint()
+# The guard keeps worker processes that re-import the main module from running the CLI.
+if __name__ == "__main__":
+    entrypoint()

@@ -1,0 +1,208 @@
+"""METADATA, WHEEL and variant.json of the split's host, variant and device wheels.
+
+The host wheel keeps every original header byte for byte and gains ``Requires-Dist:
+rocm-bootstrap``, one extra per target (pulling the target wheel and its emitted sub-family
+and family wheels) and an ``all`` extra. PEP 825 variant markers go only into the separate
+variant wheel: installers that do not know them refuse the requirement, so a plain wheel
+carrying them would not install. Device wheels pin the host version and, unlike AMD's tool
+(rocm-systems#10685), a target wheel also requires its emitted sub-family and family wheels.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from email.parser import BytesHeaderParser
+
+from wheel_size import __version__
+from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.split.names import Hierarchy, device_dist_name
+
+__all__ = [
+    "VARIANT_SCHEMA",
+    "DeviceBundle",
+    "ExtraNaming",
+    "HostIdentity",
+    "device_metadata",
+    "device_wheel_file",
+    "extra_name",
+    "host_metadata",
+    "parse_identity",
+    "variant_json",
+]
+
+VARIANT_SCHEMA = "https://variants-schema.wheelnext.dev/v0.0.3.json"
+_VARIANT_LABEL = re.compile(r"^[0-9a-z_.]{1,16}$")
+
+
+@dataclass(frozen=True)
+class HostIdentity:
+    """Name, version and tags of the fat wheel, from its METADATA and WHEEL."""
+
+    name: str
+    version: str
+    tags: tuple[str, ...]  # every ``Tag:`` of WHEEL, e.g. ("cp313-cp313-manylinux_2_28_x86_64",)
+
+    @property
+    def group(self) -> str:
+        """The kpack group name: ``torch`` (lowercase, ``-`` as ``_``)."""
+        return self.name.lower().replace("-", "_")
+
+    @property
+    def tag_string(self) -> str:
+        """The compressed tag triple of a wheel file name (``py3.py2-none-any``)."""
+        parts = [t.split("-") for t in self.tags]
+        return "-".join(".".join(dict.fromkeys(p[i] for p in parts)) for i in range(3))
+
+
+@dataclass(frozen=True)
+class DeviceBundle:
+    """One device wheel: its bundle key, level and distribution name."""
+
+    key: str
+    level: str
+    dist: str
+
+
+class ExtraNaming:
+    """``plain`` extras are ``gfx1100``/``all`` (the seed, TheRock#5289); ``device`` extras
+    are ``device-gfx1100``/``device-all`` (newer ROCm indexes)."""
+
+    CHOICES = ("plain", "device")
+
+
+def extra_name(key: str, naming: str) -> str:
+    name = key.replace("_", "-")
+    return f"device-{name}" if naming == "device" else name
+
+
+def parse_identity(metadata: bytes, wheel: bytes, *, source: str) -> HostIdentity:
+    """Read Name/Version from METADATA and the tags from WHEEL."""
+    headers = BytesHeaderParser().parsebytes(metadata)
+    name, version = headers.get("Name"), headers.get("Version")
+    if not name or not version:
+        raise InvalidWheel(f"{source}: METADATA has no Name or Version")
+    tags = tuple(str(v).strip() for v in BytesHeaderParser().parsebytes(wheel).get_all("Tag") or [])
+    if not tags or any(t.count("-") != 2 for t in tags):
+        raise InvalidWheel(f"{source}: WHEEL has no valid Tag line")
+    return HostIdentity(str(name).strip(), str(version).strip(), tags)
+
+
+def _insert_headers(metadata: bytes, lines: Iterable[str]) -> bytes:
+    """Add header lines before the blank line that starts the description, or at the end."""
+    text = metadata.decode("utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    added = "".join(line + newline for line in lines)
+    match = re.search(r"\r?\n\r?\n", text)
+    if match is None:
+        if text and not text.endswith("\n"):
+            text += newline
+        return (text + added).encode("utf-8")
+    cut = match.start() + len(newline)
+    return (text[:cut] + added + text[cut:]).encode("utf-8")
+
+
+def _existing_extras(metadata: bytes) -> set[str]:
+    headers = BytesHeaderParser().parsebytes(metadata)
+    return {str(v).strip() for v in headers.get_all("Provides-Extra") or []}
+
+
+def host_metadata(
+    metadata: bytes,
+    identity: HostIdentity,
+    bundles: Sequence[DeviceBundle],
+    table: Hierarchy,
+    *,
+    naming: str,
+    variant: bool = False,
+) -> bytes:
+    """The host (or, with ``variant``, the variant wheel's) METADATA."""
+    emitted = {b.key: b for b in bundles}
+    targets = [b for b in bundles if b.level in ("target", "unknown")]
+    all_extra = extra_name("all", naming)
+    clash = _existing_extras(metadata) & {all_extra, *(extra_name(b.key, naming) for b in targets)}
+    if clash:
+        raise InputError(
+            f"{identity.name}: METADATA already declares extra(s) {', '.join(sorted(clash))}; "
+            "choose another --extra-naming"
+        )
+    pin = f"== {identity.version}"
+    lines = ["Requires-Dist: rocm-bootstrap"]
+    for bundle in targets:
+        extra = extra_name(bundle.key, naming)
+        lines.append(f"Provides-Extra: {extra}")
+        for key in table.chain(bundle.key):
+            if key not in emitted:
+                continue
+            requirement = f"Requires-Dist: {emitted[key].dist} {pin}"
+            lines.append(f'{requirement}; extra == "{extra}"')
+            if variant:
+                lines.append(
+                    f'{requirement}; "amd :: gfx_arch :: {bundle.key}" in variant_properties'
+                )
+    lines.append(f"Provides-Extra: {all_extra}")
+    lines.extend(f'Requires-Dist: {b.dist} {pin}; extra == "{all_extra}"' for b in bundles)
+    return _insert_headers(metadata, lines)
+
+
+def device_metadata(
+    bundle: DeviceBundle,
+    identity: HostIdentity,
+    emitted: dict[str, DeviceBundle],
+    table: Hierarchy,
+    extra_requires: Sequence[str] = (),
+) -> bytes:
+    """A device wheel's whole METADATA."""
+    lines = [
+        "Metadata-Version: 2.1",
+        f"Name: {bundle.dist}",
+        f"Version: {identity.version}",
+        f"Summary: AMD GPU device code ({bundle.key}, {bundle.level}) for {identity.name}",
+        f"Requires-Dist: {identity.name} == {identity.version}",
+    ]
+    for parent in table.chain(bundle.key)[1:]:
+        if parent in emitted:
+            lines.append(f"Requires-Dist: {emitted[parent].dist} == {identity.version}")
+    for requirement in extra_requires:
+        if "@GFXARCH@" in requirement:
+            if bundle.level not in ("target", "unknown"):
+                continue
+            requirement = requirement.replace("@GFXARCH@", bundle.key)
+        lines.append(f"Requires-Dist: {requirement}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def device_wheel_file(identity: HostIdentity) -> bytes:
+    """A device wheel's WHEEL: the host's exact tags, not pure."""
+    lines = [
+        "Wheel-Version: 1.0",
+        f"Generator: wheel-size {__version__}",
+        "Root-Is-Purelib: false",
+        *(f"Tag: {tag}" for tag in identity.tags),
+    ]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def check_variant_label(label: str) -> str:
+    if not _VARIANT_LABEL.match(label) or label == "null":
+        raise InputError(
+            f"--variant-label {label!r}: a PEP 825 label is 1-16 characters of [0-9a-z_.] "
+            "and not 'null'"
+        )
+    return label
+
+
+def variant_json(label: str, targets: Sequence[str]) -> bytes:
+    """``*.dist-info/variant.json`` (PEP 825): this wheel's own label and properties only."""
+    document = {
+        "$schema": VARIANT_SCHEMA,
+        "default-priorities": {"namespace": ["amd"]},
+        "variants": {label: {"amd": {"gfx_arch": sorted(targets)}}},
+    }
+    return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def device_dist(prefix: str, key: str) -> str:
+    return device_dist_name(prefix, key)
