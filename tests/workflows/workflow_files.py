@@ -164,9 +164,9 @@ def call_problems(doc: Any, where: str) -> list[str]:
             elif is_workflow and (problem := _type_problem(name, value, inputs[name])):
                 problems.append(f"{where}: {place}: {problem}")
         for name, spec in inputs.items():
-            if isinstance(spec, Mapping) and spec.get("required") and "default" not in spec:
-                if name not in with_:
-                    problems.append(f"{where}: {place} misses required input {name!r}")
+            required = isinstance(spec, Mapping) and spec.get("required") and "default" not in spec
+            if required and name not in with_:
+                problems.append(f"{where}: {place} misses required input {name!r}")
         if is_workflow and isinstance(secrets, Mapping):
             unknown = set(secrets) - declared_secrets(target)
             problems.extend(
