@@ -75,3 +75,32 @@ def test_a_single_day_is_centred() -> None:
     report = {"days": [{"date": "2025-10-01", "size_mb": 10.0, "status": "ok"}], "jumps": []}
     chart = build_chart(report)
     assert chart.points[0].x == pytest.approx((chart.left + chart.right) / 2)
+
+
+def test_renamed_days_in_the_report_schema_shape() -> None:
+    # `report --format json` gives a renamed day no size of its own but the new artifact's
+    # name(s) and size in renamed_to / renamed_size_bytes.
+    report = {
+        "days": [
+            {"date": "2025-11-14", "size_mb": 900.0, "status": "ok", "artifact": "a-cuda12_8"},
+            {
+                "date": "2025-11-15",
+                "size_mb": None,
+                "status": "renamed",
+                "artifact": "a-cuda12_8",
+                "renamed_to": ["a-cuda12_9"],
+                "renamed_size_bytes": 1250 * 1048576,
+            },
+            {"date": "2025-11-16", "size_mb": None, "status": "failed", "artifact": None},
+            {"date": "2025-11-17", "size_mb": 901.0, "status": "ok", "artifact": "a-cuda12_8"},
+        ],
+        "jumps": [],
+    }
+    chart = build_chart(report)
+    renamed = [p for p in chart.points if p.status == "renamed"]
+    assert [(p.size_mb, p.artifact) for p in renamed] == [(1250.0, "a-cuda12_9")]
+    assert [(b.status, b.artifact) for b in chart.bands] == [
+        ("renamed", "a-cuda12_9"),
+        ("failed", None),
+    ]
+    assert len(chart.paths) == 2

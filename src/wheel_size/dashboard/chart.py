@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Band", "Chart", "Jump", "Point", "Tick", "build_chart", "nice_ticks"]
+__all__ = ["Band", "Chart", "Jump", "Point", "Tick", "artifact_label", "build_chart", "nice_ticks"]
 
 WIDTH = 960
 HEIGHT = 280
@@ -110,6 +110,17 @@ def nice_ticks(low: float, high: float, target: int = 5) -> list[float]:
     return ticks
 
 
+def artifact_label(day: Mapping[str, Any]) -> str | None:
+    """The artifact a day's size belongs to: the new name(s) on a renamed day."""
+    renamed = day.get("renamed_to")
+    if isinstance(renamed, list) and renamed:
+        return ", ".join(str(name) for name in renamed)
+    if isinstance(renamed, str) and renamed:
+        return renamed
+    artifact = day.get("artifact")
+    return None if artifact is None else str(artifact)
+
+
 def _number(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None
@@ -165,8 +176,10 @@ def build_chart(
         index_of[date] = index
         status = str(day.get("status") or "ok")
         size = _number(day.get("size_mb"))
-        artifact = day.get("artifact")
-        artifact = str(artifact) if artifact is not None else None
+        if size is None and status == "renamed":
+            renamed_bytes = _number(day.get("renamed_size_bytes"))
+            size = renamed_bytes / 1048576 if renamed_bytes is not None else None
+        artifact = artifact_label(day)
         x = x_of(index)
         if size is None or status != "ok":
             # Every day without the watched artifact's size breaks the line; a renamed

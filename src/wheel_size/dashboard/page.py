@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from wheel_size.dashboard.chart import Chart, build_chart
+from wheel_size.dashboard.chart import Chart, artifact_label, build_chart
 from wheel_size.errors import InputError
 from wheel_size.render import render
 
@@ -174,7 +174,7 @@ def _view(
             size_mb=_float(day.get("size_mb")),
             delta_mb=_float(day.get("delta_mb")),
             status=str(day.get("status") or "ok"),
-            artifact=None if day.get("artifact") is None else str(day.get("artifact")),
+            artifact=artifact_label(day),
             run_url=_run_url(day.get("run_id"), repository, server_url),
         )
         for day in report.get("days") or []
