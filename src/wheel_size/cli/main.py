@@ -19,6 +19,7 @@ __all__ = ["entrypoint", "main"]
 
 # name -> (module, one-line help). Order is the order shown in --help.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "report": ("wheel_size.cli.report", "size report of a variant over dates, from the history"),
     "dashboard": ("wheel_size.cli.dashboard", "draw the history dashboard (index.html)"),
     "plan-chunks": ("wheel_size.cli.plan_chunks", "split a backfill range into matrix jobs"),
     "diff": ("wheel_size.cli.diff", "explain the size difference of two wheels"),

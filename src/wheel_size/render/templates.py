@@ -23,6 +23,8 @@ def _format_mb(value: float | None, signed: bool = False, digits: int = 1) -> st
     if value is None:
         return "—"
     value = float(value)  # fails loudly on an undefined variable
+    if round(value, digits) == 0:
+        value = 0.0  # no "-0.0" for a change that rounds away
     return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
 
 

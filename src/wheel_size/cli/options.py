@@ -1,0 +1,184 @@
+"""Command-line options several subcommands share: the store, the variants, the thresholds."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from wheel_size.errors import InputError
+
+__all__ = [
+    "DEFAULT_HISTORY_DIR",
+    "add_naming_options",
+    "add_range_options",
+    "add_store_options",
+    "add_threshold_options",
+    "naming_from_args",
+    "open_store",
+    "thresholds_from_args",
+    "variants_from_args",
+    "write_output",
+]
+
+DEFAULT_HISTORY_DIR = ".wheel-size"
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("history store")
+    g.add_argument(
+        "--history",
+        metavar="DIR",
+        help=f"history directory (default {DEFAULT_HISTORY_DIR}/ unless --data-branch is given)",
+    )
+    g.add_argument(
+        "--data-branch",
+        metavar="BRANCH",
+        help="keep the history on this branch of a git remote instead (e.g. wheel-size-data)",
+    )
+    g.add_argument(
+        "--data-remote",
+        metavar="URL",
+        help="git remote of the data branch (default: the repository's GitHub remote, "
+        "authenticated with the token)",
+    )
+    g.add_argument(
+        "--push-attempts",
+        type=int,
+        default=10,
+        metavar="N",
+        help="fetch-rebase-push attempts on a rejected push (default 10)",
+    )
+
+
+def add_naming_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("variants")
+    g.add_argument(
+        "--variant",
+        action="append",
+        metavar="V",
+        help="variant to report: cpu, xpu, cuda12_8, cu128, 'CUDA 12.8', rocm6.4 … "
+        "(repeat or comma-separate; default cuda12_8)",
+    )
+    g.add_argument(
+        "--artifact-pattern",
+        default="manywheel-{python}-{variant}",
+        metavar="PATTERN",
+        help="artifact name pattern (default manywheel-{python}-{variant})",
+    )
+    g.add_argument(
+        "--python", default="py3_12", metavar="TAG", help="Python tag, e.g. 3.12 (default py3_12)"
+    )
+
+
+def add_range_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("dates")
+    g.add_argument("--from", dest="date_from", metavar="YYYY-MM-DD", help="first day")
+    g.add_argument("--to", dest="date_to", metavar="YYYY-MM-DD", help="last day (default today)")
+    g.add_argument(
+        "--month",
+        action="append",
+        metavar="MONTH",
+        help="a whole month, e.g. 'October 2025' or 2025-10 (repeatable)",
+    )
+
+
+def add_threshold_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("thresholds")
+    g.add_argument(
+        "--threshold-mb",
+        type=float,
+        default=1.0,
+        metavar="MB",
+        help="a day-over-day change of at least this many MB is a jump (default 1; 0 = off)",
+    )
+    g.add_argument(
+        "--threshold-pct",
+        type=float,
+        default=None,
+        metavar="PCT",
+        help="a change of at least this percent is a jump too (default off)",
+    )
+    g.add_argument(
+        "--rollback-days",
+        type=int,
+        default=10,
+        metavar="N",
+        help="a jump undone within N days is reported as a rollback (default 10)",
+    )
+
+
+def thresholds_from_args(args: argparse.Namespace) -> object:
+    from wheel_size.report.model import Thresholds
+
+    mb = args.threshold_mb
+    pct = args.threshold_pct
+    if (mb is not None and mb < 0) or (pct is not None and pct < 0):
+        raise InputError("thresholds must not be negative")
+    if args.rollback_days < 1:
+        raise InputError("--rollback-days must be at least 1")
+    return Thresholds(mb=mb or None, pct=pct or None)
+
+
+def naming_from_args(args: argparse.Namespace) -> object:
+    from wheel_size.variants import ArtifactNaming, canonical_python
+
+    return ArtifactNaming(args.artifact_pattern, canonical_python(args.python))
+
+
+def variants_from_args(args: argparse.Namespace) -> list[str]:
+    """The raw variant texts, split on commas; the default when none was given."""
+    out: list[str] = []
+    for item in args.variant or ["cuda12_8"]:
+        out.extend(v.strip() for v in item.split(",") if v.strip())
+    if not out:
+        raise InputError("--variant is empty")
+    return out
+
+
+@contextlib.contextmanager
+def open_store(
+    args: argparse.Namespace, *, repository: str | None = None, token: str | None = None
+) -> Iterator[object]:
+    """The store the options name; a git store's scratch clone is removed afterwards."""
+    from wheel_size.history import DirectoryStore, GitBranchStore, actions_remote
+
+    if args.data_branch:
+        if args.history:
+            raise InputError("give either --history or --data-branch, not both")
+        remote = args.data_remote
+        if not remote:
+            repo = repository or os.environ.get("GITHUB_REPOSITORY")
+            if not repo:
+                raise InputError(
+                    "--data-branch needs --data-remote or --repo to know where to push"
+                )
+            if not token:
+                raise InputError(
+                    "--data-branch without --data-remote needs a token (GITHUB_TOKEN) to push"
+                )
+            remote = actions_remote(repo, token, os.environ.get("GITHUB_SERVER_URL"))
+        if args.push_attempts < 1:
+            raise InputError("--push-attempts must be at least 1")
+        store = GitBranchStore(remote, args.data_branch, secret=token, attempts=args.push_attempts)
+        try:
+            yield store
+        finally:
+            store.close()
+    else:
+        yield DirectoryStore(Path(args.history or DEFAULT_HISTORY_DIR))
+
+
+def write_output(path: str | None, text: str) -> None:
+    """Print, or write a file atomically (no half-written report on failure)."""
+    if path is None or path == "-":
+        print(text, end="")
+        return
+    from wheel_size.history.store import atomic_write
+
+    try:
+        atomic_write(Path(path), text.encode())
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write output: {exc.strerror or exc}") from None

@@ -1,0 +1,47 @@
+"""``wheel-size report``: the seed's size report from the stored history."""
+
+from __future__ import annotations
+
+import argparse
+
+from wheel_size.cli.options import (
+    add_naming_options,
+    add_range_options,
+    add_store_options,
+    add_threshold_options,
+    write_output,
+)
+
+__all__ = ["configure_parser", "run"]
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    add_store_options(parser)
+    add_naming_options(parser)
+    add_range_options(parser)
+    add_threshold_options(parser)
+    parser.add_argument("--repo", metavar="OWNER/NAME", help="only runs of this repository")
+    parser.add_argument("--workflow", metavar="ID_OR_FILE", help="only runs of this workflow")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from wheel_size.cli.options import open_store
+    from wheel_size.dates import periods_from_args
+    from wheel_size.report.build import reports_from_store
+    from wheel_size.report.render import render_json, render_markdown
+
+    periods = periods_from_args(args.date_from, args.date_to, args.month)
+    token = os.environ.get("GITHUB_TOKEN") or None
+    with open_store(args, repository=args.repo, token=token) as store:
+        reports = reports_from_store(
+            store,  # type: ignore[arg-type]
+            args,
+            periods,
+        )
+    text = render_json(reports) if args.format == "json" else render_markdown(reports)
+    write_output(args.output, text)
+    return 0

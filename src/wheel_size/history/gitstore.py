@@ -1,0 +1,225 @@
+"""The history on a data branch (default ``wheel-size-data``), written with real git.
+
+Each write is fetch → apply → commit → push. A rejected push (someone else pushed first)
+means: fetch again, re-apply the same records on top of the new tip, push again, with
+jittered backoff. Records are one file per run, so re-applying never conflicts; after the
+last attempt the caller gets one clear error and the records are still in its hands.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from wheel_size.errors import HistoryError
+from wheel_size.history.model import RunRecord
+from wheel_size.history.store import Change, WriteResult, apply_runs, atomic_write, read_run_tree
+
+__all__ = ["DEFAULT_DATA_BRANCH", "GitBranchStore", "actions_remote", "redact_url"]
+
+DEFAULT_DATA_BRANCH = "wheel-size-data"
+_BOT_NAME = "github-actions[bot]"
+_BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+_REJECTED = ("[rejected]", "[remote rejected]", "non-fast-forward", "fetch first", "stale info")
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password or token replaced, fit for logs and error messages."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None and "@" not in parts.netloc:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = parts.username or ""
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{host}" if user else host))
+
+
+def actions_remote(repository: str, token: str, server_url: str | None = None) -> str:
+    """``https://x-access-token:TOKEN@host/owner/repo.git`` for the repository of a workflow."""
+    server = urllib.parse.urlsplit(server_url or "https://github.com")
+    if not server.hostname:
+        raise HistoryError(f"GITHUB_SERVER_URL {server_url!r} is not a URL")
+    netloc = server.hostname + (f":{server.port}" if server.port else "")
+    quoted = urllib.parse.quote(token, safe="")
+    return f"{server.scheme or 'https'}://x-access-token:{quoted}@{netloc}/{repository}.git"
+
+
+class GitBranchStore:
+    """A history store on one branch of a git remote (a URL or a local path)."""
+
+    def __init__(
+        self,
+        remote: str,
+        branch: str = DEFAULT_DATA_BRANCH,
+        *,
+        secret: str | None = None,
+        attempts: int = 10,
+        backoff: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not branch or branch.startswith("-") or " " in branch:
+            raise HistoryError(f"data branch {branch!r} is not a usable branch name")
+        self.remote = remote
+        self.branch = branch
+        self.secret = secret
+        self.attempts = max(1, attempts)
+        self.backoff = backoff
+        self._sleep = sleep
+        self.description = f"data branch {branch} of {redact_url(remote)}"
+        self._tmp = Path(tempfile.mkdtemp(prefix="wheel-size-data-"))
+        self.workdir = self._tmp / "tree"
+        self._synced = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self) -> GitBranchStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- git ---------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        if self.secret:
+            text = text.replace(self.secret, "***")
+            text = text.replace(urllib.parse.quote(self.secret, safe=""), "***")
+        return text.replace(self.remote, redact_url(self.remote))
+
+    def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C", LANG="C")
+        cmd = [
+            "git",
+            "-c", "credential.helper=",
+            "-c", "commit.gpgsign=false",
+            "-c", "core.hooksPath=/dev/null",
+            "-c", f"user.name={_BOT_NAME}",
+            "-c", f"user.email={_BOT_EMAIL}",
+            *args,
+        ]  # fmt: skip
+        try:
+            proc = subprocess.run(
+                cmd, cwd=self.workdir, env=env, capture_output=True, text=True, check=False
+            )
+        except FileNotFoundError:
+            raise HistoryError("git is not installed; the data-branch store needs it") from None
+        if check and proc.returncode != 0:
+            raise HistoryError(f"{self.description}: git {args[0]} failed: {self._last_line(proc)}")
+        return proc
+
+    def _last_line(self, proc: subprocess.CompletedProcess[str]) -> str:
+        lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines()]
+        lines = [ln for ln in lines if ln and not ln.startswith(("hint:", "To ", "Done"))]
+        interesting = [ln for ln in lines if "error" in ln.lower() or "fatal" in ln.lower()]
+        picked = (interesting or lines or [f"exit status {proc.returncode}"])[-1]
+        return self._redact(picked)
+
+    def _sync(self) -> bool:
+        """Make the work tree exactly the remote branch tip; False if the branch is new."""
+        if not (self.workdir / ".git").exists():
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            self._git("init", "-q")
+        fetch = self._git(
+            "fetch", "-q", "--depth", "1", "--no-tags", self.remote,
+            f"+refs/heads/{self.branch}:refs/remotes/data/{self.branch}",
+            check=False,
+        )  # fmt: skip
+        if fetch.returncode == 0:
+            self._git("checkout", "-q", "-f", "-B", self.branch, f"refs/remotes/data/{self.branch}")
+            self._git("clean", "-q", "-fdx")
+            self._synced = True
+            return True
+        if "couldn't find remote ref" not in fetch.stderr:
+            raise HistoryError(f"{self.description}: git fetch failed: {self._last_line(fetch)}")
+        # The branch does not exist yet: start an orphan with an empty tree.
+        self._git("symbolic-ref", "HEAD", f"refs/heads/{self.branch}")
+        self._git("update-ref", "-d", f"refs/heads/{self.branch}", check=False)
+        self._git("read-tree", "--empty")
+        self._git("clean", "-q", "-fdx")
+        self._synced = True
+        return False
+
+    # -- store protocol ------------------------------------------------------------------
+
+    def read_runs(
+        self, since: dt.date | None = None, until: dt.date | None = None
+    ) -> list[RunRecord]:
+        if not self._synced:
+            self._sync()
+        return read_run_tree(self.workdir, since, until, label=f"{self.branch}:")
+
+    def update(self, change: Change, message: str) -> WriteResult:
+        """Apply ``change`` on the branch tip and push; on a race, redo it on the new tip."""
+        last = ""
+        for attempt in range(1, self.attempts + 1):
+            self._sync()
+            changed = change(self.workdir)
+            if not changed:
+                return WriteResult()
+            self._git("add", "-A", "--", ".")
+            if not self._git("status", "--porcelain").stdout.strip():
+                return WriteResult()
+            self._git("commit", "-q", "-m", message)
+            push = self._git(
+                "push", "--porcelain", self.remote, f"HEAD:refs/heads/{self.branch}", check=False
+            )
+            if push.returncode == 0:
+                sha = self._git("rev-parse", "HEAD").stdout.strip()
+                return WriteResult(changed=changed, commit=sha)
+            text = push.stdout + push.stderr
+            if not any(marker in text for marker in _REJECTED):
+                raise HistoryError(f"{self.description}: git push failed: {self._last_line(push)}")
+            last = self._last_line(push)
+            if attempt < self.attempts and self.backoff > 0:
+                self._sleep(random.uniform(0.5, 1.5) * self.backoff * min(attempt, 8))
+        raise HistoryError(
+            f"{self.description}: push rejected after {self.attempts} attempts "
+            f"(last: {last}); nothing was stored"
+        )
+
+    def write_runs(self, runs: Sequence[RunRecord], message: str | None = None) -> WriteResult:
+        runs = list(runs)
+        unchanged = 0
+
+        def change(root: Path) -> list[str]:
+            nonlocal unchanged
+            result = WriteResult()
+            changed = apply_runs(root, runs, result)
+            unchanged = result.unchanged
+            readme = root / "README.md"
+            if changed and not readme.exists():
+                from wheel_size.render import render
+
+                atomic_write(readme, render("data-branch-readme.md.j2").encode())
+                changed.append("README.md")
+            return changed
+
+        result = self.update(change, message or _commit_message(runs))
+        result.unchanged = unchanged
+        return result
+
+
+def _commit_message(runs: Sequence[RunRecord]) -> str:
+    dates = sorted({r.date for r in runs})
+    if not dates:
+        return "wheel-size: no runs"
+    span = str(dates[0]) if len(dates) == 1 else f"{dates[0]}..{dates[-1]}"
+    return f"wheel-size: record {len(runs)} nightly run(s) of {span}"

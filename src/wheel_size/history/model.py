@@ -1,0 +1,245 @@
+"""The records the history keeps: one nightly run and every artifact it uploaded.
+
+A record holds what the Actions API said about the run, not what we concluded from it, so
+that later analysis (renames, failed builds, base-SHA ranges) can be redone from the data.
+Version 1 of the schema is documented in docs/history-format.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from wheel_size.errors import HistoryError
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "ArtifactRecord",
+    "RunRecord",
+    "parse_base_sha",
+    "run_from_json",
+    "run_to_json",
+]
+
+SCHEMA = "wheel-size/run"
+SCHEMA_VERSION = 1
+
+# "2025-10-11 nightly release (3a1b…)": PyTorch's nightly branch commit names the main-branch
+# commit it was cut from; investigating a jump needs that base SHA.
+_NIGHTLY_MESSAGE = re.compile(r"^\s*\d{4}-\d{2}-\d{2} nightly release \(([0-9a-fA-F]{7,40})\)")
+
+# Conclusions that mean the run did not finish its job; a missing artifact then is a build
+# failure, not a rename or a dropped variant.
+FAILED_CONCLUSIONS = frozenset(
+    {"failure", "cancelled", "timed_out", "startup_failure", "action_required", "stale"}
+)
+
+
+def parse_base_sha(message: str | None) -> str | None:
+    """The base SHA of a nightly commit message, or None when the message has none."""
+    if not message:
+        return None
+    m = _NIGHTLY_MESSAGE.match(message)
+    return m.group(1).lower() if m else None
+
+
+@dataclass(frozen=True)
+class ArtifactRecord:
+    """One artifact of a run as listed by the API (expired ones keep their size)."""
+
+    name: str
+    size_in_bytes: int
+    expired: bool = False
+    created_at: str | None = None
+    digest: str | None = None
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One workflow run of the nightly branch and everything it uploaded."""
+
+    repository: str
+    date: dt.date
+    run_id: int
+    workflow_id: int | None = None
+    workflow_path: str | None = None
+    run_attempt: int = 1
+    run_number: int | None = None
+    event: str | None = None
+    status: str | None = None
+    conclusion: str | None = None
+    created_at: str | None = None
+    head_branch: str | None = None
+    head_sha: str | None = None
+    base_sha: str | None = None
+    title: str | None = None
+    artifacts: tuple[ArtifactRecord, ...] = field(default_factory=tuple)
+    collected_at: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.status == "completed"
+
+    @property
+    def failed(self) -> bool:
+        return self.conclusion in FAILED_CONCLUSIONS
+
+    def artifact(self, name: str) -> ArtifactRecord | None:
+        for a in self.artifacts:
+            if a.name == name:
+                return a
+        return None
+
+    def relpath(self) -> str:
+        """Where this run lives in a store: one file per run, grouped by month and day."""
+        d = self.date
+        return f"runs/{d:%Y}/{d:%m}/{d.isoformat()}/{self.run_id}.json"
+
+    def merged_with(self, newer: RunRecord) -> RunRecord:
+        """Combine a stored record with a new observation of the same run, losing nothing.
+
+        The later attempt (or the completed state) wins for run fields; artifacts are the
+        union by name, a re-uploaded artifact replacing the older upload.
+        """
+        if newer.run_id != self.run_id:
+            raise ValueError("merging records of different runs")
+        rank_old = (self.run_attempt, self.completed)
+        rank_new = (newer.run_attempt, newer.completed)
+        base, other = (newer, self) if rank_new >= rank_old else (self, newer)
+        artifacts: dict[str, ArtifactRecord] = {a.name: a for a in other.artifacts}
+        for a in base.artifacts:
+            old = artifacts.get(a.name)
+            if old is None or (a.created_at or "") >= (old.created_at or ""):
+                artifacts[a.name] = a
+        base_sha = base.base_sha or other.base_sha
+        collected = self.collected_at or newer.collected_at
+        return replace(
+            base,
+            base_sha=base_sha,
+            artifacts=tuple(sorted(artifacts.values(), key=lambda a: a.name)),
+            collected_at=collected,
+        )
+
+    def same_content(self, other: RunRecord) -> bool:
+        """Equal apart from when it was collected: rewriting it would change nothing."""
+        return replace(self, collected_at=None) == replace(other, collected_at=None)
+
+
+def run_to_json(run: RunRecord) -> str:
+    """The stored text of a record: indented, stable key order, one artifact per line."""
+    head = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "repository": run.repository,
+        "workflow_id": run.workflow_id,
+        "workflow_path": run.workflow_path,
+        "date": run.date.isoformat(),
+        "run_id": run.run_id,
+        "run_attempt": run.run_attempt,
+        "run_number": run.run_number,
+        "event": run.event,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "created_at": run.created_at,
+        "head_branch": run.head_branch,
+        "head_sha": run.head_sha,
+        "base_sha": run.base_sha,
+        "title": run.title,
+        "collected_at": run.collected_at,
+    }
+    lines = ["{"]
+    for key, value in head.items():
+        lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+    lines.append('  "artifacts": [')
+    items = []
+    for a in sorted(run.artifacts, key=lambda a: a.name):
+        item = {
+            "name": a.name,
+            "size_in_bytes": a.size_in_bytes,
+            "expired": a.expired,
+            "created_at": a.created_at,
+            "digest": a.digest,
+            "id": a.id,
+        }
+        items.append("    " + json.dumps(item, ensure_ascii=False))
+    if items:
+        lines.append(",\n".join(items))
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    value = data.get(key)
+    if value is not None and (
+        not isinstance(value, kind) or (isinstance(value, bool) and kind is int)
+    ):
+        raise HistoryError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def run_from_json(data: object, where: str = "run record") -> RunRecord:
+    """Validate and decode one stored run; ``where`` names the file in errors."""
+    if not isinstance(data, dict):
+        raise HistoryError(f"{where}: not a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise HistoryError(f"{where}: not a wheel-size run record (schema {data.get('schema')!r})")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise HistoryError(
+            f"{where}: schema_version {version!r} is not supported "
+            f"(this tool reads {SCHEMA_VERSION})"
+        )
+    for key in ("repository", "date", "run_id"):
+        if data.get(key) is None:
+            raise HistoryError(f"{where}: required field {key!r} is missing")
+    try:
+        date = dt.date.fromisoformat(_get(data, "date", str, where))
+    except ValueError:
+        raise HistoryError(f"{where}: field 'date' is not YYYY-MM-DD") from None
+    raw_artifacts = data.get("artifacts", [])
+    if not isinstance(raw_artifacts, list):
+        raise HistoryError(f"{where}: field 'artifacts' is not a list")
+    artifacts = []
+    for i, a in enumerate(raw_artifacts):
+        at = f"{where}: artifacts[{i}]"
+        if not isinstance(a, dict) or not isinstance(a.get("name"), str):
+            raise HistoryError(f"{at}: not an artifact object with a name")
+        size = _get(a, "size_in_bytes", int, at)
+        if size is None or size < 0:
+            raise HistoryError(f"{at}: size_in_bytes must be a non-negative integer")
+        artifacts.append(
+            ArtifactRecord(
+                name=a["name"],
+                size_in_bytes=size,
+                expired=bool(_get(a, "expired", bool, at)),
+                created_at=_get(a, "created_at", str, at),
+                digest=_get(a, "digest", str, at),
+                id=_get(a, "id", int, at),
+            )
+        )
+    return RunRecord(
+        repository=_get(data, "repository", str, where),
+        date=date,
+        run_id=_get(data, "run_id", int, where),
+        workflow_id=_get(data, "workflow_id", int, where),
+        workflow_path=_get(data, "workflow_path", str, where),
+        run_attempt=_get(data, "run_attempt", int, where) or 1,
+        run_number=_get(data, "run_number", int, where),
+        event=_get(data, "event", str, where),
+        status=_get(data, "status", str, where),
+        conclusion=_get(data, "conclusion", str, where),
+        created_at=_get(data, "created_at", str, where),
+        head_branch=_get(data, "head_branch", str, where),
+        head_sha=_get(data, "head_sha", str, where),
+        base_sha=_get(data, "base_sha", str, where),
+        title=_get(data, "title", str, where),
+        artifacts=tuple(sorted(artifacts, key=lambda a: a.name)),
+        collected_at=_get(data, "collected_at", str, where),
+    )

@@ -1,0 +1,319 @@
+"""The size report as data: what the Markdown, the JSON, the dashboard and the issues share.
+
+Sizes are kept in bytes; MB (1,048,576 bytes, as in the seed procedure) are derived, so no
+rounding ever feeds back into a delta.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from wheel_size.dates import DateRange
+
+__all__ = [
+    "MB",
+    "REPORT_SCHEMA",
+    "Day",
+    "DayStatus",
+    "Jump",
+    "MonthSummary",
+    "Observation",
+    "Report",
+    "Thresholds",
+    "to_mb",
+]
+
+MB = 1_048_576
+REPORT_SCHEMA = "wheel-size/report"
+
+
+def to_mb(size: int | None, digits: int = 3) -> float | None:
+    return None if size is None else round(size / MB, digits)
+
+
+def _pct(delta: int | None, base: int | None) -> float | None:
+    if delta is None or not base:
+        return None
+    return round(100.0 * delta / base, 3)
+
+
+class DayStatus:
+    """Why a day has (or lacks) a size; the values are part of the JSON format."""
+
+    OK = "ok"
+    NO_RUN = "no_run"  # no run of the workflow that day
+    MISSING = "missing"  # runs finished without this artifact
+    FAILED = "failed"  # runs failed (or were cancelled) without producing it
+    PENDING = "pending"  # a run is still going and has not uploaded it yet
+    RENAMED = "renamed"  # absent while a new name of the same family appeared
+
+    ALL = (OK, NO_RUN, MISSING, FAILED, PENDING, RENAMED)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """A day-over-day change is a jump when it crosses any threshold that is set."""
+
+    mb: float | None = 1.0
+    pct: float | None = None
+
+    def crossed(self, delta_bytes: int, base_bytes: int) -> bool:
+        if self.mb is not None and abs(delta_bytes) / MB >= self.mb:
+            return True
+        return (
+            self.pct is not None
+            and base_bytes > 0
+            and abs(100.0 * delta_bytes / base_bytes) >= self.pct
+        )
+
+    def describe(self) -> str:
+        parts = []
+        if self.mb is not None:
+            parts.append(f"±{self.mb:g} MB")
+        if self.pct is not None:
+            parts.append(f"±{self.pct:g}%")
+        return " or ".join(parts) if parts else "none"
+
+
+@dataclass(frozen=True)
+class Day:
+    """One calendar day of the report."""
+
+    date: dt.date
+    status: str
+    size_bytes: int | None = None
+    prev_date: dt.date | None = None
+    prev_size_bytes: int | None = None
+    run_id: int | None = None
+    run_attempt: int | None = None
+    head_sha: str | None = None
+    base_sha: str | None = None
+    artifact: str | None = None
+    run_ids: tuple[int, ...] = ()
+    conclusion: str | None = None
+    renamed_to: tuple[str, ...] = ()
+    renamed_size_bytes: int | None = None
+
+    @property
+    def delta_bytes(self) -> int | None:
+        if self.size_bytes is None or self.prev_size_bytes is None:
+            return None
+        return self.size_bytes - self.prev_size_bytes
+
+    @property
+    def size_mb(self) -> float | None:
+        return to_mb(self.size_bytes)
+
+    @property
+    def delta_mb(self) -> float | None:
+        return to_mb(self.delta_bytes)
+
+    @property
+    def delta_pct(self) -> float | None:
+        return _pct(self.delta_bytes, self.prev_size_bytes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "date": self.date.isoformat(),
+            "status": self.status,
+            "size_mb": self.size_mb,
+            "size_bytes": self.size_bytes,
+            "delta_mb": self.delta_mb,
+            "delta_bytes": self.delta_bytes,
+            "delta_pct": self.delta_pct,
+            "prev_date": self.prev_date.isoformat() if self.prev_date else None,
+            "run_id": self.run_id,
+            "run_attempt": self.run_attempt,
+            "head_sha": self.head_sha,
+            "base_sha": self.base_sha,
+            "artifact": self.artifact,
+            "run_ids": list(self.run_ids),
+            "conclusion": self.conclusion,
+            "renamed_to": list(self.renamed_to),
+            "renamed_size_bytes": self.renamed_size_bytes,
+        }
+
+
+@dataclass(frozen=True)
+class Jump:
+    """A day-over-day change that crossed the threshold, with both nights' provenance.
+
+    This is the event the regression-issue code consumes: the two runs, their nightly
+    head SHAs and the base SHAs the candidate-commit range is computed from.
+    """
+
+    variant: str
+    artifact: str
+    date: dt.date
+    prev_date: dt.date
+    size_bytes: int
+    prev_size_bytes: int
+    run_id: int | None
+    prev_run_id: int | None
+    head_sha: str | None
+    prev_head_sha: str | None
+    base_sha: str | None
+    prev_base_sha: str | None
+
+    @property
+    def delta_bytes(self) -> int:
+        return self.size_bytes - self.prev_size_bytes
+
+    @property
+    def delta_mb(self) -> float:
+        return round(self.delta_bytes / MB, 3)
+
+    @property
+    def size_mb(self) -> float:
+        return round(self.size_bytes / MB, 3)
+
+    @property
+    def prev_size_mb(self) -> float:
+        return round(self.prev_size_bytes / MB, 3)
+
+    @property
+    def delta_pct(self) -> float | None:
+        return _pct(self.delta_bytes, self.prev_size_bytes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "artifact": self.artifact,
+            "date": self.date.isoformat(),
+            "prev_date": self.prev_date.isoformat(),
+            "delta_mb": self.delta_mb,
+            "delta_bytes": self.delta_bytes,
+            "delta_pct": self.delta_pct,
+            "size_mb": self.size_mb,
+            "size_bytes": self.size_bytes,
+            "prev_size_mb": self.prev_size_mb,
+            "prev_size_bytes": self.prev_size_bytes,
+            "run_id": self.run_id,
+            "prev_run_id": self.prev_run_id,
+            "head_sha": self.head_sha,
+            "prev_head_sha": self.prev_head_sha,
+            "base_sha": self.base_sha,
+            "prev_base_sha": self.prev_base_sha,
+        }
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A pattern found in the data, with the days it is about and one sentence on it."""
+
+    kind: str
+    dates: tuple[dt.date, ...]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "dates": [d.isoformat() for d in self.dates], "text": self.text}
+
+
+@dataclass(frozen=True)
+class MonthSummary:
+    month: str  # YYYY-MM
+    start: Day | None
+    end: Day | None
+
+    @property
+    def change_bytes(self) -> int | None:
+        if self.start is None or self.end is None:
+            return None
+        assert self.start.size_bytes is not None and self.end.size_bytes is not None
+        return self.end.size_bytes - self.start.size_bytes
+
+    @property
+    def change_pct(self) -> float | None:
+        return _pct(self.change_bytes, self.start.size_bytes if self.start else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "month": self.month,
+            "start": _point(self.start),
+            "end": _point(self.end),
+            "change_mb": to_mb(self.change_bytes),
+            "change_pct": self.change_pct,
+        }
+
+
+def _point(day: Day | None) -> dict[str, Any] | None:
+    if day is None:
+        return None
+    return {
+        "date": day.date.isoformat(),
+        "size_mb": day.size_mb,
+        "size_bytes": day.size_bytes,
+        "run_id": day.run_id,
+    }
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything the seed's report shows for one variant over one or more periods."""
+
+    variant: str
+    artifact: str
+    repository: str | None
+    periods: tuple[DateRange, ...]
+    thresholds: Thresholds
+    days: tuple[Day, ...]
+    jumps: tuple[Jump, ...]
+    observations: tuple[Observation, ...]
+    months: tuple[MonthSummary, ...] = field(default=())
+
+    @property
+    def ok_days(self) -> list[Day]:
+        return [d for d in self.days if d.status == DayStatus.OK]
+
+    @property
+    def start(self) -> Day | None:
+        ok = self.ok_days
+        return ok[0] if ok else None
+
+    @property
+    def end(self) -> Day | None:
+        ok = self.ok_days
+        return ok[-1] if ok else None
+
+    @property
+    def change_bytes(self) -> int | None:
+        s, e = self.start, self.end
+        if s is None or e is None or s.size_bytes is None or e.size_bytes is None:
+            return None
+        return e.size_bytes - s.size_bytes
+
+    @property
+    def change_mb(self) -> float | None:
+        return to_mb(self.change_bytes)
+
+    @property
+    def change_pct(self) -> float | None:
+        return _pct(self.change_bytes, self.start.size_bytes if self.start else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": REPORT_SCHEMA,
+            "schema_version": 1,
+            "repository": self.repository,
+            "variant": self.variant,
+            "artifact": self.artifact,
+            "periods": [
+                {"from": p.start.isoformat(), "to": p.end.isoformat()} for p in self.periods
+            ],
+            "thresholds": {"mb": self.thresholds.mb, "pct": self.thresholds.pct},
+            "start": _point(self.start),
+            "end": _point(self.end),
+            "change_mb": self.change_mb,
+            "change_bytes": self.change_bytes,
+            "change_pct": self.change_pct,
+            "jumps": [j.to_dict() for j in self.jumps],
+            "days": [d.to_dict() for d in self.days],
+            "observations": [o.to_dict() for o in self.observations],
+            "months": [m.to_dict() for m in self.months],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,81 @@
+"""Markdown (through templates/size-report.md.j2) and JSON output of reports."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from wheel_size.render import render
+from wheel_size.report.model import DayStatus, Report
+
+__all__ = ["chart", "render_json", "render_markdown"]
+
+_STATUS_TEXT = {
+    DayStatus.NO_RUN: "no run",
+    DayStatus.MISSING: "run without this artifact",
+    DayStatus.FAILED: "failed run",
+    DayStatus.PENDING: "run in progress",
+    DayStatus.RENAMED: "renamed",
+}
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def chart(report: Report) -> dict[str, Any] | None:
+    """Points for a Mermaid ``xychart-beta`` line: the days that have a size."""
+    ok = report.ok_days
+    if len(ok) < 2:
+        return None
+    sizes = [d.size_mb or 0.0 for d in ok]
+    lo, hi = min(sizes), max(sizes)
+    pad = max(1.0, (hi - lo) * 0.05)
+    years = {d.date.year for d in ok}
+    fmt = "%m-%d" if len(years) == 1 else "%Y-%m-%d"
+    return {
+        "labels": ", ".join(f'"{d.date.strftime(fmt)}"' for d in ok),
+        "points": ", ".join(f"{v:.1f}" for v in sizes),
+        "y_min": math.floor(lo - pad),
+        "y_max": math.ceil(hi + pad),
+    }
+
+
+def _note(day: Any) -> str:
+    if day.status == DayStatus.OK:
+        return ""
+    text = _STATUS_TEXT.get(day.status, day.status)
+    if day.status == DayStatus.RENAMED and day.renamed_to:
+        text += " → " + ", ".join(day.renamed_to)
+    elif day.status == DayStatus.FAILED and day.conclusion:
+        text += f" ({day.conclusion})"
+    if day.run_id is not None:
+        text += f", run {day.run_id}"
+    return _cell(text)
+
+
+def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
+    """One Markdown document with the seed's four sections per report."""
+    items = []
+    for r in reports:
+        items.append(
+            {
+                "report": r,
+                "artifact": _cell(r.artifact),
+                "periods": ", ".join(f"{p.start} – {p.end}" for p in r.periods),
+                "chart": chart(r),
+                "notes": {d.date: _note(d) for d in r.days},
+                "observations": [_cell(o.text) for o in r.observations],
+            }
+        )
+    return render("size-report.md.j2", items=items, title=title)
+
+
+def render_json(reports: Sequence[Report]) -> str:
+    """One report: its object. Several: a JSON array of them."""
+    if len(reports) == 1:
+        return reports[0].to_json()
+    return json.dumps([r.to_dict() for r in reports], indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,138 @@
+"""From what people type ("CUDA 12.8", "cu128", "rocm6.4") to the artifact a nightly uploads.
+
+People name builds the way release notes and pip index URLs do; the workflow names artifacts
+with a pattern such as ``manywheel-py3_12-cuda12_8``. Keeping the two apart lets one tool
+serve torch, torchvision, torchaudio, torchao and non-PyTorch projects: only the pattern
+changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wheel_size.errors import InputError
+
+__all__ = [
+    "DEFAULT_PATTERN",
+    "DEFAULT_PYTHON",
+    "DEFAULT_VARIANT",
+    "ArtifactNaming",
+    "canonical_python",
+    "canonical_variant",
+]
+
+DEFAULT_PATTERN = "manywheel-{python}-{variant}"
+DEFAULT_PYTHON = "py3_12"
+DEFAULT_VARIANT = "cuda12_8"
+
+_VERSION = r"(\d+)(?:[._](\d+))?(?:[._](\d+))?"
+_CUDA_WORDS = re.compile(rf"^(?:cuda|cu)?[\s_-]*{_VERSION}$")
+_CU_COMPACT = re.compile(r"^cu(\d{2,3})$")
+_ROCM = re.compile(rf"^rocm[\s_-]*{_VERSION}$")
+_PYTHON = re.compile(r"^(?:py|cp|python)?[\s_-]*(\d)[._]?(\d{1,2})$")
+
+
+def _joined(*parts: str | None) -> str:
+    return "_".join(p for p in parts if p is not None)
+
+
+def canonical_variant(text: str) -> str | None:
+    """The artifact spelling of a variant (``cuda12_8``, ``rocm6_4``, ``cpu``), or None.
+
+    ``None`` means the text is not a spelling we know how to normalise; the caller may still
+    find it verbatim among the artifacts of a run.
+    """
+    t = text.strip().lower()
+    if t in {"cpu", "xpu"}:
+        return t
+    compact = _CU_COMPACT.match(t)
+    if compact:
+        digits = compact.group(1)
+        # cu118 / cu128 / cu130: the last digit is the minor version; cu92 is 9.2.
+        return f"cuda{digits[:-1]}_{digits[-1]}"
+    rocm = _ROCM.match(t)
+    if rocm:
+        return "rocm" + _joined(*rocm.groups())
+    cuda = _CUDA_WORDS.match(t)
+    if cuda and (t.startswith("cu") or cuda.group(2) is not None):
+        # A bare "12.8" is a CUDA version (the seed's table); a bare "12" is not enough.
+        if cuda.group(2) is None:
+            return None
+        return "cuda" + _joined(*cuda.groups())
+    return None
+
+
+def canonical_python(text: str) -> str:
+    """``3.12``, ``py3.12``, ``cp312``, ``py3_12`` → ``py3_12`` (the manywheel spelling)."""
+    m = _PYTHON.match(text.strip().lower())
+    if not m:
+        raise InputError(f"python tag {text!r} is not a Python version such as 3.12 or py3_12")
+    return f"py{m.group(1)}_{m.group(2)}"
+
+
+@dataclass(frozen=True)
+class ArtifactNaming:
+    """How a workflow names its artifacts: a pattern with ``{variant}`` (and ``{python}``)."""
+
+    pattern: str = DEFAULT_PATTERN
+    python: str = DEFAULT_PYTHON
+
+    def __post_init__(self) -> None:
+        if self.pattern.count("{variant}") != 1:
+            raise InputError(
+                f"artifact pattern {self.pattern!r} must contain {{variant}} exactly once"
+            )
+        leftover = re.sub(r"\{(variant|python)\}", "", self.pattern)
+        if "{" in leftover or "}" in leftover:
+            raise InputError(
+                f"artifact pattern {self.pattern!r} may only use {{variant}} and {{python}}"
+            )
+
+    @property
+    def _regex(self) -> re.Pattern[str]:
+        parts = re.split(r"(\{variant\}|\{python\})", self.pattern)
+        out = []
+        for part in parts:
+            if part == "{variant}":
+                out.append(r"(?P<variant>.+)")
+            elif part == "{python}":
+                out.append(re.escape(self.python))
+            else:
+                out.append(re.escape(part))
+        return re.compile("^" + "".join(out) + "$")
+
+    def artifact(self, variant: str) -> str:
+        """The artifact name of a canonical variant."""
+        return self.pattern.replace("{python}", self.python).replace("{variant}", variant)
+
+    def variant_of(self, artifact: str) -> str | None:
+        """The variant an artifact name carries, or None if it does not follow the pattern."""
+        m = self._regex.match(artifact)
+        return m.group("variant") if m else None
+
+    def variants_in(self, artifact_names: Iterable[str]) -> list[str]:
+        """Every variant among ``artifact_names``, sorted, for error messages and reports."""
+        found = {self.variant_of(name) for name in artifact_names}
+        return sorted(v for v in found if v is not None)
+
+    def resolve(self, text: str, seen_artifacts: Iterable[str] | None = None) -> str:
+        """Map user input to a variant; with ``seen_artifacts``, insist that it exists there.
+
+        Raises InputError naming the variants that do exist, so a typo is fixed in one try.
+        """
+        canonical = canonical_variant(text)
+        wanted = canonical if canonical is not None else text.strip()
+        if seen_artifacts is None:
+            if canonical is None:
+                raise InputError(f"unknown variant {text!r}: expected cpu, xpu, cudaX_Y or rocmX_Y")
+            return canonical
+        seen = self.variants_in(seen_artifacts)
+        if wanted in seen:
+            return wanted
+        shown = ", ".join(seen) if seen else "none"
+        raise InputError(
+            f"unknown variant {text!r}: no artifact {self.artifact(wanted)!r} in the history; "
+            f"variants seen: {shown}"
+        )

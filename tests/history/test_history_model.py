@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from history_factory import run
+from wheel_size.errors import HistoryError
+from wheel_size.history import ArtifactRecord, parse_base_sha
+from wheel_size.history.model import run_from_json, run_to_json
+
+
+def test_round_trip_is_exact() -> None:
+    r = run("2025-10-11", {"cpu": 175.0, "cuda12_8": 859.3})
+    text = run_to_json(r)
+    assert run_from_json(json.loads(text)) == r
+    assert run_to_json(run_from_json(json.loads(text))) == text
+    # human readable: one artifact per line
+    assert text.count('{"name": "manywheel-py3_12-') == 2
+
+
+def test_base_sha_from_nightly_message() -> None:
+    sha = "a" * 40
+    assert parse_base_sha(f"2025-10-11 nightly release ({sha})\n\nbody") == sha
+    assert parse_base_sha("2025-10-11 nightly release (ABCDEF1)") == "abcdef1"
+    assert parse_base_sha("Merge pull request #1") is None
+    assert parse_base_sha(None) is None
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.update(schema="x"), "not a wheel-size run record"),
+        (lambda d: d.update(schema_version=2), "schema_version 2 is not supported"),
+        (lambda d: d.pop("run_id"), "required field 'run_id'"),
+        (lambda d: d.update(date="2025-13-01"), "not YYYY-MM-DD"),
+        (lambda d: d["artifacts"][0].update(size_in_bytes=-1), "non-negative"),
+        (lambda d: d["artifacts"][0].update(size_in_bytes="12"), "wrong type"),
+        (lambda d: d.update(run_id=True), "wrong type"),
+    ],
+)
+def test_rejects_bad_records(mutate: object, message: str) -> None:
+    data = json.loads(run_to_json(run("2025-10-11", {"cpu": 1.0})))
+    mutate(data)  # type: ignore[operator]
+    with pytest.raises(HistoryError, match=message):
+        run_from_json(data, "f.json")
+
+
+def test_merge_keeps_everything_and_prefers_later_attempt() -> None:
+    first = run("2025-10-11", {"cpu": 1.0}, conclusion="failure")
+    second = replace(
+        run("2025-10-11", {"cuda12_8": 2.0}), run_attempt=2, collected_at="2025-10-12T00:00:00Z"
+    )
+    merged = first.merged_with(second)
+    assert merged.run_attempt == 2
+    assert merged.conclusion == "success"
+    assert [a.name for a in merged.artifacts] == [
+        "manywheel-py3_12-cpu",
+        "manywheel-py3_12-cuda12_8",
+    ]
+    # an older observation never wins over a newer attempt
+    assert second.merged_with(first).run_attempt == 2
+
+
+def test_reupload_replaces_older_artifact() -> None:
+    old = run("2025-10-11", {"cpu": 1.0})
+    new_art = ArtifactRecord("manywheel-py3_12-cpu", 5, created_at="2025-10-11T23:00:00Z")
+    newer = replace(old, artifacts=(new_art,))
+    assert old.merged_with(newer).artifact("manywheel-py3_12-cpu") == new_art

@@ -1,0 +1,83 @@
+"""Markdown and JSON of the bundled example history, checked against the seed's figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from wheel_size.dates import parse_month
+from wheel_size.history import DirectoryStore
+from wheel_size.report import render_json, render_markdown
+from wheel_size.report.build import reports_for
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "history"
+SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "report-format.schema.json"
+
+
+def month(name: str, variant: str = "cuda12_8") -> object:
+    return reports_for(DirectoryStore(EXAMPLE), [variant], [parse_month(name)])[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "end", "change"),
+    [
+        ("October 2025", 855.3, 867.0, 11.7),
+        ("November 2025", 867.1, 868.3, 1.2),
+        ("December 2025", 868.3, 870.1, 1.8),
+        ("January 2026", 870.2, 779.6, -90.6),
+        ("February 2026", 779.6, 776.6, -3.0),
+    ],
+)
+def test_example_matches_seed_month_figures(
+    name: str, start: float, end: float, change: float
+) -> None:
+    r = month(name)
+    data = json.loads(r.to_json())  # type: ignore[attr-defined]
+    assert round(data["start"]["size_mb"], 1) == start
+    assert round(data["end"]["size_mb"], 1) == end
+    assert round(data["change_mb"], 1) == change
+
+
+def test_october_jumps_and_markdown_sections() -> None:
+    r = month("October 2025")
+    md = render_markdown([r])  # type: ignore[list-item]
+    for heading in ("### Overall summary", "### Significant jumps", "### Daily breakdown",
+                    "### Key observations"):  # fmt: skip
+        assert heading in md
+    assert "| 2025-10-11 | +4.0 MB | 859.3 MB |" in md
+    assert "| Total change | +11.7 MB (+1.37%) |" in md
+    assert "xychart-beta" in md
+    assert md.count("| 2025-10-") == 31 + 4  # daily rows + jump rows
+    assert "Stair-step growth" in md
+
+
+def test_json_has_documented_fields_and_validates() -> None:
+    r = month("November 2025")
+    data = json.loads(render_json([r]))  # type: ignore[list-item]
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.validate(data, schema)
+    assert data["variant"] == "cuda12_8"
+    assert data["artifact"] == "manywheel-py3_12-cuda12_8"
+    statuses = {d["date"]: d["status"] for d in data["days"]}
+    assert statuses["2025-11-16"] == "renamed"
+    assert statuses["2025-11-27"] == "no_run"
+    kinds = {o["kind"] for o in data["observations"]}
+    assert {"rollback", "rename", "holiday_gap"} <= kinds
+    both = json.loads(render_json([r, month("November 2025", "cpu")]))  # type: ignore[list-item]
+    assert isinstance(both, list) and len(both) == 2
+    for item in both:
+        jsonschema.validate(item, schema)
+
+
+def test_several_months_one_report() -> None:
+    store = DirectoryStore(EXAMPLE)
+    periods = [parse_month("October 2025"), parse_month("December 2025")]
+    (r,) = reports_for(store, ["cu128"], periods)
+    assert [m.month for m in r.months] == ["2025-10", "2025-12"]
+    assert dt.date(2025, 11, 5) not in {d.date for d in r.days}
+    md = render_markdown([r])
+    assert "| 2025-12 | 868.3 | 870.1 | +1.8 MB |" in md
