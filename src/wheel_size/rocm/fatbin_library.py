@@ -1,0 +1,306 @@
+"""A host shared library's HIP device code: its ``.hip_fatbin`` bundles, the
+``.hipFatBinSegment`` wrappers that register them, and the code objects per target.
+
+Pinned API (used by the splitter and the wheel diff)::
+
+    has_hip_fatbin(path) -> bool             # header-only
+    lib = scan_library(path)                 # InvalidElf / InvalidBundle
+    lib.targets                              # ["gfx1100", "gfx942:sramecc+:xnack-", ...]
+    lib.iter_code_objects()                  # CodeObject one at a time, file order
+    lib.fatbin_size, lib.bytes_per_target()
+
+Wrappers are mapped to bundles through the relocation of their pointer (RELATIVE addend,
+or symbol + addend for the ``R_X86_64_64 __hip_fatbin_<hash>`` of -fgpu-rdc links), which
+also shows when several wrappers share one bundle (spec sections 2.3 and 2.4).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from wheel_size.errors import InvalidBundle
+from wheel_size.rocm import ccob, offload_bundle
+from wheel_size.rocm.amdgpu_elf import verify_code_object
+from wheel_size.rocm.elf_file import ElfImage, Relocation, Section
+from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles, iter_entries
+from wheel_size.rocm.offload_bundle import BundleEntry
+
+__all__ = [
+    "FATBIN_SECTION",
+    "HIPF",
+    "HIPK",
+    "WRAPPER_SECTION",
+    "CodeObject",
+    "FatLibrary",
+    "Wrapper",
+    "has_hip_fatbin",
+    "has_hip_fatbin_data",
+    "read_library",
+    "scan_library",
+]
+
+FATBIN_SECTION = ".hip_fatbin"
+WRAPPER_SECTION = ".hipFatBinSegment"
+HIPF = 0x48495046
+HIPK = 0x4B504948
+WRAPPER_SIZE = 24
+
+
+@dataclass(frozen=True)
+class CodeObject:
+    """One device code object.
+
+    ``index`` is the key suffix the runtime asks for (``kernel_name#index``): the ordinal
+    of its bundle in ``.hip_fatbin``, which the host rewrite writes into the wrappers that
+    point at that bundle.  When every bundle holds every target (what clang produces for
+    one build) it is the per-target running index AMD's splitter uses; it differs only
+    when some bundle lacks a target, where the running index would name a key the runtime
+    never asks for.
+    """
+
+    target: str
+    index: int
+    size: int
+    data: bytes
+    bundle: int = 0
+    entry_id: str = ""
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """One ``__hip_fatbin_wrapper``: its address, its file offset, the bundle it points to,
+    and the relocation that sets its pointer (None in a non-PIC executable)."""
+
+    index: int
+    vaddr: int
+    file_offset: int
+    bundle: int
+    relocation: Relocation | None
+    magic: int
+
+
+@dataclass
+class FatLibrary:
+    name: str
+    elf: ElfImage
+    fatbin: Section
+    bundles: list[BundleRef]
+    wrappers: list[Wrapper]
+    _entries: dict[int, list[BundleEntry]] = field(default_factory=dict, repr=False)
+    _file: IO[bytes] | None = field(default=None, repr=False)
+
+    def close(self) -> None:
+        """Close the file ``scan_library`` opened (a no-op for caller-owned files)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> FatLibrary:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def fatbin_size(self) -> int:
+        """Bytes of the ``.hip_fatbin`` section."""
+        return self.fatbin.size
+
+    def bundle_entries(self, ordinal: int) -> list[BundleEntry]:
+        """Device entries of one bundle (for a compressed one only its header is inflated)."""
+        if ordinal not in self._entries:
+            ref = self.bundles[ordinal]
+            if ref.plain is not None:
+                entries = ref.plain.device_entries()
+            else:
+                assert ref.ccob is not None
+                where = f"{self.name}: {FATBIN_SECTION} bundle {ordinal}"
+                base = self.fatbin.offset + ref.offset
+                stream = ccob.open_payload(
+                    self.elf.source, base, base + ref.length, ref.ccob, where
+                )
+                header = offload_bundle.read_plain_header(
+                    stream.read_exact, ref.ccob.uncompressed_size, f"{where} (decompressed)"
+                )
+                entries = header.device_entries()
+            seen: set[str] = set()
+            for entry in entries:
+                assert entry.entry_id.target is not None
+                text = entry.entry_id.target.text
+                if text in seen:
+                    raise InvalidBundle(
+                        f"{self.name}: {FATBIN_SECTION} bundle {ordinal} holds two code objects "
+                        f"for {text}"
+                    )
+                seen.add(text)
+            self._entries[ordinal] = entries
+        return self._entries[ordinal]
+
+    @property
+    def targets(self) -> list[str]:
+        """Every target ID with device code, exact strings, sorted."""
+        found = {
+            e.entry_id.target.text
+            for b in range(len(self.bundles))
+            for e in self.bundle_entries(b)
+            if e.entry_id.target is not None
+        }
+        return sorted(found)
+
+    def bytes_per_target(self) -> dict[str, int]:
+        """Uncompressed code-object bytes per target ID (sizes from the bundle headers)."""
+        totals: dict[str, int] = {}
+        for b in range(len(self.bundles)):
+            for e in self.bundle_entries(b):
+                assert e.entry_id.target is not None
+                totals[e.entry_id.target.text] = totals.get(e.entry_id.target.text, 0) + e.size
+        return dict(sorted(totals.items()))
+
+    def stored_bytes_per_target(self) -> dict[str, int]:
+        """Section bytes attributed to each target: a plain entry's own size; a compressed
+        bundle's stored length shared out in proportion to its entries' uncompressed sizes.
+        Headers and padding are not attributed, so the sum is at most ``fatbin_size``."""
+        totals: dict[str, float] = {}
+        for b, ref in enumerate(self.bundles):
+            entries = self.bundle_entries(b)
+            whole = sum(e.size for e in entries) or 1
+            for e in entries:
+                assert e.entry_id.target is not None
+                share = e.size if ref.plain is not None else ref.length * e.size / whole
+                totals[e.entry_id.target.text] = totals.get(e.entry_id.target.text, 0) + share
+        return {t: int(v) for t, v in sorted(totals.items())}
+
+    def iter_code_objects(self, verify: bool = True) -> Iterator[CodeObject]:
+        """Code objects one at a time in file order; each is checked against its ELF
+        e_flags (InvalidBundle naming the library and entry on a mismatch)."""
+        for ref in self.bundles:
+            where = f"{self.name}: {FATBIN_SECTION}"
+            targets_seen: set[str] = set()
+            for item in iter_entries(self.elf.source, ref, self.fatbin.offset, where):
+                target = item.entry.entry_id.target
+                assert target is not None
+                if target.text in targets_seen:
+                    raise InvalidBundle(
+                        f"{where} bundle {ref.ordinal} holds two code objects for {target.text}"
+                    )
+                targets_seen.add(target.text)
+                if verify and target.processor.startswith("gfx"):
+                    verify_code_object(
+                        item.data[:64],
+                        target,
+                        f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
+                    )
+                yield CodeObject(
+                    target=target.text,
+                    index=ref.ordinal,
+                    size=len(item.data),
+                    data=item.data,
+                    bundle=ref.ordinal,
+                    entry_id=item.entry.entry_id.text,
+                )
+
+
+def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
+    """True when ``data`` is an ELF file with a ``.hip_fatbin`` section (headers only)."""
+    data.seek(0)
+    if data.read(4) != b"\x7fELF":
+        return False
+    return ElfImage(data, name).section(FATBIN_SECTION) is not None
+
+
+def has_hip_fatbin(path: Path) -> bool:
+    """Cheap test for device code: reads the ELF and section headers only.  Non-ELF files
+    give False; a truncated or malformed ELF raises InvalidElf."""
+    with Path(path).open("rb") as fh:
+        return has_hip_fatbin_data(fh, str(path))
+
+
+def _wrapper_target(
+    elf: ElfImage, wrapper_vaddr: int, relocs: dict[int, Relocation], raw_ptr: int
+) -> tuple[int, Relocation | None]:
+    relative, absolute = elf.reloc_types
+    rel = relocs.get(wrapper_vaddr + 8)
+    if rel is None:
+        return raw_ptr, None
+    if rel.type == relative:
+        return (raw_ptr if rel.entry_offset < 0 else rel.addend), rel
+    if rel.type == absolute:
+        symtab = elf.sections[rel.section].link
+        _name, value, shndx = elf.symbol_value(symtab, rel.symbol)
+        if shndx == 0:
+            raise InvalidBundle(
+                f"{elf.name}: wrapper pointer at {wrapper_vaddr + 8:#x} relocates against an "
+                f"undefined symbol"
+            )
+        return value + rel.addend, rel
+    raise InvalidBundle(
+        f"{elf.name}: wrapper pointer at {wrapper_vaddr + 8:#x} has relocation type {rel.type}"
+    )
+
+
+def read_library(data: IO[bytes], name: str) -> FatLibrary:
+    """Parse an open library: bundles delimited, wrappers mapped to bundles.
+
+    Code objects are not read here; ``iter_code_objects`` streams them.
+    """
+    elf = ElfImage(data, name)
+    fatbin = elf.section(FATBIN_SECTION)
+    if fatbin is None:
+        raise InvalidBundle(f"{name}: has no {FATBIN_SECTION} section")
+    if fatbin.file_size == 0:
+        raise InvalidBundle(f"{name}: {FATBIN_SECTION} holds no data (already split?)")
+    where = f"{name}: {FATBIN_SECTION}"
+    bundles = list(iter_bundles(elf.source, fatbin.offset, fatbin.size, where))
+    if not bundles:
+        raise InvalidBundle(f"{where} holds no offload bundle")
+    starts = {fatbin.addr + ref.offset: ref.ordinal for ref in bundles}
+
+    seg = elf.section(WRAPPER_SECTION)
+    wrappers: list[Wrapper] = []
+    if seg is not None:
+        if seg.size % WRAPPER_SIZE or seg.file_size == 0:
+            raise InvalidBundle(
+                f"{name}: {WRAPPER_SECTION} is {seg.size} bytes, not a multiple of {WRAPPER_SIZE}"
+            )
+        raw = elf.read(seg)
+        lo, hi = seg.addr, seg.addr + seg.size
+        relocs = {r.offset: r for r in elf.dynamic_relocations() if lo <= r.offset < hi}
+        for i in range(seg.size // WRAPPER_SIZE):
+            magic, version, ptr, _reserved = struct.unpack_from("<IIQQ", raw, i * WRAPPER_SIZE)
+            vaddr = seg.addr + i * WRAPPER_SIZE
+            if magic == HIPK:
+                raise InvalidBundle(f"{name}: wrapper {i} is already redirected to a kpack (HIPK)")
+            if magic != HIPF or version != 1:
+                raise InvalidBundle(
+                    f"{name}: wrapper {i} in {WRAPPER_SECTION} has magic {magic:#x} version "
+                    f"{version}, not HIPF version 1"
+                )
+            target, rel = _wrapper_target(elf, vaddr, relocs, ptr)
+            if target not in starts:
+                raise InvalidBundle(
+                    f"{name}: wrapper {i} points to {target:#x}, which is not the start of a "
+                    f"bundle in {FATBIN_SECTION}"
+                )
+            wrappers.append(
+                Wrapper(i, vaddr, seg.offset + i * WRAPPER_SIZE, starts[target], rel, magic)
+            )
+    return FatLibrary(name=name, elf=elf, fatbin=fatbin, bundles=bundles, wrappers=wrappers)
+
+
+def scan_library(path: Path) -> FatLibrary:
+    """Open and parse ``path`` (kept open by the returned object for streaming reads).
+
+    Raises InvalidElf for a truncated or malformed ELF, InvalidBundle for corrupt device code.
+    """
+    fh = Path(path).open("rb")  # noqa: SIM115 - owned by the FatLibrary's source
+    try:
+        lib = read_library(fh, str(path))
+    except BaseException:
+        fh.close()
+        raise
+    lib._file = fh
+    return lib
