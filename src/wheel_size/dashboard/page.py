@@ -35,6 +35,9 @@ IssueLinks = Mapping[tuple[str, str], str]
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _RECENT_DAYS = 10
+# The page is rewritten every night on the data branch; a bounded table keeps each version
+# (and so the branch's git history) small. The full history is in the report and the store.
+_BREAKDOWN_DAYS = 92
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class VariantView:
     jumps: list[JumpRow]
     days: list[DayRow]
     recent: list[DayRow]
+    breakdown: list[DayRow]
     latest: DayRow | None
     observations: list[Mapping[str, Any]]
 
@@ -198,6 +202,7 @@ def _view(
         jumps=jumps,
         days=days,
         recent=list(reversed(days[-_RECENT_DAYS:])),
+        breakdown=days[-_BREAKDOWN_DAYS:],
         latest=with_size[-1] if with_size else None,
         observations=observations,
     )
