@@ -21,6 +21,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -76,7 +77,21 @@ LIBRARIES: dict[str, tuple[str, list[str]]] = {
             "-gencode", "arch=compute_90,code=sm_90",
         ],
     ),
+    # a CUDA abi3 Python extension (the torchao _C.abi3.so shape), for the audit example
+    "_C.abi3.so": (
+        "cuda_ext.cu",
+        [
+            "-I" + sysconfig.get_paths()["include"],
+            "-gencode", "arch=compute_80,code=sm_80",
+            "-gencode", "arch=compute_90,code=sm_90",
+        ],
+    ),
 }  # fmt: skip
+
+
+def _portable(args: list[str]) -> list[str]:
+    """Record include paths without this machine's prefix."""
+    return ["-I<python-include>" if a.startswith("-I") else a for a in args]
 
 
 def _ptx_embedded_bytes(ptx: bytes) -> int:
@@ -138,7 +153,7 @@ def build(out_dir: Path, nvcc: str = "nvcc") -> dict[str, object]:
             shutil.copy(work / name, out_dir / name)
             libraries[name] = {
                 "source": source,
-                "nvcc_args": [*_COMMON, "-o", name, source, *extra],
+                "nvcc_args": [*_COMMON, "-o", name, source, *_portable(extra)],
                 "fatbinary": _fatbinary_calls(proc.stdout + proc.stderr, work),
             }
     # A bare container as `fatbinary --create` writes it, with an identifier (no ELF around it).

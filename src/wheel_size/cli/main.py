@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dashboard": ("wheel_size.cli.dashboard", "draw the history dashboard (index.html)"),
     "plan-chunks": ("wheel_size.cli.plan_chunks", "split a backfill range into matrix jobs"),
     "diff": ("wheel_size.cli.diff", "explain the size difference of two wheels"),
+    "audit": ("wheel_size.cli.audit", "audit a build matrix's wheels: keep, drop or fix"),
 }
 
 

@@ -1,0 +1,325 @@
+"""One wheel, classified: name parts, tags, local label, native files, RECORD check.
+
+Every member is streamed once: hashed (to check RECORD and to key identical contents) and
+sniffed for native magic; native members are copied to a temporary file on the way so their
+ELF headers can be read afterwards. Nothing is installed or held whole in memory.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from packaging.tags import parse_tag
+
+from wheel_size.audit.native import ArchScanner, NativeInfo, inspect_elf, native_format
+from wheel_size.audit.stable_abi import non_stable_imports
+from wheel_size.errors import InvalidWheel, WheelSizeError
+from wheel_size.wheel.archive import open_source
+from wheel_size.wheel.filename import WheelName, parse_wheel_name
+from wheel_size.wheel.record import StreamingHash
+
+__all__ = ["NativeFile", "WheelInfo", "accelerator", "glibc_floor", "inspect_wheel"]
+
+_CHUNK = 1 << 20
+_EXTENSION = re.compile(r"(\.abi3\.so|\.cpython-\d+[a-z]*-[^/]*\.so|\.pyd|\.so)$")
+_ACCELERATOR = re.compile(r"^(cu\d+|cuda\d*|rocm[\d.]*|hip[\d.]*|xpu|mps|npu|tpu)")
+_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+_META_DIR = re.compile(r"^([^/]+?)-([^/-]+)\.(dist-info|data)(/|$)")
+
+
+def accelerator(label: str | None) -> str | None:
+    """The accelerator a local or variant label names (``cu128`` -> ``cu128``), else None."""
+    if not label:
+        return None
+    match = _ACCELERATOR.match(label.lower())
+    return match.group(0) if match else None
+
+
+def glibc_floor(platform_tags: list[str]) -> str | None:
+    """Lowest glibc the platform tags promise to run on (PEP 600 and the legacy aliases)."""
+    floors: list[tuple[int, int]] = []
+    for tag in platform_tags:
+        match = re.match(r"^manylinux_(\d+)_(\d+)_", tag)
+        if match:
+            floors.append((int(match.group(1)), int(match.group(2))))
+            continue
+        for alias, version in _LEGACY_MANYLINUX.items():
+            if tag.startswith(alias + "_"):
+                floors.append(version)
+    if not floors:
+        return None
+    low = min(floors)
+    return f"{low[0]}.{low[1]}"
+
+
+@dataclass
+class NativeFile:
+    path: str
+    format: str
+    kind: str  # extension or library
+    size: int
+    needed: list[str] = field(default_factory=list)
+    gpu_archs: list[str] = field(default_factory=list)
+    glibc_required: str | None = None
+    non_stable_symbols: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "format": self.format,
+            "kind": self.kind,
+            "size": self.size,
+            "needed": self.needed,
+            "gpu_archs": self.gpu_archs,
+            "glibc_required": self.glibc_required,
+            "non_stable_symbols": self.non_stable_symbols,
+        }
+
+
+@dataclass
+class WheelInfo:
+    """What one wheel is. ``name`` is None when the file name does not parse."""
+
+    path: str
+    filename: str
+    sha256: str
+    size: int
+    name: WheelName | None
+    root_is_purelib: bool | None = None
+    wheel_tags: list[str] = field(default_factory=list)
+    native: list[NativeFile] = field(default_factory=list)
+    content_key: str = ""
+    record_problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    installed_size: int = 0
+
+    @property
+    def local_label(self) -> str | None:
+        return self.name.local_label if self.name else None
+
+    @property
+    def variant_label(self) -> str | None:
+        return self.name.variant_label if self.name else None
+
+    @property
+    def accelerator(self) -> str | None:
+        return accelerator(self.local_label) or accelerator(self.variant_label)
+
+    @property
+    def pure(self) -> bool:
+        tags = self.name.tags if self.name else frozenset()
+        return bool(tags) and all(t.abi == "none" and t.platform == "any" for t in tags)
+
+    @property
+    def abi3(self) -> bool:
+        tags = self.name.tags if self.name else frozenset()
+        return any(t.abi == "abi3" for t in tags)
+
+    @property
+    def glibc_floor(self) -> str | None:
+        return glibc_floor(self.name.platform_tags) if self.name else None
+
+    def to_json(self) -> dict[str, Any]:
+        name = self.name
+        return {
+            "path": self.path,
+            "filename": self.filename,
+            "distribution": name.distribution if name else None,
+            "version": str(name.version) if name else None,
+            "public_version": name.version.public if name else None,
+            "local_label": self.local_label,
+            "variant_label": self.variant_label,
+            "accelerator": self.accelerator,
+            "build_tag": "".join(str(p) for p in name.build) if name and name.build else None,
+            "python_tags": name.python_tags if name else [],
+            "abi_tags": name.abi_tags if name else [],
+            "platform_tags": name.platform_tags if name else [],
+            "wheel_tags": self.wheel_tags,
+            "root_is_purelib": self.root_is_purelib,
+            "pure": self.pure,
+            "abi3": self.abi3,
+            "glibc_floor": self.glibc_floor,
+            "size": self.size,
+            "installed_size": self.installed_size,
+            "sha256": self.sha256,
+            "native_extensions": [n.to_json() for n in self.native],
+            "problems": self.problems + self.record_problems,
+        }
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _normalise_member(path: str, local: str | None) -> str:
+    """Strip the local label from the dist-info / data directory name."""
+    if not local:
+        return path
+
+    def strip(match: re.Match[str]) -> str:
+        version = match.group(2).split("+", 1)[0]
+        return f"{match.group(1)}-{version}.{match.group(3)}{match.group(4)}"
+
+    return _META_DIR.sub(strip, path, count=1)
+
+
+def _metadata_hash(text: bytes, local: str | None) -> str:
+    """METADATA hashed with ``+label`` dropped from its Version line."""
+    if local:
+        text = re.sub(rb"(?m)^(Version:\s*[^+\s]+)\+\S+", rb"\1", text)
+    return "sha256:" + hashlib.sha256(text).hexdigest()
+
+
+def _native_file(
+    name: str, fmt: str, size: int, tmp: Path | None, label: str, abi3: bool,
+    scanners: tuple[ArchScanner, ...], problems: list[str],
+) -> NativeFile:  # fmt: skip
+    kind = (
+        "extension"
+        if _EXTENSION.search(name) and not name.split("/")[-1].startswith("lib")
+        else "library"
+    )
+    item = NativeFile(name, fmt, kind, size)
+    if tmp is None:
+        return item
+    info: NativeInfo = inspect_elf(tmp, source=f"{label}:{name}", scanners=scanners)
+    problems.extend(info.problems)
+    item.needed = sorted(info.needed)
+    item.gpu_archs = sorted(info.gpu_archs, key=_arch_order)
+    if info.glibc_required:
+        item.glibc_required = f"{info.glibc_required[0]}.{info.glibc_required[1]}"
+    if abi3 and kind == "extension":
+        item.non_stable_symbols = non_stable_imports(info.imports, info.defined)
+    return item
+
+
+def _arch_order(arch: str) -> tuple[str, int, str]:
+    match = re.match(r"^([a-z]+_?)(\d+)(.*)$", arch)
+    if not match:
+        return (arch, 0, "")
+    return (match.group(1), int(match.group(2)), match.group(3))
+
+
+def inspect_wheel(
+    path: Path,
+    label: str | None = None,
+    *,
+    filename: str | None = None,
+    trust_record: bool = False,
+    scanners: tuple[ArchScanner, ...] = (),
+) -> WheelInfo:
+    """Classify one wheel file. Raises :class:`InvalidWheel` if it cannot be read at all."""
+    label = label or str(path)
+    filename = filename or path.name
+    info = WheelInfo(label, filename, _file_sha256(path), path.stat().st_size, None)
+    try:
+        info.name = parse_wheel_name(filename)
+    except WheelSizeError as exc:
+        info.problems.append(str(exc))
+    local = info.local_label
+    with (
+        open_source(path) as source,
+        tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp,
+    ):
+        dist_info = source.dist_info()
+        try:
+            record = source.record()
+        except InvalidWheel as exc:
+            info.record_problems.append(str(exc))
+            record = {}
+        if not record:
+            info.record_problems.append(f"{label}: no RECORD in {dist_info}")
+        wheel_name = f"{dist_info}/WHEEL"
+        if any(m.name == wheel_name for m in source.members):
+            meta = email.parser.BytesParser().parsebytes(source.read(wheel_name), headersonly=True)
+            info.wheel_tags = [str(t) for tag in meta.get_all("Tag") or [] for t in parse_tag(tag)]
+            purelib = meta.get("Root-Is-Purelib")
+            info.root_is_purelib = None if purelib is None else purelib.strip().lower() == "true"
+        else:
+            info.problems.append(f"{label}: no {wheel_name}")
+        key_parts: list[str] = []
+        seen: set[str] = set()
+        for member in source.members:
+            seen.add(member.name)
+            info.installed_size += member.size
+            rec = record.get(member.name)
+            fmt, digest, tmp_path = _stream_member(source, member.name, Path(tmp))
+            if rec is None and member.name != f"{dist_info}/RECORD" and record:
+                info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
+            elif rec is not None and rec.hash is not None:
+                where = f"{label}: {member.name}: RECORD says"
+                if not trust_record and rec.hash != digest.value:
+                    info.record_problems.append(
+                        f"{where} {rec.hash}, the contents hash to {digest.value}"
+                    )
+                if rec.size is not None and rec.size != member.size:
+                    info.record_problems.append(
+                        f"{where} {rec.size} bytes, the wheel holds {member.size}"
+                    )
+            normalised = _normalise_member(member.name, local)
+            if member.name.endswith((".dist-info/RECORD", ".dist-info/WHEEL")):
+                pass
+            elif member.name == f"{dist_info}/METADATA":
+                key_parts.append(f"{normalised},{_metadata_hash(source.read(member.name), local)}")
+            else:
+                value = rec.hash if trust_record and rec is not None and rec.hash else digest.value
+                key_parts.append(f"{normalised},{value}")
+            if fmt is not None:
+                info.native.append(
+                    _native_file(
+                        member.name,
+                        fmt,
+                        member.size,
+                        tmp_path,
+                        label,
+                        info.abi3,
+                        scanners,
+                        info.problems,
+                    )
+                )
+                if tmp_path is not None:
+                    tmp_path.unlink()
+        for missing in sorted(set(record) - seen):
+            info.record_problems.append(
+                f"{label}: RECORD lists {missing}, which is not in the wheel"
+            )
+    info.content_key = hashlib.sha256("\n".join(sorted(key_parts)).encode()).hexdigest()
+    return info
+
+
+def _stream_member(
+    source: Any, name: str, tmp_dir: Path
+) -> tuple[str | None, StreamingHash, Path | None]:
+    """Hash one member; if it is ELF, also copy it to a temporary file for inspection."""
+    digest = StreamingHash()
+    tmp_path: Path | None = None
+    with source.open(name) as stream:
+        head = stream.read(_CHUNK)
+        fmt = native_format(head)
+        out = None
+        if fmt == "elf":
+            fd, tmp_name = tempfile.mkstemp(dir=tmp_dir)
+            tmp_path = Path(tmp_name)
+            out = os.fdopen(fd, "wb")
+        try:
+            chunk = head
+            while chunk:
+                digest.update(chunk)
+                if out is not None:
+                    out.write(chunk)
+                chunk = stream.read(_CHUNK)
+        finally:
+            if out is not None:
+                out.close()
+    return fmt, digest, tmp_path

@@ -1,0 +1,247 @@
+"""Rules across the wheels of one build matrix, and a keep / drop / fix verdict for each.
+
+The rules follow the audit design in the wheel-audit spec (A5): identical payloads once the
+local version label is dropped (redundant builds, pytorch/ao#1741), accelerator-labelled
+wheels without native code (pytorch/ao#1747), one file name with different bytes from two
+jobs, abi3 extensions importing outside the stable ABI, RECORD not matching the contents.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wheel_size.audit.inspect import WheelInfo
+
+__all__ = ["AuditReport", "Finding", "RedundantGroup", "Verdict", "audit_matrix"]
+
+# Runtimes whose presence in DT_NEEDED shows which accelerator a library really targets.
+_ACCELERATOR_RUNTIMES = (
+    "libcudart", "libcuda.", "libcublas", "libcudnn", "libnvrtc", "libc10_cuda", "libtorch_cuda",
+    "libamdhip64", "libhiprtc", "librocblas", "libMIOpen", "libc10_hip", "libtorch_hip",
+    "libsycl", "libze_loader", "libc10_xpu", "libtorch_xpu",
+)  # fmt: skip
+
+
+@dataclass
+class Finding:
+    kind: str
+    wheels: list[str]
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "wheels": self.wheels, "detail": self.detail}
+
+
+@dataclass
+class RedundantGroup:
+    members: list[str]
+    keep: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"members": self.members, "keep": self.keep, "reason": self.reason}
+
+
+@dataclass
+class Verdict:
+    wheel: str
+    verdict: str  # keep, drop, fix
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"wheel": self.wheel, "verdict": self.verdict, "reason": self.reason}
+
+
+@dataclass
+class AuditReport:
+    wheels: list[WheelInfo]
+    redundant_groups: list[RedundantGroup] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    unreadable: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "wheels": [w.to_json() for w in self.wheels],
+            "redundant_groups": [g.to_json() for g in self.redundant_groups],
+            "findings": [f.to_json() for f in [*self.unreadable, *self.findings]],
+            "verdicts": [v.to_json() for v in self.verdicts],
+            "summary": {
+                verdict: sum(v.verdict == verdict for v in self.verdicts)
+                for verdict in ("keep", "drop", "fix")
+            },
+        }
+
+
+def _has_accelerator_code(wheel: WheelInfo) -> bool:
+    for native in wheel.native:
+        if native.gpu_archs:
+            return True
+        if any(needed.startswith(_ACCELERATOR_RUNTIMES) for needed in native.needed):
+            return True
+    return False
+
+
+def _keep_order(wheel: WheelInfo) -> tuple[int, int, str]:
+    """Which member of an identical group to keep: no label, pure, then by path."""
+    return (1 if wheel.accelerator or wheel.local_label else 0, 0 if wheel.pure else 1, wheel.path)
+
+
+def _per_wheel(wheel: WheelInfo) -> list[Finding]:
+    found: list[Finding] = []
+    if wheel.record_problems:
+        more = len(wheel.record_problems) - 1
+        detail = wheel.record_problems[0] + (f" (and {more} more)" if more else "")
+        found.append(Finding("record-mismatch", [wheel.path], detail))
+    if wheel.abi3:
+        for native in wheel.native:
+            if native.kind != "extension":
+                continue
+            if native.non_stable_symbols:
+                symbols = ", ".join(native.non_stable_symbols[:8])
+                more = len(native.non_stable_symbols) - 8
+                found.append(
+                    Finding(
+                        "abi3-violation",
+                        [wheel.path],
+                        f"{native.path} imports symbols outside the stable ABI: {symbols}"
+                        + (f" and {more} more" if more > 0 else ""),
+                    )
+                )
+            if ".cpython-" in native.path.rsplit("/", 1)[-1]:
+                found.append(
+                    Finding(
+                        "abi3-violation",
+                        [wheel.path],
+                        f"{native.path} is named for one CPython version in an abi3 wheel",
+                    )
+                )
+    label = wheel.accelerator
+    if label and not wheel.native:
+        found.append(
+            Finding(
+                "label-without-native-code",
+                [wheel.path],
+                f"labelled {label!r} but holds no native code: the label adds nothing",
+            )
+        )
+    elif label and not _has_accelerator_code(wheel):
+        found.append(
+            Finding(
+                "label-without-native-code",
+                [wheel.path],
+                f"labelled {label!r} but none of its {len(wheel.native)} native files carries GPU "
+                "code or links an accelerator runtime",
+            )
+        )
+    if wheel.name and not wheel.pure and not wheel.native:
+        found.append(
+            Finding(
+                "platform-tag-without-native-code",
+                [wheel.path],
+                "tagged for a platform but holds no native code; retag it "
+                "`wheel tags --python-tag py3 --abi-tag none --platform-tag any`",
+            )
+        )
+    if wheel.pure and wheel.native:
+        found.append(
+            Finding(
+                "native-code-in-pure-wheel",
+                [wheel.path],
+                f"tagged py3-none-any but holds {len(wheel.native)} native files",
+            )
+        )
+    if wheel.name and wheel.wheel_tags:
+        named = {str(t) for t in wheel.name.tags}
+        if named != set(wheel.wheel_tags):
+            found.append(
+                Finding(
+                    "tag-mismatch",
+                    [wheel.path],
+                    f"WHEEL Tag lines {sorted(wheel.wheel_tags)} differ from the file name's "
+                    f"{sorted(named)}",
+                )
+            )
+    return found
+
+
+def audit_matrix(
+    wheels: list[WheelInfo], unreadable: Sequence[tuple[str, str]] = ()
+) -> AuditReport:
+    """Apply every rule and decide a verdict per wheel."""
+    report = AuditReport(list(wheels))
+    report.unreadable = [Finding("unreadable", [path], detail) for path, detail in unreadable]
+    for wheel in wheels:
+        report.findings.extend(_per_wheel(wheel))
+
+    by_name: dict[str, list[WheelInfo]] = defaultdict(list)
+    for wheel in wheels:
+        by_name[wheel.filename].append(wheel)
+    for filename, same in sorted(by_name.items()):
+        if len({w.sha256 for w in same}) > 1:
+            report.findings.append(
+                Finding(
+                    "same-name-different-bytes",
+                    [w.path for w in same],
+                    f"{len(same)} jobs produce {filename} with {len({w.sha256 for w in same})} "
+                    "different contents; only one can be uploaded",
+                )
+            )
+
+    groups: dict[tuple[str, str, str], list[WheelInfo]] = defaultdict(list)
+    for wheel in wheels:
+        if wheel.name is None:
+            continue
+        groups[(wheel.name.distribution, wheel.name.version.public, wheel.content_key)].append(
+            wheel
+        )
+    dropped: dict[str, list[str]] = defaultdict(list)
+    kept_for: dict[str, int] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        members.sort(key=_keep_order)
+        keep = members[0]
+        reason = "identical contents once the local version label is dropped"
+        report.redundant_groups.append(RedundantGroup([w.path for w in members], keep.path, reason))
+        kept_for[keep.path] = len(members) - 1
+        for other in members[1:]:
+            dropped[other.path].append(f"same contents as {keep.path}: a redundant build")
+
+    fixes: dict[str, list[str]] = defaultdict(list)
+    for finding in [*report.unreadable, *report.findings]:
+        for path in finding.wheels:
+            if finding.kind == "label-without-native-code":
+                dropped[path].append(
+                    "its accelerator label adds no native code; publish the pure wheel instead"
+                )
+            else:
+                fixes[path].append(f"{finding.kind}: {finding.detail}")
+    paths = [w.path for w in wheels] + [p for p, _ in unreadable]
+    by_path = {w.path: w for w in wheels}
+    for path in paths:
+        if dropped.get(path):
+            report.verdicts.append(Verdict(path, "drop", "; ".join(dropped[path])))
+        elif fixes.get(path):
+            report.verdicts.append(Verdict(path, "fix", "; ".join(fixes[path])))
+        else:
+            reason = _keep_reason(by_path[path])
+            if path in kept_for:
+                n = kept_for[path]
+                reason += f"; kept for a group of {n + 1} identical builds"
+            report.verdicts.append(Verdict(path, "keep", reason))
+    return report
+
+
+def _keep_reason(wheel: WheelInfo) -> str:
+    if not wheel.native:
+        return "pure Python"
+    archs = sorted({a for n in wheel.native for a in n.gpu_archs})
+    count = len(wheel.native)
+    text = f"unique contents: {count} native file{'s' if count != 1 else ''}"
+    if archs:
+        text += f", GPU code for {', '.join(archs)}"
+    return text

@@ -1,0 +1,41 @@
+"""Rows for the audit's Markdown template."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wheel_size.audit.matrix import AuditReport
+from wheel_size.diff.view import human
+
+__all__ = ["view"]
+
+
+def view(report: AuditReport) -> dict[str, Any]:
+    data = report.to_json()
+    wheels = []
+    for wheel in report.wheels:
+        archs = sorted({a for n in wheel.native for a in n.gpu_archs})
+        labels = [
+            x for x in (wheel.local_label and f"+{wheel.local_label}", wheel.variant_label) if x
+        ]
+        wheels.append(
+            {
+                "path": wheel.path,
+                "labels": ", ".join(labels) or "—",
+                "tags": ", ".join(sorted({str(t) for t in wheel.name.tags})) if wheel.name else "?",
+                "kind": "pure" if wheel.pure else ("abi3" if wheel.abi3 else "platform"),
+                "glibc": wheel.glibc_floor or "—",
+                "native": len(wheel.native),
+                "extensions": sum(n.kind == "extension" for n in wheel.native),
+                "archs": ", ".join(archs) or "—",
+                "size": human(wheel.size),
+            }
+        )
+    return {
+        "summary": data["summary"],
+        "count": len(report.wheels) + len(report.unreadable),
+        "wheels": wheels,
+        "groups": data["redundant_groups"],
+        "findings": data["findings"],
+        "verdicts": data["verdicts"],
+    }

@@ -1,0 +1,222 @@
+"""``wheel-size audit`` on generated build matrices with real compiled extensions."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO_ROOT, run_cli
+from wheel_factory import make_artifact, make_wheel
+
+DATA = REPO_ROOT / "tests" / "data"
+
+
+def _audit(*paths: Path, cwd: Path | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    result = run_cli(["audit", *map(str, paths), "--format", "json", *extra], cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+@pytest.fixture(scope="module")
+def matrix_1747(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("m1747")
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "make_1747_matrix.py"),
+            str(out / "artifacts"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def test_1747_matrix_verdicts(matrix_1747: Path) -> None:
+    data = _audit(Path("artifacts"), cwd=matrix_1747)
+    verdicts = {v["wheel"]: v["verdict"] for v in data["verdicts"]}
+    cuda = "artifacts/linux-cuda/torchao-0.8.0-cp39-abi3-linux_x86_64.whl"
+    assert verdicts[cuda] == "keep"
+    pure = [p for p in verdicts if p.endswith("torchao-0.8.0-py3-none-any.whl")]
+    assert len(pure) == 4
+    assert sorted(verdicts[p] for p in pure) == ["drop", "drop", "drop", "keep"]
+    assert verdicts["artifacts/linux-rocm/torchao-0.8.0+rocm6.3-py3-none-any.whl"] == "drop"
+    assert verdicts["artifacts/linux-xpu/torchao-0.8.0+xpu-py3-none-any.whl"] == "drop"
+    (group,) = data["redundant_groups"]
+    assert len(group["members"]) == 6 and group["keep"] in pure
+    kinds = sorted((f["kind"], f["wheels"][0].split("/")[1]) for f in data["findings"])
+    assert kinds == [
+        ("label-without-native-code", "linux-rocm"),
+        ("label-without-native-code", "linux-xpu"),
+    ]
+    wheels = {w["path"]: w for w in data["wheels"]}
+    cw = wheels[cuda]
+    assert cw["abi3"] is True and cw["pure"] is False
+    assert cw["python_tags"] == ["cp39"] and cw["abi_tags"] == ["abi3"]
+    assert cw["platform_tags"] == ["linux_x86_64"] and cw["glibc_floor"] is None
+    (ext,) = cw["native_extensions"]
+    assert ext["path"] == "torchao/_C.abi3.so" and ext["gpu_archs"] == ["sm_80", "sm_90"]
+    assert ext["non_stable_symbols"] == []
+    rocm = wheels["artifacts/linux-rocm/torchao-0.8.0+rocm6.3-py3-none-any.whl"]
+    assert rocm["local_label"] == "rocm6.3" and rocm["version"] == "0.8.0+rocm6.3"
+    assert rocm["pure"] is True and rocm["native_extensions"] == []
+
+
+def test_1747_markdown(matrix_1747: Path) -> None:
+    result = run_cli(["audit", "artifacts"], cwd=matrix_1747)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        "**7 wheels: keep 2, drop 5, fix 0; 1 group of identical builds.**"
+    )
+    assert (
+        "| **drop** | `artifacts/linux-xpu/torchao-0.8.0+xpu-py3-none-any.whl` |" in result.stdout
+    )
+
+
+def test_strict_exit_code(matrix_1747: Path) -> None:
+    result = run_cli(["audit", "artifacts", "--strict"], cwd=matrix_1747)
+    assert result.returncode == 1
+
+
+def test_abi3_violation_from_real_extensions(tmp_path: Path) -> None:
+    tag = "cp310-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    clean = make_wheel(
+        tmp_path / "a",
+        "clean",
+        "1.0",
+        tag,
+        {"clean/_clean.abi3.so": DATA / "abi3" / "clean.abi3.so"},
+    )
+    leaky = make_wheel(
+        tmp_path / "b",
+        "leaky",
+        "1.0",
+        tag,
+        {"leaky/_leaky.abi3.so": DATA / "abi3" / "leaky.abi3.so"},
+    )
+    data = _audit(clean, leaky)
+    findings = [f for f in data["findings"] if f["kind"] == "abi3-violation"]
+    assert [f["wheels"] for f in findings] == [[str(leaky)]]
+    assert "_PyBytes_Resize" in findings[0]["detail"] and "PyCode_NewEmpty" in findings[0]["detail"]
+    assert "PyInit_leaky" not in findings[0]["detail"]
+    wheels = {w["path"]: w for w in data["wheels"]}
+    assert wheels[str(clean)]["glibc_floor"] == "2.17"
+    assert wheels[str(clean)]["native_extensions"][0]["non_stable_symbols"] == []
+    assert wheels[str(leaky)]["native_extensions"][0]["non_stable_symbols"] == [
+        "PyCode_NewEmpty",
+        "_PyBytes_Resize",
+    ]
+    verdicts = {v["wheel"]: v["verdict"] for v in data["verdicts"]}
+    assert verdicts == {str(clean): "keep", str(leaky): "fix"}
+
+
+def test_same_name_different_bytes_and_variant_label(tmp_path: Path) -> None:
+    (tmp_path / "py310").mkdir()
+    (tmp_path / "py312").mkdir()
+    tag = "cp310-abi3-manylinux_2_28_aarch64"
+    so = DATA / "abi3" / "clean.abi3.so"
+    a = make_wheel(tmp_path / "py310", "ao", "1.0", tag, {"ao/_C.abi3.so": so, "ao/v.py": b"310"})
+    b = make_wheel(tmp_path / "py312", "ao", "1.0", tag, {"ao/_C.abi3.so": so, "ao/v.py": b"312"})
+    variant = make_wheel(
+        tmp_path, "ao", "1.0", "py3-none-any", {"ao/v.py": b"x"}, variant="cu129_x86"
+    )
+    data = _audit(tmp_path)
+    (finding,) = [f for f in data["findings"] if f["kind"] == "same-name-different-bytes"]
+    assert sorted(finding["wheels"]) == sorted([str(a), str(b)])
+    wheels = {w["path"]: w for w in data["wheels"]}
+    assert wheels[str(variant)]["variant_label"] == "cu129_x86"
+    assert wheels[str(a)]["glibc_floor"] == "2.28"
+    assert any(
+        f["kind"] == "label-without-native-code" and f["wheels"] == [str(variant)]
+        for f in data["findings"]
+    )
+
+
+def _rewrite_record(wheel: Path, member: str, new_hash: str) -> None:
+    tmp = wheel.with_suffix(".tmp")
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tmp, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename.endswith("/RECORD"):
+                lines = [
+                    f"{member},{new_hash},{line.rsplit(',', 1)[1]}"
+                    if line.startswith(member + ",")
+                    else line
+                    for line in data.decode().splitlines()
+                ]
+                data = ("\n".join(lines) + "\n").encode()
+            dst.writestr(info, data)
+    tmp.replace(wheel)
+
+
+def test_record_mismatch_and_platform_tag_without_native_code(tmp_path: Path) -> None:
+    wheel = make_wheel(tmp_path, "p", "1.0", "cp311-cp311-linux_x86_64", {"p/a.py": b"a = 1\n"})
+    wrong = (
+        "sha256="
+        + base64.urlsafe_b64encode(hashlib.sha256(b"other").digest()).rstrip(b"=").decode()
+    )
+    _rewrite_record(wheel, "p/a.py", wrong)
+    data = _audit(wheel)
+    kinds = {f["kind"]: f for f in data["findings"]}
+    assert "p/a.py: RECORD says " + wrong in kinds["record-mismatch"]["detail"]
+    assert "platform-tag-without-native-code" in kinds
+    assert data["verdicts"][0]["verdict"] == "fix"
+    # --trust-record skips the hash check
+    trusted = _audit(wheel, extra=("--trust-record",))
+    assert "record-mismatch" not in {f["kind"] for f in trusted["findings"]}
+
+
+def test_artifact_zip_and_unreadable_inputs(tmp_path: Path) -> None:
+    wheel = make_wheel(tmp_path, "p", "1.0", files={"p/a.py": b"a"})
+    artifact = make_artifact(tmp_path / "wheels.zip", [wheel])
+    junk = tmp_path / "junk.whl"
+    junk.write_text("not a zip")
+    result = run_cli(["audit", str(artifact), str(junk), "--format", "json"])
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [w["path"] for w in data["wheels"]] == [f"{artifact}!{wheel.name}"]
+    assert {"kind": "unreadable", "wheels": [str(junk)]}.items() <= data["findings"][0].items()
+    assert {v["wheel"]: v["verdict"] for v in data["verdicts"]}[str(junk)] == "fix"
+    assert "not a zip archive" in result.stderr
+
+
+def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.whl"
+    junk.write_text("x")
+    result = run_cli(["audit", str(junk)])
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("wheel-size: error: nothing to audit:")
+
+
+def test_abi3_fixtures_rebuild(tmp_path: Path) -> None:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed: cannot rebuild the abi3 fixtures")
+    subprocess.run(
+        [str(REPO_ROOT / "scripts" / "build_abi3_fixtures.sh"), str(tmp_path), sys.executable],
+        check=True,
+        capture_output=True,
+    )
+    wheel = make_wheel(
+        tmp_path,
+        "leaky",
+        "1.0",
+        "cp310-abi3-linux_x86_64",
+        {"leaky/_l.abi3.so": tmp_path / "leaky.abi3.so"},
+    )
+    data = _audit(wheel)
+    assert data["wheels"][0]["native_extensions"][0]["non_stable_symbols"] == [
+        "PyCode_NewEmpty",
+        "_PyBytes_Resize",
+    ]
