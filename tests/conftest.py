@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+
+from fakegithub import FakeGitHub
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SRC = REPO_ROOT / "src"
@@ -46,3 +48,10 @@ def run_cli(
 def cli() -> object:
     """The :func:`run_cli` helper as a fixture."""
     return run_cli
+
+
+@pytest.fixture
+def fake_github() -> Iterator[FakeGitHub]:
+    """A started fake GitHub REST server (tests/fakegithub); stopped after the test."""
+    with FakeGitHub() as fake:
+        yield fake
