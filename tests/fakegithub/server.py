@@ -68,6 +68,7 @@ class LoggedRequest:
     headers: dict[str, str] = field(default_factory=dict, repr=False)  # holds the token
     status: int | None = None  # what the fake answered (None: connection reset)
     fault: Fault | None = field(default=None, repr=False)
+    time: float = field(default_factory=time.time, repr=False)  # wall clock when received
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.method, self.path, self.query, self.body))
@@ -227,7 +228,7 @@ class FakeGitHub:
         self._server = server
         self.port = server.server_address[1]
         self._thread = threading.Thread(
-            target=server.serve_forever, name="fake-github", daemon=True
+            target=server.serve_forever, args=(0.02,), name="fake-github", daemon=True
         )
         self._thread.start()
         return self
