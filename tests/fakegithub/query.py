@@ -52,7 +52,10 @@ class _Bound:
 
 def _bound(text: str) -> _Bound:
     if _DATE.match(text):
-        start = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+        try:
+            start = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+        except ValueError as exc:
+            raise QueryError(f"invalid date {text!r}") from exc
         return _Bound(start, start + timedelta(days=1))
     if _DATETIME.match(text):
         try:

@@ -3,13 +3,14 @@ out, reads are retried, writes are never blindly re-sent, errors read as one cle
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 import requests
+
 from fakegithub import FakeGitHub
 from github import Github, GithubException
-
 from wheel_size.errors import GitHubError, InputError
 from wheel_size.github import (
     RetryPolicy,
@@ -41,7 +42,7 @@ def gh_for(fake: FakeGitHub, policy: RetryPolicy = FAST) -> Github:
 
 def gaps(fake: FakeGitHub, path_regex: str) -> list[float]:
     times = [r.time for r in fake.requests if r.path.endswith(path_regex)]
-    return [b - a for a, b in zip(times, times[1:])]
+    return [b - a for a, b in itertools.pairwise(times)]
 
 
 def test_reads_token_and_url_from_environment(fake: FakeGitHub) -> None:
@@ -140,9 +141,11 @@ def test_get_5xx_is_retried(fake: FakeGitHub) -> None:
 
 def test_get_5xx_gives_up_after_total(fake: FakeGitHub) -> None:
     fake.fail("GET", r"/repos/o/r$", 503, times=None)
-    with pytest.raises(GitHubError, match=r"answered 503 .*server error"):
-        with github_errors("reading repository o/r"):
-            gh_for(fake).get_repo("o/r")
+    with (
+        pytest.raises(GitHubError, match=r"answered 503 .*server error"),
+        github_errors("reading repository o/r"),
+    ):
+        gh_for(fake).get_repo("o/r")
     assert fake.count("GET", r"/repos/o/r$") == FAST.total + 1
 
 
@@ -265,12 +268,14 @@ def test_missing_permission_is_named(fake: FakeGitHub) -> None:
 
 def test_unknown_repository_message(fake: FakeGitHub) -> None:
     gh = gh_for(fake)
-    with pytest.raises(GitHubError) as info:
-        with github_errors(
+    with (
+        pytest.raises(GitHubError) as info,
+        github_errors(
             "reading pytorch/nope",
             not_found="repository pytorch/nope not found or not visible to this token",
-        ):
-            gh.get_repo("pytorch/nope")
+        ),
+    ):
+        gh.get_repo("pytorch/nope")
     assert str(info.value) == (
         "reading pytorch/nope: repository pytorch/nope not found or not visible to this token"
     )
