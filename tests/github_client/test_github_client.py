@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import requests
+from github import Github, GithubException
 
 from fakegithub import FakeGitHub
-from github import Github, GithubException
 from wheel_size.errors import GitHubError, InputError
 from wheel_size.github import (
     RetryPolicy,
