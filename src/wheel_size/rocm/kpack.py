@@ -1,0 +1,382 @@
+"""``.kpack`` archives: the per-architecture kernel files AMD's runtime loads in place of
+the fat binary (spec section 2.5, KP-OLD ``kpack.py`` / ``runtime/src/toc_parser.cpp``).
+
+::
+
+    0   "KPAK"            4   u32 version = 1     8   u64 TOC offset (absolute)
+    16  zero padding to 64 (the blob alignment)
+    64  blobs             "none": kernels back to back
+                          "zstd-per-kernel": u32 count, then per kernel u32 length + one zstd frame
+    TOC MessagePack map to EOF: format_version, group_name, gfx_arch_family, gfx_arches,
+        compression_scheme, toc {"<path>#<i>": {"<arch>": {type, ordinal, original_size}}},
+        and blobs [{offset, size}] (none) or zstd_offset / zstd_size (zstd).
+
+One archive per exact architecture string; its file name, ``gfx_arches`` and TOC arch keys
+are that same string (``gfx90a:xnack+``), because that is what the runtime matches.  The
+writer streams kernels to disk; the reader checks every offset, size and count before
+using it, so a hostile archive gives InvalidBundle, not a crash or a huge allocation.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import msgpack
+import zstandard
+
+from wheel_size.errors import InvalidBundle
+from wheel_size.rocm.source import ByteSource, SourceLike, as_source
+
+__all__ = [
+    "BLOB_ALIGNMENT",
+    "MAGIC",
+    "KpackArchive",
+    "KpackEntry",
+    "KpackWriter",
+    "compress_kernel",
+    "kpack_file_name",
+    "parse_kpack",
+    "read_kpack",
+]
+
+MAGIC = b"KPAK"
+VERSION = 1
+BLOB_ALIGNMENT = 64
+SCHEMES = {"none": "none", "zstd": "zstd-per-kernel"}
+# The runtime reads the TOC whole; anything this large is not an archive we wrote.
+MAX_TOC = 256 << 20
+
+
+def kpack_file_name(group: str, arch: str) -> str:
+    """``<group>_<arch>.kpack`` with the exact arch string (``torch_gfx90a:xnack+.kpack``)."""
+    return f"{group}_{arch}.kpack"
+
+
+def compress_kernel(data: bytes, level: int = 3) -> bytes:
+    """One independent zstd frame with the content size recorded (what the runtime expects);
+    usable in worker processes, then handed to :meth:`KpackWriter.add_frame`."""
+    return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+
+
+class KpackWriter:
+    """Write one ``.kpack`` for one architecture, kernel by kernel.
+
+    ``with KpackWriter(path, arch="gfx942", compression="zstd", level=3, group="torch") as w:
+    w.add(key="lib/libtorch_hip.so#0", data=code_object)``.  The file appears at ``path``
+    only when the block exits cleanly (written to ``path.tmp`` and renamed).  ``group``
+    defaults to the file-name part before ``_<arch>.kpack``.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        arch: str,
+        compression: str = "zstd",
+        level: int = 3,
+        group: str | None = None,
+    ) -> None:
+        if compression not in SCHEMES:
+            raise ValueError(f"kpack compression {compression!r} is not 'zstd' or 'none'")
+        self.path = Path(path)
+        self.arch = arch
+        self.scheme = SCHEMES[compression]
+        self.level = level
+        suffix = f"_{arch}.kpack"
+        if group is None:
+            name = self.path.name
+            group = name[: -len(suffix)] if name.endswith(suffix) else name.removesuffix(".kpack")
+        self.group = group
+        self._tmp = self.path.with_name(self.path.name + ".tmp")
+        self._file: IO[bytes] | None = self._tmp.open("wb")
+        self._file.write(MAGIC + struct.pack("<IQ", VERSION, 0) + bytes(BLOB_ALIGNMENT - 16))
+        if self.scheme == "zstd-per-kernel":
+            self._file.write(struct.pack("<I", 0))  # kernel count, patched on close
+        self._pos = self._file.tell()
+        self._toc: dict[str, dict[str, dict[str, Any]]] = {}
+        self._blobs: list[dict[str, int]] = []
+        self._count = 0
+        self._compressor = zstandard.ZstdCompressor(level=level, write_content_size=True)
+        self.bytes_in = 0
+
+    def _entry(self, key: str, original_size: int) -> None:
+        if key in self._toc:
+            raise ValueError(f"kpack {self.path.name}: key {key!r} added twice")
+        self._toc[key] = {
+            self.arch: {"type": "hsaco", "ordinal": self._count, "original_size": original_size}
+        }
+        self._count += 1
+        self.bytes_in += original_size
+
+    def add(self, *, key: str, data: bytes) -> None:
+        """Append one kernel under TOC key ``<overlay-relative path>#<index>``."""
+        if self.scheme == "zstd-per-kernel":
+            self.add_frame(key=key, frame=self._compressor.compress(data), original_size=len(data))
+            return
+        assert self._file is not None
+        self._entry(key, len(data))
+        self._blobs.append({"offset": self._pos, "size": len(data)})
+        self._file.write(data)
+        self._pos += len(data)
+
+    def add_frame(self, *, key: str, frame: bytes, original_size: int) -> None:
+        """Append a kernel already compressed by :func:`compress_kernel` (zstd scheme only)."""
+        if self.scheme != "zstd-per-kernel":
+            raise ValueError("add_frame needs the zstd scheme")
+        assert self._file is not None
+        self._entry(key, original_size)
+        self._file.write(struct.pack("<I", len(frame)))
+        self._file.write(frame)
+        self._pos += 4 + len(frame)
+
+    def close(self) -> None:
+        """Write the TOC, patch the header, move the archive into place."""
+        if self._file is None:
+            return
+        toc: dict[str, Any] = {
+            "format_version": VERSION,
+            "group_name": self.group,
+            "gfx_arch_family": self.arch,
+            "gfx_arches": [self.arch],
+            "compression_scheme": self.scheme,
+            "toc": self._toc,
+        }
+        if self.scheme == "none":
+            toc["blobs"] = self._blobs
+        else:
+            toc["zstd_offset"] = BLOB_ALIGNMENT
+            toc["zstd_size"] = self._pos - BLOB_ALIGNMENT
+        toc_offset = self._pos
+        self._file.write(msgpack.packb(toc, use_bin_type=True))
+        self._file.seek(8)
+        self._file.write(struct.pack("<Q", toc_offset))
+        if self.scheme == "zstd-per-kernel":
+            self._file.seek(BLOB_ALIGNMENT)
+            self._file.write(struct.pack("<I", self._count))
+        self._file.close()
+        self._file = None
+        self._tmp.replace(self.path)
+
+    def abort(self) -> None:
+        """Drop the partial archive."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> KpackWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+@dataclass(frozen=True)
+class KpackEntry:
+    key: str
+    arch: str
+    ordinal: int
+    original_size: int
+    offset: int  # absolute offset of the blob (none) or of the zstd frame
+    size: int  # stored bytes
+
+
+def _fail(where: str, problem: str) -> InvalidBundle:
+    return InvalidBundle(f"{where}: {problem}")
+
+
+def _want(value: object, kind: type | tuple[type, ...], where: str, what: str) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise _fail(where, f"kpack TOC field {what} has the wrong type")
+    return value
+
+
+class KpackArchive:
+    """A validated archive: header, TOC and the location of every kernel."""
+
+    def __init__(self, data: SourceLike, where: str) -> None:
+        self.where = where
+        self.source: ByteSource = as_source(data)
+        size = self.source.size
+        head = self.source.pread(0, BLOB_ALIGNMENT)
+        if len(head) < 16 or head[:4] != MAGIC:
+            raise _fail(where, "not a kpack archive (bad magic or truncated header)")
+        version, toc_offset = struct.unpack_from("<IQ", head, 4)
+        if version != VERSION:
+            raise _fail(where, f"kpack version {version} is not supported (only 1)")
+        if not BLOB_ALIGNMENT <= toc_offset < size or size - toc_offset > MAX_TOC:
+            raise _fail(where, f"kpack TOC offset {toc_offset} is outside the file ({size} bytes)")
+        raw = self.source.pread(toc_offset, size - toc_offset)
+        try:
+            toc = msgpack.unpackb(raw, raw=False, strict_map_key=True)
+        except (
+            ValueError,
+            TypeError,
+            msgpack.ExtraData,
+            msgpack.FormatError,
+            msgpack.StackError,
+        ) as exc:
+            raise _fail(
+                where, f"kpack TOC is not valid MessagePack ({type(exc).__name__})"
+            ) from None
+        toc = _want(toc, dict, where, "(root)")
+        if toc.get("format_version") != VERSION:
+            raise _fail(where, "kpack TOC format_version is not 1")
+        self.group_name: str = _want(toc.get("group_name"), str, where, "group_name")
+        self.gfx_arch_family: str = _want(toc.get("gfx_arch_family"), str, where, "gfx_arch_family")
+        arches = _want(toc.get("gfx_arches"), list, where, "gfx_arches")
+        self.gfx_arches: list[str] = [_want(a, str, where, "gfx_arches[]") for a in arches]
+        self.compression_scheme: str = _want(
+            toc.get("compression_scheme"), str, where, "compression_scheme"
+        )
+        if self.compression_scheme not in SCHEMES.values():
+            raise _fail(where, f"kpack compression scheme {self.compression_scheme!r} is unknown")
+        locations = self._locations(toc, toc_offset)
+        self.entries: dict[tuple[str, str], KpackEntry] = {}
+        used: set[int] = set()
+        for key, per_arch in _want(toc.get("toc"), dict, where, "toc").items():
+            _want(key, str, where, "toc key")
+            for arch, info in _want(per_arch, dict, where, f"toc[{key!r}]").items():
+                _want(arch, str, where, f"toc[{key!r}] arch")
+                info = _want(info, dict, where, f"toc[{key!r}][{arch!r}]")
+                ordinal = _want(info.get("ordinal"), int, where, "ordinal")
+                original = _want(info.get("original_size"), int, where, "original_size")
+                if info.get("type") != "hsaco":
+                    raise _fail(where, f"kpack kernel {key} has type {info.get('type')!r}")
+                if not 0 <= ordinal < len(locations) or ordinal in used:
+                    raise _fail(where, f"kpack kernel {key} has ordinal {ordinal} (bad or reused)")
+                if original < 0:
+                    raise _fail(where, f"kpack kernel {key} has a negative size")
+                used.add(ordinal)
+                offset, stored = locations[ordinal]
+                if self.compression_scheme == "none" and stored != original:
+                    raise _fail(
+                        where, f"kpack kernel {key} stores {stored} bytes, TOC says {original}"
+                    )
+                self.entries[(key, arch)] = KpackEntry(key, arch, ordinal, original, offset, stored)
+
+    def _locations(self, toc: dict[str, Any], toc_offset: int) -> list[tuple[int, int]]:
+        where = self.where
+        if self.compression_scheme == "none":
+            blobs = _want(toc.get("blobs"), list, where, "blobs")
+            out = []
+            for blob in blobs:
+                blob = _want(blob, dict, where, "blobs[]")
+                offset = _want(blob.get("offset"), int, where, "blobs[].offset")
+                size = _want(blob.get("size"), int, where, "blobs[].size")
+                if offset < BLOB_ALIGNMENT or size < 0 or offset + size > toc_offset:
+                    raise _fail(
+                        where, f"kpack blob at {offset} of {size} bytes lies outside the blob area"
+                    )
+                out.append((offset, size))
+            return out
+        start = _want(toc.get("zstd_offset"), int, where, "zstd_offset")
+        length = _want(toc.get("zstd_size"), int, where, "zstd_size")
+        if start < BLOB_ALIGNMENT or length < 4 or start + length > toc_offset:
+            raise _fail(where, f"kpack zstd area {start}+{length} lies outside the blob area")
+        end = start + length
+        (count,) = struct.unpack("<I", self.source.pread(start, 4))
+        if count > (length - 4) // 4:
+            raise _fail(where, f"kpack claims {count} kernels, more than its zstd area can hold")
+        out = []
+        pos = start + 4
+        for i in range(count):
+            raw = self.source.pread(pos, 4)
+            if len(raw) < 4 or pos + 4 > end:
+                raise _fail(where, f"kpack kernel {i} frame header is truncated")
+            (frame,) = struct.unpack("<I", raw)
+            pos += 4
+            if frame > end - pos:
+                raise _fail(
+                    where, f"kpack kernel {i} frame of {frame} bytes runs past the zstd area"
+                )
+            out.append((pos, frame))
+            pos += frame
+        return out
+
+    def keys(self) -> list[tuple[str, str]]:
+        """(key, arch) pairs in ordinal order."""
+        return [k for k, _ in sorted(self.entries.items(), key=lambda item: item[1].ordinal)]
+
+    def get(self, key: str, arch: str | None = None) -> bytes:
+        """The kernel stored under ``key`` for ``arch`` (default: the archive's only arch)."""
+        arch = arch if arch is not None else self.gfx_arch_family
+        try:
+            entry = self.entries[(key, arch)]
+        except KeyError:
+            raise _fail(self.where, f"kpack has no kernel {key!r} for {arch}") from None
+        stored = self.source.pread(entry.offset, entry.size)
+        if self.compression_scheme == "none":
+            return stored
+        try:
+            params = zstandard.get_frame_parameters(stored)
+            if params.content_size not in (entry.original_size, zstandard.CONTENTSIZE_UNKNOWN):
+                raise _fail(self.where, f"kpack kernel {key} frame size does not match the TOC")
+            dctx = zstandard.ZstdDecompressor(max_window_size=1 << 27)
+            reader = dctx.stream_reader(stored, read_across_frames=False)
+            parts, got = [], 0
+            while got <= entry.original_size:  # read one byte past the end to catch excess
+                chunk = reader.read(entry.original_size + 1 - got)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                got += len(chunk)
+            data = b"".join(parts)
+        except zstandard.ZstdError as exc:
+            raise _fail(self.where, f"kpack kernel {key} does not decompress: {exc}") from None
+        if len(data) != entry.original_size:
+            raise _fail(
+                self.where,
+                f"kpack kernel {key} decompresses to {len(data)} bytes, "
+                f"TOC says {entry.original_size}",
+            )
+        return data
+
+    def iter_kernels(self) -> Iterator[tuple[str, str, bytes]]:
+        """(key, arch, code object) in ordinal order."""
+        for key, arch in self.keys():
+            yield key, arch, self.get(key, arch)
+
+    _file: IO[bytes] | None = None
+
+    def close(self) -> None:
+        """Close the file :func:`read_kpack` opened."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> KpackArchive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def parse_kpack(data: SourceLike, where: str = "kpack") -> KpackArchive:
+    """Validate an archive held in bytes or an open binary file."""
+    return KpackArchive(data, where)
+
+
+def read_kpack(path: Path) -> KpackArchive:
+    """Open and validate ``path``; kernels are read on demand (use as a context manager)."""
+    fh = Path(path).open("rb")  # noqa: SIM115 - owned by the archive
+    try:
+        archive = KpackArchive(fh, str(path))
+    except BaseException:
+        fh.close()
+        raise
+    archive._file = fh
+    return archive
