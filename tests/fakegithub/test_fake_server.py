@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 import requests
+from github import Auth, Github, GithubException
 
 from fakegithub import FakeGitHub, FileChange, Repo
-from github import Auth, Github, GithubException
 from wheel_size.github import RetryPolicy, connect
 
 FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)
