@@ -19,6 +19,12 @@ __all__ = ["entrypoint", "main"]
 
 # name -> (module, one-line help). Order is the order shown in --help.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "track": ("wheel_size.cli.track", "nightly job: collect the newest nights, store, report"),
+    "collect": (
+        "wheel_size.cli.collect",
+        "read run and artifact sizes of a date range from GitHub",
+    ),
+    "store": ("wheel_size.cli.store", "add record files from parallel collect jobs to the history"),
     "report": ("wheel_size.cli.report", "size report of a variant over dates, from the history"),
     "dashboard": ("wheel_size.cli.dashboard", "draw the history dashboard (index.html)"),
     "plan-chunks": ("wheel_size.cli.plan_chunks", "split a backfill range into matrix jobs"),

@@ -7,8 +7,18 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wheel_size.errors import InputError
+
+if TYPE_CHECKING:
+    from github import Github
+
+    from wheel_size.collect.runs import WorkflowSource
+    from wheel_size.dates import DateRange
+    from wheel_size.history.store import HistoryStore
+    from wheel_size.report.model import Thresholds
+    from wheel_size.variants import ArtifactNaming
 
 __all__ = [
     "DEFAULT_HISTORY_DIR",
@@ -110,7 +120,7 @@ def add_threshold_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def thresholds_from_args(args: argparse.Namespace) -> object:
+def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
     from wheel_size.report.model import Thresholds
 
     mb = args.threshold_mb
@@ -122,7 +132,7 @@ def thresholds_from_args(args: argparse.Namespace) -> object:
     return Thresholds(mb=mb or None, pct=pct or None)
 
 
-def naming_from_args(args: argparse.Namespace) -> object:
+def naming_from_args(args: argparse.Namespace) -> ArtifactNaming:
     from wheel_size.variants import ArtifactNaming, canonical_python
 
     return ArtifactNaming(args.artifact_pattern, canonical_python(args.python))
@@ -141,7 +151,7 @@ def variants_from_args(args: argparse.Namespace) -> list[str]:
 @contextlib.contextmanager
 def open_store(
     args: argparse.Namespace, *, repository: str | None = None, token: str | None = None
-) -> Iterator[object]:
+) -> Iterator[HistoryStore]:
     """The store the options name; a git store's scratch clone is removed afterwards."""
     from wheel_size.history import DirectoryStore, GitBranchStore, actions_remote
 
@@ -182,3 +192,57 @@ def write_output(path: str | None, text: str) -> None:
         atomic_write(Path(path), text.encode())
     except OSError as exc:
         raise InputError(f"{path}: cannot write output: {exc.strerror or exc}") from None
+
+
+def add_source_options(parser: argparse.ArgumentParser, *, workflow_required: bool = True) -> None:
+    g = parser.add_argument_group("workflow runs")
+    g.add_argument(
+        "--repo",
+        metavar="OWNER/NAME",
+        default=os.environ.get("GITHUB_REPOSITORY") or None,
+        help="repository whose runs to read (default $GITHUB_REPOSITORY)",
+    )
+    g.add_argument(
+        "--workflow",
+        metavar="ID_OR_FILE",
+        required=workflow_required,
+        help="the nightly build workflow: numeric id (21257348) or file name (nightly.yml)",
+    )
+    g.add_argument(
+        "--branch",
+        default="nightly",
+        metavar="BRANCH",
+        help="branch the runs were built from (default nightly; '' for any)",
+    )
+
+
+def source_from_args(args: argparse.Namespace) -> WorkflowSource:
+    from wheel_size.collect.runs import WorkflowSource
+
+    if not args.repo:
+        raise InputError("--repo OWNER/NAME is required (or set GITHUB_REPOSITORY)")
+    return WorkflowSource(args.repo, str(args.workflow), args.branch or None)
+
+
+def explicit_periods(args: argparse.Namespace) -> list[DateRange] | None:
+    """``--date``, ``--from/--to`` or ``--month``; None when none was given."""
+    from wheel_size.dates import DateRange, parse_date, periods_from_args
+
+    date = getattr(args, "date", None)
+    if date:
+        if args.date_from or args.date_to or args.month:
+            raise InputError("give either --date or a range (--from/--to, --month), not both")
+        day = parse_date(date, "--date")
+        return [DateRange(day, day)]
+    if args.date_from or args.date_to or args.month:
+        if args.date_to and not args.date_from and not args.month:
+            raise InputError("--to needs --from")
+        return list(periods_from_args(args.date_from, args.date_to, args.month))
+    return None
+
+
+def github_from_env(token: str | None = None) -> Github:
+    """A PyGithub client for GITHUB_API_URL with the token (fails before any request)."""
+    from wheel_size.github.client import connect
+
+    return connect(token=token)

@@ -37,11 +37,7 @@ def run(args: argparse.Namespace) -> int:
     periods = periods_from_args(args.date_from, args.date_to, args.month)
     token = os.environ.get("GITHUB_TOKEN") or None
     with open_store(args, repository=args.repo, token=token) as store:
-        reports = reports_from_store(
-            store,  # type: ignore[arg-type]
-            args,
-            periods,
-        )
+        reports = reports_from_store(store, args, periods)
     text = render_json(reports) if args.format == "json" else render_markdown(reports)
     write_output(args.output, text)
     return 0

@@ -174,6 +174,12 @@ class GitBranchStore:
             changed = change(self.workdir)
             if not changed:
                 return WriteResult()
+            readme = self.workdir / "README.md"
+            if not readme.exists():  # a new branch says what it is
+                from wheel_size.render import render
+
+                atomic_write(readme, render("data-branch-readme.md.j2").encode())
+                changed.append("README.md")
             self._git("add", "-A", "--", ".")
             if not self._git("status", "--porcelain").stdout.strip():
                 return WriteResult()
@@ -204,12 +210,6 @@ class GitBranchStore:
             result = WriteResult()
             changed = apply_runs(root, runs, result)
             unchanged = result.unchanged
-            readme = root / "README.md"
-            if changed and not readme.exists():
-                from wheel_size.render import render
-
-                atomic_write(readme, render("data-branch-readme.md.j2").encode())
-                changed.append("README.md")
             return changed
 
         result = self.update(change, message or _commit_message(runs))

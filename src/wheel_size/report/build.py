@@ -66,15 +66,12 @@ def reports_from_store(
     """:func:`reports_for` with the shared command-line options."""
     from wheel_size.cli.options import naming_from_args, thresholds_from_args, variants_from_args
 
-    naming = naming_from_args(args)
-    thresholds = thresholds_from_args(args)
-    assert isinstance(naming, ArtifactNaming) and isinstance(thresholds, Thresholds)
     return reports_for(
         store,
         variants_from_args(args),
         periods,
-        naming=naming,
-        thresholds=thresholds,
+        naming=naming_from_args(args),
+        thresholds=thresholds_from_args(args),
         rollback_days=args.rollback_days,
         repository=getattr(args, "repo", None),
         workflow=getattr(args, "workflow", None),

@@ -1,0 +1,72 @@
+"""``wheel-size collect``: read run and artifact sizes for a date or range and store them
+(or write them to a record file for a fan-in job)."""
+
+from __future__ import annotations
+
+import argparse
+
+from wheel_size.cli.options import add_range_options, add_source_options, add_store_options
+
+__all__ = ["configure_parser", "run"]
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    add_source_options(parser)
+    g = parser.add_argument_group("dates")
+    g.add_argument("--date", metavar="YYYY-MM-DD", help="one night")
+    add_range_options(parser)
+    add_store_options(parser)
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the records to this file (for `wheel-size store` / `track --records`) "
+        "instead of the store",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from wheel_size.cli.options import (
+        explicit_periods,
+        github_from_env,
+        open_store,
+        source_from_args,
+    )
+    from wheel_size.collect import collect
+    from wheel_size.errors import InputError
+    from wheel_size.history import write_bundle
+
+    source = source_from_args(args)
+    periods = explicit_periods(args)
+    if not periods:
+        raise InputError("collect needs --date, --from/--to or --month")
+    if args.out and (args.history or args.data_branch):
+        raise InputError("give either --out or a store (--history/--data-branch), not both")
+    gh = github_from_env()
+    runs = []
+    for p in periods:
+        runs += collect(gh, source, p.start, p.end)
+    artifacts = sum(len(r.artifacts) for r in runs)
+    span = ", ".join(str(p) for p in periods)
+    if args.out:
+        from pathlib import Path
+
+        write_bundle(Path(args.out), runs)
+        where = args.out
+        changed = len(runs)
+    else:
+        import os
+
+        with open_store(
+            args, repository=source.repository, token=os.environ.get("GITHUB_TOKEN")
+        ) as store:
+            result = store.write_runs(runs)
+            where = store.description
+            changed = len(result.changed)
+    print(
+        f"wheel-size: collected {len(runs)} run(s) with {artifacts} artifact(s) of "
+        f"{source.repository} {span}; {changed} written to {where}",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,126 @@
+"""``wheel-size track``: the nightly job — collect, store, report, flag threshold crossings."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from wheel_size.cli.options import (
+    add_naming_options,
+    add_range_options,
+    add_source_options,
+    add_store_options,
+    add_threshold_options,
+)
+
+if TYPE_CHECKING:
+    from wheel_size.track import TrackResult
+
+__all__ = ["EXIT_REGRESSION", "configure_parser", "run", "track_from_args"]
+
+EXIT_REGRESSION = 1
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    add_source_options(parser)
+    g = parser.add_argument_group("dates (default: every night since the last stored one)")
+    g.add_argument("--date", metavar="YYYY-MM-DD", help="collect this night")
+    add_range_options(parser)
+    add_store_options(parser)
+    add_naming_options(parser)
+    add_threshold_options(parser)
+    parser.add_argument(
+        "--report-days",
+        type=int,
+        default=30,
+        metavar="N",
+        help="without a range, report the last N days up to the newest night (default 30)",
+    )
+    parser.add_argument(
+        "--records",
+        nargs="+",
+        metavar="FILE",
+        help="also store the runs in these record files (from `collect --out`)",
+    )
+    parser.add_argument(
+        "--no-collect",
+        dest="collect",
+        action="store_false",
+        help="do not ask GitHub; only store --records and report",
+    )
+    parser.add_argument(
+        "--dashboard", action="store_true", help="write index.html (GitHub Pages) to the store"
+    )
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the Markdown report here")
+    parser.add_argument("--json", metavar="FILE", help="write the result (jumps, reports) as JSON")
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help=f"exit {EXIT_REGRESSION} when a night grew past a threshold",
+    )
+
+
+def track_from_args(args: argparse.Namespace) -> TrackResult:
+    """Run the job the options describe; the Action calls this too."""
+    import os
+    from pathlib import Path
+
+    from wheel_size.cli.options import (
+        explicit_periods,
+        github_from_env,
+        naming_from_args,
+        open_store,
+        source_from_args,
+        thresholds_from_args,
+        variants_from_args,
+    )
+    from wheel_size.errors import InputError
+    from wheel_size.history import read_bundle
+    from wheel_size.track import TrackOptions, track
+
+    source = source_from_args(args)
+    if args.report_days < 1:
+        raise InputError("--report-days must be at least 1")
+    options = TrackOptions(
+        source=source,
+        variants=variants_from_args(args),
+        naming=naming_from_args(args),
+        thresholds=thresholds_from_args(args),
+        rollback_days=args.rollback_days,
+        periods=explicit_periods(args),
+        report_days=args.report_days,
+        records=[r for name in args.records or [] for r in read_bundle(Path(name))],
+        collect=args.collect,
+        dashboard=args.dashboard,
+        server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+    )
+    token = os.environ.get("GITHUB_TOKEN") or None
+    github = github_from_env(token) if args.collect else None  # fails before anything is stored
+    with open_store(args, repository=source.repository, token=token) as store:
+        return track(store, options, github=github)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from wheel_size.cli.options import write_output
+
+    result = track_from_args(args)
+    for j in result.jumps:
+        print(
+            f"wheel-size: jump: {j.artifact} {j.prev_date} → {j.date}: {j.delta_mb:+.1f} MB "
+            f"({j.prev_size_mb:.1f} → {j.size_mb:.1f} MB), run {j.run_id}",
+            file=sys.stderr,
+        )
+    print(
+        f"wheel-size: {len(result.collected)} run(s) collected, {result.ingested} ingested, "
+        f"{len(result.write.changed)} file(s) written; {len(result.jumps)} jump(s)",
+        file=sys.stderr,
+    )
+    if args.json:
+        write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
+    write_output(args.output, result.markdown)
+    if args.fail_on_regression and result.regression:
+        return EXIT_REGRESSION
+    return 0

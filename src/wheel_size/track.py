@@ -1,0 +1,202 @@
+"""The nightly job: collect the newest nights (or a backfill), store them, report, flag jumps.
+
+Threshold crossings come out as data (:class:`wheel_size.report.Jump`, with both nights' run
+ids, head SHAs and base SHAs) so the regression-issue code and the Action's outputs consume
+the same list. Records are stored before anything can fail on a variant: a night that was
+collected is never lost to a typo in ``--variant``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wheel_size.collect.runs import WorkflowSource
+from wheel_size.dates import DateRange, utc_today
+from wheel_size.errors import WheelSizeError
+from wheel_size.history.history import History
+from wheel_size.history.model import RunRecord
+from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
+from wheel_size.report.build import reports_for
+from wheel_size.report.model import Jump, Report, Thresholds
+from wheel_size.report.render import render_markdown
+from wheel_size.variants import ArtifactNaming
+
+__all__ = ["TrackOptions", "TrackResult", "collection_ranges", "track"]
+
+# With no history at all, the first nightly update looks this far back.
+FIRST_RUN_DAYS = 1
+# How far back to look for the last stored night (a data branch older than this restarts).
+CATCH_UP_LIMIT_DAYS = 400
+
+
+@dataclass
+class TrackOptions:
+    source: WorkflowSource
+    variants: list[str] = field(default_factory=lambda: ["cuda12_8"])
+    naming: ArtifactNaming = field(default_factory=ArtifactNaming)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    rollback_days: int = 10
+    periods: list[DateRange] | None = None  # explicit backfill; None = since the last night
+    report_days: int = 30
+    records: list[RunRecord] = field(default_factory=list)  # from parallel collect jobs
+    collect: bool = True
+    dashboard: bool = False
+    server_url: str = "https://github.com"
+
+
+@dataclass
+class TrackResult:
+    collected: list[RunRecord]
+    ingested: int
+    write: WriteResult
+    reports: list[Report]
+    jumps: list[Jump]  # threshold crossings on the nights this invocation collected
+    collected_ranges: list[DateRange]
+    report_periods: list[DateRange]
+    markdown: str
+
+    @property
+    def regression(self) -> bool:
+        """A crossing upwards: what should wake someone up (a drop is reported, not alarmed)."""
+        return any(j.delta_bytes > 0 for j in self.jumps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "collected_runs": len(self.collected),
+            "ingested_runs": self.ingested,
+            "changed_files": list(self.write.changed),
+            "commit": self.write.commit,
+            "collected_ranges": [
+                {"from": str(r.start), "to": str(r.end)} for r in self.collected_ranges
+            ],
+            "regression": self.regression,
+            "jumps": [j.to_dict() for j in self.jumps],
+            "reports": [r.to_dict() for r in self.reports],
+        }
+
+
+def collection_ranges(
+    store: HistoryStore, options: TrackOptions, today: dt.date
+) -> list[DateRange]:
+    """What to collect: the explicit periods, or every night since the last stored one.
+
+    The last stored night is collected again: its run may have finished or been re-run
+    since. Already-complete runs cost no request (see :func:`wheel_size.collect.collect`).
+    """
+    if options.periods:
+        return [DateRange(p.start, min(p.end, today)) for p in options.periods if p.start <= today]
+    recent = History.of(
+        store.read_runs(today - dt.timedelta(days=CATCH_UP_LIMIT_DAYS), today)
+    ).filtered(options.source.repository, [options.source.workflow])
+    last = recent.last_date()
+    first = last if last is not None else today - dt.timedelta(days=FIRST_RUN_DAYS)
+    return [DateRange(min(first, today), today)]
+
+
+def _report_periods(
+    options: TrackOptions, ranges: Sequence[DateRange], runs: Sequence[RunRecord], today: dt.date
+) -> list[DateRange]:
+    if options.periods:
+        return list(options.periods)
+    dates = [r.date for r in runs]
+    end = max(dates) if dates else max((r.end for r in ranges), default=today)
+    return [DateRange(end - dt.timedelta(days=max(options.report_days, 1) - 1), end)]
+
+
+def track(
+    store: HistoryStore,
+    options: TrackOptions,
+    *,
+    github: Any = None,
+    today: dt.date | None = None,
+    on_run: Callable[[RunRecord], None] | None = None,
+) -> TrackResult:
+    """Collect, store (one commit), report. ``github`` is a PyGithub client (see
+    :func:`wheel_size.github.client.connect`); it may be None with ``collect=False``."""
+    from wheel_size.collect.records import collect
+
+    today = today or utc_today()
+    ranges = collection_ranges(store, options, today) if options.collect else []
+    collected: list[RunRecord] = []
+    if ranges:
+        if github is None:
+            raise WheelSizeError("collecting runs needs a GitHub client")
+        lo = min(r.start for r in ranges)
+        hi = max(r.end for r in ranges)
+        known = {r.run_id: r for r in store.read_runs(lo, hi)}
+        for r in ranges:
+            collected += collect(github, options.source, r.start, r.end, known=known, on_run=on_run)
+    runs = [*options.records, *collected]
+    periods = _report_periods(options, ranges, runs, today)
+
+    reports: list[Report] = []
+    failure: list[WheelSizeError] = []
+
+    def build(root: Path) -> None:
+        try:
+            reports[:] = reports_for(
+                DirectoryStore(root),
+                options.variants,
+                periods,
+                naming=options.naming,
+                thresholds=options.thresholds,
+                rollback_days=options.rollback_days,
+                repository=options.source.repository,
+                workflow=options.source.workflow,
+            )
+        except WheelSizeError as exc:  # stored anyway; raised after the write
+            failure[:] = [exc]
+
+    def change(root: Path) -> list[str]:
+        result = WriteResult()
+        changed = apply_runs(root, runs, result)
+        build(root)
+        if options.dashboard and reports:
+            changed += _write_dashboard(root, reports, options)
+        return changed
+
+    dates = sorted({r.date for r in runs})
+    span = f"{dates[0]}..{dates[-1]}" if len(dates) > 1 else (str(dates[0]) if dates else "")
+    message = f"wheel-size: record {len(runs)} run(s) of {options.source.repository} {span}".strip()
+    write = store.update(change, message)
+    if failure:
+        raise failure[0]
+    new_dates = {d for r in ranges for d in r.days()} | {r.date for r in options.records}
+    jumps = [j for rep in reports for j in rep.jumps if j.date in new_dates]
+    markdown = render_markdown(reports, title=f"Wheel sizes — {options.source.repository}")
+    return TrackResult(
+        collected=collected,
+        ingested=len(options.records),
+        write=write,
+        reports=reports,
+        jumps=jumps,
+        collected_ranges=ranges,
+        report_periods=periods,
+        markdown=markdown,
+    )
+
+
+def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOptions) -> list[str]:
+    """index.html at the root of the store, for GitHub Pages; unchanged pages are not rewritten."""
+    from wheel_size.dashboard.page import render_dashboard
+    from wheel_size.history.store import atomic_write
+
+    newest = max((d.date for r in reports for d in r.days), default=None)
+    stamp = (
+        dt.datetime.combine(newest, dt.time(), tzinfo=dt.timezone.utc) if newest else None
+    )  # the data's date, not the clock: re-running a night rewrites nothing
+    html = render_dashboard(
+        [r.to_dict() for r in reports],
+        repository=options.source.repository,
+        server_url=options.server_url,
+        generated_at=stamp,
+    )
+    path = root / "index.html"
+    if path.exists() and path.read_text(encoding="utf-8") == html:
+        return []
+    atomic_write(path, html.encode())
+    return ["index.html"]
