@@ -160,7 +160,9 @@ def open_store(
             raise InputError("give either --history or --data-branch, not both")
         remote = args.data_remote
         if not remote:
-            repo = repository or os.environ.get("GITHUB_REPOSITORY")
+            # In a workflow the data branch belongs to the repository running it (where the
+            # token may push), even when the runs read are another repository's.
+            repo = os.environ.get("GITHUB_REPOSITORY") or repository
             if not repo:
                 raise InputError(
                     "--data-branch needs --data-remote or --repo to know where to push"

@@ -1,0 +1,1 @@
+"""The container Action: the runner's environment in, ``wheel-size track`` out."""

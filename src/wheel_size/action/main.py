@@ -1,0 +1,161 @@
+"""Entry point of the container Action: INPUT_* → ``wheel-size track`` → outputs, summary.
+
+The runner passes every input as ``INPUT_<NAME>`` with hyphens kept (``INPUT_GITHUB-TOKEN``),
+mounts the workspace at /github/workspace (owned by another user, so git needs it marked
+safe) and reads outputs and the job summary from the files GITHUB_OUTPUT and
+GITHUB_STEP_SUMMARY name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+from typing import TextIO
+
+from wheel_size.action.commands import (
+    add_mask,
+    workflow_command,
+    write_outputs,
+    write_step_summary,
+)
+from wheel_size.errors import InputError, WheelSizeError
+
+__all__ = ["action_argv", "main"]
+
+
+def _input(env: Mapping[str, str], name: str) -> str:
+    return env.get(f"INPUT_{name.replace(' ', '_').upper()}", "").strip()
+
+
+def _bool(env: Mapping[str, str], name: str) -> bool:
+    value = _input(env, name).lower()
+    if value in ("", "false", "0", "no", "off"):
+        return False
+    if value in ("true", "1", "yes", "on"):
+        return True
+    raise InputError(f"input {name} must be true or false, not {value!r}")
+
+
+def action_argv(env: Mapping[str, str]) -> list[str]:
+    """The ``wheel-size track`` command line the inputs describe."""
+    argv = ["track"]
+
+    def opt(flag: str, name: str) -> None:
+        value = _input(env, name)
+        if value:
+            argv.extend([flag, value])
+
+    repository = _input(env, "repository") or env.get("GITHUB_REPOSITORY", "")
+    if repository:
+        argv += ["--repo", repository]
+    if not _input(env, "workflow"):
+        raise InputError("input workflow is required: the nightly build workflow's id or file")
+    opt("--workflow", "workflow")
+    argv += ["--branch", _input(env, "branch")]
+    for variant in _input(env, "variants").replace("\n", ",").split(","):
+        if variant.strip():
+            argv += ["--variant", variant.strip()]
+    opt("--python", "python")
+    opt("--artifact-pattern", "artifact-pattern")
+    opt("--threshold-mb", "threshold-mb")
+    opt("--threshold-pct", "threshold-pct")
+    opt("--rollback-days", "rollback-days")
+    opt("--report-days", "report-days")
+    opt("--date", "date")
+    opt("--from", "from")
+    opt("--to", "to")
+    for month in _input(env, "months").replace("\n", ",").split(","):
+        if month.strip():
+            argv += ["--month", month.strip()]
+    history = _input(env, "history-dir")
+    if history:
+        argv += ["--history", history]
+    else:
+        opt("--data-branch", "data-branch")
+        opt("--data-remote", "data-remote")
+    if _bool(env, "dashboard"):
+        argv.append("--dashboard")
+    return argv
+
+
+def _mark_safe(workspace: str) -> None:
+    """Git ≥ 2.35.2 refuses a repository owned by another user (the runner's uid 1001)."""
+    # no git: only a directory store can work, and the store says so if not
+    with contextlib.suppress(FileNotFoundError):
+        subprocess.run(
+            ["git", "config", "--global", "--add", "safe.directory", workspace],
+            check=False,
+            capture_output=True,
+        )
+
+
+def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
+    env = os.environ if environ is None else environ
+    out = stdout or sys.stdout
+    token = _input(env, "github-token") or env.get("GITHUB_TOKEN", "")
+    add_mask(out, token)
+    workspace = env.get("GITHUB_WORKSPACE") or "/github/workspace"
+    _mark_safe(workspace)
+    if token:
+        env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
+    outputs = {"regression": "false", "jump-count": "0", "jumps": "[]"}
+    try:
+        from wheel_size.cli.main import build_parser
+        from wheel_size.cli.track import track_from_args
+        from wheel_size.history.store import atomic_write
+        from wheel_size.render import render
+
+        fail_on_regression = _bool(env, "fail-on-regression")
+        argv = action_argv(env)
+        parser = build_parser()
+        errors = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(errors):
+                args = parser.parse_args(argv)
+        except SystemExit:
+            said = (errors.getvalue().strip().splitlines() or ["invalid inputs"])[-1]
+            raise InputError(f"invalid action inputs: {said.split(': error: ')[-1]}") from None
+        result = track_from_args(args)
+
+        report_path = Path(workspace, _input(env, "report-path") or "wheel-size-report.md")
+        json_path = report_path.with_suffix(".json")
+        atomic_write(report_path, result.markdown.encode())
+        atomic_write(json_path, (json.dumps(result.to_dict(), indent=2) + "\n").encode())
+        note = render("action-summary-truncated.md.j2", path=report_path.name)
+        write_step_summary(env.get("GITHUB_STEP_SUMMARY"), result.markdown, note)
+        for j in result.jumps:
+            workflow_command(
+                out,
+                "warning",
+                f"{j.artifact}: {j.delta_mb:+.1f} MB on {j.date} "
+                f"({j.prev_size_mb:.1f} → {j.size_mb:.1f} MB, run {j.run_id})",
+                {"title": "Wheel size jump"},
+            )
+        outputs = {
+            "regression": "true" if result.regression else "false",
+            "jump-count": str(len(result.jumps)),
+            "jumps": json.dumps([j.to_dict() for j in result.jumps]),
+            "report-path": str(report_path),
+            "report-json-path": str(json_path),
+            "collected-runs": str(len(result.collected)),
+            "commit": result.write.commit or "",
+        }
+        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+        out.write(
+            f"wheel-size: {len(result.collected)} run(s) collected, "
+            f"{len(result.write.changed)} file(s) stored, {len(result.jumps)} jump(s)\n"
+        )
+        if fail_on_regression and result.regression:
+            workflow_command(out, "error", "wheel size grew past the threshold")
+            return 1
+        return 0
+    except WheelSizeError as exc:
+        workflow_command(out, "error", str(exc), {"title": "wheel-size"})
+        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+        return exc.exit_code
