@@ -96,7 +96,9 @@ class Fault:
     reset: bool
     delay: float
     truncate: bool
+    skip: int = 0  # let this many matching requests through first
     hits: int = 0
+    seen: int = 0
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -324,6 +326,7 @@ class FakeGitHub:
         reset: bool = False,
         delay: float = 0.0,
         truncate: bool = False,
+        skip: int = 0,
     ) -> Fault:
         """Inject a fault for the next ``times`` matching requests (None: all of them).
 
@@ -333,7 +336,8 @@ class FakeGitHub:
         ``delay``: sleep before answering (client timeouts). ``truncate``: cut the JSON body in
         half. ``after=True``: carry the request out first, then fail the answer (a lost
         answer: GitHub stored the write but the client never hears so). Set ``status=None`` for
-        a delay/truncation/reset of the real answer."""
+        a delay/truncation/reset of the real answer. ``skip``: let the first ``skip`` matching
+        requests through untouched (a fault in the middle of a job)."""
         fault = Fault(
             method=method.upper() if method else None,
             path=re.compile(path) if path else None,
@@ -345,6 +349,7 @@ class FakeGitHub:
             reset=reset,
             delay=delay,
             truncate=truncate,
+            skip=skip,
         )
         with self.lock:
             self.faults.append(fault)
@@ -434,6 +439,9 @@ class FakeGitHub:
         with self.lock:
             for fault in self.faults:
                 if fault.matches(method, path):
+                    fault.seen += 1
+                    if fault.seen <= fault.skip:
+                        continue
                     fault.hits += 1
                     return fault
         return None

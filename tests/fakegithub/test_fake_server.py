@@ -454,6 +454,13 @@ def test_fault_kinds(nightly: FakeGitHub) -> None:
     assert [r.status for r in nightly.requests[-7:]] == [503, 503, 200, 200, None, 429, 403]
 
 
+def test_fault_skip_lets_the_first_requests_through(nightly: FakeGitHub) -> None:
+    fault = nightly.fail("GET", r"/repos/pytorch/pytorch$", 500, skip=2)
+    statuses = [api(nightly, "/repos/pytorch/pytorch").status_code for _ in range(4)]
+    assert statuses == [200, 200, 500, 200]
+    assert (fault.seen, fault.hits) == (3, 1)
+
+
 def test_fault_after_performs_the_write(fake_github: FakeGitHub) -> None:
     fake_github.add_repo("o/r")
     fake_github.fail("POST", r"/issues$", 502, after=True)
