@@ -51,6 +51,14 @@ LIBRARIES: dict[str, tuple[str, list[str]]] = {
             "-Xfatbin", "-compress-all",
         ],
     ),
+    # kernels_v2.cu for libk_v1.so's architectures: growth spread over every arch
+    "libk_v1_more_kernels.so": (
+        "kernels_v2.cu",
+        [
+            "-gencode", "arch=compute_75,code=sm_75",
+            "-gencode", "arch=compute_80,code=[sm_80,compute_80]",
+        ],
+    ),
     # nothing compressed; an arch-specific sm_90a target
     "libk_nocompress.so": (
         "kernels_v1.cu",

@@ -45,7 +45,7 @@ def summary_line(diff: WheelDiff) -> str:
         f"installed {human(t.new_installed - t.old_installed, sign=True)} "
         f"({_percent(t.old_installed, t.new_installed)}); "
         f"add/remove: {c['added']}/{c['removed']} grow/shrink: {c['grown']}/{c['shrunk']} "
-        f"up/down: {signed(c['up'])}/{signed(c['down'])} ({signed(c['up'] + c['down'])})"
+        f"up/down: {signed(c['up'])}/-{abs(c['down']):,} ({signed(c['up'] + c['down'])})"
     )
 
 

@@ -1,0 +1,1 @@
+"""Evidence for regression issues: the two nights' wheels, downloaded and diffed."""

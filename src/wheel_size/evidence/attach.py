@@ -1,0 +1,121 @@
+"""Put the content evidence into a regression investigation: a Markdown section, its JSON,
+and stronger statuses for candidates whose kind of change the wheels' contents confirm."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from wheel_size.diff.model import GpuDelta
+from wheel_size.diff.view import human, summary_line
+from wheel_size.evidence.collect import Evidence
+from wheel_size.evidence.reading import SUPPORTS
+from wheel_size.regressions.evidence import CLEARED, CONFIRMED, LIKELY, Status
+from wheel_size.regressions.investigation import Investigation
+from wheel_size.render import render
+from wheel_size.render.safe_markdown import neutralise, neutralise_cell
+
+__all__ = ["attach_evidence", "evidence_markdown"]
+
+_FILES = 6
+_GPU_ROWS = 10
+
+
+def _cell(text: str) -> str:
+    return neutralise_cell(text.replace("`", "'"), max_chars=120)
+
+
+def _gpu(row: GpuDelta) -> dict[str, str]:
+    arch = (
+        row.arch.replace("sm_", "compute_")
+        if row.kind == "cuda" and row.image == "ptx"
+        else row.arch
+    )
+    return {
+        "arch": _cell(arch),
+        "image": row.image,
+        "section": _cell(row.section),
+        "entries": f"{row.old_entries} → {row.new_entries}",
+        "delta": human(row.delta, sign=True),
+        "uncompressed_delta": human(row.uncompressed_delta, sign=True),
+    }
+
+
+def _context(evidence: Evidence) -> dict[str, Any]:
+    before, after = evidence.before, evidence.after
+    context: dict[str, Any] = {
+        "available": evidence.available,
+        "reason": neutralise(evidence.unavailable or ""),
+        "before_run": before.run_id,
+        "after_run": after.run_id,
+        "artifact": _cell(after.artifact or ""),
+        "comparisons": [],
+    }
+    if evidence.report is None or evidence.reading is None:
+        return context
+    context["reading"] = neutralise(evidence.reading.sentence)
+    for diff in evidence.report.comparisons:
+        files = diff.files[:_FILES]
+        device_file = next((f for f in diff.files if f.gpu), None)
+        rows = []
+        if device_file is not None:
+            changed = [g for g in device_file.gpu if g.delta or g.uncompressed_delta]
+            rows = [_gpu(g) for g in changed[:_GPU_ROWS]]
+        context["comparisons"].append(
+            {
+                "name": _cell(diff.new.rsplit("!", 1)[-1].rsplit("/", 1)[-1]),
+                "summary": summary_line(diff),
+                "files": [
+                    {
+                        "path": _cell(f.path),
+                        "status": f.status,
+                        "installed_delta": human(f.installed_delta, sign=True),
+                        "delta": human(f.delta, sign=True),
+                        "sections": ", ".join(
+                            f"{_cell(s.name)} {human(s.delta, sign=True)}" for s in f.sections[:3]
+                        ),
+                    }
+                    for f in files
+                ],
+                "more_files": max(0, len(diff.files) - _FILES),
+                "device_file": _cell(device_file.path) if device_file else None,
+                "gpu": rows,
+            }
+        )
+    return context
+
+
+def evidence_markdown(evidence: Evidence) -> str:
+    """The "Wheel contents" section of a regression issue (already safe to post)."""
+    return render("regression_evidence.md.j2", **_context(evidence))
+
+
+def attach_evidence(inv: Investigation, evidence: Evidence) -> Investigation:
+    """Fill ``inv``'s evidence fields and strengthen candidates the contents support.
+
+    A candidate whose categories fit the reading (e.g. ``cuda-kernels`` for growth spread
+    over every SM architecture) becomes LIKELY; CONFIRMED and CLEARED are left alone, and no
+    status is weakened: the contents say what kind of code grew, not which commit did it.
+    """
+    inv.evidence_markdown = evidence_markdown(evidence)
+    inv.evidence_json = evidence.to_json()
+    reading = evidence.reading
+    if reading is None or reading.pattern not in SUPPORTS:
+        return inv
+    supported = SUPPORTS[reading.pattern]
+    updated = []
+    for candidate in inv.candidates:
+        status = candidate.status
+        fits = supported & set(candidate.classified.categories)
+        if fits and status.status not in (CONFIRMED, CLEARED):
+            text = (
+                f"the two nightlies' wheels show {reading.pattern.replace('-', ' ')} "
+                f"({reading.sentence.rstrip('.')}), which its changes ({', '.join(sorted(fits))}) "
+                "explain; no per-commit build to confirm it"
+            )
+            if status.status == LIKELY:
+                text = f"{status.evidence}; {text}"
+            candidate = dataclasses.replace(candidate, status=Status(LIKELY, text))
+        updated.append(candidate)
+    inv.candidates = updated
+    return inv
