@@ -220,3 +220,27 @@ def test_abi3_fixtures_rebuild(tmp_path: Path) -> None:
         "PyCode_NewEmpty",
         "_PyBytes_Resize",
     ]
+
+
+def test_audit_a_workflow_runs_artifacts(fake_github: Any, tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "make_1747_matrix.py"), str(tmp_path / "m")],
+        check=True,
+        capture_output=True,
+    )
+    run = fake_github.add_repo("pytorch/ao").add_workflow(3, "build").add_run()
+    for job in sorted((tmp_path / "m").iterdir()):
+        zipped = make_artifact(tmp_path / f"{job.name}.zip", sorted(job.glob("*.whl")))
+        run.add_artifact(f"wheels-{job.name}", content=zipped.read_bytes())
+    run.add_artifact("wheels-expired", size_in_bytes=100, expired=True)
+    result = run_cli(
+        ["audit", "--repo", "pytorch/ao", "--run-id", str(run.id), "--format", "json"],
+        env=fake_github.env(),
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    verdicts = {v["wheel"]: v["verdict"] for v in data["verdicts"]}
+    cuda = f"run {run.id}/wheels-linux-cuda!torchao-0.8.0-cp39-abi3-linux_x86_64.whl"
+    assert verdicts[cuda] == "keep"
+    assert sorted(verdicts.values()) == ["drop"] * 5 + ["keep"] * 2
+    assert "wheels-expired" in result.stderr and "expired" in result.stderr

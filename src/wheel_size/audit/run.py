@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from wheel_size.audit.inspect import WheelInfo, inspect_wheel
@@ -44,12 +44,24 @@ def collect_wheels(
 def audit_paths(
     paths: Sequence[Path],
     *,
+    display: Mapping[Path, str] | None = None,
     trust_record: bool = False,
     scanners: tuple[ArchScanner, ...] = (),
 ) -> AuditReport:
-    """Audit every wheel found; raises :class:`InputError` when not one could be read."""
+    """Audit every wheel found; raises :class:`InputError` when not one could be read.
+
+    ``display`` names some paths differently in the report (a downloaded artifact by its name).
+    """
     with tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp:
         inputs, unreadable = collect_wheels(paths, Path(tmp))
+        for path, name in (display or {}).items():
+            prefix = str(path)
+            inputs = [
+                WheelInput(name + i.label[len(prefix) :], i.path)
+                if i.label.startswith(prefix)
+                else i
+                for i in inputs
+            ]
         infos: list[WheelInfo] = []
         for item in inputs:
             try:

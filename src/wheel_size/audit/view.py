@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from wheel_size.audit.matrix import AuditReport
-from wheel_size.diff.view import human
+from wheel_size.diff.view import cell, human
 
 __all__ = ["view"]
 
@@ -20,7 +20,7 @@ def view(report: AuditReport) -> dict[str, Any]:
         ]
         wheels.append(
             {
-                "path": wheel.path,
+                "path": cell(wheel.path),
                 "labels": ", ".join(labels) or "—",
                 "tags": ", ".join(sorted({str(t) for t in wheel.name.tags})) if wheel.name else "?",
                 "kind": "pure" if wheel.pure else ("abi3" if wheel.abi3 else "platform"),
@@ -31,6 +31,15 @@ def view(report: AuditReport) -> dict[str, Any]:
                 "size": human(wheel.size),
             }
         )
+    for group in data["redundant_groups"]:
+        group["members"] = [cell(m) for m in group["members"]]
+        group["keep"] = cell(group["keep"])
+    for finding in data["findings"]:
+        finding["wheels"] = [cell(w) for w in finding["wheels"]]
+        finding["detail"] = cell(finding["detail"])
+    for verdict in data["verdicts"]:
+        verdict["wheel"] = cell(verdict["wheel"])
+        verdict["reason"] = cell(verdict["reason"])
     return {
         "summary": data["summary"],
         "count": len(report.wheels) + len(report.unreadable),

@@ -25,7 +25,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from wheel_size.diff.output import write_text_atomic
     from wheel_size.diff.run import diff_inputs
-    from wheel_size.diff.view import view
+    from wheel_size.diff.view import cell, view
     from wheel_size.render import render
 
     report = diff_inputs(args.old, args.new)
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         text = render(
             "diff.md.j2",
             comparisons=[view(c, limit=args.limit) for c in report.comparisons],
-            problems=report.problems,
+            problems=[cell(p) for p in report.problems],
         )
     if args.output:
         write_text_atomic(args.output, text)

@@ -9,8 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
+from wheel_size.render.safe_markdown import neutralise_cell
 
-__all__ = ["human", "signed", "summary_line", "view"]
+__all__ = ["cell", "human", "signed", "summary_line", "view"]
+
+
+def cell(text: str) -> str:
+    """Text from a wheel (paths, section names) made safe for a Markdown table cell or code span."""
+    return neutralise_cell(text.replace("`", "'"))
 
 
 def human(count: float, *, sign: bool = False) -> str:
@@ -57,8 +63,8 @@ def _gpu_row(g: GpuDelta) -> dict[str, Any]:
     new_c = ",".join(g.new_compression) or "—"
     return {
         "kind": g.kind,
-        "section": g.section,
-        "arch": arch,
+        "section": cell(g.section),
+        "arch": cell(arch),
         "image": g.image,
         "entries": f"{g.old_entries} → {g.new_entries}",
         "old": human(g.old_bytes),
@@ -75,7 +81,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> dict[str, Any]:
         g for g in f.gpu if g.delta or g.uncompressed_delta or g.old_entries != g.new_entries
     ]
     return {
-        "path": f.path,
+        "path": cell(f.path),
         "status": f.status,
         "old_installed": human(f.old_installed) if f.status != "added" else "—",
         "new_installed": human(f.new_installed) if f.status != "removed" else "—",
@@ -83,7 +89,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> dict[str, Any]:
         "installed_delta": human(f.installed_delta, sign=True),
         "sections": [
             {
-                "name": s.name,
+                "name": cell(s.name),
                 "old": human(s.old_size),
                 "new": human(s.new_size),
                 "delta": human(s.delta, sign=True),
@@ -92,7 +98,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> dict[str, Any]:
         ],
         "gpu": [_gpu_row(g) for g in changed_gpu[:gpu_limit]],
         "gpu_more": max(0, len(changed_gpu) - gpu_limit),
-        "problems": f.problems,
+        "problems": [cell(p) for p in f.problems],
     }
 
 
@@ -101,8 +107,8 @@ def view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> dict[str, 
     shown = diff.files[:limit]
     rest = diff.files[limit:]
     return {
-        "old": diff.old,
-        "new": diff.new,
+        "old": cell(diff.old),
+        "new": cell(diff.new),
         "summary": summary_line(diff),
         "old_total": human(diff.total.old_bytes),
         "new_total": human(diff.total.new_bytes),
@@ -111,5 +117,5 @@ def view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> dict[str, 
         "more_files": len(rest),
         "more_delta": human(sum(f.installed_delta for f in rest), sign=True),
         "unchanged": diff.unchanged,
-        "problems": diff.problems,
+        "problems": [cell(p) for p in diff.problems],
     }
