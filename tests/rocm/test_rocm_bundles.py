@@ -198,3 +198,13 @@ def test_zlib_payload_garbage_is_reported() -> None:
     with pytest.raises(InvalidBundle, match="decompress"):
         list(iter_bundles(blob))
     assert zlib  # the stdlib codec is what produced the error above
+
+
+def test_hash_check_can_be_skipped_but_sizes_cannot() -> None:
+    bad_hash = ccob_with(2, Method.ZSTD, hash_xor=1)
+    ref = next(iter_bundles(bad_hash))
+    assert len(list(iter_entries(bad_hash, ref, check_hash=False))) == 6
+    bad_size = ccob_with(2, Method.ZSTD, size_delta=1)
+    ref = next(iter_bundles(bad_size))
+    with pytest.raises(InvalidBundle, match="decompresses to"):
+        list(iter_entries(bad_size, ref, check_hash=False))

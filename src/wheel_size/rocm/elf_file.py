@@ -106,6 +106,13 @@ class ElfImage:
             raise InvalidElf(f"{name}: truncated ELF header")
         if head[4] != 2 or head[5] != 1:
             raise InvalidElf(f"{name}: only 64-bit little-endian ELF files are supported")
+        phoff, shoff = struct.unpack_from("<QQ", head, 32)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", head, 54)
+        size = self.source.size
+        if phnum and (phentsize != 56 or phoff > size or phnum * 56 > size - phoff):
+            raise InvalidElf(f"{name}: program header table lies outside the file (truncated?)")
+        if shnum and (shentsize != 64 or shoff > size or shnum * 64 > size - shoff):
+            raise InvalidElf(f"{name}: section header table lies outside the file (truncated?)")
         stream = data if not isinstance(data, (bytes, bytearray, memoryview)) else None
         try:
             elf = ELFFile(stream if stream is not None else io.BytesIO(bytes(data)))  # type: ignore[arg-type]
@@ -133,8 +140,12 @@ class ElfImage:
             ValueError,
             KeyError,
             IndexError,
+            OverflowError,
             UnicodeDecodeError,
-        ) as exc:
+            AssertionError,
+            AttributeError,
+            TypeError,
+        ) as exc:  # pyelftools on hostile input: all mean "not a usable ELF"
             raise InvalidElf(f"{name}: malformed or truncated ELF ({exc})") from None
         self._check_bounds()
 

@@ -174,13 +174,16 @@ class FatLibrary:
                 totals[e.entry_id.target.text] = totals.get(e.entry_id.target.text, 0) + share
         return {t: int(v) for t, v in sorted(totals.items())}
 
-    def iter_code_objects(self, verify: bool = True) -> Iterator[CodeObject]:
+    def iter_code_objects(
+        self, verify: bool = True, check_hash: bool = True
+    ) -> Iterator[CodeObject]:
         """Code objects one at a time in file order; each is checked against its ELF
-        e_flags (InvalidBundle naming the library and entry on a mismatch)."""
+        e_flags (InvalidBundle naming the library and entry on a mismatch), and each
+        compressed bundle against its size and (``check_hash``) MD5 once fully read."""
         for ref in self.bundles:
             where = f"{self.name}: {FATBIN_SECTION}"
             targets_seen: set[str] = set()
-            for item in iter_entries(self.elf.source, ref, self.fatbin.offset, where):
+            for item in iter_entries(self.elf.source, ref, self.fatbin.offset, where, check_hash):
                 target = item.entry.entry_id.target
                 assert target is not None
                 if target.text in targets_seen:

@@ -87,7 +87,11 @@ def iter_bundles(
 
 
 def iter_entries(
-    data: SourceLike, ref: BundleRef, start: int = 0, where: str = ".hip_fatbin"
+    data: SourceLike,
+    ref: BundleRef,
+    start: int = 0,
+    where: str = ".hip_fatbin",
+    check_hash: bool = True,
 ) -> Iterator[EntryData]:
     """The device entries of one bundle with their bytes, in file order, one at a time.
 
@@ -105,7 +109,7 @@ def iter_entries(
             yield EntryData(ref, entry, blob)
         return
     assert ref.ccob is not None
-    stream = ccob.open_payload(source, base, base + ref.length, ref.ccob, here)
+    stream = ccob.open_payload(source, base, base + ref.length, ref.ccob, here, check_hash)
     plain = offload_bundle.read_plain_header(
         stream.read_exact, ref.ccob.uncompressed_size, f"{here} (decompressed)"
     )

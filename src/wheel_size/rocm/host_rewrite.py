@@ -147,6 +147,13 @@ def _containing_load(elf: ElfImage, fatbin: Section) -> Segment:
 def plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -> RewritePlan:
     """Compute the rewrite of ``lib`` (see the module docstring); raises InvalidElf or
     InvalidBundle when the library cannot be rewritten safely."""
+    try:
+        return _plan_strip(lib, kernel_name=kernel_name, search_paths=search_paths)
+    except struct.error as exc:  # header values that do not fit their fields any more
+        raise InvalidElf(f"{lib.name}: addresses or offsets out of range ({exc})") from None
+
+
+def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -> RewritePlan:
     elf, name, fatbin = lib.elf, lib.name, lib.fatbin
     size = elf.source.size
     hdr = elf.header
