@@ -363,6 +363,7 @@ class FakeGitHub:
         times: int | None = 1,
         reset_in: float = 1.0,
         status: int = 403,
+        skip: int = 0,
     ) -> Fault:
         """A primary rate-limit answer: 403 (or 429) "API rate limit exceeded for …" with
         ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset`` ``reset_in`` seconds ahead."""
@@ -372,6 +373,7 @@ class FakeGitHub:
             path,
             status,
             times=times,
+            skip=skip,
             headers={
                 "x-ratelimit-remaining": "0",
                 "x-ratelimit-used": str(self.rate_limits["core"]),
@@ -394,6 +396,7 @@ class FakeGitHub:
         times: int | None = 1,
         status: int = 403,
         retry_after: float | None = None,
+        skip: int = 0,
     ) -> Fault:
         """A secondary rate-limit answer (403 or 429), with ``Retry-After`` when given."""
         headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
@@ -402,6 +405,7 @@ class FakeGitHub:
             path,
             status,
             times=times,
+            skip=skip,
             headers=headers,
             body={
                 "message": "You have exceeded a secondary rate limit. Please wait a few minutes "

@@ -347,3 +347,14 @@ def test_non_rate_limit_403_is_not_retried(fake: FakeGitHub) -> None:
     ):
         gh_for(fake).get_repo("o/r")
     assert fake.count("GET", r"/repos/o/r$") == 1
+
+
+def test_connection_failure_names_host_and_cause(fake: FakeGitHub) -> None:
+    fake.fail("GET", r"/repos/o/r$", reset=True, times=None)
+    with pytest.raises(GitHubError) as info, github_errors("reading o/r"):
+        gh_for(fake).get_repo("o/r")
+    host = fake.url.split("//", 1)[1]
+    assert (
+        str(info.value) == f"reading o/r: cannot reach GitHub at {host}: Connection reset by peer"
+    )
+    assert fake.count("GET", r"/repos/o/r$") == FAST.total + 1

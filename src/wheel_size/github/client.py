@@ -20,6 +20,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from types import TracebackType
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import requests
 from github import Auth, Github, GithubException
@@ -336,12 +337,34 @@ def github_error(exc: BaseException, doing: str, *, not_found: str | None = None
             text = f"{doing}: {said}"
         return GitHubError(scrub(text))
     if isinstance(exc, requests.exceptions.Timeout):
-        return GitHubError(scrub(f"{doing}: GitHub did not answer in time ({exc})"))
+        return GitHubError(scrub(f"{doing}: GitHub did not answer in time{_network_reason(exc)}"))
     if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.RetryError)):
-        return GitHubError(scrub(f"{doing}: cannot reach GitHub ({exc})"))
+        return GitHubError(scrub(f"{doing}: cannot reach GitHub{_network_reason(exc)}"))
     if isinstance(exc, ValueError):
         return GitHubError(scrub(f"{doing}: GitHub sent an answer that is not valid JSON ({exc})"))
     return GitHubError(scrub(f"{doing}: {type(exc).__name__}: {exc}"))
+
+
+def _network_reason(exc: BaseException) -> str:
+    """`` at HOST: <innermost cause>`` for a requests/urllib3 error chain (their own text
+    nests three exceptions and the whole URL)."""
+    where = ""
+    request = getattr(exc, "request", None)
+    url = getattr(request, "url", None)
+    if isinstance(url, str):
+        where = f" at {urlsplit(url).netloc}"
+    current: BaseException = exc
+    for _ in range(8):
+        inner = getattr(current, "reason", None)
+        if not isinstance(inner, BaseException):
+            inner = next((a for a in current.args if isinstance(a, BaseException)), None)
+        if inner is None:
+            break
+        current = inner
+    text = next((a for a in reversed(current.args) if isinstance(a, str)), "") or str(current)
+    if "Max retries exceeded" in text or not text:
+        text = type(current).__name__
+    return f"{where}: {text}"
 
 
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
