@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,13 @@ def test_1747_matrix_verdicts(matrix_1747: Path) -> None:
     (ext,) = cw["native_extensions"]
     assert ext["path"] == "torchao/_C.abi3.so" and ext["gpu_archs"] == ["sm_80", "sm_90"]
     assert ext["non_stable_symbols"] == []
+    assert "libcudart.so.13" in ext["needed"]
+    if shutil.which("readelf"):
+        out = subprocess.run(
+            ["readelf", "-V", str(DATA / "cuda" / "_C.abi3.so")], capture_output=True, text=True
+        ).stdout
+        versions = {tuple(map(int, v.split("."))) for v in re.findall(r"GLIBC_([\d.]+\d)", out)}
+        assert ext["glibc_required"] == ".".join(map(str, max(versions)))
     rocm = wheels["artifacts/linux-rocm/torchao-0.8.0+rocm6.3-py3-none-any.whl"]
     assert rocm["local_label"] == "rocm6.3" and rocm["version"] == "0.8.0+rocm6.3"
     assert rocm["pure"] is True and rocm["native_extensions"] == []
@@ -244,3 +252,14 @@ def test_audit_a_workflow_runs_artifacts(fake_github: Any, tmp_path: Path) -> No
     assert verdicts[cuda] == "keep"
     assert sorted(verdicts.values()) == ["drop"] * 5 + ["keep"] * 2
     assert "wheels-expired" in result.stderr and "expired" in result.stderr
+
+
+def test_readme_shows_the_real_output(matrix_1747: Path) -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    start = readme.index("wheel-size audit artifacts\n```\n\n") + len(
+        "wheel-size audit artifacts\n```\n\n"
+    )
+    shown = readme[start : readme.index("\n## ", start)].strip()
+    result = run_cli(["audit", "artifacts"], cwd=matrix_1747)
+    assert result.returncode == 0, result.stderr
+    assert shown == result.stdout.strip().replace("\n### ", "\n#### ")

@@ -198,7 +198,7 @@ def _native_file(
     item.needed = sorted(info.needed)
     item.gpu_archs = sorted(info.gpu_archs, key=_arch_order)
     if info.glibc_required:
-        item.glibc_required = f"{info.glibc_required[0]}.{info.glibc_required[1]}"
+        item.glibc_required = ".".join(map(str, info.glibc_required))
     if abi3 and kind == "extension":
         item.non_stable_symbols = non_stable_imports(info.imports, info.defined)
     return item

@@ -31,7 +31,7 @@ _MACHO = {
     b"\xcf\xfa\xed\xfe",
     b"\xca\xfe\xba\xbe",
 }
-_GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)")
+_GLIBC = re.compile(r"^GLIBC_(\d+(?:\.\d+)+)$")
 
 # Extra GPU scanners (HIP): path, source -> set of architectures.
 ArchScanner = Callable[[Path, str], set[str]]
@@ -54,7 +54,7 @@ class NativeInfo:
     needed: list[str] = field(default_factory=list)
     imports: set[str] = field(default_factory=set)
     defined: set[str] = field(default_factory=set)
-    glibc_required: tuple[int, int] | None = None
+    glibc_required: tuple[int, ...] | None = None
     gpu_archs: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
 
@@ -75,7 +75,7 @@ def _symbols(elf: ELFFile, info: NativeInfo) -> None:
 
 
 def _dynamic(elf: ELFFile, info: NativeInfo) -> None:
-    floor: tuple[int, int] | None = None
+    floor: tuple[int, ...] | None = None
     for section in elf.iter_sections():
         if isinstance(section, DynamicSection):
             for tag in section.iter_tags():
@@ -86,7 +86,7 @@ def _dynamic(elf: ELFFile, info: NativeInfo) -> None:
                 for aux in auxiliaries:
                     match = _GLIBC.match(aux.name)
                     if match:
-                        version = (int(match.group(1)), int(match.group(2)))
+                        version = tuple(int(p) for p in match.group(1).split("."))
                         floor = max(floor, version) if floor else version
     info.glibc_required = floor
 
