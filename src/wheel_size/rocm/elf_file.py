@@ -276,6 +276,26 @@ class ElfImage:
                         yield Relocation(base + 8 * bit, relative, 0, 0, sec.index, -1)
                 base += 8 * 63
 
+    def symbol_address(self, symtab_index: int, symbol: int) -> tuple[int, int]:
+        """(st_value, st_shndx) of a symbol; the table is read once and cached, because
+        big libraries have a symbol-based relocation for most of their symbols."""
+        cache = self.__dict__.setdefault("_symbols", {})
+        table = cache.get(symtab_index)
+        if table is None:
+            if not 0 <= symtab_index < len(self.sections):
+                raise InvalidElf(f"{self.name}: relocation section links to no symbol table")
+            sec = self.sections[symtab_index]
+            raw = self.read(sec, 0, sec.size - sec.size % 24) if sec.file_size else b""
+            table = [
+                (value, shndx)
+                for _n, _i, _o, shndx, value, _s in struct.iter_unpack("<IBBHQQ", raw)
+            ]
+            cache[symtab_index] = table
+        if not 0 <= symbol < len(table):
+            raise InvalidElf(f"{self.name}: relocation names symbol {symbol}, outside its table")
+        value, shndx = table[symbol]
+        return value, shndx
+
     def symbol_value(self, symtab_index: int, symbol: int) -> tuple[str, int, int]:
         """(name, st_value, st_shndx) of symbol ``symbol`` in the table at section index."""
         if not 0 <= symtab_index < len(self.sections):

@@ -303,7 +303,7 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
             else:
                 target = rel.addend
         elif rel.symbol:
-            _name, value, shndx = elf.symbol_value(elf.sections[rel.section].link, rel.symbol)
+            value, shndx = elf.symbol_address(elf.sections[rel.section].link, rel.symbol)
             if shndx == 0:
                 continue
             target = value + rel.addend
