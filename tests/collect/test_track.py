@@ -190,3 +190,28 @@ def test_cli_track_permission(fake_github: FakeGitHub, tmp_path: Path) -> None:
     assert res.returncode == 2
     assert "actions: read" in res.stderr
     assert not (tmp_path / "h").exists()
+
+
+def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(fake_github)
+    add_month(wf, 2025, 10)
+    out = tmp_path / "oct.json"
+    res = run_cli(["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+                   "--month", "October 2025", "--out", str(out)],
+                  env=fake_github.env())  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    before = fake_github.count()
+    hist = tmp_path / "h"
+    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+                   "--history", str(hist), "--records", str(out), "--no-collect",
+                   "--month", "October 2025", "--variant", "cpu"],
+                  env={"GITHUB_TOKEN": ""})  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert fake_github.count() == before  # no request at all
+    assert "1 jump(s)" in res.stderr and "| 2025-10-11 | +1.4 MB |" in res.stdout
+    # a broken record file stores nothing
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "wheel-size/records", "schema_version": 1, "runs": [{}]}')
+    res = run_cli(["store", str(out), str(bad), "--history", str(tmp_path / "h2")])
+    assert res.returncode == 2 and "bad.json: runs[0]: not a wheel-size run record" in res.stderr
+    assert not (tmp_path / "h2").exists()

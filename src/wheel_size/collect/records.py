@@ -11,7 +11,9 @@ from github import Github
 from wheel_size.collect.runs import WorkflowSource, list_runs, raw
 from wheel_size.history.model import ArtifactRecord, RunRecord, parse_base_sha
 
-__all__ = ["collect", "record_from_api", "utc_now"]
+__all__ = ["PROGRESS_MIN_RUNS", "collect", "record_from_api", "utc_now"]
+
+PROGRESS_MIN_RUNS = 50
 
 
 def utc_now() -> str:
@@ -88,12 +90,22 @@ def collect(
     past the 90-day retention possible.
     """
     from wheel_size.github.client import github_errors
+    from wheel_size.progress import Progress
 
     known = known or {}
     collected_at = utc_now()
     out: list[RunRecord] = []
     listed = sorted(list_runs(gh, source, first, last), key=lambda r: (r["created_at"], r["id"]))
+    # A backfill shows progress on stderr; a nightly update (a run or two) stays quiet. No
+    # closing line on failure: the error itself is the one line a failed job prints.
+    progress = (
+        Progress(f"artifacts of {source.repository} {first}..{last}", len(listed), unit="runs")
+        if len(listed) >= PROGRESS_MIN_RUNS
+        else None
+    )
     for run in listed:
+        if progress is not None:
+            progress.advance()
         stored = known.get(int(run["id"]))
         if (
             stored is not None
@@ -109,6 +121,8 @@ def collect(
         out.append(record)
         if on_run is not None:
             on_run(record)
+    if progress is not None:
+        progress.finish()
     return out
 
 
