@@ -1,0 +1,112 @@
+"""``wheel-size split``: a ROCm fat wheel into a host wheel and per-GPU device wheels.
+
+The flags are those of ``rocm_kpack.tools.split_python_wheels`` so its users can switch, plus
+``--extra-naming`` and the report outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["configure_parser", "run"]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be at least 1")
+    return value
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    from wheel_size.split.databases import DATABASES
+
+    add = parser.add_argument
+    add("--input", required=True, type=Path, help="a .whl file or an unpacked wheel directory")
+    add("--output-dir", required=True, type=Path, help="where the wheels go")
+    add(
+        "--device-package-prefix",
+        required=True,
+        help="distribution-name prefix of device wheels, e.g. amd-torch-device",
+    )
+    add(
+        "--overlay-root", required=True, help="folder inside the wheel holding .kpack/, e.g. torch/"
+    )
+    add("--wheel-type", choices=["torch-fat"], help="preset list of database handlers")
+    add(
+        "--databases",
+        nargs="+",
+        choices=sorted(DATABASES),
+        metavar="NAME",
+        help=f"database handlers (overrides --wheel-type): {', '.join(sorted(DATABASES))}",
+    )
+    add("--output-format", choices=["wheel", "directory"], default="wheel")
+    add("--compression", choices=["zstd", "none"], default="zstd", help="kpack blob compression")
+    add("--compression-level", type=int, default=3, help="zstd level of kpack blobs (default 3)")
+    add("-j", "--jobs", type=_positive, default=1, help="worker processes (default 1)")
+    add(
+        "--device-requires-dist",
+        nargs="+",
+        default=[],
+        metavar="REQ",
+        help="extra Requires-Dist of device wheels; @GFXARCH@ becomes the target",
+    )
+    add("--generate-variant-wheel", action="store_true", help="also write a PEP 825 variant wheel")
+    add("--variant-label", default="variant", help="label of the variant wheel (default: variant)")
+    add("--tmp-dir", type=Path, help="where extracted libraries and kernels are staged")
+    add("--verbose", action="store_true")
+    add(
+        "--extra-naming",
+        choices=["plain", "device"],
+        default="plain",
+        help="host extras: plain = torch[gfx1100], torch[all]; "
+        "device = torch[device-gfx1100], torch[device-all]",
+    )
+    add("--deflate-level", type=int, default=6, help="zip deflate level of rewritten files")
+    add("--report-json", type=Path, help="write the savings report as JSON")
+    add("--report-md", type=Path, help="write the savings report as Markdown")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wheel_size.errors import InputError
+    from wheel_size.split.apply import split_wheel
+    from wheel_size.split.databases import select_databases
+    from wheel_size.split.metadata import check_variant_label
+    from wheel_size.split.plan import SplitOptions
+    from wheel_size.split.report import build_report, render_markdown, to_json
+
+    if not 1 <= args.compression_level <= 22:
+        raise InputError(f"--compression-level {args.compression_level}: must be 1..22")
+    if not 0 <= args.deflate_level <= 9:
+        raise InputError(f"--deflate-level {args.deflate_level}: must be 0..9")
+    label = check_variant_label(args.variant_label) if args.generate_variant_wheel else None
+    if args.tmp_dir is not None:
+        args.tmp_dir.mkdir(parents=True, exist_ok=True)
+        os.environ["TMPDIR"] = str(args.tmp_dir)
+    options = SplitOptions(
+        device_package_prefix=args.device_package_prefix,
+        overlay_root=args.overlay_root,
+        databases=select_databases(args.wheel_type, args.databases),
+        output_format=args.output_format,
+        compression=args.compression,
+        compression_level=args.compression_level,
+        jobs=args.jobs,
+        device_requires_dist=tuple(args.device_requires_dist),
+        variant_label=label,
+        extra_naming=args.extra_naming,
+        deflate_level=args.deflate_level,
+        verbose=args.verbose,
+    )
+    result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
+    report = build_report(result)
+    if args.report_json:
+        args.report_json.write_text(to_json(report))
+    markdown = render_markdown(report)
+    if args.report_md:
+        args.report_md.write_text(markdown)
+    if args.verbose or not args.report_md:
+        sys.stdout.write(markdown)
+    return 0

@@ -1,0 +1,456 @@
+"""Carry out a split plan: rewrite libraries, build kpacks, write wheels, move them into place.
+
+All outputs are built in a staging directory next to the output directory and moved in only
+when every wheel is complete; any failure removes the staging directory and leaves the output
+directory as it was. Work is spread over ``--jobs`` processes in three waves (libraries,
+kpack archives, wheels); unchanged members are copied as raw compressed bytes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.progress import Progress
+from wheel_size.split.metadata import (
+    DeviceBundle,
+    device_metadata,
+    device_wheel_file,
+    host_metadata,
+    variant_json,
+)
+from wheel_size.split.names import device_dist_name, hierarchy, normalize_arch, wheel_escape
+from wheel_size.split.plan import (
+    DbFile,
+    SplitOptions,
+    SplitPlan,
+    find_dist_info,
+    plan_split,
+    regenerated,
+)
+from wheel_size.split.work import (
+    KpackJob,
+    KpackResult,
+    LibraryJob,
+    LibraryResult,
+    WheelJob,
+    build_kpack,
+    process_library,
+    write_output,
+)
+from wheel_size.wheel.archive import Member, WheelSource, open_source
+from wheel_size.wheel.filename import parse_wheel_name
+from wheel_size.wheel.writer import WheelEntry, WrittenWheel
+
+__all__ = ["DeviceOutput", "SplitResult", "split_wheel"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class DeviceOutput:
+    """One device wheel and what went into it."""
+
+    bundle: DeviceBundle
+    kpacks: list[KpackResult]
+    db_files: list[DbFile]
+    wheel: WrittenWheel
+
+
+@dataclass
+class SplitResult:
+    """Everything the report needs."""
+
+    plan: SplitPlan
+    input_size: int
+    host: WrittenWheel
+    variant: WrittenWheel | None
+    devices: list[DeviceOutput]
+    libraries: list[LibraryResult]
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Inline(Executor):
+    """``--jobs 1``: run in this process (simpler tracebacks, no fork)."""
+
+    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
+        future: Future[R] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
+
+
+@contextmanager
+def _pool(jobs: int) -> Iterator[Executor]:
+    if jobs <= 1:
+        yield _Inline()
+        return
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        try:
+            yield pool
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def _run(
+    pool: Executor,
+    fn: Callable[[T], R],
+    jobs: Sequence[T],
+    progress: Progress,
+    weight: Callable[[T], float],
+) -> list[R]:
+    """Run ``fn`` over ``jobs``; results in job order; the first failure is raised."""
+    futures = [pool.submit(fn, job) for job in jobs]
+    weights = {id(f): weight(j) for f, j in zip(futures, jobs, strict=True)}
+    pending = set(futures)
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        for future in done:
+            if future.exception() is None:
+                progress.advance(weights[id(future)])
+            else:
+                for other in pending:
+                    other.cancel()
+                raise future.exception()  # type: ignore[misc]
+    return [f.result() for f in futures]
+
+
+def _check_output_dir(output_dir: Path, names: Sequence[str], device_prefix: str) -> None:
+    if not output_dir.exists():
+        return
+    if not output_dir.is_dir():
+        raise InputError(f"{output_dir}: exists and is not a directory")
+    prefix = wheel_escape(device_prefix) + "_"
+    for entry in sorted(output_dir.iterdir()):
+        if entry.name in names or entry.name.startswith(prefix):
+            raise InputError(
+                f"{output_dir}: already holds a split ({entry.name}); use an empty output directory"
+            )
+
+
+def _host_filename(input_path: Path, plan: SplitPlan) -> str:
+    if input_path.is_file():
+        try:
+            parse_wheel_name(input_path.name)
+        except InvalidWheel:
+            pass
+        else:
+            return input_path.name
+    identity = plan.identity
+    return f"{wheel_escape(identity.name)}-{identity.version}-{identity.tag_string}.whl"
+
+
+def split_wheel(
+    input_path: Path,
+    output_dir: Path,
+    options: SplitOptions,
+    *,
+    tmp_dir: Path | None = None,
+    log: TextIO | None = None,
+) -> SplitResult:
+    """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
+    log = log or sys.stderr
+    source = open_source(input_path)
+    try:
+        dist_info = find_dist_info(source)
+        plan = plan_split(source, options, dist_info=dist_info)
+        host_name = _host_filename(input_path, plan)
+        _check_output_dir(output_dir, [host_name, host_name[:-4]], options.device_package_prefix)
+        for warning in plan.warnings:
+            print(f"wheel-size: warning: {warning}", file=log)
+        output_dir.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.split-", dir=output_dir.parent))
+        try:
+            result = _apply(source, plan, options, stage, tmp_dir, host_name, log)
+            _move_into_place(stage / "out", output_dir, options)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+    finally:
+        source.close()
+    _relocate(result, stage / "out", output_dir)
+    return result
+
+
+def _move_into_place(staged: Path, output_dir: Path, options: SplitOptions) -> None:
+    names = sorted(p.name for p in staged.iterdir())
+    _check_output_dir(output_dir, names, options.device_package_prefix)
+    if not output_dir.exists():
+        staged.rename(output_dir)
+        return
+    for name in names:
+        (staged / name).rename(output_dir / name)
+
+
+def _relocate(result: SplitResult, staged: Path, output_dir: Path) -> None:
+    """Point the result's paths at their final place."""
+    wheels = [result.host, *([result.variant] if result.variant else [])]
+    wheels += [d.wheel for d in result.devices]
+    for wheel in wheels:
+        wheel.path = output_dir / wheel.path.relative_to(staged)
+
+
+def _apply(
+    source: WheelSource,
+    plan: SplitPlan,
+    options: SplitOptions,
+    stage: Path,
+    tmp_dir: Path | None,
+    host_name: str,
+    log: TextIO,
+) -> SplitResult:
+    table = hierarchy()
+    work = Path(tempfile.mkdtemp(prefix="wheel-size-split-", dir=tmp_dir or stage))
+    out = stage / "out"
+    out.mkdir()
+    directory = options.output_format == "directory"
+    group = plan.identity.group
+    try:
+        with _pool(options.jobs) as pool:
+            libraries = _process_libraries(pool, source, plan, options, work, directory, log)
+            kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+            bundles, kpacks_by_key, dbs_by_key = _bundles(plan, options, kpacks, log)
+            jobs = _wheel_jobs(
+                source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out, host_name
+            )
+            with Progress("split: writing wheels", len(jobs), stream=log) as progress:
+                written = _run(pool, write_output, jobs, progress, lambda j: 1)
+    finally:
+        if tmp_dir is not None:
+            shutil.rmtree(work, ignore_errors=True)
+    host, rest = written[0], written[1:]
+    variant = rest.pop(0) if options.variant_label else None
+    devices = [
+        DeviceOutput(b, kpacks_by_key.get(b.key, []), dbs_by_key.get(b.key, []), w)
+        for b, w in zip(bundles, rest, strict=True)
+    ]
+    input_size = (
+        plan.source_path.stat().st_size
+        if plan.source_path.is_file()
+        else sum(m.size for m in plan.members)
+    )
+    fat = [lib for lib in libraries if lib.fat]
+    del table, group
+    return SplitResult(plan, input_size, host, variant, devices, fat, list(plan.warnings))
+
+
+def _search_paths(rel: str, group: str) -> tuple[str, ...]:
+    depth = rel.count("/")
+    return ("../" * depth + f".kpack/{group}_@GFXARCH@.kpack",)
+
+
+def _process_libraries(
+    pool: Executor,
+    source: WheelSource,
+    plan: SplitPlan,
+    options: SplitOptions,
+    work: Path,
+    directory: bool,
+    log: TextIO,
+) -> list[LibraryResult]:
+    jobs = []
+    for number, member in enumerate(plan.elf_candidates):
+        rel = plan.relative(member.name)
+        file = None if member.raw is not None else source.path / member.name
+        jobs.append(
+            LibraryJob(
+                number=number,
+                source=f"{source.path}:{member.name}",
+                rel=rel,
+                raw=member.raw,
+                file=file,
+                work=work,
+                search_paths=_search_paths(rel, plan.identity.group),
+                deflate=not directory,
+                deflate_level=options.deflate_level,
+            )
+        )
+    total = sum(m.size for m in plan.elf_candidates)
+    with Progress("split: shared libraries", total, unit="bytes", stream=log) as progress:
+        results = _run(
+            pool, process_library, jobs, progress, lambda j: plan.elf_candidates[j.number].size
+        )
+    if not any(r.fat for r in results):
+        raise InputError(
+            f"{plan.source_path}: no shared library under {plan.overlay or '.'}/ has a "
+            ".hip_fatbin section (not a fat ROCm wheel?)"
+        )
+    return results
+
+
+def _build_kpacks(
+    pool: Executor,
+    plan: SplitPlan,
+    options: SplitOptions,
+    libraries: list[LibraryResult],
+    work: Path,
+    log: TextIO,
+) -> list[KpackResult]:
+    by_arch: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    for lib in sorted((r for r in libraries if r.fat), key=lambda r: r.rel):
+        for ref in sorted(lib.code_objects, key=lambda c: c.index):
+            by_arch[normalize_arch(ref.target)].append((f"{lib.rel}#{ref.index}", ref))
+    group = plan.identity.group
+    jobs = [
+        KpackJob(
+            arch=arch,
+            group=group,
+            path=work / "kpack" / f"{group}_{arch}.kpack",
+            compression=options.compression,
+            level=options.compression_level,
+            items=tuple(items),
+        )
+        for arch, items in sorted(by_arch.items())
+    ]
+    with Progress("split: kpack archives", len(jobs), stream=log) as progress:
+        return _run(pool, build_kpack, jobs, progress, lambda j: 1)
+
+
+def _bundles(
+    plan: SplitPlan, options: SplitOptions, kpacks: list[KpackResult], log: TextIO
+) -> tuple[list[DeviceBundle], dict[str, list[KpackResult]], dict[str, list[DbFile]]]:
+    table = hierarchy()
+    kpacks_by_key: dict[str, list[KpackResult]] = defaultdict(list)
+    for kpack in kpacks:
+        kpacks_by_key[table.bundle_key(kpack.arch)].append(kpack)
+    dbs_by_key: dict[str, list[DbFile]] = defaultdict(list)
+    for db in plan.db_files:
+        dbs_by_key[db.key].append(db)
+    keys = sorted(set(kpacks_by_key) | set(dbs_by_key), key=table.sort_key)
+    for key in keys:
+        if not table.is_known(key) and key in kpacks_by_key:
+            message = (
+                f"{plan.source_path}: code objects for {key!r}, an architecture not in the "
+                "pinned hierarchy; routed to its own device wheel"
+            )
+            plan.warnings.append(message)
+            print(f"wheel-size: warning: {message}", file=log)
+    bundles = [
+        DeviceBundle(key, table.level(key), device_dist_name(options.device_package_prefix, key))
+        for key in keys
+    ]
+    return bundles, dict(kpacks_by_key), dict(dbs_by_key)
+
+
+def _member_entry(
+    source: WheelSource, plan: SplitPlan, member: Member, path: str | None = None
+) -> WheelEntry:
+    if member.raw is not None:
+        return WheelEntry(
+            path or member.name,
+            raw=member.raw,
+            record_hash=plan.record_hashes.get(member.name),
+            mode=member.mode,
+        )
+    return WheelEntry(path or member.name, file=source.path / member.name, mode=member.mode)
+
+
+def _wheel_jobs(
+    source: WheelSource,
+    plan: SplitPlan,
+    options: SplitOptions,
+    bundles: list[DeviceBundle],
+    kpacks_by_key: dict[str, list[KpackResult]],
+    dbs_by_key: dict[str, list[DbFile]],
+    libraries: list[LibraryResult],
+    out: Path,
+    host_name: str,
+) -> list[WheelJob]:
+    table = hierarchy()
+    identity = plan.identity
+    directory = options.output_format == "directory"
+    stripped = {plan.elf_candidates[r.number].name: r for r in libraries if r.fat}
+    moved = {db.member.name for db in plan.db_files}
+    metadata_name = f"{plan.dist_info}/METADATA"
+    original_metadata = source.read(metadata_name)
+    host_entries: list[WheelEntry] = []
+    for member in plan.members:
+        name = member.name
+        if name in moved or name == metadata_name or regenerated(name, plan.dist_info):
+            continue
+        lib = stripped.get(name)
+        if lib is None:
+            host_entries.append(_member_entry(source, plan, member))
+        elif lib.stripped_raw is not None:
+            host_entries.append(
+                WheelEntry(
+                    name, raw=lib.stripped_raw, record_hash=lib.stripped_hash, mode=member.mode
+                )
+            )
+        else:
+            assert lib.stripped is not None
+            host_entries.append(WheelEntry(name, file=lib.stripped, mode=member.mode))
+
+    def dest(filename: str) -> Path:
+        return out / (filename[:-4] if directory else filename)
+
+    def job(filename: str, dist_info: str, entries: list[WheelEntry]) -> WheelJob:
+        return WheelJob(dest(filename), dist_info, tuple(entries), directory, options.deflate_level)
+
+    meta = host_metadata(original_metadata, identity, bundles, table, naming=options.extra_naming)
+    jobs = [job(host_name, plan.dist_info, [*host_entries, WheelEntry(metadata_name, data=meta)])]
+    if options.variant_label:
+        variant_meta = host_metadata(
+            original_metadata, identity, bundles, table, naming=options.extra_naming, variant=True
+        )
+        targets = [b.key for b in bundles if b.level in ("target", "unknown")]
+        jobs.append(
+            job(
+                f"{host_name[:-4]}-{options.variant_label}.whl",
+                plan.dist_info,
+                [
+                    *host_entries,
+                    WheelEntry(metadata_name, data=variant_meta),
+                    WheelEntry(
+                        f"{plan.dist_info}/variant.json",
+                        data=variant_json(options.variant_label, targets),
+                    ),
+                ],
+            )
+        )
+    emitted = {b.key: b for b in bundles}
+    prefix = f"{plan.overlay}/" if plan.overlay else ""
+    for bundle in bundles:
+        escaped = wheel_escape(bundle.dist)
+        dist_info = f"{escaped}-{identity.version}.dist-info"
+        entries = [
+            WheelEntry(
+                f"{prefix}.kpack/{k.path.name}",
+                file=k.path,
+                compress=options.compression == "none",
+            )
+            for k in kpacks_by_key.get(bundle.key, [])
+        ]
+        entries += [_member_entry(source, plan, db.member) for db in dbs_by_key.get(bundle.key, [])]
+        entries += [
+            WheelEntry(
+                f"{dist_info}/METADATA",
+                data=device_metadata(
+                    bundle, identity, emitted, table, options.device_requires_dist
+                ),
+            ),
+            WheelEntry(f"{dist_info}/WHEEL", data=device_wheel_file(identity)),
+            WheelEntry(
+                f"{dist_info}/top_level.txt",
+                data=(plan.overlay.split("/")[0] + "\n").encode() if plan.overlay else b"",
+            ),
+        ]
+        filename = f"{escaped}-{identity.version}-{identity.tag_string}.whl"
+        jobs.append(job(filename, dist_info, entries))
+    return jobs

@@ -1,0 +1,196 @@
+"""The units of work the split spreads over ``--jobs`` processes.
+
+Each job takes and returns small picklable descriptions; bulk data moves through files in the
+work directory, never through the process pool's pipes, and never sits whole in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wheel_size.errors import WheelSizeError
+from wheel_size.wheel.archive import RawData
+from wheel_size.wheel.writer import (
+    WheelEntry,
+    WrittenWheel,
+    compress_file,
+    iter_raw_content,
+    write_tree,
+    write_wheel,
+)
+
+__all__ = [
+    "CodeObjectRef",
+    "KpackJob",
+    "KpackResult",
+    "LibraryJob",
+    "LibraryResult",
+    "WheelJob",
+    "build_kpack",
+    "process_library",
+    "write_output",
+]
+
+
+@dataclass(frozen=True)
+class CodeObjectRef:
+    """A code object staged on disk: ``size`` bytes at ``offset`` of ``path``."""
+
+    target: str
+    index: int
+    path: Path
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True)
+class LibraryJob:
+    """One ELF candidate: where its bytes are and what the rewrite must write into it."""
+
+    number: int
+    source: str  # for messages: "<wheel>:<member>"
+    rel: str  # overlay-relative path, the kpack kernel name
+    raw: RawData | None  # zip member, or
+    file: Path | None  # a file of an unpacked wheel
+    work: Path
+    search_paths: tuple[str, ...]
+    deflate: bool
+    deflate_level: int
+
+
+@dataclass
+class LibraryResult:
+    """What came out of one candidate; ``fat`` is False for ELF files without device code."""
+
+    number: int
+    rel: str
+    fat: bool
+    original_size: int = 0
+    stripped_size: int = 0
+    stripped: Path | None = None
+    stripped_raw: RawData | None = None
+    stripped_hash: str | None = None
+    targets: tuple[str, ...] = ()
+    code_objects: list[CodeObjectRef] = field(default_factory=list)
+
+
+def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
+    """The same error, naming the wheel member instead of our temporary copy."""
+    message = str(exc).replace(str(temp), source)
+    if source not in message:
+        message = f"{source}: {message}"
+    return type(exc)(message)
+
+
+def process_library(job: LibraryJob) -> LibraryResult:
+    """Extract, detect, stage code objects, strip the host library, deflate the result."""
+    from wheel_size.rocm.fatbin_library import has_hip_fatbin, scan_library
+    from wheel_size.rocm.host_rewrite import strip_library
+
+    work = job.work
+    temp = work / f"lib{job.number}.so"
+    if job.raw is not None:
+        with temp.open("wb") as out:
+            for chunk in iter_raw_content(job.raw):
+                out.write(chunk)
+        src = temp
+    else:
+        assert job.file is not None
+        src = job.file
+    try:
+        if not has_hip_fatbin(src):
+            return LibraryResult(job.number, job.rel, fat=False)
+        staged = work / f"co{job.number}.bin"
+        refs: list[CodeObjectRef] = []
+        with scan_library(src) as library, staged.open("wb") as out:
+            targets = tuple(library.targets)
+            for code in library.iter_code_objects():
+                refs.append(CodeObjectRef(code.target, code.index, staged, out.tell(), code.size))
+                out.write(code.data)
+        stripped = work / f"stripped{job.number}.so"
+        result = strip_library(
+            src, stripped, kernel_name=job.rel, search_paths=list(job.search_paths)
+        )
+        stripped.chmod(0o755)
+        out_result = LibraryResult(
+            job.number,
+            job.rel,
+            fat=True,
+            original_size=result.bytes_before,
+            stripped_size=result.bytes_after,
+            stripped=stripped,
+            targets=targets,
+            code_objects=refs,
+        )
+        if job.deflate:
+            raw, digest = compress_file(
+                stripped, work / f"stripped{job.number}.deflate", level=job.deflate_level
+            )
+            out_result.stripped_raw, out_result.stripped_hash = raw, digest
+        return out_result
+    except WheelSizeError as exc:
+        raise _renamed(exc, src, job.source) from None
+    finally:
+        if src == temp:
+            temp.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class KpackJob:
+    """One kpack archive: every code object of one exact target-id, in key order."""
+
+    arch: str
+    group: str
+    path: Path
+    compression: str
+    level: int
+    items: tuple[tuple[str, CodeObjectRef], ...]  # (toc key, staged code object)
+
+
+@dataclass(frozen=True)
+class KpackResult:
+    arch: str
+    path: Path
+    size: int
+    kernels: int
+
+
+def build_kpack(job: KpackJob) -> KpackResult:
+    """Write one ``<group>_<arch>.kpack`` from staged code objects."""
+    from wheel_size.rocm.kpack import KpackWriter
+
+    job.path.parent.mkdir(parents=True, exist_ok=True)
+    handles: dict[Path, int] = {}
+    try:
+        with KpackWriter(
+            job.path, arch=job.arch, group=job.group, compression=job.compression, level=job.level
+        ) as writer:
+            for key, ref in job.items:
+                fd = handles.get(ref.path)
+                if fd is None:
+                    fd = handles[ref.path] = os.open(ref.path, os.O_RDONLY)
+                writer.add(key=key, data=os.pread(fd, ref.size, ref.offset))
+    finally:
+        for fd in handles.values():
+            os.close(fd)
+    return KpackResult(job.arch, job.path, job.path.stat().st_size, len(job.items))
+
+
+@dataclass(frozen=True)
+class WheelJob:
+    """One output wheel (or unpacked tree) to write."""
+
+    dest: Path
+    dist_info: str
+    entries: tuple[WheelEntry, ...]
+    directory: bool
+    deflate_level: int
+
+
+def write_output(job: WheelJob) -> WrittenWheel:
+    """Write one output wheel or tree."""
+    if job.directory:
+        return write_tree(job.dest, job.entries, dist_info=job.dist_info)
+    return write_wheel(job.dest, job.entries, dist_info=job.dist_info, level=job.deflate_level)

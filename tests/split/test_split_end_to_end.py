@@ -1,0 +1,297 @@
+"""``wheel-size split`` on a fat wheel built from real clang HIP libraries, checked by real tools:
+pip resolves and installs the outputs, clang-offload-bundler agrees with every kpack."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from conftest import run_cli
+from elftools.elf.elffile import ELFFile
+from fatwheel import DATABASE_FILES, HIP_DIR, build_fat_wheel, build_stub_wheel
+
+from wheel_size.rocm.kpack import read_kpack
+from wheel_size.split.names import hierarchy, wheel_escape
+from wheel_size.wheel.record import hash_bytes, parse_record
+
+PREFIX = "amd-torch-device"
+MANIFEST = json.loads((HIP_DIR / "manifest.json").read_text())["libraries"]
+FAT = {name: lib for name, lib in MANIFEST.items() if lib["targets"]}
+
+
+def split_args(wheel: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "split",
+        "--input",
+        str(wheel),
+        "--output-dir",
+        str(out),
+        "--device-package-prefix",
+        PREFIX,
+        "--overlay-root",
+        "torch/",
+        "--wheel-type",
+        "torch-fat",
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def fat_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_fat_wheel(tmp_path_factory.mktemp("in"))
+
+
+@pytest.fixture(scope="module")
+def split(fat_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    base = tmp_path_factory.mktemp("split")
+    out = base / "out"
+    report = base / "report.json"
+    args = split_args(
+        fat_wheel, out, "-j", "2", "--generate-variant-wheel", "--variant-label", "rocm"
+    )
+    result = run_cli([*args, "--report-json", str(report), "--report-md", str(base / "r.md")])
+    assert result.returncode == 0, result.stderr
+    return {
+        "out": out,
+        "report": json.loads(report.read_text()),
+        "markdown": (base / "r.md").read_text(),
+        "stderr": result.stderr,
+    }
+
+
+def expected_keys() -> set[str]:
+    table = hierarchy()
+    keys = {table.bundle_key(t) for lib in FAT.values() for t in lib["targets"]}
+    return keys | {k for k in DATABASE_FILES.values() if k}
+
+
+def wheels(out: Path) -> dict[str, Path]:
+    return {p.name: p for p in out.iterdir()}
+
+
+def test_outputs(split: dict[str, Any], fat_wheel: Path) -> None:
+    names = set(wheels(split["out"]))
+    tag = fat_wheel.name.split("-", 2)[2][: -len(".whl")]
+    devices = {
+        f"{wheel_escape(PREFIX + '-' + k.replace('_', '-'))}-2.10.0+rocm7.1-{tag}.whl"
+        for k in expected_keys()
+    }
+    assert names == {fat_wheel.name, f"{fat_wheel.name[:-4]}-rocm.whl", *devices}
+    # gfx940 (clang-15 library) and gfx803 (a database) are unknown: warned, never fatal.
+    assert "'gfx940'" in split["stderr"] and "'gfx803'" in split["stderr"]
+
+
+def test_every_wheel_has_a_valid_record(split: dict[str, Any]) -> None:
+    for path in wheels(split["out"]).values():
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            record_name = next(n for n in names if n.endswith(".dist-info/RECORD"))
+            assert names[-1] == record_name  # RECORD last, dist-info last
+            assert all(".dist-info/" in n for n in names[names.index(record_name) - 1 :])
+            entries = {e.path: e for e in parse_record(zf.read(record_name).decode())}
+            assert set(entries) == set(names)
+            for name in names:
+                if name != record_name:
+                    data = zf.read(name)
+                    assert entries[name].hash == hash_bytes(data), (path.name, name)
+                    assert entries[name].size == len(data)
+
+
+def test_pip_installs_every_plain_wheel(split: dict[str, Any], tmp_path: Path) -> None:
+    plain = [p for n, p in wheels(split["out"]).items() if not n.endswith("-rocm.whl")]
+    target = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
+         "--disable-pip-version-check", "--target", str(target), *map(str, plain)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    kpacks = sorted(p.name for p in (target / "torch" / ".kpack").iterdir())
+    assert "torch_gfx90a:xnack+.kpack" in kpacks and "torch_gfx942:sramecc+:xnack-.kpack" in kpacks
+    for name in FAT:
+        assert (target / "torch" / "lib" / name).exists()
+
+
+def pip_resolve(out: Path, requirement: str, tmp_path: Path) -> set[str]:
+    links = tmp_path / "links"
+    links.mkdir(exist_ok=True)
+    for path in out.iterdir():
+        if not path.name.endswith("-rocm.whl"):  # plain pip cannot read variant file names
+            shutil.copy(path, links)
+    build_stub_wheel(links)
+    report = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
+         "--disable-pip-version-check", "--quiet", "--report", str(report), "--no-index",
+         "--find-links", str(links), requirement],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(report.read_text())
+    return {item["metadata"]["name"] for item in data["install"]}
+
+
+def test_pip_resolves_one_gpu(split: dict[str, Any], tmp_path: Path) -> None:
+    chosen = pip_resolve(split["out"], "torch[gfx1100]", tmp_path)
+    assert chosen == {
+        "torch",
+        "rocm-bootstrap",
+        f"{PREFIX}-gfx1100",
+        f"{PREFIX}-gfx110x",
+        f"{PREFIX}-gfx11",
+    }
+
+
+def test_pip_resolves_all(split: dict[str, Any], tmp_path: Path) -> None:
+    chosen = pip_resolve(split["out"], "torch[all]", tmp_path)
+    devices = {f"{PREFIX}-{k.replace('_', '-')}" for k in expected_keys()}
+    assert chosen == {"torch", "rocm-bootstrap", *devices}
+
+
+def test_pip_resolves_a_target_wheel_with_its_family(split: dict[str, Any], tmp_path: Path) -> None:
+    # rocm-systems#10685: the target wheel alone must pull its family wheels.
+    chosen = pip_resolve(split["out"], f"{PREFIX}-gfx1201", tmp_path)
+    assert chosen == {"torch", "rocm-bootstrap", f"{PREFIX}-gfx1201", f"{PREFIX}-gfx12-0"}
+
+
+def kpack_contents(out: Path) -> dict[str, dict[str, bytes]]:
+    """arch -> key -> code object, from every device wheel."""
+    found: dict[str, dict[str, bytes]] = {}
+    for path in out.iterdir():
+        if not path.name.startswith(wheel_escape(PREFIX)):
+            continue
+        with zipfile.ZipFile(path) as zf:
+            for name in zf.namelist():
+                if name.startswith("torch/.kpack/"):
+                    tmp = out.parent / "k.kpack"
+                    tmp.write_bytes(zf.read(name))
+                    archive = read_kpack(tmp)
+                    arch = name[len("torch/.kpack/torch_") : -len(".kpack")]
+                    assert archive.arches == [arch]
+                    found[arch] = dict(archive.items())
+    return found
+
+
+def unbundle(library: Path, bundle: dict[str, Any], end: int, entry_id: str, work: Path) -> bytes:
+    section = work / "fatbin.bin"
+    subprocess.run(
+        ["llvm-objcopy-19", f"--dump-section=.hip_fatbin={section}", str(library), str(work / "o")],
+        check=True,
+    )
+    data = section.read_bytes()
+    piece = work / "bundle.bin"
+    piece.write_bytes(data[bundle["offset"] : end or len(data)])
+    extracted = work / "co.bin"
+    subprocess.run(
+        ["clang-offload-bundler-19", "--unbundle", "--type=o", f"--input={piece}",
+         f"--output={extracted}", f"--targets={entry_id}"],
+        check=True,
+    )  # fmt: skip
+    return extracted.read_bytes()
+
+
+@pytest.mark.skipif(
+    shutil.which("clang-offload-bundler-19") is None or shutil.which("llvm-objcopy-19") is None,
+    reason="clang-offload-bundler-19 / llvm-objcopy-19 not installed",
+)
+def test_round_trip_against_clang_offload_bundler(split: dict[str, Any], tmp_path: Path) -> None:
+    kpacks = kpack_contents(split["out"])
+    checked = 0
+    for name, lib in FAT.items():
+        bundles = lib["bundles"]
+        for ordinal, bundle in enumerate(bundles):
+            end = bundles[ordinal + 1]["offset"] if ordinal + 1 < len(bundles) else 0
+            for code in bundle["code_objects"]:
+                expected = unbundle(HIP_DIR / name, bundle, end, code["entry_id"], tmp_path)
+                assert kpacks[code["target"]][f"lib/{name}#{ordinal}"] == expected, (name, code)
+                checked += 1
+    assert checked == sum(len(b["code_objects"]) for lib in FAT.values() for b in lib["bundles"])
+
+
+def test_host_libraries_carry_a_load_reference(split: dict[str, Any], fat_wheel: Path) -> None:
+    with zipfile.ZipFile(wheels(split["out"])[fat_wheel.name]) as zf:
+        for name in FAT:
+            data = zf.read(f"torch/lib/{name}")
+            path = split["out"].parent / name
+            path.write_bytes(data)
+            with path.open("rb") as fh:
+                elf = ELFFile(fh)
+                ref = elf.get_section_by_name(".rocm_kpack_ref")
+                assert ref is not None, name
+                doc = msgpack.unpackb(ref.data())
+                assert doc == {
+                    "kernel_name": f"lib/{name}",
+                    "kpack_search_paths": ["../.kpack/torch_@GFXARCH@.kpack"],
+                }
+        # The host-only library is copied unchanged.
+        assert zf.read("torch/lib/libhost.so") == (HIP_DIR / "libhost.so").read_bytes()
+        assert not any("aotriton.images/amd-" in n for n in zf.namelist())
+        assert "torch/lib/rocblas/library/TensileLibrary_fallback.dat" in zf.namelist()
+        metadata = zf.read("torch-2.10.0+rocm7.1.dist-info/METADATA").decode()
+        assert "variant_properties" not in metadata
+
+
+def test_variant_wheel(split: dict[str, Any], fat_wheel: Path) -> None:
+    with zipfile.ZipFile(wheels(split["out"])[f"{fat_wheel.name[:-4]}-rocm.whl"]) as zf:
+        variant = json.loads(zf.read("torch-2.10.0+rocm7.1.dist-info/variant.json"))
+        metadata = zf.read("torch-2.10.0+rocm7.1.dist-info/METADATA").decode()
+    assert list(variant["variants"]) == ["rocm"]
+    assert "gfx1100" in variant["variants"]["rocm"]["amd"]["gfx_arch"]
+    assert '"amd :: gfx_arch :: gfx1100" in variant_properties' in metadata
+
+
+def test_report(split: dict[str, Any]) -> None:
+    report = split["report"]
+    rows = {row["target"]: row for row in report["downloads"]}
+    assert rows["gfx1100"]["wheels"] == ["host", "gfx1100", "gfx110x", "gfx11"]
+    assert rows["gfx942"]["wheels"] == ["host", "gfx942"]
+    host = report["host"]["size"]
+    device_sizes = {d["key"]: d["size"] for d in report["devices"]}
+    assert rows["gfx1100"]["size"] == host + sum(
+        device_sizes[k] for k in ("gfx1100", "gfx110x", "gfx11")
+    )
+    assert report["summary"]["fat_binaries"] == len(FAT)
+    assert report["summary"]["db_files"] == sum(1 for k in DATABASE_FILES.values() if k)
+    libs = {row["path"]: row for row in report["libraries"]}
+    assert set(libs) == {f"lib/{n}" for n in FAT}
+    assert libs["lib/libplain19.so"]["saved"] > 60_000  # a 75 KB .hip_fatbin, mostly removed
+    gfx90a = next(d for d in report["devices"] if d["key"] == "gfx90a")
+    assert {k["arch"] for k in gfx90a["kpacks"]} == {"gfx90a:xnack+", "gfx90a:xnack-"}
+    assert "| gfx1100 | host + gfx1100 + gfx110x + gfx11 |" in split["markdown"]
+
+
+def test_directory_in_and_out_match_the_wheels(
+    split: dict[str, Any], fat_wheel: Path, tmp_path: Path
+) -> None:
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(fat_wheel) as zf:
+        zf.extractall(unpacked)
+    for member in (unpacked / "torch" / "lib").glob("*.so"):
+        member.chmod(0o755)
+    out = tmp_path / "out"
+    result = run_cli(split_args(unpacked, out, "--output-format", "directory"))
+    assert result.returncode == 0, result.stderr
+    for tree in out.iterdir():
+        wheel = split["out"] / f"{tree.name}.whl"
+        with zipfile.ZipFile(wheel) as zf:
+            for name in zf.namelist():
+                if not name.endswith("RECORD"):
+                    assert (tree / name).read_bytes() == zf.read(name), name
+
+
+def test_reproducible_across_job_counts(
+    split: dict[str, Any], fat_wheel: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "again"
+    args = split_args(fat_wheel, out, "-j", "1", "--generate-variant-wheel", "--variant-label", "rocm")
+    result = run_cli(args)
+    assert result.returncode == 0, result.stderr
+    for name, path in wheels(out).items():
+        assert path.read_bytes() == (split["out"] / name).read_bytes(), name
