@@ -51,10 +51,12 @@ VERSION = "2.10.0+rocm7.1"
 
 
 def semi_random(size: int, seed: int, alphabet: int = 32) -> bytes:
-    """Bytes that compress about as well as GPU code (roughly 1.5x with deflate)."""
+    """Bytes that compress about as well as GPU code (each byte one of ``alphabet`` values)."""
+    step = 256 // alphabet
+    table = bytes((i // step) * step for i in range(256))
     rng = random.Random(seed)
-    symbols = bytes(range(0, 256, 256 // alphabet))
-    return bytes(rng.choices(symbols, k=size))
+    chunks = (rng.randbytes(min(1 << 24, size - at)) for at in range(0, size, 1 << 24))
+    return b"".join(chunk.translate(table) for chunk in chunks)
 
 
 def build_library(work: Path, table_mib: int) -> Path:
@@ -95,7 +97,9 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
     db_names = []
     for arch in ["gfx942", "gfx90a", "gfx1100", "gfx1201", "gfx950"]:
         db_names += [f"torch/lib/rocblas/library/TensileLibrary_{i}_{arch}.co" for i in range(40)]
-        db_names += [f"torch/lib/hipblaslt/library/TensileLibrary_HH_{i}_{arch}.co" for i in range(30)]
+        db_names += [
+            f"torch/lib/hipblaslt/library/TensileLibrary_HH_{i}_{arch}.co" for i in range(30)
+        ]
     db_names += [f"torch/lib/aotriton.images/amd-gfx11xx/flash/k{i}.aks2" for i in range(60)]
     db_names += [f"torch/share/miopen/db/gfx942{i:03}.db.txt" for i in range(20)]
     chunk = semi_random(8 << 20, 3, alphabet=128)
@@ -107,7 +111,10 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
         entries.append(WheelEntry(name, raw=raw, record_hash=digest))
     dist = f"torch-{VERSION}.dist-info"
     entries += [
-        WheelEntry(f"{dist}/METADATA", data=f"Metadata-Version: 2.1\nName: torch\nVersion: {VERSION}\n".encode()),
+        WheelEntry(
+            f"{dist}/METADATA",
+            data=f"Metadata-Version: 2.1\nName: torch\nVersion: {VERSION}\n".encode(),
+        ),
         WheelEntry(
             f"{dist}/WHEEL",
             data=b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: false\n"
@@ -123,17 +130,16 @@ def _tree_rss(pid: int) -> int:
     """Summed RSS (bytes) of ``pid`` and all its descendants."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         ppid, pages = int(fields[1]), int(fields[21])
-        children.setdefault(ppid, []).append(int(entry))
-        rss[int(entry)] = pages * os.sysconf("SC_PAGE_SIZE")
+        children.setdefault(ppid, []).append(int(entry.name))
+        rss[int(entry.name)] = pages * os.sysconf("SC_PAGE_SIZE")
     total, stack = 0, [pid]
     while stack:
         current = stack.pop()
@@ -168,7 +174,9 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "wheel-size-bench-split")
+    parser.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "wheel-size-bench-split"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--libraries", type=int, default=12)
     parser.add_argument("--table-mib", type=int, default=16)
@@ -188,15 +196,17 @@ def main() -> int:
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     command = [
-        sys.executable, "-m", "wheel_size", "split", "--input", str(wheel), "--output-dir", str(out),
-        "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/",
-        "--wheel-type", "torch-fat", "--jobs", str(args.jobs),
-        "--report-json", str(args.work / "report.json"), "--report-md", str(args.work / "report.md"),
-    ]  # fmt: skip
+        *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
+        *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
+        *("--overlay-root", "torch/", "--wheel-type", "torch-fat", "--jobs", str(args.jobs)),
+        *("--report-json", str(args.work / "report.json")),
+        *("--report-md", str(args.work / "report.md")),
+    ]
     split_time, split_rss = measure(command, env)
     outputs = sorted(out.iterdir())
     out_size = sum(p.stat().st_size for p in outputs)
-    print(f"cp:    {cp_time:6.1f} s  {size / 1e6 / cp_time:7.0f} MB/s  peak RSS {cp_rss / 2**20:5.0f} MiB")
+    cp_rate = size / 1e6 / cp_time
+    print(f"cp:    {cp_time:6.1f} s  {cp_rate:7.0f} MB/s  peak RSS {cp_rss / 2**20:5.0f} MiB")
     print(
         f"split: {split_time:6.1f} s  {size / 1e6 / split_time:7.0f} MB/s  "
         f"peak RSS {split_rss / 2**20:5.0f} MiB  (jobs={args.jobs}, {len(outputs)} wheels, "

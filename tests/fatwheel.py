@@ -143,10 +143,15 @@ def build_stub_wheel(out_dir: Path, name: str = "rocm-bootstrap", version: str =
     dist_info = f"{module}-{version}.dist-info"
     files = [
         (f"{module}/__init__.py", b"", 0o644),
-        (f"{dist_info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(), 0o644),
+        (
+            f"{dist_info}/METADATA",
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+            0o644,
+        ),
         (
             f"{dist_info}/WHEEL",
-            b"Wheel-Version: 1.0\nGenerator: wheel-size tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+            b"Wheel-Version: 1.0\nGenerator: wheel-size tests\nRoot-Is-Purelib: true\n"
+            b"Tag: py3-none-any\n",
             0o644,
         ),
     ]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import zipfile
 from pathlib import Path
 
 import pytest
+
 from conftest import run_cli
 from fatwheel import DIST_INFO, HIP_DIR, build_fat_wheel, metadata, write_wheel
+
+WHEEL_NAME = "torch-2.10.0+rocm7.1-cp311-cp311-linux_x86_64.whl"
 
 
 def split(wheel: Path, out: Path) -> tuple[int, str]:
@@ -21,14 +23,14 @@ def split(wheel: Path, out: Path) -> tuple[int, str]:
 
 
 def assert_refused(wheel: Path, out: Path, *needles: str) -> None:
-    before = sorted(os.listdir(out)) if out.exists() else None
+    before = sorted(p.name for p in out.iterdir()) if out.exists() else None
     code, stderr = split(wheel, out)
     lines = [ln for ln in stderr.splitlines() if ln.startswith("wheel-size: error:")]
     assert code == 2, stderr
     assert len(lines) == 1, stderr
     for needle in needles:
         assert needle in lines[0], lines[0]
-    assert (sorted(os.listdir(out)) if out.exists() else None) == before
+    assert (sorted(p.name for p in out.iterdir()) if out.exists() else None) == before
     assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.split-")]
 
 
@@ -37,7 +39,11 @@ def small_wheel(path: Path, libs: dict[str, bytes], extra: dict[str, bytes] | No
     files += [(n, d, 0o644) for n, d in (extra or {}).items()]
     files += [
         (f"{DIST_INFO}/METADATA", metadata(), 0o644),
-        (f"{DIST_INFO}/WHEEL", b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n", 0o644),
+        (
+            f"{DIST_INFO}/WHEEL",
+            b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n",
+            0o644,
+        ),
     ]
     return write_wheel(path, files)
 
@@ -49,8 +55,9 @@ def test_not_a_wheel(tmp_path: Path) -> None:
 
 
 def test_no_fat_binaries(tmp_path: Path) -> None:
-    wheel = small_wheel(tmp_path / "torch-2.10.0+rocm7.1-cp311-cp311-linux_x86_64.whl",
-                        {"libhost.so": (HIP_DIR / "libhost.so").read_bytes()})  # fmt: skip
+    wheel = small_wheel(
+        tmp_path / WHEEL_NAME, {"libhost.so": (HIP_DIR / "libhost.so").read_bytes()}
+    )
     assert_refused(wheel, tmp_path / "out", str(wheel), ".hip_fatbin")
 
 
@@ -65,15 +72,14 @@ def corrupt(data: bytes) -> bytes:
 
 def test_corrupt_bundle(tmp_path: Path) -> None:
     lib = corrupt((HIP_DIR / "libplain19.so").read_bytes())
-    wheel = small_wheel(tmp_path / "torch-2.10.0+rocm7.1-cp311-cp311-linux_x86_64.whl",
-                        {"libgood.so": (HIP_DIR / "libmulti19.so").read_bytes(), "libplain19.so": lib})  # fmt: skip
+    good = (HIP_DIR / "libmulti19.so").read_bytes()
+    wheel = small_wheel(tmp_path / WHEEL_NAME, {"libgood.so": good, "libplain19.so": lib})
     assert_refused(wheel, tmp_path / "out", str(wheel), "torch/lib/libplain19.so")
 
 
 def test_truncated_elf(tmp_path: Path) -> None:
     data = (HIP_DIR / "libplain19.so").read_bytes()
-    wheel = small_wheel(tmp_path / "torch-2.10.0+rocm7.1-cp311-cp311-linux_x86_64.whl",
-                        {"libplain19.so": data[: len(data) // 2]})  # fmt: skip
+    wheel = small_wheel(tmp_path / WHEEL_NAME, {"libplain19.so": data[: len(data) // 2]})
     assert_refused(wheel, tmp_path / "out", str(wheel), "torch/lib/libplain19.so")
 
 

@@ -68,6 +68,19 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add("--deflate-level", type=int, default=6, help="zip deflate level of rewritten files")
     add("--report-json", type=Path, help="write the savings report as JSON")
     add("--report-md", type=Path, help="write the savings report as Markdown")
+    add(
+        "--comment-pr",
+        type=_positive,
+        metavar="NUMBER",
+        help="post the report as one comment on this pull request (updated in place on reruns)",
+    )
+    add(
+        "--repository",
+        default=os.environ.get("GITHUB_REPOSITORY"),
+        metavar="OWNER/NAME",
+        help="repository of --comment-pr (default: $GITHUB_REPOSITORY)",
+    )
+    add("--comment-key", default="split", help="tells apart several split comments on one PR")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.deflate_level <= 9:
         raise InputError(f"--deflate-level {args.deflate_level}: must be 0..9")
     label = check_variant_label(args.variant_label) if args.generate_variant_wheel else None
+    if args.comment_pr and not args.repository:
+        raise InputError("--comment-pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
     if args.tmp_dir is not None:
         args.tmp_dir.mkdir(parents=True, exist_ok=True)
         os.environ["TMPDIR"] = str(args.tmp_dir)
@@ -109,4 +124,15 @@ def run(args: argparse.Namespace) -> int:
         args.report_md.write_text(markdown)
     if args.verbose or not args.report_md:
         sys.stdout.write(markdown)
+    if args.comment_pr:
+        _comment(args, report)
     return 0
+
+
+def _comment(args: argparse.Namespace, report: dict[str, object]) -> None:
+    from wheel_size.github.client import connect
+    from wheel_size.split.comment import post_comment, render_comment
+
+    body = render_comment(report, args.comment_key)
+    url = post_comment(connect(), args.repository, args.comment_pr, body, args.comment_key)
+    print(f"wheel-size: split report posted: {url}", file=sys.stderr)

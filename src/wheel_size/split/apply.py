@@ -215,12 +215,10 @@ def _apply(
     host_name: str,
     log: TextIO,
 ) -> SplitResult:
-    table = hierarchy()
     work = Path(tempfile.mkdtemp(prefix="wheel-size-split-", dir=tmp_dir or stage))
     out = stage / "out"
     out.mkdir()
     directory = options.output_format == "directory"
-    group = plan.identity.group
     try:
         with _pool(options.jobs) as pool:
             libraries = _process_libraries(pool, source, plan, options, work, directory, log)
@@ -246,7 +244,6 @@ def _apply(
         else sum(m.size for m in plan.members)
     )
     fat = [lib for lib in libraries if lib.fat]
-    del table, group
     return SplitResult(plan, input_size, host, variant, devices, fat, list(plan.warnings))
 
 

@@ -1,0 +1,50 @@
+"""The split report as one pull-request comment, updated in place (fake GitHub, real PyGithub)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_cli
+from fakegithub import FakeGitHub
+from fatwheel import build_fat_wheel
+
+from wheel_size.github.client import connect
+from wheel_size.split.comment import marker, post_comment
+
+REPO = "rocm/torch-builds"
+
+
+def test_post_then_update_in_place(fake_github: FakeGitHub) -> None:
+    repo = fake_github.add_repo(REPO)
+    pr = repo.add_issue("Build ROCm wheels", pull_request=True)
+    repo.add_issue("unrelated")
+    gh = connect(environ=fake_github.env())
+    first = post_comment(gh, REPO, pr.number, f"{marker()}\nfirst")
+    assert [c.body for c in pr.comments] == [f"{marker()}\nfirst"]
+    second = post_comment(gh, REPO, pr.number, f"{marker()}\nsecond")
+    assert [c.body for c in pr.comments] == [f"{marker()}\nsecond"]
+    assert first == second
+    # Another key is another comment; someone else's comments are left alone.
+    post_comment(gh, REPO, pr.number, f"{marker('cp312')}\nthird", key="cp312")
+    assert len(pr.comments) == 2
+
+
+def test_cli_posts_the_report(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    repo = fake_github.add_repo(REPO)
+    pr = repo.add_issue("Build ROCm wheels", pull_request=True)
+    wheel = build_fat_wheel(tmp_path / "in")
+    for attempt in range(2):
+        out = tmp_path / f"out{attempt}"
+        result = run_cli(
+            ["split", "--input", str(wheel), "--output-dir", str(out),
+             "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/",
+             "--wheel-type", "torch-fat", "--comment-pr", str(pr.number), "--repository", REPO,
+             "--report-md", str(tmp_path / "r.md")],
+            env=fake_github.env(),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+    assert len(pr.comments) == 1
+    body = pr.comments[0].body
+    assert body.startswith(marker())
+    assert "| gfx1100 | host + gfx1100 + gfx110x + gfx11 |" in body
+    assert (tmp_path / "r.md").read_text() in body
