@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -148,8 +149,9 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Wall time and peak process-tree RSS of ``command``."""
+def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Wall time, CPU time (user + system, all processes) and peak process-tree RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
     peak = 0
@@ -169,7 +171,9 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[floa
     thread.join()
     if code:
         raise SystemExit(f"{command[0]} failed with {code}")
-    return elapsed, peak
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, peak
 
 
 def main() -> int:
@@ -190,7 +194,7 @@ def main() -> int:
     print(f"input: {wheel.name}: {size / 1e6:,.0f} MB")
     subprocess.run(["sync"], check=False)
     copy = args.work / "copy.whl"
-    cp_time, cp_rss = measure(["cp", str(wheel), str(copy)])
+    cp_time, cp_cpu, cp_rss = measure(["cp", str(wheel), str(copy)])
     copy.unlink()
     out = args.work / "out"
     shutil.rmtree(out, ignore_errors=True)
@@ -202,16 +206,20 @@ def main() -> int:
         *("--report-json", str(args.work / "report.json")),
         *("--report-md", str(args.work / "report.md")),
     ]
-    split_time, split_rss = measure(command, env)
+    split_time, split_cpu, split_rss = measure(command, env)
     outputs = sorted(out.iterdir())
     out_size = sum(p.stat().st_size for p in outputs)
-    cp_rate = size / 1e6 / cp_time
-    print(f"cp:    {cp_time:6.1f} s  {cp_rate:7.0f} MB/s  peak RSS {cp_rss / 2**20:5.0f} MiB")
-    print(
-        f"split: {split_time:6.1f} s  {size / 1e6 / split_time:7.0f} MB/s  "
-        f"peak RSS {split_rss / 2**20:5.0f} MiB  (jobs={args.jobs}, {len(outputs)} wheels, "
-        f"{out_size / 1e6:,.0f} MB written)"
-    )
+    print(f"load average during the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for label, wall, cpu, rss in [
+        ("cp", cp_time, cp_cpu, cp_rss),
+        (f"split -j{args.jobs}", split_time, split_cpu, split_rss),
+    ]:
+        print(
+            f"{label:9} {wall:6.1f} s wall  {size / 1e6 / wall:5.0f} MB/s  "
+            f"CPU {cpu:6.1f} s ({size / 1e6 / max(cpu, 0.01):5.0f} MB per CPU-second)  "
+            f"peak RSS {rss / 2**20:5.0f} MiB"
+        )
+    print(f"outputs: {len(outputs)} wheels, {out_size / 1e6:,.0f} MB")
     shutil.rmtree(out)
     if not args.keep:
         wheel.unlink()

@@ -7,7 +7,6 @@ from pathlib import Path
 from conftest import run_cli
 from fakegithub import FakeGitHub
 from fatwheel import build_fat_wheel
-
 from wheel_size.github.client import connect
 from wheel_size.split.comment import marker, post_comment
 

@@ -9,9 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from wheel_size.errors import InvalidWheel
 from wheel_size.wheel.archive import RawData, ZipSource
 from wheel_size.wheel.record import hash_bytes, parse_record
-from wheel_size.wheel.writer import WheelEntry, compress_file, write_tree, write_wheel
+from wheel_size.wheel.writer import (
+    WheelEntry,
+    compress_file,
+    iter_raw_content,
+    write_tree,
+    write_wheel,
+)
 from wheel_size.wheel.zipwrite import ZipEntryWriter
 
 DIST = "demo-1.0.dist-info"
@@ -156,3 +163,28 @@ def test_zip64_many_entries_and_large_offsets(tmp_path: Path) -> None:
         assert zf.read("f69999") == b"69999"
         assert zf.read("huge-hint") == b"abc"
         assert hashlib.sha256(zf.read("f00000")).digest() == hashlib.sha256(b"0").digest()
+
+
+def test_streamed_content_comes_in_bounded_chunks(tmp_path: Path) -> None:
+    path = tmp_path / "zeros.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("z.bin"), bytes(40 << 20), zipfile.ZIP_DEFLATED)
+        zf.writestr(zipfile.ZipInfo("b.bin"), os.urandom(1000) * 3000, zipfile.ZIP_BZIP2)
+    src = ZipSource(path)
+    for name in ("z.bin", "b.bin"):
+        raw = src.member(name).raw
+        assert raw is not None
+        sizes = [len(chunk) for chunk in iter_raw_content(raw)]
+        assert sum(sizes) == raw.size and max(sizes) <= 4 << 20
+        assert b"".join(iter_raw_content(raw)) == src.read(name)
+
+
+def test_corrupt_raw_member_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "c.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("x.bin", os.urandom(5000), zipfile.ZIP_STORED)
+    raw = ZipSource(path).member("x.bin").raw
+    assert raw is not None
+    bad = RawData(raw.path, raw.offset, raw.compressed_size, raw.size, raw.crc32 ^ 1, raw.method)
+    with pytest.raises(InvalidWheel, match="bad CRC"):
+        list(iter_raw_content(bad))

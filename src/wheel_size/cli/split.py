@@ -69,6 +69,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add("--report-json", type=Path, help="write the savings report as JSON")
     add("--report-md", type=Path, help="write the savings report as Markdown")
     add(
+        "--report-targets",
+        nargs="+",
+        default=[],
+        metavar="GFX",
+        help="list only these GPUs in the report's download table (default: all)",
+    )
+    add(
         "--comment-pr",
         type=_positive,
         metavar="NUMBER",
@@ -116,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         verbose=args.verbose,
     )
     result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
-    report = build_report(result)
+    report = build_report(result, args.report_targets)
     if args.report_json:
         args.report_json.write_text(to_json(report))
     markdown = render_markdown(report)

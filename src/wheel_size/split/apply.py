@@ -312,6 +312,8 @@ def _build_kpacks(
             compression=options.compression,
             level=options.compression_level,
             items=tuple(items),
+            deflate_level=options.deflate_level,
+            zip_ready=options.output_format == "wheel",
         )
         for arch, items in sorted(by_arch.items())
     ]
@@ -427,11 +429,9 @@ def _wheel_jobs(
         escaped = wheel_escape(bundle.dist)
         dist_info = f"{escaped}-{identity.version}.dist-info"
         entries = [
-            WheelEntry(
-                f"{prefix}.kpack/{k.path.name}",
-                file=k.path,
-                compress=options.compression == "none",
-            )
+            WheelEntry(f"{prefix}.kpack/{k.path.name}", raw=k.raw, record_hash=k.record_hash)
+            if k.raw is not None and not directory
+            else WheelEntry(f"{prefix}.kpack/{k.path.name}", file=k.path)
             for k in kpacks_by_key.get(bundle.key, [])
         ]
         entries += [_member_entry(source, plan, db.member) for db in dbs_by_key.get(bundle.key, [])]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from wheel_size.render import render
@@ -23,13 +24,14 @@ def _pct(saved: float, whole: float) -> float:
     return round(100.0 * saved / whole, 1) if whole else 0.0
 
 
-def build_report(result: SplitResult) -> dict[str, Any]:
-    """Every number of the seed's tables, in bytes."""
+def build_report(result: SplitResult, targets: Sequence[str] = ()) -> dict[str, Any]:
+    """Every number of the seed's tables, in bytes; ``targets`` limits the download rows."""
     table = hierarchy()
     plan = result.plan
     input_size = result.input_size
     host_size = result.host.size
     emitted = {d.bundle.key: d for d in result.devices}
+    wanted = {table.bundle_key(t) for t in targets}
     devices: list[dict[str, Any]] = []
     for device in result.devices:
         devices.append(
@@ -52,6 +54,8 @@ def build_report(result: SplitResult) -> dict[str, Any]:
     downloads = []
     for device in result.devices:
         if device.bundle.level not in ("target", "unknown"):
+            continue
+        if targets and device.bundle.key not in wanted:
             continue
         chain = [k for k in table.chain(device.bundle.key) if k in emitted]
         size = host_size + sum(emitted[k].wheel.size for k in chain)

@@ -17,6 +17,7 @@ from wheel_size.wheel.writer import (
     WrittenWheel,
     compress_file,
     iter_raw_content,
+    store_file,
     write_tree,
     write_wheel,
 )
@@ -147,14 +148,20 @@ class KpackJob:
     compression: str
     level: int
     items: tuple[tuple[str, CodeObjectRef], ...]  # (toc key, staged code object)
+    deflate_level: int = 6
+    zip_ready: bool = True  # also prepare the zip member (hash, CRC, deflate) in this worker
 
 
 @dataclass(frozen=True)
 class KpackResult:
+    """A finished archive, with its zip-ready bytes (stored, or deflated when not zstd)."""
+
     arch: str
     path: Path
     size: int
     kernels: int
+    raw: RawData | None = None
+    record_hash: str | None = None
 
 
 def build_kpack(job: KpackJob) -> KpackResult:
@@ -175,7 +182,16 @@ def build_kpack(job: KpackJob) -> KpackResult:
     finally:
         for fd in handles.values():
             os.close(fd)
-    return KpackResult(job.arch, job.path, job.path.stat().st_size, len(job.items))
+    size = job.path.stat().st_size
+    if not job.zip_ready:
+        return KpackResult(job.arch, job.path, size, len(job.items))
+    if job.compression == "none":
+        raw, digest = compress_file(
+            job.path, job.path.with_suffix(".deflate"), level=job.deflate_level
+        )
+    else:  # zstd frames do not deflate: store, hashing here in the worker
+        raw, digest = store_file(job.path)
+    return KpackResult(job.arch, job.path, size, len(job.items), raw, digest)
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,12 @@ import bz2
 import os
 import shutil
 import tempfile
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from wheel_size.errors import InvalidWheel
+from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData, iter_raw
 from wheel_size.wheel.record import RecordEntry, StreamingHash, format_record, iter_chunks
 from wheel_size.wheel.zipwrite import ZipEntryWriter
@@ -28,6 +27,7 @@ __all__ = [
     "WrittenWheel",
     "compress_file",
     "iter_raw_content",
+    "store_file",
     "write_tree",
     "write_wheel",
 ]
@@ -74,33 +74,58 @@ class WrittenWheel:
     record: list[RecordEntry] = field(default_factory=list)
 
 
+_OUT_CHUNK = 4 << 20  # bounds memory whatever the compression ratio of a chunk
+
+
+def _inflate(raw: RawData) -> Iterator[bytes]:
+    decoder = deflate.decompressobj()
+    for chunk in iter_raw(raw):
+        data = chunk
+        while data:
+            out = decoder.decompress(data, _OUT_CHUNK)
+            data = decoder.unconsumed_tail
+            if out:
+                yield out
+            if decoder.eof:
+                return
+    tail = decoder.flush()  # a truncated stream: the size and CRC check below reports it
+    if tail:
+        yield tail
+
+
+def _bunzip(raw: RawData) -> Iterator[bytes]:
+    decoder = bz2.BZ2Decompressor()
+    for chunk in iter_raw(raw):
+        data = chunk
+        while not decoder.eof:
+            out = decoder.decompress(data, _OUT_CHUNK)
+            data = b""
+            if out:
+                yield out
+            if decoder.needs_input:
+                break
+        if decoder.eof:
+            return
+
+
 def iter_raw_content(raw: RawData) -> Iterator[bytes]:
-    """Decompress a raw member's bytes as they stream past (stored, deflate, bzip2)."""
+    """Decompress a raw member's bytes as they stream past (stored, deflate, bzip2), in
+    bounded chunks, checking the declared size and CRC."""
     if raw.method == 0:
-        yield from iter_raw(raw)
-        return
-    decoder: Any
-    if raw.method == 8:
-        decoder = zlib.decompressobj(-15)
+        stream = iter_raw(raw)
+    elif raw.method == 8:
+        stream = _inflate(raw)
     elif raw.method == 12:
-        decoder = bz2.BZ2Decompressor()
+        stream = _bunzip(raw)
     else:
         raise InvalidWheel(f"{raw.path}: compression method {raw.method} cannot be streamed")
-    crc = 0
-    size = 0
-    for chunk in iter_raw(raw):
-        out = decoder.decompress(chunk)
-        crc = zlib.crc32(out, crc)
+    crc = size = 0
+    for out in stream:
         size += len(out)
         if size > raw.size:
             break
+        crc = deflate.crc32(out, crc)
         yield out
-    if raw.method == 8:
-        tail = decoder.flush()
-        crc = zlib.crc32(tail, crc)
-        size += len(tail)
-        if tail and size <= raw.size:
-            yield tail
     if size != raw.size or crc != raw.crc32:
         raise InvalidWheel(f"{raw.path}: member at offset {raw.offset}: bad CRC or size")
 
@@ -112,16 +137,27 @@ def compress_file(src: Path, dst: Path, *, level: int = 6) -> tuple[RawData, str
     process that only copies bytes. Returns the raw description and the RECORD hash.
     """
     hasher = StreamingHash()
-    compressor = zlib.compressobj(level, zlib.DEFLATED, -15)
+    compressor = deflate.compressobj(level)
     crc = 0
     with src.open("rb") as inp, dst.open("wb") as out:
         for chunk in iter_chunks(inp):
             hasher.update(chunk)
-            crc = zlib.crc32(chunk, crc)
+            crc = deflate.crc32(chunk, crc)
             out.write(compressor.compress(chunk))
         out.write(compressor.flush())
         compressed = out.tell()
     return RawData(dst, 0, compressed, hasher.size, crc, 8), hasher.value
+
+
+def store_file(src: Path) -> tuple[RawData, str]:
+    """Describe ``src`` as a stored (uncompressed) zip member, with its CRC and RECORD hash."""
+    hasher = StreamingHash()
+    crc = 0
+    with src.open("rb") as inp:
+        for chunk in iter_chunks(inp):
+            hasher.update(chunk)
+            crc = deflate.crc32(chunk, crc)
+    return RawData(src, 0, hasher.size, hasher.size, crc, 0), hasher.value
 
 
 def _ordered(entries: Iterable[WheelEntry], dist_info: str) -> list[WheelEntry]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import struct
 import time
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData
 
 __all__ = ["ZipEntryWriter", "dos_datetime", "source_date_epoch"]
@@ -156,10 +156,10 @@ class ZipEntryWriter:
         zip64 = size_hint * 1.05 + 4096 >= _LIMIT
         header_len = len(self._local_header(entry, zip64))
         self._write(b"\x00" * header_len)
-        compressor = zlib.compressobj(level, zlib.DEFLATED, -15) if compress else None
+        compressor = deflate.compressobj(level) if compress else None
         crc = size = csize = 0
         for chunk in chunks:
-            crc = zlib.crc32(chunk, crc)
+            crc = deflate.crc32(chunk, crc)
             size += len(chunk)
             out = compressor.compress(chunk) if compressor else chunk
             csize += len(out)
