@@ -139,6 +139,7 @@ V4_15_ARCHES = ["gfx906", "gfx90a:xnack+", "gfx940:sramecc+:xnack-", "gfx1100", 
 GENERIC_ARCHES = ["gfx9-generic", "gfx10-3-generic", "gfx11-generic"]
 MULTI_ARCHES = ["gfx942", "gfx1100", "gfx1030"]
 RDC_ARCHES = ["gfx942", "gfx1100"]
+RELR_ARCHES = ["gfx942", "gfx1100", "gfx90a:xnack-"]
 
 
 def recipes() -> dict[str, dict[str, object]]:
@@ -164,6 +165,13 @@ def recipes() -> dict[str, dict[str, object]]:
                     "libplain19_lld.so",
                     "main.hip",
                 ],
+            ],
+        },
+        "libplain19_relr.so": {
+            "about": "lld-19 -z pack-relative-relocs: the wrapper pointer is a RELR relocation",
+            "steps": [
+                [c19, *HIP, *LINK, "-fuse-ld=lld", "-Wl,-z,pack-relative-relocs",
+                 *arch_flags(RELR_ARCHES), "-o", "libplain19_relr.so", "main.hip"],
             ],
         },
         "libccob19.so": {
@@ -272,8 +280,13 @@ def sections(lib: Path, cwd: Path) -> dict[str, tuple[int, int, int]]:
 
 def wrapper_targets(lib: Path, cwd: Path, seg: tuple[int, int, int]) -> list[tuple[int, str]]:
     """Per wrapper (in address order): the bundle address its pointer is relocated to, and
-    the relocation type, as readelf prints them."""
+    the relocation type, as readelf prints them.  A RELR relocation (lld's
+    ``-z pack-relative-relocs``) has no addend: the pointer stored in the file is used."""
     addr, _off, size = seg
+    dump = cwd / "wrappers.bin"
+    run([OBJCOPY, f"--dump-section=.hipFatBinSegment={dump}", str(lib), str(cwd / "scratch.o")],
+        cwd)
+    stored = dump.read_bytes()
     dynsyms = {}
     for line in run([READELF, "-sW", "--dyn-syms", str(lib)], cwd).splitlines():
         parts = line.split()
@@ -282,10 +295,14 @@ def wrapper_targets(lib: Path, cwd: Path, seg: tuple[int, int, int]) -> list[tup
     found: dict[int, tuple[int, str]] = {}
     for line in run([READELF, "-rW", str(lib)], cwd).splitlines():
         parts = line.split()
-        if len(parts) < 3 or not re.fullmatch(r"[0-9a-f]{16}", parts[0]):
+        if not parts or not re.fullmatch(r"[0-9a-f]{16}", parts[0]):
             continue
         where = int(parts[0], 16)
         if not addr <= where < addr + size:
+            continue
+        if len(parts) == 1:  # a RELR offset
+            at = where - addr
+            found[where] = (int.from_bytes(stored[at : at + 8], "little"), "RELR")
             continue
         rtype = parts[2]
         if rtype == "R_X86_64_RELATIVE":

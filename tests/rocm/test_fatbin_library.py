@@ -40,6 +40,11 @@ def test_non_elf_is_not_a_fat_binary(tmp_path: Path) -> None:
     script = tmp_path / "libfoo.so"
     script.write_text("/* GNU ld script */ INPUT(libfoo.so.1)\n")
     assert not has_hip_fatbin(script)
+    elf32 = tmp_path / "lib32.so"
+    elf32.write_bytes(b"\x7fELF\x01\x01\x01" + bytes(100))
+    assert not has_hip_fatbin(elf32)
+    (tmp_path / "tiny.so").write_bytes(b"\x7fEL")
+    assert not has_hip_fatbin(tmp_path / "tiny.so")
 
 
 @pytest.mark.parametrize("name", LIBS)

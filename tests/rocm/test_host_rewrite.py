@@ -159,9 +159,17 @@ def test_relocations_point_at_reference(name: str, tmp_path: Path) -> None:
     fat_addr, fat_size = sections[".hip_fatbin"]
     ref_addr = sections[REF_SECTION][0]
     wrapper_relocs = 0
+    with out.open("rb") as fh:
+        stored = ELFFile(fh).get_section_by_name(".hipFatBinSegment").data()
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) >= 4 and re.fullmatch(r"[0-9a-f]{16}", parts[0]):
+        if len(parts) == 1 and re.fullmatch(r"[0-9a-f]{16}", parts[0]):  # RELR offset
+            where = int(parts[0], 16)
+            if seg_addr <= where < seg_addr + seg_size:
+                wrapper_relocs += 1
+                (pointer,) = struct.unpack_from("<Q", stored, where - seg_addr)
+                assert pointer == ref_addr  # RELR adds the base to the word in the file
+        elif len(parts) >= 4 and re.fullmatch(r"[0-9a-f]{16}", parts[0]):
             where = int(parts[0], 16)
             if seg_addr <= where < seg_addr + seg_size:
                 wrapper_relocs += 1

@@ -210,14 +210,18 @@ class FatLibrary:
 def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
     """True when ``data`` is an ELF file with a ``.hip_fatbin`` section (headers only)."""
     data.seek(0)
-    if data.read(4) != b"\x7fELF":
+    ident = data.read(6)
+    if ident[:4] != b"\x7fELF" or len(ident) < 6:
+        return False
+    if ident[4:6] != b"\x02\x01":  # HIP host code is 64-bit little-endian
         return False
     return ElfImage(data, name).section(FATBIN_SECTION) is not None
 
 
 def has_hip_fatbin(path: Path) -> bool:
     """Cheap test for device code: reads the ELF and section headers only.  Non-ELF files
-    give False; a truncated or malformed ELF raises InvalidElf."""
+    and 32-bit or big-endian ELF files give False; a truncated or malformed 64-bit ELF
+    raises InvalidElf."""
     with Path(path).open("rb") as fh:
         return has_hip_fatbin_data(fh, str(path))
 
