@@ -170,8 +170,17 @@ def recipes() -> dict[str, dict[str, object]]:
         "libplain19_relr.so": {
             "about": "lld-19 -z pack-relative-relocs: the wrapper pointer is a RELR relocation",
             "steps": [
-                [c19, *HIP, *LINK, "-fuse-ld=lld", "-Wl,-z,pack-relative-relocs",
-                 *arch_flags(RELR_ARCHES), "-o", "libplain19_relr.so", "main.hip"],
+                [
+                    c19,
+                    *HIP,
+                    *LINK,
+                    "-fuse-ld=lld",
+                    "-Wl,-z,pack-relative-relocs",
+                    *arch_flags(RELR_ARCHES),
+                    "-o",
+                    "libplain19_relr.so",
+                    "main.hip",
+                ],
             ],
         },
         "libccob19.so": {
@@ -284,8 +293,9 @@ def wrapper_targets(lib: Path, cwd: Path, seg: tuple[int, int, int]) -> list[tup
     ``-z pack-relative-relocs``) has no addend: the pointer stored in the file is used."""
     addr, _off, size = seg
     dump = cwd / "wrappers.bin"
-    run([OBJCOPY, f"--dump-section=.hipFatBinSegment={dump}", str(lib), str(cwd / "scratch.o")],
-        cwd)
+    run(
+        [OBJCOPY, f"--dump-section=.hipFatBinSegment={dump}", str(lib), str(cwd / "scratch.o")], cwd
+    )
     stored = dump.read_bytes()
     dynsyms = {}
     for line in run([READELF, "-sW", "--dyn-syms", str(lib)], cwd).splitlines():
