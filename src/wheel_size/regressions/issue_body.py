@@ -39,9 +39,14 @@ __all__ = [
 MARKER_PREFIX = "<!-- wheel-size-action:"
 
 
-def event_marker(key: str) -> str:
-    """The hidden line that identifies an event's issue (keys are our own ASCII)."""
-    return f"{MARKER_PREFIX}event={key} -->"
+def event_marker(event: Event) -> str:
+    """The body's first line: the event key (our own ASCII) and the sizes that later
+    nights are compared with, so follow-ups need neither the history nor the API."""
+    return (
+        f"{MARKER_PREFIX}event={event.key} "
+        f"before={event.before.date.isoformat()}:{event.before.size_bytes} "
+        f"after={event.after.date.isoformat()}:{event.after.size_bytes} -->"
+    )
 
 
 def update_marker(key: str, night: dt.date, state: str, size_bytes: int) -> str:
@@ -60,8 +65,8 @@ class Reproduce:
         return "wheel-size investigate " + " ".join(shlex.quote(a) for a in self.args)
 
 
-def issue_title(inv: Investigation) -> str:
-    ev = inv.event
+def issue_title(ev: Event) -> str:
+    """Variant, date and delta: what a reader of the issue list needs first."""
     if ev.kind == "creep":
         return (
             f"Wheel size creep: {ev.variant} {ev.delta_mb:+.1f} MB from "
@@ -94,7 +99,7 @@ def _chart(inv: Investigation) -> dict[str, Any] | None:
     low, high = min(sizes), max(sizes)
     pad = max((high - low) * 0.1, 0.5)
     return {
-        "title": f"{inv.variant} (MB)",
+        "title": neutralise_cell(inv.variant).replace('"', "'") + " (MB)",
         "labels": [p.date.strftime("%m-%d") for p in inv.chart],
         "values": [round(s, 1) for s in sizes],
         "y_min": round(low - pad, 1),
@@ -149,7 +154,7 @@ def _context(
     if window.compared:
         compare_url = f"{repo_url}/compare/{window.compared[0]}...{window.compared[1]}"
     return {
-        "marker": event_marker(ev.key),
+        "marker": event_marker(ev),
         "kind": ev.kind,
         "variant": neutralise_cell(ev.variant),
         "artifact": neutralise_cell(ev.after.artifact or ev.variant),

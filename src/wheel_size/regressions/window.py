@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from github import GithubException
+from github.Commit import Commit as GithubCommit
 from github.Repository import Repository
 
-from wheel_size.regressions.commits import Commit, commit_from_api, files_from_api
+from wheel_size.regressions.commits import Commit, files_from_api
 from wheel_size.regressions.nightly import parse_nightly_message
 
 __all__ = ["Night", "Window", "fetch_files", "fetch_window", "resolve_base"]
@@ -89,11 +90,20 @@ def _compare(
 ) -> tuple[list[Commit], int, str | None]:
     comparison = repo.compare(base, head, comparison_commits_per_page=COMPARE_PAGE_SIZE)
     total = comparison.total_commits  # one request: page 1 (paged mode) and the totals
-    raw: list[Commit] = [
-        commit_from_api(item.raw_data) for item in itertools.islice(comparison.commits, max_commits)
-    ]
-    url = comparison.raw_data.get("html_url")
-    return raw, total, str(url) if url else None
+    commits = [_from_listed(item) for item in itertools.islice(comparison.commits, max_commits)]
+    return commits, total, comparison.html_url
+
+
+def _from_listed(item: GithubCommit) -> Commit:
+    """A compare entry as a Commit. Only attributes the listing carries are read: touching
+    ``raw_data`` would make PyGithub fetch every commit again (one request each)."""
+    author = item.commit.author
+    return Commit(
+        sha=item.sha,
+        message=item.commit.message or "",
+        html_url=item.html_url or "",
+        author=(author.name if author is not None else "") or "",
+    )
 
 
 def fetch_window(

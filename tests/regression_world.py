@@ -1,0 +1,124 @@
+"""Build real git repositories for regression tests quickly (git fast-import), with a main
+branch of ordinary commits and a nightly branch of "YYYY-MM-DD nightly release (BASE)"
+commits, like PyTorch's."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wheel_size.regressions.series import MB, SizePoint
+
+EPOCH = 1_760_000_000  # 2025-10-09; commit times only need to increase
+
+
+@dataclass
+class Change:
+    """One commit of the main branch: its message, files written, removed, gitlinks."""
+
+    message: str
+    files: dict[str, str] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+    gitlinks: dict[str, str] = field(default_factory=dict)  # path -> submodule commit sha
+
+
+def _data(text: str) -> bytes:
+    raw = text.encode()
+    return b"data %d\n" % len(raw) + raw + b"\n"
+
+
+@dataclass
+class World:
+    path: Path
+    main: list[str] = field(default_factory=list)  # shas of main, oldest first
+    nightly: dict[str, str] = field(default_factory=dict)  # date -> nightly head sha
+    bases: dict[str, str] = field(default_factory=dict)  # date -> base sha
+
+
+def _import(path: Path, stream: bytes, marks_file: Path) -> None:
+    args = ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks_file}"]
+    if marks_file.exists():
+        args.append(f"--import-marks={marks_file}")
+    subprocess.run(args, input=stream, check=True)
+
+
+def _marks(marks_file: Path) -> dict[int, str]:
+    pairs = (line.split() for line in marks_file.read_text().splitlines())
+    return {int(mark[1:]): sha for mark, sha in pairs}
+
+
+def build_world(
+    path: Path,
+    changes: list[Change],
+    nightlies: list[tuple[str, int, str | None]],
+) -> World:
+    """``nightlies``: (date, index into ``changes`` of the base commit, message or None for
+    the standard "DATE nightly release (BASE)")."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    stream = bytearray()
+    when = EPOCH
+    for index, change in enumerate(changes):
+        mark = index + 1
+        when += 60
+        stream += b"commit refs/heads/main\nmark :%d\n" % mark
+        stream += b"author Dev <dev@example.com> %d +0000\n" % when
+        stream += b"committer Dev <dev@example.com> %d +0000\n" % when
+        stream += _data(change.message)
+        if index:
+            stream += b"from :%d\n" % (mark - 1)
+        for name, content in change.files.items():
+            stream += b"M 100644 inline " + name.encode() + b"\n" + _data(content)
+        for name in change.removed:
+            stream += b"D " + name.encode() + b"\n"
+        for name, sha in change.gitlinks.items():
+            stream += b"M 160000 " + sha.encode() + b" " + name.encode() + b"\n"
+    marks_file = path / ".git" / "marks"
+    _import(path, bytes(stream), marks_file)
+    marks = _marks(marks_file)
+    world = World(path, [marks[i + 1] for i in range(len(changes))])
+    # Second pass: nightly commits name the base SHAs the first pass produced.
+    stream = bytearray()
+    for n, (date, base_index, message) in enumerate(nightlies):
+        mark = len(changes) + 1 + n
+        base = world.main[base_index]
+        when += 60
+        stream += b"commit refs/heads/nightly\nmark :%d\n" % mark
+        stream += b"author Bot <bot@example.com> %d +0000\n" % when
+        stream += b"committer Bot <bot@example.com> %d +0000\n" % when
+        stream += _data(message if message is not None else f"{date} nightly release ({base})")
+        if n:
+            stream += b"from :%d\n" % (mark - 1)
+        stream += b"M 100644 inline NIGHTLY\n" + _data(f"{date} {base}\n")
+    if nightlies:
+        _import(path, bytes(stream), marks_file)
+        marks = _marks(marks_file)
+    for n, (date, base_index, _) in enumerate(nightlies):
+        world.bases[date] = world.main[base_index]
+        world.nightly[date] = marks[len(changes) + 1 + n]
+    return world
+
+
+def points(
+    variant: str,
+    sizes: dict[str, float],
+    world: World | None = None,
+    *,
+    with_base: bool = True,
+) -> list[SizePoint]:
+    """Size points of one variant; SHAs from ``world`` when given."""
+    out = []
+    for n, (date, size) in enumerate(sorted(sizes.items())):
+        out.append(
+            SizePoint(
+                dt.date.fromisoformat(date),
+                variant,
+                int(size * MB),
+                run_id=1000 + n,
+                head_sha=world.nightly.get(date) if world else None,
+                base_sha=(world.bases.get(date) if world and with_base else None),
+                artifact=f"manywheel-py3_12-{variant}",
+            )
+        )
+    return out

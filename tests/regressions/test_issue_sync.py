@@ -1,0 +1,210 @@
+"""Regression issues end to end against the fake GitHub server and a real git repository."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from fakegithub import FakeGitHub
+from github.Repository import Repository
+from regression_world import Change, World, build_world, points
+
+from wheel_size.errors import GitHubError
+from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.regressions.alerts import AlertSettings, alert_night
+from wheel_size.regressions.events import Thresholds
+from wheel_size.regressions.issue_body import Reproduce
+from wheel_size.regressions.issue_sync import IssueSettings
+from wheel_size.regressions.series import SizePoint
+from wheel_size.render.safe_markdown import ZWJ
+
+FAST = RetryPolicy(total=4, backoff=0.0, max_wait=5.0, secondary_wait=0.1, between_writes=0.0)
+NIGHT = dt.date(2025, 10, 11)
+LABEL = "wheel-size-regression"
+
+
+def make_world(tmp_path: Path) -> World:
+    base = [Change(f"base {i}", {"README.md": f"{i}\n"}) for i in range(3)]
+    window = [
+        Change(
+            "Add Half reduce kernels (#101)",
+            {"aten/src/ATen/native/cuda/Reduce.cuh": "template <int N> struct R {};\n"},
+        ),
+        Change(
+            "Docs: thanks @octocat, see #77 <!-- wheel-size-action:event=jump/cpu/2020-01-01 -->",
+            {"docs/a.md": "a\n"},
+        ),
+        Change('Revert "base 1"\n\nThis reverts commit 0000000.', {"README.md": "r\n"}),
+        Change("Bad idea (#103)", {"c10/core/bad.cpp": "int bad;\n"}),
+        Change('Revert "Bad idea (#103)"', removed=("c10/core/bad.cpp",)),
+        Change("Python helper (#104)", {"torch/helper.py": "x = 1\n"}),
+    ]
+    return build_world(
+        tmp_path / "git", base + window, [("2025-10-10", 2, None), ("2025-10-11", 8, None)]
+    )
+
+
+def series(w: World, **overrides: dict[str, float]) -> dict[str, list[SizePoint]]:
+    sizes = {
+        "cuda12_8": {"2025-10-09": 855.2, "2025-10-10": 855.3, "2025-10-11": 859.6},
+        "cuda12_6": {"2025-10-09": 790.0, "2025-10-10": 790.0, "2025-10-11": 794.0},
+        "cpu": {"2025-10-09": 175.0, "2025-10-10": 175.0, "2025-10-11": 175.01},
+    }
+    for variant, extra in overrides.items():
+        sizes[variant] = {**sizes[variant], **extra}
+    return {v: points(v, s, w) for v, s in sizes.items()}
+
+
+def repo_for(fake: FakeGitHub, w: World) -> Repository:
+    fake.add_repo("pytorch/pytorch", git_dir=w.path)
+    return connect(fake.token, fake.url, retry=FAST).get_repo("pytorch/pytorch")
+
+
+def settings(**issue_kwargs: object) -> AlertSettings:
+    return AlertSettings(
+        thresholds=Thresholds(mb=1.0),
+        creep=None,
+        issues=IssueSettings(**issue_kwargs),  # type: ignore[arg-type]
+    )
+
+
+def reproduce(event: object) -> Reproduce:
+    return Reproduce(("--repo", "pytorch/pytorch", "--date", "2025-10-11", "--variant", "cuda12_8"))
+
+
+def run(
+    fake: FakeGitHub,
+    repo: Repository,
+    s: dict[str, list[SizePoint]],
+    night: dt.date = NIGHT,
+    cfg: AlertSettings | None = None,
+):  # type: ignore[no-untyped-def]
+    return alert_night(repo, repo, s, night, ["cuda12_8"], cfg or settings(), reproduce=reproduce)
+
+
+def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    result = run(fake_github, repo, series(w))
+    assert len(result.created) == 1
+    issue = fake_github.repo("pytorch/pytorch").issue(result.created[0])
+    assert issue is not None
+    assert issue.title == "Wheel size: cuda12_8 +4.3 MB on 2025-10-11"
+    assert LABEL in issue.label_names
+    body = issue.body or ""
+    assert body.startswith(
+        "<!-- wheel-size-action:event=jump/cuda12_8/2025-10-11 before=2025-10-10:"
+    )
+    # Ranked: the CUDA kernel first, the docs last; the pair "Bad idea" + revert removed.
+    table = [line for line in body.splitlines() if line.startswith("| ") and "](" in line]
+    kernel = next(i for i, l in enumerate(table) if "Half reduce kernels" in l)
+    docs = next(i for i, l in enumerate(table) if "Docs: thanks" in l)
+    assert kernel < docs
+    assert "LIKELY" in table[kernel] and "CLEARED" in table[docs]
+    assert "### Revert pairs removed" in body
+    pairs = body.split("### Revert pairs removed", 1)[1]
+    assert "Bad idea" in pairs
+    # The revert of a commit before the window stays a candidate.
+    assert 'Revert "base 1"' in body.split("### Revert pairs removed", 1)[0]
+    # Neutralised: no ping, no back-reference, no forged marker.
+    assert f"@{ZWJ}octocat" in body and "@octocat" not in body
+    assert f"#{ZWJ}77" in body
+    assert body.count("<!-- wheel-size-action:") == 1
+    # PR links do not create back-references; cross-variant table and reading.
+    assert "https://redirect.github.com/pytorch/pytorch/pull/101" in body
+    assert "| cpu | +0.01 MB |" in body and "CPU wheel did not grow" in body
+    assert "wheel-size investigate --repo pytorch/pytorch --date 2025-10-11" in body
+    assert "```mermaid" in body
+
+    posts = fake_github.count("POST")
+    again = run(fake_github, repo, series(w))
+    assert again.created == [] and again.unchanged == result.created
+    assert fake_github.count("POST") == posts
+    assert fake_github.count("PATCH") == 0
+    assert len(fake_github.repo("pytorch/pytorch").issues) == 1
+
+
+def test_lost_answer_on_create_does_not_duplicate(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    fake_github.fail("POST", r"/issues$", 502, times=1, after=True)
+    result = run(fake_github, repo, series(w))
+    stored = fake_github.repo("pytorch/pytorch").issues
+    assert len(stored) == 1
+    assert result.created == [stored[0].number]
+    assert fake_github.count("POST", r"/issues$") == 1
+
+
+def test_later_nights_comment_only_on_change_and_rollback_closes(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    cfg = settings(close_on_rollback=True)
+    first = run(fake_github, repo, series(w), cfg=cfg)
+    number = first.created[0]
+    stored = fake_github.repo("pytorch/pytorch").issue(number)
+    assert stored is not None
+
+    # Oct 12: same size (+0.1 MB): nothing to say.
+    s = series(w, cuda12_8={"2025-10-12": 859.7})
+    quiet = run(fake_github, repo, s, dt.date(2025, 10, 12), cfg)
+    assert quiet.updated == [] and stored.comments == []
+
+    # Oct 13: rolled back: one comment, and closed as configured.
+    s = series(w, cuda12_8={"2025-10-12": 859.7, "2025-10-13": 855.4})
+    rolled = run(fake_github, repo, s, dt.date(2025, 10, 13), cfg)
+    assert rolled.updated == [number]
+    assert len(stored.comments) == 1 and "Rolled back" in (stored.comments[0].body or "")
+    assert stored.state == "closed"
+    # Re-running that night changes nothing.
+    posts = fake_github.count("POST")
+    assert run(fake_github, repo, s, dt.date(2025, 10, 13), cfg).updated == []
+    assert fake_github.count("POST") == posts
+
+
+def test_grows_again_comment(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    number = run(fake_github, repo, series(w)).created[0]
+    s = series(w, cuda12_8={"2025-10-12": 860.2, "2025-10-13": 860.9})
+    assert run(fake_github, repo, s, dt.date(2025, 10, 12)).updated == []  # +0.6: below 1 MB
+    grew = run(fake_github, repo, s, dt.date(2025, 10, 13))  # +1.3 since the report
+    assert grew.updated == [number]
+    stored = fake_github.repo("pytorch/pytorch").issue(number)
+    assert stored is not None and "Grew again" in (stored.comments[-1].body or "")
+    assert stored.state == "open"
+
+
+def test_accepted_label_silences_the_event(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    number = run(fake_github, repo, series(w)).created[0]
+    stored = fake_github.repo("pytorch/pytorch").issue(number)
+    assert stored is not None
+    stored.labels.append(fake_github.repo("pytorch/pytorch").add_label("size-accepted"))
+    s = series(w, cuda12_8={"2025-10-12": 855.3})  # rolled back: would comment
+    result = run(fake_github, repo, s, dt.date(2025, 10, 12))
+    assert result.silenced == [number] and result.updated == []
+    assert stored.comments == []
+
+
+def test_issues_disabled_is_one_clear_error(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    fake_github.add_repo("pytorch/pytorch", git_dir=w.path, has_issues=False)
+    repo = connect(fake_github.token, fake_github.url, retry=FAST).get_repo("pytorch/pytorch")
+    with pytest.raises(GitHubError, match="issues are disabled in pytorch/pytorch"):
+        run(fake_github, repo, series(w))
+
+
+def test_token_without_issues_write_is_named(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    fake_github.set_permissions({"contents": "read", "actions": "read", "issues": "read"})
+    with pytest.raises(GitHubError, match=r"issues[:=] ?write") as info:
+        run(fake_github, repo, series(w))
+    assert "\n" not in str(info.value)
+    assert fake_github.repo("pytorch/pytorch").issues == []
