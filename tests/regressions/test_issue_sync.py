@@ -6,10 +6,10 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from fakegithub import FakeGitHub
 from github.Repository import Repository
-from regression_world import Change, World, build_world, points
 
+from fakegithub import FakeGitHub
+from regression_world import Change, World, build_world, points
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import RetryPolicy, connect
 from wheel_size.regressions.alerts import AlertSettings, alert_night
@@ -100,8 +100,8 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     )
     # Ranked: the CUDA kernel first, the docs last; the pair "Bad idea" + revert removed.
     table = [line for line in body.splitlines() if line.startswith("| ") and "](" in line]
-    kernel = next(i for i, l in enumerate(table) if "Half reduce kernels" in l)
-    docs = next(i for i, l in enumerate(table) if "Docs: thanks" in l)
+    kernel = next(i for i, row in enumerate(table) if "Half reduce kernels" in row)
+    docs = next(i for i, row in enumerate(table) if "Docs: thanks" in row)
     assert kernel < docs
     assert "LIKELY" in table[kernel] and "CLEARED" in table[docs]
     assert "### Revert pairs removed" in body

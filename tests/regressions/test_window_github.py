@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fakegithub import FakeGitHub
 from github.Repository import Repository
-from regression_world import Change, World, build_world
 
+from fakegithub import FakeGitHub
+from regression_world import Change, World, build_world
 from wheel_size.github.client import RetryPolicy, connect
 from wheel_size.regressions.window import Night, fetch_window
 

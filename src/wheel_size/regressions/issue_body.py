@@ -233,7 +233,12 @@ def render_markdown(
 ) -> str:
     """The ``investigate`` command's Markdown: the issue body without the marker."""
     body = render_body(
-        inv, repo_url=repo_url, reproduce=reproduce, threshold=threshold, limit=10**9
+        inv,
+        repo_url=repo_url,
+        reproduce=reproduce,
+        accepted_label="",
+        threshold=threshold,
+        limit=10**9,
     )
     return body.split("\n", 1)[1] if body.startswith(MARKER_PREFIX) else body
 

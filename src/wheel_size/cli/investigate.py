@@ -1,0 +1,144 @@
+"""``wheel-size investigate``: what caused the size change of one variant on one night?
+
+Reads the two nights from the stored history, lists the commits between their base SHAs,
+drops revert pairs, ranks the rest and adds the other variants' deltas: the content of a
+regression issue, on the terminal, in Markdown or JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from wheel_size.cli.options import add_naming_options, add_store_options, add_threshold_options
+from wheel_size.regressions.options import add_investigation_options
+
+__all__ = ["configure_parser", "run"]
+
+LOOKBACK_DAYS = 45  # how far back to look for the previous night with data
+CHART_AFTER_DAYS = 7
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--date", required=True, metavar="YYYY-MM-DD", help="the night to explain")
+    add_store_options(parser)
+    add_naming_options(parser)
+    add_threshold_options(parser)
+    add_investigation_options(parser)
+    parser.add_argument(
+        "--repo",
+        metavar="OWNER/NAME",
+        help="the repository the nightlies are built from (default: the history's, "
+        "or GITHUB_REPOSITORY)",
+    )
+    parser.add_argument("--workflow", metavar="ID_OR_FILE", help="only runs of this workflow")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    import datetime as dt
+    import json
+    import os
+
+    from github import GithubException
+
+    from wheel_size.cli.options import (
+        naming_from_args,
+        open_store,
+        variants_from_args,
+        write_output,
+    )
+    from wheel_size.dates import parse_date
+    from wheel_size.errors import InputError
+    from wheel_size.github.client import connect, github_error
+    from wheel_size.history.history import load_history
+    from wheel_size.regressions.events import Event
+    from wheel_size.regressions.history_series import series_from_history
+    from wheel_size.regressions.investigation import investigate
+    from wheel_size.regressions.issue_body import Reproduce, render_markdown
+    from wheel_size.regressions.options import thresholds_from_args
+    from wheel_size.regressions.series import point_on, previous_point
+    from wheel_size.variants import ArtifactNaming
+
+    date = parse_date(args.date, "--date")
+    variants = variants_from_args(args)
+    if len(variants) != 1:
+        raise InputError("investigate explains one variant at a time: give one --variant")
+    naming = naming_from_args(args)
+    assert isinstance(naming, ArtifactNaming)
+    thresholds = thresholds_from_args(args)
+    if args.max_commit_details < 0:
+        raise InputError("--max-commit-details must not be negative")
+    token = os.environ.get("GITHUB_TOKEN") or None
+    since = date - dt.timedelta(days=LOOKBACK_DAYS)
+    until = date + dt.timedelta(days=CHART_AFTER_DAYS)
+    with open_store(args, repository=args.repo, token=token) as store:
+        history = load_history(
+            store,  # type: ignore[arg-type]
+            since,
+            until,
+            repository=args.repo,
+            workflow=args.workflow,
+        )
+        where = store.description  # type: ignore[attr-defined]
+    runs_that_night = history.runs_on(date)
+    if not runs_that_night:
+        raise InputError(f"{where} has no run on {date.isoformat()}")
+    variant = naming.resolve(variants[0], history.artifact_names())
+    series = series_from_history(history, naming)
+    points = series.get(variant, [])
+    after = point_on(points, date)
+    if after is None:
+        that_night = naming.variants_in(a.name for r in runs_that_night for a in r.artifacts)
+        raise InputError(
+            f"variant {variant} is absent on {date.isoformat()} "
+            f"(artifact {naming.artifact(variant)!r}); variants that night: "
+            + (", ".join(that_night) or "none")
+        )
+    before = previous_point(points, date)
+    if before is None:
+        raise InputError(
+            f"{where} has no night with {variant} in the {LOOKBACK_DAYS} days before "
+            f"{date.isoformat()} to compare with"
+        )
+    event = Event("jump", variant, date, before, after)
+
+    repo_name = args.repo or runs_that_night[0].repository or os.environ.get("GITHUB_REPOSITORY")
+    if not repo_name:
+        raise InputError("--repo is needed: the history does not name the repository")
+    gh = connect(token)
+    try:
+        repo = gh.get_repo(repo_name)
+        inv = investigate(repo, event, series, max_details=args.max_commit_details)
+        repo_url = repo.html_url
+    except GithubException as exc:
+        raise github_error(
+            exc,
+            f"investigating {variant} on {date.isoformat()} in {repo_name}",
+            not_found=f"repository {repo_name} not found or not visible to this token",
+        ) from None
+    if args.format == "json":
+        text = json.dumps(inv.to_json(), indent=2) + "\n"
+    else:
+        text = render_markdown(
+            inv,
+            repo_url=repo_url,
+            reproduce=Reproduce(reproduce_args(args, repo_name, variant, date)),
+            threshold=thresholds.describe(),
+        )
+    write_output(args.output, text)
+    return 0
+
+
+def reproduce_args(
+    args: argparse.Namespace, repo: str, variant: str, date: object
+) -> tuple[str, ...]:
+    """The arguments that re-run this investigation (shown in issues)."""
+    out = ["--repo", repo, "--date", str(date), "--variant", variant]
+    if getattr(args, "data_branch", None):
+        out += ["--data-branch", args.data_branch]
+    elif getattr(args, "history", None):
+        out += ["--history", args.history]
+    if getattr(args, "workflow", None):
+        out += ["--workflow", str(args.workflow)]
+    return tuple(out)
