@@ -208,3 +208,18 @@ def test_token_without_issues_write_is_named(tmp_path: Path, fake_github: FakeGi
         run(fake_github, repo, series(w))
     assert "\n" not in str(info.value)
     assert fake_github.repo("pytorch/pytorch").issues == []
+
+
+def test_variants_of_one_night_share_the_window(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    result = alert_night(repo, repo, series(w), NIGHT, ["cuda12_8", "cuda12_6", "cpu"], settings())
+    titles = sorted(i.title for i in fake_github.repo("pytorch/pytorch").issues)
+    assert titles == [
+        "Wheel size: cuda12_6 +4.0 MB on 2025-10-11",
+        "Wheel size: cuda12_8 +4.3 MB on 2025-10-11",
+    ]
+    assert len(result.created) == 2
+    assert fake_github.count("GET", r"/compare/") == 1
+    assert fake_github.count("GET", r"/commits/[0-9a-f]{40}$") == 4  # the kept candidates, once
+    assert fake_github.count("GET", r"/issues$") == 1  # one listing for the whole night

@@ -164,7 +164,8 @@ def investigate(
         event.after.date.isoformat(), event.after.head_sha, event.after.base_sha, event.after.run_id
     )
     window_cache = cache.setdefault("windows", {}) if cache is not None else {}
-    window_key = (before, after)
+    # Variants of one night share their window even when they come from different runs.
+    window_key = (before.head_sha, before.base_sha, after.head_sha, after.base_sha)
     if window_key in window_cache:
         window = window_cache[window_key]
     else:
