@@ -223,3 +223,41 @@ def test_variants_of_one_night_share_the_window(tmp_path: Path, fake_github: Fak
     assert fake_github.count("GET", r"/compare/") == 1
     assert fake_github.count("GET", r"/commits/[0-9a-f]{40}$") == 4  # the kept candidates, once
     assert fake_github.count("GET", r"/issues$") == 1  # one listing for the whole night
+
+
+def test_rate_limited_create_is_retried_once_refused(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    fake_github.fail_secondary_rate_limit("POST", r"/issues$", times=1, retry_after=0.1)
+    result = run(fake_github, repo, series(w))
+    assert len(fake_github.repo("pytorch/pytorch").issues) == 1
+    assert len(result.created) == 1
+    statuses = [r.status for r in fake_github.requests if r.method == "POST"]
+    assert statuses == [403, 201]
+
+
+def test_creep_gets_one_issue_and_later_nights_follow_it(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    start = dt.date(2025, 9, 20)
+    sizes = {
+        (start + dt.timedelta(days=i)).isoformat(): 850 + 0.4 * i for i in range(20)
+    }  # +0.4 MB a night: never a jump, +5.6 MB in 14 days
+    s = {"cuda12_8": points("cuda12_8", sizes, w)}
+    cfg = AlertSettings(thresholds=Thresholds(mb=1.0), issues=IssueSettings())
+    day14 = start + dt.timedelta(days=14)
+    first = alert_night(repo, repo, s, day14, ["cuda12_8"], cfg)
+    assert len(first.created) == 1
+    issue = fake_github.repo("pytorch/pytorch").issues[0]
+    assert issue.title == "Wheel size creep: cuda12_8 +5.6 MB from 2025-09-20 to 2025-10-04"
+    assert "No single night crossed the threshold" in (issue.body or "")
+    # Still creeping the next nights: no new issue; a comment once it grew 1 MB more.
+    quiet = alert_night(repo, repo, s, day14 + dt.timedelta(days=1), ["cuda12_8"], cfg)
+    assert quiet.created == [] and issue.comments == []
+    later = alert_night(repo, repo, s, day14 + dt.timedelta(days=3), ["cuda12_8"], cfg)
+    assert later.created == [] and later.updated == [issue.number]
+    assert len(fake_github.repo("pytorch/pytorch").issues) == 1
