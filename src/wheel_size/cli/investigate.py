@@ -74,13 +74,13 @@ def run(args: argparse.Namespace) -> int:
     until = date + dt.timedelta(days=CHART_AFTER_DAYS)
     with open_store(args, repository=args.repo, token=token) as store:
         history = load_history(
-            store,  # type: ignore[arg-type]
+            store,
             since,
             until,
             repository=args.repo,
             workflow=args.workflow,
         )
-        where = store.description  # type: ignore[attr-defined]
+        where = store.description
     runs_that_night = history.runs_on(date)
     if not runs_that_night:
         raise InputError(f"{where} has no run on {date.isoformat()}")
