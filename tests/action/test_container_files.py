@@ -1,0 +1,85 @@
+"""The container action's files, checked without a Docker daemon: the Dockerfile follows the
+runner's rules, and the build context .dockerignore leaves still builds a complete wheel."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO_ROOT
+
+
+def dockerfile() -> list[str]:
+    lines = (REPO_ROOT / "Dockerfile").read_text().splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def test_dockerfile_follows_container_action_rules() -> None:
+    lines = dockerfile()
+    assert lines[0].startswith("FROM python:") and lines[0].endswith("-slim")
+    assert any("apt-get install" in ln for ln in lines)
+    assert "git" in (REPO_ROOT / "Dockerfile").read_text().split("apt-get install", 1)[1]
+    assert not any(ln.startswith(("USER", "WORKDIR")) for ln in lines)  # runner rules
+    entry = [ln for ln in lines if ln.startswith("ENTRYPOINT")]
+    assert len(entry) == 1
+    argv = json.loads(entry[0].removeprefix("ENTRYPOINT"))  # exec form
+    assert argv == ["/opt/wheel-size-action/entrypoint"]
+    assert os.access(REPO_ROOT / "entrypoint", os.X_OK)
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert all(k == k.lower() and "_" not in k for k in action["inputs"])  # kebab-case
+
+
+def _context(dest: Path) -> None:
+    """Copy what `docker build` would send: the repository minus .dockerignore."""
+    patterns = [
+        p.strip()
+        for p in (REPO_ROOT / ".dockerignore").read_text().splitlines()
+        if p.strip() and not p.startswith("#")
+    ]
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    for rel in tracked:
+        parts = Path(rel).parts
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        if any(fnmatch.fnmatch(p, pat.removeprefix("**/")) for p in prefixes for pat in patterns):
+            continue
+        if not (REPO_ROOT / rel).exists():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / rel, target)
+
+
+def test_build_context_makes_a_complete_wheel(tmp_path: Path) -> None:
+    pytest.importorskip("hatchling", reason="hatchling not installed: cannot build the wheel")
+    ctx = tmp_path / "ctx"
+    _context(ctx)
+    assert (ctx / "entrypoint").is_file() and not (ctx / "tests").exists()
+    out = tmp_path / "dist"
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(out), str(ctx)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    (wheel,) = out.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in (
+        "wheel_size/action/main.py",
+        "wheel_size/cli/track.py",
+        "wheel_size/templates/size-report.md.j2",
+        "wheel_size/templates/action-summary-truncated.md.j2",
+        "wheel_size/templates/data-branch-readme.md.j2",
+    ):
+        assert needed in names
