@@ -218,12 +218,13 @@ def iter_containers(stream: IO[bytes], size: int, *, source: str) -> Iterator[Fa
                     f"{source}: corrupt fatbin: {size - pos} stray bytes at offset {pos}"
                 )
             return
-        raw = _read_exact(stream, _CONTAINER.size, source, "container header", pos)
+        head = _read_exact(stream, 8, source, "container header", pos)
+        if not head.strip(b"\0"):
+            pos += 8  # zero padding between containers, in 8-byte steps
+            continue
+        raw = head + _read_exact(stream, _CONTAINER.size - 8, source, "container header", pos)
         magic, version, header_size, fat_size = _CONTAINER.unpack(raw)
         if magic != CONTAINER_MAGIC:
-            if not raw.strip(b"\0"):
-                pos += _CONTAINER.size  # alignment padding between containers
-                continue
             raise InvalidBundle(
                 f"{source}: not a fatbin: bad magic 0x{magic:08x} at offset {pos} "
                 f"(expected 0x{CONTAINER_MAGIC:08x})"

@@ -56,6 +56,9 @@ class WheelName:
 
 def parse_wheel_name(filename: str) -> WheelName:
     """Parse a wheel file name (a base name, not a path)."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in filename):
+        # keep the error on one line: a name with a line break is hostile, not a typo
+        raise InvalidWheel(f"{filename!r}: control characters in a wheel file name")
     if not filename.endswith(".whl"):
         raise InvalidWheel(f"{filename}: not a wheel file name (no .whl suffix)")
     stem = filename[: -len(".whl")]

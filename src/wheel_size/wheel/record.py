@@ -75,7 +75,12 @@ class RecordEntry:
 def parse_record(text: str, *, source: str = "RECORD") -> list[RecordEntry]:
     """Parse RECORD text; ``source`` names the file in error messages."""
     entries: list[RecordEntry] = []
-    for line_no, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    rows = csv.reader(io.StringIO(text, newline=""))
+    try:
+        numbered = list(enumerate(rows, start=1))
+    except csv.Error as exc:  # e.g. a bare CR inside an unquoted field
+        raise InvalidWheel(f"{source}: line {rows.line_num}: not valid CSV ({exc})") from None
+    for line_no, row in numbered:
         if not row:
             continue
         if len(row) != 3:
