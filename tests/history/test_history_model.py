@@ -4,6 +4,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from history_factory import run
 from wheel_size.errors import HistoryError
@@ -68,3 +70,38 @@ def test_reupload_replaces_older_artifact() -> None:
     new_art = ArtifactRecord("manywheel-py3_12-cpu", 5, created_at="2025-10-11T23:00:00Z")
     newer = replace(old, artifacts=(new_art,))
     assert old.merged_with(newer).artifact("manywheel-py3_12-cpu") == new_art
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 3),  # attempt
+            st.sampled_from(["completed", "in_progress"]),
+            st.dictionaries(
+                st.sampled_from(["cpu", "xpu", "cuda12_8", "rocm6_4"]),
+                st.floats(1, 100),
+                max_size=4,
+            ),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_merging_observations_never_loses_artifacts(
+    observations: list[tuple[int, str, dict[str, float]]],
+) -> None:
+    records = [
+        run("2025-10-11", sizes, attempt=attempt, status=status)
+        for attempt, status, sizes in observations
+    ]
+    merged = records[0]
+    for r in records[1:]:
+        merged = merged.merged_with(r)
+    names = {a.name for r in records for a in r.artifacts}
+    assert {a.name for a in merged.artifacts} == names
+    assert merged.run_attempt == max(r.run_attempt for r in records)
+    # order does not matter for what is kept
+    backwards = records[-1]
+    for r in reversed(records[:-1]):
+        backwards = backwards.merged_with(r)
+    assert {a.name for a in backwards.artifacts} == names

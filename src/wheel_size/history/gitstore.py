@@ -192,7 +192,12 @@ class GitBranchStore:
                 return WriteResult(changed=changed, commit=sha)
             text = push.stdout + push.stderr
             if not any(marker in text for marker in _REJECTED):
-                raise HistoryError(f"{self.description}: git push failed: {self._last_line(push)}")
+                hint = ""
+                if any(m in text for m in ("403", "Permission to", "denied", "Authentication")):
+                    hint = " (the token needs `contents: write` on the repository)"
+                raise HistoryError(
+                    f"{self.description}: git push failed: {self._last_line(push)}{hint}"
+                )
             last = self._last_line(push)
             if attempt < self.attempts and self.backoff > 0:
                 self._sleep(random.uniform(0.5, 1.5) * self.backoff * min(attempt, 8))
