@@ -2,6 +2,7 @@
 """Throughput and peak memory of ROCm device-code extraction and the host rewrite.
 
     python benchmarks/bench_rocm_extract.py [--size-mb 1024] [--bundles 16] [--compressed]
+                                            [--host-mb 0]
 
 Builds a large HIP-style shared library with the real toolchain: the code objects of the
 clang fixture libplain19.so (6 targets), grown to the requested size with a mix of their
@@ -56,7 +57,9 @@ def grown_objects(per_object: int, rng: random.Random) -> list[tuple[str, bytes]
     return out
 
 
-def build_library(work: Path, size_mb: int, bundles: int, compressed: bool) -> Path:
+def build_library(
+    work: Path, size_mb: int, bundles: int, compressed: bool, host_mb: int = 0
+) -> Path:
     rng = random.Random(1234)
     per_bundle = size_mb * MB // bundles
     objects = grown_objects(per_bundle // 6, rng)
@@ -71,6 +74,12 @@ def build_library(work: Path, size_mb: int, bundles: int, compressed: bool) -> P
         path = work / f"bundle{b}.bin"
         path.write_bytes(blob)
         asm += [".p2align 12", f"fatbin{b}:", f'.incbin "{path}"']
+    if host_mb:  # host code/data the rewrite has to copy (libtorch_hip has hundreds of MB)
+        blob = work / "host.bin"
+        with blob.open("wb") as fh:
+            for _ in range(host_mb):
+                fh.write(rng.randbytes(MB))
+        asm += ['.section .rodata.hostblob,"a",@progbits', f'.incbin "{blob}"']
     asm.append('.section .hipFatBinSegment,"aw",@progbits')
     for b in range(bundles):
         asm += [".p2align 3", ".long 0x48495046, 1", f".quad fatbin{b}", ".quad 0"]
@@ -125,6 +134,7 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=1024)
     parser.add_argument("--bundles", type=int, default=16)
     parser.add_argument("--compressed", action="store_true")
+    parser.add_argument("--host-mb", type=int, default=0, help="extra host data in the library")
     parser.add_argument("--stage", nargs=3, metavar=("NAME", "LIB", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
@@ -138,7 +148,7 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
         work = Path(tmp)
-        lib = build_library(work, args.size_mb, args.bundles, args.compressed)
+        lib = build_library(work, args.size_mb, args.bundles, args.compressed, args.host_mb)
         size = lib.stat().st_size
         with scan_library(lib) as fat:
             fatbin = fat.fatbin_size
@@ -146,7 +156,7 @@ def main() -> None:
         kind = "CCOB v2 zstd" if args.compressed else "plain"
         print(
             f"library {size / MB:.0f} MB, .hip_fatbin {fatbin / MB:.0f} MB in {args.bundles} "
-            f"{kind} bundles, {len(targets)} targets"
+            f"{kind} bundles, {len(targets)} targets, {args.host_mb} MB of host data"
         )
         print("\n| stage | seconds | MB/s (library size) | peak RSS MB |")
         print("| --- | ---: | ---: | ---: |")

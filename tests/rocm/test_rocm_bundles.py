@@ -208,3 +208,20 @@ def test_hash_check_can_be_skipped_but_sizes_cannot() -> None:
     ref = next(iter_bundles(bad_size))
     with pytest.raises(InvalidBundle, match="decompresses to"):
         list(iter_entries(bad_size, ref, check_hash=False))
+
+
+def test_decompressed_code_object_size_is_capped() -> None:
+    """A zstd bomb: a tiny frame whose bundle claims a 2 GiB code object is refused before
+    anything that size is read or allocated."""
+    from wheel_size.rocm.offload_bundle import MAX_CODE_OBJECT
+
+    eid = b"hipv4-amdgcn-amd-amdhsa--gfx942"
+    size = MAX_CODE_OBJECT + 1
+    head = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<QQQQ", 1, 4096, size, len(eid)) + eid
+    inner = head + bytes(4096 - len(head))
+    # the header claims the full size; the payload holds only the header (never reached)
+    blob = bytearray(build_ccob(inner, version=3, method=Method.ZSTD))
+    struct.pack_into("<Q", blob, 16, 4096 + size)
+    with pytest.raises(InvalidBundle, match="limit"):
+        for ref in iter_bundles(bytes(blob)):
+            list(iter_entries(bytes(blob), ref))

@@ -30,6 +30,7 @@ import msgpack
 import zstandard
 
 from wheel_size.errors import InvalidBundle
+from wheel_size.rocm.offload_bundle import MAX_CODE_OBJECT
 from wheel_size.rocm.source import ByteSource, SourceLike, as_source
 
 __all__ = [
@@ -258,8 +259,8 @@ class KpackArchive:
                     raise _fail(where, f"kpack kernel {key} has type {info.get('type')!r}")
                 if not 0 <= ordinal < len(locations) or ordinal in used:
                     raise _fail(where, f"kpack kernel {key} has ordinal {ordinal} (bad or reused)")
-                if original < 0:
-                    raise _fail(where, f"kpack kernel {key} has a negative size")
+                if not 0 <= original <= MAX_CODE_OBJECT:
+                    raise _fail(where, f"kpack kernel {key} has size {original} (0..1 GiB allowed)")
                 used.add(ordinal)
                 offset, stored = locations[ordinal]
                 if self.compression_scheme == "none" and stored != original:

@@ -18,6 +18,7 @@ from wheel_size.rocm.target_id import EntryId, parse_entry_id
 
 __all__ = [
     "MAGIC",
+    "MAX_CODE_OBJECT",
     "BundleEntry",
     "PlainBundleHeader",
     "build_plain_bundle",
@@ -31,6 +32,10 @@ MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 _FIXED = len(MAGIC) + 8  # magic + entry count
 _ENTRY_FIXED = 24  # offset, size, ID length
 _SKIP_CHUNK = 1 << 20
+# One code object is held in memory at a time.  From a decompressor its size is only a
+# claim (a small zstd frame can inflate a thousandfold), so cap it: real AMDGPU code
+# objects are at most tens of MB.
+MAX_CODE_OBJECT = 1 << 30
 
 Reader = Callable[[int], bytes]
 
@@ -142,6 +147,11 @@ def iter_entry_data(
         while gap > 0:
             got = len(read_exact(read, min(gap, _SKIP_CHUNK), where, "offload bundle"))
             gap -= got
+        if entry.size > MAX_CODE_OBJECT:
+            raise InvalidBundle(
+                f"{where}: code object {entry.entry_id.text} claims {entry.size} bytes, "
+                f"over the {MAX_CODE_OBJECT >> 20} MiB limit for one code object"
+            )
         data = read_exact(read, entry.size, where, f"code object {entry.entry_id.text}")
         pos = entry.offset + entry.size
         yield entry, data
