@@ -262,4 +262,7 @@ def test_readme_shows_the_real_output(matrix_1747: Path) -> None:
     shown = readme[start : readme.index("\n## ", start)].strip()
     result = run_cli(["audit", "artifacts"], cwd=matrix_1747)
     assert result.returncode == 0, result.stderr
-    assert shown == result.stdout.strip().replace("\n### ", "\n#### ")
+    fresh = result.stdout.strip().replace("\n### ", "\n#### ")
+    # wheel sizes depend on the zip writer's compression; everything else must match exactly
+    size = re.compile(r"\| [\d.]+ (B|KiB|MiB) \|$", re.MULTILINE)
+    assert size.sub("| SIZE |", shown) == size.sub("| SIZE |", fresh)
