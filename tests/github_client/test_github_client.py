@@ -358,3 +358,13 @@ def test_connection_failure_names_host_and_cause(fake: FakeGitHub) -> None:
         str(info.value) == f"reading o/r: cannot reach GitHub at {host}: Connection reset by peer"
     )
     assert fake.count("GET", r"/repos/o/r$") == FAST.total + 1
+
+
+def test_create_once_network_failures_end_as_one_line(fake: FakeGitHub) -> None:
+    fake.fail("POST", ISSUES, reset=True, times=None)
+    repo = gh_for(fake).get_repo("o/r")
+    with pytest.raises(GitHubError) as info:
+        create_once(lambda: repo.create_issue("t"), _find(repo, "t"), doing="opening the issue")
+    assert str(info.value).startswith("opening the issue: cannot reach GitHub at ")
+    assert fake.count("POST", ISSUES) == 3
+    assert fake.repo("o/r").issues == []

@@ -403,13 +403,16 @@ def create_once(
     *,
     attempts: int = 3,
     pause: float = 0.0,
+    doing: str = "writing to GitHub",
 ) -> T:
     """Create something exactly once although its answer may be lost.
 
     After a failure that may have happened once GitHub had stored the object (5xx, timeout,
     reset connection, truncated answer), look for it with ``find_existing`` first and return
     it when it is there; only otherwise send ``create`` again. Refusals (4xx) are raised at
-    once. After ``attempts`` creates the last error is raised."""
+    once. After ``attempts`` creates the last error is raised: a GithubException as it
+    came, anything else (a dropped connection, a garbled answer) as a one-line GitHubError
+    naming ``doing``, so no caller ever shows a traceback."""
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
     last: BaseException | None = None
@@ -430,4 +433,6 @@ def create_once(
     if found is not None:
         return found
     assert last is not None
-    raise last
+    if isinstance(last, GithubException):
+        raise last
+    raise github_error(last, doing) from last
