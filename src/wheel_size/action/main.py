@@ -104,8 +104,19 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
     _mark_safe(workspace)
     if token:
         env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
+    mode = _input(env, "mode") or "track"
+    if mode == "split":
+        from wheel_size.action.split import run_split
+
+        try:
+            return run_split(env, out, Path(workspace))
+        except WheelSizeError as exc:
+            workflow_command(out, "error", str(exc), {"title": "wheel-size"})
+            return exc.exit_code
     outputs = {"regression": "false", "jump-count": "0", "jumps": "[]"}
     try:
+        if mode != "track":
+            raise InputError(f"input mode must be track or split, not {mode!r}")
         from wheel_size.cli.main import build_parser
         from wheel_size.cli.track import track_from_args
         from wheel_size.history.store import atomic_write

@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["configure_parser", "run"]
+__all__ = ["SplitOutcome", "configure_parser", "run", "split_from_args"]
 
 
 def _positive(text: str) -> int:
@@ -90,7 +92,27 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add("--comment-key", default="split", help="tells apart several split comments on one PR")
 
 
+@dataclass
+class SplitOutcome:
+    """What a split run produced, for the CLI and the container action."""
+
+    report: dict[str, Any]
+    markdown: str
+    outputs: list[Path]
+    comment_url: str | None = None
+
+
 def run(args: argparse.Namespace) -> int:
+    outcome = split_from_args(args)
+    if args.verbose or not args.report_md:
+        sys.stdout.write(outcome.markdown)
+    if outcome.comment_url:
+        print(f"wheel-size: split report posted: {outcome.comment_url}", file=sys.stderr)
+    return 0
+
+
+def split_from_args(args: argparse.Namespace) -> SplitOutcome:
+    """Validate, split, write the reports and post the comment."""
     from wheel_size.errors import InputError
     from wheel_size.split.apply import split_wheel
     from wheel_size.split.databases import select_databases
@@ -129,17 +151,18 @@ def run(args: argparse.Namespace) -> int:
     markdown = render_markdown(report)
     if args.report_md:
         args.report_md.write_text(markdown)
-    if args.verbose or not args.report_md:
-        sys.stdout.write(markdown)
+    wheels = [result.host, *([result.variant] if result.variant else [])]
+    outcome = SplitOutcome(
+        report, markdown, [w.path for w in wheels + [d.wheel for d in result.devices]]
+    )
     if args.comment_pr:
-        _comment(args, report)
-    return 0
+        outcome.comment_url = _comment(args, report)
+    return outcome
 
 
-def _comment(args: argparse.Namespace, report: dict[str, object]) -> None:
+def _comment(args: argparse.Namespace, report: dict[str, Any]) -> str:
     from wheel_size.github.client import connect
     from wheel_size.split.comment import post_comment, render_comment
 
     body = render_comment(report, args.comment_key)
-    url = post_comment(connect(), args.repository, args.comment_pr, body, args.comment_key)
-    print(f"wheel-size: split report posted: {url}", file=sys.stderr)
+    return post_comment(connect(), args.repository, args.comment_pr, body, args.comment_key)

@@ -1,0 +1,121 @@
+"""The container Action's ``mode: split``: INPUT_* → ``wheel-size split`` per wheel → outputs,
+job summary and one pull-request comment per wheel (updated in place on reruns)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
+from wheel_size.errors import InputError
+
+__all__ = ["SPLIT_OUTPUTS", "run_split", "split_argv"]
+
+SPLIT_OUTPUTS = ("split-wheels", "split-report-path", "split-report-json-path")
+
+
+def _input(env: Mapping[str, str], name: str) -> str:
+    return env.get(f"INPUT_{name.upper()}", "").strip()
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in text.replace("\n", " ").replace(",", " ").split() if w]
+
+
+def _inputs(env: Mapping[str, str], workspace: Path) -> list[Path]:
+    pattern = _input(env, "split-input")
+    if not pattern:
+        raise InputError("input split-input is required in split mode: the wheel(s) to split")
+    found: list[Path] = []
+    for item in _words(pattern):
+        matches = sorted(workspace.glob(item)) if any(c in item for c in "*?[") else []
+        found.extend(matches or [workspace / item])
+    missing = [str(p) for p in found if not p.exists()]
+    if missing:
+        raise InputError(f"split-input: {missing[0]}: no such file or directory")
+    return found
+
+
+def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> list[str]:
+    """The ``wheel-size split`` command line for one wheel."""
+    argv = ["split", "--input", str(wheel), "--output-dir", str(out)]
+
+    def opt(flag: str, name: str) -> None:
+        value = _input(env, name)
+        if value:
+            argv.extend([flag, value])
+
+    opt("--device-package-prefix", "device-package-prefix")
+    opt("--overlay-root", "overlay-root")
+    opt("--wheel-type", "wheel-type")
+    databases = _words(_input(env, "databases"))
+    if databases:
+        argv += ["--databases", *databases]
+    opt("--output-format", "output-format")
+    opt("--compression", "compression")
+    opt("--compression-level", "compression-level")
+    opt("--jobs", "jobs")
+    opt("--extra-naming", "extra-naming")
+    requires = [r.strip() for r in _input(env, "device-requires-dist").splitlines() if r.strip()]
+    if requires:
+        argv += ["--device-requires-dist", *requires]
+    if _input(env, "generate-variant-wheel").lower() == "true":
+        argv += ["--generate-variant-wheel"]
+        opt("--variant-label", "variant-label")
+    argv += ["--report-json", str(report.with_suffix(".json")), "--report-md", str(report)]
+    pr = _input(env, "pr-number")
+    if pr and _input(env, "split-comment").lower() != "false":
+        repository = _input(env, "repository") or env.get("GITHUB_REPOSITORY", "")
+        argv += ["--comment-pr", pr, "--repository", repository, "--comment-key", wheel.stem]
+    return argv
+
+
+def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
+    """Split every wheel ``split-input`` names; raise WheelSizeError on bad input."""
+    from wheel_size.cli.main import build_parser
+    from wheel_size.cli.split import split_from_args
+    from wheel_size.render import render
+
+    wheels = _inputs(env, workspace)
+    out_root = workspace / (_input(env, "split-output-dir") or "wheel-size-split")
+    if not _input(env, "jobs"):
+        env = {**env, "INPUT_JOBS": str(len(os.sched_getaffinity(0)) or 1)}
+    parser = build_parser()
+    written: list[str] = []
+    reports: list[Path] = []
+    for wheel in wheels:
+        name = wheel.name.removesuffix(".whl")
+        report = out_root / f"{name}.split.md"
+        out_root.mkdir(parents=True, exist_ok=True)
+        argv = split_argv(env, wheel, out_root / name, report)
+        errors = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(errors):
+                args = parser.parse_args(argv)
+        except SystemExit:
+            said = (errors.getvalue().strip().splitlines() or ["invalid inputs"])[-1]
+            raise InputError(f"invalid action inputs: {said.split(': error: ')[-1]}") from None
+        outcome = split_from_args(args)
+        written += [str(p) for p in outcome.outputs]
+        reports.append(report)
+        note = render("action-summary-truncated.md.j2", path=report.name)
+        write_step_summary(env.get("GITHUB_STEP_SUMMARY"), outcome.markdown, note)
+        for warning in outcome.report["warnings"]:
+            workflow_command(out, "warning", warning, {"title": "wheel-size split"})
+        out.write(f"wheel-size: {wheel.name}: {len(outcome.outputs)} wheel(s) written\n")
+        if outcome.comment_url:
+            out.write(f"wheel-size: savings posted on {outcome.comment_url}\n")
+    write_outputs(
+        env.get("GITHUB_OUTPUT"),
+        {
+            "split-wheels": json.dumps(written),
+            "split-report-path": str(reports[-1]),
+            "split-report-json-path": str(reports[-1].with_suffix(".json")),
+        },
+    )
+    return 0

@@ -1,0 +1,94 @@
+"""The container Action in ``mode: split``, run the way the runner runs it: INPUT_* variables,
+GITHUB_* files, the fake GitHub for the pull-request comment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from conftest import REPO_ROOT, SRC
+from fakegithub import FakeGitHub
+from fatwheel import build_fat_wheel
+
+ENTRYPOINT = REPO_ROOT / "entrypoint"
+REPO = "rocm/torch-builds"
+
+
+def outputs(path: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    lines = iter(path.read_text().splitlines())
+    for line in lines:
+        name, _, delimiter = line.partition("<<")
+        found[name] = "\n".join(iter(lambda: next(lines), delimiter))
+    return found
+
+
+def runner(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    values.update({"github-token": fake.token, "repository": REPO, "pr-number": ""})
+    values.update(inputs)
+    workspace = tmp / "workspace"
+    (tmp / "home").mkdir(exist_ok=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(SRC),
+        "HOME": str(tmp / "home"),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_OUTPUT": str(tmp / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
+        **{f"INPUT_{k.upper()}": v for k, v in values.items()},
+    }
+    return subprocess.run(
+        [str(ENTRYPOINT)], env=env, cwd=workspace, capture_output=True, text=True, timeout=300,
+        check=False,
+    )  # fmt: skip
+
+
+def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    pr = fake_github.add_repo(REPO).add_issue("ROCm build", pull_request=True)
+    wheel = build_fat_wheel(tmp_path / "workspace" / "dist")
+    inputs = {"mode": "split", "split-input": "dist/*.whl", "pr-number": str(pr.number)}
+    result = runner(fake_github, tmp_path, inputs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "::warning title=wheel-size split::" in result.stdout  # gfx803 / gfx940
+    found = outputs(tmp_path / "output")
+    written = [Path(p) for p in json.loads(found["split-wheels"])]
+    assert any(p.name == wheel.name for p in written) and all(p.is_file() for p in written)
+    assert all(
+        p.parent == tmp_path / "workspace" / "wheel-size-split" / wheel.stem for p in written
+    )
+    report = json.loads(Path(found["split-report-json-path"]).read_text())
+    assert report["host"]["file"] == wheel.name
+    summary = (tmp_path / "summary").read_text()
+    assert "| gfx1100 | host + gfx1100 + gfx110x + gfx11 |" in summary
+    assert len(pr.comments) == 1 and "gfx1100" in pr.comments[0].body
+    # A rerun (new output directory) updates the same comment.
+    inputs["split-output-dir"] = "again"
+    assert runner(fake_github, tmp_path, inputs).returncode == 0
+    assert len(pr.comments) == 1
+
+
+def test_split_mode_errors_are_annotations(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    (tmp_path / "workspace").mkdir()
+    result = runner(fake_github, tmp_path, {"mode": "split", "split-input": "dist/*.whl"})
+    assert result.returncode == 2
+    assert "::error title=wheel-size::split-input:" in result.stdout
+    result = runner(fake_github, tmp_path, {"mode": "split", "split-input": ""})
+    assert "::error title=wheel-size::input split-input is required" in result.stdout
+    bad = tmp_path / "workspace" / "torch-1.0-py3-none-any.whl"
+    bad.write_bytes(b"not a zip")
+    result = runner(fake_github, tmp_path, {"mode": "split", "split-input": bad.name})
+    assert result.returncode == 2 and "not a zip archive" in result.stdout
+    assert not (tmp_path / "workspace" / "wheel-size-split" / "torch-1.0-py3-none-any").exists()
+    result = runner(fake_github, tmp_path, {"mode": "sideways"})
+    assert result.returncode == 2 and "input mode must be track or split" in result.stdout
