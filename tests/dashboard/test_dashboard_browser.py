@@ -7,6 +7,7 @@ the test; a control page proves that such a message is really seen.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from dashboard_history import generated_report
+from dashboard_store import JUMP, generated_reports
 from png_pixels import count_pixels
 
 from wheel_size.dashboard import render_dashboard, write_dashboard
@@ -60,17 +62,19 @@ def _console(stderr: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cuda = generated_report()
-    cpu = generated_report("cpu", base_mb=180, seed=3, hostile=True)
-    links = {("cuda12_8", cuda["jumps"][0]["date"]): "https://github.com/o/r/issues/42"}
-    html = render_dashboard([cuda, cpu], links, repository="o/r")
+    # The real pipeline (store -> report builder -> page) plus a hand-made report whose
+    # artifact name and observation text are hostile HTML.
+    reports = generated_reports(tmp_path_factory.mktemp("history"))
+    reports.append(generated_report("rocm6_4", base_mb=3000, seed=3, hostile=True))
+    links = {("cuda12_8", JUMP.isoformat()): "https://github.com/o/r/issues/42"}
+    html = render_dashboard(reports, links, repository="o/r")
     path = tmp_path_factory.mktemp("site") / "index.html"
     write_dashboard(path, html)
     return path
 
 
 def test_dashboard_draws_in_chromium(page: Path, tmp_path: Path) -> None:
-    shot = tmp_path / "dashboard.png"
+    shot = Path(os.environ.get("WHEEL_SIZE_DASHBOARD_SHOT", tmp_path / "dashboard.png"))
     result = _run(
         page, tmp_path / "profile", f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}"
     )
@@ -90,10 +94,10 @@ def test_charts_are_in_the_dom_and_console_is_clean(page: Path, tmp_path: Path) 
     result = _run(page, tmp_path / "profile", "--dump-dom")
     assert result.returncode == 0, result.stderr[-2000:]
     dom = result.stdout
-    assert len(re.findall(r'<svg class="chart"', dom)) == 2
+    assert len(re.findall(r'<svg class="chart"', dom)) == 4
     assert len(re.findall(r"<path class=\"history\"", dom)) >= 2
     assert 'href="https://github.com/o/r/issues/42"' in dom
-    assert "<script" not in dom
+    assert "<script" not in dom and "<img" not in dom
     assert _console(result.stderr) == []
 
 
