@@ -76,6 +76,8 @@ def test_cli_writes_the_matrix_to_github_output(tmp_path: Path) -> None:
     assert lines[0] == "earlier=1"
     assert json.loads(lines[1].removeprefix("matrix=")) == matrix
     assert lines[2] == "count=3"
+    days = int(lines[3].removeprefix("report-days="))
+    assert days == (dt.datetime.now(dt.timezone.utc).date() - dt.date(2025, 9, 20)).days + 1
 
 
 def test_cli_without_a_range_plans_nothing() -> None:

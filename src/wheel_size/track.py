@@ -45,6 +45,7 @@ class TrackOptions:
     records: list[RunRecord] = field(default_factory=list)  # from parallel collect jobs
     collect: bool = True
     dashboard: bool = False
+    dashboard_days: int = 365  # the charts show this much history, the report report_days
     server_url: str = "https://github.com"
 
 
@@ -156,7 +157,7 @@ def track(
         changed = apply_runs(root, runs, result)
         build(root)
         if options.dashboard and reports:
-            changed += _write_dashboard(root, reports, options)
+            changed += _write_dashboard(root, _dashboard_reports(root, reports, options), options)
         return changed
 
     dates = sorted({r.date for r in runs})
@@ -177,6 +178,28 @@ def track(
         collected_ranges=ranges,
         report_periods=periods,
         markdown=markdown,
+    )
+
+
+def _dashboard_reports(
+    root: Path, reports: Sequence[Report], options: TrackOptions
+) -> Sequence[Report]:
+    """Reports over the last ``dashboard_days`` up to the report's newest night: a chart
+    needs more history than a nightly report shows."""
+    periods = [p for r in reports for p in r.periods]
+    if not periods or options.dashboard_days <= 0:
+        return reports
+    end = max(p.end for p in periods)
+    start = min(min(p.start for p in periods), end - dt.timedelta(days=options.dashboard_days - 1))
+    return reports_for(
+        DirectoryStore(root),
+        [r.variant for r in reports],
+        [DateRange(start, end)],
+        naming=options.naming,
+        thresholds=options.thresholds,
+        rollback_days=options.rollback_days,
+        repository=options.source.repository,
+        workflow=options.source.workflow,
     )
 
 

@@ -81,7 +81,30 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
         opt("--data-remote", "data-remote")
     if _bool(env, "dashboard"):
         argv.append("--dashboard")
+        opt("--dashboard-days", "dashboard-days")
+    records = _records(env)
+    if records:
+        argv += ["--records", *records]
     return argv
+
+
+def _records(env: Mapping[str, str]) -> list[str]:
+    """Record files (``collect --out``) named by the ``records`` input: paths or glob
+    patterns, one per line or space-separated, relative to the workspace."""
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
+    found: list[str] = []
+    for pattern in _input(env, "records").split():
+        path = Path(pattern) if Path(pattern).is_absolute() else workspace / pattern
+        magic = [i for i, part in enumerate(path.parts) if any(c in part for c in "*?[")]
+        if magic:
+            base = Path(*path.parts[: magic[0]])
+            matches = sorted(base.glob(str(Path(*path.parts[magic[0] :]))))
+        else:
+            matches = [path]
+        if not matches or not all(m.is_file() for m in matches):
+            raise InputError(f"input records: no record file matches {pattern!r}")
+        found += [str(m) for m in matches if str(m) not in found]
+    return found
 
 
 def _mark_safe(workspace: str) -> None:

@@ -37,7 +37,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--github-output",
         action="store_true",
-        help="also append matrix=… and count=… to the file named by $GITHUB_OUTPUT",
+        help="also append matrix=…, count=… and report-days=… (days from --from to today, "
+        "0 without a range) to the file named by $GITHUB_OUTPUT",
     )
 
 
@@ -47,10 +48,14 @@ def run(args: argparse.Namespace) -> int:
 
     size = parse_chunk_size(args.chunk)
     chunks = []
+    today = dt.datetime.now(dt.timezone.utc).date()
+    report_days = 0
     if args.start:
         start = parse_date(args.start, "--from")
-        end = parse_date(args.end, "--to") if args.end else dt.datetime.now(dt.timezone.utc).date()
+        end = parse_date(args.end, "--to") if args.end else today
         chunks = plan_chunks(start, end, size)
+        # The writer's report reaches back to the first backfilled night.
+        report_days = max((today - start).days + 1, (end - start).days + 1)
     elif args.end:
         raise InputError("--to given without --from")
     matrix = json.dumps({"include": [c.as_matrix_entry() for c in chunks]}, separators=(",", ":"))
@@ -60,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
         if not target:
             raise InputError("--github-output: GITHUB_OUTPUT is not set")
         with Path(target).open("a", encoding="utf-8") as handle:
-            handle.write(f"matrix={matrix}\ncount={len(chunks)}\n")
+            handle.write(f"matrix={matrix}\ncount={len(chunks)}\nreport-days={report_days}\n")
     return 0

@@ -51,6 +51,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dashboard", action="store_true", help="write index.html (GitHub Pages) to the store"
     )
+    parser.add_argument(
+        "--dashboard-days",
+        type=int,
+        default=365,
+        metavar="N",
+        help="history shown by the dashboard's charts, in days up to the newest night "
+        "(default 365)",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the Markdown report here")
     parser.add_argument("--json", metavar="FILE", help="write the result (jumps, reports) as JSON")
     parser.add_argument(
@@ -81,6 +89,8 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
     source = source_from_args(args)
     if args.report_days < 1:
         raise InputError("--report-days must be at least 1")
+    if args.dashboard_days < 1:
+        raise InputError("--dashboard-days must be at least 1")
     options = TrackOptions(
         source=source,
         variants=variants_from_args(args),
@@ -92,6 +102,7 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
         records=[r for name in args.records or [] for r in read_bundle(Path(name))],
         collect=args.collect,
         dashboard=args.dashboard,
+        dashboard_days=args.dashboard_days,
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
     )
     token = os.environ.get("GITHUB_TOKEN") or None
