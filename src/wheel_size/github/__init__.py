@@ -3,6 +3,7 @@ and exactly-once creation for writes whose answer may be lost."""
 
 from wheel_size.github.client import (
     DEFAULT_API_URL,
+    GITHUB_FAILURES,
     GitHubRetry,
     RetryPolicy,
     connect,
@@ -15,6 +16,7 @@ from wheel_size.github.client import (
 
 __all__ = [
     "DEFAULT_API_URL",
+    "GITHUB_FAILURES",
     "GitHubRetry",
     "RetryPolicy",
     "connect",

@@ -35,6 +35,7 @@ from wheel_size.errors import GitHubError, InputError
 
 __all__ = [
     "DEFAULT_API_URL",
+    "GITHUB_FAILURES",
     "GitHubRetry",
     "RetryPolicy",
     "connect",
@@ -374,7 +375,10 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     requests.exceptions.RetryError,
     ValueError,  # json.JSONDecodeError: a truncated answer
 )
-_CAUGHT: tuple[type[BaseException], ...] = (GithubException, *TRANSIENT_ERRORS)
+# Everything a PyGithub call can raise because of GitHub or the network: catch this, not
+# just GithubException, or a dropped connection or a truncated answer becomes a traceback.
+GITHUB_FAILURES: tuple[type[BaseException], ...] = (GithubException, *TRANSIENT_ERRORS)
+_CAUGHT = GITHUB_FAILURES
 
 
 @contextmanager
