@@ -266,3 +266,26 @@ def test_readme_shows_the_real_output(matrix_1747: Path) -> None:
     # wheel sizes depend on the zip writer's compression; everything else must match exactly
     size = re.compile(r"\| [\d.]+ (B|KiB|MiB) \|$", re.MULTILINE)
     assert size.sub("| SIZE |", shown) == size.sub("| SIZE |", fresh)
+
+
+def test_accelerator_mismatch_and_grafted_runtime(tmp_path: Path) -> None:
+    ext = DATA / "cuda" / "_C.abi3.so"  # links libcudart.so.13
+    tag = "cp310-abi3-manylinux_2_28_x86_64"
+    for sub in ("a", "b", "c"):
+        (tmp_path / sub).mkdir()
+    cu12 = make_wheel(tmp_path / "a", "ao", "1.0+cu128", tag, {"ao/_C.abi3.so": ext})
+    rocm = make_wheel(tmp_path / "b", "ao", "1.0+rocm6.4", tag, {"ao/_C.abi3.so": ext})
+    grafted = make_wheel(
+        tmp_path / "c", "ao", "1.0+cu130", tag,
+        {"ao/_C.abi3.so": ext, "ao.libs/libcudart-1a2b3c4d.so.13": DATA / "cuda" / "libk_v1.so"},
+    )  # fmt: skip
+    data = _audit(tmp_path)
+    found = {(f["kind"], f["wheels"][0]): f["detail"] for f in data["findings"]}
+    assert "libcudart.so.13" in found[("accelerator-mismatch", str(cu12))]
+    assert "rocm6.4" in found[("accelerator-mismatch", str(rocm))]
+    assert ("accelerator-mismatch", str(grafted)) not in found
+    assert "ao.libs/libcudart-1a2b3c4d.so.13" in found[("grafted-runtime", str(grafted))]
+    verdicts = {v["wheel"]: v["verdict"] for v in data["verdicts"]}
+    assert verdicts[str(grafted)] == "fix"
+    # the +cu128 and +rocm6.4 wheels hold the same bytes: one of them is redundant
+    assert sorted([verdicts[str(cu12)], verdicts[str(rocm)]]) == ["drop", "fix"]

@@ -8,6 +8,7 @@ jobs, abi3 extensions importing outside the stable ABI, RECORD not matching the 
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -85,13 +86,63 @@ def _has_accelerator_code(wheel: WheelInfo) -> bool:
     return False
 
 
+_GRAFT_DIR = re.compile(r"(^|/)[^/]+\.libs/|(^|/)\.dylibs/")
+# Driver and runtime libraries that must come from the system or from nvidia-*/rocm wheels.
+_NOT_TO_GRAFT = ("libcuda.so", "libcuda-", "libcudart", "libnvrtc", "libamdhip64", "libhsa-runtime")
+
+
+def _cuda_major(label: str) -> int | None:
+    match = re.match(r"^cu(\d+?)(\d)$", label)
+    return int(match.group(1)) if match else None
+
+
+def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
+    found: list[Finding] = []
+    for native in wheel.native:
+        base = native.path.rsplit("/", 1)[-1]
+        if _GRAFT_DIR.search(native.path) and base.startswith(_NOT_TO_GRAFT):
+            found.append(
+                Finding(
+                    "grafted-runtime",
+                    [wheel.path],
+                    f"{native.path} is a GPU driver/runtime library copied into the wheel "
+                    "(auditwheel repair without --exclude?)",
+                )
+            )
+    label = wheel.accelerator or ""
+    needed = sorted({n for native in wheel.native for n in native.needed})
+    cudart = [n for n in needed if n.startswith("libcudart.so.")]
+    if label.startswith(("rocm", "hip")) and any(
+        n.startswith(("libcudart", "libcuda.")) for n in needed
+    ):
+        found.append(
+            Finding(
+                "accelerator-mismatch",
+                [wheel.path],
+                f"labelled {label!r} but links {', '.join(cudart or needed)}",
+            )
+        )
+    major = _cuda_major(label) if label.startswith("cu") else None
+    if major is not None:
+        other = [n for n in cudart if n.split(".so.", 1)[1].split(".")[0] != str(major)]
+        if other:
+            found.append(
+                Finding(
+                    "accelerator-mismatch",
+                    [wheel.path],
+                    f"labelled {label!r} (CUDA {major}) but links {', '.join(other)}",
+                )
+            )
+    return found
+
+
 def _keep_order(wheel: WheelInfo) -> tuple[int, int, str]:
     """Which member of an identical group to keep: no label, pure, then by path."""
     return (1 if wheel.accelerator or wheel.local_label else 0, 0 if wheel.pure else 1, wheel.path)
 
 
 def _per_wheel(wheel: WheelInfo) -> list[Finding]:
-    found: list[Finding] = []
+    found: list[Finding] = _runtime_findings(wheel)
     if wheel.record_problems:
         more = len(wheel.record_problems) - 1
         detail = wheel.record_problems[0] + (f" (and {more} more)" if more else "")
