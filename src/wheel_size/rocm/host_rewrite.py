@@ -66,6 +66,8 @@ EHDR_SIZE = 64
 SHN_LORESERVE = 0xFF00
 _COPY = 1 << 20
 MAX_REFERENCE = 64 << 10  # the runtime reads at most 64 KiB of metadata
+# A program header as packed: type, flags, offset, vaddr, paddr, filesz, memsz, align.
+_Phdr = tuple[int, int, int, int, int, int, int, int]
 
 
 def load_reference(search_paths: list[str], kernel_name: str) -> bytes:
@@ -198,47 +200,41 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
             raise InvalidElf(f"{name}: section {sec.name} overlaps {FATBIN_SECTION}")
 
     # --- new program headers ---------------------------------------------------------
-    new_segments: list[tuple[int, int, int, int, int, int, int, int]] = []
-    phdr_index = None
-    last_load = max(i for i, s in enumerate(elf.segments) if s.type == PT_LOAD)
-    # The new PT_LOAD: program headers, then the reference, at the end of the file.
-    pieces = 3 if removed else 1
-    count = len(elf.segments) + (pieces - 1) + 1
-    table_size = count * PHDR.size
+    # The new PT_LOAD (program headers, then the reference) goes at the end of the file,
+    # above every mapped address and congruent with its file offset.
     tail_start = _round_up(keep_end - removed, 8)
     top = max(s.vaddr + s.memsz for s in elf.segments if s.type == PT_LOAD)
     seg_vaddr = _round_up(top, page) + tail_start % page
-    ref_vaddr = seg_vaddr + table_size
+    last_load = max(i for i, s in enumerate(elf.segments) if s.type == PT_LOAD)
+    new_segments: list[_Phdr] = []
+    phdr_index = new_load_index = -1
     for i, seg in enumerate(elf.segments):
         if seg is load and removed:
+            # head (file-backed) / cut pages (zero-fill, filesz 0) / tail (file-backed)
             head = first - seg.vaddr
-            mid = last - first
-            rest = seg.filesz - (last - seg.vaddr)
             if head:
                 new_segments.append(
                     (seg.type, seg.flags, seg.offset, seg.vaddr, seg.vaddr, head, head, seg.align)
                 )
             new_segments.append(
-                (seg.type, seg.flags, seg.offset + head, first, first, 0, mid, seg.align)
+                (seg.type, seg.flags, cut_start, first, first, 0, last - first, seg.align)
             )
+            tail_file = seg.filesz - (last - seg.vaddr)
             tail_mem = seg.memsz - (last - seg.vaddr)
             if tail_mem > 0:
                 new_segments.append(
-                    (seg.type, seg.flags, cut_start, last, last, max(rest, 0), tail_mem, seg.align)
+                    (seg.type, seg.flags, cut_start, last, last, tail_file, tail_mem, seg.align)
                 )
         elif seg.type == PT_PHDR:
             phdr_index = len(new_segments)
-            new_segments.append(
-                (seg.type, seg.flags, tail_start, seg_vaddr, seg_vaddr, 0, 0, seg.align)
-            )
+            new_segments.append((seg.type, seg.flags, 0, 0, 0, 0, 0, seg.align))  # filled below
         else:
-            offset = (
-                plan.new_offset(seg.offset)
-                if seg.filesz
-                else (
+            if seg.filesz:
+                offset = plan.new_offset(seg.offset)
+            else:  # empty segments (GNU_STACK) only need a sensible offset
+                offset = (
                     seg.offset if seg.offset <= cut_start else max(seg.offset - removed, cut_start)
                 )
-            )
             new_segments.append(
                 (
                     seg.type,
@@ -252,28 +248,20 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
                 )
             )
         if i == last_load:
-            new_segments.append((PT_LOAD, PF_R, tail_start, seg_vaddr, seg_vaddr, 0, 0, page))
-    # The table size depends on how many pieces the split gave; settle it and fill in.
+            new_load_index = len(new_segments)
+            new_segments.append((PT_LOAD, PF_R, 0, 0, 0, 0, 0, page))  # filled below
     table_size = len(new_segments) * PHDR.size
     ref_vaddr = seg_vaddr + table_size
     seg_size = table_size + len(reference)
-    fixed = []
-    for entry in new_segments:
-        if entry[0] == PT_LOAD and entry[2] == tail_start and entry[3] == seg_vaddr:
-            entry = (PT_LOAD, PF_R, tail_start, seg_vaddr, seg_vaddr, seg_size, seg_size, page)
-        fixed.append(entry)
-    if phdr_index is not None:
-        t = fixed[phdr_index]
-        fixed[phdr_index] = (
-            t[0],
-            t[1],
-            tail_start,
-            seg_vaddr,
-            seg_vaddr,
-            table_size,
-            table_size,
-            t[7],
-        )
+    new_segments[new_load_index] = (
+        PT_LOAD, PF_R, tail_start, seg_vaddr, seg_vaddr, seg_size, seg_size, page
+    )  # fmt: skip
+    if phdr_index >= 0:
+        _t, flags, *_rest, align = new_segments[phdr_index]
+        new_segments[phdr_index] = (
+            PT_PHDR, flags, tail_start, seg_vaddr, seg_vaddr, table_size, table_size, align
+        )  # fmt: skip
+    fixed = new_segments
     table = b"".join(PHDR.pack(*entry) for entry in fixed)
 
     # --- wrappers and their relocations ------------------------------------------------
