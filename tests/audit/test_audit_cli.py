@@ -13,18 +13,21 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from conftest import REPO_ROOT, run_cli
 from wheel_factory import make_artifact, make_wheel
 
 DATA = REPO_ROOT / "tests" / "data"
+SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
 
 
 def _audit(*paths: Path, cwd: Path | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     result = run_cli(["audit", *map(str, paths), "--format", "json", *extra], cwd=cwd)
     assert result.returncode == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
+    jsonschema.validate(data, SCHEMA)  # docs/audit-format.schema.json describes what we print
     return data
 
 

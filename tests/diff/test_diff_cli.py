@@ -7,6 +7,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from conftest import run_cli
@@ -14,6 +15,9 @@ from wheel_factory import make_artifact, make_wheel
 from wheel_size.cuda.library import scan_cuda_sections
 
 CUDA = Path(__file__).resolve().parents[1] / "data" / "cuda"
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "docs" / "diff-format.schema.json").read_text()
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +47,7 @@ def _json(old: Path, new: Path, *extra: str) -> dict[str, object]:
     result = run_cli(["diff", str(old), str(new), "--format", "json", *extra])
     assert result.returncode == 0, result.stderr
     data: dict[str, object] = json.loads(result.stdout)
+    jsonschema.validate(data, SCHEMA)  # docs/diff-format.schema.json describes what we print
     return data
 
 
