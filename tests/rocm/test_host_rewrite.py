@@ -281,10 +281,18 @@ def test_bad_reference_arguments(tmp_path: Path) -> None:
     assert not (tmp_path / "o.so").exists()
 
 
-def test_ld_so_verify_accepts_output(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", LIBS)
+def test_ld_so_verify_and_list(name: str, tmp_path: Path) -> None:
+    """glibc's loader: ``--verify`` says "dynamic object" (2, as for the original; 1 means
+    not loadable) and ``--list`` maps the rewritten library and its dependencies."""
     ldso = Path("/lib64/ld-linux-x86-64.so.2")
     if not ldso.exists():
         pytest.skip("no x86-64 glibc dynamic loader")
-    out, _ = strip("libplain19_lld.so", tmp_path)
-    proc = subprocess.run([str(ldso), "--verify", str(out)], capture_output=True, check=False)
-    assert proc.returncode in (0, 2), proc.stderr  # 2: "not a dynamic executable" is a DSO
+    out, _ = strip(name, tmp_path)
+    for lib in (HIP_DATA / name, out):
+        verify = subprocess.run([str(ldso), "--verify", str(lib)], capture_output=True, check=False)
+        assert verify.returncode == 2, (lib, verify.stderr)
+    listed = subprocess.run(
+        [str(ldso), "--list", str(out)], capture_output=True, text=True, check=False
+    )
+    assert listed.returncode == 0 and "libc.so.6" in listed.stdout, listed.stderr
