@@ -276,6 +276,7 @@ def _process_libraries(
                 search_paths=_search_paths(rel, plan.identity.group),
                 deflate=not directory,
                 deflate_level=options.deflate_level,
+                zstd_level=options.compression_level if options.compression == "zstd" else None,
             )
         )
     total = sum(m.size for m in plan.elf_candidates)

@@ -37,13 +37,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CodeObjectRef:
-    """A code object staged on disk: ``size`` bytes at ``offset`` of ``path``."""
+    """A code object staged on disk: ``size`` bytes at ``offset`` of ``path``, a zstd frame
+    of ``original_size`` bytes when ``compressed`` (done in the library job, so the kpack job
+    only concatenates)."""
 
     target: str
     index: int
     path: Path
     offset: int
     size: int
+    original_size: int
+    compressed: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class LibraryJob:
     search_paths: tuple[str, ...]
     deflate: bool
     deflate_level: int
+    zstd_level: int | None = None  # compress code objects while staging them
 
 
 @dataclass
@@ -89,6 +94,7 @@ def process_library(job: LibraryJob) -> LibraryResult:
     """Extract, detect, stage code objects, strip the host library, deflate the result."""
     from wheel_size.rocm.fatbin_library import has_hip_fatbin, scan_library
     from wheel_size.rocm.host_rewrite import strip_library
+    from wheel_size.rocm.kpack import compress_kernel
 
     work = job.work
     temp = work / f"lib{job.number}.so"
@@ -108,8 +114,20 @@ def process_library(job: LibraryJob) -> LibraryResult:
         with scan_library(src) as library, staged.open("wb") as out:
             targets = tuple(library.targets)
             for code in library.iter_code_objects():
-                refs.append(CodeObjectRef(code.target, code.index, staged, out.tell(), code.size))
-                out.write(code.data)
+                data = code.data
+                if job.zstd_level is not None:
+                    data = compress_kernel(data, job.zstd_level)
+                ref = CodeObjectRef(
+                    code.target,
+                    code.index,
+                    staged,
+                    out.tell(),
+                    len(data),
+                    code.size,
+                    job.zstd_level is not None,
+                )
+                refs.append(ref)
+                out.write(data)
         stripped = work / f"stripped{job.number}.so"
         result = strip_library(
             src, stripped, kernel_name=job.rel, search_paths=list(job.search_paths)
@@ -178,7 +196,11 @@ def build_kpack(job: KpackJob) -> KpackResult:
                 fd = handles.get(ref.path)
                 if fd is None:
                     fd = handles[ref.path] = os.open(ref.path, os.O_RDONLY)
-                writer.add(key=key, data=os.pread(fd, ref.size, ref.offset))
+                data = os.pread(fd, ref.size, ref.offset)
+                if ref.compressed:
+                    writer.add_frame(key=key, frame=data, original_size=ref.original_size)
+                else:
+                    writer.add(key=key, data=data)
     finally:
         for fd in handles.values():
             os.close(fd)
