@@ -308,3 +308,27 @@ def test_reproducible_across_job_counts(
     assert result.returncode == 0, result.stderr
     for name, path in wheels(out).items():
         assert path.read_bytes() == (split["out"] / name).read_bytes(), name
+
+
+def test_uncompressed_kpacks_and_explicit_handlers(fat_wheel: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = split_args(fat_wheel, out, "--compression", "none", "--databases", "miopen")
+    args += ["--extra-naming", "device", "--device-requires-dist", "rocm-sdk-device-@GFXARCH@"]
+    result = run_cli(args)
+    assert result.returncode == 0, result.stderr
+    gfx942 = next(p for p in out.iterdir() if p.name.startswith("amd_torch_device_gfx942-"))
+    with zipfile.ZipFile(gfx942) as zf:
+        names = zf.namelist()
+        archive = parse_kpack(zf.read("torch/.kpack/torch_gfx942:sramecc+:xnack-.kpack"))
+        assert archive.compression_scheme == "none"
+        info = zf.getinfo("torch/.kpack/torch_gfx942:sramecc+:xnack-.kpack")
+        assert info.compress_type == zipfile.ZIP_DEFLATED
+        metadata = zf.read(next(n for n in names if n.endswith("METADATA"))).decode()
+    # Only MIOpen files moved; the rocBLAS ones stayed in the host wheel.
+    assert "torch/share/miopen/db/gfx942130.db.txt" in names
+    assert not any("rocblas" in n for n in names)
+    assert "Requires-Dist: rocm-sdk-device-gfx942" in metadata
+    with zipfile.ZipFile(out / fat_wheel.name) as zf:
+        host_meta = zf.read("torch-2.10.0+rocm7.1.dist-info/METADATA").decode()
+        assert "torch/lib/rocblas/library/TensileLibrary_lazy_gfx942.dat" in zf.namelist()
+    assert 'extra == "device-gfx1100"' in host_meta and "Provides-Extra: device-all" in host_meta
