@@ -68,6 +68,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "device = torch[device-gfx1100], torch[device-all]",
     )
     add("--deflate-level", type=int, default=6, help="zip deflate level of rewritten files")
+    add(
+        "--verify-bundle-hash",
+        action="store_true",
+        help="check the MD5 of compressed (CCOB) bundles; sizes, zstd framing and e_flags "
+        "are always checked",
+    )
     add("--report-json", type=Path, help="write the savings report as JSON")
     add("--report-md", type=Path, help="write the savings report as Markdown")
     add(
@@ -142,6 +148,7 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
         variant_label=label,
         extra_naming=args.extra_naming,
         deflate_level=args.deflate_level,
+        verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,
     )
     result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)

@@ -277,6 +277,7 @@ def _process_libraries(
                 deflate=not directory,
                 deflate_level=options.deflate_level,
                 zstd_level=options.compression_level if options.compression == "zstd" else None,
+                check_hash=options.verify_bundle_hash,
             )
         )
     total = sum(m.size for m in plan.elf_candidates)

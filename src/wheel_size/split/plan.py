@@ -40,6 +40,7 @@ class SplitOptions:
     variant_label: str | None = None
     extra_naming: str = "plain"
     deflate_level: int = 6
+    verify_bundle_hash: bool = False
     verbose: bool = False
 
     @staticmethod

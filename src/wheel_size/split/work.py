@@ -64,6 +64,7 @@ class LibraryJob:
     deflate: bool
     deflate_level: int
     zstd_level: int | None = None  # compress code objects while staging them
+    check_hash: bool = False  # MD5 of compressed bundles (clang checks it only when verbose)
 
 
 @dataclass
@@ -113,7 +114,7 @@ def process_library(job: LibraryJob) -> LibraryResult:
         refs: list[CodeObjectRef] = []
         with scan_library(src) as library, staged.open("wb") as out:
             targets = tuple(library.targets)
-            for code in library.iter_code_objects():
+            for code in library.iter_code_objects(check_hash=job.check_hash):
                 data = code.data
                 if job.zstd_level is not None:
                     data = compress_kernel(data, job.zstd_level)
