@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakegithub import FakeGitHub
 from wheel_size.regressions.series import MB, SizePoint
 
 EPOCH = 1_760_000_000  # 2025-10-09; commit times only need to increase
@@ -122,3 +123,35 @@ def points(
             )
         )
     return out
+
+
+SIZES = {
+    "2025-10-09": {"cpu": 175.0, "cuda12_8": 855.2},
+    "2025-10-10": {"cpu": 175.0, "cuda12_8": 855.3},
+    "2025-10-11": {"cpu": 175.0, "cuda12_8": 859.6},
+    "2025-10-12": {"cpu": 175.0, "cuda12_8": 855.4},
+}
+
+
+def make_nightly_repo(tmp_path: Path, fake: FakeGitHub, *, has_issues: bool = True) -> World:
+    """pytorch/pytorch on the fake: a git repository, and nightly runs of workflow 21257348
+    whose cuda12_8 artifact grows 4.3 MB on 2025-10-11 and rolls back on 2025-10-12."""
+    changes = [Change(f"base {i}", {"README.md": f"{i}\n"}) for i in range(3)]
+    changes += [
+        Change("Add Half reduce kernels (#101)", {"aten/src/ATen/native/cuda/R.cuh": "k\n"}),
+        Change("Docs (#102)", {"docs/a.md": "a\n"}),
+    ]
+    nights = [("2025-10-09", 1, None), ("2025-10-10", 2, None), ("2025-10-11", 4, None),
+              ("2025-10-12", 4, None)]  # fmt: skip
+    world = build_world(tmp_path / "git", changes, nights)
+    repo = fake.add_repo("pytorch/pytorch", git_dir=world.path, has_issues=has_issues)
+    wf = repo.add_workflow(21257348, "linux-binary-manywheel")
+    for day, sizes in SIZES.items():
+        run = wf.add_run(
+            created_at=f"{day}T07:30:00Z",
+            head_sha=world.nightly[day],
+            message=f"{day} nightly release ({world.bases[day]})",
+        )
+        for variant, mb in sizes.items():
+            run.add_artifact(f"manywheel-py3_12-{variant}", size_in_bytes=round(mb * MB))
+    return world

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.dates import DateRange, utc_today
@@ -24,6 +24,9 @@ from wheel_size.report.build import reports_for
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
 from wheel_size.variants import ArtifactNaming
+
+if TYPE_CHECKING:
+    from wheel_size.regressions.issue_sync import SyncResult
 
 __all__ = ["TrackOptions", "TrackResult", "collection_ranges", "track"]
 
@@ -59,6 +62,9 @@ class TrackResult:
     collected_ranges: list[DateRange]
     report_periods: list[DateRange]
     markdown: str
+    # The --create-issues step (wheel_size.regressions): what it did, or why it failed.
+    issues: SyncResult | None = None
+    issue_error: WheelSizeError | None = None
 
     @property
     def regression(self) -> bool:
@@ -77,6 +83,14 @@ class TrackResult:
             "regression": self.regression,
             "jumps": [j.to_dict() for j in self.jumps],
             "reports": [r.to_dict() for r in self.reports],
+            "issues": None
+            if self.issues is None
+            else {
+                "created": list(self.issues.created),
+                "updated": list(dict.fromkeys(self.issues.updated)),
+                "unchanged": list(dict.fromkeys(self.issues.unchanged)),
+                "silenced": list(dict.fromkeys(self.issues.silenced)),
+            },
         }
 
 

@@ -68,6 +68,9 @@ def test_investigate_json(tmp_path: Path, fake_github: FakeGitHub) -> None:
     assert first["categories"] == ["compiler-flags"]
     assert first["status"] == "LIKELY"
     assert {c["sha"] for c in data["candidates"]} == {w.main[3], w.main[4]}
+    # No such runs on the fake: the wheel contents are unavailable, and the reason is said.
+    assert data["evidence"]["available"] is False
+    assert data["evidence"]["unavailable_reason"]
     assert data["reverts_removed"] == [
         {
             "sha": w.main[6],
@@ -77,7 +80,7 @@ def test_investigate_json(tmp_path: Path, fake_github: FakeGitHub) -> None:
         }
     ]
 
-    md = run_cli([*args, "--variant", "cuda12_8"], env=fake_github.env())
+    md = run_cli([*args, "--variant", "cuda12_8", "--no-evidence"], env=fake_github.env())
     assert md.returncode == 0, md.stderr
     assert md.stdout.startswith("## `manywheel-py3_12-cuda12_8` grew by +4.3 MB")
     assert "wheel-size investigate --repo pytorch/pytorch --date 2025-10-11" in md.stdout
@@ -98,7 +101,8 @@ def test_bad_input_is_one_line(tmp_path: Path, fake_github: FakeGitHub) -> None:
         ("--date", "2025-13-01", "--variant", "cpu"): "not a valid date",
     }
     for extra, message in cases.items():
-        result = run_cli(["investigate", "--history", history, *extra], env=fake_github.env())
+        args = ["investigate", "--history", history, "--no-evidence", *extra]
+        result = run_cli(args, env=fake_github.env())
         assert result.returncode == 2, (extra, result.stderr)
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0], (extra, lines)

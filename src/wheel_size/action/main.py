@@ -85,6 +85,17 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
     records = _records(env)
     if records:
         argv += ["--records", *records]
+    if _bool(env, "create-issues"):
+        argv.append("--create-issues")
+        opt("--issue-labels", "issue-labels")
+        opt("--accepted-label", "accepted-label")
+        opt("--creep-mb", "creep-mb")
+        opt("--creep-days", "creep-days")
+        if _bool(env, "close-on-rollback"):
+            argv.append("--close-on-rollback")
+        if _input(env, "evidence"):
+            argv.append("--evidence" if _bool(env, "evidence") else "--no-evidence")
+        opt("--evidence-max-download-mb", "evidence-max-download-mb")
     return argv
 
 
@@ -180,7 +191,17 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
             "collected-runs": str(len(result.collected)),
             "commit": result.write.commit or "",
         }
+        if result.issues is not None:
+            from wheel_size.regressions.track_step import issue_outputs
+
+            issues = issue_outputs(result.issues)
+            outputs["issues-created"] = issues.created
+            outputs["issues-updated"] = issues.updated
         write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+        if result.issue_error is not None:
+            # The history and the report are written; the issue step is what failed.
+            workflow_command(out, "error", str(result.issue_error), {"title": "wheel-size"})
+            return result.issue_error.exit_code
         out.write(
             f"wheel-size: {len(result.collected)} run(s) collected, "
             f"{len(result.write.changed)} file(s) stored, {len(result.jumps)} jump(s)\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from wheel_size.cli.options import add_naming_options, add_store_options, add_threshold_options
+from wheel_size.evidence.options import add_evidence_options
 from wheel_size.regressions.options import add_investigation_options
 
 __all__ = ["configure_parser", "run"]
@@ -24,6 +25,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_naming_options(parser)
     add_threshold_options(parser)
     add_investigation_options(parser)
+    add_evidence_options(parser)
     parser.add_argument(
         "--repo",
         metavar="OWNER/NAME",
@@ -50,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from wheel_size.dates import parse_date
     from wheel_size.errors import InputError
+    from wheel_size.evidence.options import EvidenceOptions
     from wheel_size.github.client import connect, github_error
     from wheel_size.history.history import load_history
     from wheel_size.regressions.events import Event
@@ -58,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.regressions.issue_body import Reproduce, render_markdown
     from wheel_size.regressions.options import thresholds_from_args
     from wheel_size.regressions.series import point_on, previous_point
+    from wheel_size.regressions.track_step import evidence_enricher
     from wheel_size.variants import ArtifactNaming
 
     date = parse_date(args.date, "--date")
@@ -67,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     naming = naming_from_args(args)
     assert isinstance(naming, ArtifactNaming)
     thresholds = thresholds_from_args(args)
+    evidence = EvidenceOptions.from_args(args)
     if args.max_commit_details < 0:
         raise InputError("--max-commit-details must not be negative")
     token = os.environ.get("GITHUB_TOKEN") or None
@@ -110,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         repo = gh.get_repo(repo_name)
         inv = investigate(repo, event, series, max_details=args.max_commit_details)
+        if evidence.enabled:
+            inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes)(inv)
         repo_url = repo.html_url
     except GithubException as exc:
         raise github_error(

@@ -12,6 +12,8 @@ from wheel_size.cli.options import (
     add_store_options,
     add_threshold_options,
 )
+from wheel_size.evidence.options import add_evidence_options
+from wheel_size.regressions.options import add_issue_options
 
 if TYPE_CHECKING:
     from wheel_size.track import TrackResult
@@ -61,6 +63,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the Markdown report here")
     parser.add_argument("--json", metavar="FILE", help="write the result (jumps, reports) as JSON")
+    add_issue_options(parser)
+    add_evidence_options(parser)
     parser.add_argument(
         "--fail-on-regression",
         action="store_true",
@@ -106,9 +110,30 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
     )
     token = os.environ.get("GITHUB_TOKEN") or None
-    github = github_from_env(token) if args.collect else None  # fails before anything is stored
+    # Fails before anything is stored (a missing token is known now, not after the write).
+    github = github_from_env(token) if args.collect or args.create_issues else None
     with open_store(args, repository=source.repository, token=token) as store:
-        return track(store, options, github=github)
+        result = track(store, options, github=github)
+        if args.create_issues and github is not None:
+            # After the write: a refused issue never costs the night's sizes.
+            from wheel_size.errors import WheelSizeError
+            from wheel_size.regressions.track_step import issues_after_track
+
+            nights = sorted({r.date for r in result.collected} | {r.date for r in options.records})
+            try:
+                result.issues = issues_after_track(
+                    args,
+                    store,
+                    github,
+                    nights,
+                    repo=source.repository,
+                    naming=options.naming,
+                    variants=options.variants,
+                    workflow=source.workflow,
+                )
+            except WheelSizeError as exc:
+                result.issue_error = exc
+        return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,9 +154,14 @@ def run(args: argparse.Namespace) -> int:
         f"{len(result.write.changed)} file(s) written; {len(result.jumps)} jump(s)",
         file=sys.stderr,
     )
+    if result.issues is not None:
+        for line in result.issues.lines:
+            print(f"wheel-size: issue {line}", file=sys.stderr)
     if args.json:
         write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
     write_output(args.output, result.markdown)
+    if result.issue_error is not None:
+        raise result.issue_error  # one line, non-zero; the history is stored already
     if args.fail_on_regression and result.regression:
         return EXIT_REGRESSION
     return 0

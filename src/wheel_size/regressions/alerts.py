@@ -21,7 +21,7 @@ from wheel_size.regressions.events import (
     detect_creep,
     detect_jump,
 )
-from wheel_size.regressions.investigation import DEFAULT_MAX_DETAILS, investigate
+from wheel_size.regressions.investigation import DEFAULT_MAX_DETAILS, Investigation, investigate
 from wheel_size.regressions.issue_body import Reproduce, issue_title, render_body
 from wheel_size.regressions.issue_sync import (
     IssueSettings,
@@ -70,8 +70,13 @@ def alert_night(
     settings: AlertSettings,
     *,
     reproduce: Callable[[Event], Reproduce] | None = None,
+    enrich: Callable[[Investigation], Investigation] | None = None,
 ) -> SyncResult:
-    """Open issues for ``date``'s events and follow up on the open ones of these variants."""
+    """Open issues for ``date``'s events and follow up on the open ones of these variants.
+
+    ``enrich`` adds to an investigation before it is rendered (the wheel content diff);
+    it only runs for issues that are about to be created.
+    """
     sync = IssueSync(issues_repo, settings.issues)
     result = SyncResult()
     repo_url = source_repo.html_url
@@ -91,6 +96,8 @@ def alert_night(
             inv = investigate(
                 source_repo, event, series, max_details=settings.max_details, cache=cache
             )
+            if enrich is not None:
+                inv = enrich(inv)
             return render_body(
                 inv,
                 repo_url=repo_url,

@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from github import Github, GithubException
 
 from wheel_size.github.client import github_error
 from wheel_size.history.history import History
+from wheel_size.history.store import HistoryStore
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.history_series import series_from_history
+from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
 from wheel_size.regressions.issue_sync import SyncResult
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["IssueOutputs", "create_issues_for_night", "issue_outputs"]
+__all__ = [
+    "IssueOutputs",
+    "create_issues_for_night",
+    "evidence_enricher",
+    "issue_outputs",
+    "issues_after_track",
+]
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,8 @@ def create_issues_for_night(
     repo: str,
     issues_repo: str | None = None,
     store_args: Sequence[str] = (),
+    enrich: Callable[[Investigation], Investigation] | None = None,
+    result: SyncResult | None = None,
 ) -> SyncResult:
     """Open or update the issues of ``date`` for the watched ``variants`` (canonical names).
 
@@ -76,13 +86,97 @@ def create_issues_for_night(
     try:
         source = gh.get_repo(repo)
         target = source if not issues_repo or issues_repo == repo else gh.get_repo(issues_repo)
-        return alert_night(target, source, series, date, variants, settings, reproduce=reproduce)
+        night = alert_night(
+            target, source, series, date, variants, settings, reproduce=reproduce, enrich=enrich
+        )
     except GithubException as exc:  # reads; refused writes arrive as GitHubError already
         raise github_error(
             exc,
             f"regression issues for {date.isoformat()}",
             not_found=f"repository {issues_repo or repo} not found or not visible to this token",
         ) from None
+    if result is None:
+        return night
+    result.created += night.created
+    result.updated += night.updated
+    result.unchanged += night.unchanged
+    result.silenced += night.silenced
+    result.lines += night.lines
+    return result
+
+
+def evidence_enricher(
+    gh: Github, repo: str, max_bytes: int | None
+) -> Callable[[Investigation], Investigation]:
+    """Add the wheel content diff of the two nights (issue 5) to an investigation."""
+
+    def enrich(inv: Investigation) -> Investigation:
+        from wheel_size.evidence.attach import attach_evidence
+        from wheel_size.evidence.collect import NightArtifact, collect_evidence
+
+        ev = inv.event
+        before = NightArtifact(ev.before.run_id, ev.before.artifact, ev.before.date.isoformat())
+        after = NightArtifact(ev.after.run_id, ev.after.artifact, ev.after.date.isoformat())
+        evidence = collect_evidence(gh, repo, before, after, max_bytes=max_bytes)
+        return attach_evidence(inv, evidence)
+
+    return enrich
+
+
+def issues_after_track(
+    args: argparse.Namespace,
+    store: HistoryStore,
+    gh: Github,
+    nights: Sequence[dt.date],
+    *,
+    repo: str,
+    naming: ArtifactNaming,
+    variants: Sequence[str],
+    workflow: str | int | None = None,
+) -> SyncResult:
+    """The ``--create-issues`` step for the nights ``track`` just stored, oldest first.
+
+    ``variants`` are what the user typed; they are resolved against the history.
+    """
+    from wheel_size.evidence.options import EvidenceOptions
+    from wheel_size.history.history import load_history
+    from wheel_size.regressions.options import alert_settings_from_args
+
+    settings = alert_settings_from_args(args)
+    result = SyncResult()
+    if not nights:
+        return result
+    lookback = max(45, (settings.creep.days if settings.creep else 0) + 31)
+    history = load_history(
+        store,
+        min(nights) - dt.timedelta(days=lookback),
+        max(nights),
+        repository=repo,
+        workflow=workflow,
+    )
+    seen = history.artifact_names()
+    watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
+    evidence = EvidenceOptions.from_args(args) if hasattr(args, "evidence") else None
+    enrich = (
+        evidence_enricher(gh, repo, evidence.max_download_bytes)
+        if evidence is not None and evidence.enabled
+        else None
+    )
+    for night in sorted(set(nights)):
+        create_issues_for_night(
+            gh,
+            history,
+            naming,
+            night,
+            watched,
+            settings,
+            repo=repo,
+            issues_repo=getattr(args, "issues_repo", None),
+            store_args=store_args_from(args),
+            enrich=enrich,
+            result=result,
+        )
+    return result
 
 
 def store_args_from(args: argparse.Namespace) -> tuple[str, ...]:

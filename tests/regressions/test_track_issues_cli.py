@@ -1,0 +1,78 @@
+"""``wheel-size track --create-issues`` as a subprocess: fake GitHub (runs, artifacts, a real
+git repository for commits and compare) → history directory → one issue per jump."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+from fakegithub import FakeGitHub
+from regression_world import make_nightly_repo as make_world
+from wheel_size.history import DirectoryStore
+
+
+def track(fake: FakeGitHub, history: Path, day: str, *extra: str):  # type: ignore[no-untyped-def]
+    args = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--branch", "nightly"]
+    args += ["--history", str(history), "--date", day, "--variant", "cuda12_8"]
+    args += ["--create-issues", "--no-evidence", *extra]
+    return run_cli(args, env=fake.env())
+
+
+def test_track_creates_the_issue_once_and_comments_on_rollback(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    make_world(tmp_path, fake_github)
+    history = tmp_path / "history"
+    for day in ("2025-10-09", "2025-10-10"):
+        assert track(fake_github, history, day).returncode == 0
+    assert fake_github.repo("pytorch/pytorch").issues == []
+
+    first = track(fake_github, history, "2025-10-11", "--json", str(tmp_path / "r.json"))
+    assert first.returncode == 0, first.stderr
+    (issue,) = fake_github.repo("pytorch/pytorch").issues
+    assert issue.title == "Wheel size: cuda12_8 +4.3 MB on 2025-10-11"
+    assert "Add Half reduce kernels" in (issue.body or "")
+    assert "--history " + str(history) in (issue.body or "")
+    assert json.loads((tmp_path / "r.json").read_text())["issues"]["created"] == [issue.number]
+    assert f"#{issue.number} jump/cuda12_8/2025-10-11: opened" in first.stderr
+
+    # Running the same night again changes nothing on GitHub.
+    writes = fake_github.count("POST") + fake_github.count("PATCH")
+    again = track(fake_github, history, "2025-10-11")
+    assert again.returncode == 0, again.stderr
+    assert fake_github.count("POST") + fake_github.count("PATCH") == writes
+    assert len(fake_github.repo("pytorch/pytorch").issues) == 1
+
+    # The next night rolls back: one comment, closed as asked.
+    rolled = track(fake_github, history, "2025-10-12", "--close-on-rollback")
+    assert rolled.returncode == 0, rolled.stderr
+    assert len(issue.comments) == 1 and "Rolled back" in (issue.comments[0].body or "")
+    assert issue.state == "closed"
+
+
+def test_refused_issue_still_stores_the_history(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    make_world(tmp_path, fake_github, has_issues=False)
+    history = tmp_path / "history"
+    assert track(fake_github, history, "2025-10-10").returncode == 2  # listing issues: 410
+    result = track(fake_github, history, "2025-10-11")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("wheel-size: error: ")
+    assert "issues are disabled in pytorch/pytorch" in lines[-1]
+    nights = {r.date.isoformat() for r in DirectoryStore(history).read_runs(None, None)}
+    assert nights == {"2025-10-10", "2025-10-11"}
+
+
+def test_token_without_issues_write(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    make_world(tmp_path, fake_github)
+    history = tmp_path / "history"
+    assert track(fake_github, history, "2025-10-10").returncode == 0
+    fake_github.set_permissions({"actions": "read", "contents": "read", "issues": "read"})
+    result = track(fake_github, history, "2025-10-11")
+    assert result.returncode == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert "issues" in last and "write" in last, last
+    assert fake_github.repo("pytorch/pytorch").issues == []
+    nights = {r.date.isoformat() for r in DirectoryStore(history).read_runs(None, None)}
+    assert "2025-10-11" in nights
