@@ -67,3 +67,25 @@ def test_huge_declared_container_does_not_allocate() -> None:
     header = struct.pack("<IHHQ", CONTAINER_MAGIC, 1, 16, 1 << 62)
     with pytest.raises(InvalidBundle, match="truncated"):
         parse_fatbin(io.BytesIO(header), 1 << 40, source="x")
+
+
+def test_fatbin_section_past_the_end_of_the_file(tmp_path: Path) -> None:
+    from elftools.elf.elffile import ELFFile
+
+    from wheel_size.cuda.library import scan_cuda_sections
+
+    data = bytearray((DATA / "libk_v1.so").read_bytes())
+    with (DATA / "libk_v1.so").open("rb") as stream:
+        elf = ELFFile(stream)
+        index = next(i for i, s in enumerate(elf.iter_sections()) if s.name == ".nv_fatbin")
+        shoff, shentsize = elf["e_shoff"], elf["e_shentsize"]
+    # grow the section's sh_size (offset 0x20 in an Elf64_Shdr) beyond the file
+    at = shoff + index * shentsize + 0x20
+    data[at : at + 8] = (len(data) * 2).to_bytes(8, "little")
+    path = tmp_path / "lib.so"
+    path.write_bytes(bytes(data))
+    with (
+        path.open("rb") as stream,
+        pytest.raises(InvalidBundle, match=r"truncated: section \.nv_fatbin"),
+    ):
+        scan_cuda_sections(stream, source="lib.so")

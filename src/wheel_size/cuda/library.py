@@ -13,7 +13,7 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 from wheel_size.cuda.fatbin import FatbinEntry, iter_containers
-from wheel_size.errors import InvalidElf
+from wheel_size.errors import InvalidBundle, InvalidElf
 
 __all__ = ["FATBIN_SECTIONS", "CudaEntry", "scan_cuda_sections"]
 
@@ -43,9 +43,15 @@ def scan_cuda_sections(stream: IO[bytes], *, source: str) -> list[CudaEntry]:
     except (ELFError, ValueError, OSError) as exc:
         raise InvalidElf(f"{source}: not a readable ELF file ({exc})") from None
     found: list[CudaEntry] = []
+    file_size = stream.seek(0, 2)
     for name, offset, size, sh_type in sections:
         if name not in FATBIN_SECTIONS or sh_type == "SHT_NOBITS" or not size:
             continue
+        if offset + size > file_size:
+            raise InvalidBundle(
+                f"{source}: truncated: section {name} ends at {offset + size}, "
+                f"the file has {file_size} bytes"
+            )
         stream.seek(offset)
         for container in iter_containers(stream, size, source=f"{source}: {name}"):
             found.extend(CudaEntry(name, entry) for entry in container.entries)
