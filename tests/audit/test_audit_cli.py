@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -214,6 +215,9 @@ def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
 def test_abi3_fixtures_rebuild(tmp_path: Path) -> None:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed: cannot rebuild the abi3 fixtures")
+    include = Path(sysconfig.get_paths()["include"])
+    if not (include / "Python.h").is_file():
+        pytest.skip(f"no Python.h in {include} (python3-dev): cannot rebuild the abi3 fixtures")
     subprocess.run(
         [str(REPO_ROOT / "scripts" / "build_abi3_fixtures.sh"), str(tmp_path), sys.executable],
         check=True,
