@@ -28,8 +28,10 @@ from wheel_size.variants import ArtifactNaming
 if TYPE_CHECKING:
     from wheel_size.regressions.issue_sync import SyncResult
 
-__all__ = ["TrackOptions", "TrackResult", "collection_ranges", "track"]
+__all__ = ["REPORT_FILE", "TrackOptions", "TrackResult", "collection_ranges", "track"]
 
+# The latest report, rewritten (not appended) at the root of the store on every run.
+REPORT_FILE = "report.md"
 # With no history at all, the first nightly update looks this far back.
 FIRST_RUN_DAYS = 1
 # How far back to look for the last stored night (a data branch older than this restarts).
@@ -166,10 +168,14 @@ def track(
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]
 
+    title = f"Wheel sizes — {options.source.repository}"
+
     def change(root: Path) -> list[str]:
         result = WriteResult()
         changed = apply_runs(root, runs, result)
         build(root)
+        if reports:
+            changed += _write_if_changed(root / REPORT_FILE, render_markdown(reports, title))
         if options.dashboard and reports:
             changed += _write_dashboard(root, _dashboard_reports(root, reports, options), options)
         return changed
@@ -182,7 +188,7 @@ def track(
         raise failure[0]
     new_dates = {d for r in ranges for d in r.days()} | {r.date for r in options.records}
     jumps = [j for rep in reports for j in rep.jumps if j.date in new_dates]
-    markdown = render_markdown(reports, title=f"Wheel sizes — {options.source.repository}")
+    markdown = render_markdown(reports, title)
     return TrackResult(
         collected=collected,
         ingested=len(options.records),
@@ -220,7 +226,6 @@ def _dashboard_reports(
 def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOptions) -> list[str]:
     """index.html at the root of the store, for GitHub Pages; unchanged pages are not rewritten."""
     from wheel_size.dashboard.page import render_dashboard
-    from wheel_size.history.store import atomic_write
 
     newest = max((d.date for r in reports for d in r.days), default=None)
     stamp = (
@@ -232,8 +237,14 @@ def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOption
         server_url=options.server_url,
         generated_at=stamp,
     )
-    path = root / "index.html"
-    if path.exists() and path.read_text(encoding="utf-8") == html:
+    return _write_if_changed(root / "index.html", html)
+
+
+def _write_if_changed(path: Path, text: str) -> list[str]:
+    """Write ``text`` atomically unless the file already holds it (no empty commits)."""
+    from wheel_size.history.store import atomic_write
+
+    if path.exists() and path.read_text(encoding="utf-8") == text:
         return []
-    atomic_write(path, html.encode())
-    return ["index.html"]
+    atomic_write(path, text.encode())
+    return [path.name]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -25,6 +26,11 @@ SOURCE = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly")
 
 def client(fake: FakeGitHub) -> object:
     return connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0))
+
+
+def quiet(env: dict[str, str]) -> dict[str, str]:
+    """Not inside a workflow, even when the test suite runs in one (no outputs written)."""
+    return {**env, "GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
 
 
 def git(*args: str) -> str:
@@ -119,13 +125,13 @@ def test_cli_track_data_branch(fake_github: FakeGitHub, tmp_path: Path) -> None:
             "--data-branch", "wheel-size-data", "--data-remote", str(remote),
             "--month", "October 2025", "--variant", "cu128",
             "--json", str(tmp_path / "r.json")]  # fmt: skip
-    res = run_cli([*args, "--fail-on-regression"], env=fake_github.env())
+    res = run_cli([*args, "--fail-on-regression"], env=quiet(fake_github.env()))
     assert res.returncode == 1, res.stderr
     assert "jump: manywheel-py3_12-cuda12_8 2025-10-10 → 2025-10-11: +4.0 MB" in res.stderr
     assert "| 2025-10-11 | +4.0 MB | 864.0 MB |" in res.stdout
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["regression"] is True and data["jumps"][0]["date"] == "2025-10-11"
-    res = run_cli(args, env=fake_github.env())
+    res = run_cli(args, env=quiet(fake_github.env()))
     assert res.returncode == 0, res.stderr
     assert "0 file(s) written" in res.stderr
 
@@ -139,7 +145,7 @@ def test_cli_collect_out_then_store(fake_github: FakeGitHub, tmp_path: Path) -> 
         "b": ("2025-10-16", "2025-10-31"),
     }.items():
         res = run_cli([*base, "--from", a, "--to", b, "--out", str(tmp_path / f"{part}.json")],
-                      env=fake_github.env())  # fmt: skip
+                      env=quiet(fake_github.env()))  # fmt: skip
         assert res.returncode == 0, res.stderr
     hist = tmp_path / "hist"
     res = run_cli(
@@ -174,7 +180,7 @@ def test_cli_track_bad_input(
     cmd = ["track", "--repo", "pytorch/pytorch", "--history", str(hist), *args]
     if "--repo" in args[2:]:
         cmd = ["track", "--history", str(hist), *args]
-    res = run_cli(cmd, env=env)
+    res = run_cli(cmd, env=quiet(env))
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], res.stderr
@@ -186,7 +192,7 @@ def test_cli_track_permission(fake_github: FakeGitHub, tmp_path: Path) -> None:
     add_world(fake_github)
     fake_github.set_permissions({"contents": "write"})
     res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
-                   "--history", str(tmp_path / "h")], env=fake_github.env())  # fmt: skip
+                   "--history", str(tmp_path / "h")], env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 2
     assert "actions: read" in res.stderr
     assert not (tmp_path / "h").exists()
@@ -198,14 +204,14 @@ def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path:
     out = tmp_path / "oct.json"
     res = run_cli(["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--month", "October 2025", "--out", str(out)],
-                  env=fake_github.env())  # fmt: skip
+                  env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 0, res.stderr
     before = fake_github.count()
     hist = tmp_path / "h"
     res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(hist), "--records", str(out), "--no-collect",
                    "--month", "October 2025", "--variant", "cpu"],
-                  env={"GITHUB_TOKEN": ""})  # fmt: skip
+                  env=quiet({"GITHUB_TOKEN": ""}))  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert fake_github.count() == before  # no request at all
     assert "1 jump(s)" in res.stderr and "| 2025-10-11 | +1.4 MB |" in res.stdout
@@ -215,3 +221,24 @@ def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path:
     res = run_cli(["store", str(out), str(bad), "--history", str(tmp_path / "h2")])
     assert res.returncode == 2 and "bad.json: runs[0]: not a wheel-size run record" in res.stderr
     assert not (tmp_path / "h2").exists()
+
+
+def test_cli_track_inside_a_workflow(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(fake_github)
+    add_month(wf, 2025, 10)
+    env = {
+        **fake_github.env(),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(tmp_path / "out"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "sum"),
+    }
+    hist = tmp_path / "h"
+    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+                   "--history", str(hist), "--month", "October 2025"], env=env)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "::warning title=Wheel size jump::manywheel-py3_12-cuda12_8: +4.0 MB" in res.stdout
+    outputs = (tmp_path / "out").read_text()
+    assert re.search(r"^regression<<(ghadelimiter_\w+)\ntrue\n\1$", outputs, re.M)
+    assert re.search(r"^report<<(ghadelimiter_\w+)\nreport.md\n\1$", outputs, re.M)
+    assert "### Significant jumps" in (tmp_path / "sum").read_text()
+    assert (hist / "report.md").read_text() == res.stdout.split("::warning")[0]

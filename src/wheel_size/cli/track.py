@@ -136,8 +136,48 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
         return result
 
 
+def _workflow_outputs(result: TrackResult) -> None:
+    """Inside a workflow: an annotation per jump, step outputs and the job summary, as the
+    container action gives (the reusable workflow runs this command directly)."""
+    import json
+    import os
+    import sys
+
+    from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
+    from wheel_size.render import render
+    from wheel_size.track import REPORT_FILE
+
+    for j in result.jumps:
+        workflow_command(
+            sys.stdout,
+            "warning",
+            f"{j.artifact}: {j.delta_mb:+.1f} MB on {j.date} "
+            f"({j.prev_size_mb:.1f} → {j.size_mb:.1f} MB, run {j.run_id})",
+            {"title": "Wheel size jump"},
+        )
+    write_outputs(
+        os.environ.get("GITHUB_OUTPUT"),
+        {
+            "regression": "true" if result.regression else "false",
+            "jump-count": str(len(result.jumps)),
+            "jumps": json.dumps([j.to_dict() for j in result.jumps]),
+            "report": REPORT_FILE,
+            "commit": result.write.commit or "",
+            "issues": " ".join(
+                str(n)
+                for n in dict.fromkeys(
+                    [*result.issues.created, *result.issues.updated] if result.issues else []
+                )
+            ),
+        },
+    )
+    note = render("action-summary-truncated.md.j2", path=REPORT_FILE)
+    write_step_summary(os.environ.get("GITHUB_STEP_SUMMARY"), result.markdown, note)
+
+
 def run(args: argparse.Namespace) -> int:
     import json
+    import os
     import sys
 
     from wheel_size.cli.options import write_output
@@ -160,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
     write_output(args.output, result.markdown)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        _workflow_outputs(result)
     if result.issue_error is not None:
         raise result.issue_error  # one line, non-zero; the history is stored already
     if args.fail_on_regression and result.regression:
