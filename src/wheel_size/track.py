@@ -174,9 +174,11 @@ def track(
         result = WriteResult()
         changed = apply_runs(root, runs, result)
         build(root)
-        if reports:
+        # Derived files follow new data (or appear when missing): a night re-run after other
+        # nights landed adds no commit of its own.
+        if reports and (changed or not (root / REPORT_FILE).exists()):
             changed += _write_if_changed(root / REPORT_FILE, render_markdown(reports, title))
-        if options.dashboard and reports:
+        if options.dashboard and reports and (changed or not (root / "index.html").exists()):
             changed += _write_dashboard(root, _dashboard_reports(root, reports, options), options)
         return changed
 
