@@ -120,11 +120,29 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     assert "```mermaid" in body
 
     posts = fake_github.count("POST")
+    start = len(fake_github.requests)
     again = run(fake_github, repo, series(w))
     assert again.created == [] and again.unchanged == result.created
     assert fake_github.count("POST") == posts
+    # One request: the issues listing (no per-issue or per-commit reads on a re-run).
+    assert [r.path for r in fake_github.requests[start:]] == ["/repos/pytorch/pytorch/issues"]
     assert fake_github.count("PATCH") == 0
     assert len(fake_github.repo("pytorch/pytorch").issues) == 1
+
+
+def test_a_pull_request_with_our_label_and_marker_is_not_the_issue(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    marker = (
+        "<!-- wheel-size-action:event=jump/cuda12_8/2025-10-11 "
+        "before=2025-10-10:1 after=2025-10-11:2 -->"
+    )
+    fake_github.repo("pytorch/pytorch").add_issue("PR", marker, [LABEL], pull_request=True)
+    result = run(fake_github, repo, series(w))
+    assert len(result.created) == 1 and result.unchanged == []
+    assert result.created[0] != 1
 
 
 def test_lost_answer_on_create_does_not_duplicate(tmp_path: Path, fake_github: FakeGitHub) -> None:
@@ -261,3 +279,15 @@ def test_creep_gets_one_issue_and_later_nights_follow_it(
     later = alert_night(repo, repo, s, day14 + dt.timedelta(days=3), ["cuda12_8"], cfg)
     assert later.created == [] and later.updated == [issue.number]
     assert len(fake_github.repo("pytorch/pytorch").issues) == 1
+
+
+def test_dropped_connection_after_create_does_not_duplicate(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    fake_github.fail("POST", r"/issues$", None, times=1, after=True, reset=True)
+    result = run(fake_github, repo, series(w))
+    stored = fake_github.repo("pytorch/pytorch").issues
+    assert len(stored) == 1 and result.created == [stored[0].number]
+    assert fake_github.count("POST", r"/issues$") == 1

@@ -42,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from github import GithubException
-
     from wheel_size.cli.options import (
         naming_from_args,
         open_store,
@@ -53,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.dates import parse_date
     from wheel_size.errors import InputError
     from wheel_size.evidence.options import EvidenceOptions
-    from wheel_size.github.client import connect, github_error
+    from wheel_size.github.client import GITHUB_FAILURES, connect, github_error
     from wheel_size.history.history import load_history
     from wheel_size.regressions.events import Event
     from wheel_size.regressions.history_series import series_from_history
@@ -118,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         if evidence.enabled:
             inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes)(inv)
         repo_url = repo.html_url
-    except GithubException as exc:
+    except GITHUB_FAILURES as exc:
         raise github_error(
             exc,
             f"investigating {variant} on {date.isoformat()} in {repo_name}",

@@ -20,13 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from github import GithubException
 from github.Issue import Issue
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from wheel_size.errors import GitHubError
-from wheel_size.github.client import create_once, github_error
+from wheel_size.github.client import GITHUB_FAILURES, create_once, github_error
 from wheel_size.regressions.events import Event, rollback_state
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_update
 from wheel_size.regressions.series import MB, SizePoint
@@ -96,7 +95,7 @@ def _key_of(body: str | None) -> str | None:
     return None
 
 
-def _write_error(exc: GithubException, repo: str, doing: str) -> GitHubError:
+def _write_error(exc: BaseException, repo: str, doing: str) -> GitHubError:
     """Name what is wrong when GitHub refuses an issue write; fall back to the generic line."""
     status = getattr(exc, "status", 0)
     if status == 410:
@@ -130,9 +129,11 @@ class IssueSync:
             return [
                 issue
                 for issue in self.repo.get_issues(state="all", labels=[self.settings.label])
-                if issue.pull_request is None
+                # A pull request's html_url is .../pull/N. (Reading ``pull_request`` would make
+                # PyGithub fetch every issue again when the key is absent, as it is for issues.)
+                if "/pull/" not in (issue.html_url or "")
             ]
-        except GithubException as exc:
+        except GITHUB_FAILURES as exc:
             if getattr(exc, "status", 0) == 410:
                 raise _write_error(exc, self.repo.full_name, "listing issues") from None
             raise github_error(exc, f"listing the issues of {self.repo.full_name}") from None
@@ -185,7 +186,7 @@ class IssueSync:
         doing = f"creating the issue for {event.key} in {self.repo.full_name}"
         try:
             issue = create_once(create, lambda: self.find(event.key, fresh=True))
-        except GithubException as exc:
+        except GITHUB_FAILURES as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if self._issues is not None and all(i.number != issue.number for i in self._issues):
             self._issues.append(issue)
@@ -241,7 +242,7 @@ class IssueSync:
             )
             if closing:
                 issue.edit(state="closed", state_reason="completed")
-        except GithubException as exc:
+        except GITHUB_FAILURES as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         result.updated.append(issue.number)
         result.lines.append(
@@ -252,7 +253,7 @@ class IssueSync:
     def _comments(self, issue: Issue) -> Sequence[IssueComment]:
         try:
             return list(issue.get_comments())
-        except GithubException as exc:
+        except GITHUB_FAILURES as exc:
             raise github_error(exc, f"reading the comments of #{issue.number}") from None
 
     def _our_updates(self, issue: Issue) -> list[tuple[dt.date, str, int]]:

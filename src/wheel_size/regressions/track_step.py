@@ -12,9 +12,9 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from github import Github, GithubException
+from github import Github
 
-from wheel_size.github.client import github_error
+from wheel_size.github.client import GITHUB_FAILURES, github_error
 from wheel_size.history.history import History
 from wheel_size.history.store import HistoryStore
 from wheel_size.regressions.alerts import AlertSettings, alert_night
@@ -89,7 +89,7 @@ def create_issues_for_night(
         night = alert_night(
             target, source, series, date, variants, settings, reproduce=reproduce, enrich=enrich
         )
-    except GithubException as exc:  # reads; refused writes arrive as GitHubError already
+    except GITHUB_FAILURES as exc:  # reads; refused writes arrive as GitHubError already
         raise github_error(
             exc,
             f"regression issues for {date.isoformat()}",

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from github import GithubException
 from github.Commit import Commit as GithubCommit
 from github.Repository import Repository
 
+from wheel_size.github.client import GITHUB_FAILURES
 from wheel_size.regressions.commits import Commit, files_from_api
 from wheel_size.regressions.nightly import parse_nightly_message
 
@@ -57,13 +57,15 @@ class Window:
         return len(self.commits) < self.total_commits
 
 
-def _status(exc: GithubException) -> int:
+def _status(exc: BaseException) -> int:
     return int(getattr(exc, "status", 0) or 0)
 
 
-def _message(exc: GithubException) -> str:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    return str(data.get("message") or exc.status)
+def _message(exc: BaseException) -> str:
+    data = getattr(exc, "data", None)
+    if isinstance(data, dict) and data.get("message"):
+        return str(data["message"])
+    return str(getattr(exc, "status", "") or type(exc).__name__)
 
 
 def resolve_base(repo: Repository, night: Night, notes: list[str]) -> Night:
@@ -72,7 +74,7 @@ def resolve_base(repo: Repository, night: Night, notes: list[str]) -> Night:
         return night
     try:
         message = repo.get_commit(night.head_sha).commit.message
-    except GithubException as exc:
+    except GITHUB_FAILURES as exc:
         notes.append(
             f"the nightly commit {night.head_sha[:12]} of {night.date} could not be read "
             f"({_status(exc)} {_message(exc)})"
@@ -131,7 +133,7 @@ def fetch_window(
             continue
         try:
             commits, total, url = _compare(repo, base, head, max_commits)
-        except GithubException as exc:
+        except GITHUB_FAILURES as exc:
             notes.append(
                 f"comparing {base[:12]}...{head[:12]} failed ({_status(exc)} {_message(exc)}"
                 + (", e.g. after a force push" if _status(exc) in (404, 422) else "")
