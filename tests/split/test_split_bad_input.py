@@ -118,3 +118,12 @@ def test_bad_flags(tmp_path: Path, flag: list[str]) -> None:
     assert result.returncode == 2
     assert "--variant-label" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_splits_of_other_wheels_may_share_the_output_dir(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    for tag in ("cp311", "cp312"):
+        code, stderr = split(build_fat_wheel(tmp_path / tag, tag=tag), out)
+        assert code == 0, stderr
+    hosts = sorted(p.name for p in out.iterdir() if p.name.startswith("torch-"))
+    assert [h.split("-")[2] for h in hosts] == ["cp311", "cp312"]

@@ -132,16 +132,22 @@ def _run(
     return [f.result() for f in futures]
 
 
-def _check_output_dir(output_dir: Path, names: Sequence[str], device_prefix: str) -> None:
+def _check_output_dir(
+    output_dir: Path, names: Sequence[str], device_prefix: str, tail: str
+) -> None:
+    """Refuse an output directory that already holds this split (the same host wheel, or device
+    wheels of the same prefix, version and tags); splits of other wheels may share it."""
     if not output_dir.exists():
         return
     if not output_dir.is_dir():
         raise InputError(f"{output_dir}: exists and is not a directory")
     prefix = wheel_escape(device_prefix) + "_"
     for entry in sorted(output_dir.iterdir()):
-        if entry.name in names or entry.name.startswith(prefix):
+        name = entry.name
+        ours = name.startswith(prefix) and name.removesuffix(".whl").endswith(tail)
+        if name in names or ours:
             raise InputError(
-                f"{output_dir}: already holds a split ({entry.name}); use an empty output directory"
+                f"{output_dir}: already holds a split ({name}); use an empty output directory"
             )
 
 
@@ -167,19 +173,23 @@ def split_wheel(
 ) -> SplitResult:
     """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
     log = log or sys.stderr
+    output_dir = output_dir.resolve()
     source = open_source(input_path)
     try:
         dist_info = find_dist_info(source)
         plan = plan_split(source, options, dist_info=dist_info)
         host_name = _host_filename(input_path, plan)
-        _check_output_dir(output_dir, [host_name, host_name[:-4]], options.device_package_prefix)
+        tail = f"-{plan.identity.version}-{plan.identity.tag_string}"
+        _check_output_dir(
+            output_dir, [host_name, host_name[:-4]], options.device_package_prefix, tail
+        )
         for warning in plan.warnings:
             print(f"wheel-size: warning: {warning}", file=log)
         output_dir.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.split-", dir=output_dir.parent))
         try:
             result = _apply(source, plan, options, stage, tmp_dir, host_name, log)
-            _move_into_place(stage / "out", output_dir, options)
+            _move_into_place(stage / "out", output_dir, options, tail)
         finally:
             shutil.rmtree(stage, ignore_errors=True)
     finally:
@@ -188,9 +198,9 @@ def split_wheel(
     return result
 
 
-def _move_into_place(staged: Path, output_dir: Path, options: SplitOptions) -> None:
+def _move_into_place(staged: Path, output_dir: Path, options: SplitOptions, tail: str) -> None:
     names = sorted(p.name for p in staged.iterdir())
-    _check_output_dir(output_dir, names, options.device_package_prefix)
+    _check_output_dir(output_dir, names, options.device_package_prefix, tail)
     if not output_dir.exists():
         staged.rename(output_dir)
         return

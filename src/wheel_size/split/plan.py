@@ -101,14 +101,12 @@ def plan_split(
     if not any(m.name.startswith(prefix) for m in source.members):
         raise InputError(f"{source.path}: nothing under --overlay-root {overlay!r}")
     record = source.record()
+    sizes = {m.name: m.size for m in source.members}
+    # A RECORD hash is reused for a verbatim copy only where RECORD agrees on the size.
     hashes = {
         name: entry.hash
         for name, entry in record.items()
-        if entry.hash
-        and entry.hash.startswith("sha256=")
-        and entry.size is not None
-        and name in {m.name for m in source.members}
-        and entry.size == source.member(name).size
+        if entry.hash and entry.hash.startswith("sha256=") and sizes.get(name) == entry.size
     }
     plan = SplitPlan(source.path, identity, dist_info, overlay, source.members, hashes)
     handlers = select_databases(None, options.databases)
