@@ -147,10 +147,18 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         except WheelSizeError as exc:
             workflow_command(out, "error", str(exc), {"title": "wheel-size"})
             return exc.exit_code
+    if mode == "audit":
+        from wheel_size.action.audit import run_audit
+
+        try:
+            return run_audit(env, out, Path(workspace))
+        except WheelSizeError as exc:
+            workflow_command(out, "error", str(exc), {"title": "wheel-size"})
+            return exc.exit_code
     outputs = {"regression": "false", "jump-count": "0", "jumps": "[]"}
     try:
         if mode != "track":
-            raise InputError(f"input mode must be track or split, not {mode!r}")
+            raise InputError(f"input mode must be track, split or audit, not {mode!r}")
         from wheel_size.cli.main import build_parser
         from wheel_size.cli.track import track_from_args
         from wheel_size.history.store import atomic_write

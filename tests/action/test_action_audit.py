@@ -1,0 +1,83 @@
+"""The container Action in ``mode: audit``, run the way the runner runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import REPO_ROOT, SRC
+from fakegithub import FakeGitHub
+
+ENTRYPOINT = REPO_ROOT / "entrypoint"
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    lines = iter(path.read_text().splitlines())
+    for line in lines:
+        name, _, delimiter = line.partition("<<")
+        found[name] = "\n".join(iter(lambda: next(lines), delimiter))
+    return found
+
+
+def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    values.update({"github-token": fake.token, "repository": "pytorch/ao", "mode": "audit"})
+    values.update(inputs)
+    (tmp / "home").mkdir(exist_ok=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(SRC),
+        "HOME": str(tmp / "home"),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_REPOSITORY": "pytorch/ao",
+        "GITHUB_WORKSPACE": str(tmp / "workspace"),
+        "GITHUB_OUTPUT": str(tmp / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
+        **{f"INPUT_{k.upper()}": v for k, v in values.items()},
+    }
+    return subprocess.run(
+        [str(ENTRYPOINT)], env=env, cwd=tmp / "workspace", capture_output=True, text=True,
+        timeout=300, check=False,
+    )  # fmt: skip
+
+
+def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "make_1747_matrix.py"),
+            str(workspace / "artifacts"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    result = _run(fake_github, tmp_path, {"audit-input": "artifacts"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = _outputs(tmp_path / "output")
+    assert (found["audit-keep"], found["audit-drop"], found["audit-fix"]) == ("2", "5", "0")
+    report = json.loads(Path(found["audit-report-json-path"]).read_text())
+    assert any(
+        v["wheel"] == "artifacts/linux-xpu/torchao-0.8.0+xpu-py3-none-any.whl"
+        for v in report["verdicts"]
+    )
+    summary = (tmp_path / "summary").read_text()
+    assert summary.startswith("**7 wheels: keep 2, drop 5, fix 0;")
+    assert result.stdout.count("::warning title=wheel-size audit::") == 5
+    strict = _run(fake_github, tmp_path, {"audit-input": "artifacts", "audit-strict": "true"})
+    assert strict.returncode == 1 and "::error::" in strict.stdout
+
+
+def test_audit_mode_needs_something_to_audit(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    (tmp_path / "workspace").mkdir()
+    result = _run(fake_github, tmp_path, {})
+    assert result.returncode == 2
+    assert "::error title=wheel-size::audit mode needs audit-input" in result.stdout
