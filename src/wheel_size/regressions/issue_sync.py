@@ -210,7 +210,19 @@ class IssueSync:
             result.silenced.append(issue.number)
             return
         comments = self._our_updates(issue)
-        if any(night == point.date for night, _, _ in comments):
+        tonight = [st for night, st, _ in comments if night == point.date]
+        if tonight:
+            if tonight[-1] == "rolled-back" and self.settings.close_on_rollback:
+                # The comment went out but the close did not (a failed or lost PATCH):
+                # finish the job instead of leaving a rolled-back issue open for good.
+                doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
+                try:
+                    issue.edit(state="closed", state_reason="completed")
+                except GITHUB_FAILURES as exc:
+                    raise _write_error(exc, self.repo.full_name, doing) from None
+                result.updated.append(issue.number)
+                result.lines.append(f"#{issue.number} {event.key}: closed (rolled back)")
+                return
             result.unchanged.append(issue.number)
             return
         last_state = comments[-1][1] if comments else "open"
@@ -240,10 +252,14 @@ class IssueSync:
                 lambda: issue.create_comment(text),
                 lambda: self._find_update(issue, point.date),
             )
-            if closing:
-                issue.edit(state="closed", state_reason="completed")
         except GITHUB_FAILURES as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        if closing:
+            doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
+            try:
+                issue.edit(state="closed", state_reason="completed")
+            except GITHUB_FAILURES as exc:
+                raise _write_error(exc, self.repo.full_name, doing) from None
         result.updated.append(issue.number)
         result.lines.append(
             f"#{issue.number} {event.key}: {state} on {point.date.isoformat()}"
