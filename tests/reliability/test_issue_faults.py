@@ -63,6 +63,7 @@ FAULTS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     "create-secondary-429": ("2025-10-11", "POST", CREATE, {"secondary": 429}),
     "create-primary-403": ("2025-10-11", "POST", CREATE, {"primary": 403}),
     "compare-502": ("2025-10-11", "GET", COMPARE, {"status": 502}),
+    "compare-503-always": ("2025-10-11", "GET", COMPARE, {"status": 503, "times": None}),
     "compare-truncated": ("2025-10-11", "GET", COMPARE, {"status": None, "truncate": True}),
     "commit-reset": ("2025-10-11", "GET", COMMIT, {"reset": True}),
     "commit-truncated": ("2025-10-11", "GET", COMMIT, {"status": None, "truncate": True}),

@@ -61,6 +61,14 @@ def _status(exc: BaseException) -> int:
     return int(getattr(exc, "status", 0) or 0)
 
 
+def _gone(exc: BaseException) -> bool:
+    """Did GitHub answer that the commit or comparison does not exist (force push, bad
+    SHA)? Only then is a fallback right; a transient failure (5xx after retries, a dropped
+    connection, a truncated answer, a rate limit) must fail the step loudly instead, or the
+    issue would be opened once with a degraded window and never corrected."""
+    return _status(exc) in (404, 409, 410, 422)
+
+
 def _message(exc: BaseException) -> str:
     data = getattr(exc, "data", None)
     if isinstance(data, dict) and data.get("message"):
@@ -75,6 +83,8 @@ def resolve_base(repo: Repository, night: Night, notes: list[str]) -> Night:
     try:
         message = repo.get_commit(night.head_sha).commit.message
     except GITHUB_FAILURES as exc:
+        if not _gone(exc):
+            raise
         notes.append(
             f"the nightly commit {night.head_sha[:12]} of {night.date} could not be read "
             f"({_status(exc)} {_message(exc)})"
@@ -134,6 +144,8 @@ def fetch_window(
         try:
             commits, total, url = _compare(repo, base, head, max_commits)
         except GITHUB_FAILURES as exc:
+            if not _gone(exc):
+                raise
             notes.append(
                 f"comparing {base[:12]}...{head[:12]} failed ({_status(exc)} {_message(exc)}"
                 + (", e.g. after a force push" if _status(exc) in (404, 422) else "")
