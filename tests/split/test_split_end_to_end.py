@@ -11,11 +11,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import msgpack
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from conftest import run_cli
+from conftest import REPO_ROOT, run_cli
 from fatwheel import DATABASE_FILES, HIP_DIR, build_fat_wheel, build_stub_wheel
 from wheel_size.rocm.kpack import parse_kpack
 from wheel_size.split.names import hierarchy, wheel_escape
@@ -260,6 +261,8 @@ def test_variant_wheel(split: dict[str, Any], fat_wheel: Path) -> None:
 
 def test_report(split: dict[str, Any]) -> None:
     report = split["report"]
+    schema = json.loads((REPO_ROOT / "docs" / "split-report.schema.json").read_text())
+    jsonschema.validate(report, schema)  # the documented format is what we write
     rows = {row["target"]: row for row in report["downloads"]}
     assert rows["gfx1100"]["wheels"] == ["host", "gfx1100", "gfx110x", "gfx11"]
     assert rows["gfx942"]["wheels"] == ["host", "gfx942"]

@@ -185,6 +185,13 @@ def split_wheel(
         )
         for warning in plan.warnings:
             print(f"wheel-size: warning: {warning}", file=log)
+        if options.verbose:
+            print(
+                f"split: {input_path.name}: {len(plan.members)} files, "
+                f"{len(plan.elf_candidates)} ELF file(s) under {plan.overlay or '.'}/ to examine, "
+                f"{len(plan.db_files)} database file(s) to move",
+                file=log,
+            )
         output_dir.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.split-", dir=output_dir.parent))
         try:
