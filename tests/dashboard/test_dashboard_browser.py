@@ -66,8 +66,8 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # artifact name and observation text are hostile HTML.
     reports = generated_reports(tmp_path_factory.mktemp("history"))
     reports.append(generated_report("rocm6_4", base_mb=3000, seed=3, hostile=True))
-    links = {("cuda12_8", JUMP.isoformat()): "https://github.com/o/r/issues/42"}
-    html = render_dashboard(reports, links, repository="o/r")
+    links = {("cuda12_8", JUMP.isoformat()): "https://github.com/pytorch/pytorch/issues/150647"}
+    html = render_dashboard(reports, links, repository="pytorch/pytorch")
     path = tmp_path_factory.mktemp("site") / "index.html"
     write_dashboard(path, html)
     return path
@@ -96,7 +96,7 @@ def test_charts_are_in_the_dom_and_console_is_clean(page: Path, tmp_path: Path) 
     dom = result.stdout
     assert len(re.findall(r'<svg class="chart"', dom)) == 4
     assert len(re.findall(r"<path class=\"history\"", dom)) >= 2
-    assert 'href="https://github.com/o/r/issues/42"' in dom
+    assert 'href="https://github.com/pytorch/pytorch/issues/150647"' in dom
     assert "<script" not in dom and "<img" not in dom
     assert _console(result.stderr) == []
 
