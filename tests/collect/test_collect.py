@@ -116,3 +116,16 @@ def test_bad_source() -> None:
         WorkflowSource("pytorch", "1")
     with pytest.raises(InputError, match="workflow"):
         WorkflowSource("a/b", " ")
+
+
+def test_pages_follow_the_client_page_size(fake_github: FakeGitHub) -> None:
+    from github import Auth, Github
+
+    wf = add_world(fake_github)
+    start = dt.datetime(2025, 10, 1, tzinfo=dt.timezone.utc)
+    for i in range(75):
+        wf.add_run(created_at=start + dt.timedelta(minutes=i), message="x")
+    gh = Github(auth=Auth.Token(fake_github.token), base_url=fake_github.url, per_page=30)
+    runs = list(list_runs(gh, SOURCE, D(2025, 10, 1), D(2025, 10, 1)))
+    assert len(runs) == 75
+    assert fake_github.count("GET", r"/runs$") == 3

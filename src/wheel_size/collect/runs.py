@@ -135,6 +135,7 @@ def list_runs(
     if last < first:
         raise InputError(f"date range is reversed: {first} is after {last}")
     workflow = gh.withLazy(True).get_repo(source.repository).get_workflow(source.workflow_ref)
+    per_page = int(getattr(gh, "per_page", PER_PAGE) or PER_PAGE)
     pending = [Window.of_days(first, last)]
     doing = f"listing runs of workflow {source.workflow} in {source.repository}"
     while pending:
@@ -158,7 +159,7 @@ def list_runs(
         yield from (raw(r) for r in page)
         seen = len(page)
         number = 1
-        while seen < total and len(page) == PER_PAGE:
+        while seen < total and len(page) >= per_page:
             try:
                 page = listing.get_page(number)
             except Exception as exc:
