@@ -95,3 +95,10 @@ def test_gpu_only_commit_is_cleared_for_a_cpu_jump() -> None:
         relevant_candidates=1,
     )
     assert got.status == CLEARED
+
+
+def test_a_lone_docs_commit_is_cleared_not_confirmed() -> None:
+    cross = cross_variant("cuda12_8", {"cuda12_8": 4.0})
+    got = assess(item("docs/index.md"), variant="cuda12_8", cross=cross, window_mode="base",
+                 window_size=1, relevant_candidates=0)  # fmt: skip
+    assert got.status == CLEARED

@@ -108,3 +108,28 @@ def test_rate_limited_compare_is_waited_out(tmp_path: Path, fake_github: FakeGit
     assert window.mode == "base" and len(window.commits) == 6
     statuses = [r.status for r in fake_github.requests if "/compare/" in r.path]
     assert statuses[:3] == [403, 403, 200]
+
+
+def test_same_base_sha_says_the_build_environment_changed(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    import datetime as dt
+
+    from wheel_size.regressions.events import Event
+    from wheel_size.regressions.investigation import investigate
+    from wheel_size.regressions.series import MB, SizePoint
+
+    changes = [Change(f"c{i}", {"a.cpp": str(i)}) for i in range(4)]
+    world = build_world(
+        tmp_path / "git", changes, [("2025-10-10", 3, None), ("2025-10-11", 3, None)]
+    )
+    repo = repo_for(fake_github, world)
+    before = SizePoint(dt.date(2025, 10, 10), "cpu", 100 * MB, 1, world.nightly["2025-10-10"],
+                       world.bases["2025-10-10"])  # fmt: skip
+    after = SizePoint(dt.date(2025, 10, 11), "cpu", 103 * MB, 2, world.nightly["2025-10-11"],
+                      world.bases["2025-10-11"])  # fmt: skip
+    inv = investigate(
+        repo, Event("jump", "cpu", after.date, before, after), {"cpu": [before, after]}
+    )
+    assert inv.window.mode == "base" and inv.candidates == []
+    assert any("build environment" in note for note in inv.notes)

@@ -164,18 +164,18 @@ def assess(
     removed; ``relevant_candidates`` how many candidates are in a size-relevant category.
     """
     commit, categories = item.commit, set(item.categories)
-    if window_mode == "base" and window_size == 1:
-        return Status(
-            CONFIRMED,
-            "the only commit between the two nightlies' base SHAs: the nightly builds before "
-            "and after are builds of its parent and of this commit",
-        )
     if categories == {"docs-tests-only"}:
         return Status(
             CLEARED, "changes only docs, tests or CI files, none of which ships in the wheel"
         )
     if variant_kind(variant) == "cpu" and commit.files is not None and is_device_only(commit.files):
         return Status(CLEARED, "changes only GPU code, which is not in the CPU wheel")
+    if window_mode == "base" and window_size == 1:
+        return Status(
+            CONFIRMED,
+            "the only commit between the two nightlies' base SHAs: the nightly builds before "
+            "and after are builds of its parent and of this commit",
+        )
     if categories == {"python-only"}:
         return Status(
             NOT_CONFIRMED,

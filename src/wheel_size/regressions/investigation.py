@@ -172,6 +172,11 @@ def investigate(
         window = fetch_window(repo, before, after)
         window_cache[window_key] = window
     notes = list(window.notes)
+    if window.mode == "base" and window.total_commits == 0:
+        notes.append(
+            "both nightlies were built from the same commit: the change comes from the build "
+            "environment (build image, toolchain, dependencies, build settings), not the code"
+        )
     kept, pairs = remove_revert_pairs(window.commits)
 
     # With more commits than the request cap, check the likeliest ones by message first.
