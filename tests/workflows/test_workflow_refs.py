@@ -11,6 +11,7 @@ from workflow_files import (
     ACTION,
     REPO_ROOT,
     REUSABLE,
+    action_env_problems,
     call_problems,
     declared_inputs,
     load_yaml,
@@ -34,6 +35,18 @@ def test_every_input_and_secret_reference_is_declared(path: Path) -> None:
 @pytest.mark.parametrize("path", workflow_files(), ids=lambda p: str(p.relative_to(REPO_ROOT)))
 def test_calls_of_our_workflow_and_action_use_existing_inputs(path: Path) -> None:
     assert call_problems(load_yaml(path), str(path.relative_to(REPO_ROOT))) == []
+
+
+def test_the_writer_passes_only_inputs_the_action_declares() -> None:
+    if not ACTION.is_file():
+        pytest.skip("action.yml is not in this checkout yet")
+    assert action_env_problems(load_yaml(REUSABLE), "wheel-size.yml") == []
+    broken = load_yaml(REUSABLE)
+    step = next(
+        s for s in broken["jobs"]["track"]["steps"] if "wheel_size.action" in s.get("run", "")
+    )
+    step["env"]["INPUT_THRESHOLD_MB"] = "1"  # underscore: the runner would not produce this
+    assert any("INPUT_THRESHOLD_MB" in p for p in action_env_problems(broken, "broken"))
 
 
 def test_every_example_calls_our_workflow() -> None:

@@ -175,6 +175,27 @@ def call_problems(doc: Any, where: str) -> list[str]:
     return problems
 
 
+def action_env_problems(doc: Any, where: str) -> list[str]:
+    """Steps that run the action's job on the runner (``python -m wheel_size.action``) pass
+    its inputs as ``INPUT_<NAME>`` variables: each must name an input of action.yml (the
+    runner's rule: upper-cased, spaces to ``_``, hyphens kept)."""
+    if not isinstance(doc, Mapping) or not ACTION.is_file():
+        return []
+    known = {name.replace(" ", "_").upper(): name for name in declared_inputs(ACTION)}
+    problems = []
+    for job_id, job in (doc.get("jobs") or {}).items():
+        for index, step in enumerate(job.get("steps") or [] if isinstance(job, Mapping) else []):
+            if "wheel_size.action" not in str(step.get("run", "")):
+                continue
+            for key in step.get("env") or {}:
+                if key.startswith("INPUT_") and key[len("INPUT_") :] not in known:
+                    problems.append(
+                        f"{where}: jobs.{job_id}.steps[{index}] sets {key}, "
+                        "which is not an input of action.yml"
+                    )
+    return problems
+
+
 def markdown_snippets(path: Path) -> list[tuple[str, str]]:
     """(label, text) of the YAML code blocks in a Markdown file that call our files."""
     text = path.read_text(encoding="utf-8")
