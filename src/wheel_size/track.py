@@ -52,6 +52,8 @@ class TrackOptions:
     dashboard: bool = False
     dashboard_days: int = 365  # the charts show this much history, the report report_days
     server_url: str = "https://github.com"
+    # (variant, date) -> URL of the jump's regression issue, drawn on the dashboard
+    issue_links: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -238,8 +240,30 @@ def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOption
         repository=options.source.repository,
         server_url=options.server_url,
         generated_at=stamp,
+        issue_links=options.issue_links,
     )
     return _write_if_changed(root / "index.html", html)
+
+
+def relink_dashboard(
+    store: HistoryStore,
+    reports: Sequence[Report],
+    options: TrackOptions,
+    links: dict[tuple[str, str], str],
+) -> WriteResult | None:
+    """Put the links of regression issues opened *after* the night was stored on the
+    dashboard: a second commit, made only on nights that open an issue (issues come after
+    the write so that a refused issue never costs the sizes)."""
+    import dataclasses
+
+    if not options.dashboard or not reports or links == options.issue_links:
+        return None
+    relinked = dataclasses.replace(options, issue_links=dict(links))
+
+    def change(root: Path) -> list[str]:
+        return _write_dashboard(root, _dashboard_reports(root, reports, relinked), relinked)
+
+    return store.update(change, "wheel-size: link the dashboard to new regression issues")
 
 
 def _write_if_changed(path: Path, text: str) -> list[str]:

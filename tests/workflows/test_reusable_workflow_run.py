@@ -166,3 +166,41 @@ def test_expression_evaluator(expression: str, expected: object) -> None:
     }
     assert evaluate(expression, context) == expected
     assert interpolate("x-${{ runner.temp }}", context) == "x-/t"
+
+
+def test_backfill_with_issues_links_the_dashboard(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    from regression_world import make_nightly_repo
+
+    make_nightly_repo(tmp_path, fake_github)
+    remote = tmp_path / "data.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    (tmp_path / "home").mkdir()
+    runner = Runner(
+        tmp_path / "runner",
+        github={"repository": "pytorch/pytorch", "event": {}},
+        env={
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path / "home"),
+            "GITHUB_API_URL": fake_github.url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "INPUT_DATA-REMOTE": str(remote),
+            "INPUT_EVIDENCE": "false",
+        },
+        secrets={"token": fake_github.token},
+    )
+    inputs = {
+        "workflow": "21257348",
+        "variants": "cuda12_8",
+        "backfill-from": "2025-10-09",
+        "backfill-to": "2025-10-12",
+        "chunk": "2d",
+        "create-issues": True,
+    }
+    results = runner.run_workflow(load_yaml(REUSABLE), inputs)
+    logs = "\n".join(line for r in results.values() for line in r.logs)
+    assert results["track"].result == "success", logs
+    (issue,) = fake_github.repo("pytorch/pytorch").issues
+    assert results["track"].outputs["issues-created"] == str(issue.number)
+    page = _git(remote, "show", "wheel-size-data:index.html")
+    assert f'href="https://github.com/pytorch/pytorch/issues/{issue.number}"' in page
+    assert int(_git(remote, "rev-list", "--count", "wheel-size-data")) == 2

@@ -112,6 +112,9 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
     token = os.environ.get("GITHUB_TOKEN") or None
     # Fails before anything is stored (a missing token is known now, not after the write).
     github = github_from_env(token) if args.collect or args.create_issues else None
+    issues_repo = getattr(args, "issues_repo", None) or source.repository
+    if args.create_issues and args.dashboard and github is not None:
+        options.issue_links = _issue_links(github, issues_repo, args)
     with open_store(args, repository=source.repository, token=token) as store:
         result = track(store, options, github=github)
         if args.create_issues and github is not None:
@@ -133,7 +136,29 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
                 )
             except WheelSizeError as exc:
                 result.issue_error = exc
+            if args.dashboard and result.issues is not None and result.issues.created:
+                from wheel_size.track import relink_dashboard
+
+                relink_dashboard(
+                    store, result.reports, options, _issue_links(github, issues_repo, args)
+                )
         return result
+
+
+def _issue_links(github: object, repo: str, args: argparse.Namespace) -> dict[tuple[str, str], str]:
+    """The dashboard's links to regression issues; without them the page is still drawn."""
+    import sys
+
+    from wheel_size.dashboard.links import issue_links_from_github
+    from wheel_size.errors import WheelSizeError
+    from wheel_size.regressions.options import alert_settings_from_args
+
+    label = alert_settings_from_args(args).issues.label
+    try:
+        return issue_links_from_github(github, repo, label)
+    except WheelSizeError as exc:
+        print(f"wheel-size: warning: dashboard without issue links: {exc}", file=sys.stderr)
+        return {}
 
 
 def _workflow_outputs(result: TrackResult) -> None:

@@ -1,0 +1,43 @@
+"""Which regression issue belongs to which jump on the dashboard.
+
+The issues carry their event in a hidden marker (``wheel_size.regressions``); listing our
+label's issues (one request per 100) and reading the markers gives every jump its link, for
+issues opened in earlier runs too, without storing anything extra on the data branch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wheel_size.dashboard.page import safe_url
+
+__all__ = ["issue_links_from_github"]
+
+
+def issue_links_from_github(gh: Any, repo: str, label: str) -> dict[tuple[str, str], str]:
+    """``(variant, date) -> issue URL`` of every jump issue with ``label`` (open or closed).
+
+    ``gh`` is a PyGithub client; failures raise GitHubError (one line).
+    """
+    from wheel_size.github import github_errors
+    from wheel_size.regressions.issue_sync import event_from_marker
+
+    links: dict[tuple[str, str], str] = {}
+    with github_errors(f"listing the {label!r} issues of {repo}"):
+        for issue in gh.get_repo(repo).get_issues(state="all", labels=[label]):
+            if issue.pull_request is not None:
+                continue
+            event = event_from_marker(issue.body)
+            url = safe_url(issue.html_url)
+            if event is None or event.kind != "jump" or url is None:
+                continue
+            key = (event.variant, event.date.isoformat())
+            # The oldest issue of an event is the one the sync keeps updating.
+            if key not in links or _number(url) < _number(links[key]):
+                links[key] = url
+    return links
+
+
+def _number(url: str) -> int:
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
