@@ -275,12 +275,16 @@ class Runner:
             target = self.artifacts / str(with_["name"])
             if target.exists():
                 raise AssertionError(f"artifact {with_['name']} uploaded twice")
-            files = sorted(workdir.glob(str(with_["path"])))
+            pattern = workdir / str(with_["path"])  # an absolute path replaces workdir
+            files = sorted(Path(pattern.anchor).glob(str(pattern.relative_to(pattern.anchor))))
             if not files and with_.get("if-no-files-found") == "error":
                 raise AssertionError(f"upload-artifact: nothing matches {with_['path']}")
             target.mkdir(parents=True)
             for file in files:
-                shutil.copy2(file, target / file.name)
+                if file.is_dir():  # a directory is uploaded with its contents, as GitHub does
+                    shutil.copytree(file, target, dirs_exist_ok=True)
+                else:
+                    shutil.copy2(file, target / file.name)
             return
         if action == "actions/download-artifact":
             dest = Path(str(with_.get("path") or workdir))
