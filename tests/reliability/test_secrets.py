@@ -141,9 +141,11 @@ def test_successful_run_keeps_the_token_secret(world: FakeGitHub, tmp_path: Path
         "to": "2025-10-07",
         "data-remote": str(remote),
         "dashboard": "true",
+        "create-issues": "true",
     }
     res = run_entrypoint(runner_env(world, tmp_path, inputs))
     assert res.returncode == 0, res.stdout + res.stderr
+    assert world.repo("pytorch/pytorch").issues, "the jump should have opened an issue"
     check_run(world, tmp_path, res, remote)
 
 
