@@ -41,6 +41,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add(
         "--databases",
         nargs="+",
+        action="extend",
         choices=sorted(DATABASES),
         metavar="NAME",
         help=f"database handlers (overrides --wheel-type): {', '.join(sorted(DATABASES))}",
@@ -52,6 +53,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add(
         "--device-requires-dist",
         nargs="+",
+        action="extend",
         default=[],
         metavar="REQ",
         help="extra Requires-Dist of device wheels; @GFXARCH@ becomes the target",
@@ -79,6 +81,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add(
         "--report-targets",
         nargs="+",
+        action="extend",
         default=[],
         metavar="GFX",
         help="list only these GPUs in the report's download table (default: all)",
