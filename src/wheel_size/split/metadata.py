@@ -18,12 +18,11 @@ from email.parser import BytesHeaderParser
 
 from wheel_size import __version__
 from wheel_size.errors import InputError, InvalidWheel
-from wheel_size.split.names import Hierarchy, device_dist_name
+from wheel_size.split.names import Hierarchy
 
 __all__ = [
     "VARIANT_SCHEMA",
     "DeviceBundle",
-    "ExtraNaming",
     "HostIdentity",
     "device_metadata",
     "device_wheel_file",
@@ -66,14 +65,9 @@ class DeviceBundle:
     dist: str
 
 
-class ExtraNaming:
-    """``plain`` extras are ``gfx1100``/``all`` (the seed, TheRock#5289); ``device`` extras
-    are ``device-gfx1100``/``device-all`` (newer ROCm indexes)."""
-
-    CHOICES = ("plain", "device")
-
-
 def extra_name(key: str, naming: str) -> str:
+    """``plain``: ``gfx1100``/``all`` (the reference split, TheRock#5289); ``device``:
+    ``device-gfx1100``/``device-all`` (newer ROCm indexes)."""
     name = key.replace("_", "-")
     return f"device-{name}" if naming == "device" else name
 
@@ -202,7 +196,3 @@ def variant_json(label: str, targets: Sequence[str]) -> bytes:
         "variants": {label: {"amd": {"gfx_arch": sorted(targets)}}},
     }
     return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8")
-
-
-def device_dist(prefix: str, key: str) -> str:
-    return device_dist_name(prefix, key)
