@@ -181,3 +181,16 @@ def test_an_empty_history_renders_a_placeholder() -> None:
         views=[],
     )
     assert "No history yet" in html
+
+
+def test_a_variant_without_any_size_still_renders() -> None:
+    days = [
+        {"date": "2025-10-01", "size_mb": None, "delta_mb": None, "status": "no_run"},
+        {"date": "2025-10-02", "size_mb": None, "delta_mb": None, "status": "failed", "run_id": 5},
+    ]
+    report = {"variant": "xpu", "artifact": "a", "start": None, "end": None, "change_mb": None,
+              "change_pct": None, "jumps": [], "observations": [], "days": days}  # fmt: skip
+    html = render_dashboard([report], repository="o/r", generated_at=FIXED)
+    assert "no size recorded in this range" in html
+    assert html.count('<rect class="band ') == 2
+    assert "run failed" in html
