@@ -204,3 +204,43 @@ def test_backfill_with_issues_links_the_dashboard(fake_github: FakeGitHub, tmp_p
     page = _git(remote, "show", "wheel-size-data:index.html")
     assert f'href="https://github.com/pytorch/pytorch/issues/{issue.number}"' in page
     assert int(_git(remote, "rev-list", "--count", "wheel-size-data")) == 2
+
+
+@pytest.mark.parametrize("fork", [False, True])
+def test_split_mode_comments_the_savings(
+    fake_github: FakeGitHub, tmp_path: Path, fork: bool
+) -> None:
+    from fatwheel import build_fat_wheel
+
+    repo = fake_github.add_repo("rocm/torch-builds")
+    pr = repo.add_issue("Build ROCm wheels", pull_request=True)
+    head = "someone/torch-builds" if fork else "rocm/torch-builds"
+    runner = Runner(
+        tmp_path / "runner",
+        github={
+            "repository": "rocm/torch-builds",
+            "event": {"pull_request": {"number": pr.number, "head": {"repo": {"full_name": head}}}},
+        },
+        env={"PATH": os.environ["PATH"], "GITHUB_API_URL": fake_github.url},
+        secrets={"token": fake_github.token},
+    )
+    # The calling workflow's build job uploaded the wheel as an artifact of this run.
+    build_fat_wheel(runner.artifacts / "rocm-wheel")
+    results = runner.run_workflow(load_yaml(REUSABLE), {"split-artifact": "rocm-wheel"})
+    logs = "\n".join(line for r in results.values() for line in r.logs)
+    assert {k: r.result for k, r in results.items()} == {
+        "plan": "skipped",
+        "collect": "skipped",
+        "track": "skipped",
+        "split": "success",
+    }, logs
+    assert results["split"].outputs["savings-mb"].isdigit()  # a small fixture saves < 1 MB
+    assert any("gfx1100" in s for s in runner.summaries)
+    split = runner.artifacts / "rocm-wheel-split"
+    assert split.is_dir() and any(split.rglob("*.whl"))
+    if fork:
+        assert pr.comments == []
+        assert "pull request from a fork" in logs
+    else:
+        (comment,) = pr.comments
+        assert "gfx1100" in (comment.body or "")
