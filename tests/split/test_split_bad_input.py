@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -127,3 +129,39 @@ def test_splits_of_other_wheels_may_share_the_output_dir(tmp_path: Path) -> None
         assert code == 0, stderr
     hosts = sorted(p.name for p in out.iterdir() if p.name.startswith("torch-"))
     assert [h.split("-")[2] for h in hosts] == ["cp311", "cp312"]
+
+
+def unregistered(tmp_path: Path) -> bytes:
+    """libplain19.so whose wrapper section objcopy renamed: device code nothing registers."""
+    if shutil.which("objcopy") is None:
+        pytest.skip("objcopy not installed")
+    out = tmp_path / "unregistered.so"
+    subprocess.run(
+        ["objcopy", "--rename-section", ".hipFatBinSegment=.hipFatBinSegmentX",
+         str(HIP_DIR / "libplain19.so"), str(out)],
+        check=True,
+    )  # fmt: skip
+    return out.read_bytes()
+
+
+def test_unregistered_fatbin_stays_in_the_host_wheel(tmp_path: Path) -> None:
+    """A .hip_fatbin with no .hipFatBinSegment wrapper is kept byte for byte, with a warning
+    naming it; the other libraries are still split."""
+    lib = unregistered(tmp_path)
+    good = (HIP_DIR / "libmulti19.so").read_bytes()
+    wheel = small_wheel(tmp_path / WHEEL_NAME, {"libgood.so": good, "libodd.so": lib})
+    out = tmp_path / "out"
+    code, stderr = split(wheel, out)
+    assert code == 0, stderr
+    warnings = [ln for ln in stderr.splitlines() if ln.startswith("wheel-size: warning:")]
+    assert len(warnings) == 1 and f"{wheel}:torch/lib/libodd.so" in warnings[0], stderr
+    assert "left in the host wheel unchanged" in warnings[0]
+    with zipfile.ZipFile(out / WHEEL_NAME) as host:
+        assert host.read("torch/lib/libodd.so") == lib
+        assert host.read("torch/lib/libgood.so") != good
+    assert any(p.name.startswith("amd_torch_device_") for p in out.iterdir())
+
+
+def test_only_unregistered_fatbins_is_refused(tmp_path: Path) -> None:
+    wheel = small_wheel(tmp_path / WHEEL_NAME, {"libodd.so": unregistered(tmp_path)})
+    assert_refused(wheel, tmp_path / "out", str(wheel), ".hipFatBinSegment wrapper")

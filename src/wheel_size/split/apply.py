@@ -302,10 +302,15 @@ def _process_libraries(
         results = _run(
             pool, process_library, jobs, progress, lambda j: plan.elf_candidates[j.number].size
         )
+    for result in results:
+        if result.warning is not None:
+            plan.warnings.append(result.warning)
+            print(f"wheel-size: warning: {result.warning}", file=log)
     if not any(r.fat for r in results):
         raise InputError(
             f"{plan.source_path}: no shared library under {plan.overlay or '.'}/ has a "
-            ".hip_fatbin section (not a fat ROCm wheel?)"
+            ".hip_fatbin section registered by a .hipFatBinSegment wrapper "
+            "(not a fat ROCm wheel?)"
         )
     return results
 

@@ -81,6 +81,7 @@ class LibraryResult:
     stripped_hash: str | None = None
     targets: tuple[str, ...] = ()
     code_objects: list[CodeObjectRef] = field(default_factory=list)
+    warning: str | None = None  # why a library with device code was left unchanged
 
 
 def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
@@ -112,23 +113,37 @@ def process_library(job: LibraryJob) -> LibraryResult:
             return LibraryResult(job.number, job.rel, fat=False)
         staged = work / f"co{job.number}.bin"
         refs: list[CodeObjectRef] = []
-        with scan_library(src) as library, staged.open("wb") as out:
-            targets = tuple(library.targets)
-            for code in library.iter_code_objects(check_hash=job.check_hash):
-                data = code.data
-                if job.zstd_level is not None:
-                    data = compress_kernel(data, job.zstd_level)
-                ref = CodeObjectRef(
-                    code.target,
-                    code.index,
-                    staged,
-                    out.tell(),
-                    len(data),
-                    code.size,
-                    job.zstd_level is not None,
+        with scan_library(src) as library:
+            if not library.wrappers:
+                # Nothing registers this device code through __hipRegisterFatBinary, so the
+                # runtime could not follow a kpack reference to it; the library may load it by
+                # other means (a symbol into the section). Stripping it would break that.
+                return LibraryResult(
+                    job.number,
+                    job.rel,
+                    fat=False,
+                    warning=(
+                        f"{job.source}: .hip_fatbin is not registered by any "
+                        ".hipFatBinSegment wrapper; left in the host wheel unchanged"
+                    ),
                 )
-                refs.append(ref)
-                out.write(data)
+            targets = tuple(library.targets)
+            with staged.open("wb") as out:
+                for code in library.iter_code_objects(check_hash=job.check_hash):
+                    data = code.data
+                    if job.zstd_level is not None:
+                        data = compress_kernel(data, job.zstd_level)
+                    ref = CodeObjectRef(
+                        code.target,
+                        code.index,
+                        staged,
+                        out.tell(),
+                        len(data),
+                        code.size,
+                        job.zstd_level is not None,
+                    )
+                    refs.append(ref)
+                    out.write(data)
         stripped = work / f"stripped{job.number}.so"
         result = strip_library(
             src, stripped, kernel_name=job.rel, search_paths=list(job.search_paths)
