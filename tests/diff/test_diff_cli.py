@@ -144,6 +144,36 @@ def test_wheel_without_record_still_compares(tmp_path: Path) -> None:
     assert "p/b.py" in paths and "p/a.py" not in paths
 
 
+def _unpack(wheel: Path, dest: Path, *, record: bool) -> Path:
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(dest)
+    if not record:
+        for path in dest.glob("*.dist-info/RECORD"):
+            path.unlink()
+    return dest
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_unpacked_wheels_compare_by_content(record: bool, tmp_path: Path) -> None:
+    """Unpacked wheel directories (as docs/diff-format.md promises); without RECORD, files of
+    equal size are told apart by their bytes, not all reported as changed."""
+    files = {"p/a.py": b"a" * 1000, "p/b.py": b"b" * 1000, "p/libk.so": CUDA / "libk_v1.so"}
+    old = make_wheel(tmp_path, "p", "1.0", files=files)
+    (tmp_path / "n").mkdir()
+    new = make_wheel(
+        tmp_path / "n", "p", "1.1", files={**files, "p/b.py": b"c" * 1000}  # same size
+    )
+    old_dir = _unpack(old, tmp_path / "old", record=record)
+    new_dir = _unpack(new, tmp_path / "new", record=record)
+    result = run_cli(["diff", str(old_dir), str(new_dir), "--format", "json"])
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["old"] == str(old_dir) and data["new"] == str(new_dir)
+    changed = {f["path"]: f["status"] for f in data["files"] if f["path"].startswith("p/")}
+    assert changed == {"p/b.py": "changed"}  # a.py and libk.so are the same bytes
+    assert ("no RECORD; comparing by contents" in result.stderr) is not record
+
+
 def test_corrupt_fatbin_is_reported_not_fatal(tmp_path: Path) -> None:
     broken = tmp_path / "libk_broken.so"
     data = bytearray((CUDA / "libk_v1.so").read_bytes())

@@ -1,7 +1,8 @@
 """Compare two wheels member by member, then drill into the shared libraries that changed.
 
 Unchanged members are recognised from RECORD (sha256 and size) without reading them; when a
-wheel has no usable RECORD the zip's CRC-32 and size stand in. Only members that differ and
+wheel has no usable RECORD the zip's CRC-32 and size stand in (for an unpacked wheel, the
+bytes themselves, read only when the sizes agree). Only members that differ and
 look like ELF are extracted (streamed to a temporary file) to read their section headers and
 fatbin entry headers.
 """
@@ -32,18 +33,24 @@ def normalise_path(path: str) -> str:
 
 
 def _record(source: WheelSource, label: str, problems: list[str]) -> dict[str, RecordEntry]:
+    instead = "contents" if source.path.is_dir() else "CRC-32 and size"
     try:
         record = source.record()
     except InvalidWheel as exc:
-        problems.append(f"{exc}; comparing by CRC-32 and size instead")
+        problems.append(f"{exc}; comparing by {instead} instead")
         return {}
     if not record:
-        problems.append(f"{label}: no RECORD; comparing by CRC-32 and size instead")
+        problems.append(f"{label}: no RECORD; comparing by {instead} instead")
     return record
 
 
 def _same(
-    old: Member, new: Member, old_rec: RecordEntry | None, new_rec: RecordEntry | None
+    old_source: WheelSource,
+    new_source: WheelSource,
+    old: Member,
+    new: Member,
+    old_rec: RecordEntry | None,
+    new_rec: RecordEntry | None,
 ) -> bool:
     if old.size != new.size:
         return False
@@ -51,7 +58,15 @@ def _same(
         return old_rec.hash == new_rec.hash
     if old.raw is not None and new.raw is not None:
         return old.raw.crc32 == new.raw.crc32
-    return False  # no cheap fingerprint (directory without RECORD): treat as changed
+    # No cheap fingerprint on one side (an unpacked wheel without RECORD): read both, in
+    # step, and stop at the first difference.
+    with old_source.open(old.name) as a, new_source.open(new.name) as b:
+        while True:
+            chunk = a.read(1 << 20)
+            if chunk != b.read(len(chunk) or 1):
+                return False
+            if not chunk:
+                return True
 
 
 def _is_elf(source: WheelSource, name: str) -> bool:
@@ -134,7 +149,7 @@ def diff_sources(
     unchanged = 0
     for key in sorted(old_members.keys() | new_members.keys()):
         a, b = old_members.get(key), new_members.get(key)
-        if a and b and _same(a, b, old_record.get(a.name), new_record.get(b.name)):
+        if a and b and _same(old, new, a, b, old_record.get(a.name), new_record.get(b.name)):
             unchanged += 1
             continue
         status = "changed" if a and b else ("added" if b else "removed")

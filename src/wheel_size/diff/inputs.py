@@ -38,9 +38,13 @@ def _is_wheel(source: WheelSource) -> bool:
 def resolve_input(path: Path, workdir: Path) -> list[WheelInput]:
     """The wheels ``path`` stands for, extracting those inside an artifact zip into ``workdir``."""
     if path.is_dir():
+        if any(p.is_dir() for p in path.glob("*.dist-info")):
+            return [WheelInput(str(path), path)]  # an unpacked wheel
         wheels = sorted(path.glob("*.whl"))
         if not wheels:
-            raise InvalidWheel(f"{path}: directory holds no *.whl files")
+            raise InvalidWheel(
+                f"{path}: directory holds no *.whl files and is not an unpacked wheel"
+            )
         return [WheelInput(str(w), w) for w in wheels]
     source = open_source(path)
     try:
