@@ -161,7 +161,10 @@ def test_unpacked_wheels_compare_by_content(record: bool, tmp_path: Path) -> Non
     old = make_wheel(tmp_path, "p", "1.0", files=files)
     (tmp_path / "n").mkdir()
     new = make_wheel(
-        tmp_path / "n", "p", "1.1", files={**files, "p/b.py": b"c" * 1000}  # same size
+        tmp_path / "n",
+        "p",
+        "1.1",
+        files={**files, "p/b.py": b"c" * 1000},  # same size
     )
     old_dir = _unpack(old, tmp_path / "old", record=record)
     new_dir = _unpack(new, tmp_path / "new", record=record)
