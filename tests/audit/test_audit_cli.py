@@ -296,3 +296,38 @@ def test_accelerator_mismatch_and_grafted_runtime(tmp_path: Path) -> None:
     assert verdicts[str(grafted)] == "fix"
     # the +cu128 and +rocm6.4 wheels hold the same bytes: one of them is redundant
     assert sorted([verdicts[str(cu12)], verdicts[str(rocm)]]) == ["drop", "fix"]
+
+
+def _manifest_archs(lib: str) -> set[str]:
+    """GPU architectures nvcc was asked for (tests/data/cuda/manifest.json), not our output."""
+    manifest = json.loads((DATA / "cuda" / "manifest.json").read_text())
+    return {
+        image["arch"]
+        for fatbin in manifest["libraries"][lib]["fatbinary"]
+        for image in fatbin["images"]
+    }
+
+
+def test_arch_coverage_inside_a_wheel(tmp_path: Path) -> None:
+    """libk_v1.so (sm_75, sm_80) next to libk_v2.so (sm_75 … sm_100): v1 lacks what v2 has.
+    Informational: the verdict stays keep."""
+    tag = "cp310-abi3-manylinux_2_28_x86_64"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    v1, v2 = DATA / "cuda" / "libk_v1.so", DATA / "cuda" / "libk_v2.so"
+    uneven = make_wheel(
+        tmp_path / "a", "ao", "1.0+cu130", tag, {"ao/libk_v1.so": v1, "ao/libk_v2.so": v2}
+    )
+    even = make_wheel(
+        tmp_path / "b", "bo", "1.0+cu130", tag, {"bo/libk_v2.so": v2, "bo/libk_w2.so": v2}
+    )
+    data = _audit(tmp_path)
+    coverage = [f for f in data["findings"] if f["kind"] == "arch-coverage"]
+    assert [f["wheels"] for f in coverage] == [[str(uneven)]]
+    missing = sorted(_manifest_archs("libk_v2.so") - _manifest_archs("libk_v1.so"))
+    assert missing  # the fixtures differ
+    assert coverage[0]["detail"].startswith("ao/libk_v1.so has no code for ")
+    for arch in missing:
+        assert arch in coverage[0]["detail"]
+    verdicts = {v["wheel"]: v["verdict"] for v in data["verdicts"]}
+    assert verdicts == {str(uneven): "keep", str(even): "keep"}

@@ -136,13 +136,52 @@ def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
     return found
 
 
+# Findings that inform but do not change a verdict (a narrower library can be deliberate).
+INFORMATIONAL = frozenset({"arch-coverage"})
+
+
+def _arch_family(arch: str) -> str:
+    return "cuda" if arch.startswith(("sm_", "compute_")) else "hip"
+
+
+def _coverage_findings(wheel: WheelInfo) -> list[Finding]:
+    """Native files of one wheel that lack GPU architectures its other files carry: on such
+    a GPU those kernels fall back to PTX JIT or fail to launch."""
+    found: list[Finding] = []
+    for family in ("cuda", "hip"):
+        files = {
+            n.path: {a for a in n.gpu_archs if _arch_family(a) == family} for n in wheel.native
+        }
+        files = {path: archs for path, archs in files.items() if archs}
+        if len(files) < 2:
+            continue
+        union = set().union(*files.values())
+        for path, archs in sorted(files.items()):
+            missing = sorted(union - archs, key=_arch_sort)
+            if missing:
+                found.append(
+                    Finding(
+                        "arch-coverage",
+                        [wheel.path],
+                        f"{path} has no code for {', '.join(missing)}, which other native "
+                        "files of this wheel carry",
+                    )
+                )
+    return found
+
+
+def _arch_sort(arch: str) -> tuple[str, int, str]:
+    digits = re.sub(r"\D", "", arch.split(":", 1)[0].split("_", 1)[-1])
+    return (arch[:3], int(digits) if digits else 0, arch)
+
+
 def _keep_order(wheel: WheelInfo) -> tuple[int, int, str]:
     """Which member of an identical group to keep: no label, pure, then by path."""
     return (1 if wheel.accelerator or wheel.local_label else 0, 0 if wheel.pure else 1, wheel.path)
 
 
 def _per_wheel(wheel: WheelInfo) -> list[Finding]:
-    found: list[Finding] = _runtime_findings(wheel)
+    found: list[Finding] = [*_runtime_findings(wheel), *_coverage_findings(wheel)]
     if wheel.record_problems:
         more = len(wheel.record_problems) - 1
         detail = wheel.record_problems[0] + (f" (and {more} more)" if more else "")
@@ -265,6 +304,8 @@ def audit_matrix(
     fixes: dict[str, list[str]] = defaultdict(list)
     for finding in [*report.unreadable, *report.findings]:
         for path in finding.wheels:
+            if finding.kind in INFORMATIONAL:
+                continue
             if finding.kind == "label-without-native-code":
                 dropped[path].append(
                     "its accelerator label adds no native code; publish the pure wheel instead"
