@@ -268,7 +268,7 @@ def relink_dashboard(
 
 def _write_if_changed(path: Path, text: str) -> list[str]:
     """Write ``text`` atomically unless the file already holds it (no empty commits)."""
-    from wheel_size.history.store import atomic_write
+    from wheel_size.fileio import atomic_write
 
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return []

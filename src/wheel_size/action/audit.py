@@ -42,7 +42,7 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.audit.run import audit_paths
     from wheel_size.audit.view import view
     from wheel_size.diff.hip import hip_arch_scanners
-    from wheel_size.diff.output import write_text_atomic
+    from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
     paths = _paths(env, workspace)
@@ -70,9 +70,9 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     report = audit_paths(paths, display=display, scanners=hip_arch_scanners())
     markdown = render("audit.md.j2", **view(report))
     data = report.to_json()
-    write_text_atomic(report_path, markdown)
+    atomic_write_text(report_path, markdown)
     json_path = report_path.with_suffix(".json")
-    write_text_atomic(json_path, json.dumps(data, indent=2) + "\n")
+    atomic_write_text(json_path, json.dumps(data, indent=2) + "\n")
     note = render("action-summary-truncated.md.j2", path=report_path.name)
     write_step_summary(env.get("GITHUB_STEP_SUMMARY"), markdown, note)
     for verdict in report.verdicts:

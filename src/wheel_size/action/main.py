@@ -161,7 +161,7 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
             raise InputError(f"input mode must be track, split or audit, not {mode!r}")
         from wheel_size.cli.main import build_parser
         from wheel_size.cli.track import track_from_args
-        from wheel_size.history.store import atomic_write
+        from wheel_size.fileio import atomic_write
         from wheel_size.render import render
 
         fail_on_regression = _bool(env, "fail-on-regression")

@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.audit.run import audit_paths
     from wheel_size.audit.view import view
     from wheel_size.diff.hip import hip_arch_scanners
-    from wheel_size.diff.output import write_text_atomic
     from wheel_size.errors import InputError
+    from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
     if (args.repo is None) != (args.run_id is None):
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render("audit.md.j2", **view(report))
     if args.output:
-        write_text_atomic(args.output, text)
+        atomic_write_text(args.output, text)
     else:
         sys.stdout.write(text)
     for finding in report.unreadable:

@@ -23,9 +23,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheel_size.diff.output import write_text_atomic
     from wheel_size.diff.run import diff_inputs
     from wheel_size.diff.view import cell, view
+    from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
     report = diff_inputs(args.old, args.new)
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             problems=[cell(p) for p in report.problems],
         )
     if args.output:
-        write_text_atomic(args.output, text)
+        atomic_write_text(args.output, text)
     else:
         sys.stdout.write(text)
     for problem in [*report.problems, *(p for c in report.comparisons for p in c.problems)]:

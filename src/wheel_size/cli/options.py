@@ -188,7 +188,7 @@ def write_output(path: str | None, text: str) -> None:
     if path is None or path == "-":
         print(text, end="")
         return
-    from wheel_size.history.store import atomic_write
+    from wheel_size.fileio import atomic_write
 
     try:
         atomic_write(Path(path), text.encode())

@@ -8,9 +8,7 @@ Content-Security-Policy says so), so it works from a data branch, a Pages site o
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +17,7 @@ from urllib.parse import quote, urlsplit
 
 from wheel_size.dashboard.chart import Chart, artifact_label, build_chart
 from wheel_size.errors import InputError
+from wheel_size.fileio import atomic_write_text
 from wheel_size.render import render
 
 __all__ = [
@@ -234,12 +233,4 @@ def render_dashboard(
 
 def write_dashboard(path: Path, html: str) -> None:
     """Write ``html`` to ``path`` atomically: a reader never sees half a page."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".dashboard-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(html)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, html)

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wheel_size.errors import HistoryError
+from wheel_size.fileio import atomic_write
 from wheel_size.history.model import RunRecord, run_from_json, run_to_json
-from wheel_size.history.store import atomic_write
 
 __all__ = ["BUNDLE_SCHEMA", "read_bundle", "write_bundle"]
 

@@ -21,8 +21,9 @@ from pathlib import Path
 from types import TracebackType
 
 from wheel_size.errors import HistoryError
+from wheel_size.fileio import atomic_write
 from wheel_size.history.model import RunRecord
-from wheel_size.history.store import Change, WriteResult, apply_runs, atomic_write, read_run_tree
+from wheel_size.history.store import Change, WriteResult, apply_runs, read_run_tree
 
 __all__ = ["DEFAULT_DATA_BRANCH", "GitBranchStore", "actions_remote", "redact_url"]
 

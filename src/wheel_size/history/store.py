@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from wheel_size.errors import HistoryError
+from wheel_size.fileio import atomic_write
 from wheel_size.history.model import RunRecord, run_from_json, run_to_json
 
 __all__ = [
@@ -24,7 +23,6 @@ __all__ = [
     "HistoryStore",
     "WriteResult",
     "apply_runs",
-    "atomic_write",
     "read_run_tree",
 ]
 
@@ -57,21 +55,6 @@ class HistoryStore(Protocol):
     def write_runs(self, runs: Sequence[RunRecord], message: str | None = None) -> WriteResult: ...
 
     def update(self, change: Change, message: str) -> WriteResult: ...
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary file next to ``path`` and move it into place: never half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _read_file(path: Path, label: str) -> RunRecord:
