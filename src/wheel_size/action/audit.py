@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
+from wheel_size.action.inputs import action_input, repository, workspace_paths
 from wheel_size.errors import InputError
 
 __all__ = ["AUDIT_OUTPUTS", "run_audit"]
@@ -22,21 +23,6 @@ AUDIT_OUTPUTS = (
 )
 
 
-def _input(env: Mapping[str, str], name: str) -> str:
-    return env.get(f"INPUT_{name.upper()}", "").strip()
-
-
-def _paths(env: Mapping[str, str], workspace: Path) -> list[Path]:
-    found: list[Path] = []
-    for item in _input(env, "audit-input").replace(",", " ").split():
-        matches = sorted(workspace.glob(item)) if any(c in item for c in "*?[") else []
-        found.extend(matches or [workspace / item])
-    missing = [str(p) for p in found if not p.exists()]
-    if missing:
-        raise InputError(f"audit-input: {missing[0]}: no such file or directory")
-    return found
-
-
 def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     """Audit the wheels ``audit-input`` names and/or the artifacts of ``audit-run-id``."""
     from wheel_size.audit.run import audit_paths
@@ -45,23 +31,25 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
-    paths = _paths(env, workspace)
-    run_id = _input(env, "audit-run-id")
+    paths = workspace_paths(env, "audit-input", workspace)
+    run_id = action_input(env, "audit-run-id")
     display: dict[Path, str] = {
         p: str(p.relative_to(workspace)) for p in paths if p.is_relative_to(workspace)
     }
     if not paths and not run_id:
         raise InputError("audit mode needs audit-input (wheels, folders, zips) or audit-run-id")
-    report_path = workspace / (_input(env, "report-path") or "wheel-size-audit.md")
+    report_path = workspace / (action_input(env, "report-path") or "wheel-size-audit.md")
     if run_id:
         if not run_id.isdigit():
             raise InputError(f"input audit-run-id must be a run id, not {run_id!r}")
         from wheel_size.audit.remote import download_run_artifacts
 
-        repository = _input(env, "repository") or env.get("GITHUB_REPOSITORY", "")
         downloads = report_path.parent / ".wheel-size-audit-artifacts"
         found, skipped = download_run_artifacts(
-            repository, int(run_id), downloads, pattern=_input(env, "audit-artifact-pattern") or "*"
+            repository(env),
+            int(run_id),
+            downloads,
+            pattern=action_input(env, "audit-artifact-pattern") or "*",
         )
         for message in skipped:
             workflow_command(out, "warning", message, {"title": "wheel-size audit"})
@@ -96,7 +84,7 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         f"wheel-size: audited {len(report.verdicts)} wheel(s): keep {summary['keep']}, "
         f"drop {summary['drop']}, fix {summary['fix']}\n"
     )
-    if _input(env, "audit-strict").lower() == "true" and (summary["drop"] or summary["fix"]):
+    if action_input(env, "audit-strict").lower() == "true" and (summary["drop"] or summary["fix"]):
         workflow_command(out, "error", "some wheels of the matrix should be dropped or fixed")
         return 1
     return 0

@@ -9,7 +9,6 @@ GITHUB_STEP_SUMMARY name.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import subprocess
@@ -24,22 +23,10 @@ from wheel_size.action.commands import (
     write_outputs,
     write_step_summary,
 )
+from wheel_size.action.inputs import action_input, bool_input, parse_argv, repository
 from wheel_size.errors import InputError, WheelSizeError
 
 __all__ = ["action_argv", "main"]
-
-
-def _input(env: Mapping[str, str], name: str) -> str:
-    return env.get(f"INPUT_{name.replace(' ', '_').upper()}", "").strip()
-
-
-def _bool(env: Mapping[str, str], name: str) -> bool:
-    value = _input(env, name).lower()
-    if value in ("", "false", "0", "no", "off"):
-        return False
-    if value in ("true", "1", "yes", "on"):
-        return True
-    raise InputError(f"input {name} must be true or false, not {value!r}")
 
 
 def action_argv(env: Mapping[str, str]) -> list[str]:
@@ -47,18 +34,18 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
     argv = ["track"]
 
     def opt(flag: str, name: str) -> None:
-        value = _input(env, name)
+        value = action_input(env, name)
         if value:
             argv.extend([flag, value])
 
-    repository = _input(env, "repository") or env.get("GITHUB_REPOSITORY", "")
-    if repository:
-        argv += ["--repo", repository]
-    if not _input(env, "workflow"):
+    repo = repository(env)
+    if repo:
+        argv += ["--repo", repo]
+    if not action_input(env, "workflow"):
         raise InputError("input workflow is required: the nightly build workflow's id or file")
     opt("--workflow", "workflow")
-    argv += ["--branch", _input(env, "branch")]
-    for variant in _input(env, "variants").replace("\n", ",").split(","):
+    argv += ["--branch", action_input(env, "branch")]
+    for variant in action_input(env, "variants").replace("\n", ",").split(","):
         if variant.strip():
             argv += ["--variant", variant.strip()]
     opt("--python", "python")
@@ -70,31 +57,31 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
     opt("--date", "date")
     opt("--from", "from")
     opt("--to", "to")
-    for month in _input(env, "months").replace("\n", ",").split(","):
+    for month in action_input(env, "months").replace("\n", ",").split(","):
         if month.strip():
             argv += ["--month", month.strip()]
-    history = _input(env, "history-dir")
+    history = action_input(env, "history-dir")
     if history:
         argv += ["--history", history]
     else:
         opt("--data-branch", "data-branch")
         opt("--data-remote", "data-remote")
-    if _bool(env, "dashboard"):
+    if bool_input(env, "dashboard"):
         argv.append("--dashboard")
         opt("--dashboard-days", "dashboard-days")
     records = _records(env)
     if records:
         argv += ["--records", *records]
-    if _bool(env, "create-issues"):
+    if bool_input(env, "create-issues"):
         argv.append("--create-issues")
         opt("--issue-labels", "issue-labels")
         opt("--accepted-label", "accepted-label")
         opt("--creep-mb", "creep-mb")
         opt("--creep-days", "creep-days")
-        if _bool(env, "close-on-rollback"):
+        if bool_input(env, "close-on-rollback"):
             argv.append("--close-on-rollback")
-        if _input(env, "evidence"):
-            argv.append("--evidence" if _bool(env, "evidence") else "--no-evidence")
+        if action_input(env, "evidence"):
+            argv.append("--evidence" if bool_input(env, "evidence") else "--no-evidence")
         opt("--evidence-max-download-mb", "evidence-max-download-mb")
     return argv
 
@@ -104,7 +91,7 @@ def _records(env: Mapping[str, str]) -> list[str]:
     patterns, one per line or space-separated, relative to the workspace."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
     found: list[str] = []
-    for pattern in _input(env, "records").split():
+    for pattern in action_input(env, "records").split():
         path = Path(pattern) if Path(pattern).is_absolute() else workspace / pattern
         magic = [i for i, part in enumerate(path.parts) if any(c in part for c in "*?[")]
         if magic:
@@ -132,26 +119,19 @@ def _mark_safe(workspace: str) -> None:
 def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
     env = os.environ if environ is None else environ
     out = stdout or sys.stdout
-    token = _input(env, "github-token") or env.get("GITHUB_TOKEN", "")
+    token = action_input(env, "github-token") or env.get("GITHUB_TOKEN", "")
     add_mask(out, token)
     workspace = env.get("GITHUB_WORKSPACE") or "/github/workspace"
     _mark_safe(workspace)
     if token:
         env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
-    mode = _input(env, "mode") or "track"
-    if mode == "split":
+    mode = action_input(env, "mode") or "track"
+    if mode in ("split", "audit"):
+        from wheel_size.action.audit import run_audit
         from wheel_size.action.split import run_split
 
         try:
-            return run_split(env, out, Path(workspace))
-        except WheelSizeError as exc:
-            workflow_command(out, "error", str(exc), {"title": "wheel-size"})
-            return exc.exit_code
-    if mode == "audit":
-        from wheel_size.action.audit import run_audit
-
-        try:
-            return run_audit(env, out, Path(workspace))
+            return (run_split if mode == "split" else run_audit)(env, out, Path(workspace))
         except WheelSizeError as exc:
             workflow_command(out, "error", str(exc), {"title": "wheel-size"})
             return exc.exit_code
@@ -159,24 +139,15 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
     try:
         if mode != "track":
             raise InputError(f"input mode must be track, split or audit, not {mode!r}")
-        from wheel_size.cli.main import build_parser
         from wheel_size.cli.track import track_from_args
         from wheel_size.fileio import atomic_write
         from wheel_size.render import render
 
-        fail_on_regression = _bool(env, "fail-on-regression")
-        argv = action_argv(env)
-        parser = build_parser()
-        errors = io.StringIO()
-        try:
-            with contextlib.redirect_stderr(errors):
-                args = parser.parse_args(argv)
-        except SystemExit:
-            said = (errors.getvalue().strip().splitlines() or ["invalid inputs"])[-1]
-            raise InputError(f"invalid action inputs: {said.split(': error: ')[-1]}") from None
+        fail_on_regression = bool_input(env, "fail-on-regression")
+        args = parse_argv(action_argv(env))
         result = track_from_args(args)
 
-        report_path = Path(workspace, _input(env, "report-path") or "wheel-size-report.md")
+        report_path = Path(workspace, action_input(env, "report-path") or "wheel-size-report.md")
         json_path = report_path.with_suffix(".json")
         atomic_write(report_path, result.markdown.encode())
         atomic_write(json_path, (json.dumps(result.to_dict(), indent=2) + "\n").encode())

@@ -3,8 +3,6 @@ job summary and one pull-request comment per wheel (updated in place on reruns).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 from collections.abc import Mapping
@@ -12,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
+from wheel_size.action.inputs import action_input, parse_argv, repository, words, workspace_paths
 from wheel_size.errors import InputError
 
 __all__ = ["SPLIT_OUTPUTS", "run_split", "split_argv"]
@@ -19,26 +18,10 @@ __all__ = ["SPLIT_OUTPUTS", "run_split", "split_argv"]
 SPLIT_OUTPUTS = ("split-wheels", "split-report-path", "split-report-json-path")
 
 
-def _input(env: Mapping[str, str], name: str) -> str:
-    return env.get(f"INPUT_{name.upper()}", "").strip()
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in text.replace("\n", " ").replace(",", " ").split() if w]
-
-
 def _inputs(env: Mapping[str, str], workspace: Path) -> list[Path]:
-    pattern = _input(env, "split-input")
-    if not pattern:
+    if not action_input(env, "split-input"):
         raise InputError("input split-input is required in split mode: the wheel(s) to split")
-    found: list[Path] = []
-    for item in _words(pattern):
-        matches = sorted(workspace.glob(item)) if any(c in item for c in "*?[") else []
-        found.extend(matches or [workspace / item])
-    missing = [str(p) for p in found if not p.exists()]
-    if missing:
-        raise InputError(f"split-input: {missing[0]}: no such file or directory")
-    return found
+    return workspace_paths(env, "split-input", workspace)
 
 
 def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> list[str]:
@@ -46,14 +29,14 @@ def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> 
     argv = ["split", "--input", str(wheel), "--output-dir", str(out)]
 
     def opt(flag: str, name: str) -> None:
-        value = _input(env, name)
+        value = action_input(env, name)
         if value:
             argv.extend([flag, value])
 
     opt("--device-package-prefix", "device-package-prefix")
     opt("--overlay-root", "overlay-root")
     opt("--wheel-type", "wheel-type")
-    databases = _words(_input(env, "databases"))
+    databases = words(action_input(env, "databases"))
     if databases:
         argv += ["--databases", *databases]
     opt("--output-format", "output-format")
@@ -61,17 +44,18 @@ def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> 
     opt("--compression-level", "compression-level")
     opt("--jobs", "jobs")
     opt("--extra-naming", "extra-naming")
-    requires = [r.strip() for r in _input(env, "device-requires-dist").splitlines() if r.strip()]
+    requires = [
+        r.strip() for r in action_input(env, "device-requires-dist").splitlines() if r.strip()
+    ]
     if requires:
         argv += ["--device-requires-dist", *requires]
-    if _input(env, "generate-variant-wheel").lower() == "true":
+    if action_input(env, "generate-variant-wheel").lower() == "true":
         argv += ["--generate-variant-wheel"]
         opt("--variant-label", "variant-label")
     argv += ["--report-json", str(report.with_suffix(".json")), "--report-md", str(report)]
-    pr = _input(env, "pr-number")
-    if pr and _input(env, "split-comment").lower() != "false":
-        repository = _input(env, "repository") or env.get("GITHUB_REPOSITORY", "")
-        argv += ["--comment-pr", pr, "--repository", repository, "--comment-key", wheel.stem]
+    pr = action_input(env, "pr-number")
+    if pr and action_input(env, "split-comment").lower() != "false":
+        argv += ["--comment-pr", pr, "--repository", repository(env), "--comment-key", wheel.stem]
     return argv
 
 
@@ -82,8 +66,8 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.render import render
 
     wheels = _inputs(env, workspace)
-    out_root = workspace / (_input(env, "split-output-dir") or "wheel-size-split")
-    if not _input(env, "jobs"):
+    out_root = workspace / (action_input(env, "split-output-dir") or "wheel-size-split")
+    if not action_input(env, "jobs"):
         env = {**env, "INPUT_JOBS": str(len(os.sched_getaffinity(0)) or 1)}
     parser = build_parser()
     written: list[str] = []
@@ -93,13 +77,7 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         report = out_root / f"{name}.split.md"
         out_root.mkdir(parents=True, exist_ok=True)
         argv = split_argv(env, wheel, out_root / name, report)
-        errors = io.StringIO()
-        try:
-            with contextlib.redirect_stderr(errors):
-                args = parser.parse_args(argv)
-        except SystemExit:
-            said = (errors.getvalue().strip().splitlines() or ["invalid inputs"])[-1]
-            raise InputError(f"invalid action inputs: {said.split(': error: ')[-1]}") from None
+        args = parse_argv(argv, parser)
         outcome = split_from_args(args)
         written += [str(p) for p in outcome.outputs]
         reports.append(report)

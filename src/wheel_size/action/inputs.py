@@ -1,0 +1,72 @@
+"""Reading the Action's inputs, shared by the track, split and audit modes.
+
+The runner passes every input as ``INPUT_<NAME>`` (hyphens kept, spaces as underscores).
+Each mode turns its inputs into a ``wheel-size`` command line and parses it with the CLI's
+own parser, so an input is checked exactly like the flag it becomes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+from collections.abc import Mapping
+from pathlib import Path
+
+from wheel_size.errors import InputError
+
+__all__ = ["action_input", "bool_input", "parse_argv", "repository", "words", "workspace_paths"]
+
+
+def action_input(env: Mapping[str, str], name: str) -> str:
+    """The input ``name`` (as action.yml spells it), stripped; empty when not given."""
+    return env.get(f"INPUT_{name.replace(' ', '_').upper()}", "").strip()
+
+
+def bool_input(env: Mapping[str, str], name: str) -> bool:
+    """A true/false input; empty is false, anything unrecognised is an input error."""
+    value = action_input(env, name).lower()
+    if value in ("", "false", "0", "no", "off"):
+        return False
+    if value in ("true", "1", "yes", "on"):
+        return True
+    raise InputError(f"input {name} must be true or false, not {value!r}")
+
+
+def repository(env: Mapping[str, str]) -> str:
+    """The ``repository`` input, else the repository the workflow runs in."""
+    return action_input(env, "repository") or env.get("GITHUB_REPOSITORY", "")
+
+
+def words(text: str) -> list[str]:
+    """A list input: items separated by spaces, commas or newlines."""
+    return text.replace(",", " ").split()
+
+
+def workspace_paths(env: Mapping[str, str], name: str, workspace: Path) -> list[Path]:
+    """The files the input ``name`` lists (paths or glob patterns, relative to the workspace)."""
+    found: list[Path] = []
+    for item in words(action_input(env, name)):
+        matches = sorted(workspace.glob(item)) if any(c in item for c in "*?[") else []
+        found.extend(matches or [workspace / item])
+    missing = [str(p) for p in found if not p.exists()]
+    if missing:
+        raise InputError(f"{name}: {missing[0]}: no such file or directory")
+    return found
+
+
+def parse_argv(
+    argv: list[str], parser: argparse.ArgumentParser | None = None
+) -> argparse.Namespace:
+    """Parse a command line built from inputs; a bad one is an InputError, not an exit."""
+    if parser is None:
+        from wheel_size.cli.main import build_parser
+
+        parser = build_parser()
+    errors = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(errors):
+            return parser.parse_args(argv)
+    except SystemExit:
+        said = (errors.getvalue().strip().splitlines() or ["invalid inputs"])[-1]
+        raise InputError(f"invalid action inputs: {said.split(': error: ')[-1]}") from None

@@ -1,0 +1,49 @@
+"""The input readers every Action mode shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wheel_size.action.inputs import (
+    action_input,
+    bool_input,
+    parse_argv,
+    repository,
+    words,
+    workspace_paths,
+)
+from wheel_size.errors import InputError
+
+
+def test_inputs_are_read_as_the_runner_passes_them() -> None:
+    env = {"INPUT_REPORT-PATH": "  r.md \n", "INPUT_DRY_RUN": "Yes", "GITHUB_REPOSITORY": "o/r"}
+    assert action_input(env, "report-path") == "r.md"
+    assert action_input(env, "missing") == ""
+    assert bool_input(env, "dry run") is True
+    assert bool_input(env, "missing") is False
+    assert repository(env) == "o/r"
+    assert repository({**env, "INPUT_REPOSITORY": "a/b"}) == "a/b"
+    with pytest.raises(InputError, match="input flag must be true or false, not 'maybe'"):
+        bool_input({"INPUT_FLAG": "maybe"}, "flag")
+    assert words("a.whl, b.whl\nc.whl") == ["a.whl", "b.whl", "c.whl"]
+
+
+def test_workspace_paths_expand_globs_and_name_a_missing_file(tmp_path: Path) -> None:
+    for name in ("b.whl", "a.whl", "notes.txt"):
+        (tmp_path / name).write_text("")
+    env = {"INPUT_AUDIT-INPUT": "*.whl notes.txt"}
+    assert workspace_paths(env, "audit-input", tmp_path) == [
+        tmp_path / "a.whl",
+        tmp_path / "b.whl",
+        tmp_path / "notes.txt",
+    ]
+    with pytest.raises(InputError, match=r"^audit-input: .*gone\.whl: no such file"):
+        workspace_paths({"INPUT_AUDIT-INPUT": "gone.whl"}, "audit-input", tmp_path)
+
+
+def test_a_bad_command_line_is_an_input_error() -> None:
+    assert parse_argv(["plan-chunks", "--chunk", "week"]).chunk == "week"
+    with pytest.raises(InputError, match=r"^invalid action inputs: unrecognized arguments: --nope"):
+        parse_argv(["plan-chunks", "--nope"])
