@@ -12,9 +12,7 @@ __all__ = ["configure_parser", "run"]
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_source_options(parser)
-    g = parser.add_argument_group("dates")
-    g.add_argument("--date", metavar="YYYY-MM-DD", help="one night")
-    add_range_options(parser)
+    add_range_options(parser, night_help="one night")
     add_store_options(parser)
     parser.add_argument(
         "--out",

@@ -83,8 +83,14 @@ def add_naming_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_range_options(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("dates")
+def add_range_options(
+    parser: argparse.ArgumentParser, *, night_help: str | None = None, title: str = "dates"
+) -> None:
+    """``--from``/``--to``/``--month``, and ``--date`` (one night) when ``night_help`` is given:
+    what :func:`explicit_periods` reads."""
+    g = parser.add_argument_group(title)
+    if night_help is not None:
+        g.add_argument("--date", metavar="YYYY-MM-DD", help=night_help)
     g.add_argument("--from", dest="date_from", metavar="YYYY-MM-DD", help="first day")
     g.add_argument("--to", dest="date_to", metavar="YYYY-MM-DD", help="last day (default today)")
     g.add_argument(

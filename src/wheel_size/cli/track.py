@@ -25,9 +25,11 @@ EXIT_REGRESSION = 1
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_source_options(parser)
-    g = parser.add_argument_group("dates (default: every night since the last stored one)")
-    g.add_argument("--date", metavar="YYYY-MM-DD", help="collect this night")
-    add_range_options(parser)
+    add_range_options(
+        parser,
+        night_help="collect this night",
+        title="dates (default: every night since the last stored one)",
+    )
     add_store_options(parser)
     add_naming_options(parser)
     add_threshold_options(parser)
