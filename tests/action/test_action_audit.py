@@ -3,50 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
-from conftest import REPO_ROOT, SRC
+from action_runner import read_outputs, run_entrypoint, runner_env
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
-
-ENTRYPOINT = REPO_ROOT / "entrypoint"
-
-
-def _outputs(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    lines = iter(path.read_text().splitlines())
-    for line in lines:
-        name, _, delimiter = line.partition("<<")
-        found[name] = "\n".join(iter(lambda: next(lines), delimiter))
-    return found
 
 
 def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
-    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
-    values.update({"github-token": fake.token, "repository": "pytorch/ao", "mode": "audit"})
-    values.update(inputs)
-    (tmp / "home").mkdir(exist_ok=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "PYTHONPATH": str(SRC),
-        "HOME": str(tmp / "home"),
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": fake.url,
-        "GITHUB_REPOSITORY": "pytorch/ao",
-        "GITHUB_WORKSPACE": str(tmp / "workspace"),
-        "GITHUB_OUTPUT": str(tmp / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
-        **{f"INPUT_{k.upper()}": v for k, v in values.items()},
-    }
-    return subprocess.run(
-        [str(ENTRYPOINT)], env=env, cwd=tmp / "workspace", capture_output=True, text=True,
-        timeout=300, check=False,
-    )  # fmt: skip
+    env = runner_env(fake, tmp, {"mode": "audit", **inputs}, repository="pytorch/ao")
+    return run_entrypoint(env)
 
 
 def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) -> None:
@@ -62,7 +30,7 @@ def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) 
     )
     result = _run(fake_github, tmp_path, {"audit-input": "artifacts"})
     assert result.returncode == 0, result.stdout + result.stderr
-    found = _outputs(tmp_path / "output")
+    found = read_outputs(tmp_path / "output")
     assert (found["audit-keep"], found["audit-drop"], found["audit-fix"]) == ("2", "5", "0")
     report = json.loads(Path(found["audit-report-json-path"]).read_text())
     assert any(

@@ -4,52 +4,18 @@ GITHUB_* files, the fake GitHub for the pull-request comment."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
-import yaml
-
-from conftest import REPO_ROOT, SRC
+from action_runner import read_outputs, run_entrypoint, runner_env
 from fakegithub import FakeGitHub
 from fatwheel import build_fat_wheel
 
-ENTRYPOINT = REPO_ROOT / "entrypoint"
 REPO = "rocm/torch-builds"
 
 
-def outputs(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    lines = iter(path.read_text().splitlines())
-    for line in lines:
-        name, _, delimiter = line.partition("<<")
-        found[name] = "\n".join(iter(lambda: next(lines), delimiter))
-    return found
-
-
 def runner(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
-    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
-    values.update({"github-token": fake.token, "repository": REPO, "pr-number": ""})
-    values.update(inputs)
-    workspace = tmp / "workspace"
-    (tmp / "home").mkdir(exist_ok=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "PYTHONPATH": str(SRC),
-        "HOME": str(tmp / "home"),
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": fake.url,
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKSPACE": str(workspace),
-        "GITHUB_OUTPUT": str(tmp / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
-        **{f"INPUT_{k.upper()}": v for k, v in values.items()},
-    }
-    return subprocess.run(
-        [str(ENTRYPOINT)], env=env, cwd=workspace, capture_output=True, text=True, timeout=300,
-        check=False,
-    )  # fmt: skip
+    return run_entrypoint(runner_env(fake, tmp, {"pr-number": "", **inputs}, repository=REPO))
 
 
 def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
@@ -61,7 +27,7 @@ def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
     result = runner(fake_github, tmp_path, inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "::warning title=wheel-size split::" in result.stdout  # gfx803 / gfx940
-    found = outputs(tmp_path / "output")
+    found = read_outputs(tmp_path / "output")
     written = [Path(p) for p in json.loads(found["split-wheels"])]
     assert any(p.name == wheel.name for p in written) and all(p.is_file() for p in written)
     assert all(

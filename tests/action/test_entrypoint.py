@@ -5,14 +5,11 @@ GitHub server, with a local bare repository as the data branch's remote."""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import subprocess
 from pathlib import Path
 
-import yaml
-
-from conftest import REPO_ROOT, SRC
+from action_runner import parse_outputs, run_entrypoint, runner_env
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_month, add_night, add_world
 from wheel_size.action.commands import (
@@ -22,60 +19,6 @@ from wheel_size.action.commands import (
     write_outputs,
     write_step_summary,
 )
-
-ENTRYPOINT = REPO_ROOT / "entrypoint"
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        name, _, delimiter = line.partition("<<")
-        value = []
-        for body in lines:
-            if body == delimiter:
-                break
-            value.append(body)
-        out[name] = "\n".join(value)
-    return out
-
-
-def runner_env(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> dict[str, str]:
-    """What the runner hands a container action: every input (defaults included) as
-    INPUT_<ID upper-cased>, the GITHUB_* variables and the file-command paths."""
-    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
-    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
-    values["github-token"] = fake.token
-    values["repository"] = "pytorch/pytorch"
-    values.update(inputs)
-    workspace = tmp / "workspace"
-    workspace.mkdir(exist_ok=True)
-    (tmp / "home").mkdir(exist_ok=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "PYTHONPATH": str(SRC),
-        "HOME": str(tmp / "home"),
-        "CI": "true",
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": fake.url,
-        "GITHUB_SERVER_URL": "https://github.com",
-        "GITHUB_REPOSITORY": "pytorch/pytorch",
-        "GITHUB_WORKSPACE": str(workspace),
-        "GITHUB_OUTPUT": str(tmp / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
-        "RUNNER_TEMP": str(tmp),
-    }
-    for key, value in values.items():
-        env[f"INPUT_{key.replace(' ', '_').upper()}"] = value
-    return env
-
-
-def run_entrypoint(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    assert os.access(ENTRYPOINT, os.X_OK), "entrypoint must be executable"
-    return subprocess.run(
-        [str(ENTRYPOINT)], env=env, cwd=env["GITHUB_WORKSPACE"], capture_output=True,
-        text=True, timeout=300, check=False,
-    )  # fmt: skip
 
 
 def test_entrypoint_backfill_and_nightly(fake_github: FakeGitHub, tmp_path: Path) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_entrypoint import parse_outputs, run_entrypoint, runner_env
-
+from action_runner import parse_outputs, run_entrypoint, runner_env
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo
 

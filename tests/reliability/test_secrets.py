@@ -8,20 +8,19 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import os
 import subprocess
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import REPO_ROOT, SRC, run_cli
+from action_runner import run_entrypoint
+from action_runner import runner_env as _runner_env
+from conftest import run_cli
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 
-ENTRYPOINT = REPO_ROOT / "entrypoint"
 RETRY = "total=2,backoff=0,max_wait=3,secondary_wait=0.05,between_writes=0"
 
 
@@ -36,28 +35,7 @@ def secret_forms(token: str) -> list[str]:
 
 
 def runner_env(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> dict[str, str]:
-    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
-    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
-    values.update({"github-token": fake.token, "repository": "pytorch/pytorch"}, **inputs)
-    for name in ("workspace", "home"):
-        (tmp / name).mkdir(exist_ok=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "PYTHONPATH": str(SRC),
-        "HOME": str(tmp / "home"),
-        "CI": "true",
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": fake.url,
-        "GITHUB_SERVER_URL": "https://github.com",
-        "GITHUB_REPOSITORY": "pytorch/pytorch",
-        "GITHUB_WORKSPACE": str(tmp / "workspace"),
-        "GITHUB_OUTPUT": str(tmp / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
-        "RUNNER_TEMP": str(tmp),
-        "WHEEL_SIZE_GITHUB_RETRY": RETRY,
-    }
-    env.update({f"INPUT_{k.replace(' ', '_').upper()}": v for k, v in values.items()})
-    return env
+    return _runner_env(fake, tmp, inputs, extra={"WHEEL_SIZE_GITHUB_RETRY": RETRY})
 
 
 def files_text(*roots: Path) -> Iterator[tuple[str, str]]:
@@ -110,18 +88,6 @@ def check_run(
         assert_no_secret(
             fake.token, f"request {request.path}", f"{request.path}?{request.query}\n{request.body}"
         )
-
-
-def run_entrypoint(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(ENTRYPOINT)],
-        env=env,
-        cwd=env["GITHUB_WORKSPACE"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture

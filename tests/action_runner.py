@@ -1,0 +1,80 @@
+"""Running the container Action the way the runner runs it: every input (defaults from
+action.yml included) as ``INPUT_<ID upper-cased>`` with hyphens kept, the GITHUB_* variables
+and file-command paths, a workspace and a home of its own, against the fake GitHub."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from conftest import REPO_ROOT, SRC
+from fakegithub import FakeGitHub
+
+__all__ = ["ENTRYPOINT", "parse_outputs", "read_outputs", "run_entrypoint", "runner_env"]
+
+ENTRYPOINT = REPO_ROOT / "entrypoint"
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """The ``name<<DELIMITER`` blocks the Action appends to GITHUB_OUTPUT."""
+    out: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        name, _, delimiter = line.partition("<<")
+        value = []
+        for body in lines:
+            if body == delimiter:
+                break
+            value.append(body)
+        out[name] = "\n".join(value)
+    return out
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    return parse_outputs(path.read_text())
+
+
+def runner_env(
+    fake: FakeGitHub,
+    tmp: Path,
+    inputs: Mapping[str, str],
+    *,
+    repository: str = "pytorch/pytorch",
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of the Action's container; ``extra`` adds or overrides variables."""
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    values.update({"github-token": fake.token, "repository": repository}, **inputs)
+    for name in ("workspace", "home"):
+        (tmp / name).mkdir(exist_ok=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(SRC),
+        "HOME": str(tmp / "home"),
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": repository,
+        "GITHUB_WORKSPACE": str(tmp / "workspace"),
+        "GITHUB_OUTPUT": str(tmp / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
+        "RUNNER_TEMP": str(tmp),
+        **(extra or {}),
+    }
+    env.update({f"INPUT_{k.replace(' ', '_').upper()}": v for k, v in values.items()})
+    return env
+
+
+def run_entrypoint(env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``entrypoint`` in the workspace, as the container's command."""
+    assert os.access(ENTRYPOINT, os.X_OK), "entrypoint must be executable"
+    return subprocess.run(
+        [str(ENTRYPOINT)], env=dict(env), cwd=env["GITHUB_WORKSPACE"], capture_output=True,
+        text=True, timeout=300, check=False,
+    )  # fmt: skip
