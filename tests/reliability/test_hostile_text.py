@@ -9,7 +9,6 @@ inputs are never handed to a shell.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -107,43 +106,18 @@ def test_action_inputs_do_not_reach_a_shell(fake_github: FakeGitHub, tmp_path: P
     """Shell syntax in every text input of the action is taken literally (and refused)."""
     import yaml
 
-    from conftest import SRC
+    from action_runner import run_entrypoint, runner_env
 
     action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
     canary = tmp_path / "pwned"
     payload = f"$(touch {canary}); touch {canary} `touch {canary}` | touch {canary}"
-    for name in ("workspace", "home"):
-        (tmp_path / name).mkdir()
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "PYTHONPATH": str(SRC),
-        "HOME": str(tmp_path / "home"),
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": fake_github.url,
-        "GITHUB_REPOSITORY": "pytorch/pytorch",
-        "GITHUB_WORKSPACE": str(tmp_path / "workspace"),
-        "GITHUB_OUTPUT": str(tmp_path / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
-        "RUNNER_TEMP": str(tmp_path),
-    }
-    for key, spec in action["inputs"].items():
-        env[f"INPUT_{key.upper()}"] = str(spec.get("default", ""))
-    env["INPUT_GITHUB-TOKEN"] = fake_github.token
+    env = runner_env(fake_github, tmp_path, {}, extra={"PATH": "/usr/local/bin:/usr/bin:/bin"})
     tried = 0
     for key, spec in action["inputs"].items():
         default = str(spec.get("default", ""))
         if default in ("true", "false") or key == "github-token":
             continue
-        run_env = {**env, f"INPUT_{key.upper()}": payload}
-        subprocess.run(
-            [str(REPO_ROOT / "entrypoint")],
-            env=run_env,
-            cwd=tmp_path / "workspace",
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        run_entrypoint({**env, f"INPUT_{key.upper()}": payload})
         tried += 1
         assert not canary.exists(), f"input {key} reached a shell"
     assert tried >= 10

@@ -215,11 +215,7 @@ class IssueSync:
             if tonight[-1] == "rolled-back" and self.settings.close_on_rollback:
                 # The comment went out but the close did not (a failed or lost PATCH):
                 # finish the job instead of leaving a rolled-back issue open for good.
-                doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
-                try:
-                    issue.edit(state="closed", state_reason="completed")
-                except GITHUB_FAILURES as exc:
-                    raise _write_error(exc, self.repo.full_name, doing) from None
+                self._close(issue, event)
                 result.updated.append(issue.number)
                 result.lines.append(f"#{issue.number} {event.key}: closed (rolled back)")
                 return
@@ -255,16 +251,20 @@ class IssueSync:
         except GITHUB_FAILURES as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if closing:
-            doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
-            try:
-                issue.edit(state="closed", state_reason="completed")
-            except GITHUB_FAILURES as exc:
-                raise _write_error(exc, self.repo.full_name, doing) from None
+            self._close(issue, event)
         result.updated.append(issue.number)
         result.lines.append(
             f"#{issue.number} {event.key}: {state} on {point.date.isoformat()}"
             + (", closed" if closing else "")
         )
+
+    def _close(self, issue: Issue, event: Event) -> None:
+        """Close a rolled-back issue; a refused write names the issue and the repository."""
+        doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
+        try:
+            issue.edit(state="closed", state_reason="completed")
+        except GITHUB_FAILURES as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
 
     def _comments(self, issue: Issue) -> Sequence[IssueComment]:
         try:
