@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -65,3 +67,11 @@ def make_artifact(path: Path, wheels: list[Path]) -> Path:
         for wheel in wheels:
             archive.write(wheel, wheel.name)
     return path
+
+
+def make_1747_matrix(dest: Path) -> Path:
+    """The torchao wheel matrix of pytorch/ao#1747 (scripts/make_1747_matrix.py) under ``dest``:
+    one folder of wheels per build job."""
+    script = Path(__file__).resolve().parents[1] / "scripts" / "make_1747_matrix.py"
+    subprocess.run([sys.executable, str(script), str(dest)], check=True, capture_output=True)
+    return dest

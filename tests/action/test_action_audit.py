@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from action_runner import read_outputs, run_entrypoint, runner_env
-from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
+from wheel_factory import make_1747_matrix
 
 
 def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -19,15 +18,7 @@ def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.Comp
 
 def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
-    subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "make_1747_matrix.py"),
-            str(workspace / "artifacts"),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    make_1747_matrix(workspace / "artifacts")
     result = _run(fake_github, tmp_path, {"audit-input": "artifacts"})
     assert result.returncode == 0, result.stdout + result.stderr
     found = read_outputs(tmp_path / "output")

@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from conftest import REPO_ROOT, run_cli
-from wheel_factory import make_artifact, make_wheel
+from wheel_factory import make_1747_matrix, make_artifact, make_wheel
 
 DATA = REPO_ROOT / "tests" / "data"
 SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
@@ -35,15 +35,7 @@ def _audit(*paths: Path, cwd: Path | None = None, extra: tuple[str, ...] = ()) -
 @pytest.fixture(scope="module")
 def matrix_1747(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("m1747")
-    subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "make_1747_matrix.py"),
-            str(out / "artifacts"),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    make_1747_matrix(out / "artifacts")
     return out
 
 
@@ -238,11 +230,7 @@ def test_abi3_fixtures_rebuild(tmp_path: Path) -> None:
 
 
 def test_audit_a_workflow_runs_artifacts(fake_github: Any, tmp_path: Path) -> None:
-    subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "make_1747_matrix.py"), str(tmp_path / "m")],
-        check=True,
-        capture_output=True,
-    )
+    make_1747_matrix(tmp_path / "m")
     run = fake_github.add_repo("pytorch/ao").add_workflow(3, "build").add_run()
     for job in sorted((tmp_path / "m").iterdir()):
         zipped = make_artifact(tmp_path / f"{job.name}.zip", sorted(job.glob("*.whl")))
