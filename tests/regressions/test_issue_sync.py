@@ -291,3 +291,31 @@ def test_dropped_connection_after_create_does_not_duplicate(
     stored = fake_github.repo("pytorch/pytorch").issues
     assert len(stored) == 1 and result.created == [stored[0].number]
     assert fake_github.count("POST", r"/issues$") == 1
+
+
+def test_a_new_jump_is_not_also_a_grew_again_comment_on_the_older_issue(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    first = run(fake_github, repo, series(w)).created[0]
+    older = fake_github.repo("pytorch/pytorch").issue(first)
+    assert older is not None
+    # Oct 14: a second jump (+3.0 MB): its own issue, and no "grew again" on the first.
+    s = series(w, cuda12_8={"2025-10-12": 859.6, "2025-10-13": 859.6, "2025-10-14": 862.6})
+    second = run(fake_github, repo, s, dt.date(2025, 10, 14))
+    assert len(second.created) == 1 and second.updated == []
+    assert older.comments == []
+    # The next night (+0.6 MB): the first issue still says nothing (the growth was
+    # reported once, by the newer issue).
+    s = series(w, cuda12_8={"2025-10-14": 862.6, "2025-10-15": 863.2, "2025-10-16": 863.8})
+    assert run(fake_github, repo, s, dt.date(2025, 10, 15)).updated == []
+    # Growing on (+1.2 MB since the second report): one comment, on the newest issue only.
+    grew = run(fake_github, repo, s, dt.date(2025, 10, 16))
+    assert grew.updated == second.created and grew.created == []
+    assert older.comments == []
+    # Everything undone: both events rolled back, each says so once.
+    s = series(w, cuda12_8={"2025-10-14": 862.6, "2025-10-17": 855.3})
+    rolled = run(fake_github, repo, s, dt.date(2025, 10, 17))
+    assert sorted(rolled.updated) == sorted([first, *second.created])
+    assert len(older.comments) == 1 and "Rolled back" in (older.comments[0].body or "")

@@ -88,7 +88,9 @@ def alert_night(
             if standing is not None:
                 point = point_on(series.get(event.variant, []), date)
                 if point is not None:
-                    sync.follow_up(standing, point, result, repo_url=repo_url)
+                    owner = sync.newest_open(event.variant)
+                    grow = owner in (None, standing.number)
+                    sync.follow_up(standing, point, result, repo_url=repo_url, grow=grow)
                 handled.add(standing.number)
                 continue
 
@@ -119,5 +121,8 @@ def alert_night(
             continue
         point = point_on(series.get(marked.variant, []), date)
         if point is not None:
-            sync.follow_up(issue, point, result, repo_url=repo_url)
+            # Growth is reported once, by the newest event of the variant (tonight's new
+            # jump, if any): an older open issue only hears about a rollback.
+            grow = sync.newest_open(marked.variant) == issue.number
+            sync.follow_up(issue, point, result, repo_url=repo_url, grow=grow)
     return result

@@ -158,6 +158,15 @@ class IssueSync:
                 return issue
         return None
 
+    def newest_open(self, variant: str) -> int | None:
+        """The open issue of the newest event of ``variant``: the one that owns new growth."""
+        owners = []
+        for issue in self.issues():
+            event = event_from_marker(issue.body)
+            if issue.state == "open" and event is not None and event.variant == variant:
+                owners.append((event.date, issue.number))
+        return max(owners)[1] if owners else None
+
     def accepted(self, issue: Issue) -> bool:
         return any(label.name == self.settings.accepted_label for label in issue.labels)
 
@@ -201,8 +210,13 @@ class IssueSync:
         result: SyncResult,
         *,
         repo_url: str,
+        grow: bool = True,
     ) -> None:
-        """Compare a later night with the event of ``issue``; comment only on a change."""
+        """Compare a later night with the event of ``issue``; comment only on a change.
+
+        ``grow=False``: a newer event of the variant owns further growth, so only a
+        rollback is worth a comment here (one alert per growth, not one per open issue).
+        """
         event = event_from_marker(issue.body)
         if event is None or point.date <= event.date or issue.state != "open":
             return
@@ -228,7 +242,7 @@ class IssueSync:
             if last_state == "rolled-back":
                 result.unchanged.append(issue.number)
                 return
-        elif (point.size_bytes - reported) / MB >= self.settings.regrowth_mb:
+        elif grow and (point.size_bytes - reported) / MB >= self.settings.regrowth_mb:
             state = "grew"
         else:
             result.unchanged.append(issue.number)
