@@ -129,3 +129,15 @@ def test_pages_follow_the_client_page_size(fake_github: FakeGitHub) -> None:
     runs = list(list_runs(gh, SOURCE, D(2025, 10, 1), D(2025, 10, 1)))
     assert len(runs) == 75
     assert fake_github.count("GET", r"/runs$") == 3
+
+
+def test_more_than_100_artifacts_in_a_run_are_all_read(fake_github: FakeGitHub) -> None:
+    wf = add_world(fake_github)
+    run = wf.add_run(created_at="2025-10-11T07:30:00Z", message="2025-10-11 nightly release (x)")
+    for i in range(230):  # e.g. every Python version × variant × platform of a night
+        run.add_artifact(f"manywheel-py3_{i}-cuda12_8", size_in_bytes=1000 + i)
+    runs = collect(client(fake_github), SOURCE, D(2025, 10, 11), D(2025, 10, 11))  # type: ignore[arg-type]
+    (record,) = runs
+    assert len(record.artifacts) == 230
+    assert {a.size_in_bytes for a in record.artifacts} == {1000 + i for i in range(230)}
+    assert fake_github.count("GET", r"/artifacts$") == 3  # 100 a page
