@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.dates import DateRange, utc_today
-from wheel_size.errors import WheelSizeError
+from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
 from wheel_size.history.model import RunRecord
 from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
@@ -189,6 +189,15 @@ def track(
     message = f"wheel-size: record {len(runs)} run(s) of {options.source.repository} {span}".strip()
     write = store.update(change, message)
     if failure:
+        if ranges and not runs:
+            # Name what was asked for, not the scratch directory the report was built in.
+            src = options.source
+            days = f"{lo}..{hi}" if lo != hi else str(lo)
+            on = f" on branch {src.branch}" if src.branch else ""
+            raise InputError(
+                f"no run of workflow {src.workflow}{on} in {src.repository} created {days}; "
+                "nothing to store or report"
+            )
         raise failure[0]
     new_dates = {d for r in ranges for d in r.days()} | {r.date for r in options.records}
     jumps = [j for rep in reports for j in rep.jumps if j.date in new_dates]

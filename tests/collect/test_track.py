@@ -242,3 +242,41 @@ def test_cli_track_inside_a_workflow(fake_github: FakeGitHub, tmp_path: Path) ->
     assert re.search(r"^report<<(ghadelimiter_\w+)\nreport.md\n\1$", outputs, re.M)
     assert "### Significant jumps" in (tmp_path / "sum").read_text()
     assert (hist / "report.md").read_text() == res.stdout.split("::warning")[0]
+
+
+def test_cli_track_data_remote_alone_uses_the_data_branch(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    wf = add_world(fake_github)
+    add_night(wf, D(2025, 10, 11))
+    remote = tmp_path / "data.git"
+    git("init", "-q", "--bare", str(remote))
+    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+                   "--data-remote", str(remote), "--date", "2025-10-11"],
+                  env=quiet(fake_github.env()), cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "runs/2025/10/2025-10-11/" in git("-C", str(remote), "ls-tree", "-r", "--name-only",
+                                             "wheel-size-data")  # fmt: skip
+    assert not (tmp_path / ".wheel-size").exists()  # not silently a local directory
+    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+                   "--data-remote", str(remote), "--history", str(tmp_path / "h")],
+                  env=quiet(fake_github.env()))  # fmt: skip
+    assert res.returncode == 2 and "either --history or --data-remote" in res.stderr
+
+
+def test_cli_track_date_without_a_run(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(fake_github)
+    add_night(wf, D(2025, 10, 11))
+    remote = tmp_path / "data.git"
+    git("init", "-q", "--bare", str(remote))
+    for store in (["--history", str(tmp_path / "h")], ["--data-remote", str(remote)]):
+        res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+                       "--date", "2025-10-12", *store], env=quiet(fake_github.env()))  # fmt: skip
+        assert res.returncode == 2
+        lines = res.stderr.strip().splitlines()
+        assert lines == [
+            f"wheel-size: error: no run of workflow {WORKFLOW_ID} on branch nightly in "
+            "pytorch/pytorch created 2025-10-12; nothing to store or report"
+        ]
+    assert not (tmp_path / "h").exists()  # no empty history directory left behind
+    assert git("-C", str(remote), "branch", "--list") == ""

@@ -52,7 +52,7 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         "--data-remote",
         metavar="URL",
         help="git remote of the data branch (default: the repository's GitHub remote, "
-        "authenticated with the token)",
+        "authenticated with the token); alone, it implies --data-branch wheel-size-data",
     )
     g.add_argument(
         "--push-attempts",
@@ -159,11 +159,19 @@ def open_store(
     args: argparse.Namespace, *, repository: str | None = None, token: str | None = None
 ) -> Iterator[HistoryStore]:
     """The store the options name; a git store's scratch clone is removed afterwards."""
-    from wheel_size.history import DirectoryStore, GitBranchStore, actions_remote
+    from wheel_size.history import (
+        DEFAULT_DATA_BRANCH,
+        DirectoryStore,
+        GitBranchStore,
+        actions_remote,
+    )
 
-    if args.data_branch:
+    if args.data_remote and args.history:
+        raise InputError("give either --history or --data-remote, not both")
+    if args.data_branch or args.data_remote:
         if args.history:
             raise InputError("give either --history or --data-branch, not both")
+        branch = args.data_branch or DEFAULT_DATA_BRANCH  # --data-remote alone: the default
         remote = args.data_remote
         if not remote:
             # In a workflow the data branch belongs to the repository running it (where the
@@ -180,7 +188,7 @@ def open_store(
             remote = actions_remote(repo, token, os.environ.get("GITHUB_SERVER_URL"))
         if args.push_attempts < 1:
             raise InputError("--push-attempts must be at least 1")
-        store = GitBranchStore(remote, args.data_branch, secret=token, attempts=args.push_attempts)
+        store = GitBranchStore(remote, branch, secret=token, attempts=args.push_attempts)
         try:
             yield store
         finally:

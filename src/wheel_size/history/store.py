@@ -7,6 +7,7 @@ never touch the same file, and no file grows with time.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -144,8 +145,16 @@ class DirectoryStore:
         del message  # a directory has no commit to describe
         if self.root.exists() and not self.root.is_dir():
             raise HistoryError(f"{self.root}: history path is not a directory")
+        created = not self.root.exists()
         self.root.mkdir(parents=True, exist_ok=True)
-        return WriteResult(changed=change(self.root))
+        changed: list[str] = []
+        try:
+            changed = change(self.root)
+        finally:
+            if created and not changed:  # a failed or empty first run leaves no empty dir
+                with contextlib.suppress(OSError):
+                    self.root.rmdir()
+        return WriteResult(changed=changed)
 
     def write_runs(self, runs: Sequence[RunRecord], message: str | None = None) -> WriteResult:
         result = WriteResult()
