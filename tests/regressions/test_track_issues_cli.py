@@ -76,3 +76,34 @@ def test_token_without_issues_write(tmp_path: Path, fake_github: FakeGitHub) -> 
     assert fake_github.repo("pytorch/pytorch").issues == []
     nights = {r.date.isoformat() for r in DirectoryStore(history).read_runs(None, None)}
     assert "2025-10-11" in nights
+
+
+def test_backfill_opens_issues_on_at_most_max_issue_nights(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    import datetime as dt
+
+    from nightly_world import add_night, add_world
+
+    wf = add_world(fake_github)
+    grown = 0.0
+    for day in range(1, 9):  # cuda12_8 jumps +2 MB on Oct 3, 5 and 7
+        grown += 2.0 if day in (3, 5, 7) else 0.0
+        add_night(wf, dt.date(2025, 10, day), {"cuda12_8": grown})
+    args = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--variant", "cu128",
+            "--history", str(tmp_path / "h"), "--from", "2025-10-01", "--to", "2025-10-08",
+            "--create-issues", "--no-evidence", "--creep-mb", "0", "--max-issue-nights", "2"]  # fmt: skip
+    first = run_cli(args, env=fake_github.env())
+    assert first.returncode == 0, first.stderr
+    titles = sorted(i.title for i in fake_github.repo("pytorch/pytorch").issues)
+    assert titles == [
+        "Wheel size: cuda12_8 +2.0 MB on 2025-10-03",
+        "Wheel size: cuda12_8 +2.0 MB on 2025-10-05",
+    ]
+    assert "jump/cuda12_8/2025-10-07: not opened (request budget of this run spent)" in first.stderr
+    assert "1 event(s) not opened" in first.stderr and "--max-issue-nights" in first.stderr
+    # Tracking the same nights again opens the rest, and nothing twice.
+    again = run_cli(args, env=fake_github.env())
+    assert again.returncode == 0, again.stderr
+    assert len(fake_github.repo("pytorch/pytorch").issues) == 3
+    assert "not opened" not in again.stderr

@@ -110,7 +110,8 @@ def alert_night(
 
         # The title needs no API calls: it only names the variant, date and delta.
         issue = sync.open_event(event, issue_title(event), body, result)
-        handled.add(issue.number)
+        if issue is not None:
+            handled.add(issue.number)
 
     watched = set(variants)
     for issue in list(sync.issues()):

@@ -54,6 +54,8 @@ class IssueSettings:
     close_on_rollback: bool = False
     regrowth_mb: float = 1.0  # a later night must add this much to be worth a comment
     rollback_fraction: float = 0.75  # this share of the growth gone again = rolled back
+    create: bool = True  # False: the run's request budget for new issues is spent
+
 
     @property
     def label(self) -> str:
@@ -66,6 +68,7 @@ class SyncResult:
     updated: list[int] = field(default_factory=list)
     unchanged: list[int] = field(default_factory=list)
     silenced: list[int] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # event keys left for a later run
     lines: list[str] = field(default_factory=list)  # what happened, for logs and summaries
 
 
@@ -174,8 +177,11 @@ class IssueSync:
 
     def open_event(
         self, event: Event, title: str, body: Callable[[], str], result: SyncResult
-    ) -> Issue:
-        """Make sure ``event`` has its issue; ``body`` is only rendered when one is created."""
+    ) -> Issue | None:
+        """Make sure ``event`` has its issue; ``body`` is only rendered when one is created.
+
+        None: no issue yet and creating is off (``settings.create``); the event is skipped.
+        """
         existing = self.find(event.key)
         if existing is not None:
             if self.accepted(existing):
@@ -185,6 +191,10 @@ class IssueSync:
                 result.unchanged.append(existing.number)
                 result.lines.append(f"#{existing.number} {event.key}: already reported")
             return existing
+        if not self.settings.create:
+            result.skipped.append(event.key)
+            result.lines.append(f"{event.key}: not opened (request budget of this run spent)")
+            return None
         text = body()
         if not text.startswith(event_marker(event)):
             raise ValueError(f"the body of {event.key} does not start with its marker")

@@ -73,6 +73,15 @@ def add_issue_options(parser: argparse.ArgumentParser) -> None:
         help="the creep window in days (default 14)",
     )
     g.add_argument(
+        "--max-issue-nights",
+        type=int,
+        default=5,
+        metavar="N",
+        help="open new issues on at most N nights per run, oldest first (each costs ~100 API "
+        "requests; a backfill over many jumps stays within the token's budget; run again "
+        "for the rest; default 5)",
+    )
+    g.add_argument(
         "--issues-repo",
         metavar="OWNER/NAME",
         help="open the issues in this repository (default: --repo)",
@@ -98,6 +107,8 @@ def alert_settings_from_args(args: argparse.Namespace) -> AlertSettings:
     labels = tuple(label.strip() for label in args.issue_labels.split(",") if label.strip())
     if not labels:
         raise InputError("--issue-labels: give at least one label")
+    if getattr(args, "max_issue_nights", 1) < 1:
+        raise InputError("--max-issue-nights must be at least 1")
     if args.max_commit_details < 0:
         raise InputError("--max-commit-details must not be negative")
     thresholds = thresholds_from_args(args)

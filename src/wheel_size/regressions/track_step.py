@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from github import Github
 
@@ -101,6 +101,7 @@ def create_issues_for_night(
     result.updated += night.updated
     result.unchanged += night.unchanged
     result.silenced += night.silenced
+    result.skipped += night.skipped
     result.lines += night.lines
     return result
 
@@ -162,19 +163,34 @@ def issues_after_track(
         if evidence is not None and evidence.enabled
         else None
     )
+    # Each night that opens issues costs ~100 requests (compare pages, commit reads); a
+    # backfill over many jumps must not spend the token's hourly budget (1,000 for
+    # GITHUB_TOKEN), so only the oldest --max-issue-nights nights open new issues.
+    limit = getattr(args, "max_issue_nights", None)
+    opened_nights = 0
     for night in sorted(set(nights)):
+        night_settings = settings
+        if limit is not None and opened_nights >= limit:
+            night_settings = replace(settings, issues=replace(settings.issues, create=False))
+        before = len(result.created)
         create_issues_for_night(
             gh,
             history,
             naming,
             night,
             watched,
-            settings,
+            night_settings,
             repo=repo,
             issues_repo=getattr(args, "issues_repo", None),
             store_args=store_args_from(args),
             enrich=enrich,
             result=result,
+        )
+        opened_nights += len(result.created) > before
+    if result.skipped:
+        result.lines.append(
+            f"{len(result.skipped)} event(s) not opened: this run already opened issues on "
+            f"{limit} night(s) (--max-issue-nights); track the same nights again to open them"
         )
     return result
 
