@@ -92,7 +92,8 @@ def test_backfill_opens_issues_on_at_most_max_issue_nights(
         add_night(wf, dt.date(2025, 10, day), {"cuda12_8": grown})
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--variant", "cu128",
             "--history", str(tmp_path / "h"), "--from", "2025-10-01", "--to", "2025-10-08",
-            "--create-issues", "--no-evidence", "--creep-mb", "0", "--max-issue-nights", "2"]  # fmt: skip
+            "--create-issues", "--no-evidence", "--creep-mb", "0",
+            "--max-issue-nights", "2"]  # fmt: skip
     first = run_cli(args, env=fake_github.env())
     assert first.returncode == 0, first.stderr
     titles = sorted(i.title for i in fake_github.repo("pytorch/pytorch").issues)

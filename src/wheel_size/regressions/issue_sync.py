@@ -56,7 +56,6 @@ class IssueSettings:
     rollback_fraction: float = 0.75  # this share of the growth gone again = rolled back
     create: bool = True  # False: the run's request budget for new issues is spent
 
-
     @property
     def label(self) -> str:
         return self.labels[0]
