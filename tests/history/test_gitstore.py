@@ -85,6 +85,7 @@ def test_rejected_push_after_all_attempts_is_one_error(remote: Path) -> None:
         store.write_runs([run("2025-10-11", {"cpu": 1.0})])
     msg = str(exc.value)
     assert "push rejected after 3 attempts" in msg
+    assert "(last: protected branch)" in msg  # the remote's own reason, not git's summary
     assert "\n" not in msg
     assert len(sleeps) == 2  # jittered backoff between attempts
     assert branch_files_or_none(remote) is None

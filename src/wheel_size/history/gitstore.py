@@ -133,6 +133,20 @@ class GitBranchStore:
         picked = (interesting or lines or [f"exit status {proc.returncode}"])[-1]
         return self._redact(picked)
 
+    def _rejected_reason(self, proc: subprocess.CompletedProcess[str]) -> str:
+        """Why the remote refused: its own words (``remote:`` lines, e.g. a protected
+        branch), else the ``[rejected]`` reason; git's closing "failed to push" says nothing."""
+        lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines()]
+        said = [ln[len("remote:") :].strip() for ln in lines if ln.startswith("remote:")]
+        progress = ("Resolving", "Counting", "Compressing", "Total", "Processing", "Writing")
+        said = [ln for ln in said if ln and "%" not in ln and not ln.startswith(progress)]
+        if said:
+            return self._redact("; ".join(said)[:300])
+        for ln in lines:
+            if any(marker in ln for marker in _REJECTED):
+                return self._redact(" ".join(ln.split()))
+        return self._last_line(proc)
+
     def _sync(self) -> bool:
         """Make the work tree exactly the remote branch tip; False if the branch is new."""
         if not (self.workdir / ".git").exists():
@@ -199,7 +213,7 @@ class GitBranchStore:
                 raise HistoryError(
                     f"{self.description}: git push failed: {self._last_line(push)}{hint}"
                 )
-            last = self._last_line(push)
+            last = self._rejected_reason(push)
             if attempt < self.attempts and self.backoff > 0:
                 self._sleep(random.uniform(0.5, 1.5) * self.backoff * min(attempt, 8))
         raise HistoryError(
