@@ -23,6 +23,8 @@ def test_inputs_are_read_as_the_runner_passes_them() -> None:
     assert action_input(env, "missing") == ""
     assert bool_input(env, "dry run") is True
     assert bool_input(env, "missing") is False
+    assert bool_input(env, "missing", default=True) is True
+    assert bool_input({"INPUT_SPLIT-COMMENT": "off"}, "split-comment", default=True) is False
     assert repository(env) == "o/r"
     assert repository({**env, "INPUT_REPOSITORY": "a/b"}) == "a/b"
     with pytest.raises(InputError, match="input flag must be true or false, not 'maybe'"):

@@ -8,6 +8,7 @@ import contextlib
 import io
 from pathlib import Path
 
+import pytest
 from elftools.elf.elffile import ELFFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -117,3 +118,13 @@ def test_seeds_are_valid() -> None:
     assert [fuzz_section(s) for s in SEEDS] == [2, 2, 2, 2, 4, 5]
     assert [fuzz_kpack(s) for s in KPACK_SEEDS] == [184, 184]
     assert [fuzz_elf(s) for s in ELF_SEEDS] == [5, 2]
+
+
+def test_section_name_index_outside_the_table_is_invalid_elf() -> None:
+    # Found by test_mutated_libraries: e_shstrndx past the section headers made the host
+    # rewrite fail with an IndexError instead of naming the problem.
+    data = bytearray(ELF_SEEDS[0])
+    data[60:62] = data[62:64]  # e_shnum = e_shstrndx: the name table is one past the last
+    index = int.from_bytes(data[62:64], "little")
+    with pytest.raises(InvalidElf, match=f"section name table index {index} is outside"):
+        fuzz_elf(bytes(data))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
-from wheel_size.action.inputs import action_input, repository, workspace_paths
+from wheel_size.action.inputs import action_input, bool_input, repository, workspace_paths
 from wheel_size.errors import InputError
 
 __all__ = ["AUDIT_OUTPUTS", "run_audit"]
@@ -84,7 +84,7 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         f"wheel-size: audited {len(report.verdicts)} wheel(s): keep {summary['keep']}, "
         f"drop {summary['drop']}, fix {summary['fix']}\n"
     )
-    if action_input(env, "audit-strict").lower() == "true" and (summary["drop"] or summary["fix"]):
+    if bool_input(env, "audit-strict") and (summary["drop"] or summary["fix"]):
         workflow_command(out, "error", "some wheels of the matrix should be dropped or fixed")
         return 1
     return 0

@@ -23,10 +23,12 @@ def action_input(env: Mapping[str, str], name: str) -> str:
     return env.get(f"INPUT_{name.replace(' ', '_').upper()}", "").strip()
 
 
-def bool_input(env: Mapping[str, str], name: str) -> bool:
-    """A true/false input; empty is false, anything unrecognised is an input error."""
+def bool_input(env: Mapping[str, str], name: str, *, default: bool = False) -> bool:
+    """A true/false input; empty is ``default``, anything unrecognised is an input error."""
     value = action_input(env, name).lower()
-    if value in ("", "false", "0", "no", "off"):
+    if not value:
+        return default
+    if value in ("false", "0", "no", "off"):
         return False
     if value in ("true", "1", "yes", "on"):
         return True

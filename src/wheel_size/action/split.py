@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
-from wheel_size.action.inputs import action_input, parse_argv, repository, words, workspace_paths
+from wheel_size.action.inputs import (
+    action_input,
+    bool_input,
+    parse_argv,
+    repository,
+    words,
+    workspace_paths,
+)
 from wheel_size.errors import InputError
 
 __all__ = ["SPLIT_OUTPUTS", "run_split", "split_argv"]
@@ -49,12 +56,12 @@ def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> 
     ]
     if requires:
         argv += ["--device-requires-dist", *requires]
-    if action_input(env, "generate-variant-wheel").lower() == "true":
+    if bool_input(env, "generate-variant-wheel"):
         argv += ["--generate-variant-wheel"]
         opt("--variant-label", "variant-label")
     argv += ["--report-json", str(report.with_suffix(".json")), "--report-md", str(report)]
     pr = action_input(env, "pr-number")
-    if pr and action_input(env, "split-comment").lower() != "false":
+    if pr and bool_input(env, "split-comment", default=True):
         argv += ["--comment-pr", pr, "--repository", repository(env), "--comment-key", wheel.stem]
     return argv
 

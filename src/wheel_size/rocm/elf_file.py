@@ -189,6 +189,12 @@ class ElfImage:
 
     def _check_bounds(self) -> None:
         size = self.source.size
+        shstrndx = self.header["e_shstrndx"]
+        if self.sections and shstrndx >= len(self.sections):
+            raise InvalidElf(
+                f"{self.name}: section name table index {shstrndx} is outside the "
+                f"{len(self.sections)} section headers"
+            )
         if self.header["e_phoff"] + len(self.segments) * self.header["e_phentsize"] > size:
             raise InvalidElf(f"{self.name}: program header table runs past the end of the file")
         for sec in self.sections:
