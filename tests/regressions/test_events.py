@@ -46,7 +46,6 @@ def test_percent_and_both() -> None:
     assert detect_jump(pts, day, Thresholds(mb=None, pct=1.0)) is not None
     assert detect_jump(pts, day, Thresholds(mb=None, pct=2.0)) is None
     assert detect_jump(pts, day, Thresholds(mb=1.0, pct=2.0)) is not None
-    assert detect_jump(pts, day, Thresholds(mb=1.0, pct=2.0, require_both=True)) is None
 
 
 def test_drops_only_when_asked() -> None:
@@ -57,10 +56,10 @@ def test_drops_only_when_asked() -> None:
 
 
 def test_bad_thresholds() -> None:
-    with pytest.raises(InputError):
-        Thresholds(mb=None, pct=None)
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="MB threshold must not be negative"):
         Thresholds(mb=-1)
+    with pytest.raises(InputError, match="percent threshold must not be negative"):
+        Thresholds(pct=-0.5)
     with pytest.raises(InputError):
         CreepSettings(mb=5, days=1)
 

@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.cli.options import (
         naming_from_args,
         open_store,
+        thresholds_from_args,
         variants_from_args,
         write_output,
     )
@@ -57,7 +58,6 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.regressions.history_series import series_from_history
     from wheel_size.regressions.investigation import investigate
     from wheel_size.regressions.issue_body import Reproduce, render_markdown
-    from wheel_size.regressions.options import thresholds_from_args
     from wheel_size.regressions.series import point_on, previous_point
     from wheel_size.regressions.track_step import evidence_enricher
     from wheel_size.variants import ArtifactNaming

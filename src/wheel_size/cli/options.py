@@ -129,13 +129,10 @@ def add_threshold_options(parser: argparse.ArgumentParser) -> None:
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
     from wheel_size.report.model import Thresholds
 
-    mb = args.threshold_mb
-    pct = args.threshold_pct
-    if (mb is not None and mb < 0) or (pct is not None and pct < 0):
-        raise InputError("thresholds must not be negative")
     if args.rollback_days < 1:
         raise InputError("--rollback-days must be at least 1")
-    return Thresholds(mb=mb or None, pct=pct or None)
+    # 0 turns a rule off; a negative value is refused by Thresholds itself.
+    return Thresholds(mb=args.threshold_mb or None, pct=args.threshold_pct or None)
 
 
 def naming_from_args(args: argparse.Namespace) -> ArtifactNaming:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from wheel_size.errors import InputError
 from wheel_size.regressions.series import MB, SizePoint
+from wheel_size.report.model import Thresholds
 
 __all__ = [
     "CreepSettings",
@@ -23,38 +24,6 @@ __all__ = [
     "detect_jump",
     "rollback_state",
 ]
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """``mb`` and/or ``pct``; with both, ``require_both`` picks AND over OR."""
-
-    mb: float | None = 1.0
-    pct: float | None = None
-    require_both: bool = False
-
-    def __post_init__(self) -> None:
-        if self.mb is None and self.pct is None:
-            raise InputError("threshold: give an MB threshold, a percent threshold, or both")
-        for name, value in (("MB", self.mb), ("percent", self.pct)):
-            if value is not None and value <= 0:
-                raise InputError(f"threshold: the {name} threshold must be positive, not {value}")
-
-    def crossed(self, delta_mb: float, before_mb: float) -> bool:
-        checks = []
-        if self.mb is not None:
-            checks.append(abs(delta_mb) >= self.mb)
-        if self.pct is not None:
-            checks.append(before_mb > 0 and abs(delta_mb) / before_mb * 100 >= self.pct)
-        return all(checks) if self.require_both else any(checks)
-
-    def describe(self) -> str:
-        parts = []
-        if self.mb is not None:
-            parts.append(f"{self.mb:g} MB")
-        if self.pct is not None:
-            parts.append(f"{self.pct:g}%")
-        return (" and " if self.require_both else " or ").join(parts)
 
 
 @dataclass(frozen=True)
@@ -113,7 +82,7 @@ def detect_jump(
     delta = (after.size_bytes - before.size_bytes) / MB
     if delta == 0 or (delta < 0 and not include_drops):
         return None
-    if not thresholds.crossed(delta, before.size_bytes / MB):
+    if not thresholds.crossed(after.size_bytes - before.size_bytes, before.size_bytes):
         return None
     return Event("jump", after.variant, date, before, after)
 
@@ -140,7 +109,7 @@ def detect_creep(
     # A jump inside the window is its own event: creep is measured after the last one.
     for index in range(len(window) - 1, 0, -1):
         a, b = window[index - 1], window[index]
-        if thresholds.crossed((b.size_bytes - a.size_bytes) / MB, a.size_bytes / MB):
+        if thresholds.crossed(b.size_bytes - a.size_bytes, a.size_bytes):
             window = window[index:]
             break
     if len(window) < 2:

@@ -9,13 +9,11 @@ from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
     from wheel_size.regressions.alerts import AlertSettings
-    from wheel_size.regressions.events import Thresholds
 
 __all__ = [
     "add_investigation_options",
     "add_issue_options",
     "alert_settings_from_args",
-    "thresholds_from_args",
 ]
 
 
@@ -89,17 +87,9 @@ def add_issue_options(parser: argparse.ArgumentParser) -> None:
     add_investigation_options(parser)
 
 
-def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
-    """The jump threshold from the shared ``--threshold-mb`` / ``--threshold-pct``."""
-    from wheel_size.regressions.events import Thresholds
-
-    mb = getattr(args, "threshold_mb", 1.0) or None
-    pct = getattr(args, "threshold_pct", None) or None
-    return Thresholds(mb=mb, pct=pct)
-
-
 def alert_settings_from_args(args: argparse.Namespace) -> AlertSettings:
     """:class:`AlertSettings` from the options above and the shared threshold options."""
+    from wheel_size.cli.options import thresholds_from_args
     from wheel_size.regressions.alerts import AlertSettings
     from wheel_size.regressions.events import CreepSettings
     from wheel_size.regressions.issue_sync import IssueSettings

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.dates import DateRange
+from wheel_size.errors import InputError
 
 __all__ = [
     "MB",
@@ -59,6 +60,13 @@ class Thresholds:
 
     mb: float | None = 1.0
     pct: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in (("MB", self.mb), ("percent", self.pct)):
+            if value is not None and value < 0:
+                raise InputError(
+                    f"threshold: the {name} threshold must not be negative ({value:g})"
+                )
 
     def crossed(self, delta_bytes: int, base_bytes: int) -> bool:
         if self.mb is not None and abs(delta_bytes) / MB >= self.mb:
