@@ -25,7 +25,9 @@ def dockerfile() -> list[str]:
 
 def test_dockerfile_follows_container_action_rules() -> None:
     lines = dockerfile()
-    assert lines[0].startswith("FROM python:") and lines[0].endswith("-slim")
+    stages = [ln.split()[1] for ln in lines if ln.startswith("FROM ")]
+    assert stages and all(s.startswith("python:") and s.endswith("-slim") for s in stages)
+    assert len(stages) == 2  # build stage, then a runtime stage without build tools
     assert any("apt-get install" in ln for ln in lines)
     assert "git" in (REPO_ROOT / "Dockerfile").read_text().split("apt-get install", 1)[1]
     assert not any(ln.startswith(("USER", "WORKDIR")) for ln in lines)  # runner rules
@@ -83,3 +85,43 @@ def test_build_context_makes_a_complete_wheel(tmp_path: Path) -> None:
         "wheel_size/templates/data-branch-readme.md.j2",
     ):
         assert needed in names
+
+
+def test_release_stamp_points_action_at_image_and_workflow_at_its_tag(tmp_path: Path) -> None:
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "action.yml", tmp_path / "action.yml")
+    workflow = tmp_path / ".github" / "workflows" / "wheel-size.yml"
+    shutil.copy(REPO_ROOT / ".github" / "workflows" / "wheel-size.yml", workflow)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "stamp_release.py"),
+            "--image",
+            "docker://ghcr.io/owner/wheel-size-action:1.2.0",
+            "--self",
+            "owner/wheel-size-action@v1.2.0",
+            "--root",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    action = yaml.safe_load((tmp_path / "action.yml").read_text())
+    assert action["runs"]["image"] == "docker://ghcr.io/owner/wheel-size-action:1.2.0"
+    jobs = yaml.safe_load(workflow.read_text())["jobs"]
+    installs = [
+        step
+        for job in jobs.values()
+        for step in job.get("steps", [])
+        if step.get("name") == "Install wheel-size"
+    ]
+    assert installs and all(s["env"]["SELF"] == "owner/wheel-size-action@v1.2.0" for s in installs)
+
+
+def test_reusable_workflow_has_no_placeholder_tool_source() -> None:
+    text = (REPO_ROOT / ".github" / "workflows" / "wheel-size.yml").read_text()
+    assert "org/wheel-size-action@" not in text
+    for example in (REPO_ROOT / "docs" / "examples").glob("*.yml"):
+        assert "tool-requirement" not in example.read_text(), example.name
