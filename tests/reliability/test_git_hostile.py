@@ -199,3 +199,14 @@ def test_signal_mid_fetch_cleans_up(
     assert "Traceback" not in err and out == ""
     assert scratch_dirs(tmp_path) == []
     assert stalled.peers_closed(), "git was left running after the signal"
+
+
+def test_action_input_reaches_the_cli_flag() -> None:
+    from wheel_size.action.main import action_argv
+    from wheel_size.cli.main import build_parser
+
+    env = {"INPUT_WORKFLOW": "nightly.yml", "INPUT_BRANCH": "main", "INPUT_GIT-TIMEOUT": "45"}
+    argv = action_argv(env)
+    assert argv[argv.index("--git-timeout") + 1] == "45"
+    assert build_parser().parse_args(argv).git_timeout == 45.0
+    assert "--git-timeout" not in action_argv({**env, "INPUT_GIT-TIMEOUT": ""})
