@@ -121,3 +121,66 @@ def test_token_never_in_messages(tmp_path: Path) -> None:
 def test_bad_branch_name() -> None:
     with pytest.raises(HistoryError, match="branch"):
         GitBranchStore("x", "-rf")
+
+
+def test_relative_remote_path_resolves_against_the_cwd(
+    remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git runs in a scratch directory elsewhere; ``--data-remote remote.git`` still means
+    the one next to us."""
+    monkeypatch.chdir(remote.parent)
+    with GitBranchStore("remote.git", backoff=0) as store:
+        assert store.remote == str(remote)
+        assert store.write_runs([run("2025-10-11", {"cpu": 1.0})]).commit
+    monkeypatch.chdir(remote)
+    with GitBranchStore("../remote.git", backoff=0) as store:
+        assert [r.date.isoformat() for r in store.read_runs()] == ["2025-10-11"]
+
+
+def test_relative_remote_path_from_the_cli(remote: Path, tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    with GitBranchStore(str(remote), backoff=0) as store:
+        store.write_runs([run("2025-10-11", {"cuda12_8": 1.0})])
+    res = run_cli(
+        ["report", "--data-remote", "remote.git", "--from", "2025-10-11", "--to", "2025-10-11"],
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "2025-10-11" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("git@github.com:o/r.git", True),  # scp-like ssh
+        ("ssh://git@github.com/o/r.git", True),
+        ("https://github.com/o/r.git", True),
+        ("git://127.0.0.1/r.git", True),
+        ("file:///srv/r.git", True),
+        ("/srv/r.git", True),
+        ("data/r.git", False),
+        ("./a:b/r.git", False),  # a colon after the first slash: still a path
+        ("r.git", False),
+    ],
+)
+def test_resolve_remote(given: str, kept: bool, tmp_path: Path) -> None:
+    from wheel_size.history.gitrun import resolve_remote
+
+    assert resolve_remote(given, tmp_path) == (given if kept else str(tmp_path / given))
+
+
+@pytest.mark.parametrize("given", ["--upload-pack=evil:x", "-oProxyCommand=nc:22", "  "])
+def test_remote_that_git_would_read_as_an_option_is_refused(given: str) -> None:
+    from wheel_size.errors import InputError
+    from wheel_size.history.gitrun import resolve_remote
+
+    with pytest.raises(InputError):
+        resolve_remote(given)
+
+
+def test_dash_path_becomes_an_absolute_path(tmp_path: Path) -> None:
+    """Without a host part it is a path; made absolute, git cannot take it for an option."""
+    from wheel_size.history.gitrun import resolve_remote
+
+    assert resolve_remote("--upload-pack=touch /tmp/x", tmp_path).startswith(str(tmp_path))

@@ -66,6 +66,7 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
     else:
         opt("--data-branch", "data-branch")
         opt("--data-remote", "data-remote")
+        opt("--git-timeout", "git-timeout")
     if bool_input(env, "dashboard"):
         argv.append("--dashboard")
         opt("--dashboard-days", "dashboard-days")

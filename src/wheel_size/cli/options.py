@@ -61,6 +61,13 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="fetch-rebase-push attempts on a rejected push (default 10)",
     )
+    g.add_argument(
+        "--git-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="limit of each git fetch/push of the data branch "
+        "(default $WHEEL_SIZE_GIT_TIMEOUT, else 120)",
+    )
 
 
 def add_naming_options(parser: argparse.ArgumentParser) -> None:
@@ -185,7 +192,9 @@ def open_store(
             remote = actions_remote(repo, token, os.environ.get("GITHUB_SERVER_URL"))
         if args.push_attempts < 1:
             raise InputError("--push-attempts must be at least 1")
-        store = GitBranchStore(remote, branch, secret=token, attempts=args.push_attempts)
+        store = GitBranchStore(
+            remote, branch, secret=token, attempts=args.push_attempts, timeout=args.git_timeout
+        )
         try:
             yield store
         finally:

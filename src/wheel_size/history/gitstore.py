@@ -11,9 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
-import shutil
 import subprocess
-import tempfile
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -22,10 +20,28 @@ from types import TracebackType
 
 from wheel_size.errors import HistoryError
 from wheel_size.fileio import atomic_write
+from wheel_size.history.gitrun import (
+    DEFAULT_GIT_TIMEOUT,
+    TIMEOUT_ENV,
+    GitTimedOut,
+    auth_env,
+    git_timeout,
+    low_speed_config,
+    resolve_remote,
+    run_git,
+    split_credentials,
+)
 from wheel_size.history.model import RunRecord
+from wheel_size.history.scratch import ScratchDir, sweep_stale
 from wheel_size.history.store import Change, WriteResult, apply_runs, read_run_tree
 
-__all__ = ["DEFAULT_DATA_BRANCH", "GitBranchStore", "actions_remote", "redact_url"]
+__all__ = [
+    "DEFAULT_DATA_BRANCH",
+    "DEFAULT_GIT_TIMEOUT",
+    "GitBranchStore",
+    "actions_remote",
+    "redact_url",
+]
 
 DEFAULT_DATA_BRANCH = "wheel-size-data"
 _BOT_NAME = "github-actions[bot]"
@@ -56,7 +72,12 @@ def actions_remote(repository: str, token: str, server_url: str | None = None) -
 
 
 class GitBranchStore:
-    """A history store on one branch of a git remote (a URL or a local path)."""
+    """A history store on one branch of a git remote (a URL or a local path).
+
+    Every git process is bounded by ``timeout`` seconds (default
+    :data:`DEFAULT_GIT_TIMEOUT`, or ``$WHEEL_SIZE_GIT_TIMEOUT``); credentials in an http(s)
+    URL reach git through its environment, never its command line.
+    """
 
     def __init__(
         self,
@@ -67,24 +88,30 @@ class GitBranchStore:
         attempts: int = 10,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
+        timeout: float | None = None,
     ) -> None:
         if not branch or branch.startswith("-") or " " in branch:
             raise HistoryError(f"data branch {branch!r} is not a usable branch name")
-        self.remote = remote
+        self.timeout = git_timeout(timeout)
+        url, auth = split_credentials(resolve_remote(remote))
+        self.remote = url
         self.branch = branch
-        self.secret = secret
+        self._secrets = [s for s in (secret, auth.password if auth else None) if s]
+        self._auth_env = auth_env(url, auth, os.environ)
         self.attempts = max(1, attempts)
         self.backoff = backoff
         self._sleep = sleep
-        self.description = f"data branch {branch} of {redact_url(remote)}"
-        self._tmp = Path(tempfile.mkdtemp(prefix="wheel-size-data-"))
+        self.description = f"data branch {branch} of {redact_url(url)}"
+        sweep_stale(self.timeout)  # clones a killed run left behind
+        self._scratch = ScratchDir()
+        self._tmp = self._scratch.path
         self.workdir = self._tmp / "tree"
         self._synced = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        self._scratch.remove()
 
     def __enter__(self) -> GitBranchStore:
         return self
@@ -100,28 +127,44 @@ class GitBranchStore:
     # -- git ---------------------------------------------------------------------------
 
     def _redact(self, text: str) -> str:
-        if self.secret:
-            text = text.replace(self.secret, "***")
-            text = text.replace(urllib.parse.quote(self.secret, safe=""), "***")
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+            text = text.replace(urllib.parse.quote(secret, safe=""), "***")
         return text.replace(self.remote, redact_url(self.remote))
 
-    def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def _git(
+        self, *args: str, check: bool = True, remote: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """Run git in the scratch clone; ``remote`` operations get the credentials and
+        git's low-speed limit. Every one is bounded by the timeout."""
         env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C", LANG="C")
+        if remote:
+            env.update(self._auth_env)
         cmd = [
             "git",
             "-c", "credential.helper=",
             "-c", "commit.gpgsign=false",
             "-c", "core.hooksPath=/dev/null",
+            "-c", "protocol.ext.allow=never",
             "-c", f"user.name={_BOT_NAME}",
             "-c", f"user.email={_BOT_EMAIL}",
+            *(low_speed_config(self.timeout) if remote else []),
             *args,
         ]  # fmt: skip
         try:
-            proc = subprocess.run(
-                cmd, cwd=self.workdir, env=env, capture_output=True, text=True, check=False
-            )
+            proc = run_git(cmd, cwd=self.workdir, env=env, timeout=self.timeout)
         except FileNotFoundError:
             raise HistoryError("git is not installed; the data-branch store needs it") from None
+        except GitTimedOut as exc:
+            after = (
+                "the push may or may not have landed; a rerun stores the same records once"
+                if args[0] == "push"
+                else "nothing was stored"
+            )
+            raise HistoryError(
+                f"{self.description}: git {args[0]} {exc} and was stopped ({after}; "
+                f"the limit is --git-timeout or {TIMEOUT_ENV})"
+            ) from None
         if check and proc.returncode != 0:
             raise HistoryError(f"{self.description}: git {args[0]} failed: {self._last_line(proc)}")
         return proc
@@ -153,9 +196,9 @@ class GitBranchStore:
             self.workdir.mkdir(parents=True, exist_ok=True)
             self._git("init", "-q")
         fetch = self._git(
-            "fetch", "-q", "--depth", "1", "--no-tags", self.remote,
+            "fetch", "-q", "--depth", "1", "--no-tags", "--", self.remote,
             f"+refs/heads/{self.branch}:refs/remotes/data/{self.branch}",
-            check=False,
+            check=False, remote=True,
         )  # fmt: skip
         if fetch.returncode == 0:
             self._git("checkout", "-q", "-f", "-B", self.branch, f"refs/remotes/data/{self.branch}")
@@ -200,8 +243,9 @@ class GitBranchStore:
                 return WriteResult()
             self._git("commit", "-q", "-m", message)
             push = self._git(
-                "push", "--porcelain", self.remote, f"HEAD:refs/heads/{self.branch}", check=False
-            )
+                "push", "--porcelain", "--", self.remote, f"HEAD:refs/heads/{self.branch}",
+                check=False, remote=True,
+            )  # fmt: skip
             if push.returncode == 0:
                 sha = self._git("rev-parse", "HEAD").stdout.strip()
                 return WriteResult(changed=changed, commit=sha)
