@@ -127,19 +127,21 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
     if token:
         env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
     mode = action_input(env, "mode") or "track"
-    if mode in ("split", "audit"):
+    if mode in ("split", "audit", "check"):
         from wheel_size.action.audit import run_audit
+        from wheel_size.action.check import run_check_mode
         from wheel_size.action.split import run_split
 
+        runner = {"split": run_split, "audit": run_audit, "check": run_check_mode}[mode]
         try:
-            return (run_split if mode == "split" else run_audit)(env, out, Path(workspace))
+            return runner(env, out, Path(workspace))
         except WheelSizeError as exc:
             workflow_command(out, "error", str(exc), {"title": "wheel-size"})
             return exc.exit_code
     outputs = {"regression": "false", "jump-count": "0", "jumps": "[]"}
     try:
         if mode != "track":
-            raise InputError(f"input mode must be track, split or audit, not {mode!r}")
+            raise InputError(f"input mode must be track, split, audit or check, not {mode!r}")
         from wheel_size.cli.track import track_from_args
         from wheel_size.fileio import atomic_write
         from wheel_size.render import render

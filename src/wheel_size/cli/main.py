@@ -31,6 +31,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("wheel_size.cli.diff", "explain the size difference of two wheels"),
     "audit": ("wheel_size.cli.audit", "audit a build matrix's wheels: keep, drop or fix"),
     "split": ("wheel_size.cli.split", "split a ROCm fat wheel into host and per-GPU device wheels"),
+    "check": (
+        "wheel_size.cli.check",
+        "a pull request's wheels against the newest nightly: sizes, contents, budgets",
+    ),
     "investigate": (
         "wheel_size.cli.investigate",
         "what caused a size jump: candidate commits between two nightlies, ranked",

@@ -30,6 +30,7 @@ __all__ = [
     "ArtifactTooLarge",
     "ArtifactUnavailable",
     "RunArtifact",
+    "RunArtifactDownloads",
     "download_artifact",
     "list_run_artifacts",
 ]
@@ -171,3 +172,24 @@ def download_artifact(
         tmp.unlink(missing_ok=True)
         raise
     return dest
+
+
+@dataclass(frozen=True)
+class RunArtifactDownloads:
+    """Downloads artifacts of ``repo``'s runs by run id and name, up to ``max_bytes`` each.
+
+    The small interface the pull-request check depends on (``check.run.NightlyArtifacts``).
+    """
+
+    gh: Github
+    repo: str
+    max_bytes: int | None = None
+    progress: TextIO | None = None
+
+    def download(self, run_id: int, artifact: str, dest: Path) -> Path:
+        found = [a for a in list_run_artifacts(self.gh, self.repo, run_id) if a.name == artifact]
+        if not found:
+            raise ArtifactUnavailable(f"run {run_id} has no artifact {artifact!r}")
+        return download_artifact(
+            self.gh, found[0], dest, max_bytes=self.max_bytes, progress_stream=self.progress
+        )

@@ -1,0 +1,58 @@
+"""The pull-request check as one call: read the base's history, compare, render, comment.
+
+GitHub is reached only through the two small callables given (artifact downloads and the
+sticky comment), so the CLI and the Action wire PyGithub in and tests can use the fake server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wheel_size.check.ack import DEFAULT_FOOTER
+from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, run_check
+from wheel_size.check.view import check_view
+from wheel_size.errors import WheelSizeError
+from wheel_size.github.comments import marker
+from wheel_size.history.history import History
+from wheel_size.render import render
+
+__all__ = ["COMMENT_KEY", "CheckOutcome", "pr_check"]
+
+COMMENT_KEY = "check"
+
+
+@dataclass
+class CheckOutcome:
+    result: CheckResult
+    markdown: str
+    comment_url: str | None = None
+    comment_error: WheelSizeError | None = None
+
+
+def pr_check(
+    options: CheckOptions,
+    history: History,
+    *,
+    artifacts: NightlyArtifacts | None = None,
+    post_comment: Callable[[str], str] | None = None,
+    run_url: str | None = None,
+    footer: str = DEFAULT_FOOTER,
+) -> CheckOutcome:
+    """Compare, render the comment, and post it when ``post_comment`` is given.
+
+    A comment that cannot be posted (a fork's read-only token, say) is reported in the
+    outcome, not raised: the verdict and the report still stand.
+    """
+    result = run_check(options, history, artifacts)
+    context = check_view(
+        result, options.budget, run_url=run_url, footer=footer, diff_limit=options.diff_limit
+    )
+    markdown = render("check_comment.md.j2", marker=marker(COMMENT_KEY), **context)
+    outcome = CheckOutcome(result, markdown)
+    if post_comment is not None:
+        try:
+            outcome.comment_url = post_comment(markdown)
+        except WheelSizeError as exc:
+            outcome.comment_error = exc
+    return outcome

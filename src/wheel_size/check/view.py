@@ -1,0 +1,98 @@
+"""Shape a :class:`~wheel_size.check.run.CheckResult` for the pull-request comment template.
+
+Untrusted text (wheel and artifact names) is made safe for Markdown here; numbers stay numbers
+(MB = 1,048,576 bytes) and the template formats them with the ``mb`` filter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.run import CheckResult, WheelCheck
+from wheel_size.diff.view import cell, view
+
+__all__ = ["check_view"]
+
+
+def _breach_text(breach: Breach) -> str:
+    if breach.kind == "growth-pct":
+        return f"over the +{breach.limit_pct:g} % growth budget"
+    limit = (breach.limit_bytes or 0) / MB
+    return {
+        "growth": f"over the +{limit:,.1f} MB growth budget",
+        "ceiling": f"over the {limit:,.1f} MB ceiling",
+        "pypi": f"over PyPI's {limit:,.1f} MB file-size limit",
+    }[breach.kind]
+
+
+def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, Any]:
+    base = check.base
+    delta = check.delta
+    return {
+        "variant": check.wheel.variant or "—",
+        "wheel": cell(check.wheel.label),
+        "size_mb": check.wheel.size / MB,
+        "base_mb": None if check.base_size is None else check.base_size / MB,
+        "base_date": base.date.isoformat() if base else None,
+        "base_run": base.run.run_id if base else None,
+        "base_run_url": f"{run_url}/{base.run.run_id}" if base and run_url else None,
+        "base_basis": check.base_basis,
+        "delta_mb": None if delta is None else delta / MB,
+        "delta_pct": None
+        if delta is None or not check.base_size
+        else 100 * delta / check.base_size,
+        "breaches": [_breach_text(b) for b in check.breaches],
+        "notes": [cell(n) for n in check.notes],
+        "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
+    }
+
+
+def _budget_text(budget: Budget) -> list[str]:
+    parts = []
+    if budget.growth_mb is not None:
+        parts.append(f"growth up to +{budget.growth_mb:g} MB per wheel")
+    if budget.growth_pct is not None:
+        parts.append(f"growth up to +{budget.growth_pct:g} %")
+    if budget.ceiling_mb is not None:
+        parts.append(f"size up to {budget.ceiling_mb:g} MB")
+    parts += [f"{cell(v)} up to {mb:g} MB" for v, mb in sorted(budget.ceilings.items())]
+    if budget.pypi_limit_mb is not None:
+        parts.append(f"PyPI's file-size limit of {budget.pypi_limit_mb:g} MB")
+    return parts
+
+
+def check_view(
+    result: CheckResult,
+    budget: Budget,
+    *,
+    run_url: str | None = None,
+    footer: str = "Wheel-Size",
+    diff_limit: int = 15,
+) -> dict[str, Any]:
+    """The comment's context: a verdict, a row per wheel, notes and the budget in words.
+
+    ``run_url`` is the base URL of the nightly repository's runs
+    (``https://github.com/OWNER/NAME/actions/runs``), for links to the compared night.
+    """
+    rows = [_row(c, run_url, diff_limit) for c in result.checks]
+    compared = [c for c in result.checks if c.base_size is not None]
+    if result.failed:
+        verdict = "fail"
+    elif result.over_budget:
+        verdict = "acknowledged"
+    elif compared:
+        verdict = "pass"
+    else:
+        verdict = "nothing"
+    return {
+        "verdict": verdict,
+        "over": len(result.over_budget),
+        "total": len(result.checks),
+        "compared": len(compared),
+        "rows": rows,
+        "notes": [cell(n) for n in result.notes],
+        "acknowledgement": cell(result.acknowledgement) if result.acknowledgement else None,
+        "budget": _budget_text(budget),
+        "footer": footer,
+    }

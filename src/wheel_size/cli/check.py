@@ -1,0 +1,188 @@
+"""``wheel-size check WHEEL|DIR …``: a pull request's wheels against the newest nightly."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from wheel_size.cli.options import add_naming_options, add_store_options
+
+if TYPE_CHECKING:
+    from wheel_size.check.job import CheckOutcome
+
+__all__ = ["EXIT_OVER_BUDGET", "check_from_args", "configure_parser", "run"]
+
+EXIT_OVER_BUDGET = 1
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "wheels",
+        nargs="+",
+        metavar="WHEEL_OR_DIR",
+        help="the pull request's wheels: files, or folders of downloaded artifacts",
+    )
+    g = parser.add_argument_group("the nightly to compare with")
+    g.add_argument("--repo", metavar="OWNER/NAME", help="repository of the nightly runs")
+    g.add_argument(
+        "--workflow", metavar="ID_OR_FILE", help="only nights of this workflow (id or file)"
+    )
+    g.add_argument(
+        "--max-download-mb",
+        type=float,
+        default=4096,
+        metavar="MB",
+        help="download the nightly's artifact for a content diff up to this size "
+        "(default 4096; 0 = sizes only, no download)",
+    )
+    add_store_options(parser)
+    add_naming_options(parser)
+    b = parser.add_argument_group("budgets (MB = 1,048,576 bytes)")
+    b.add_argument(
+        "--budget-mb",
+        type=float,
+        default=5.0,
+        metavar="MB",
+        help="growth allowed per wheel against the nightly (default 5; 0 = off)",
+    )
+    b.add_argument(
+        "--budget-pct",
+        type=float,
+        default=None,
+        metavar="PCT",
+        help="growth allowed in percent (default off)",
+    )
+    b.add_argument(
+        "--ceiling-mb",
+        type=float,
+        default=None,
+        metavar="MB",
+        help="size no wheel may exceed, e.g. 850 (default off)",
+    )
+    b.add_argument(
+        "--ceiling",
+        action="append",
+        metavar="VARIANT=MB",
+        help="a ceiling for one variant (repeatable), e.g. cuda12_8=850",
+    )
+    b.add_argument(
+        "--pypi-limit-mb",
+        type=float,
+        default=None,
+        metavar="MB",
+        help="PyPI's file-size limit for the project (100 unless raised; default off)",
+    )
+    p = parser.add_argument_group("pull request")
+    p.add_argument("--pr-number", type=int, metavar="N", help="comment on this pull request")
+    p.add_argument(
+        "--pr-repo", metavar="OWNER/NAME", help="repository of the pull request (default --repo)"
+    )
+    p.add_argument(
+        "--pr-body-file",
+        metavar="FILE",
+        help="the pull request's description (default: read it from GitHub)",
+    )
+    p.add_argument(
+        "--footer",
+        default="Wheel-Size",
+        metavar="NAME",
+        help="acknowledgement footer: a line 'NAME: reason' accepts an increase",
+    )
+    p.add_argument(
+        "--no-comment",
+        dest="comment",
+        action="store_false",
+        help="do not post the comment (print it)",
+    )
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the Markdown comment here")
+    parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
+
+
+def check_from_args(args: argparse.Namespace) -> CheckOutcome:
+    """Run the check the options describe; the Action's ``mode: check`` calls this too."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from wheel_size.check.ack import acknowledgement
+    from wheel_size.check.budget import Budget, parse_ceilings
+    from wheel_size.check.job import COMMENT_KEY, pr_check
+    from wheel_size.check.run import CheckOptions
+    from wheel_size.cli.options import github_from_env, naming_from_args, open_store
+    from wheel_size.errors import InputError
+    from wheel_size.history.history import load_history
+
+    budget = Budget(
+        growth_mb=args.budget_mb or None,
+        growth_pct=args.budget_pct or None,
+        ceiling_mb=args.ceiling_mb,
+        ceilings=parse_ceilings(args.ceiling),
+        pypi_limit_mb=args.pypi_limit_mb,
+    )
+    token = os.environ.get("GITHUB_TOKEN") or None
+    pr_repo = args.pr_repo or args.repo
+    gh = github_from_env(token) if token and (args.repo or args.pr_number) else None
+    body = None
+    if args.pr_body_file:
+        try:
+            body = Path(args.pr_body_file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InputError(f"{args.pr_body_file}: {exc.strerror or exc}") from None
+    elif args.pr_number and gh is not None and pr_repo:
+        from wheel_size.github.comments import pull_request_body
+
+        body = pull_request_body(gh, pr_repo, args.pr_number)
+    options = CheckOptions(
+        wheels=[Path(w) for w in args.wheels],
+        naming=naming_from_args(args),
+        budget=budget,
+        acknowledgement=acknowledgement(body, args.footer),
+    )
+    artifacts = None
+    if gh is not None and args.repo and args.max_download_mb > 0:
+        from wheel_size.github.artifacts import RunArtifactDownloads
+
+        limit = round(args.max_download_mb * 1_048_576)
+        artifacts = RunArtifactDownloads(gh, args.repo, limit, sys.stderr)
+    post = None
+    if args.comment and args.pr_number:
+        if gh is None or not pr_repo:
+            raise InputError("--pr-number needs GITHUB_TOKEN and --repo (or --no-comment)")
+        from wheel_size.github.comments import post_sticky_comment
+
+        number = args.pr_number
+
+        def post(body_text: str) -> str:
+            return post_sticky_comment(gh, pr_repo, number, body_text, COMMENT_KEY)
+
+    server = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
+    with open_store(args, repository=args.repo, token=token) as store:
+        history = load_history(store, repository=args.repo, workflow=args.workflow)
+    return pr_check(
+        options,
+        history,
+        artifacts=artifacts,
+        post_comment=post,
+        run_url=f"{server}/{args.repo}/actions/runs" if args.repo else None,
+        footer=args.footer,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from wheel_size.cli.options import write_output
+
+    outcome = check_from_args(args)
+    if args.json:
+        write_output(args.json, json.dumps(outcome.result.to_json(), indent=2) + "\n")
+    if args.output or not outcome.comment_url:
+        write_output(args.output, outcome.markdown)
+    if outcome.comment_url:
+        print(f"wheel-size: check: comment {outcome.comment_url}", file=sys.stderr)
+    if outcome.comment_error is not None:
+        print(f"wheel-size: warning: no comment posted: {outcome.comment_error}", file=sys.stderr)
+    for note in [*outcome.result.notes, *(n for c in outcome.result.checks for n in c.notes)]:
+        print(f"wheel-size: check: {note}", file=sys.stderr)
+    return EXIT_OVER_BUDGET if outcome.result.failed else 0

@@ -1,0 +1,56 @@
+"""The Action's ``mode: check``: inputs → the check → outputs, summary, one sticky comment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from action_runner import read_outputs, run_entrypoint, runner_env
+from check_world import NIGHTLY, World, big_pr_wheel
+from fakegithub import FakeGitHub
+
+
+def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path / "world")
+    workspace = tmp_path / "workspace"
+    wheel = big_pr_wheel(workspace / "dist")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": world.pr.number, "body": "Kernels."}}))
+    inputs = {
+        "mode": "check",
+        "check-wheels": f"dist/pr/{NIGHTLY}/*.whl",
+        "history-dir": str(world.history),
+        "check-budget-mb": "1",
+        "pr-number": str(world.pr.number),
+    }
+    env = runner_env(fake_github, tmp_path, inputs, extra={"GITHUB_EVENT_PATH": str(event)})
+    done = run_entrypoint(env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    outputs = read_outputs(tmp_path / "output")
+    assert outputs["check-failed"] == "true"
+    assert outputs["check-report-path"] == "wheel-size-check.md"  # relative to the workspace
+    assert (workspace / "wheel-size-check.md").read_text().startswith("<!-- wheel-size:check -->")
+    assert outputs["check-comment-url"].endswith(str(world.pr.comments[0].id))
+    assert "over budget" in (tmp_path / "summary").read_text()
+    assert f"::error title=Wheel size::{wheel.name} is over its size budget" in done.stdout
+
+    event.write_text(
+        json.dumps({"pull_request": {"number": world.pr.number, "body": "Wheel-Size: intended"}})
+    )
+    (tmp_path / "output").write_text("")
+    done = run_entrypoint(env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert read_outputs(tmp_path / "output")["check-failed"] == "false"
+    [body] = world.comments()
+    assert "acknowledged" in body and "intended" in body
+
+
+def test_check_mode_without_wheels_input_is_one_line(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    done = run_entrypoint(runner_env(fake_github, tmp_path, {"mode": "check"}))
+    assert done.returncode == 2
+    assert "::error title=wheel-size::input check-wheels is required in check mode" in done.stdout

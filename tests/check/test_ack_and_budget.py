@@ -1,0 +1,50 @@
+"""The acknowledgement footer and the budgets, on their own."""
+
+from __future__ import annotations
+
+import pytest
+
+from wheel_size.check.ack import acknowledgement
+from wheel_size.check.budget import MB, Budget, parse_ceilings
+from wheel_size.errors import InputError
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("Adds sm_120 kernels.\n\nWheel-Size: new arch for Blackwell\n", "new arch for Blackwell"),
+        ("wheel-size:   bundling cuDNN 9.10  \r\n", "bundling cuDNN 9.10"),
+        ("Wheel-Size: first\nWheel-Size: second\n", "second"),
+        ("See the Wheel-Size: footer docs", None),  # not at the start of a line
+        ("Wheel-Size:\n", None),  # no reason
+        ("", None),
+        (None, None),
+    ],
+)
+def test_acknowledgement_footer(body: str | None, reason: str | None) -> None:
+    assert acknowledgement(body) == reason
+
+
+def test_budget_breaches_in_bytes() -> None:
+    budget = Budget(growth_mb=1, growth_pct=1, ceiling_mb=850, ceilings={"cpu": 200})
+    assert budget.breaches("cuda12_8", 100 * MB + MB, 100 * MB) == []  # exactly the budget
+    kinds = [b.kind for b in budget.breaches("cuda12_8", 200 * MB + MB + 1, 200 * MB)]
+    assert kinds == ["growth"]  # +1 MB and a byte: over 1 MB, still under 1 %
+    kinds = [b.kind for b in budget.breaches("cuda12_8", 851 * MB, 840 * MB)]
+    assert kinds == ["growth", "growth-pct", "ceiling"]
+    assert [b.kind for b in budget.breaches("cpu", 201 * MB, None)] == ["ceiling"]
+    assert Budget(pypi_limit_mb=100).breaches(None, 100 * MB + 1, None)[0].kind == "pypi"
+
+
+def test_ceilings_parse_variant_spellings() -> None:
+    assert parse_ceilings(["cu128=850", "rocm6.4=1200", "cpu=300.5"]) == {
+        "cuda12_8": 850.0,
+        "rocm6_4": 1200.0,
+        "cpu": 300.5,
+    }
+    with pytest.raises(InputError, match="expected VARIANT=MB"):
+        parse_ceilings(["cuda12_8"])
+    with pytest.raises(InputError, match="expected VARIANT=MB"):
+        parse_ceilings(["cuda12_8=lots"])
+    with pytest.raises(InputError, match="positive"):
+        Budget(growth_mb=-1)

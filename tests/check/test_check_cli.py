@@ -1,0 +1,100 @@
+"""`wheel-size check` end to end: real wheels (nvcc-built libraries), a stored history, the
+nightly's artifact and the sticky comment on the fake GitHub."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from check_world import MB, World, big_pr_wheel, torch_wheel
+from fakegithub import FakeGitHub
+
+
+def test_growth_over_budget_fails_and_comments_the_breakdown(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    big_pr_wheel(tmp_path)  # in pr/manywheel-py3_12-cuda12_8/, as download-artifact leaves it
+    status, _, stderr = world.check([tmp_path / "pr"], "--budget-mb", "1")
+    assert status == 1, stderr
+    [body] = world.comments()
+    assert body.startswith("<!-- wheel-size:check -->")
+    assert "❌ Wheel size: 1 of 1 wheel over budget" in body
+    assert "over the +1.0 MB growth budget" in body
+    assert "2025-10-11" in body and "actions/runs/" in body
+    assert "torch/lib/blob.so" in body  # the content diff, from the downloaded nightly
+    assert "`Wheel-Size: <reason>`" in body
+    result = json.loads((tmp_path / "check.json").read_text())
+    [wheel] = result["wheels"]
+    assert wheel["variant"] == "cuda12_8" and wheel["base"]["basis"] == "wheel"
+    assert wheel["delta_bytes"] > 2 * MB - 1 and result["failed"] is True
+
+
+def test_acknowledged_increase_passes_and_updates_the_same_comment(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    pr_wheel = big_pr_wheel(tmp_path)
+    assert world.check([pr_wheel.parent], "--budget-mb", "1")[0] == 1
+    world.pr.body = "Adds sm_90 kernels.\n\nWheel-Size: sm_90 kernels are worth 2 MB\n"
+    status, _, stderr = world.check([pr_wheel.parent], "--budget-mb", "1")
+    assert status == 0, stderr
+    [body] = world.comments()  # edited in place, not a second comment
+    assert "over budget, acknowledged" in body
+    assert "sm_90 kernels are worth 2 MB" in body
+
+
+def test_within_budget_and_ceiling(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = World(fake_github, tmp_path)
+    pr = torch_wheel(tmp_path / "pr", "2.10.0.dev20251012+cu128")  # matched by its +cu128 label
+    status, _, stderr = world.check([pr], "--ceiling", "cu128=0.001")
+    assert status == 1, stderr
+    assert "over the 0.0 MB ceiling" in world.comments()[0]
+    status, _, stderr = world.check([pr])
+    assert status == 0, stderr
+    assert "✅ Wheel size: 1 wheel within budget" in world.comments()[0]
+
+
+def test_expired_nightly_compares_stored_sizes(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = World(fake_github, tmp_path, expired=True)
+    status, _, _ = world.check([big_pr_wheel(tmp_path)], "--budget-mb", "1")
+    assert status == 1
+    body = world.comments()[0]
+    assert "could not be compared" in body and "expired" in body and "sizes only" in body
+    assert "<details>" not in body
+    assert json.loads((tmp_path / "check.json").read_text())["wheels"][0]["base"]["basis"] == (
+        "artifact"
+    )
+
+
+@pytest.mark.parametrize("case", ["no wheels", "unmatched", "no night"])
+def test_missing_data_is_one_line_and_exit_zero(
+    fake_github: FakeGitHub, tmp_path: Path, case: str
+) -> None:
+    world = World(fake_github, tmp_path)
+    if case == "no wheels":
+        (tmp_path / "empty").mkdir()
+        wheels = [tmp_path / "empty"]
+        expected = "no wheels found"
+    elif case == "unmatched":
+        wheels = [
+            torch_wheel(tmp_path / "pr", "2.10.0.dev20251012")
+        ]  # no label, no artifact folder
+        expected = "no variant"
+    else:
+        wheels = [torch_wheel(tmp_path / "pr", "2.10.0.dev20251012+rocm7.0")]
+        expected = "no stored nightly has an artifact manywheel-py3_12-rocm7_0"
+    status, _, stderr = world.check(wheels, "--budget-mb", "1")
+    assert status == 0, stderr
+    assert expected in world.comments()[0]
+    assert expected in stderr
+
+
+def test_no_comment_prints_the_markdown(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = World(fake_github, tmp_path)
+    status, stdout, _ = world.check([big_pr_wheel(tmp_path)], "--no-comment")
+    assert status == 0  # +2 MB is within the default 5 MB budget
+    assert stdout.startswith("<!-- wheel-size:check -->")
+    assert world.comments() == []
