@@ -31,7 +31,7 @@ def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, A
     delta = check.delta
     return {
         "variant": check.wheel.variant or "—",
-        "wheel": cell(check.wheel.label),
+        "wheel": cell(check.wheel.path.name),
         "size_mb": check.wheel.size / MB,
         "base_mb": None if check.base_size is None else check.base_size / MB,
         "base_date": base.date.isoformat() if base else None,
