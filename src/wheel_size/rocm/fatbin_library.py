@@ -218,12 +218,12 @@ def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
     return ElfImage(data, name).section(FATBIN_SECTION) is not None
 
 
-def has_hip_fatbin(path: Path) -> bool:
+def has_hip_fatbin(path: Path, name: str | None = None) -> bool:
     """Cheap test for device code: reads the ELF and section headers only.  Non-ELF files
     and 32-bit or big-endian ELF files give False; a truncated or malformed 64-bit ELF
-    raises InvalidElf."""
+    raises InvalidElf.  ``name`` is what messages call the file (default: ``path``)."""
     with Path(path).open("rb") as fh:
-        return has_hip_fatbin_data(fh, str(path))
+        return has_hip_fatbin_data(fh, name or str(path))
 
 
 def _wrapper_target(
@@ -255,6 +255,7 @@ def read_library(data: IO[bytes], name: str) -> FatLibrary:
     Code objects are not read here; ``iter_code_objects`` streams them.
     """
     elf = ElfImage(data, name)
+    elf.require_64le()
     fatbin = elf.section(FATBIN_SECTION)
     if fatbin is None:
         raise InvalidBundle(f"{name}: has no {FATBIN_SECTION} section")
@@ -298,14 +299,15 @@ def read_library(data: IO[bytes], name: str) -> FatLibrary:
     return FatLibrary(name=name, elf=elf, fatbin=fatbin, bundles=bundles, wrappers=wrappers)
 
 
-def scan_library(path: Path) -> FatLibrary:
+def scan_library(path: Path, name: str | None = None) -> FatLibrary:
     """Open and parse ``path`` (kept open by the returned object for streaming reads).
 
-    Raises InvalidElf for a truncated or malformed ELF, InvalidBundle for corrupt device code.
+    Raises InvalidElf for a truncated or malformed ELF, InvalidBundle for corrupt device
+    code; ``name`` is what messages call the file (default: ``path``).
     """
     fh = Path(path).open("rb")  # noqa: SIM115 - owned by the FatLibrary's source
     try:
-        lib = read_library(fh, str(path))
+        lib = read_library(fh, name or str(path))
     except BaseException:
         fh.close()
         raise
