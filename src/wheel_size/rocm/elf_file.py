@@ -219,32 +219,14 @@ class ElfImage:
                 f"{self.name}: section name table index {shstrndx} is outside the "
                 f"{len(headers)} section headers"
             )
-        for i, (_n, sh_type, _f, _a, offset, sh_size, link, _i, _al, entsize) in enumerate(
-            headers
-        ):
-            if sh_type != SHT_NOBITS and sh_size and not check_span(offset, sh_size, size):
-                raise InvalidElf(
-                    f"{self.name}: section {i} (offset {offset:#x}, size {sh_size:#x}) lies "
-                    f"outside the file ({size:#x} bytes)"
-                )
-            if sh_type in _LINKED_TYPES and link >= len(headers):
-                raise InvalidElf(
-                    f"{self.name}: section {i} links to section {link}, outside the "
-                    f"{len(headers)} section headers"
-                )
-            want = _ENTRY_SIZES.get(sh_type)
-            if want and sh_size:
-                right = want[0 if self.is64 else 1]
-                if entsize != right and (entsize or sh_type in (2, 11)):  # symbol tables
-                    raise InvalidElf(
-                        f"{self.name}: section {i} of type {sh_type} has {entsize}-byte "
-                        f"entries, not {right}"
-                    )
         names = b""
         if headers and shstrndx:
             strtab = headers[shstrndx]
-            if strtab[1] == SHT_NOBITS:
-                raise InvalidElf(f"{self.name}: section name table has no bytes in the file")
+            if strtab[1] == SHT_NOBITS or not check_span(strtab[4], strtab[5], size):
+                raise InvalidElf(
+                    f"{self.name}: section name table (offset {strtab[4]:#x}, size "
+                    f"{strtab[5]:#x}) lies outside the file ({size:#x} bytes)"
+                )
             names = self.source.pread(strtab[4], strtab[5])
         sections = []
         for i, (sh_name, sh_type, flags, addr, offset, sh_size, link, info, align, entsize) in (
@@ -259,6 +241,24 @@ class ElfImage:
                     )
                 end = names.find(b"\0", sh_name)
                 text = names[sh_name : end if end >= 0 else len(names)].decode("utf-8", "replace")
+            what = f"section {text or i}"
+            if sh_type != SHT_NOBITS and sh_size and not check_span(offset, sh_size, size):
+                raise InvalidElf(
+                    f"{self.name}: {what} (offset {offset:#x}, size {sh_size:#x}) lies "
+                    f"outside the file ({size:#x} bytes; truncated or corrupt)"
+                )
+            if sh_type in _LINKED_TYPES and link >= len(headers):
+                raise InvalidElf(
+                    f"{self.name}: {what} links to section {link}, outside the "
+                    f"{len(headers)} section headers"
+                )
+            want = _ENTRY_SIZES.get(sh_type)
+            if want and sh_size:
+                right = want[0 if self.is64 else 1]
+                if entsize != right and (entsize or sh_type in (2, 11)):  # symbol tables
+                    raise InvalidElf(
+                        f"{self.name}: {what} has {entsize}-byte entries, not {right}"
+                    )
             sections.append(
                 Section(i, text, sh_type, flags, addr, offset, sh_size, link, info, align, entsize)
             )
