@@ -26,7 +26,7 @@ from conftest import REPO_ROOT, checkout_env
 from fatwheel import DIST_INFO, metadata, write_wheel
 
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
-import make_hostile_binaries as hostile  # noqa: E402
+import make_hostile_binaries as hostile
 
 LIMIT = 3 << 29  # 1.5 GiB of address space per process (workers inherit it)
 WHEEL_META = b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from wheel_size.errors import InvalidElf
 from wheel_size.rocm.source import ByteSource, SourceLike, as_source
@@ -229,9 +229,18 @@ class ElfImage:
                 )
             names = self.source.pread(strtab[4], strtab[5])
         sections = []
-        for i, (sh_name, sh_type, flags, addr, offset, sh_size, link, info, align, entsize) in (
-            enumerate(headers)
-        ):
+        for i, (
+            sh_name,
+            sh_type,
+            flags,
+            addr,
+            offset,
+            sh_size,
+            link,
+            info,
+            align,
+            entsize,
+        ) in enumerate(headers):
             text = ""
             if sh_name or names:
                 if sh_name >= max(len(names), 1):
@@ -256,9 +265,7 @@ class ElfImage:
             if want and sh_size:
                 right = want[0 if self.is64 else 1]
                 if entsize != right and (entsize or sh_type in (2, 11)):  # symbol tables
-                    raise InvalidElf(
-                        f"{self.name}: {what} has {entsize}-byte entries, not {right}"
-                    )
+                    raise InvalidElf(f"{self.name}: {what} has {entsize}-byte entries, not {right}")
             sections.append(
                 Section(i, text, sh_type, flags, addr, offset, sh_size, link, info, align, entsize)
             )

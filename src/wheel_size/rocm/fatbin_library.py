@@ -234,9 +234,7 @@ class FatLibrary:
         splitter uses :meth:`iter_code_object_streams`."""
         for code in self.iter_code_object_streams(verify, check_hash):
             data = b"".join(code.chunks)
-            yield CodeObject(
-                code.target, code.index, len(data), data, code.bundle, code.entry_id
-            )
+            yield CodeObject(code.target, code.index, len(data), data, code.bundle, code.entry_id)
 
 
 def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:

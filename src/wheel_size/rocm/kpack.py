@@ -14,8 +14,9 @@ the fat binary (spec section 2.5, KP-OLD ``kpack.py`` / ``runtime/src/toc_parser
 One archive per exact architecture string; its file name, ``gfx_arches`` and TOC arch keys
 are that same string (``gfx90a:xnack+``), because that is what the runtime matches.  The
 writer streams kernels to disk in chunks (:meth:`KpackWriter.add_chunks`,
-:func:`write_kernel_frame`), so a kernel is never held whole; the reader checks every offset, size and count before
-using it, so a hostile archive gives InvalidBundle, not a crash or a huge allocation.
+:func:`write_kernel_frame`), so a kernel is never held whole; the reader checks every
+offset, size and count before using it, so a hostile archive gives InvalidBundle, not a
+crash or a huge allocation.
 """
 
 from __future__ import annotations
