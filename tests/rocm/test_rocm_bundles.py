@@ -170,7 +170,7 @@ def ccob_with(version: int, method: Method, *, size_delta: int = 0, hash_xor: in
     [
         ({"size_delta": 1}, "decompresses to"),
         ({"size_delta": -1}, "more than|beyond"),
-        ({"size_delta": 10**9}, "decompresses to"),
+        ({"size_delta": 10**9}, "over the .*budget"),  # a claim 1 GB past its payload
         ({"hash_xor": 1}, "hash"),
     ],
 )
@@ -210,9 +210,10 @@ def test_hash_check_can_be_skipped_but_sizes_cannot() -> None:
         list(iter_entries(bad_size, ref, check_hash=False))
 
 
-def test_decompressed_code_object_size_is_capped() -> None:
+def test_decompressed_code_object_size_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A zstd bomb: a tiny frame whose bundle claims a 2 GiB code object is refused before
-    anything that size is read or allocated."""
+    anything that size is read or allocated: by the library budget, and by the per-object
+    limit when the budget is raised."""
     from wheel_size.rocm.offload_bundle import MAX_CODE_OBJECT
 
     eid = b"hipv4-amdgcn-amd-amdhsa--gfx942"
@@ -222,6 +223,9 @@ def test_decompressed_code_object_size_is_capped() -> None:
     # the header claims the full size; the payload holds only the header (never reached)
     blob = bytearray(build_ccob(inner, version=3, method=Method.ZSTD))
     struct.pack_into("<Q", blob, 16, 4096 + size)
+    with pytest.raises(InvalidBundle, match="budget"):
+        list(iter_bundles(bytes(blob)))
+    monkeypatch.setenv("WHEEL_SIZE_CCOB_RATIO", str(1 << 30))
     with pytest.raises(InvalidBundle, match="limit"):
         for ref in iter_bundles(bytes(blob)):
             list(iter_entries(bytes(blob), ref))

@@ -1,7 +1,8 @@
 """The NVIDIA device code of one host ELF library: every fatbin entry, by section.
 
-Only section headers and fatbin headers are read; the library is opened through pyelftools
-on a seekable stream, so a multi-gigabyte ``libtorch_cuda.so`` costs a few kilobytes.
+Only section headers and fatbin headers are read, through the validated ELF reader shared
+with split and diff (every section checked against the file size before a seek), so a
+multi-gigabyte ``libtorch_cuda.so`` costs a few kilobytes and a hostile one one line.
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-
 from wheel_size.cuda.fatbin import FatbinEntry, iter_containers
-from wheel_size.errors import InvalidBundle, InvalidElf
+from wheel_size.rocm.elf_file import ElfImage
 
 __all__ = ["FATBIN_SECTIONS", "CudaEntry", "scan_cuda_sections"]
 
@@ -29,30 +27,23 @@ class CudaEntry:
     entry: FatbinEntry
 
 
-def scan_cuda_sections(stream: IO[bytes], *, source: str) -> list[CudaEntry]:
+def scan_cuda_sections(
+    stream: IO[bytes], *, source: str, elf: ElfImage | None = None
+) -> list[CudaEntry]:
     """Every fatbin entry in the fatbin sections of the ELF file in ``stream``.
 
-    Raises :class:`InvalidElf` if the stream is not ELF and
+    ``elf`` is the already validated image of the same stream, when the caller has one.
+    Raises :class:`~wheel_size.errors.InvalidElf` if the stream is not a valid ELF file and
     :class:`~wheel_size.errors.InvalidBundle` if a fatbin section is corrupt.
     """
-    try:
-        elf = ELFFile(stream)
-        sections = [
-            (s.name, s["sh_offset"], s["sh_size"], s["sh_type"]) for s in elf.iter_sections()
-        ]
-    except (ELFError, ValueError, OSError) as exc:
-        raise InvalidElf(f"{source}: not a readable ELF file ({exc})") from None
+    elf = elf if elf is not None else ElfImage(stream, source)
     found: list[CudaEntry] = []
-    file_size = stream.seek(0, 2)
-    for name, offset, size, sh_type in sections:
-        if name not in FATBIN_SECTIONS or sh_type == "SHT_NOBITS" or not size:
+    for section in elf.sections:
+        if section.name not in FATBIN_SECTIONS or not section.file_size:
             continue
-        if offset + size > file_size:
-            raise InvalidBundle(
-                f"{source}: truncated: section {name} ends at {offset + size}, "
-                f"the file has {file_size} bytes"
-            )
-        stream.seek(offset)
-        for container in iter_containers(stream, size, source=f"{source}: {name}"):
-            found.extend(CudaEntry(name, entry) for entry in container.entries)
+        # ElfImage has checked offset + size against the file: this seek stays inside it.
+        stream.seek(section.offset)
+        containers = iter_containers(stream, section.size, source=f"{source}: {section.name}")
+        for container in containers:
+            found.extend(CudaEntry(section.name, entry) for entry in container.entries)
     return found

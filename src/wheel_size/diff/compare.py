@@ -91,12 +91,15 @@ def _fill_library(diff: FileDiff, old: LibraryInfo | None, new: LibraryInfo | No
     old = old or LibraryInfo()
     new = new or LibraryInfo()
     diff.problems.extend([*old.problems, *new.problems])
-    for name in sorted(old.sections.keys() | new.sections.keys()):
+    # A side whose headers could not be read says nothing: no section is "removed".
+    sections = old.readable and new.readable
+    for name in sorted(old.sections.keys() | new.sections.keys() if sections else ()):
         before, after = old.sections.get(name, 0), new.sections.get(name, 0)
         if before != after or (name in old.sections) != (name in new.sections):
             diff.sections.append(SectionDelta(name, before, after))
     diff.sections.sort(key=lambda s: (-abs(s.delta), s.name))
-    for key in sorted(old.gpu.keys() | new.gpu.keys()):
+    gpu = old.gpu_readable and new.gpu_readable
+    for key in sorted(old.gpu.keys() | new.gpu.keys() if gpu else ()):
         a, b = old.gpu.get(key), new.gpu.get(key)
         kind, section, arch, image = key
         delta = GpuDelta(kind, section, arch, image)

@@ -1,7 +1,10 @@
 """What a shared library holds, for diffing: ELF section sizes and GPU code per arch.
 
 Reads headers only (ELF section headers, fatbin entry headers), from a file on disk so that
-random access is cheap; the caller extracts wheel members to a temporary file first.
+random access is cheap; the caller extracts wheel members to a temporary file first.  The
+ELF headers go through the validated reader split and audit use; a file whose headers lie
+is marked unreadable with the reason (``readable`` / ``gpu_readable`` False), so the diff
+compares nothing for it instead of reporting its sections or device code as removed.
 """
 
 from __future__ import annotations
@@ -10,11 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-
 from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.errors import WheelSizeError
+from wheel_size.rocm.elf_file import ElfImage
 
 __all__ = ["ELF_MAGIC", "GpuKey", "GpuTotals", "LibraryInfo", "read_library_info"]
 
@@ -34,11 +35,18 @@ class GpuTotals:
 
 @dataclass
 class LibraryInfo:
-    """Section sizes (file bytes; NOBITS sections count 0) and device code totals."""
+    """Section sizes (file bytes; NOBITS sections count 0) and device code totals.
+
+    ``readable`` is False when the ELF headers could not be trusted (then ``sections`` and
+    ``gpu`` are empty and mean nothing); ``gpu_readable`` is False when a device-code scan
+    failed (then ``gpu`` is incomplete).  Comparisons skip what is not readable.
+    """
 
     sections: dict[str, int] = field(default_factory=dict)
     gpu: dict[GpuKey, GpuTotals] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    readable: bool = True
+    gpu_readable: bool = True
 
 
 # A hook for other device-code formats: (path, source name, sections) -> gpu totals.
@@ -66,18 +74,21 @@ def read_library_info(
     info = LibraryInfo()
     try:
         with path.open("rb") as stream:
-            elf = ELFFile(stream)
-            for section in elf.iter_sections():
-                if not section.name:
-                    continue
-                size = 0 if section["sh_type"] == "SHT_NOBITS" else int(section["sh_size"])
-                info.sections[section.name] = info.sections.get(section.name, 0) + size
-    except (ELFError, ValueError, OSError, KeyError) as exc:
-        info.problems.append(f"{source}: not a readable ELF file ({exc})")
+            elf = ElfImage(stream, source)
+            for section in elf.sections:
+                if section.name:
+                    size = section.file_size
+                    info.sections[section.name] = info.sections.get(section.name, 0) + size
+    except (WheelSizeError, OSError) as exc:
+        reason = str(exc) if isinstance(exc, WheelSizeError) else f"{source}: {exc.strerror}"
+        info.sections.clear()
+        info.readable = info.gpu_readable = False
+        info.problems.append(f"{reason}; unreadable, its sections are not compared")
         return info
     for scanner in (_cuda, *extra_scanners):
         try:
             info.gpu.update(scanner(path, source))
         except WheelSizeError as exc:
-            info.problems.append(str(exc))
+            info.gpu_readable = False
+            info.problems.append(f"{exc}; its device code is not compared")
     return info

@@ -17,12 +17,12 @@ __all__ = ["hip_arch_scanners", "hip_scanners", "hip_targets", "hip_totals"]
 
 
 def hip_totals(path: Path, source: str) -> dict[GpuKey, GpuTotals]:
-    """Stored and uncompressed code-object bytes per target ID."""
-    del source  # the reader names the file itself
-    if not has_hip_fatbin(path):
+    """Stored and uncompressed code-object bytes per target ID (messages name ``source``,
+    the wheel member, not the temporary copy at ``path``)."""
+    if not has_hip_fatbin(path, source):
         return {}
     totals: dict[GpuKey, GpuTotals] = {}
-    with scan_library(path) as library:
+    with scan_library(path, source) as library:
         stored = library.stored_bytes_per_target()
         uncompressed = library.bytes_per_target()
         for ordinal, ref in enumerate(library.bundles):
@@ -43,10 +43,9 @@ def hip_totals(path: Path, source: str) -> dict[GpuKey, GpuTotals]:
 
 def hip_targets(path: Path, source: str) -> set[str]:
     """The gfx target IDs with device code."""
-    del source
-    if not has_hip_fatbin(path):
+    if not has_hip_fatbin(path, source):
         return set()
-    with scan_library(path) as library:
+    with scan_library(path, source) as library:
         return set(library.targets)
 
 

@@ -1,29 +1,32 @@
-"""The few facts about a host shared library that the fat-binary code needs: section and
-segment headers (through pyelftools), address translation, and dynamic relocations read
-in bulk with ``struct`` (libtorch_hip has millions; pyelftools' per-entry objects would
-take minutes).  Every offset and size is checked against the file, so a truncated or
-hostile ELF gives InvalidElf with one line, never an IndexError.
+"""The few facts about an ELF file that split, diff and audit need: section and segment
+headers, address translation, and dynamic relocations read in bulk with ``struct``
+(libtorch_hip has millions; per-entry objects would take minutes).
+
+This is the one place that decides whether an ELF file's headers can be trusted: every
+offset and size (header tables, each section's and segment's bytes, the section-name
+table, section links) is checked against the file size *before* anything is read, so a
+truncated or hostile file is InvalidElf naming the file and the lie, never an ``lseek``
+EINVAL (offsets past 2**44 on ext4), an IndexError or a guess.  Readers of section data
+(:mod:`wheel_size.rocm.elf_tables`, the fatbin parsers) go through :meth:`ElfImage.read`,
+which keeps every read inside its section.
 """
 
 from __future__ import annotations
 
-import io
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO
-
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
+from typing import Any
 
 from wheel_size.errors import InvalidElf
-from wheel_size.rocm.source import ByteSource, as_source
+from wheel_size.rocm.source import ByteSource, SourceLike, as_source
 
 __all__ = [
     "ElfImage",
     "Relocation",
     "Section",
     "Segment",
+    "check_span",
     "is_elf",
 ]
 
@@ -34,6 +37,8 @@ SHT_RELR = 19
 SHF_ALLOC = 0x2
 PT_LOAD = 1
 PT_PHDR = 6
+SHN_XINDEX = 0xFFFF
+PN_XNUM = 0xFFFF
 
 EM_X86_64 = 62
 EM_AARCH64 = 183
@@ -41,6 +46,17 @@ EM_AARCH64 = 183
 RELOC_TYPES = {EM_X86_64: (8, 1), EM_AARCH64: (1027, 257)}
 _RELA = struct.Struct("<QQq")
 _CHUNK_ENTRIES = 1 << 14
+_ET_NAMES = {0: "ET_NONE", 1: "ET_REL", 2: "ET_EXEC", 3: "ET_DYN", 4: "ET_CORE"}
+# Section types whose sh_link is a section index that readers follow.
+_LINKED_TYPES = frozenset({2, 4, 5, 6, 9, 11, 18, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF})
+# Section types read as tables of fixed-size entries: type -> entry size (ELF64, ELF32).
+_ENTRY_SIZES = {2: (24, 16), 11: (24, 16), 6: (16, 8), 4: (24, 12), 9: (16, 8)}
+
+
+def check_span(offset: int, size: int, total: int) -> bool:
+    """True when ``[offset, offset + size)`` lies inside ``total`` bytes: the one bounds
+    rule every binary parser applies before it seeks or allocates."""
+    return 0 <= offset <= total and 0 <= size <= total - offset
 
 
 @dataclass(frozen=True)
@@ -93,122 +109,172 @@ def is_elf(head: bytes) -> bool:
     return head[:4] == b"\x7fELF"
 
 
-class ElfImage:
-    """Headers of one ELF file opened from bytes or a binary file (never read whole)."""
+@dataclass(frozen=True)
+class _Layout:
+    """struct formats of one ELF class and byte order."""
 
-    def __init__(self, data: bytes | IO[bytes], name: str) -> None:
+    ehdr: struct.Struct
+    shdr: struct.Struct
+    phdr: struct.Struct
+    is64: bool
+
+
+def _layout(ident: bytes) -> _Layout:
+    order = "<" if ident[5] == 1 else ">"
+    if ident[4] == 2:
+        return _Layout(
+            struct.Struct(order + "16sHHIQQQIHHHHHH"),
+            struct.Struct(order + "IIQQQQIIQQ"),
+            struct.Struct(order + "IIQQQQQQ"),
+            True,
+        )
+    return _Layout(
+        struct.Struct(order + "16sHHIIIIIHHHHHH"),
+        struct.Struct(order + "IIIIIIIIII"),
+        struct.Struct(order + "IIIIIIII"),
+        False,
+    )
+
+
+class ElfImage:
+    """Validated headers of one ELF file opened from bytes or a binary file (never read
+    whole).  32- and 64-bit, either byte order; the fat-binary code asks for 64-bit
+    little-endian through :meth:`require_64le`."""
+
+    def __init__(self, data: SourceLike, name: str) -> None:
         self.name = name
         self.source: ByteSource = as_source(data)
         head = self.source.pread(0, 64)
         if not is_elf(head):
             raise InvalidElf(f"{name}: not an ELF file")
-        if len(head) < 64:
+        if len(head) < 6 or head[4] not in (1, 2) or head[5] not in (1, 2):
+            raise InvalidElf(f"{name}: ELF class or byte order is not valid")
+        self.layout = _layout(head)
+        self.is64 = self.layout.is64
+        self.little_endian = head[5] == 1
+        if len(head) < self.layout.ehdr.size:
             raise InvalidElf(f"{name}: truncated ELF header")
-        if head[4] != 2 or head[5] != 1:
-            raise InvalidElf(f"{name}: only 64-bit little-endian ELF files are supported")
-        phoff, shoff = struct.unpack_from("<QQ", head, 32)
-        phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", head, 54)
+        fields = self.layout.ehdr.unpack_from(head)
+        (_ident, e_type, machine, _version, _entry, phoff, shoff, flags, _ehsize,
+         phentsize, phnum, shentsize, shnum, shstrndx) = fields  # fmt: skip
+        self.machine = machine
+        self.elf_type = e_type
         size = self.source.size
-        if phnum and (phentsize != 56 or phoff > size or phnum * 56 > size - phoff):
+        if shoff and (shnum == 0 or shstrndx == SHN_XINDEX or phnum == PN_XNUM):
+            # Extended numbering: the real counts sit in section header 0.
+            if shentsize != self.layout.shdr.size or not check_span(shoff, shentsize, size):
+                raise InvalidElf(f"{name}: section header 0 lies outside the file")
+            zero = self.layout.shdr.unpack(self.source.pread(shoff, shentsize))
+            shnum = shnum or zero[5]
+            shstrndx = zero[6] if shstrndx == SHN_XINDEX else shstrndx
+            phnum = zero[7] if phnum == PN_XNUM else phnum
+        if not shoff:
+            shnum = 0
+        self.header: dict[str, Any] = {
+            "e_type": _ET_NAMES.get(e_type, f"ET_{e_type:#x}"),
+            "e_machine": machine,
+            "e_flags": flags,
+            "e_phoff": phoff,
+            "e_shoff": shoff,
+            "e_phentsize": phentsize,
+            "e_phnum": phnum,
+            "e_shentsize": shentsize,
+            "e_shnum": shnum,
+            "e_shstrndx": shstrndx,
+        }
+        if phnum and (
+            phentsize != self.layout.phdr.size or not check_span(phoff, phnum * phentsize, size)
+        ):
             raise InvalidElf(f"{name}: program header table lies outside the file (truncated?)")
-        if shnum and (shentsize != 64 or shoff > size or shnum * 64 > size - shoff):
+        if shnum and (
+            shentsize != self.layout.shdr.size or not check_span(shoff, shnum * shentsize, size)
+        ):
             raise InvalidElf(f"{name}: section header table lies outside the file (truncated?)")
-        stream = data if not isinstance(data, (bytes, bytearray, memoryview)) else None
-        try:
-            elf = ELFFile(stream if stream is not None else io.BytesIO(bytes(data)))  # type: ignore[arg-type]
-            self.header = dict(elf.header)
-            self.machine = int(struct.unpack_from("<H", head, 18)[0])
-            self.elf_type = int(struct.unpack_from("<H", head, 16)[0])
-            self.sections = self._read_sections(elf)
-            self.segments = [
-                Segment(
-                    index=i,
-                    type=int(struct.unpack_from("<I", self._phdr_raw(i))[0]),
-                    flags=seg["p_flags"],
-                    offset=seg["p_offset"],
-                    vaddr=seg["p_vaddr"],
-                    paddr=seg["p_paddr"],
-                    filesz=seg["p_filesz"],
-                    memsz=seg["p_memsz"],
-                    align=seg["p_align"],
+        self.segments = self._read_segments(phoff, phnum)
+        self.sections = self._read_sections(shoff, shnum, shstrndx)
+
+    def _read_segments(self, phoff: int, phnum: int) -> list[Segment]:
+        size = self.source.size
+        raw = self.source.pread(phoff, phnum * self.layout.phdr.size) if phnum else b""
+        segments = []
+        for i, fields in enumerate(self.layout.phdr.iter_unpack(raw)):
+            if self.is64:
+                p_type, flags, offset, vaddr, paddr, filesz, memsz, align = fields
+            else:
+                p_type, offset, vaddr, paddr, filesz, memsz, flags, align = fields
+            if filesz and not check_span(offset, filesz, size):
+                raise InvalidElf(
+                    f"{self.name}: segment {i} (offset {offset:#x}, size {filesz:#x}) lies "
+                    f"outside the file ({size:#x} bytes)"
                 )
-                for i, seg in enumerate(elf.iter_segments())
-            ]
-        except (
-            ELFError,
-            struct.error,
-            ValueError,
-            KeyError,
-            IndexError,
-            OverflowError,
-            UnicodeDecodeError,
-            AssertionError,
-            AttributeError,
-            TypeError,
-        ) as exc:  # pyelftools on hostile input: all mean "not a usable ELF"
-            raise InvalidElf(f"{name}: malformed or truncated ELF ({exc})") from None
-        self._check_bounds()
+            segments.append(Segment(i, p_type, flags, offset, vaddr, paddr, filesz, memsz, align))
+        return segments
 
-    def _phdr_raw(self, index: int) -> bytes:
-        off = self.header["e_phoff"] + index * self.header["e_phentsize"]
-        raw = self.source.pread(off, 56)
-        if len(raw) != 56:
-            raise InvalidElf(f"{self.name}: program header {index} is truncated")
-        return raw
-
-    def _read_sections(self, elf: ELFFile) -> list[Section]:
-        count = elf.num_sections()
-        if self.header["e_shoff"] + count * self.header["e_shentsize"] > self.source.size:
-            raise InvalidElf(f"{self.name}: section header table runs past the end of the file")
+    def _read_sections(self, shoff: int, shnum: int, shstrndx: int) -> list[Section]:
+        size = self.source.size
+        raw = self.source.pread(shoff, shnum * self.layout.shdr.size) if shnum else b""
+        headers = list(self.layout.shdr.iter_unpack(raw))
+        if headers and shstrndx >= len(headers):
+            raise InvalidElf(
+                f"{self.name}: section name table index {shstrndx} is outside the "
+                f"{len(headers)} section headers"
+            )
+        names = b""
+        if headers and shstrndx:
+            strtab = headers[shstrndx]
+            if strtab[1] == SHT_NOBITS or not check_span(strtab[4], strtab[5], size):
+                raise InvalidElf(
+                    f"{self.name}: section name table (offset {strtab[4]:#x}, size "
+                    f"{strtab[5]:#x}) lies outside the file ({size:#x} bytes)"
+                )
+            names = self.source.pread(strtab[4], strtab[5])
         sections = []
-        for i in range(count):
-            sec = elf.get_section(i)
-            sections.append(
-                Section(
-                    index=i,
-                    name=sec.name,
-                    type=int(struct.unpack_from("<I", self._shdr_raw(i), 4)[0]),
-                    flags=sec["sh_flags"],
-                    addr=sec["sh_addr"],
-                    offset=sec["sh_offset"],
-                    size=sec["sh_size"],
-                    link=sec["sh_link"],
-                    info=sec["sh_info"],
-                    addralign=sec["sh_addralign"],
-                    entsize=sec["sh_entsize"],
+        for i, (
+            sh_name,
+            sh_type,
+            flags,
+            addr,
+            offset,
+            sh_size,
+            link,
+            info,
+            align,
+            entsize,
+        ) in enumerate(headers):
+            text = ""
+            if sh_name or names:
+                if sh_name >= max(len(names), 1):
+                    raise InvalidElf(
+                        f"{self.name}: section {i} name offset {sh_name} lies outside the "
+                        "section name table"
+                    )
+                end = names.find(b"\0", sh_name)
+                text = names[sh_name : end if end >= 0 else len(names)].decode("utf-8", "replace")
+            what = f"section {text or i}"
+            if sh_type != SHT_NOBITS and sh_size and not check_span(offset, sh_size, size):
+                raise InvalidElf(
+                    f"{self.name}: {what} (offset {offset:#x}, size {sh_size:#x}) lies "
+                    f"outside the file ({size:#x} bytes; truncated or corrupt)"
                 )
+            if sh_type in _LINKED_TYPES and link >= len(headers):
+                raise InvalidElf(
+                    f"{self.name}: {what} links to section {link}, outside the "
+                    f"{len(headers)} section headers"
+                )
+            want = _ENTRY_SIZES.get(sh_type)
+            if want and sh_size:
+                right = want[0 if self.is64 else 1]
+                if entsize != right and (entsize or sh_type in (2, 11)):  # symbol tables
+                    raise InvalidElf(f"{self.name}: {what} has {entsize}-byte entries, not {right}")
+            sections.append(
+                Section(i, text, sh_type, flags, addr, offset, sh_size, link, info, align, entsize)
             )
         return sections
 
-    def _shdr_raw(self, index: int) -> bytes:
-        off = self.header["e_shoff"] + index * self.header["e_shentsize"]
-        raw = self.source.pread(off, 64)
-        if len(raw) != 64:
-            raise InvalidElf(f"{self.name}: section header {index} is truncated")
-        return raw
-
-    def _check_bounds(self) -> None:
-        size = self.source.size
-        shstrndx = self.header["e_shstrndx"]
-        if self.sections and shstrndx >= len(self.sections):
-            raise InvalidElf(
-                f"{self.name}: section name table index {shstrndx} is outside the "
-                f"{len(self.sections)} section headers"
-            )
-        if self.header["e_phoff"] + len(self.segments) * self.header["e_phentsize"] > size:
-            raise InvalidElf(f"{self.name}: program header table runs past the end of the file")
-        for sec in self.sections:
-            if sec.file_size and sec.offset + sec.size > size:
-                raise InvalidElf(
-                    f"{self.name}: section {sec.name or sec.index} (offset {sec.offset:#x}, "
-                    f"size {sec.size:#x}) runs past the end of the file ({size:#x} bytes)"
-                )
-        for seg in self.segments:
-            if seg.filesz and seg.offset + seg.filesz > size:
-                raise InvalidElf(
-                    f"{self.name}: segment {seg.index} runs past the end of the file "
-                    f"(truncated ELF?)"
-                )
+    def require_64le(self) -> None:
+        """InvalidElf unless the file is 64-bit little-endian (what HIP host code is)."""
+        if not (self.is64 and self.little_endian):
+            raise InvalidElf(f"{self.name}: only 64-bit little-endian ELF files are supported")
 
     def section(self, name: str) -> Section | None:
         for sec in self.sections:
@@ -228,7 +294,14 @@ class ElfImage:
         return None
 
     def read(self, sec: Section, offset: int = 0, size: int | None = None) -> bytes:
+        """``size`` bytes (default: to the end) at ``offset`` inside section ``sec``;
+        InvalidElf for a range outside the section or a section without file bytes."""
         size = sec.size - offset if size is None else size
+        if sec.type == SHT_NOBITS or not check_span(offset, size, sec.size):
+            raise InvalidElf(
+                f"{self.name}: read of {size} bytes at {offset} lies outside section "
+                f"{sec.name or sec.index} ({sec.file_size} bytes in the file)"
+            )
         return self.source.pread(sec.offset + offset, size)
 
     @property
@@ -307,14 +380,14 @@ class ElfImage:
         if not 0 <= symtab_index < len(self.sections):
             raise InvalidElf(f"{self.name}: relocation section links to no symbol table")
         table = self.sections[symtab_index]
-        raw = self.read(table, symbol * 24, 24)
-        if len(raw) != 24 or (symbol + 1) * 24 > table.size:
+        if symbol < 0 or (symbol + 1) * 24 > table.file_size:
             raise InvalidElf(f"{self.name}: symbol {symbol} is outside {table.name}")
+        raw = self.read(table, symbol * 24, 24)
         st_name, _info, _other, shndx, value, _size = struct.unpack("<IBBHQQ", raw)
         name = ""
         if 0 <= table.link < len(self.sections):
             strtab = self.sections[table.link]
-            if st_name < strtab.size:
+            if st_name < strtab.file_size:
                 tail = self.read(strtab, st_name, min(256, strtab.size - st_name))
                 name = tail.split(b"\0", 1)[0].decode("utf-8", "replace")
         return name, value, shndx

@@ -7,6 +7,7 @@ Pinned API (used by the splitter and the wheel diff)::
     lib = scan_library(path)                 # InvalidElf / InvalidBundle
     lib.targets                              # ["gfx1100", "gfx942:sramecc+:xnack-", ...]
     lib.iter_code_objects()                  # CodeObject one at a time, file order
+    lib.iter_code_object_streams()           # the same, bytes in chunks (the splitter)
     lib.fatbin_size, lib.bytes_per_target()
 
 Wrappers are mapped to bundles through the relocation of their pointer (RELATIVE addend,
@@ -16,8 +17,9 @@ also shows when several wrappers share one bundle (spec sections 2.3 and 2.4).
 
 from __future__ import annotations
 
+import itertools
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -26,7 +28,7 @@ from wheel_size.errors import InvalidBundle
 from wheel_size.rocm import ccob, offload_bundle
 from wheel_size.rocm.amdgpu_elf import verify_code_object
 from wheel_size.rocm.elf_file import ElfImage, Relocation, Section
-from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles, iter_entries
+from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles, iter_entry_streams
 from wheel_size.rocm.offload_bundle import BundleEntry
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "HIPK",
     "WRAPPER_SECTION",
     "CodeObject",
+    "CodeObjectStream",
     "FatLibrary",
     "Wrapper",
     "has_hip_fatbin",
@@ -66,6 +69,19 @@ class CodeObject:
     index: int
     size: int
     data: bytes
+    bundle: int = 0
+    entry_id: str = ""
+
+
+@dataclass(frozen=True)
+class CodeObjectStream:
+    """A :class:`CodeObject` whose ``size`` bytes come as ``chunks`` (at most 1 MiB each),
+    so one code object never sits whole in memory; consume them before the next one."""
+
+    target: str
+    index: int
+    size: int
+    chunks: Iterable[bytes]
     bundle: int = 0
     entry_id: str = ""
 
@@ -174,16 +190,19 @@ class FatLibrary:
                 totals[e.entry_id.target.text] = totals.get(e.entry_id.target.text, 0) + share
         return {t: int(v) for t, v in sorted(totals.items())}
 
-    def iter_code_objects(
+    def iter_code_object_streams(
         self, verify: bool = True, check_hash: bool = True
-    ) -> Iterator[CodeObject]:
-        """Code objects one at a time in file order; each is checked against its ELF
-        e_flags (InvalidBundle naming the library and entry on a mismatch), and each
-        compressed bundle against its size and (``check_hash``) MD5 once fully read."""
+    ) -> Iterator[CodeObjectStream]:
+        """Code objects one at a time in file order, as chunks; each is checked against its
+        ELF e_flags (InvalidBundle naming the library and entry on a mismatch) before it is
+        handed out, and each compressed bundle against its size and (``check_hash``) MD5
+        once fully read."""
         for ref in self.bundles:
             where = f"{self.name}: {FATBIN_SECTION}"
             targets_seen: set[str] = set()
-            for item in iter_entries(self.elf.source, ref, self.fatbin.offset, where, check_hash):
+            for item in iter_entry_streams(
+                self.elf.source, ref, self.fatbin.offset, where, check_hash
+            ):
                 target = item.entry.entry_id.target
                 assert target is not None
                 if target.text in targets_seen:
@@ -191,20 +210,31 @@ class FatLibrary:
                         f"{where} bundle {ref.ordinal} holds two code objects for {target.text}"
                     )
                 targets_seen.add(target.text)
+                chunks = iter(item.chunks)
+                first = next(chunks, b"")
                 if verify and target.processor.startswith("gfx"):
                     verify_code_object(
-                        item.data[:64],
+                        first[:64],
                         target,
                         f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
                     )
-                yield CodeObject(
+                yield CodeObjectStream(
                     target=target.text,
                     index=ref.ordinal,
-                    size=len(item.data),
-                    data=item.data,
+                    size=item.entry.size,
+                    chunks=itertools.chain([first] if first else [], chunks),
                     bundle=ref.ordinal,
                     entry_id=item.entry.entry_id.text,
                 )
+
+    def iter_code_objects(
+        self, verify: bool = True, check_hash: bool = True
+    ) -> Iterator[CodeObject]:
+        """Code objects whole (at most ``MAX_CODE_OBJECT`` each), for tests and tools; the
+        splitter uses :meth:`iter_code_object_streams`."""
+        for code in self.iter_code_object_streams(verify, check_hash):
+            data = b"".join(code.chunks)
+            yield CodeObject(code.target, code.index, len(data), data, code.bundle, code.entry_id)
 
 
 def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
@@ -218,12 +248,12 @@ def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
     return ElfImage(data, name).section(FATBIN_SECTION) is not None
 
 
-def has_hip_fatbin(path: Path) -> bool:
+def has_hip_fatbin(path: Path, name: str | None = None) -> bool:
     """Cheap test for device code: reads the ELF and section headers only.  Non-ELF files
     and 32-bit or big-endian ELF files give False; a truncated or malformed 64-bit ELF
-    raises InvalidElf."""
+    raises InvalidElf.  ``name`` is what messages call the file (default: ``path``)."""
     with Path(path).open("rb") as fh:
-        return has_hip_fatbin_data(fh, str(path))
+        return has_hip_fatbin_data(fh, name or str(path))
 
 
 def _wrapper_target(
@@ -255,6 +285,7 @@ def read_library(data: IO[bytes], name: str) -> FatLibrary:
     Code objects are not read here; ``iter_code_objects`` streams them.
     """
     elf = ElfImage(data, name)
+    elf.require_64le()
     fatbin = elf.section(FATBIN_SECTION)
     if fatbin is None:
         raise InvalidBundle(f"{name}: has no {FATBIN_SECTION} section")
@@ -298,14 +329,15 @@ def read_library(data: IO[bytes], name: str) -> FatLibrary:
     return FatLibrary(name=name, elf=elf, fatbin=fatbin, bundles=bundles, wrappers=wrappers)
 
 
-def scan_library(path: Path) -> FatLibrary:
+def scan_library(path: Path, name: str | None = None) -> FatLibrary:
     """Open and parse ``path`` (kept open by the returned object for streaming reads).
 
-    Raises InvalidElf for a truncated or malformed ELF, InvalidBundle for corrupt device code.
+    Raises InvalidElf for a truncated or malformed ELF, InvalidBundle for corrupt device
+    code; ``name`` is what messages call the file (default: ``path``).
     """
     fh = Path(path).open("rb")  # noqa: SIM115 - owned by the FatLibrary's source
     try:
-        lib = read_library(fh, str(path))
+        lib = read_library(fh, name or str(path))
     except BaseException:
         fh.close()
         raise

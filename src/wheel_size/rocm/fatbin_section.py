@@ -2,20 +2,32 @@
 compressed, back to back with zero padding between them (spec sections 2.1–2.3).
 
 The section is addressed through a ByteSource and a byte range, so a multi-GB library is
-never read whole: plain bundles are read entry by entry, compressed ones are streamed.
+never read whole: plain bundles are read entry by entry, compressed ones are streamed, and
+code objects are handed out in chunks (:func:`iter_entry_streams`).  What compressed bundles
+claim is held to the per-library budget of :mod:`wheel_size.rocm.limits` before anything
+is decompressed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from wheel_size.errors import InvalidBundle
 from wheel_size.rocm import ccob, offload_bundle
+from wheel_size.rocm.limits import CHUNK, inflation_budget
 from wheel_size.rocm.offload_bundle import BundleEntry, PlainBundleHeader
 from wheel_size.rocm.source import ByteSource, RangeReader, SourceLike, as_source
 
-__all__ = ["BundleRef", "EntryData", "iter_bundles", "iter_entries", "iter_entry_sizes"]
+__all__ = [
+    "BundleRef",
+    "EntryData",
+    "EntryStream",
+    "iter_bundles",
+    "iter_entries",
+    "iter_entry_sizes",
+    "iter_entry_streams",
+]
 
 _ZERO_CHUNK = 1 << 16
 
@@ -38,6 +50,16 @@ class EntryData:
     bundle: BundleRef
     entry: BundleEntry
     data: bytes
+
+
+@dataclass(frozen=True)
+class EntryStream:
+    """One entry whose ``entry.size`` bytes come as ``chunks`` (each at most ``CHUNK``);
+    consume them before asking for the next entry."""
+
+    bundle: BundleRef
+    entry: BundleEntry
+    chunks: Iterable[bytes]
 
 
 def _skip_zeros(source: ByteSource, pos: int, end: int) -> int:
@@ -67,6 +89,8 @@ def iter_bundles(
         raise InvalidBundle(f"{where}: section runs past the end of the file")
     pos = _skip_zeros(source, start, end)
     ordinal = 0
+    claimed = 0
+    budget, rule = inflation_budget(end - start)
     while pos < end:
         here = f"{where} bundle {ordinal} at offset {pos - start:#x}"
         head = source.pread(pos, ccob.MAX_HEADER)
@@ -77,6 +101,12 @@ def iter_bundles(
             yield BundleRef(ordinal, pos - start, length, "plain", plain=plain)
         elif head[:4] == ccob.MAGIC:
             header = ccob.parse_ccob_header(head, end - pos, here)
+            claimed += header.uncompressed_size
+            if claimed > budget:
+                raise InvalidBundle(
+                    f"{here}: compressed bundles claim {claimed} bytes uncompressed, over "
+                    f"the {budget}-byte budget of a {end - start}-byte section ({rule})"
+                )
             stop = ccob.payload_end(source, pos, end, header, here)
             length = stop - pos
             yield BundleRef(ordinal, pos - start, length, "ccob", ccob=header)
@@ -86,6 +116,52 @@ def iter_bundles(
         pos = _skip_zeros(source, pos + length, end)
 
 
+def _plain_chunks(source: ByteSource, at: int, size: int, where: str) -> Iterator[bytes]:
+    end = at + size
+    while at < end:
+        data = source.pread(at, min(CHUNK, end - at))
+        if not data:
+            raise InvalidBundle(f"{where}: code object is truncated")
+        at += len(data)
+        yield data
+
+
+def iter_entry_streams(
+    data: SourceLike,
+    ref: BundleRef,
+    start: int = 0,
+    where: str = ".hip_fatbin",
+    check_hash: bool = True,
+) -> Iterator[EntryStream]:
+    """The device entries of one bundle in file order, each as a stream of chunks.
+
+    ``start`` is the section's offset in ``data``.  A compressed bundle is decompressed as
+    a stream; its size and hash are checked once its last entry has been read.
+    """
+    source = as_source(data)
+    here = f"{where} bundle {ref.ordinal} at offset {ref.offset:#x}"
+    base = start + ref.offset
+    if ref.plain is not None:
+        for entry in ref.plain.device_entries():
+            if base + entry.offset + entry.size > source.size:
+                raise InvalidBundle(f"{here}: code object {entry.entry_id.text} is truncated")
+            what = f"{here}: code object {entry.entry_id.text}"
+            yield EntryStream(
+                ref, entry, _plain_chunks(source, base + entry.offset, entry.size, what)
+            )
+        return
+    assert ref.ccob is not None
+    stream = ccob.open_payload(source, base, base + ref.length, ref.ccob, here, check_hash)
+    plain = offload_bundle.read_plain_header(
+        stream.read_exact, ref.ccob.uncompressed_size, f"{here} (decompressed)"
+    )
+    for entry, chunks in offload_bundle.iter_entry_chunks(
+        stream.read_exact, plain, f"{here} (decompressed)"
+    ):
+        yield EntryStream(ref, entry, chunks)
+    stream.finish()
+
+
 def iter_entries(
     data: SourceLike,
     ref: BundleRef,
@@ -93,31 +169,10 @@ def iter_entries(
     where: str = ".hip_fatbin",
     check_hash: bool = True,
 ) -> Iterator[EntryData]:
-    """The device entries of one bundle with their bytes, in file order, one at a time.
-
-    ``start`` is the section's offset in ``data``.  A compressed bundle is decompressed
-    as a stream and its size and hash are checked once its last entry has been read.
-    """
-    source = as_source(data)
-    here = f"{where} bundle {ref.ordinal} at offset {ref.offset:#x}"
-    base = start + ref.offset
-    if ref.plain is not None:
-        for entry in ref.plain.device_entries():
-            blob = source.pread(base + entry.offset, entry.size)
-            if len(blob) != entry.size:
-                raise InvalidBundle(f"{here}: code object {entry.entry_id.text} is truncated")
-            yield EntryData(ref, entry, blob)
-        return
-    assert ref.ccob is not None
-    stream = ccob.open_payload(source, base, base + ref.length, ref.ccob, here, check_hash)
-    plain = offload_bundle.read_plain_header(
-        stream.read_exact, ref.ccob.uncompressed_size, f"{here} (decompressed)"
-    )
-    for entry, blob in offload_bundle.iter_entry_data(
-        stream.read_exact, plain, f"{here} (decompressed)"
-    ):
-        yield EntryData(ref, entry, blob)
-    stream.finish()
+    """The device entries of one bundle with their bytes, whole (at most
+    ``MAX_CODE_OBJECT`` each); the splitter streams with :func:`iter_entry_streams`."""
+    for item in iter_entry_streams(data, ref, start, where, check_hash):
+        yield EntryData(item.bundle, item.entry, b"".join(item.chunks))
 
 
 def iter_entry_sizes(

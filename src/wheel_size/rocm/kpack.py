@@ -13,14 +13,16 @@ the fat binary (spec section 2.5, KP-OLD ``kpack.py`` / ``runtime/src/toc_parser
 
 One archive per exact architecture string; its file name, ``gfx_arches`` and TOC arch keys
 are that same string (``gfx90a:xnack+``), because that is what the runtime matches.  The
-writer streams kernels to disk; the reader checks every offset, size and count before
-using it, so a hostile archive gives InvalidBundle, not a crash or a huge allocation.
+writer streams kernels to disk in chunks (:meth:`KpackWriter.add_chunks`,
+:func:`write_kernel_frame`), so a kernel is never held whole; the reader checks every
+offset, size and count before using it, so a hostile archive gives InvalidBundle, not a
+crash or a huge allocation.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +32,7 @@ import msgpack
 import zstandard
 
 from wheel_size.errors import InvalidBundle
-from wheel_size.rocm.offload_bundle import MAX_CODE_OBJECT
+from wheel_size.rocm.limits import MAX_CODE_OBJECT
 from wheel_size.rocm.source import ByteSource, SourceLike, as_source
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "kpack_file_name",
     "parse_kpack",
     "read_kpack",
+    "write_kernel_frame",
 ]
 
 MAGIC = b"KPAK"
@@ -62,6 +65,23 @@ def compress_kernel(data: bytes, level: int = 3) -> bytes:
     """One independent zstd frame with the content size recorded (what the runtime expects);
     usable in worker processes, then handed to :meth:`KpackWriter.add_frame`."""
     return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+
+
+def write_kernel_frame(out: IO[bytes], chunks: Iterable[bytes], size: int, level: int = 3) -> int:
+    """Compress ``size`` bytes arriving as ``chunks`` into one zstd frame (content size
+    recorded, as :func:`compress_kernel` does) written to ``out``; returns the frame's length.
+    Memory is the compressor's window, whatever ``size`` is.  ValueError when the chunks do
+    not add up to ``size``."""
+    start = out.tell()
+    cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
+    got = 0
+    with cctx.stream_writer(out, size=size, closefd=False) as writer:
+        for chunk in chunks:
+            got += len(chunk)
+            writer.write(chunk)
+        if got != size:
+            raise ValueError(f"kernel of {got} bytes, {size} were announced")
+    return out.tell() - start
 
 
 class KpackWriter:
@@ -124,6 +144,48 @@ class KpackWriter:
         self._blobs.append({"offset": self._pos, "size": len(data)})
         self._file.write(data)
         self._pos += len(data)
+
+    def add_chunks(self, *, key: str, chunks: Iterable[bytes], size: int) -> None:
+        """Append one kernel of ``size`` bytes arriving as ``chunks`` (compressed on the
+        way in for the zstd scheme); memory stays at one chunk."""
+        assert self._file is not None
+        if self.scheme == "zstd-per-kernel":
+            at = self._file.tell()
+            self._file.write(bytes(4))  # frame length, patched below
+            frame = write_kernel_frame(self._file, chunks, size, self.level)
+            end = self._file.tell()
+            self._file.seek(at)
+            self._file.write(struct.pack("<I", frame))
+            self._file.seek(end)
+            self._entry(key, size)
+            self._pos = end
+            return
+        got = 0
+        for chunk in chunks:
+            got += len(chunk)
+            self._file.write(chunk)
+        if got != size:
+            raise ValueError(f"kpack {self.path.name}: kernel {key!r} is {got} bytes, not {size}")
+        self._entry(key, size)
+        self._blobs.append({"offset": self._pos, "size": size})
+        self._pos += size
+
+    def add_frame_chunks(
+        self, *, key: str, chunks: Iterable[bytes], frame_size: int, original_size: int
+    ) -> None:
+        """Append a zstd frame (from :func:`write_kernel_frame`) arriving as ``chunks``."""
+        if self.scheme != "zstd-per-kernel":
+            raise ValueError("add_frame_chunks needs the zstd scheme")
+        assert self._file is not None
+        self._file.write(struct.pack("<I", frame_size))
+        got = 0
+        for chunk in chunks:
+            got += len(chunk)
+            self._file.write(chunk)
+        if got != frame_size:
+            raise ValueError(f"kpack {self.path.name}: frame of {key!r} is {got} bytes")
+        self._entry(key, original_size)
+        self._pos += 4 + frame_size
 
     def add_frame(self, *, key: str, frame: bytes, original_size: int) -> None:
         """Append a kernel already compressed by :func:`compress_kernel` (zstd scheme only)."""

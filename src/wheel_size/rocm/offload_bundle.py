@@ -4,7 +4,9 @@ Layout, little-endian: 24-byte magic, u64 entry count, then per entry u64 offset
 bundle start), u64 size, u64 ID length and the ID bytes; the code objects follow.  The
 header is read through a ``read(n)`` callable so the same code serves a bundle lying in a
 file and one coming out of a decompressor; every count and size is checked against the
-bytes that can exist before anything is read or allocated.
+bytes that can exist before anything is read or allocated, and against the limits of
+:mod:`wheel_size.rocm.limits` (entries, ID length, code-object size); code objects are
+handed out in chunks so none is ever held whole.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from wheel_size.errors import InvalidBundle
+from wheel_size.rocm.limits import CHUNK, MAX_BUNDLE_ENTRIES, MAX_CODE_OBJECT, MAX_ENTRY_ID
 from wheel_size.rocm.target_id import EntryId, parse_entry_id
 
 __all__ = [
     "MAGIC",
     "MAX_CODE_OBJECT",
     "BundleEntry",
+    "Chunks",
     "PlainBundleHeader",
     "build_plain_bundle",
+    "iter_entry_chunks",
     "iter_entry_data",
     "parse_plain_bundle",
     "read_exact",
@@ -31,11 +36,7 @@ __all__ = [
 MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 _FIXED = len(MAGIC) + 8  # magic + entry count
 _ENTRY_FIXED = 24  # offset, size, ID length
-_SKIP_CHUNK = 1 << 20
-# One code object is held in memory at a time.  From a decompressor its size is only a
-# claim (a small zstd frame can inflate a thousandfold), so cap it: real AMDGPU code
-# objects are at most tens of MB.
-MAX_CODE_OBJECT = 1 << 30
+_SKIP_CHUNK = CHUNK
 
 Reader = Callable[[int], bytes]
 
@@ -92,13 +93,18 @@ def read_plain_header(read: Reader, limit: int, where: str) -> PlainBundleHeader
         raise InvalidBundle(
             f"{where}: offload bundle claims {count} entries, more than its {limit} bytes can hold"
         )
+    if count > MAX_BUNDLE_ENTRIES:
+        raise InvalidBundle(
+            f"{where}: offload bundle claims {count} entries, over the limit of "
+            f"{MAX_BUNDLE_ENTRIES}"
+        )
     pos = _FIXED
     raw: list[tuple[int, int, str]] = []
     for index in range(count):
         fixed = read_exact(read, _ENTRY_FIXED, where, f"offload bundle entry {index}")
         offset, size, id_len = struct.unpack("<QQQ", fixed)
         pos += _ENTRY_FIXED
-        if id_len == 0 or id_len > limit - pos:
+        if id_len == 0 or id_len > limit - pos or id_len > MAX_ENTRY_ID:
             raise InvalidBundle(f"{where}: offload bundle entry {index} has ID length {id_len}")
         id_bytes = read_exact(read, id_len, where, f"offload bundle entry {index} ID")
         pos += id_len
@@ -134,13 +140,38 @@ def read_plain_header(read: Reader, limit: int, where: str) -> PlainBundleHeader
     return PlainBundleHeader(entries=tuple(entries), header_size=header_size)
 
 
-def iter_entry_data(
-    read: Reader, header: PlainBundleHeader, where: str
-) -> Iterator[tuple[BundleEntry, bytes]]:
-    """Device entries and their bytes, read sequentially after the header (file order).
+class Chunks:
+    """The bytes of one code object read sequentially in chunks of at most ``CHUNK``; an
+    iterator.  :meth:`drain` skips what the consumer left, so the next entry starts where
+    it should in a stream that cannot seek."""
 
-    For bundles that come out of a decompressor, where going back is impossible.
-    """
+    def __init__(self, read: Reader, size: int, where: str, what: str) -> None:
+        self._read = read
+        self._left = size
+        self._where = where
+        self._what = what
+
+    def __iter__(self) -> Chunks:
+        return self
+
+    def __next__(self) -> bytes:
+        if not self._left:
+            raise StopIteration
+        data = read_exact(self._read, min(CHUNK, self._left), self._where, self._what)
+        self._left -= len(data)
+        return data
+
+    def drain(self) -> None:
+        for _chunk in self:
+            pass
+
+
+def iter_entry_chunks(
+    read: Reader, header: PlainBundleHeader, where: str
+) -> Iterator[tuple[BundleEntry, Chunks]]:
+    """Device entries and their bytes as :class:`Chunks`, read sequentially after the header
+    (file order), for bundles that come out of a decompressor.  Memory is one chunk
+    whatever size an entry claims."""
     pos = header.header_size
     for entry in header.device_entries():
         gap = entry.offset - pos
@@ -152,9 +183,19 @@ def iter_entry_data(
                 f"{where}: code object {entry.entry_id.text} claims {entry.size} bytes, "
                 f"over the {MAX_CODE_OBJECT >> 20} MiB limit for one code object"
             )
-        data = read_exact(read, entry.size, where, f"code object {entry.entry_id.text}")
+        chunks = Chunks(read, entry.size, where, f"code object {entry.entry_id.text}")
+        yield entry, chunks
+        chunks.drain()
         pos = entry.offset + entry.size
-        yield entry, data
+
+
+def iter_entry_data(
+    read: Reader, header: PlainBundleHeader, where: str
+) -> Iterator[tuple[BundleEntry, bytes]]:
+    """Device entries and their bytes, whole (tests and small inputs; split streams with
+    :func:`iter_entry_chunks`)."""
+    for entry, chunks in iter_entry_chunks(read, header, where):
+        yield entry, b"".join(chunks)
 
 
 def parse_plain_bundle(data: bytes, where: str = "offload bundle") -> PlainBundleHeader:

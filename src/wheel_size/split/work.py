@@ -1,12 +1,15 @@
 """The units of work the split spreads over ``--jobs`` processes.
 
 Each job takes and returns small picklable descriptions; bulk data moves through files in the
-work directory, never through the process pool's pipes, and never sits whole in memory.
+work directory, never through the process pool's pipes, and never sits whole in memory: code
+objects are staged and copied into kpacks in chunks of ``limits.CHUNK`` bytes, so a worker's
+peak memory does not depend on what size a (compressed) code object claims.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +99,7 @@ def process_library(job: LibraryJob) -> LibraryResult:
     """Extract, detect, stage code objects, strip the host library, deflate the result."""
     from wheel_size.rocm.fatbin_library import has_hip_fatbin, scan_library
     from wheel_size.rocm.host_rewrite import strip_library
-    from wheel_size.rocm.kpack import compress_kernel
+    from wheel_size.rocm.kpack import write_kernel_frame
 
     work = job.work
     temp = work / f"lib{job.number}.so"
@@ -109,11 +112,11 @@ def process_library(job: LibraryJob) -> LibraryResult:
         assert job.file is not None
         src = job.file
     try:
-        if not has_hip_fatbin(src):
+        if not has_hip_fatbin(src, job.source):
             return LibraryResult(job.number, job.rel, fat=False)
         staged = work / f"co{job.number}.bin"
         refs: list[CodeObjectRef] = []
-        with scan_library(src) as library:
+        with scan_library(src, job.source) as library:
             if not library.wrappers:
                 # Nothing registers this device code through __hipRegisterFatBinary, so the
                 # runtime could not follow a kpack reference to it; the library may load it by
@@ -129,21 +132,23 @@ def process_library(job: LibraryJob) -> LibraryResult:
                 )
             targets = tuple(library.targets)
             with staged.open("wb") as out:
-                for code in library.iter_code_objects(check_hash=job.check_hash):
-                    data = code.data
+                for code in library.iter_code_object_streams(check_hash=job.check_hash):
+                    start = out.tell()
                     if job.zstd_level is not None:
-                        data = compress_kernel(data, job.zstd_level)
+                        write_kernel_frame(out, code.chunks, code.size, job.zstd_level)
+                    else:
+                        for chunk in code.chunks:
+                            out.write(chunk)
                     ref = CodeObjectRef(
                         code.target,
                         code.index,
                         staged,
-                        out.tell(),
-                        len(data),
+                        start,
+                        out.tell() - start,
                         code.size,
                         job.zstd_level is not None,
                     )
                     refs.append(ref)
-                    out.write(data)
         stripped = work / f"stripped{job.number}.so"
         result = strip_library(
             src, stripped, kernel_name=job.rel, search_paths=list(job.search_paths)
@@ -198,6 +203,19 @@ class KpackResult:
     record_hash: str | None = None
 
 
+def _staged_chunks(fd: int, offset: int, size: int) -> Iterator[bytes]:
+    """``size`` bytes at ``offset`` of a staged file, in chunks of ``limits.CHUNK``."""
+    from wheel_size.rocm.limits import CHUNK
+
+    end = offset + size
+    while offset < end:
+        data = os.pread(fd, min(CHUNK, end - offset), offset)
+        if not data:
+            raise WheelSizeError(f"staged code objects shrank at offset {offset}")
+        offset += len(data)
+        yield data
+
+
 def build_kpack(job: KpackJob) -> KpackResult:
     """Write one ``<group>_<arch>.kpack`` from staged code objects."""
     from wheel_size.rocm.kpack import KpackWriter
@@ -212,11 +230,13 @@ def build_kpack(job: KpackJob) -> KpackResult:
                 fd = handles.get(ref.path)
                 if fd is None:
                     fd = handles[ref.path] = os.open(ref.path, os.O_RDONLY)
-                data = os.pread(fd, ref.size, ref.offset)
+                chunks = _staged_chunks(fd, ref.offset, ref.size)
                 if ref.compressed:
-                    writer.add_frame(key=key, frame=data, original_size=ref.original_size)
+                    writer.add_frame_chunks(
+                        key=key, chunks=chunks, frame_size=ref.size, original_size=ref.original_size
+                    )
                 else:
-                    writer.add(key=key, data=data)
+                    writer.add_chunks(key=key, chunks=chunks, size=ref.size)
     finally:
         for fd in handles.values():
             os.close(fd)
