@@ -6,7 +6,6 @@ only lays them out as report days and summaries.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 
 from wheel_size.dates import DateRange
@@ -14,13 +13,19 @@ from wheel_size.errors import InputError
 from wheel_size.history.history import History
 from wheel_size.report.model import Day, DayStatus, Jump, MonthSummary, Report, Thresholds
 from wheel_size.report.observations import observe
-from wheel_size.series import Night, SizeSeries, VariantSeries, variant_family
+from wheel_size.series import (
+    PREVIOUS_NIGHT_DAYS,
+    Night,
+    SizeSeries,
+    VariantSeries,
+    variant_family,
+)
 from wheel_size.variants import ArtifactNaming
 
 __all__ = ["LOOKBACK_DAYS", "build_report", "variant_family"]
 
 # How far before the first reported day to look for the size the first delta compares to.
-LOOKBACK_DAYS = 31
+LOOKBACK_DAYS = PREVIOUS_NIGHT_DAYS
 
 
 def _day(night: Night, series: VariantSeries) -> Day:

@@ -81,7 +81,9 @@ def reports_from_series(
         raise InputError("a report needs at least one date range")
     window = report_window(periods)
     in_range = [
-        r for r in series.runs_between(window.start, window.end) if any(r.date in p for p in periods)
+        r
+        for r in series.runs_between(window.start, window.end)
+        if any(r.date in p for p in periods)
     ]
     if not in_range:
         span = ", ".join(str(p) for p in periods)

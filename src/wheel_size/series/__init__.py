@@ -12,13 +12,21 @@ regression issues (jumps and creep) and the dashboard all read that object, and 
 """
 
 from wheel_size.series.build import SizeSeries, VariantSeries, load_series
-from wheel_size.series.detect import creep_on, is_jump, jump_on, jumps_between
+from wheel_size.series.detect import (
+    PREVIOUS_NIGHT_DAYS,
+    creep_on,
+    is_jump,
+    jump_on,
+    jumps_between,
+    lookback_days,
+)
 from wheel_size.series.nights import Night, NightState, variant_family
 from wheel_size.series.points import SizePoint, Step, point_on, previous_point, step_on
 from wheel_size.series.thresholds import MB, CreepSettings, Thresholds
 
 __all__ = [
     "MB",
+    "PREVIOUS_NIGHT_DAYS",
     "CreepSettings",
     "Night",
     "NightState",
@@ -32,6 +40,7 @@ __all__ = [
     "jump_on",
     "jumps_between",
     "load_series",
+    "lookback_days",
     "point_on",
     "previous_point",
     "step_on",

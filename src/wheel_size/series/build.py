@@ -92,9 +92,7 @@ class VariantSeries(Sequence[SizePoint]):
     ) -> list[Step]:
         return jumps_between(self._points, start, end, thresholds, include_drops=include_drops)
 
-    def creep_on(
-        self, day: dt.date, thresholds: Thresholds, creep: CreepSettings
-    ) -> Step | None:
+    def creep_on(self, day: dt.date, thresholds: Thresholds, creep: CreepSettings) -> Step | None:
         return creep_on(self._points, day, thresholds, creep)
 
 
@@ -124,9 +122,7 @@ class SizeSeries(Mapping[str, VariantSeries]):
                     continue
                 names[variant] = name
                 sightings.setdefault(variant, {})[run.date] = Sighting(run.date, artifact, run)
-        self._variants = {
-            v: VariantSeries(v, names[v], sightings[v]) for v in sorted(sightings)
-        }
+        self._variants = {v: VariantSeries(v, names[v], sightings[v]) for v in sorted(sightings)}
 
     def __getitem__(self, variant: str) -> VariantSeries:
         return self._variants[variant]
@@ -161,7 +157,9 @@ class SizeSeries(Mapping[str, VariantSeries]):
     ) -> list[str]:
         """Artifact names seen from ``since`` to ``until`` (what a variant is resolved against)."""
         lo, hi = since or dt.date.min, until or dt.date.max
-        return sorted({a.name for r in self.history.runs if lo <= r.date <= hi for a in r.artifacts})
+        return sorted(
+            {a.name for r in self.history.runs if lo <= r.date <= hi for a in r.artifacts}
+        )
 
     def night(self, variant: str, day: dt.date) -> Night:
         """``day`` for ``variant``: its point, or no run / missing / failed / pending / renamed."""

@@ -13,7 +13,23 @@ from collections.abc import Sequence
 from wheel_size.series.points import SizePoint, Step, step_on
 from wheel_size.series.thresholds import CreepSettings, Thresholds
 
-__all__ = ["creep_on", "is_jump", "jump_on", "jumps_between"]
+__all__ = [
+    "PREVIOUS_NIGHT_DAYS",
+    "creep_on",
+    "is_jump",
+    "jump_on",
+    "jumps_between",
+    "lookback_days",
+]
+
+# How far before the first night of interest a consumer loads history, so that the first
+# night has a previous night with data to be compared with (a month of gaps is bridged).
+PREVIOUS_NIGHT_DAYS = 31
+
+
+def lookback_days(creep: CreepSettings | None) -> int:
+    """Days of history before a night that its jump and creep detection read."""
+    return max(45, (creep.days if creep is not None else 0) + PREVIOUS_NIGHT_DAYS)
 
 
 def is_jump(step: Step, thresholds: Thresholds, *, include_drops: bool = True) -> bool:

@@ -2,8 +2,9 @@
 
 Every consumer (the report, the regression issues, the dashboard, the Action's outputs)
 asks this module, so a change of exactly the threshold can never be a jump to one of them
-and not to another. The comparison is exact: sizes are integers (bytes) and the thresholds
-are compared as the rational numbers they are, with MB = 1,048,576 bytes.
+and not to another. The comparison is exact: sizes are integers (bytes), MB = 1,048,576
+bytes, and a threshold is the decimal number as written (``--threshold-pct 0.1`` is 1/10,
+not the binary float nearest to it), so a change of exactly 0.1 % crosses 0.1 %.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ MB = 1_048_576  # the seed's MB; never 10**6 here
 
 
 def _exact(value: float) -> Fraction | None:
-    """The exact value of a threshold; None for +inf (a rule no change can cross)."""
-    return None if math.isinf(value) else Fraction(value)
+    """The decimal a threshold was written as (``repr`` gives back the shortest decimal that
+    reads as the same float); None for +inf, a rule no change can cross."""
+    return None if math.isinf(value) else Fraction(repr(float(value)))
 
 
 @dataclass(frozen=True)
