@@ -1,5 +1,9 @@
 """The nightly job: collect the newest nights (or a backfill), store them, report, flag jumps.
 
+After the write the history is loaded once into a :class:`~wheel_size.series.SizeSeries`;
+the report, the dashboard and (through :attr:`TrackResult.series`) the regression issues
+all read it, so they agree on every night and every crossing.
+
 Threshold crossings come out as data (:class:`wheel_size.report.Jump`, with both nights' run
 ids, head SHAs and base SHAs) so the regression-issue code and the Action's outputs consume
 the same list. Records are stored before anything can fail on a variant: a night that was
@@ -20,9 +24,10 @@ from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
 from wheel_size.history.model import RunRecord
 from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
-from wheel_size.report.build import reports_for
+from wheel_size.report.build import report_window, reports_for, reports_from_series
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
+from wheel_size.series import SizeSeries, load_series
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
@@ -54,6 +59,10 @@ class TrackOptions:
     server_url: str = "https://github.com"
     # (variant, date) -> URL of the jump's regression issue, drawn on the dashboard
     issue_links: dict[tuple[str, str], str] = field(default_factory=dict)
+    # Days before the first new night the regression-issue step reads (jump + creep, see
+    # wheel_size.series.lookback_days); None when no issues are opened. The one history
+    # load of the run reaches that far, so the issues read the series the report read.
+    issue_lookback_days: int | None = None
 
 
 @dataclass
@@ -69,6 +78,9 @@ class TrackResult:
     # The --create-issues step (wheel_size.regressions): what it did, or why it failed.
     issues: SyncResult | None = None
     issue_error: WheelSizeError | None = None
+    # The size series every step of this run read (report, dashboard, regression issues):
+    # loaded once, after the write, from what the store now holds.
+    series: SizeSeries | None = None
 
     @property
     def regression(self) -> bool:
@@ -152,20 +164,36 @@ def track(
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
 
+    new_dates = {d for r in ranges for d in r.days()} | {r.date for r in options.records}
+    window = _analysis_window(options, periods, new_dates)
+
     reports: list[Report] = []
+    loaded: list[SizeSeries] = []
     failure: list[WheelSizeError] = []
 
     def build(root: Path) -> None:
+        # The one history load of the run (redone only if a push race moves the tip):
+        # the report, the dashboard and the regression issues all read this series.
+        store_here = DirectoryStore(root)
+        loaded.clear()
         try:
-            reports[:] = reports_for(
-                DirectoryStore(root),
+            series = load_series(
+                store_here,
+                window.start,
+                window.end,
+                naming=options.naming,
+                repository=options.source.repository,
+                workflow=options.source.workflow,
+            )
+            loaded.append(series)
+            reports[:] = reports_from_series(
+                series,
                 options.variants,
                 periods,
-                naming=options.naming,
                 thresholds=options.thresholds,
                 rollback_days=options.rollback_days,
                 repository=options.source.repository,
-                workflow=options.source.workflow,
+                where=store_here.description,
             )
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]
@@ -181,7 +209,9 @@ def track(
         if reports and (changed or not (root / REPORT_FILE).exists()):
             changed += _write_if_changed(root / REPORT_FILE, render_markdown(reports, title))
         if options.dashboard and reports and (changed or not (root / "index.html").exists()):
-            changed += _write_dashboard(root, _dashboard_reports(root, reports, options), options)
+            changed += _write_dashboard(
+                root, _dashboard_reports(loaded[0], reports, options), options
+            )
         return changed
 
     dates = sorted({r.date for r in runs})
@@ -199,7 +229,6 @@ def track(
                 "nothing to store or report"
             )
         raise failure[0]
-    new_dates = {d for r in ranges for d in r.days()} | {r.date for r in options.records}
     jumps = [j for rep in reports for j in rep.jumps if j.date in new_dates]
     markdown = render_markdown(reports, title)
     return TrackResult(
@@ -211,28 +240,49 @@ def track(
         collected_ranges=ranges,
         report_periods=periods,
         markdown=markdown,
+        series=loaded[0] if loaded else None,
     )
 
 
-def _dashboard_reports(
-    root: Path, reports: Sequence[Report], options: TrackOptions
-) -> Sequence[Report]:
-    """Reports over the last ``dashboard_days`` up to the report's newest night: a chart
-    needs more history than a nightly report shows."""
-    periods = [p for r in reports for p in r.periods]
+def _dashboard_period(options: TrackOptions, periods: Sequence[DateRange]) -> DateRange | None:
+    """The nights the dashboard charts: ``dashboard_days`` up to the report's newest night."""
     if not periods or options.dashboard_days <= 0:
-        return reports
+        return None
     end = max(p.end for p in periods)
     start = min(min(p.start for p in periods), end - dt.timedelta(days=options.dashboard_days - 1))
-    return reports_for(
-        DirectoryStore(root),
+    return DateRange(start, end)
+
+
+def _analysis_window(
+    options: TrackOptions, periods: Sequence[DateRange], new_dates: set[dt.date]
+) -> DateRange:
+    """The one stretch of history this run loads: what the report, the dashboard and the
+    regression issues each need, together."""
+    windows = [report_window(periods)]
+    chart = _dashboard_period(options, periods) if options.dashboard else None
+    if chart is not None:
+        windows.append(report_window([chart]))
+    if options.issue_lookback_days is not None and new_dates:
+        lookback = dt.timedelta(days=options.issue_lookback_days)
+        windows.append(DateRange(min(new_dates) - lookback, max(new_dates)))
+    return DateRange(min(w.start for w in windows), max(w.end for w in windows))
+
+
+def _dashboard_reports(
+    series: SizeSeries, reports: Sequence[Report], options: TrackOptions
+) -> Sequence[Report]:
+    """Reports over the last ``dashboard_days`` up to the report's newest night, from the
+    run's series: a chart needs more history than a nightly report shows."""
+    chart = _dashboard_period(options, [p for r in reports for p in r.periods])
+    if chart is None:
+        return reports
+    return reports_from_series(
+        series,
         [r.variant for r in reports],
-        [DateRange(start, end)],
-        naming=options.naming,
+        [chart],
         thresholds=options.thresholds,
         rollback_days=options.rollback_days,
         repository=options.source.repository,
-        workflow=options.source.workflow,
     )
 
 
@@ -270,7 +320,22 @@ def relink_dashboard(
     relinked = dataclasses.replace(options, issue_links=dict(links))
 
     def change(root: Path) -> list[str]:
-        return _write_dashboard(root, _dashboard_reports(root, reports, relinked), relinked)
+        # A second commit, maybe on a newer tip (another run may have pushed meanwhile): the
+        # page is drawn from what the branch holds now, not from this run's series.
+        chart = _dashboard_period(relinked, [p for r in reports for p in r.periods])
+        if chart is None:
+            return _write_dashboard(root, reports, relinked)
+        shown = reports_for(
+            DirectoryStore(root),
+            [r.variant for r in reports],
+            [chart],
+            naming=relinked.naming,
+            thresholds=relinked.thresholds,
+            rollback_days=relinked.rollback_days,
+            repository=relinked.source.repository,
+            workflow=relinked.source.workflow,
+        )
+        return _write_dashboard(root, shown, relinked)
 
     return store.update(change, "wheel-size: link the dashboard to new regression issues")
 

@@ -104,3 +104,12 @@ def test_renamed_days_in_the_report_schema_shape() -> None:
         ("failed", None),
     ]
     assert len(chart.paths) == 2
+
+
+def test_jump_marks_are_the_reports_jumps_never_a_detector_of_their_own() -> None:
+    report = generated_report()
+    assert report["jumps"], "the generated history has jumps"
+    marks = build_chart(report).jumps
+    assert [m.date for m in marks] == [j["date"] for j in report["jumps"]]
+    # Without the report's jumps there is nothing to mark, however the sizes move.
+    assert build_chart({**report, "jumps": []}).jumps == []

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{where} has no run on {date.isoformat()}")
     variant = naming.resolve(variants[0], history.artifact_names())
     series = series_from_history(history, naming)
-    points = series.get(variant, [])
+    points = series.variant(variant)
     after = point_on(points, date)
     if after is None:
         that_night = naming.variants_in(a.name for r in runs_that_night for a in r.artifacts)

@@ -110,6 +110,7 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
         dashboard=args.dashboard,
         dashboard_days=args.dashboard_days,
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        issue_lookback_days=_issue_lookback(args) if args.create_issues else None,
     )
     token = os.environ.get("GITHUB_TOKEN") or None
     # Fails before anything is stored (a missing token is known now, not after the write).
@@ -135,6 +136,7 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
                     naming=options.naming,
                     variants=options.variants,
                     workflow=source.workflow,
+                    series=result.series,
                 )
             except WheelSizeError as exc:
                 result.issue_error = exc
@@ -145,6 +147,21 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
                     store, result.reports, options, _issue_links(github, issues_repo, args)
                 )
         return result
+
+
+def _issue_lookback(args: argparse.Namespace) -> int | None:
+    """How far back the issue step reads, so the run's one history load covers it too.
+
+    None when the issue options are bad: the issue step reports that after the write.
+    """
+    from wheel_size.errors import WheelSizeError
+    from wheel_size.regressions.options import alert_settings_from_args
+    from wheel_size.series import lookback_days
+
+    try:
+        return lookback_days(alert_settings_from_args(args).creep)
+    except WheelSizeError:
+        return None
 
 
 def _issue_links(github: object, repo: str, args: argparse.Namespace) -> dict[tuple[str, str], str]:

@@ -1,9 +1,12 @@
 """Geometry of one history chart, computed here so the page needs no script.
 
 The template draws what this module measures: line segments (broken wherever a day has no
-size, so a gap never looks like a flat line), points, jump markers, the status band that
+size, so a gap never looks like a flat line), day marks, jump marks, the status band that
 shows missing days and renames, and axis ticks. Only numbers leave this module; every label
 is written by the template, which escapes it.
+
+Nothing here decides what a jump is: the marks are placed at the report's ``jumps``, which
+come from :mod:`wheel_size.series` like the regression issues' events.
 """
 
 from __future__ import annotations
@@ -13,7 +16,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Band", "Chart", "Jump", "Point", "Tick", "artifact_label", "build_chart", "nice_ticks"]
+from wheel_size.series import MB
+
+__all__ = [
+    "Band",
+    "Chart",
+    "DayMark",
+    "JumpMark",
+    "Tick",
+    "artifact_label",
+    "build_chart",
+    "nice_ticks",
+]
 
 WIDTH = 960
 HEIGHT = 280
@@ -25,8 +39,8 @@ BAND_HEIGHT = 10
 
 
 @dataclass(frozen=True)
-class Point:
-    """One day that has a size for the watched artifact (or a renamed one)."""
+class DayMark:
+    """Where one day that has a size (the watched artifact's, or a renamed one's) is drawn."""
 
     x: float
     y: float
@@ -38,8 +52,8 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Jump:
-    """A day-over-day change that crossed the threshold; ``url`` is its issue, if any."""
+class JumpMark:
+    """Where one of the report's jumps is drawn; ``url`` is its regression issue, if any."""
 
     x: float
     y: float
@@ -79,8 +93,8 @@ class Chart:
     band_y: float
     band_height: float
     paths: list[str] = field(default_factory=list)
-    points: list[Point] = field(default_factory=list)
-    jumps: list[Jump] = field(default_factory=list)
+    points: list[DayMark] = field(default_factory=list)
+    jumps: list[JumpMark] = field(default_factory=list)
     bands: list[Band] = field(default_factory=list)
     y_ticks: list[Tick] = field(default_factory=list)
     x_ticks: list[Tick] = field(default_factory=list)
@@ -178,7 +192,7 @@ def build_chart(
         size = _number(day.get("size_mb"))
         if size is None and status == "renamed":
             renamed_bytes = _number(day.get("renamed_size_bytes"))
-            size = renamed_bytes / 1048576 if renamed_bytes is not None else None
+            size = renamed_bytes / MB if renamed_bytes is not None else None
         artifact = artifact_label(day)
         x = x_of(index)
         if size is None or status != "ok":
@@ -190,14 +204,16 @@ def build_chart(
             shown = status if status != "ok" else "missing"
             chart.bands.append(Band(x - band_width / 2, band_width, date, shown, artifact))
             if size is not None:
-                point = Point(
+                point = DayMark(
                     x, y_of(size), date, size, _number(day.get("delta_mb")), status, artifact
                 )
                 chart.points.append(point)
             continue
         y = y_of(size)
         segment.append(f"{'M' if not segment else 'L'}{x:.1f},{y:.1f}")
-        chart.points.append(Point(x, y, date, size, _number(day.get("delta_mb")), status, artifact))
+        chart.points.append(
+            DayMark(x, y, date, size, _number(day.get("delta_mb")), status, artifact)
+        )
     if segment:
         chart.paths.append(" ".join(segment))
 
@@ -214,7 +230,7 @@ def build_chart(
         if chart.jumps and x - chart.jumps[-1].x < 72 and chart.jumps[-1].label_row == 0:
             row = 1
         anchor_end = x > right - 80
-        chart.jumps.append(Jump(x, y, date, delta, size, issue_urls.get(date), row, anchor_end))
+        chart.jumps.append(JumpMark(x, y, date, delta, size, issue_urls.get(date), row, anchor_end))
 
     chart.y_ticks.extend(Tick(y_of(value), f"{value:g}") for value in ticks)
     label_every = max(1, math.ceil(count / 8))

@@ -2,7 +2,8 @@
 
 A jump is a day-over-day change that crosses the threshold (absolute MB, percent, or
 both). Creep is growth over a window (e.g. +5 MB in 14 days) that no single day crossed:
-the stair-step pattern a per-day threshold never sees.
+the stair-step pattern a per-day threshold never sees. Both are found by
+:mod:`wheel_size.series`; an :class:`Event` is how the issues name and mark one.
 """
 
 from __future__ import annotations
@@ -12,9 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from wheel_size.errors import InputError
-from wheel_size.regressions.series import MB, SizePoint
-from wheel_size.report.model import Thresholds
+from wheel_size.series import (
+    MB,
+    CreepSettings,
+    SizePoint,
+    Thresholds,
+    creep_on,
+    jump_on,
+)
 
 __all__ = [
     "CreepSettings",
@@ -24,19 +30,6 @@ __all__ = [
     "detect_jump",
     "rollback_state",
 ]
-
-
-@dataclass(frozen=True)
-class CreepSettings:
-    mb: float = 5.0
-    days: int = 14
-
-    def __post_init__(self) -> None:
-        if self.mb <= 0 or self.days < 2:
-            raise InputError(
-                f"creep: need a positive MB amount and a window of 2 days or more "
-                f"(got {self.mb:g} MB over {self.days} days)"
-            )
 
 
 @dataclass(frozen=True)
@@ -73,18 +66,15 @@ def detect_jump(
     *,
     include_drops: bool = False,
 ) -> Event | None:
-    """The jump on ``date`` if its day-over-day change crosses ``thresholds``."""
-    after = next((p for p in points if p.date == date), None)
-    earlier = [p for p in points if p.date < date]
-    if after is None or not earlier:
+    """The jump on ``date`` if its day-over-day change crosses ``thresholds``.
+
+    The rule is the series' (:func:`wheel_size.series.jump_on`), the same one the report
+    lists its jumps by; only drops are left out unless ``include_drops``.
+    """
+    step = jump_on(points, date, thresholds, include_drops=include_drops)
+    if step is None:
         return None
-    before = earlier[-1]
-    delta = (after.size_bytes - before.size_bytes) / MB
-    if delta == 0 or (delta < 0 and not include_drops):
-        return None
-    if not thresholds.crossed(after.size_bytes - before.size_bytes, before.size_bytes):
-        return None
-    return Event("jump", after.variant, date, before, after)
+    return Event("jump", step.after.variant, date, step.before, step.after)
 
 
 def detect_creep(
@@ -93,33 +83,12 @@ def detect_creep(
     thresholds: Thresholds,
     creep: CreepSettings,
 ) -> Event | None:
-    """Growth of at least ``creep.mb`` over the last ``creep.days`` days, none of it a jump.
-
-    The window starts at the first night on or after ``date - days`` (or after the last
-    jump in it); the growth is measured from the lowest size in the window to ``date``,
-    so a dip does not hide it.
-    """
-    end = next((p for p in points if p.date == date), None)
-    if end is None:
+    """Growth of at least ``creep.mb`` over the last ``creep.days`` days, none of it a jump
+    (see :func:`wheel_size.series.creep_on`); ``before`` is the window's lowest night."""
+    step = creep_on(points, date, thresholds, creep)
+    if step is None:
         return None
-    start_day = date - dt.timedelta(days=creep.days)
-    window = [p for p in points if start_day <= p.date <= date]
-    if len(window) < 2:
-        return None
-    # A jump inside the window is its own event: creep is measured after the last one.
-    for index in range(len(window) - 1, 0, -1):
-        a, b = window[index - 1], window[index]
-        if thresholds.crossed(b.size_bytes - a.size_bytes, a.size_bytes):
-            window = window[index:]
-            break
-    if len(window) < 2:
-        return None
-    low_index = min(range(len(window) - 1), key=lambda i: (window[i].size_bytes, -i))
-    low = window[low_index]
-    growth = (end.size_bytes - low.size_bytes) / MB
-    if growth < creep.mb:
-        return None
-    return Event("creep", end.variant, date, low, end)
+    return Event("creep", step.after.variant, date, step.before, step.after)
 
 
 def rollback_state(

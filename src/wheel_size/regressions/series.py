@@ -1,62 +1,28 @@
 """The size history as the regression logic sees it: per variant, one point per night.
 
-Kept deliberately small so the logic can be tested without the history store; the
-store's records are converted with :func:`from_records`.
+The points and lookups are :mod:`wheel_size.series`' (one model for the report, the issues
+and the dashboard); this module keeps the regression code's names for them and turns plain
+records (tests, scripts) into points with :func:`from_records`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from wheel_size.series import MB, SizePoint, point_on, previous_point, step_on
 
 __all__ = ["MB", "Series", "SizePoint", "delta_on", "from_records", "point_on", "previous_point"]
 
-MB = 1_048_576  # the seed's MB
-
-
-@dataclass(frozen=True)
-class SizePoint:
-    """One variant's artifact size on one night."""
-
-    date: dt.date
-    variant: str
-    size_bytes: int
-    run_id: int | None = None
-    head_sha: str | None = None
-    base_sha: str | None = None
-    artifact: str | None = None
-
-    @property
-    def size_mb(self) -> float:
-        return self.size_bytes / MB
-
-
-# variant -> points sorted by date, at most one per date
+# variant -> points sorted by date, at most one per date (a SizeSeries is one)
 Series = Mapping[str, Sequence[SizePoint]]
-
-
-def point_on(points: Sequence[SizePoint], date: dt.date) -> SizePoint | None:
-    for point in points:
-        if point.date == date:
-            return point
-    return None
-
-
-def previous_point(points: Sequence[SizePoint], date: dt.date) -> SizePoint | None:
-    """The last point before ``date`` (the night the delta is measured against)."""
-    earlier = [p for p in points if p.date < date]
-    return earlier[-1] if earlier else None
 
 
 def delta_on(points: Sequence[SizePoint], date: dt.date) -> float | None:
     """Day-over-day change in MB on ``date`` (against the previous night with data)."""
-    point = point_on(points, date)
-    before = previous_point(points, date)
-    if point is None or before is None:
-        return None
-    return (point.size_bytes - before.size_bytes) / MB
+    step = step_on(points, date)
+    return None if step is None else step.delta_bytes / MB
 
 
 def from_records(records: Iterable[Mapping[str, Any] | Any]) -> dict[str, list[SizePoint]]:

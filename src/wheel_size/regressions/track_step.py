@@ -23,6 +23,7 @@ from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
 from wheel_size.regressions.issue_sync import SyncResult
+from wheel_size.series import SizeSeries
 from wheel_size.variants import ArtifactNaming
 
 __all__ = [
@@ -51,7 +52,7 @@ def issue_outputs(result: SyncResult) -> IssueOutputs:
 
 def create_issues_for_night(
     gh: Github,
-    history: History,
+    history: History | SizeSeries,
     naming: ArtifactNaming,
     date: dt.date,
     variants: Sequence[str],
@@ -134,28 +135,28 @@ def issues_after_track(
     naming: ArtifactNaming,
     variants: Sequence[str],
     workflow: str | int | None = None,
+    series: SizeSeries | None = None,
 ) -> SyncResult:
     """The ``--create-issues`` step for the nights ``track`` just stored, oldest first.
 
     ``variants`` are what the user typed; they are resolved against the history.
+    ``series`` is the run's series (``TrackResult.series``); it is read again only when it
+    does not reach back far enough.
     """
     from wheel_size.evidence.options import EvidenceOptions
-    from wheel_size.history.history import load_history
     from wheel_size.regressions.options import alert_settings_from_args
+    from wheel_size.series import load_series, lookback_days
 
     settings = alert_settings_from_args(args)
     result = SyncResult()
     if not nights:
         return result
-    lookback = max(45, (settings.creep.days if settings.creep else 0) + 31)
-    history = load_history(
-        store,
-        min(nights) - dt.timedelta(days=lookback),
-        max(nights),
-        repository=repo,
-        workflow=workflow,
-    )
-    seen = history.artifact_names()
+    since = min(nights) - dt.timedelta(days=lookback_days(settings.creep))
+    if series is None or not series.covers(since, max(nights)):
+        series = load_series(
+            store, since, max(nights), naming=naming, repository=repo, workflow=workflow
+        )
+    seen = series.artifact_names(since, max(nights))
     watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
     evidence = EvidenceOptions.from_args(args) if hasattr(args, "evidence") else None
     enrich = (
@@ -175,7 +176,7 @@ def issues_after_track(
         before = len(result.created)
         create_issues_for_night(
             gh,
-            history,
+            series,
             naming,
             night,
             watched,

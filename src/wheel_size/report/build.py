@@ -1,4 +1,4 @@
-"""Load the history a report needs and build one report per requested variant."""
+"""Load the history a report needs (once) and build one report per requested variant."""
 
 from __future__ import annotations
 
@@ -8,13 +8,21 @@ from collections.abc import Sequence
 
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
-from wheel_size.history.history import load_history
 from wheel_size.history.store import HistoryStore
 from wheel_size.report.analyze import LOOKBACK_DAYS, build_report
 from wheel_size.report.model import Report, Thresholds
+from wheel_size.series import SizeSeries, load_series
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["reports_for", "reports_from_store"]
+__all__ = ["report_window", "reports_for", "reports_from_series", "reports_from_store"]
+
+
+def report_window(periods: Sequence[DateRange]) -> DateRange:
+    """The nights a report over ``periods`` reads: LOOKBACK_DAYS before the first one on."""
+    return DateRange(
+        min(p.start for p in periods) - dt.timedelta(days=LOOKBACK_DAYS),
+        max(p.end for p in periods),
+    )
 
 
 def reports_for(
@@ -28,30 +36,69 @@ def reports_for(
     repository: str | None = None,
     workflow: str | int | None = None,
 ) -> list[Report]:
-    """Reports for ``variants`` (as users type them) over ``periods``.
+    """Reports for ``variants`` (as users type them) over ``periods``, read from ``store``.
 
     Unknown variants fail with the list of variants the history does have.
     """
-    naming = naming or ArtifactNaming()
-    since = min(p.start for p in periods) - dt.timedelta(days=LOOKBACK_DAYS)
-    until = max(p.end for p in periods)
-    history = load_history(store, since, until, repository=repository, workflow=workflow)
-    in_range = [r for r in history.runs if any(r.date in p for p in periods)]
+    if not periods:
+        raise InputError("a report needs at least one date range")
+    window = report_window(periods)
+    series = load_series(
+        store,
+        window.start,
+        window.end,
+        naming=naming,
+        repository=repository,
+        workflow=workflow,
+    )
+    return reports_from_series(
+        series,
+        variants,
+        periods,
+        thresholds=thresholds,
+        rollback_days=rollback_days,
+        repository=repository,
+        where=store.description,
+    )
+
+
+def reports_from_series(
+    series: SizeSeries,
+    variants: Sequence[str],
+    periods: Sequence[DateRange],
+    *,
+    thresholds: Thresholds | None = None,
+    rollback_days: int = 10,
+    repository: str | None = None,
+    where: str = "the history",
+) -> list[Report]:
+    """:func:`reports_for` over a series already loaded (it must cover ``report_window``).
+
+    Variants are resolved against the artifacts of the report's own window, so a series
+    loaded for a longer chart gives the same answers as one loaded for the report alone.
+    """
+    if not periods:
+        raise InputError("a report needs at least one date range")
+    window = report_window(periods)
+    in_range = [
+        r
+        for r in series.runs_between(window.start, window.end)
+        if any(r.date in p for p in periods)
+    ]
     if not in_range:
         span = ", ".join(str(p) for p in periods)
-        raise InputError(f"{store.description} has no runs in {span}")
-    seen = history.artifact_names()
+        raise InputError(f"{where} has no runs in {span}")
+    seen = series.artifact_names(window.start, window.end)
     resolved: list[str] = []
     for text in variants:
-        v = naming.resolve(text, seen)
+        v = series.naming.resolve(text, seen)
         if v not in resolved:
             resolved.append(v)
     return [
         build_report(
-            history,
+            series,
             v,
             periods,
-            naming=naming,
             thresholds=thresholds,
             rollback_days=rollback_days,
             repository=repository or in_range[0].repository,

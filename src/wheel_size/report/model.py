@@ -1,7 +1,8 @@
 """The size report as data: what the Markdown, the JSON, the dashboard and the issues share.
 
 Sizes are kept in bytes; MB (1,048,576 bytes, as in the seed procedure) are derived, so no
-rounding ever feeds back into a delta.
+rounding ever feeds back into a delta. The crossing rule (:class:`Thresholds`) and the night
+states live in :mod:`wheel_size.series`, shared with the regression issues and the dashboard.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.dates import DateRange
-from wheel_size.errors import InputError
+from wheel_size.series import MB, NightState, Step, Thresholds
 
 __all__ = [
     "MB",
@@ -27,7 +28,6 @@ __all__ = [
     "to_mb",
 ]
 
-MB = 1_048_576
 REPORT_SCHEMA = "wheel-size/report"
 
 
@@ -41,49 +41,8 @@ def _pct(delta: int | None, base: int | None) -> float | None:
     return round(100.0 * delta / base, 3)
 
 
-class DayStatus:
-    """Why a day has (or lacks) a size; the values are part of the JSON format."""
-
-    OK = "ok"
-    NO_RUN = "no_run"  # no run of the workflow that day
-    MISSING = "missing"  # runs finished without this artifact
-    FAILED = "failed"  # runs failed (or were cancelled) without producing it
-    PENDING = "pending"  # a run is still going and has not uploaded it yet
-    RENAMED = "renamed"  # absent while a new name of the same family appeared
-
-    ALL = (OK, NO_RUN, MISSING, FAILED, PENDING, RENAMED)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """A day-over-day change is a jump when it crosses any threshold that is set."""
-
-    mb: float | None = 1.0
-    pct: float | None = None
-
-    def __post_init__(self) -> None:
-        for name, value in (("MB", self.mb), ("percent", self.pct)):
-            if value is not None and value < 0:
-                raise InputError(
-                    f"threshold: the {name} threshold must not be negative ({value:g})"
-                )
-
-    def crossed(self, delta_bytes: int, base_bytes: int) -> bool:
-        if self.mb is not None and abs(delta_bytes) / MB >= self.mb:
-            return True
-        return (
-            self.pct is not None
-            and base_bytes > 0
-            and abs(100.0 * delta_bytes / base_bytes) >= self.pct
-        )
-
-    def describe(self) -> str:
-        parts = []
-        if self.mb is not None:
-            parts.append(f"±{self.mb:g} MB")
-        if self.pct is not None:
-            parts.append(f"±{self.pct:g}%")
-        return " or ".join(parts) if parts else "none"
+# A report day's status is the series' night state (the values are part of the JSON format).
+DayStatus = NightState
 
 
 @dataclass(frozen=True)
@@ -165,6 +124,25 @@ class Jump:
     prev_head_sha: str | None
     base_sha: str | None
     prev_base_sha: str | None
+
+    @classmethod
+    def of(cls, step: Step, variant: str, artifact: str) -> Jump:
+        """The report's view of a series step that crossed the threshold."""
+        before, after = step.before, step.after
+        return cls(
+            variant=variant,
+            artifact=artifact,
+            date=after.date,
+            prev_date=before.date,
+            size_bytes=after.size_bytes,
+            prev_size_bytes=before.size_bytes,
+            run_id=after.run_id,
+            prev_run_id=before.run_id,
+            head_sha=after.head_sha,
+            prev_head_sha=before.head_sha,
+            base_sha=after.base_sha,
+            prev_base_sha=before.base_sha,
+        )
 
     @property
     def delta_bytes(self) -> int:
