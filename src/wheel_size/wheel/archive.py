@@ -23,7 +23,7 @@ import stat
 import struct
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import TracebackType
 from typing import IO, Protocol, cast
 
@@ -335,18 +335,17 @@ class WheelSource(Protocol):
 def check_member_name(name: str, *, source: object) -> str:
     """Return ``name`` if it is a safe relative POSIX path inside the wheel, else raise."""
     problem = None
+    padded = f"/{name[:-1] if name.endswith('/') else name}/"  # string tests: one per entry
     if not name or "\x00" in name:
         problem = "empty or NUL in name"
     elif "\\" in name:
         problem = "backslash in name"
     elif name.startswith("/") or _DRIVE.match(name):
         problem = "absolute path"
-    else:
-        parts = name.rstrip("/").split("/")
-        if any(part == ".." for part in parts):
-            problem = "escapes the wheel root"
-        elif any(part in ("", ".") for part in parts):
-            problem = "not a normalised path"
+    elif "/../" in padded:
+        problem = "escapes the wheel root"
+    elif "//" in padded or "/./" in padded:
+        problem = "not a normalised path"
     if problem:
         raise InvalidWheel(f"{source}: entry {name!r}: {problem}")
     return name
@@ -424,13 +423,13 @@ class _SourceBase:
         self._by_name = {m.name: m for m in self._members}
         names = self._by_name.keys()
         for member in self._members:
-            parent = PurePosixPath(member.name).parent
-            while str(parent) != ".":
-                if str(parent) in names:
+            parent = member.name
+            while "/" in parent:
+                parent = parent.rsplit("/", 1)[0]
+                if parent in names:
                     raise InvalidWheel(
-                        f"{self.path}: entry {str(parent)!r} is both a file and a directory"
+                        f"{self.path}: entry {parent!r} is both a file and a directory"
                     )
-                parent = parent.parent
 
 
 class ZipSource(_SourceBase):
@@ -462,6 +461,7 @@ class ZipSource(_SourceBase):
         seen: set[str] = set()
         members: list[Member] = []
         total = 0
+        budget = limits.budget(self.file_size)
         spans: list[tuple[int, int, str]] = []
         data_end = self.file_size
         for entry in entries:
@@ -478,10 +478,10 @@ class ZipSource(_SourceBase):
                 )
             spans.append((entry.header_offset, end, name))
             total += entry.size
-            if total > limits.budget(self.file_size):
+            if total > budget:
                 raise InvalidWheel(
                     f"{self.path}: entry {name!r}: declared total size {total} exceeds the "
-                    f"archive's budget of {limits.budget(self.file_size)} bytes "
+                    f"archive's budget of {budget} bytes "
                     f"({limits.max_archive_ratio:g} times its {self.file_size} bytes, at least "
                     f"{limits.budget_floor}; zip bomb?)"
                 )

@@ -23,6 +23,9 @@ _EOCD = struct.Struct("<4s4H2LH")
 _ZIP64_LOCATOR = struct.Struct("<4sLQL")
 _ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
+# The same record with the fields we ignore skipped: made-by, flags, method, CRC, sizes,
+# name/extra/comment lengths, external attributes, local header offset.
+_CENTRAL_USED = struct.Struct("<4xH2xHH4xLLLHHH4xLL")
 _LOCAL = struct.Struct("<4s5H3L2H")
 _EOCD_MAGIC, _CENTRAL_MAGIC, _LOCAL_MAGIC = b"PK\x05\x06", b"PK\x01\x02", b"PK\x03\x04"
 _ZIP64_EOCD_MAGIC, _ZIP64_LOCATOR_MAGIC = b"PK\x06\x06", b"PK\x06\x07"
@@ -142,11 +145,8 @@ def read_index(fd: int, file_size: int, path: Path, limits: IndexLimits) -> list
             head = stream.read(_CENTRAL.size)
             if len(head) != _CENTRAL.size or head[:4] != _CENTRAL_MAGIC:
                 raise _fail(path, f"central directory entry {len(entries)} is corrupt")
-            fields = _CENTRAL.unpack(head)
-            made_by, flags, method, crc, csize, size = (fields[i] for i in (1, 3, 4, 7, 8, 9))
-            name_len, extra_len, comment_len, attrs, offset = (
-                fields[i] for i in (10, 11, 12, 15, 16)
-            )
+            (made_by, flags, method, crc, csize, size, name_len, extra_len, comment_len,
+             attrs, offset) = _CENTRAL_USED.unpack(head)  # fmt: skip
             if name_len > limits.max_name_bytes:
                 raise _fail(
                     path,
@@ -160,8 +160,8 @@ def read_index(fd: int, file_size: int, path: Path, limits: IndexLimits) -> list
             raw_name = rest[:name_len]
             name = raw_name.decode("utf-8" if flags & _UTF8 else "cp437", "replace")
             values = {"size": size, "csize": csize, "offset": offset}
-            need = [k for k in ("size", "csize", "offset") if values[k] == _MAX32]
-            if need:
+            if _MAX32 in (size, csize, offset):
+                need = [k for k in ("size", "csize", "offset") if values[k] == _MAX32]
                 _zip64_extra(rest[name_len : name_len + extra_len], need, values, path, name)
             mode = (attrs >> 16) if made_by >> 8 == 3 else 0
             entry = _check_local(fd, path, name, raw_name, method, flags, crc, values, mode)
