@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -39,8 +39,10 @@ def run_cli(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 300,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``wheel-size ARGS`` in a subprocess and capture its output."""
+    """Run ``wheel-size ARGS`` in a subprocess and capture its output (``preexec_fn`` runs in
+    the child before it starts, e.g. to cap its memory with ``resource.setrlimit``)."""
     return subprocess.run(
         [sys.executable, "-m", "wheel_size", *args],
         env=checkout_env(env),
@@ -49,6 +51,7 @@ def run_cli(
         text=True,
         timeout=timeout,
         check=False,
+        preexec_fn=preexec_fn,
     )
 
 

@@ -120,6 +120,7 @@ def test_rejects_declared_size_beyond_the_file(tmp_path: Path) -> None:
     data = bytearray(buffer.getvalue())
     central = data.index(b"PK\x01\x02")
     struct.pack_into("<LL", data, central + 20, 10**6, 10**6)
+    struct.pack_into("<LL", data, 18, 10**6, 10**6)  # the local header tells the same lie
     path = tmp_path / "lie.whl"
     path.write_bytes(bytes(data))
     with pytest.raises(InvalidWheel, match=r"'big\.bin'.*runs past the end"):

@@ -21,7 +21,7 @@ from packaging.tags import parse_tag
 from wheel_size.audit.native import ArchScanner, NativeInfo, inspect_elf, native_format
 from wheel_size.audit.stable_abi import non_stable_imports
 from wheel_size.errors import InvalidWheel, WheelSizeError
-from wheel_size.wheel.archive import open_source
+from wheel_size.wheel.archive import open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 from wheel_size.wheel.record import StreamingHash
 
@@ -155,8 +155,9 @@ class WheelInfo:
 
 
 def _file_sha256(path: Path) -> str:
+    """Hash the file; opened through :func:`open_regular`, so a FIFO is refused, not waited on."""
     digest = hashlib.sha256()
-    with path.open("rb") as stream:
+    with os.fdopen(open_regular(path), "rb") as stream:
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

@@ -69,8 +69,10 @@ def _same(
                 return True
 
 
-def _is_elf(source: WheelSource, name: str) -> bool:
-    with source.open(name) as stream:
+def _is_elf(source: WheelSource, member: Member) -> bool:
+    if member.size < len(ELF_MAGIC):
+        return False  # nothing to open: keeps many tiny members cheap
+    with source.open(member.name) as stream:
         return stream.read(4) == ELF_MAGIC
 
 
@@ -165,9 +167,9 @@ def diff_sources(
             new_installed=b.size if b else 0,
         )
         old_lib = new_lib = None
-        if a and _is_elf(old, a.name):
+        if a and _is_elf(old, a):
             old_lib = _library(old, a.name, old_label, workdir, scanners)
-        if b and _is_elf(new, b.name):
+        if b and _is_elf(new, b):
             new_lib = _library(new, b.name, new_label, workdir, scanners)
         if old_lib or new_lib:
             _fill_library(item, old_lib, new_lib)

@@ -1,69 +1,115 @@
 """Safe, streaming read access to a wheel: a ``.whl`` zip or an unpacked wheel directory.
 
-Everything that reads wheels (split, diff, audit) goes through here, so hostile archives are
-refused in one place: names escaping the root, symlinks, duplicates, declared sizes that do not
-fit the file, overlapping members and zip bombs. Members are streamed, never loaded whole, and a
-zip member's compressed bytes can be handed to a writer as they are (:class:`RawData`), so an
-unchanged file is copied into a new wheel without being decompressed and recompressed.
+Everything that reads wheels (split, diff, audit, and evidence through diff) goes through here,
+so hostile archives are refused in one place, before any member is read: special files (a FIFO
+would block), entry counts, name lengths and central directories beyond the limits, names
+escaping the root, symlinks, duplicates, local headers that disagree with the central
+directory, methods other than stored and deflate, declared sizes that do not fit the file,
+overlapping members, and declared sizes beyond deflate's ratio or the archive's budget. Reading
+is bounded too: a member is inflated in chunks and never past its declared size, its CRC is
+checked at its end, and all reads of one archive share a budget. Every failure is an
+:class:`InvalidWheel` naming the archive and the member. A zip member's compressed bytes can be
+handed to a writer as they are (:class:`RawData`), so an unchanged file is copied into a new
+wheel without being decompressed and recompressed.
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import re
 import stat
 import struct
-import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import TracebackType
-from typing import IO, Protocol
+from typing import IO, Protocol, cast
 
 from wheel_size.errors import InvalidWheel
+from wheel_size.wheel import deflate
 from wheel_size.wheel.record import RecordEntry, parse_record
+from wheel_size.wheel.zipindex import IndexLimits, ZipEntry, read_index
 
 __all__ = [
     "ArchiveLimits",
     "DirectorySource",
     "Member",
+    "MemberReader",
     "RawData",
     "WheelSource",
     "ZipSource",
     "check_member_name",
+    "iter_content",
     "iter_raw",
+    "open_regular",
     "open_source",
 ]
 
-_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
-_LOCAL_MAGIC = b"PK\x03\x04"
+STORED, DEFLATED = 0, 8
+_METHODS = {STORED, DEFLATED}
+_METHOD_NAMES = {
+    1: "shrink", 6: "implode", 9: "deflate64", 12: "bzip2", 14: "LZMA", 93: "zstandard",
+    95: "xz", 98: "PPMd", 99: "AES encryption",
+}  # fmt: skip
 _DRIVE = re.compile(r"^[A-Za-z]:")
-# Methods zipfile can stream; anything else (e.g. PKWARE encryption schemes) is refused.
-_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
+_CHUNK = 1 << 20  # compressed bytes read at a time
+_OUT_CHUNK = 4 << 20  # most bytes one inflate step may produce, whatever the ratio
+# What reading a broken archive can raise from below us; each becomes an InvalidWheel.
+_READ_ERRORS: tuple[type[Exception], ...] = (
+    OSError,
+    EOFError,
+    struct.error,
+    ValueError,
+    *deflate.ERRORS,
+)
 
 
 @dataclass(frozen=True)
 class ArchiveLimits:
-    """Limits that turn a zip bomb into an :class:`InvalidWheel` instead of a full disk.
+    """Limits that turn a zip bomb or a swollen archive into an :class:`InvalidWheel`.
 
-    A member larger than ``ratio_floor`` bytes may expand at most ``max_ratio`` times (deflate
-    cannot exceed about 1032:1, so a higher declared ratio is a lie or a bomb); the declared
-    sizes of all members together may not exceed ``max_total_size``.
+    Checked when an archive is opened, before any member is read:
+
+    - ``max_members`` entries, ``max_directory_bytes`` of central directory and
+      ``max_name_bytes`` per name, so work and memory per archive stay bounded (the largest
+      real wheels hold some tens of thousands of files);
+    - every member, whatever its size, may declare at most ``max_ratio`` times its compressed
+      size (deflate cannot exceed about 1032:1, so more is a lie);
+    - all members together may declare at most :meth:`budget` bytes: ``max_archive_ratio``
+      times the archive's size, but never less than ``budget_floor`` nor more than
+      ``max_total_size``.
+
+    While reading, every member stops at its declared size, and all reads of one archive
+    together may inflate at most ``max_passes`` times the budget; ``read`` loads at most
+    ``max_read_bytes`` into memory (METADATA, WHEEL, RECORD).
     """
 
     max_ratio: float = 1100.0
-    ratio_floor: int = 1 << 20
+    max_archive_ratio: float = 200.0
+    budget_floor: int = 256 << 20
     max_total_size: int = 1 << 40
-    max_members: int = 1_000_000
+    max_members: int = 250_000
+    max_directory_bytes: int = 128 << 20
+    max_name_bytes: int = 1024
+    max_passes: int = 4
+    max_read_bytes: int = 256 << 20
+
+    def budget(self, archive_size: int) -> int:
+        """The most bytes all members of an archive of ``archive_size`` bytes may declare."""
+        return min(
+            self.max_total_size, max(self.budget_floor, int(self.max_archive_ratio * archive_size))
+        )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RawData:
     """Where a member's compressed bytes are, with what a zip header needs to describe them.
 
     ``offset``/``compressed_size`` locate the bytes in ``path``; ``method``, ``crc32`` and
-    ``size`` are copied into the new local and central headers unchanged.
+    ``size`` are copied into the new local and central headers unchanged; ``member`` names the
+    entry in error messages.
     """
 
     path: Path
@@ -72,9 +118,15 @@ class RawData:
     size: int
     crc32: int
     method: int
+    member: str = ""
+
+    @property
+    def where(self) -> str:
+        entry = repr(self.member) if self.member else f"at offset {self.offset}"
+        return f"{self.path}: entry {entry}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Member:
     """One regular file of a wheel. ``mode`` holds the permission bits (0o644 when unknown)."""
 
@@ -87,6 +139,178 @@ class Member:
     @property
     def executable(self) -> bool:
         return bool(self.mode & 0o111)
+
+
+def open_regular(path: Path) -> int:
+    """Open ``path`` for reading only if it is a regular file; return the descriptor.
+
+    A FIFO named ``*.whl`` would block ``open`` until a writer comes, and a device can be read
+    forever, so the type is checked before opening (``stat`` does not block), the open itself
+    cannot block (``O_NONBLOCK``), and the opened file is checked again in case it was swapped.
+    """
+    try:
+        before = path.stat()
+    except OSError as exc:
+        raise InvalidWheel(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(before.st_mode):
+        raise InvalidWheel(f"{path}: not a regular file ({_kind(before.st_mode)})")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InvalidWheel(f"{path}: {exc.strerror or exc}") from None
+    after = os.fstat(fd)
+    if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (
+        before.st_dev,
+        before.st_ino,
+    ):
+        os.close(fd)
+        raise InvalidWheel(f"{path}: replaced while being opened")
+    return fd
+
+
+def _kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
+        if test(mode):
+            return kind
+    return f"mode {mode:o}"
+
+
+class MemberReader(io.RawIOBase):
+    """One zip member, inflated on demand: never past its declared size, CRC checked at the end.
+
+    Reads compressed bytes with ``pread`` in bounded chunks and inflates at most what the caller
+    asked for, so memory stays at a few MiB whatever the member claims or holds. ``spend`` is
+    told how many bytes each step produced (the archive's shared budget).
+    """
+
+    def __init__(
+        self, raw: RawData, fd: int, spend: Callable[[int, RawData], None] | None = None
+    ) -> None:
+        super().__init__()
+        if raw.method not in _METHODS:
+            method = _METHOD_NAMES.get(raw.method, "an unknown method")
+            raise InvalidWheel(
+                f"{raw.where}: compressed with {method} (method {raw.method}); wheels only "
+                "use stored or deflate, so it is not read"
+            )
+        self.raw = raw
+        self._fd = fd
+        self._spend = spend
+        self._pos = raw.offset  # next compressed byte to read
+        self._left = raw.compressed_size  # compressed bytes not yet read
+        self._produced = 0
+        self._crc = 0
+        self._done = raw.size == 0 and raw.method == STORED
+        self._decoder = deflate.decompressobj() if raw.method == DEFLATED else None
+        self._pending = b""  # compressed input handed to the decoder but not consumed
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` bytes (all that is left if negative); ``b""`` at the end."""
+        if size is None or size < 0:
+            parts = []
+            while chunk := self.read(_OUT_CHUNK):
+                parts.append(chunk)
+            return b"".join(parts)
+        if self._done or size == 0:
+            return b""
+        data = self._guarded(min(size, _OUT_CHUNK))
+        self._account(data)
+        if data and self._produced == self.raw.size and self._decoder is not None:
+            self._account(self._guarded(1))  # reach the stream's end: nothing more may come
+        if not data or self._produced == self.raw.size:
+            self._finish()
+        return data
+
+    def _guarded(self, want: int) -> bytes:
+        try:
+            return self._step(want)
+        except InvalidWheel:
+            raise
+        except _READ_ERRORS as exc:
+            raise InvalidWheel(f"{self.raw.where}: corrupt data ({exc})") from None
+
+    def _account(self, data: bytes) -> None:
+        if not data:
+            return
+        self._produced += len(data)
+        if self._produced > self.raw.size:
+            raise InvalidWheel(
+                f"{self.raw.where}: inflates beyond its declared size of {self.raw.size} "
+                "bytes (size lie or zip bomb)"
+            )
+        if self._spend is not None:
+            self._spend(len(data), self.raw)
+        self._crc = deflate.crc32(data, self._crc)
+
+    def _step(self, want: int) -> bytes:
+        """Produce at most ``want`` bytes (one more than declared is enough to catch a lie)."""
+        want = min(want, self.raw.size - self._produced + 1)
+        if self._decoder is None:
+            return self._pread(min(want, self._left))
+        while True:
+            if self._decoder.eof:
+                return b""
+            if not self._pending:
+                self._pending = self._pread(min(_CHUNK, self._left))
+                if not self._pending:
+                    return b""  # input exhausted before the end of the stream: _finish says so
+            out: bytes = self._decoder.decompress(self._pending, want)
+            self._pending = self._decoder.unconsumed_tail
+            if out:
+                return out
+
+    def _pread(self, count: int) -> bytes:
+        if count <= 0:
+            return b""
+        data = os.pread(self._fd, count, self._pos)
+        if len(data) != count:
+            raise InvalidWheel(f"{self.raw.where}: archive truncated at offset {self._pos}")
+        self._pos += count
+        self._left -= count
+        return data
+
+    def _finish(self) -> None:
+        self._done = True
+        raw = self.raw
+        if self._decoder is not None and not self._decoder.eof:
+            raise InvalidWheel(
+                f"{raw.where}: deflate stream ends early after {self._produced} of {raw.size} bytes"
+            )
+        if self._produced != raw.size:
+            raise InvalidWheel(
+                f"{raw.where}: holds {self._produced} bytes but declares {raw.size} (size lie)"
+            )
+        if self._crc != raw.crc32:
+            raise InvalidWheel(
+                f"{raw.where}: bad CRC-32: the content gives {self._crc:08x}, the headers "
+                f"declare {raw.crc32:08x} (corrupt or altered)"
+            )
+
+
+def iter_content(raw: RawData, chunk: int = _OUT_CHUNK) -> Iterator[bytes]:
+    """A member's content, inflated in chunks of at most ``chunk`` bytes, size and CRC checked."""
+    fd = open_regular(raw.path)
+    try:
+        reader = MemberReader(raw, fd)
+        while data := reader.read(chunk):
+            yield data
+    finally:
+        os.close(fd)
 
 
 class WheelSource(Protocol):
@@ -111,18 +335,17 @@ class WheelSource(Protocol):
 def check_member_name(name: str, *, source: object) -> str:
     """Return ``name`` if it is a safe relative POSIX path inside the wheel, else raise."""
     problem = None
+    padded = f"/{name[:-1] if name.endswith('/') else name}/"  # string tests: one per entry
     if not name or "\x00" in name:
         problem = "empty or NUL in name"
     elif "\\" in name:
         problem = "backslash in name"
     elif name.startswith("/") or _DRIVE.match(name):
         problem = "absolute path"
-    else:
-        parts = name.rstrip("/").split("/")
-        if any(part == ".." for part in parts):
-            problem = "escapes the wheel root"
-        elif any(part in ("", ".") for part in parts):
-            problem = "not a normalised path"
+    elif "/../" in padded:
+        problem = "escapes the wheel root"
+    elif "//" in padded or "/./" in padded:
+        problem = "not a normalised path"
     if problem:
         raise InvalidWheel(f"{source}: entry {name!r}: {problem}")
     return name
@@ -130,6 +353,7 @@ def check_member_name(name: str, *, source: object) -> str:
 
 class _SourceBase:
     path: Path
+    limits: ArchiveLimits
     _members: list[Member]
     _by_name: dict[str, Member]
 
@@ -147,6 +371,13 @@ class _SourceBase:
         raise NotImplementedError
 
     def read(self, name: str) -> bytes:
+        """A small member whole (METADATA, WHEEL, RECORD); large ones must be streamed."""
+        member = self.member(name)
+        if member.size > self.limits.max_read_bytes:
+            raise InvalidWheel(
+                f"{self.path}: entry {name!r}: {member.size} bytes, more than the "
+                f"{self.limits.max_read_bytes} read into memory at once"
+            )
         with self.open(name) as stream:
             return stream.read()
 
@@ -192,149 +423,147 @@ class _SourceBase:
         self._by_name = {m.name: m for m in self._members}
         names = self._by_name.keys()
         for member in self._members:
-            parent = PurePosixPath(member.name).parent
-            while str(parent) != ".":
-                if str(parent) in names:
+            parent = member.name
+            while "/" in parent:
+                parent = parent.rsplit("/", 1)[0]
+                if parent in names:
                     raise InvalidWheel(
-                        f"{self.path}: entry {str(parent)!r} is both a file and a directory"
+                        f"{self.path}: entry {parent!r} is both a file and a directory"
                     )
-                parent = parent.parent
 
 
 class ZipSource(_SourceBase):
-    """A ``.whl`` file, checked entry by entry when opened."""
+    """A ``.whl`` file, checked entry by entry when opened (before any member is read)."""
 
     def __init__(self, path: Path | str, limits: ArchiveLimits | None = None) -> None:
         self.path = Path(path)
         self.limits = limits or ArchiveLimits()
+        self._fd = open_regular(self.path)
         try:
-            self._zip = zipfile.ZipFile(self.path)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-            raise InvalidWheel(f"{self.path}: not a zip archive ({exc})") from None
-        try:
+            self.file_size = os.fstat(self._fd).st_size
             self._index(self._check())
+            self._budget = self.limits.budget(self.file_size) * self.limits.max_passes
         except BaseException:
-            self._zip.close()
+            os.close(self._fd)
             raise
 
     def _check(self) -> list[Member]:
-        infos = self._zip.infolist()
-        if len(infos) > self.limits.max_members:
-            raise InvalidWheel(f"{self.path}: {len(infos)} entries, more than the limit")
+        limits = self.limits
+        index_limits = IndexLimits(
+            limits.max_members, limits.max_directory_bytes, limits.max_name_bytes
+        )
+        try:
+            entries = read_index(self._fd, self.file_size, self.path, index_limits)
+        except InvalidWheel:
+            raise
+        except (OSError, struct.error, ValueError) as exc:
+            raise InvalidWheel(f"{self.path}: not a readable zip archive ({exc})") from None
         seen: set[str] = set()
         members: list[Member] = []
         total = 0
-        fp = self._zip.fp
-        assert fp is not None
-        file_size = os.fstat(fp.fileno()).st_size
-        data_end = min(getattr(self._zip, "start_dir", file_size), file_size)
+        budget = limits.budget(self.file_size)
         spans: list[tuple[int, int, str]] = []
-        for info in infos:
-            name = check_member_name(info.filename, source=self.path)
+        data_end = self.file_size
+        for entry in entries:
+            name = check_member_name(entry.name, source=self.path)
             if name in seen:
                 raise InvalidWheel(f"{self.path}: entry {name!r}: duplicate name")
             seen.add(name)
-            mode = (info.external_attr >> 16) & 0xFFFF
-            if info.create_system == 3 and stat.S_ISLNK(mode):
-                raise InvalidWheel(f"{self.path}: entry {name!r}: symlink")
-            if info.flag_bits & 0x1:
-                raise InvalidWheel(f"{self.path}: entry {name!r}: encrypted")
-            if info.compress_type not in _METHODS:
-                raise InvalidWheel(
-                    f"{self.path}: entry {name!r}: unsupported compression {info.compress_type}"
-                )
-            if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
-                raise InvalidWheel(
-                    f"{self.path}: entry {name!r}: stored entry declares {info.file_size} bytes "
-                    f"but holds {info.compress_size}"
-                )
-            offset = self._data_offset(info, file_size)
-            end = offset + info.compress_size
+            self._check_entry(entry)
+            end = entry.data_offset + entry.compressed_size
             if end > data_end:
                 raise InvalidWheel(
-                    f"{self.path}: entry {name!r}: declared size {info.compress_size} "
+                    f"{self.path}: entry {name!r}: declared size {entry.compressed_size} "
                     "runs past the end of the archive data"
                 )
-            spans.append((info.header_offset, end, name))
-            self._check_ratio(info)
-            total += info.file_size
-            if total > self.limits.max_total_size:
+            spans.append((entry.header_offset, end, name))
+            total += entry.size
+            if total > budget:
                 raise InvalidWheel(
                     f"{self.path}: entry {name!r}: declared total size {total} exceeds the "
-                    f"limit of {self.limits.max_total_size} bytes"
+                    f"archive's budget of {budget} bytes "
+                    f"({limits.max_archive_ratio:g} times its {self.file_size} bytes, at least "
+                    f"{limits.budget_floor}; zip bomb?)"
                 )
-            if info.is_dir():
+            if name.endswith("/"):
                 continue
-            perms = stat.S_IMODE(mode) if info.create_system == 3 and mode else 0o644
+            perms = stat.S_IMODE(entry.mode) if entry.mode else 0o644
             raw = RawData(
-                self.path, offset, info.compress_size, info.file_size, info.CRC, info.compress_type
-            )
-            members.append(Member(name, info.file_size, info.compress_size, perms or 0o644, raw))
+                self.path, entry.data_offset, entry.compressed_size, entry.size, entry.crc32,
+                entry.method, name,
+            )  # fmt: skip
+            members.append(Member(name, entry.size, entry.compressed_size, perms or 0o644, raw))
         spans.sort()
         for (_, end, name), (start, _, other) in itertools.pairwise(spans):
             if end > start:
                 raise InvalidWheel(f"{self.path}: entry {name!r}: overlaps entry {other!r}")
         return members
 
-    def _data_offset(self, info: zipfile.ZipInfo, file_size: int) -> int:
-        fp = self._zip.fp
-        assert fp is not None
-        header = os.pread(fp.fileno(), _LOCAL_HEADER.size, info.header_offset)
-        if len(header) < _LOCAL_HEADER.size or header[:4] != _LOCAL_MAGIC:
-            raise InvalidWheel(f"{self.path}: entry {info.filename!r}: bad local header")
-        fields = _LOCAL_HEADER.unpack(header)
-        name_len, extra_len = fields[-2], fields[-1]
-        raw_name = os.pread(fp.fileno(), name_len, info.header_offset + _LOCAL_HEADER.size)
-        encoding = "utf-8" if info.flag_bits & 0x800 else "cp437"
-        if raw_name.decode(encoding, "replace") != info.orig_filename:
+    def _check_entry(self, entry: ZipEntry) -> None:
+        """Everything about one entry that can be refused without reading it."""
+        where = f"{self.path}: entry {entry.name!r}"
+        if entry.mode and stat.S_ISLNK(entry.mode):
+            raise InvalidWheel(f"{where}: symlink")
+        if entry.mode and stat.S_IFMT(entry.mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
+            raise InvalidWheel(f"{where}: not a regular file (mode {entry.mode:o})")
+        if entry.flags & 0x41:
+            raise InvalidWheel(f"{where}: encrypted")
+        if entry.method not in _METHODS:
+            method = _METHOD_NAMES.get(entry.method, "an unknown method")
             raise InvalidWheel(
-                f"{self.path}: entry {info.filename!r}: local header names a different file"
+                f"{where}: compressed with {method} (method {entry.method}); wheels only use "
+                "stored or deflate, so it is not read"
             )
-        offset: int = info.header_offset + _LOCAL_HEADER.size + name_len + extra_len
-        if offset > file_size:
-            raise InvalidWheel(f"{self.path}: entry {info.filename!r}: truncated")
-        return offset
-
-    def _check_ratio(self, info: zipfile.ZipInfo) -> None:
-        limits = self.limits
-        if info.file_size <= limits.ratio_floor:
-            return
-        if info.compress_size == 0 or info.file_size / info.compress_size > limits.max_ratio:
+        if entry.method == STORED and entry.compressed_size != entry.size:
             raise InvalidWheel(
-                f"{self.path}: entry {info.filename!r}: compression ratio "
-                f"{info.file_size}:{info.compress_size} exceeds {limits.max_ratio:g}:1 (zip bomb?)"
+                f"{where}: stored entry declares {entry.size} bytes but holds "
+                f"{entry.compressed_size}"
+            )
+        if entry.size > self.limits.max_ratio * entry.compressed_size:
+            raise InvalidWheel(
+                f"{where}: compression ratio {entry.size}:{entry.compressed_size} exceeds "
+                f"{self.limits.max_ratio:g}:1, more than deflate can reach (zip bomb?)"
             )
 
     def open(self, name: str) -> IO[bytes]:
-        """Stream one member; zipfile stops at the declared size and checks the CRC."""
-        self.member(name)
-        try:
-            return self._zip.open(name)
-        except (zipfile.BadZipFile, OSError, NotImplementedError) as exc:
-            raise InvalidWheel(f"{self.path}: entry {name!r}: {exc}") from None
+        """Stream one member, inflating at most its declared size and checking its CRC."""
+        raw = self.member(name).raw
+        assert raw is not None
+        return cast("IO[bytes]", MemberReader(raw, self._fd, self._spend))
 
-    def read(self, name: str) -> bytes:
-        try:
-            return super().read(name)
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise InvalidWheel(f"{self.path}: entry {name!r}: {exc}") from None
+    def _spend(self, produced: int, raw: RawData) -> None:
+        self._budget -= produced
+        if self._budget < 0:
+            raise InvalidWheel(
+                f"{self.path}: entry {raw.member!r}: reading it would inflate more than "
+                f"{self.limits.max_passes} times the archive's budget (zip bomb?)"
+            )
 
     def close(self) -> None:
-        self._zip.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 class DirectorySource(_SourceBase):
     """An unpacked wheel: the same members, read from the file system."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, limits: ArchiveLimits | None = None) -> None:
         self.path = Path(path)
+        self.limits = limits or ArchiveLimits()
         if not self.path.is_dir():
             raise InvalidWheel(f"{self.path}: not a directory")
         self._index(list(self._walk()))
 
     def _walk(self) -> Iterator[Member]:
+        count = 0
         for dirpath, dirnames, filenames in os.walk(self.path):
             base = Path(dirpath)
+            count += len(dirnames) + len(filenames)
+            if count > self.limits.max_members:
+                raise InvalidWheel(
+                    f"{self.path}: more than the limit of {self.limits.max_members} entries"
+                )
             for entry in [*dirnames, *filenames]:
                 full = base / entry
                 rel = full.relative_to(self.path).as_posix()
@@ -353,7 +582,7 @@ class DirectorySource(_SourceBase):
         return self.path / name
 
     def open(self, name: str) -> IO[bytes]:
-        return self.file_path(name).open("rb")
+        return os.fdopen(open_regular(self.file_path(name)), "rb")
 
 
 def open_source(
@@ -362,20 +591,21 @@ def open_source(
     """Open a ``.whl`` file or an unpacked wheel directory."""
     path = Path(path)
     if path.is_dir():
-        return DirectorySource(path)
-    if not path.exists():
-        raise InvalidWheel(f"{path}: no such file or directory")
-    return ZipSource(path, limits)
+        return DirectorySource(path, limits)
+    return ZipSource(path, limits)  # refuses what is not a regular file before opening it
 
 
-def iter_raw(raw: RawData, chunk: int = 1 << 20) -> Iterator[bytes]:
+def iter_raw(raw: RawData, chunk: int = _CHUNK) -> Iterator[bytes]:
     """Yield a member's compressed bytes exactly as stored."""
-    with raw.path.open("rb") as stream:
-        stream.seek(raw.offset)
-        left = raw.compressed_size
+    fd = open_regular(raw.path)
+    try:
+        pos, left = raw.offset, raw.compressed_size
         while left:
-            data = stream.read(min(chunk, left))
+            data = os.pread(fd, min(chunk, left), pos)
             if not data:
-                raise InvalidWheel(f"{raw.path}: truncated at offset {stream.tell()}")
+                raise InvalidWheel(f"{raw.where}: archive truncated at offset {pos}")
+            pos += len(data)
             left -= len(data)
             yield data
+    finally:
+        os.close(fd)

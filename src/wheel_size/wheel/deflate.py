@@ -12,7 +12,7 @@ import importlib
 import zlib
 from typing import Any
 
-__all__ = ["BACKEND", "compressobj", "crc32", "decompressobj"]
+__all__ = ["BACKEND", "ERRORS", "compressobj", "crc32", "decompressobj"]
 
 _isal: Any
 try:
@@ -21,6 +21,10 @@ except ImportError:  # pragma: no cover - isal is a dependency; zlib keeps odd p
     _isal = None
 
 BACKEND = "isal" if _isal is not None else "zlib"
+# What a decompressor raises on corrupt input (ISA-L's IsalError is not a zlib.error).
+ERRORS: tuple[type[Exception], ...] = (
+    (zlib.error, _isal.error) if _isal is not None else (zlib.error,)
+)
 
 
 def compressobj(level: int = 6) -> Any:

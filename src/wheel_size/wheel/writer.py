@@ -8,7 +8,6 @@ renamed into place only when complete, so a failure never leaves a half-written 
 
 from __future__ import annotations
 
-import bz2
 import os
 import shutil
 import tempfile
@@ -16,9 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wheel_size.errors import InvalidWheel
 from wheel_size.wheel import deflate
-from wheel_size.wheel.archive import RawData, iter_raw
+from wheel_size.wheel.archive import RawData, iter_content
 from wheel_size.wheel.record import RecordEntry, StreamingHash, format_record, iter_chunks
 from wheel_size.wheel.zipwrite import ZipEntryWriter
 
@@ -74,60 +72,10 @@ class WrittenWheel:
     record: list[RecordEntry] = field(default_factory=list)
 
 
-_OUT_CHUNK = 4 << 20  # bounds memory whatever the compression ratio of a chunk
-
-
-def _inflate(raw: RawData) -> Iterator[bytes]:
-    decoder = deflate.decompressobj()
-    for chunk in iter_raw(raw):
-        data = chunk
-        while data:
-            out = decoder.decompress(data, _OUT_CHUNK)
-            data = decoder.unconsumed_tail
-            if out:
-                yield out
-            if decoder.eof:
-                return
-    tail = decoder.flush()  # a truncated stream: the size and CRC check below reports it
-    if tail:
-        yield tail
-
-
-def _bunzip(raw: RawData) -> Iterator[bytes]:
-    decoder = bz2.BZ2Decompressor()
-    for chunk in iter_raw(raw):
-        data = chunk
-        while not decoder.eof:
-            out = decoder.decompress(data, _OUT_CHUNK)
-            data = b""
-            if out:
-                yield out
-            if decoder.needs_input:
-                break
-        if decoder.eof:
-            return
-
-
 def iter_raw_content(raw: RawData) -> Iterator[bytes]:
-    """Decompress a raw member's bytes as they stream past (stored, deflate, bzip2), in
-    bounded chunks, checking the declared size and CRC."""
-    if raw.method == 0:
-        stream = iter_raw(raw)
-    elif raw.method == 8:
-        stream = _inflate(raw)
-    elif raw.method == 12:
-        stream = _bunzip(raw)
-    else:
-        raise InvalidWheel(f"{raw.path}: compression method {raw.method} cannot be streamed")
-    crc = size = 0
-    for out in stream:
-        size += len(out)
-        if size > raw.size:
-            break
-        crc = deflate.crc32(out, crc)
-        yield out
-    if size != raw.size or crc != raw.crc32:
-        raise InvalidWheel(f"{raw.path}: member at offset {raw.offset}: bad CRC or size")
+    """Decompress a raw member's bytes as they stream past, in bounded chunks, checking the
+    declared size and CRC (the one bounded reader in :mod:`wheel_size.wheel.archive`)."""
+    return iter_content(raw)
 
 
 def compress_file(src: Path, dst: Path, *, level: int = 6) -> tuple[RawData, str]:
