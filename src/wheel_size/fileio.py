@@ -100,9 +100,9 @@ def check_writable(path: Path) -> None:
     except OSError:
         readonly = False
     if readonly:
-        raise OutputError(f"{path}: cannot write: read-only file system")
-    if not os.access(existing, os.W_OK | os.X_OK) and not path.exists():
-        raise OutputError(f"{path}: cannot write: permission denied in {existing}")
+        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EROFS)}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)} ({existing})")
 
 
 def relative_path(name: str) -> PurePosixPath:
@@ -130,9 +130,10 @@ def path_inside(root: Path, relative: str) -> Path:
     return root / rel
 
 
-def make_dirs(path: Path) -> list[Path]:
+def make_dirs(path: Path, *, naming: Path | None = None) -> list[Path]:
     """Create ``path`` and its missing parents; return the directories made (outermost
-    first), so a failed run can remove exactly those. Raises OutputError."""
+    first), so a failed run can remove exactly those. Raises OutputError naming ``naming``
+    (the output that needed the directory) or ``path``."""
     missing: list[Path] = []
     for candidate in [path, *path.parents]:
         if candidate.is_dir():
@@ -146,10 +147,11 @@ def make_dirs(path: Path) -> list[Path]:
             made.append(directory)
     except OSError as exc:
         remove_dirs(made)
+        shown = naming or path
         blocker = _blocker(path, itself=True)
         if exc.errno in (errno.ENOTDIR, errno.EEXIST) and blocker is not None:
-            raise OutputError(f"{path}: cannot create: {blocker} is not a directory") from None
-        raise output_error(path, exc) from None
+            raise OutputError(f"{shown}: cannot write: {blocker} is not a directory") from None
+        raise output_error(shown, exc) from None
     return made
 
 

@@ -266,7 +266,7 @@ def split_wheel(
                 f"{len(plan.db_files)} database file(s) to move",
                 file=log,
             )
-        made = make_dirs(output_dir.parent)
+        made = make_dirs(output_dir.parent, naming=output_dir)
         try:
             stage = Path(
                 tempfile.mkdtemp(prefix=f".{output_dir.name}.split-", dir=output_dir.parent)
