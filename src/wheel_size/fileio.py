@@ -207,6 +207,9 @@ def atomic_write_all(files: Sequence[tuple[Path, bytes]]) -> None:
     """:func:`atomic_write` for several files that belong together (a report as JSON and
     Markdown): every file is staged before any is moved into place, so a full disk or a
     blocked path leaves all of them as they were."""
+    for path, _ in files:
+        if path.is_dir():  # the one thing that fails a rename after staging succeeded
+            raise OutputError(f"{path}: cannot write: is a directory, not a file")
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in files:

@@ -42,9 +42,9 @@ __all__ = [
 ]
 
 VARIANT_SCHEMA = "https://variants-schema.wheelnext.dev/v0.0.3.json"
-_VARIANT_LABEL = re.compile(r"^[0-9a-z_.]{1,16}$")
+_VARIANT_LABEL = re.compile(r"^[0-9a-z_.]{1,16}\Z")
 # PEP 685 normalised extra name.
-_EXTRA = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_EXTRA = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 

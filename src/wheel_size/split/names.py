@@ -44,9 +44,9 @@ _DASH_FEATURE = re.compile(r"-(xnack|sramecc)([+-])")
 _DATA = Path(__file__).with_name("data") / "rocm_hierarchy.json"
 # A bundle key becomes part of a distribution name and an extra: lowercase words of letters
 # and digits joined by one ``_`` or ``-`` (gfx942, gfx12_0, gfx110x, gfx9-4-generic).
-_KEY = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*$")
+_KEY = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*\Z")
 # A target-id as it names a kpack archive: a key-like processor, then ``:feature±``.
-_TARGET_ID = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*(?::[a-z0-9]+(?:[_-][a-z0-9]+)*[+-])*$")
+_TARGET_ID = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*(?::[a-z0-9]+(?:[_-][a-z0-9]+)*[+-])*\Z")
 _MAX_KEY = 64
 
 

@@ -36,15 +36,15 @@ __all__ = [
 ]
 
 # PEP 825: a variant label is 1-16 characters of [0-9a-z._].
-_VARIANT_LABEL = re.compile(r"^[0-9a-z._]{1,16}$")
+_VARIANT_LABEL = re.compile(r"^[0-9a-z._]{1,16}\Z")
 # PEP 508 distribution name (ASCII only, no leading or trailing punctuation).
-_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\Z")
 # The name part of a file name: escaped, so ``-`` is already ``_``.
-_FILE_NAME_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?$")
+_FILE_NAME_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?\Z")
 # One PEP 425 tag (``cp311``, ``manylinux_2_28_x86_64``) or a dotted set of them.
-_TAG_PART = re.compile(r"^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
+_TAG_PART = re.compile(r"^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*\Z")
 # A build tag starts with a digit; the rest is escaped like every other part.
-_BUILD = re.compile(r"^[0-9][A-Za-z0-9_.]*$")
+_BUILD = re.compile(r"^[0-9][A-Za-z0-9_.]*\Z")
 _MAX_NAME = 255  # a file name longer than this cannot be created anyway
 
 
@@ -63,9 +63,11 @@ def normalized_version(text: str) -> str | None:
     if len(text) > 200 or any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
         return None
     try:
-        return str(Version(text))
+        normal = str(Version(text))
     except InvalidVersion:
         return None
+    # packaging matches letters case-insensitively, so "İ" or "K" (Kelvin) pass as a-z
+    return normal if normal.isascii() else None
 
 
 def valid_tag(tag: str) -> bool:
