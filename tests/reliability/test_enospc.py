@@ -35,7 +35,9 @@ from fatwheel import DIST_INFO, HIP_DIR, metadata, write_wheel
 from history_factory import run
 from nightly_world import WORKFLOW_ID, add_night, add_world
 from wheel_factory import make_wheel
+from wheel_size.errors import OutputError
 from wheel_size.history import DirectoryStore, write_bundle
+from wheel_size.wheel.zipwrite import ZipEntryWriter
 
 KINDS = ["full", "readonly", "parent-is-file", "file-size-limit"]
 # What the one error line must say for each kind.
@@ -289,6 +291,20 @@ def test_split_outputs(
         assert sorted(p.name for p in out.iterdir()) == [f"other-1.0-{TAG}.whl"]
 
 
+@pytest.mark.parametrize("kind", ["full", "readonly", "parent-is-file"])
+def test_split_tmp_dir(tmp_path: Path, place_factory: Callable[..., Place], kind: str) -> None:
+    """``--tmp-dir`` (where libraries and kernels are staged) refusing writes: the error names
+    it, and neither the output directory nor the temporary one is left behind."""
+    wheel = _fat_wheel(tmp_path / "in")
+    place = place_factory(kind, _no_seed)
+    work = place.root / "work"
+    out = tmp_path / "wheels"
+    result = cli(_split(wheel, out, "--tmp-dir", str(work)), place)
+    assert_one_line(result, place, str(work))
+    assert not out.exists()
+    assert not work.exists()  # made by this run, removed again
+
+
 @pytest.mark.parametrize("kind", [*KINDS, "is-a-directory"])
 def test_split_reports(tmp_path: Path, place_factory: Callable[..., Place], kind: str) -> None:
     """Reports that cannot be written: refused before the split (a directory or a file in
@@ -381,3 +397,18 @@ def test_dashboard_output(tmp_path: Path, place_factory: Callable[..., Place], k
     place, target = _file_place(place_factory, "index.html", kind)
     result = cli(["dashboard", str(tmp_path / "r.json"), "--out", str(target)], place)
     assert_one_line(result, place, str(target), kind=kind)
+
+
+# -- without root: /dev/full refuses every write with a real ENOSPC ------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_zip_writer_on_a_full_device() -> None:
+    """The wheel writer's one write path turns ENOSPC into an OutputError naming the wheel."""
+    with Path("/dev/full").open("wb", buffering=0) as full:
+        writer = ZipEntryWriter(full, label="out/demo-1.0-py3-none-any.whl")
+        with pytest.raises(OutputError) as caught:
+            writer.add_chunks("demo/a.py", [b"x" * 1000], size_hint=1000)
+    assert str(caught.value) == (
+        "out/demo-1.0-py3-none-any.whl: cannot write: No space left on device"
+    )

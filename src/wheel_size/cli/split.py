@@ -128,7 +128,7 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     removes the split's wheels again: a failure leaves no partial output.
     """
     from wheel_size.errors import InputError
-    from wheel_size.fileio import atomic_write_all, check_writable, make_dirs
+    from wheel_size.fileio import atomic_write_all, check_writable, make_dirs, remove_dirs
     from wheel_size.split.apply import remove_outputs, split_wheel
     from wheel_size.split.databases import select_databases
     from wheel_size.split.metadata import check_requirement, check_variant_label
@@ -149,8 +149,9 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     reports = [path for path in (args.report_json, args.report_md) if path is not None]
     for path in reports:
         check_writable(path)
+    made_tmp = []
     if args.tmp_dir is not None:
-        make_dirs(args.tmp_dir)
+        made_tmp = make_dirs(args.tmp_dir)
         os.environ["TMPDIR"] = str(args.tmp_dir)
     options = SplitOptions(
         device_package_prefix=args.device_package_prefix,
@@ -167,7 +168,11 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
         verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,
     )
-    result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
+    try:
+        result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
+    except BaseException:
+        remove_dirs(made_tmp)  # a --tmp-dir this run created goes again, if it is empty
+        raise
     try:
         report = build_report(result, args.report_targets)
         markdown = render_markdown(report)

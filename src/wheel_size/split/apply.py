@@ -343,8 +343,13 @@ def _apply(
     directory = options.output_format == "directory"
     try:
         with _pool(options.jobs) as pool:
-            libraries = _process_libraries(pool, source, plan, options, work, directory, log)
-            kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+            try:  # these two waves write only into the work directory
+                libraries = _process_libraries(pool, source, plan, options, work, directory, log)
+                kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+            except OSError as exc:
+                if not is_write_failure(exc):
+                    raise
+                raise output_error(tmp_dir if tmp_dir is not None else work, exc) from None
             bundles, kpacks_by_key, dbs_by_key = _bundles(plan, options, kpacks, log)
             jobs = _wheel_jobs(
                 source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out, host_name
