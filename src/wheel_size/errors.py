@@ -10,6 +10,7 @@ __all__ = [
     "InvalidBundle",
     "InvalidElf",
     "InvalidWheel",
+    "OutputError",
     "WheelSizeError",
 ]
 
@@ -47,3 +48,11 @@ class GitHubError(WheelSizeError):
 
 class HistoryError(WheelSizeError):
     """The stored size history cannot be read or written safely."""
+
+
+class OutputError(WheelSizeError):
+    """An output cannot be written: no space, read-only, no permission, or a path in the way.
+
+    The message names the path we tried to write and the system's reason (``strerror``);
+    whatever was stored there before is left as it was.
+    """

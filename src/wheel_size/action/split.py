@@ -19,6 +19,7 @@ from wheel_size.action.inputs import (
     workspace_paths,
 )
 from wheel_size.errors import InputError
+from wheel_size.fileio import make_dirs, path_inside
 
 __all__ = ["SPLIT_OUTPUTS", "run_split", "split_argv"]
 
@@ -81,9 +82,13 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     reports: list[Path] = []
     for wheel in wheels:
         name = wheel.name.removesuffix(".whl")
-        report = out_root / f"{name}.split.md"
-        out_root.mkdir(parents=True, exist_ok=True)
-        argv = split_argv(env, wheel, out_root / name, report)
+        try:  # a per-input folder and report named by the wheel stay under out_root
+            out_dir = path_inside(out_root, name)
+            report = path_inside(out_root, f"{name}.split.md")
+        except InputError:
+            raise InputError(f"{wheel}: its name cannot name an output folder") from None
+        make_dirs(out_root)
+        argv = split_argv(env, wheel, out_dir, report)
         args = parse_argv(argv, parser)
         outcome = split_from_args(args)
         written += [str(p) for p in outcome.outputs]

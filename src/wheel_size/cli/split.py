@@ -121,11 +121,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def split_from_args(args: argparse.Namespace) -> SplitOutcome:
-    """Validate, split, write the reports and post the comment."""
+    """Validate, split, write the reports and post the comment.
+
+    Every flag that reaches a file name or METADATA is checked before any work, report paths
+    are checked to be writable before the split, and a report that still cannot be written
+    removes the split's wheels again: a failure leaves no partial output.
+    """
     from wheel_size.errors import InputError
-    from wheel_size.split.apply import split_wheel
+    from wheel_size.fileio import atomic_write_all, check_writable, make_dirs, remove_dirs
+    from wheel_size.split.apply import remove_outputs, split_wheel
     from wheel_size.split.databases import select_databases
-    from wheel_size.split.metadata import check_variant_label
+    from wheel_size.split.metadata import check_requirement, check_variant_label
+    from wheel_size.split.names import check_device_prefix
     from wheel_size.split.plan import SplitOptions
     from wheel_size.split.report import build_report, render_markdown, to_json
 
@@ -134,10 +141,17 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     if not 0 <= args.deflate_level <= 9:
         raise InputError(f"--deflate-level {args.deflate_level}: must be 0..9")
     label = check_variant_label(args.variant_label) if args.generate_variant_wheel else None
+    check_device_prefix(args.device_package_prefix)
+    for requirement in args.device_requires_dist:
+        check_requirement(requirement)
     if args.comment_pr and not args.repository:
         raise InputError("--comment-pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
+    reports = [path for path in (args.report_json, args.report_md) if path is not None]
+    for path in reports:
+        check_writable(path)
+    made_tmp = []
     if args.tmp_dir is not None:
-        args.tmp_dir.mkdir(parents=True, exist_ok=True)
+        made_tmp = make_dirs(args.tmp_dir)
         os.environ["TMPDIR"] = str(args.tmp_dir)
     options = SplitOptions(
         device_package_prefix=args.device_package_prefix,
@@ -154,17 +168,20 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
         verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,
     )
-    result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
-    report = build_report(result, args.report_targets)
-    if args.report_json:
-        args.report_json.write_text(to_json(report))
-    markdown = render_markdown(report)
-    if args.report_md:
-        args.report_md.write_text(markdown)
-    wheels = [result.host, *([result.variant] if result.variant else [])]
-    outcome = SplitOutcome(
-        report, markdown, [w.path for w in wheels + [d.wheel for d in result.devices]]
-    )
+    try:
+        result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
+    except BaseException:
+        remove_dirs(made_tmp)  # a --tmp-dir this run created goes again, if it is empty
+        raise
+    try:
+        report = build_report(result, args.report_targets)
+        markdown = render_markdown(report)
+        files = [(args.report_json, to_json(report)), (args.report_md, markdown)]
+        atomic_write_all([(path, text.encode()) for path, text in files if path is not None])
+    except BaseException:
+        remove_outputs(result)
+        raise
+    outcome = SplitOutcome(report, markdown, [w.path for w in result.wheels])
     if args.comment_pr:
         outcome.comment_url = _comment(args, report)
     return outcome

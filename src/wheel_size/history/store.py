@@ -2,12 +2,13 @@
 
 A store is a tree of one JSON file per nightly run (``runs/YYYY/MM/YYYY-MM-DD/<run_id>.json``):
 files are never rewritten unless a new observation of the same run adds to them, two writers
-never touch the same file, and no file grows with time.
+never touch the same file, and no file grows with time. A store that cannot be written (full,
+read-only, a file where a directory belongs) fails with one OutputError naming the path; every
+file already stored is left as it was.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from wheel_size.errors import HistoryError
-from wheel_size.fileio import atomic_write
+from wheel_size.fileio import atomic_write, make_dirs, remove_dirs
 from wheel_size.history.model import RunRecord, run_from_json, run_to_json
 
 __all__ = [
@@ -143,21 +144,28 @@ class DirectoryStore:
 
     def update(self, change: Change, message: str) -> WriteResult:
         del message  # a directory has no commit to describe
-        if self.root.exists() and not self.root.is_dir():
-            raise HistoryError(f"{self.root}: history path is not a directory")
-        created = not self.root.exists()
-        self.root.mkdir(parents=True, exist_ok=True)
+        self._check_root()
+        made = make_dirs(self.root)
         changed: list[str] = []
         try:
             changed = change(self.root)
         finally:
-            if created and not changed:  # a failed or empty first run leaves no empty dir
-                with contextlib.suppress(OSError):
-                    self.root.rmdir()
+            if not changed:  # a failed or empty first run leaves no empty dir
+                remove_dirs(made)
         return WriteResult(changed=changed)
 
     def write_runs(self, runs: Sequence[RunRecord], message: str | None = None) -> WriteResult:
         result = WriteResult()
-        self.root.mkdir(parents=True, exist_ok=True)
-        result.changed = apply_runs(self.root, runs, result)
+        self._check_root()
+        made = make_dirs(self.root)
+        try:
+            result.changed = apply_runs(self.root, runs, result)
+        except BaseException:
+            if not result.changed:
+                remove_dirs(made)
+            raise
         return result
+
+    def _check_root(self) -> None:
+        if self.root.exists() and not self.root.is_dir():
+            raise HistoryError(f"{self.root}: history path is not a directory")

@@ -2,12 +2,19 @@
 
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
-directory as it was. Work is spread over ``--jobs`` processes in three waves (libraries,
-kpack archives, wheels); unchanged members are copied as raw compressed bytes.
+directory as it was (directories this run created are removed again). Work is spread over
+``--jobs`` processes in three waves (libraries, kpack archives, wheels); unchanged members are
+copied as raw compressed bytes.
+
+Every output name is composed from validated parts (``wheel_filename``: PEP 508 name, PEP 440
+version, PEP 425 tags; bundle keys and target-ids of a strict character set) and resolved
+inside its directory (``path_inside``) before anything is written. A write the file system
+refuses (full, read-only, a file in the way) is one OutputError naming the output directory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import shutil
 import sys
@@ -20,7 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.errors import InputError, InvalidWheel, OutputError
+from wheel_size.fileio import (
+    is_write_failure,
+    make_dirs,
+    output_error,
+    path_inside,
+    remove_dirs,
+)
 from wheel_size.progress import Progress
 from wheel_size.split.metadata import (
     DeviceBundle,
@@ -29,7 +43,15 @@ from wheel_size.split.metadata import (
     host_metadata,
     variant_json,
 )
-from wheel_size.split.names import device_dist_name, hierarchy, normalize_arch, wheel_escape
+from wheel_size.split.names import (
+    check_bundle_key,
+    check_device_prefix,
+    check_target_id,
+    device_dist_name,
+    hierarchy,
+    normalize_arch,
+    wheel_escape,
+)
 from wheel_size.split.plan import (
     DbFile,
     SplitOptions,
@@ -49,10 +71,10 @@ from wheel_size.split.work import (
     write_output,
 )
 from wheel_size.wheel.archive import Member, WheelSource, open_source
-from wheel_size.wheel.filename import parse_wheel_name
+from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
-__all__ = ["DeviceOutput", "SplitResult", "split_wheel"]
+__all__ = ["DeviceOutput", "SplitResult", "remove_outputs", "split_wheel"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -79,6 +101,29 @@ class SplitResult:
     devices: list[DeviceOutput]
     libraries: list[LibraryResult]
     warnings: list[str] = field(default_factory=list)
+    # Directories this run created (outermost first): removed again if a later step fails.
+    created: list[Path] = field(default_factory=list)
+
+    @property
+    def wheels(self) -> list[WrittenWheel]:
+        """Every output: host, variant, device wheels."""
+        return [
+            self.host,
+            *([self.variant] if self.variant else []),
+            *(d.wheel for d in self.devices),
+        ]
+
+
+def remove_outputs(result: SplitResult) -> None:
+    """Undo a finished split (a later step such as writing its report failed): remove its
+    wheels or trees, then the directories it created if they are empty."""
+    for wheel in result.wheels:
+        with contextlib.suppress(OSError):
+            if wheel.path.is_dir() and not wheel.path.is_symlink():
+                shutil.rmtree(wheel.path)
+            else:
+                wheel.path.unlink(missing_ok=True)
+    remove_dirs(result.created)
 
 
 class _Inline(Executor):
@@ -152,15 +197,42 @@ def _check_output_dir(
 
 
 def _host_filename(input_path: Path, plan: SplitPlan) -> str:
+    """The input's own file name when it is a valid wheel name; a name shaped like one but
+    invalid (a hostile tag, build tag or name part) is refused; anything else (a directory,
+    ``in.whl``) gets a name composed from the checked METADATA and WHEEL."""
     if input_path.is_file():
         try:
             parse_wheel_name(input_path.name)
         except InvalidWheel:
-            pass
+            if input_path.name.endswith(".whl") and input_path.name.count("-") >= 4:
+                raise
         else:
             return input_path.name
     identity = plan.identity
-    return f"{wheel_escape(identity.name)}-{identity.version}-{identity.tag_string}.whl"
+    return wheel_filename(identity.name, identity.version, identity.tag_string)
+
+
+def _staging_error(
+    exc: OSError | OutputError, stage: Path, output_dir: Path, tmp_dir: Path | None
+) -> OutputError:
+    """A refused write, named by the place the user chose (the output directory, or
+    ``--tmp-dir``), not by a staging file that is removed on the way out."""
+    if isinstance(exc, OSError):
+        where = Path(str(exc.filename)) if exc.filename else stage
+        error = output_error(where, exc)
+    else:
+        error = exc
+    path, sep, reason = str(error).partition(": cannot write: ")
+    if not sep:
+        return error
+    staged = stage / "out"
+    if path == str(staged) or path.startswith(f"{staged}/"):
+        return OutputError(f"{output_dir}{path[len(str(staged)) :]}: cannot write: {reason}")
+    if tmp_dir is not None and (path == str(tmp_dir) or path.startswith(f"{tmp_dir}/")):
+        return OutputError(f"{tmp_dir}: cannot write: {reason}")
+    if path == str(stage) or path.startswith(f"{stage}/"):
+        return OutputError(f"{output_dir}: cannot write: {reason}")
+    return error
 
 
 def split_wheel(
@@ -173,12 +245,14 @@ def split_wheel(
 ) -> SplitResult:
     """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
     log = log or sys.stderr
+    check_device_prefix(options.device_package_prefix)
     output_dir = output_dir.resolve()
     source = open_source(input_path)
     try:
         dist_info = find_dist_info(source)
         plan = plan_split(source, options, dist_info=dist_info)
         host_name = _host_filename(input_path, plan)
+        path_inside(output_dir, host_name)
         tail = f"-{plan.identity.version}-{plan.identity.tag_string}"
         _check_output_dir(
             output_dir, [host_name, host_name[:-4]], options.device_package_prefix, tail
@@ -192,27 +266,58 @@ def split_wheel(
                 f"{len(plan.db_files)} database file(s) to move",
                 file=log,
             )
-        output_dir.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.split-", dir=output_dir.parent))
+        made = make_dirs(output_dir.parent, naming=output_dir)
         try:
-            result = _apply(source, plan, options, stage, tmp_dir, host_name, log)
-            _move_into_place(stage / "out", output_dir, options, tail)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
+            stage = Path(
+                tempfile.mkdtemp(prefix=f".{output_dir.name}.split-", dir=output_dir.parent)
+            )
+        except OSError as exc:
+            remove_dirs(made)
+            raise output_error(output_dir, exc) from None
+        try:
+            try:
+                result = _apply(source, plan, options, stage, tmp_dir, host_name, log)
+                created = _move_into_place(stage / "out", output_dir, options, tail)
+            finally:
+                shutil.rmtree(stage, ignore_errors=True)
+        except OutputError as exc:
+            remove_dirs(made)
+            raise _staging_error(exc, stage, output_dir, tmp_dir) from None
+        except OSError as exc:
+            remove_dirs(made)
+            if not is_write_failure(exc):
+                raise
+            raise _staging_error(exc, stage, output_dir, tmp_dir) from None
+        except BaseException:
+            remove_dirs(made)
+            raise
     finally:
         source.close()
     _relocate(result, stage / "out", output_dir)
+    result.created = [*made, *([output_dir] if created else [])]
     return result
 
 
-def _move_into_place(staged: Path, output_dir: Path, options: SplitOptions, tail: str) -> None:
+def _move_into_place(staged: Path, output_dir: Path, options: SplitOptions, tail: str) -> bool:
+    """Move the staged outputs in; True when ``output_dir`` itself was created. A failure
+    part way moves back what was moved, so the output directory is as it was."""
     names = sorted(p.name for p in staged.iterdir())
+    targets = [path_inside(output_dir, name) for name in names]
     _check_output_dir(output_dir, names, options.device_package_prefix, tail)
     if not output_dir.exists():
         staged.rename(output_dir)
-        return
-    for name in names:
-        (staged / name).rename(output_dir / name)
+        return True
+    moved: list[str] = []
+    try:
+        for name, target in zip(names, targets, strict=True):
+            (staged / name).rename(target)
+            moved.append(name)
+    except BaseException:
+        for name in moved:
+            with contextlib.suppress(OSError):
+                (output_dir / name).rename(staged / name)
+        raise
+    return False
 
 
 def _relocate(result: SplitResult, staged: Path, output_dir: Path) -> None:
@@ -238,8 +343,13 @@ def _apply(
     directory = options.output_format == "directory"
     try:
         with _pool(options.jobs) as pool:
-            libraries = _process_libraries(pool, source, plan, options, work, directory, log)
-            kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+            try:  # these two waves write only into the work directory
+                libraries = _process_libraries(pool, source, plan, options, work, directory, log)
+                kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+            except OSError as exc:
+                if not is_write_failure(exc):
+                    raise
+                raise output_error(tmp_dir if tmp_dir is not None else work, exc) from None
             bundles, kpacks_by_key, dbs_by_key = _bundles(plan, options, kpacks, log)
             jobs = _wheel_jobs(
                 source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out, host_name
@@ -326,7 +436,9 @@ def _build_kpacks(
     by_arch: dict[str, list[tuple[str, Any]]] = defaultdict(list)
     for lib in sorted((r for r in libraries if r.fat), key=lambda r: r.rel):
         for ref in sorted(lib.code_objects, key=lambda c: c.index):
-            by_arch[normalize_arch(ref.target)].append((f"{lib.rel}#{ref.index}", ref))
+            where = f"{plan.source_path}:{plan.overlay + '/' if plan.overlay else ''}{lib.rel}"
+            arch = check_target_id(normalize_arch(ref.target), where)
+            by_arch[arch].append((f"{lib.rel}#{ref.index}", ref))
     group = plan.identity.group
     jobs = [
         KpackJob(
@@ -364,6 +476,8 @@ def _bundles(
             )
             plan.warnings.append(message)
             print(f"wheel-size: warning: {message}", file=log)
+    for key in keys:
+        check_bundle_key(key, str(plan.source_path))
     bundles = [
         DeviceBundle(key, table.level(key), device_dist_name(options.device_package_prefix, key))
         for key in keys
@@ -421,7 +535,7 @@ def _wheel_jobs(
             host_entries.append(WheelEntry(name, file=lib.stripped, mode=member.mode))
 
     def dest(filename: str) -> Path:
-        return out / (filename[:-4] if directory else filename)
+        return path_inside(out, filename[:-4] if directory else filename)
 
     def job(filename: str, dist_info: str, entries: list[WheelEntry]) -> WheelJob:
         return WheelJob(dest(filename), dist_info, tuple(entries), directory, options.deflate_level)
@@ -472,6 +586,6 @@ def _wheel_jobs(
                 data=(plan.overlay.split("/")[0] + "\n").encode() if plan.overlay else b"",
             ),
         ]
-        filename = f"{escaped}-{identity.version}-{identity.tag_string}.whl"
+        filename = wheel_filename(bundle.dist, identity.version, identity.tag_string)
         jobs.append(job(filename, dist_info, entries))
     return jobs

@@ -6,6 +6,11 @@ and family wheels) and an ``all`` extra. PEP 825 variant markers go only into th
 variant wheel: installers that do not know them refuse the requirement, so a plain wheel
 carrying them would not install. Device wheels pin the host version and, unlike AMD's tool
 (rocm-systems#10685), a target wheel also requires its emitted sub-family and family wheels.
+
+The input's METADATA and WHEEL are hostile until checked: ``Name`` must be a PEP 508 name,
+``Version`` a PEP 440 version (used in its normal form from then on), every ``Tag`` a PEP 425
+tag. Every header line we write goes through :func:`_header`, which refuses a line break or
+control character, so no value can add a header of its own.
 """
 
 from __future__ import annotations
@@ -16,14 +21,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from wheel_size import __version__
 from wheel_size.errors import InputError, InvalidWheel
 from wheel_size.split.names import Hierarchy
+from wheel_size.wheel.filename import normalized_version, valid_name, valid_tag
 
 __all__ = [
     "VARIANT_SCHEMA",
     "DeviceBundle",
     "HostIdentity",
+    "check_requirement",
     "device_metadata",
     "device_wheel_file",
     "extra_name",
@@ -33,7 +42,18 @@ __all__ = [
 ]
 
 VARIANT_SCHEMA = "https://variants-schema.wheelnext.dev/v0.0.3.json"
-_VARIANT_LABEL = re.compile(r"^[0-9a-z_.]{1,16}$")
+_VARIANT_LABEL = re.compile(r"^[0-9a-z_.]{1,16}\Z")
+# PEP 685 normalised extra name.
+_EXTRA = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _header(name: str, value: str) -> str:
+    """One ``Name: value`` line; a value that could start another header is a bug or an
+    attack, never written."""
+    if _CONTROL.search(value):
+        raise InputError(f"{name} {value!r}: line break or control character in a header value")
+    return f"{name}: {value}"
 
 
 @dataclass(frozen=True)
@@ -69,24 +89,68 @@ def extra_name(key: str, naming: str) -> str:
     """``plain``: ``gfx1100``/``all`` (the reference split, TheRock#5289); ``device``:
     ``device-gfx1100``/``device-all`` (newer ROCm indexes)."""
     name = key.replace("_", "-")
-    return f"device-{name}" if naming == "device" else name
+    extra = f"device-{name}" if naming == "device" else name
+    if not _EXTRA.match(extra):
+        raise InputError(f"extra {extra!r} (from GPU architecture {key!r}) is not a PEP 685 name")
+    return extra
+
+
+def check_requirement(requirement: str) -> str:
+    """A ``--device-requires-dist`` value if it is one PEP 508 requirement on one line."""
+    probe = requirement.replace("@GFXARCH@", "gfx942")
+    try:
+        if _CONTROL.search(requirement):
+            raise InvalidRequirement("line break or control character")
+        Requirement(probe)
+    except InvalidRequirement as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid"
+        raise InputError(
+            f"--device-requires-dist {requirement!r}: not a PEP 508 requirement: {first}"
+        ) from None
+    return requirement
+
+
+def _one(headers: list[str], field: str, source: str) -> str:
+    values = [str(v).strip() for v in headers]
+    if len(values) != 1 or not values[0]:
+        found = "no" if not values or not values[0] else f"{len(values)}"
+        raise InvalidWheel(f"{source}: METADATA has {found} {field} header(s), want one")
+    return values[0]
 
 
 def parse_identity(metadata: bytes, wheel: bytes, *, source: str) -> HostIdentity:
-    """Read Name/Version from METADATA and the tags from WHEEL."""
+    """Read Name/Version from METADATA and the tags from WHEEL, each checked against its PEP
+    (the version is kept in its PEP 440 normal form)."""
+    for label, data in (("METADATA", metadata), ("WHEEL", wheel)):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidWheel(f"{source}: {label} is not UTF-8 (byte {exc.start})") from None
     headers = BytesHeaderParser().parsebytes(metadata)
-    name, version = headers.get("Name"), headers.get("Version")
-    if not name or not version:
-        raise InvalidWheel(f"{source}: METADATA has no Name or Version")
+    name = _one(headers.get_all("Name") or [], "Name", source)
+    raw_version = _one(headers.get_all("Version") or [], "Version", source)
+    if not valid_name(name):
+        raise InvalidWheel(f"{source}: METADATA Name {name!r} is not a PEP 508 distribution name")
+    version = normalized_version(raw_version)
+    if version is None:
+        raise InvalidWheel(f"{source}: METADATA Version {raw_version!r} is not a PEP 440 version")
     tags = tuple(str(v).strip() for v in BytesHeaderParser().parsebytes(wheel).get_all("Tag") or [])
-    if not tags or any(t.count("-") != 2 for t in tags):
-        raise InvalidWheel(f"{source}: WHEEL has no valid Tag line")
-    return HostIdentity(str(name).strip(), str(version).strip(), tags)
+    if not tags:
+        raise InvalidWheel(f"{source}: WHEEL has no Tag line")
+    for tag in tags:
+        if not valid_tag(tag):
+            raise InvalidWheel(
+                f"{source}: WHEEL Tag {tag!r} is not a PEP 425 python-abi-platform tag"
+            )
+    return HostIdentity(name, version, tags)
 
 
 def _insert_headers(metadata: bytes, lines: Iterable[str]) -> bytes:
     """Add header lines before the blank line that starts the description, or at the end."""
-    text = metadata.decode("utf-8")
+    try:
+        text = metadata.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidWheel(f"METADATA is not UTF-8 (byte {exc.start})") from None
     newline = "\r\n" if "\r\n" in text else "\n"
     added = "".join(line + newline for line in lines)
     match = re.search(r"\r?\n\r?\n", text)
@@ -123,21 +187,22 @@ def host_metadata(
             "choose another --extra-naming"
         )
     pin = f"== {identity.version}"
-    lines = ["Requires-Dist: rocm-bootstrap"]
+    lines = [_header("Requires-Dist", "rocm-bootstrap")]
     for bundle in targets:
         extra = extra_name(bundle.key, naming)
-        lines.append(f"Provides-Extra: {extra}")
+        lines.append(_header("Provides-Extra", extra))
         for key in table.chain(bundle.key):
             if key not in emitted:
                 continue
-            requirement = f"Requires-Dist: {emitted[key].dist} {pin}"
-            lines.append(f'{requirement}; extra == "{extra}"')
+            requirement = f"{emitted[key].dist} {pin}"
+            lines.append(_header("Requires-Dist", f'{requirement}; extra == "{extra}"'))
             if variant:
-                lines.append(
-                    f'{requirement}; "amd :: gfx_arch :: {bundle.key}" in variant_properties'
-                )
-    lines.append(f"Provides-Extra: {all_extra}")
-    lines.extend(f'Requires-Dist: {b.dist} {pin}; extra == "{all_extra}"' for b in bundles)
+                marker = f'"amd :: gfx_arch :: {bundle.key}" in variant_properties'
+                lines.append(_header("Requires-Dist", f"{requirement}; {marker}"))
+    lines.append(_header("Provides-Extra", all_extra))
+    lines.extend(
+        _header("Requires-Dist", f'{b.dist} {pin}; extra == "{all_extra}"') for b in bundles
+    )
     return _insert_headers(metadata, lines)
 
 
@@ -149,32 +214,40 @@ def device_metadata(
     extra_requires: Sequence[str] = (),
 ) -> bytes:
     """A device wheel's whole METADATA."""
+    if not valid_name(bundle.dist):
+        raise InputError(f"device package name {bundle.dist!r} is not a PEP 508 name")
     lines = [
-        "Metadata-Version: 2.1",
-        f"Name: {bundle.dist}",
-        f"Version: {identity.version}",
-        f"Summary: AMD GPU device code ({bundle.key}, {bundle.level}) for {identity.name}",
-        f"Requires-Dist: {identity.name} == {identity.version}",
+        _header("Metadata-Version", "2.1"),
+        _header("Name", bundle.dist),
+        _header("Version", identity.version),
+        _header(
+            "Summary", f"AMD GPU device code ({bundle.key}, {bundle.level}) for {identity.name}"
+        ),
+        _header("Requires-Dist", f"{identity.name} == {identity.version}"),
     ]
     for parent in table.chain(bundle.key)[1:]:
         if parent in emitted:
-            lines.append(f"Requires-Dist: {emitted[parent].dist} == {identity.version}")
+            lines.append(_header("Requires-Dist", f"{emitted[parent].dist} == {identity.version}"))
     for requirement in extra_requires:
+        check_requirement(requirement)
         if "@GFXARCH@" in requirement:
             if bundle.level not in ("target", "unknown"):
                 continue
             requirement = requirement.replace("@GFXARCH@", bundle.key)
-        lines.append(f"Requires-Dist: {requirement}")
+        lines.append(_header("Requires-Dist", requirement))
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def device_wheel_file(identity: HostIdentity) -> bytes:
     """A device wheel's WHEEL: the host's exact tags, not pure."""
+    for tag in identity.tags:
+        if not valid_tag(tag):
+            raise InputError(f"WHEEL Tag {tag!r} is not a PEP 425 tag")
     lines = [
         "Wheel-Version: 1.0",
         f"Generator: wheel-size {__version__}",
         "Root-Is-Purelib: false",
-        *(f"Tag: {tag}" for tag in identity.tags),
+        *(_header("Tag", tag) for tag in identity.tags),
     ]
     return ("\n".join(lines) + "\n").encode("utf-8")
 

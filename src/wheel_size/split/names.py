@@ -5,7 +5,10 @@ A code object's target-id (``gfx942:sramecc+:xnack-``) names the exact kpack arc
 family (``gfx11``) / sub-family (``gfx110x``, ``gfx12_0``) / target (``gfx1100``); the table is
 pinned in ``data/rocm_hierarchy.json`` rather than imported, so names cannot drift with
 rocm-bootstrap releases. Keys the table does not know are kept as their own name (with a
-warning from the caller), never an error.
+warning from the caller), never an error -- as long as they are plain names: a key, a
+target-id or a device package prefix reaches file names, ``Requires-Dist`` lines and extras,
+so each is checked against a strict character set here first (:func:`check_bundle_key`,
+:func:`check_target_id`, :func:`check_device_prefix`).
 """
 
 from __future__ import annotations
@@ -17,13 +20,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from wheel_size.errors import InputError, InvalidBundle
+from wheel_size.wheel.filename import escape_name, valid_name
+
 __all__ = [
     "Hierarchy",
     "Level",
+    "check_bundle_key",
+    "check_device_prefix",
+    "check_target_id",
     "device_dist_name",
     "dist_part",
     "hierarchy",
     "normalize_arch",
+    "valid_bundle_key",
     "wheel_escape",
 ]
 
@@ -32,6 +42,48 @@ Level = Literal["family", "sub-family", "target", "unknown"]
 _TRIPLE_PREFIX = re.compile(r"^.*?amdgcn-amd-amdhsa-{1,2}")
 _DASH_FEATURE = re.compile(r"-(xnack|sramecc)([+-])")
 _DATA = Path(__file__).with_name("data") / "rocm_hierarchy.json"
+# A bundle key becomes part of a distribution name and an extra: lowercase words of letters
+# and digits joined by one ``_`` or ``-`` (gfx942, gfx12_0, gfx110x, gfx9-4-generic).
+_KEY = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*\Z")
+# A target-id as it names a kpack archive: a key-like processor, then ``:feature±``.
+_TARGET_ID = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*(?::[a-z0-9]+(?:[_-][a-z0-9]+)*[+-])*\Z")
+_MAX_KEY = 64
+
+
+def valid_bundle_key(key: str) -> bool:
+    """True for a key that can name a device wheel and an extra as it is."""
+    return len(key) <= _MAX_KEY and bool(_KEY.match(key))
+
+
+def check_bundle_key(key: str, source: str) -> str:
+    """``key`` if :func:`valid_bundle_key`, else InvalidBundle naming ``source``."""
+    if not valid_bundle_key(key):
+        raise InvalidBundle(
+            f"{source}: GPU architecture {key!r} cannot name a device wheel "
+            "(want lowercase letters and digits joined by '_' or '-')"
+        )
+    return key
+
+
+def check_target_id(arch: str, source: str) -> str:
+    """``arch`` (a normalised target-id) if it can name a kpack file, else InvalidBundle."""
+    if len(arch) > 2 * _MAX_KEY or not _TARGET_ID.match(arch):
+        raise InvalidBundle(
+            f"{source}: target-id {arch!r} cannot name a kpack archive "
+            "(want a processor name and ':feature+' / ':feature-' parts)"
+        )
+    return arch
+
+
+def check_device_prefix(prefix: str) -> str:
+    """``--device-package-prefix`` if it is a PEP 508 name (a trailing ``-`` is dropped)."""
+    stem = prefix.rstrip("-")
+    if not valid_name(stem) or len(stem) > 100:
+        raise InputError(
+            f"--device-package-prefix {prefix!r}: not a distribution name (letters, digits, "
+            "'-', '_', '.', starting and ending with a letter or digit)"
+        )
+    return prefix
 
 
 def normalize_arch(arch: str) -> str:
@@ -51,13 +103,15 @@ def dist_part(key: str) -> str:
 
 
 def device_dist_name(prefix: str, key: str) -> str:
-    """``amd-torch-device`` + ``gfx12_0`` -> ``amd-torch-device-gfx12-0``."""
+    """``amd-torch-device`` + ``gfx12_0`` -> ``amd-torch-device-gfx12-0``; both parts checked."""
+    check_device_prefix(prefix)
+    check_bundle_key(key, f"--device-package-prefix {prefix}")
     return f"{prefix.rstrip('-')}-{dist_part(key)}"
 
 
 def wheel_escape(name: str) -> str:
     """A distribution name as it appears in wheel and dist-info names (PEP 427/503)."""
-    return re.sub(r"[-_.]+", "_", name).lower()
+    return escape_name(name)
 
 
 @dataclass(frozen=True)

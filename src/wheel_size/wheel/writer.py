@@ -4,10 +4,13 @@ An entry's content is given one of three ways: the raw compressed bytes of a mem
 zip (copied verbatim, with that member's RECORD hash), a file on disk (streamed and compressed),
 or bytes in memory (metadata). Output goes to a temporary file next to the destination and is
 renamed into place only when complete, so a failure never leaves a half-written wheel behind.
+A write the file system refuses is an OutputError naming the destination; every entry path
+is checked to stay inside the wheel (and, for unpacked trees, inside the output directory).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -15,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wheel_size.fileio import output_error, path_inside, relative_path
 from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData, iter_content
 from wheel_size.wheel.record import RecordEntry, StreamingHash, format_record, iter_chunks
@@ -112,9 +116,11 @@ def _ordered(entries: Iterable[WheelEntry], dist_info: str) -> list[WheelEntry]:
     """Sorted, with ``dist_info/`` last and no RECORD (the writer makes it)."""
     record = f"{dist_info}/RECORD"
     prefix = f"{dist_info}/"
+    relative_path(record)
     items = [e for e in entries if e.path != record]
     seen: set[str] = set()
     for entry in items:
+        relative_path(entry.path)  # no absolute path, no "..", no control character
         if entry.path in seen:
             raise ValueError(f"duplicate wheel entry {entry.path}")
         seen.add(entry.path)
@@ -142,14 +148,18 @@ def write_wheel(
     dest: Path, entries: Sequence[WheelEntry], *, dist_info: str, level: int = 6
 ) -> WrittenWheel:
     """Write a wheel to ``dest`` atomically; RECORD is generated and written last."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    ordered = _ordered(entries, dist_info)
     record: list[RecordEntry] = []
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    except OSError as exc:
+        raise output_error(dest, exc) from None
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb", buffering=0) as fp:
-            writer = ZipEntryWriter(fp)
-            for entry in _ordered(entries, dist_info):
+            writer = ZipEntryWriter(fp, label=dest)
+            for entry in ordered:
                 if entry.raw is not None and entry.record_hash:
                     writer.add_raw(entry.path, entry.raw, mode=entry.mode)
                     record.append(RecordEntry(entry.path, entry.record_hash, entry.raw.size))
@@ -175,42 +185,70 @@ def write_wheel(
             text = format_record(record).encode()
             writer.add_chunks(record_path, [text], size_hint=len(text), level=level)
             size = writer.finish()
-        tmp.chmod(0o644)
-        tmp.replace(dest)
+        _into_place(tmp, dest)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise
     return WrittenWheel(dest, size, record)
 
 
+def _into_place(tmp: Path, dest: Path) -> None:
+    try:
+        tmp.chmod(0o644)
+        tmp.replace(dest)
+    except OSError as exc:
+        raise output_error(dest, exc) from None
+
+
 def write_tree(dest: Path, entries: Sequence[WheelEntry], *, dist_info: str) -> WrittenWheel:
-    """Write an unpacked wheel (``--output-format directory``), built aside then renamed."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    """Write an unpacked wheel (``--output-format directory``), built aside then renamed.
+
+    Every entry path is resolved inside the tree before its file is created.
+    """
+    ordered = _ordered(entries, dist_info)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    except OSError as exc:
+        raise output_error(dest, exc) from None
     record: list[RecordEntry] = []
     try:
-        for entry in _ordered(entries, dist_info):
-            target = tmp / entry.path
-            target.parent.mkdir(parents=True, exist_ok=True)
+        for entry in ordered:
+            target = path_inside(tmp, entry.path)
             hasher = StreamingHash()
-            if entry.file is not None:
-                shutil.copyfile(entry.file, target)
-                with target.open("rb") as stream:
-                    hasher.feed(stream)
-            else:
-                with target.open("wb") as out:
-                    for chunk in _hashed(_stream(entry), hasher):
-                        out.write(chunk)
-            target.chmod(entry.mode)
+            try:
+                _write_member(entry, target, hasher)
+            except OSError as exc:
+                if entry.file is not None and exc.filename == str(entry.file):
+                    raise  # reading our own staged input failed: not the output's fault
+                raise output_error(dest / entry.path, exc) from None
             record.append(RecordEntry(entry.path, hasher.value, hasher.size))
         record_path = f"{dist_info}/RECORD"
         record.append(RecordEntry(record_path, None, None))
-        (tmp / record_path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / record_path).write_text(format_record(record))
-        tmp.chmod(0o755)
-        tmp.replace(dest)
+        target = path_inside(tmp, record_path)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(format_record(record))
+            tmp.chmod(0o755)
+            tmp.replace(dest)
+        except OSError as exc:
+            raise output_error(dest, exc) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     size = sum(e.size or 0 for e in record)
     return WrittenWheel(dest, size, record)
+
+
+def _write_member(entry: WheelEntry, target: Path, hasher: StreamingHash) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if entry.file is not None:
+        shutil.copyfile(entry.file, target)
+        with target.open("rb") as stream:
+            hasher.feed(stream)
+    else:
+        with target.open("wb") as out:
+            for chunk in _hashed(_stream(entry), hasher):
+                out.write(chunk)
+    target.chmod(entry.mode)

@@ -4,7 +4,8 @@
 whole speed of a wheel splitter: a 1 GB library that does not change is moved with
 ``copy_file_range`` (no decompress, no recompress, no CRC pass). Entries get fixed
 timestamps and Unix modes; ZIP64 records are written only where a size or an offset needs
-them, as zipfile and pip expect.
+them, as zipfile and pip expect. A write the file system refuses (full, quota, read-only) is
+an OutputError naming the archive; read errors of a source keep their own OSError.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ from __future__ import annotations
 import os
 import struct
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from wheel_size.errors import InvalidWheel
+from wheel_size.fileio import output_error
 from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData
 
@@ -64,11 +68,22 @@ class _Written:
 class ZipEntryWriter:
     """Append entries to an unbuffered, seekable binary file; ``finish()`` writes the index."""
 
-    def __init__(self, fp: BinaryIO, *, epoch: int | None = None) -> None:
+    def __init__(
+        self, fp: BinaryIO, *, epoch: int | None = None, label: str | os.PathLike[str] | None = None
+    ) -> None:
         self._fp = fp
+        self._label = str(label if label is not None else getattr(fp, "name", "zip archive"))
         self._pos = fp.tell()
         self._entries: list[_Written] = []
         self._time, self._date = dos_datetime(source_date_epoch() if epoch is None else epoch)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn a refused write into an OutputError that names the archive."""
+        try:
+            yield
+        except OSError as exc:
+            raise output_error(self._label, exc) from None
 
     # -- local headers -------------------------------------------------------------------
     def _local_header(self, entry: _Written, zip64: bool) -> bytes:
@@ -97,8 +112,9 @@ class ZipEntryWriter:
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)
-        while view:
-            view = view[self._fp.write(view) or 0 :]
+        with self._writing():
+            while view:
+                view = view[self._fp.write(view) or 0 :]
         self._pos += len(data)
 
     # -- adding entries ------------------------------------------------------------------
@@ -119,24 +135,28 @@ class ZipEntryWriter:
             while left:
                 try:
                     done = os.copy_file_range(src.fileno(), out, left, offset)
-                except OSError:
-                    done = 0
+                except OSError:  # not supported here, or the target is full: the slow path
+                    done = 0  # copies what it can and reports a refused write
                 if done == 0:
-                    self._copy_slow(src.fileno(), offset, left)
+                    self._copy_slow(src.fileno(), offset, left, raw)
                     left = 0
                     break
                 offset += done
                 left -= done
         self._pos += raw.compressed_size
 
-    def _copy_slow(self, src: int, offset: int, left: int) -> None:
+    def _copy_slow(self, src: int, offset: int, left: int, raw: RawData) -> None:
         while left:
             chunk = os.pread(src, min(left, 1 << 20), offset)
             if not chunk:
-                raise OSError(f"short read at offset {offset}")
+                raise InvalidWheel(
+                    f"{raw.path}: member at offset {raw.offset}: the file ends at {offset}, "
+                    "before the member's declared compressed size"
+                )
             view = memoryview(chunk)
-            while view:
-                view = view[self._fp.write(view) or 0 :]
+            with self._writing():
+                while view:
+                    view = view[self._fp.write(view) or 0 :]
             offset += len(chunk)
             left -= len(chunk)
 
@@ -172,11 +192,14 @@ class ZipEntryWriter:
             raise ValueError(f"{name}: {size} bytes, more than its size hint allowed")
         entry.crc, entry.size, entry.compressed_size = crc, size, csize
         end = self._pos
-        self._fp.seek(entry.offset)
         header = self._local_header(entry, zip64)
         assert len(header) == header_len
-        self._fp.write(header)
-        self._fp.seek(end)
+        with self._writing():
+            self._fp.seek(entry.offset)
+            view = memoryview(header)
+            while view:
+                view = view[self._fp.write(view) or 0 :]
+            self._fp.seek(end)
         self._entries.append(entry)
 
     # -- central directory ---------------------------------------------------------------
