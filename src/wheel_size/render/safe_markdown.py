@@ -15,9 +15,11 @@ that backtick-quoted code stays a code span:
 - every character that could start a link, image, autolink, raw HTML, entity, table cell,
   emphasis, math or a block at the start of a line is backslash-escaped or an entity;
 - a zero-width joiner (what Dependabot does for mentions) breaks GitHub's auto-linkers:
-  mentions, issue references, bare URLs, ``www.`` and e-mail addresses;
-- links to github.com go through ``redirect.github.com``, which GitHub provides so that
-  links do not create back-references.
+  mentions, issue references, bare URLs, ``www.``, e-mail addresses and github.com URLs
+  (which would put back-references on the issues they name).
+
+Links we build ourselves (:func:`link_url`) to github.com go through
+``redirect.github.com``, which GitHub provides so that links do not create back-references.
 
 The result renders as the same visible text (apart from the removed invisible characters).
 It is an :class:`Inert` string: the template filters pass it through unchanged, so text made
@@ -131,11 +133,13 @@ _GITHUB_URL = re.compile(r"https?://(?:www\.)?github\.com/", re.IGNORECASE)
 # Auto-linkers: @mention (GitHub names are alphanumerics and hyphens), e-mail addresses
 # (the local part just before the "@"), #123 and owner/repo#123, GH-123, scheme://, www.
 _AT_AFTER = re.compile(r"@(?=[A-Za-z0-9])")
-_AT_BEFORE = re.compile(r"(?<=[A-Za-z0-9._+\-])@")
+_AT_BEFORE = re.compile(r"(?<=.)@")  # linkify-it's local parts take more than GFM's
 _ISSUE_REF = re.compile(r"#(?=\d)")
 _GH_REF = re.compile(r"\b(GH)-(?=\d)", re.IGNORECASE)
 _SCHEME = re.compile(r"(?<=[A-Za-z0-9+.\-]):(?=//)")
-_WWW = re.compile(r"(?<![A-Za-z0-9])(www)(?=\.)", re.IGNORECASE)
+_WWW = re.compile(r"(www)(?=\.)", re.IGNORECASE)
+# github.com itself, with or without a scheme: no issue or pull request URL is recognised.
+_GITHUB_HOST = re.compile(r"(github)(?=\.com)", re.IGNORECASE)
 
 
 def _escape(text: str) -> str:
@@ -143,23 +147,25 @@ def _escape(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _PUNCTUATION.sub(r"\\\g<0>", text)
     text = _UNDERSCORE.sub(r"\\_", text)
-    text = _GITHUB_URL.sub("https://redirect.github.com/", text)
     text = _AT_AFTER.sub("@" + ZWJ, text)
     text = _AT_BEFORE.sub(ZWJ + "@", text)
     text = _ISSUE_REF.sub("#" + ZWJ, text)
     text = _GH_REF.sub(lambda m: m.group(1) + ZWJ + "-", text)
     text = _SCHEME.sub(ZWJ + ":", text)
+    text = _GITHUB_HOST.sub(lambda m: m.group(1) + ZWJ, text)
     return _WWW.sub(lambda m: m.group(1) + ZWJ, text)
 
 
 def _code_span(content: str) -> str | None:
     """``content`` as one code span with a fence longer than any backtick run inside it.
 
-    None when it cannot be one: empty, or holding a ``|``, which a GFM table would split
-    even inside a code span (and ``\\|`` would show outside tables).
+    None when it cannot be one: empty; holding a ``|``, which a GFM table would split even
+    inside a code span (and ``\\|`` would show outside tables); or holding a ``]``, which
+    can end the label of a link reference definition (``[`]: x`](y)`` at a line start),
+    because definitions are found before code spans.
     """
     content = content.strip()
-    if not content or "|" in content:
+    if not content or "|" in content or "]" in content:
         return None
     longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
     fence = "`" * (longest + 1)
