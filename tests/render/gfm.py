@@ -25,7 +25,6 @@ REFERENCE = re.compile(r"#\d|\bGH-\d", re.I)
 BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 ZWJ = "\u200d"
 
-_LINK_TOKENS = {"link_open", "image", "html_inline", "html_block"}
 
 
 def parser() -> MarkdownIt:
@@ -43,7 +42,8 @@ class Rendered:
     """What a reader sees of one Markdown document."""
 
     tokens: list[Token]
-    links: list[str] = field(default_factory=list)  # hrefs and srcs, plus raw HTML
+    links: list[str] = field(default_factory=list)  # hrefs and image srcs
+    html: list[str] = field(default_factory=list)  # raw HTML, inline and blocks
     kinds: set[str] = field(default_factory=set)  # every token type, block and inline
     prose: list[str] = field(default_factory=list)  # text outside code spans
     code: list[str] = field(default_factory=list)  # code span contents
@@ -52,10 +52,11 @@ class Rendered:
     def visible(self) -> str:
         return " ".join(self.prose + self.code)
 
-    def problems(self, ours: tuple[str, ...] = ()) -> list[str]:
-        """Everything that is not plain text: links (but ``ours``), images, HTML, pings,
-        references."""
-        found = [f"link/image/html: {x!r}" for x in self.links if x not in ours]
+    def problems(self, links: tuple[str, ...] = (), html: tuple[str, ...] = ()) -> list[str]:
+        """Everything that is not plain text: links and images (but those starting with one
+        of ``links``), raw HTML (but that starting with one of ``html``), pings, references."""
+        found = [f"link/image: {x!r}" for x in self.links if not x.startswith(links or "\0")]
+        found += [f"html: {x!r}" for x in self.html if not x.startswith(html or "\0")]
         for text in self.prose:
             for pattern in (AUTOLINK, MENTION, REFERENCE):
                 found += [f"{pattern.pattern[:20]}: {m.group(0)!r}" for m in pattern.finditer(text)]
@@ -69,8 +70,10 @@ def render(markdown: str) -> Rendered:
     def walk(items: list[Token]) -> None:
         for tok in items:
             out.kinds.add(tok.type)
-            if tok.type in _LINK_TOKENS:
-                out.links.append(str(tok.attrs.get("href") or tok.attrs.get("src") or tok.content))
+            if tok.type in ("link_open", "image"):
+                out.links.append(str(tok.attrs.get("href") or tok.attrs.get("src")))
+            elif tok.type in ("html_inline", "html_block"):
+                out.html.append(tok.content)
             elif tok.type == "text":
                 out.prose.append(tok.content)
             elif tok.type == "code_inline":

@@ -18,8 +18,9 @@ that backtick-quoted code stays a code span:
   mentions, issue references, bare URLs, ``www.``, e-mail addresses and github.com URLs
   (which would put back-references on the issues they name).
 
-Links we build ourselves (:func:`link_url`) to github.com go through
-``redirect.github.com``, which GitHub provides so that links do not create back-references.
+Links we build ourselves are made safe as link destinations by :func:`link_url`; those to
+pull requests go through ``redirect.github.com`` (:func:`github_link`), which GitHub
+provides so that links do not create back-references.
 
 The result renders as the same visible text (apart from the removed invisible characters).
 It is an :class:`Inert` string: the template filters pass it through unchanged, so text made
@@ -263,7 +264,7 @@ def link_url(url: str) -> str:
         return "#"
     if scheme not in ("http", "https"):
         return "#"
-    return github_link(quote(cleaned, safe=_URL_SAFE + "'"))
+    return quote(cleaned, safe=_URL_SAFE + "'")
 
 
 def fit_body(text: str, limit: int = BODY_LIMIT) -> str:
