@@ -12,7 +12,6 @@ to a shell. Every rendered text is checked with a real GFM renderer (tests/rende
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -190,7 +189,7 @@ def hostile_split_report() -> dict[str, object]:
         "device_total": 10,
         "summary": {"fat_binaries": 1, "db_files": 1, "raw_archs": 1, "device_wheels": 1},
         "devices": [device],
-        "downloads": [{"target": bad, "wheels": ["host", bad], "size": 1_000_110, "savings_pct": 88.0}],
+        "downloads": [{"target": bad, "wheels": ["host", bad], "size": 1, "savings_pct": 88.0}],
         "libraries": [lib],
         "databases": [{"handler": bad, "files": 1, "size": 2, "keys": [bad]}],
         "warnings": [f"{bad}\n# not a heading\n[1]: javascript:alert(1)"],

@@ -26,7 +26,6 @@ BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u
 ZWJ = "\u200d"
 
 
-
 def parser() -> MarkdownIt:
     md = MarkdownIt("gfm-like", {"linkify": True})
     md.linkify.set({"fuzzy_link": False, "fuzzy_ip": False})

@@ -263,9 +263,7 @@ WORDS = st.sampled_from(
         "x_y",
     ]
 )
-HOSTILE = st.lists(st.one_of(st.text(alphabet=MARKUP, max_size=6), WORDS), max_size=25).map(
-    "".join
-)
+HOSTILE = st.lists(st.one_of(st.text(alphabet=MARKUP, max_size=6), WORDS), max_size=25).map("".join)
 
 
 @settings(max_examples=300, deadline=None)

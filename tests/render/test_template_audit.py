@@ -152,10 +152,15 @@ def unsafe(node: nodes.Node, ours: set[str]) -> Iterator[str]:
         if node.name == "format" and _numeric_format(node):
             return
         inner = node.node
-        if node.name == "join" and isinstance(inner, nodes.Filter) and inner.name == "map":
-            if inner.args and isinstance(inner.args[0], nodes.Const):
-                if inner.args[0].value in SAFE_FILTERS:
-                    return
+        if (
+            node.name == "join"
+            and isinstance(inner, nodes.Filter)
+            and inner.name == "map"
+            and inner.args
+            and isinstance(inner.args[0], nodes.Const)
+            and inner.args[0].value in SAFE_FILTERS
+        ):
+            return  # each item through a safe filter, joined by a constant
         if node.name in ("replace", "join") and inner is not None:
             if _name(node) in ours:
                 return
