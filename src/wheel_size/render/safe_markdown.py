@@ -55,7 +55,8 @@ ZWJ = "\u200d"
 
 
 class Inert(str):
-    """Markdown that :func:`safe_inline` produced from ``source`` (the cleaned plain text)."""
+    """Markdown that :func:`safe_inline` produced from ``source`` (the cleaned plain text,
+    on one line unless ``multiline``)."""
 
     source: str
     multiline: bool
@@ -210,8 +211,8 @@ def safe_inline(
 ) -> Inert:
     """``text`` we did not write, as Markdown that renders it literally and links nothing.
 
-    ``code`` renders it as one code span (for names; plain escaped text if it holds a
-    ``|``); ``multiline`` keeps line breaks (never in a table cell); ``max_chars`` shortens
+    ``code`` renders it as one code span (for names; escaped text instead if it holds a
+    ``|`` or ``]``); ``multiline`` keeps line breaks (never in a table cell); ``max_chars`` shortens
     it with an ellipsis. Safe anywhere inline: in a table cell, a list item, a heading,
     link text, or a paragraph of its own. :class:`Inert` input that already fits is returned
     as it is, so applying the rule twice changes nothing.
