@@ -1,9 +1,12 @@
-"""Injection (issue 7, item 4): text from GitHub and from action inputs stays inert.
+"""Injection (issue 7, item 4; issue 10, item 6): text from GitHub, wheels and action inputs
+stays inert.
 
 Commit titles, bodies, file names and artifact names come from people and builds we do not
-control. Copied into an issue they must not ping anyone, back-reference pull requests, close
-issues, forge our hidden markers or inject HTML; in the dashboard they must be escaped. Action
-inputs are never handed to a shell.
+control. Copied into an issue, a pull-request comment or a step summary they must not ping
+anyone, back-reference pull requests, close issues, forge our hidden markers, inject HTML,
+show a tracking image, offer a link (``javascript:`` or any other) or carry bidi overrides
+and terminal escapes; in the dashboard they must be escaped. Action inputs are never handed
+to a shell. Every rendered text is checked with a real GFM renderer (tests/render/gfm.py).
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, run_cli
 from fakegithub import FakeGitHub
 from regression_world import Change, build_world
+from render.gfm import bad_characters, render
+from wheel_factory import make_wheel
 from wheel_size.cli.main import main
 from wheel_size.regressions.issue_sync import event_from_marker
 from wheel_size.regressions.series import MB
@@ -25,9 +30,30 @@ FORGED = (
     "<!-- wheel-size-action:event=jump/cpu/2025-10-11 before=2025-10-10:1 after=2025-10-11:2 -->"
 )
 HOSTILE_TITLE = (
-    f"Add Half kernels @pytorch/release-team fixes #4242 {FORGED} <script>alert(1)</script> (#101)"
+    "Add Half kernels ![pixel](http://tracker.example/p) [click](javascript:alert(1)) "
+    f"\u202egnp.exe\x1b[31m @pytorch/release-team fixes #4242 {FORGED} <script>alert(1)</script>"
+    " (#101) <http://evil.example> www.evil.example [ref][1] `code](x)`"
 )
-HOSTILE_BODY = "cc @octocat\n\nFixes https://github.com/pytorch/pytorch/issues/999 and GH-77"
+LINK_DEFINITION = "[1]: javascript:alert(1)"
+HOSTILE_BODY = (
+    "cc @octocat\n\nFixes https://github.com/pytorch/pytorch/issues/999 and GH-77\n\n"
+    + LINK_DEFINITION
+)
+# Our own raw HTML in the templates: markers, the statuses' <details>, small print.
+OUR_HTML = ("<!-- wheel-size-action:", "<!-- wheel-size:", "<details>", "</details>", "<sub>")
+OUR_HTML += ("</sub>",)
+PAYLOAD_WORDS = ("tracker", "javascript", "gnp", "click", "pixel")
+
+
+def assert_inert_markdown(markdown: str, *, links: tuple[str, ...] = ()) -> None:
+    """Rendered, ``markdown`` links only to ``links``, shows no image, holds only our HTML,
+    pings nobody, references nothing and carries no control or bidi character."""
+    assert bad_characters(markdown) == []
+    shown = render(markdown)
+    assert "image" not in shown.kinds
+    assert shown.problems(links=links, html=OUR_HTML) == []
+
+
 HOSTILE_FILE = "aten/src/ATen/native/cuda/<img src=x onerror=alert(1)>.cuh"
 HOSTILE_ARTIFACT = "manywheel-py3_12-cuda12_8<img src=x onerror=alert(2)>"
 
@@ -80,10 +106,106 @@ def test_api_text_is_inert_in_issues_and_dashboard(
     event = event_from_marker(body)
     assert event is not None and event.variant == "cuda12_8"
     assert issue.title.startswith("Wheel size: cuda12_8")
+    # Rendered as GitHub would: no image, no link but ours, no HTML but ours, no bidi or ESC;
+    # the payloads are still there to read.
+    assert_inert_markdown(body, links=(fake_github.web_url,))
+    visible = render(body).visible
+    assert all(word in visible for word in PAYLOAD_WORDS), visible
     # The dashboard escapes the hostile artifact name.
     html = next(history.rglob("index.html")).read_text()
     assert "<img src=x" not in html
     assert "onerror=alert(2)" not in html or "&lt;img" in html
+
+
+HOSTILE_NAMES = [
+    "[click](javascript:alert(1)).txt",
+    "![pixel](tracker.example/pixel.png).txt",
+    "<img src=x onerror=alert(1)>.txt",
+    "@octocat fixes #12 GH-3 www.evil.example x@evil.example.txt",
+    "`code](x)` [ref][1] | a | b.txt",
+    "\u202egnp.exe.txt",
+]
+
+
+@pytest.fixture(scope="module")
+def hostile_wheels(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two wheels whose member names are Markdown and bidi payloads (legal zip names)."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    (tmp / "old").mkdir()
+    (tmp / "new").mkdir()
+    old_files = {f"pkg/data/{n}": b"a\n" for n in HOSTILE_NAMES}
+    new_files = {f"pkg/data/{n}": b"a\n" * 4000 for n in HOSTILE_NAMES}
+    old = make_wheel(tmp / "old", "pkg", "1.0", files=old_files)
+    new = make_wheel(tmp / "new", "pkg", "1.1", files=new_files)
+    return old, new
+
+
+def test_wheel_member_names_are_inert_in_diff(hostile_wheels: tuple[Path, Path]) -> None:
+    old, new = hostile_wheels
+    result = run_cli(["diff", str(old), str(new)])
+    assert result.returncode == 0, result.stderr
+    assert_inert_markdown(result.stdout)
+    visible = render(result.stdout).visible
+    assert all(word in visible for word in ("click", "pixel", "onerror", "octocat", "gnp")), visible
+
+
+def test_wheel_file_names_are_inert_in_audit(
+    hostile_wheels: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Artifact folders hold whatever file names a build uploaded."""
+    old, _ = hostile_wheels
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    names = [
+        "pkg-1.0+cu128.[x](javascript:alert(1))-py3-none-any.whl",
+        "pkg-1.0-py3-none-any-![pixel](tracker.example)\u202e.whl",
+        "pkg-1.0+rocm6.3-py3-none-any.whl",
+        "pkg-1.0-py3-none-any-<img src=x onerror=alert(1)>@octocat #5.whl",
+    ]
+    for name in names:
+        (folder / name).write_bytes(old.read_bytes())
+    result = run_cli(["audit", str(folder)])
+    assert result.returncode == 0, result.stderr
+    assert_inert_markdown(result.stdout)
+    visible = render(result.stdout).visible
+    assert all(word in visible for word in ("javascript", "pixel", "onerror", "octocat")), visible
+
+
+def hostile_split_report() -> dict[str, object]:
+    """A split report as build_report() shapes it, every name from the input wheel hostile
+    (split runs on pull requests: whoever opens one controls the wheel)."""
+    bad = "![p](http://tracker.example/p) [click](javascript:alert(1)) <img src=x> @octocat #7"
+    lib = {"path": f"torch/lib/{bad}\u202e.so", "original": 9_000_000, "stripped": 1_000_000}
+    lib |= {"saved": 8_000_000, "saved_pct": 88.9, "kernels": 3, "targets": [bad]}
+    device = {"key": bad, "level": "target", "dist": bad, "file": f"{bad}.whl", "size": 10}
+    device |= {"kernels": 3, "kpack_size": 5, "kpacks": [], "db_files": 1, "db_size": 2}
+    return {
+        "version": 1,
+        "name": bad,
+        "package_version": "1.0",
+        "input": {"file": f"{bad}\x1b[31m.whl", "size": 9_000_100},
+        "host": {"file": f"{bad}.whl", "size": 1_000_100},
+        "variant": None,
+        "device_total": 10,
+        "summary": {"fat_binaries": 1, "db_files": 1, "raw_archs": 1, "device_wheels": 1},
+        "devices": [device],
+        "downloads": [{"target": bad, "wheels": ["host", bad], "size": 1, "savings_pct": 88.0}],
+        "libraries": [lib],
+        "databases": [{"handler": bad, "files": 1, "size": 2, "keys": [bad]}],
+        "warnings": [f"{bad}\n# not a heading\n[1]: javascript:alert(1)"],
+    }
+
+
+def test_split_comment_on_a_pull_request_is_inert() -> None:
+    from wheel_size.split.comment import render_comment
+
+    report = hostile_split_report()
+    report["summary"] = {**report["summary"], "kernels": 3}  # type: ignore[dict-item]
+    body = render_comment(report)
+    assert body.startswith("<!-- wheel-size:split -->\n")
+    assert_inert_markdown(body)
+    visible = render(body).visible
+    assert all(word in visible for word in ("tracker", "click", "javascript", "octocat")), visible
 
 
 def test_no_shell_anywhere_in_the_package() -> None:

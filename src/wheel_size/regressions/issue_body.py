@@ -23,6 +23,7 @@ from wheel_size.render.safe_markdown import (
     github_link,
     neutralise,
     neutralise_cell,
+    one_line,
 )
 
 __all__ = [
@@ -66,13 +67,17 @@ class Reproduce:
 
 
 def issue_title(ev: Event) -> str:
-    """Variant, date and delta: what a reader of the issue list needs first."""
+    """Variant, date and delta: what a reader of the issue list needs first.
+
+    Titles are plain text (no links), but bidi overrides and controls would still show.
+    """
+    variant = one_line(ev.variant)
     if ev.kind == "creep":
         return (
-            f"Wheel size creep: {ev.variant} {ev.delta_mb:+.1f} MB from "
+            f"Wheel size creep: {variant} {ev.delta_mb:+.1f} MB from "
             f"{ev.before.date.isoformat()} to {ev.date.isoformat()}"
         )
-    return f"Wheel size: {ev.variant} {ev.delta_mb:+.1f} MB on {ev.date.isoformat()}"
+    return f"Wheel size: {variant} {ev.delta_mb:+.1f} MB on {ev.date.isoformat()}"
 
 
 def _run_url(repo_url: str, run_id: int | None) -> str | None:

@@ -1,4 +1,17 @@
-"""The one jinja2 environment every rendered text goes through."""
+"""The one jinja2 environment every rendered text goes through.
+
+Markdown templates are not autoescaped; text we did not write goes through the filters
+below, which are all :func:`~wheel_size.render.safe_markdown.safe_inline` (or, for link
+destinations and lines inside code fences, its companions):
+
+- ``md``: inline text (``md(multiline=True)`` keeps line breaks, ``md(max_chars=80)``);
+- ``code``: a name as a code span with a fence that fits it;
+- ``url``: a link destination that cannot end early or run script;
+- ``one_line``: a line inside a fenced code block.
+
+``tests/render/test_template_audit.py`` checks that every ``{{ }}`` in a Markdown template
+uses one of them or is a value we write ourselves.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+
+from wheel_size.render.safe_markdown import link_url, one_line, safe_inline
 
 __all__ = ["render", "template_dir"]
 
@@ -28,6 +43,18 @@ def _format_mb(value: float | None, signed: bool = False, digits: int = 1) -> st
     return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
 
 
+def _md(value: Any, multiline: bool = False, max_chars: int | None = None) -> str:
+    return safe_inline(_text(value), multiline=multiline, max_chars=max_chars)
+
+
+def _code(value: Any, max_chars: int | None = None) -> str:
+    return safe_inline(_text(value), code=True, max_chars=max_chars)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)  # str() fails on undefined
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -44,6 +71,10 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["mb"] = _format_mb
+    env.filters["md"] = _md
+    env.filters["code"] = _code
+    env.filters["url"] = lambda value: link_url(_text(value))
+    env.filters["one_line"] = lambda value: one_line(_text(value))
     return env
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from wheel_size.render import render
+from wheel_size.render.safe_markdown import safe_inline
 from wheel_size.report.model import DayStatus, Report
 
 __all__ = ["chart", "render_json", "render_markdown"]
@@ -22,8 +23,8 @@ _STATUS_TEXT = {
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text safe inside a Markdown table cell (artifact names come from the API)."""
+    return safe_inline(text)
 
 
 def chart(report: Report) -> dict[str, Any] | None:

@@ -1,0 +1,218 @@
+"""Every ``{{ }}`` in a Markdown template is either made safe by a filter or written by us.
+
+Markdown templates are not autoescaped. A value that came from a commit, a wheel, an artifact,
+a branch or a remote error message must go through ``md``, ``code``, ``url`` or
+``one_line`` (all :func:`~wheel_size.render.safe_markdown.safe_inline`); everything else must
+be listed below as ours, with the reason. A new interpolation fails this test until someone
+decides which it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from jinja2 import nodes
+
+from wheel_size.render.templates import _environment, template_dir
+
+SAFE_FILTERS = {"md", "code", "url", "one_line", "mb", "length"}
+
+# Values our own code writes (numbers formatted by us, dates, enums, markers, sentences
+# without outside text, Markdown already rendered by a template), per template.
+OURS: dict[str, set[str]] = {
+    "action-summary-truncated.md.j2": set(),
+    "audit.md.j2": {
+        "count",  # int
+        "summary.keep",  # counts
+        "summary.drop",
+        "summary.fix",
+        "v.verdict",  # keep / drop / fix
+        "w.kind",  # pure / abi3 / platform
+        "w.native",  # int
+        "w.extensions",  # int
+        "w.size",  # human()
+        "f.kind",  # finding kinds are our identifiers
+    },
+    "diff.md.j2": {
+        "c.summary",  # summary_line(): numbers
+        "c.old_total",  # human()
+        "c.new_total",
+        "c.unchanged",  # int
+        "f.status",  # added / removed / grown / shrunk
+        "f.old_installed",  # human()
+        "f.new_installed",
+        "f.installed_delta",
+        "f.delta",
+        "c.more_files",  # int
+        "c.more_delta",  # human()
+        "s.old",  # human()
+        "s.new",
+        "s.delta",
+        "g.marker",  # [NEW] / [DEL] / ""
+        "g.entries",  # "3 → 4"
+        "g.old",  # human()
+        "g.new",
+        "g.delta",
+        "g.uncompressed_delta",
+        "f.gpu_more",  # int
+    },
+    "regression_evidence.md.j2": {
+        "c.summary",  # summary_line(): numbers
+        "f.status",
+        "f.installed_delta",  # human()
+        "f.delta",
+        # "<name> <delta>, ...": names made safe by neutralise_cell in evidence/attach.py
+        "f.sections",
+        "c.more_files",
+        "g.entries",
+        "g.delta",
+        "g.uncompressed_delta",
+        "before_run",  # run ids: int
+        "after_run",
+    },
+    "regression_issue.md.j2": {
+        "marker",  # event_marker(): our key and sizes
+        "before.date",  # ISO dates
+        "date",
+        "threshold",  # Thresholds.describe()
+        "label",  # "before" / "after", and the chart's "%m-%d" dates
+        "side.date",
+        "side.run_id",  # int
+        "chart.y_min",  # numbers
+        "chart.y_max",
+        "chart['values']",  # rounded floats
+        "total_commits",  # int
+        "c.rank",  # int
+        "c.pr",  # int
+        "c.categories",  # CATEGORIES titles
+        "c.status",  # CONFIRMED / LIKELY / ...
+        "candidates_left_out",  # int
+        "candidates_total",
+        "evidence",  # Markdown rendered by regression_evidence.md.j2 (audited above)
+    },
+    "regression_update.md.j2": {
+        "marker",  # update_marker(): our key, dates, sizes
+        "date",
+        "before_date",
+        "event_date",
+    },
+    "size-report.md.j2": {
+        "item.periods",  # dates
+        "r.thresholds.describe()",
+        "r.start.date",
+        "r.end.date",
+        "m.month",  # YYYY-MM
+        "item.chart.labels",  # quoted dates
+        "item.chart.y_min",
+        "item.chart.y_max",
+        "item.chart.points",  # floats
+        "j.date",
+        "d.date",
+    },
+    "split_comment.md.j2": {"marker"},  # marker(key): our constant key
+    "split_report.md.j2": {
+        "'{:,}'.format()",  # integer counts
+        "report.summary.device_wheels",  # ints
+        "report.summary.fat_binaries",
+        "report.summary.raw_archs",
+    },
+}
+
+
+def _name(node: nodes.Node) -> str:
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Getattr):
+        return f"{_name(node.node)}.{node.attr}"
+    if isinstance(node, nodes.Getitem):
+        return f"{_name(node.node)}[{_name(node.arg)}]"
+    if isinstance(node, nodes.Const):
+        return repr(node.value)
+    if isinstance(node, nodes.Call):
+        return f"{_name(node.node)}()"
+    if isinstance(node, nodes.Filter):
+        return f"{_name(node.node) if node.node else ''}|{node.name}"
+    return type(node).__name__
+
+
+def _numeric_format(node: nodes.Filter) -> bool:
+    """``"%.1f" | format(x)``: a number formatted by us."""
+    fmt = node.node
+    return isinstance(fmt, nodes.Const) and "%s" not in str(fmt.value)
+
+
+def unsafe(node: nodes.Node, ours: set[str]) -> Iterator[str]:
+    """The parts of an output expression that neither a filter nor our list vouches for."""
+    if isinstance(node, nodes.Const):
+        return
+    if isinstance(node, nodes.Filter):
+        if node.name in SAFE_FILTERS:
+            return
+        if node.name == "format" and _numeric_format(node):
+            return
+        inner = node.node
+        if (
+            node.name == "join"
+            and isinstance(inner, nodes.Filter)
+            and inner.name == "map"
+            and inner.args
+            and isinstance(inner.args[0], nodes.Const)
+            and inner.args[0].value in SAFE_FILTERS
+        ):
+            return  # each item through a safe filter, joined by a constant
+        if node.name in ("replace", "join") and inner is not None:
+            if _name(node) in ours:
+                return
+            yield from unsafe(inner, ours)
+            return
+    if isinstance(node, nodes.CondExpr):
+        yield from unsafe(node.expr1, ours)
+        if node.expr2 is not None:
+            yield from unsafe(node.expr2, ours)
+        return
+    if isinstance(node, (nodes.Or, nodes.And, nodes.Add, nodes.Concat)):
+        parts = node.nodes if isinstance(node, nodes.Concat) else [node.left, node.right]
+        for part in parts:
+            yield from unsafe(part, ours)
+        return
+    if isinstance(node, (nodes.Sub, nodes.Mul, nodes.Div, nodes.FloorDiv)):
+        return  # arithmetic: a number
+    name = _name(node)
+    if name not in ours:
+        yield name
+
+
+def markdown_templates() -> list[str]:
+    return sorted(p.name for p in template_dir().glob("*.md.j2"))
+
+
+def test_every_markdown_template_is_audited() -> None:
+    assert set(markdown_templates()) - {"data-branch-readme.md.j2"} == set(OURS)
+
+
+def interpolations(source: str, ours: set[str]) -> list[str]:
+    """What is interpolated without a safe filter and is not in ``ours``."""
+    tree = _environment().parse(source)
+    return [
+        part
+        for out in tree.find_all(nodes.Output)
+        for expr in out.nodes
+        if not isinstance(expr, nodes.TemplateData)
+        for part in unsafe(expr, ours)
+    ]
+
+
+@pytest.mark.parametrize("name", markdown_templates())
+def test_untrusted_values_go_through_the_filter(name: str) -> None:
+    source = (template_dir() / name).read_text()
+    ours = OURS.get(name, set())
+    unvouched = sorted(set(interpolations(source, ours)))
+    assert unvouched == [], f"{name}: route these through md/code/url/one_line or list as ours"
+    # The list holds nothing the template no longer uses.
+    assert set(interpolations(source, set())) == ours
+
+
+def test_the_audit_catches_a_forgotten_filter() -> None:
+    source = "| {{ c.title }} | {{ c.title | md }} | {{ n | mb }} | {{ x or y | code }} |"
+    assert interpolations(source, set()) == ["c.title", "x"]
