@@ -62,18 +62,52 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; return its exit status instead of exiting, for tests."""
+    """Run one subcommand; return its exit status instead of exiting, for tests.
+
+    Every failure ends as one line ``wheel-size: error: ...`` and exit 2: our own errors as
+    they are, anything unexpected (MemoryError and RecursionError included) as
+    ``internal error: <type>: <message> (please report)``; no traceback unless
+    ``WHEEL_SIZE_DEBUG=1``. Stored records that were skipped are warned about first.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
+    error: WheelSizeError | None = None
+    status = 0
     try:
-        status: int = args._run(args)
+        status = args._run(args)
     except WheelSizeError as exc:
-        print(f"wheel-size: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        error = exc
     except KeyboardInterrupt:
+        _warn_skipped()
         print("wheel-size: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from wheel_size.crash import internal_error
+
+        error = internal_error(exc)
+    _warn_skipped()
+    if error is not None:
+        print(f"wheel-size: error: {error}", file=sys.stderr)
+        return error.exit_code
     return status
+
+
+def _warn_skipped() -> None:
+    """Warn about stored records the command skipped (a workflow also gets annotations and
+    a step-summary section). Never the reason a command fails."""
+    import os
+
+    from wheel_size.cli.skipped import report_skipped
+
+    in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
+    try:
+        report_skipped(
+            sys.stderr,
+            annotations=sys.stdout if in_workflow else None,
+            summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if in_workflow else None,
+        )
+    except OSError as exc:  # an unwritable summary: the warnings are on stderr already
+        print(f"wheel-size: warning: cannot add to the step summary: {exc}", file=sys.stderr)
 
 
 def entrypoint() -> None:
