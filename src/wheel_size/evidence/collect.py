@@ -11,6 +11,7 @@ together run against a time budget shared by every issue of the run (:class:`Evi
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import threading
 import time
@@ -193,14 +194,14 @@ def collect_evidence(
     if budget is None:
         budget = EvidenceBudget.starting_now(DEFAULT_MEMORY_MB << 20, float(DEFAULT_TIME_BUDGET))
     evidence = Evidence(before, after)
-    paths: dict[str, str] = {}
+    names = {"before": f"the artifact of {before.date}", "after": f"the artifact of {after.date}"}
+    scratch = ""
     try:
         with tempfile.TemporaryDirectory(
             prefix="wheel-size-evidence-", dir=workdir, ignore_cleanup_errors=True
         ) as tmp:
+            scratch = tmp
             old_path, new_path = Path(tmp) / "before.zip", Path(tmp) / "after.zip"
-            paths = {str(old_path): f"artifact of {before.date}",
-                     str(new_path): f"artifact of {after.date}"}  # fmt: skip
             old = _in_time(
                 budget,
                 f"the download of {before.date}'s artifact",
@@ -214,18 +215,22 @@ def collect_evidence(
             data = _diff(old, new, Path(tmp) / "work", budget)
             report, reading, omitted = decode_result(data.get("result"))
     except (_Unavailable, WheelSizeError) as exc:
-        evidence.unavailable = _reason(str(exc), paths)
+        evidence.unavailable = _reason(str(exc), scratch, names)
         return evidence
     except Exception as exc:  # whatever else went wrong, the issue is still filed
-        evidence.unavailable = _reason(f"the evidence step failed: {type(exc).__name__}: {exc}",
-                                       paths)  # fmt: skip
+        text = f"the evidence step failed: {type(exc).__name__}: {exc}"
+        evidence.unavailable = _reason(text, scratch, names)
         return evidence
     evidence.report, evidence.reading, evidence.files_omitted = report, reading, omitted
     return evidence
 
 
-def _reason(text: str, paths: dict[str, str]) -> str:
-    """One line, naming the nights' artifacts instead of our scratch paths."""
-    for path, name in paths.items():
-        text = text.replace(path, name)
+def _reason(text: str, scratch: str, names: dict[str, str]) -> str:
+    """One line, naming the nights' artifacts instead of our scratch paths (the downloads,
+    and the wheels the diff extracted from them)."""
+    if scratch:
+        root = re.escape(scratch)
+        inner = root + r"/work/wheel-size-inputs-[^/\s]+/\d+-(before|after)\.zip/"
+        text = re.sub(inner, lambda m: f"{names[m.group(1)]}: ", text)
+        text = re.sub(root + r"/(before|after)\.zip", lambda m: names[m.group(1)], text)
     return one_line(text, 500)

@@ -66,7 +66,8 @@ def read_capped(path: Path, limit: int, where: str, *, follow_symlinks: bool = T
             raise HistoryError(f"{where}: not a regular file")
         if info.st_size > limit:
             raise HistoryError(
-                f"{where}: {info.st_size:,} bytes, more than the {limit:,} a record file may have"
+                f"{where}: {info.st_size:,} bytes, more than the {limit:,} bytes a record file "
+                "may have"
             )
         chunks = []
         size = 0
