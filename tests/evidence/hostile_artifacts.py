@@ -14,7 +14,7 @@ from pathlib import Path
 
 from wheel_factory import make_artifact, make_wheel
 
-__all__ = ["RawMember", "bad_crc_artifact", "bomb_artifact", "raw_zip"]
+__all__ = ["RawMember", "bad_crc_artifact", "bomb_artifact", "good_artifact", "raw_zip"]
 
 MB = 1 << 20
 TAG = "cp312-cp312-manylinux_2_28_x86_64"
@@ -63,11 +63,15 @@ def _members_of(wheel: Path) -> list[RawMember]:
 
 
 @functools.cache
-def _bzip2_zeros(mb: int) -> bytes:
-    """``mb`` MiB of zeros as one bzip2 stream (~5 s for 256 MiB; built once a session)."""
+def _bzip2_zeros(mb: int) -> tuple[bytes, int]:
+    """``mb`` MiB of zeros as one bzip2 stream (~5 s for 256 MiB; built once a session),
+    and their CRC-32."""
     c = bz2.BZ2Compressor(9)
     chunk = bytes(MB)
-    return b"".join(c.compress(chunk) for _ in range(mb)) + c.flush()
+    crc = 0
+    for _ in range(mb):
+        crc = zlib.crc32(chunk, crc)
+    return b"".join(c.compress(chunk) for _ in range(mb)) + c.flush(), crc
 
 
 def bomb_artifact(folder: Path, version: str, *, inflated_mb: int, lie: bool) -> Path:
@@ -77,9 +81,9 @@ def bomb_artifact(folder: Path, version: str, *, inflated_mb: int, lie: bool) ->
     folder.mkdir(parents=True, exist_ok=True)
     files = {"torch/__init__.py": b"", "torch/lib/libbomb.so": b"\x7fELF"}
     wheel = make_wheel(folder, "torch", version, TAG, files)
-    payload = _bzip2_zeros(inflated_mb)
-    members = [  # (the CRC is never checked: the bomb goes off first)
-        RawMember(m.name, zipfile.ZIP_BZIP2, payload, 0, 1024 if lie else inflated_mb * MB)
+    payload, crc = _bzip2_zeros(inflated_mb)
+    members = [
+        RawMember(m.name, zipfile.ZIP_BZIP2, payload, crc, 1024 if lie else inflated_mb * MB)
         if m.name == "torch/lib/libbomb.so"
         else m
         for m in _members_of(wheel)
@@ -100,4 +104,12 @@ def bad_crc_artifact(folder: Path, version: str) -> Path:
         for m in _members_of(wheel)
     ]
     raw_zip(wheel, members)
+    return make_artifact(folder / "artifact.zip", [wheel])
+
+
+def good_artifact(folder: Path, version: str) -> Path:
+    """An ordinary artifact of the same shape, for the nights around a hostile one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"torch/__init__.py": b"", "torch/lib/libbomb.so": b"\x7fELF" + bytes(8)}
+    wheel = make_wheel(folder, "torch", version, TAG, files)
     return make_artifact(folder / "artifact.zip", [wheel])

@@ -21,11 +21,11 @@ def skipped_markdown(records: Sequence[SkippedRecord]) -> str:
 
     rows = []
     for r in records:
-        problem = r.message.removeprefix(f"{r.path}: ").removeprefix(r.path)
+        _, _, problem = r.message.partition(f"{r.path}: ")
         rows.append(
             {
                 "path": neutralise_cell(r.path.replace("`", "'"), max_chars=200),
-                "problem": neutralise_cell(problem, max_chars=300),
+                "problem": neutralise_cell(problem or r.message, max_chars=300),
             }
         )
     return render("skipped-records.md.j2", records=rows)

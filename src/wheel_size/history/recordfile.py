@@ -103,10 +103,11 @@ def load_json(raw: bytes, where: str) -> object:
 
 @dataclass(frozen=True)
 class SkippedRecord:
-    """A stored record that could not be used: where it is and what is wrong with it."""
+    """A stored record that could not be used: where it is in the store (``runs/…``) and
+    what is wrong with it (one line, starting with where it was read)."""
 
     path: str
-    message: str  # one line, starting with the path
+    message: str
 
 
 _skipped: dict[str, SkippedRecord] = {}
@@ -114,10 +115,11 @@ _lock = threading.Lock()
 
 
 def note_skipped(path: str, message: str) -> None:
-    """Remember a stored record that was skipped (each file once, however often it is read:
-    a nightly reads the same stretch of history several times)."""
+    """Remember a stored record that was skipped, by its ``path`` in the store: each file
+    once, however often it is read (a nightly reads the same stretch of history several
+    times, from the data branch and from the scratch tree a write builds)."""
     with _lock:
-        _skipped.setdefault(path, SkippedRecord(path, shown(message, 400)))
+        _skipped.setdefault(path, SkippedRecord(shown(path, 300), shown(message, 400)))
 
 
 def drain_skipped() -> list[SkippedRecord]:

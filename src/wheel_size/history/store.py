@@ -82,15 +82,18 @@ def _real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def _read_skipping(path: Path, where: str) -> RunRecord | None:
-    """A stored run, or None when it cannot be used: the file is reported and skipped, so a
-    planted or damaged record never stops a later night (and is never rewritten)."""
+def _read_skipping(path: Path, rel: str) -> RunRecord | None:
+    """A stored run, or None when it cannot be used: the file is reported by its place in
+    the store (``runs/…``: once, however many copies of the tree a command reads, and never
+    a scratch path) and skipped, so a planted or damaged record never stops a later night
+    and is never rewritten."""
+    where = shown(rel, 300)
     try:
         return _read_file(path, where)
     except HistoryError as exc:
-        note_skipped(where, str(exc))
+        note_skipped(rel, str(exc))
     except Exception as exc:  # any failure on one stored file is that file's
-        note_skipped(where, f"{where}: cannot read run record: {type(exc).__name__}: {exc}")
+        note_skipped(rel, f"{where}: cannot read run record: {type(exc).__name__}: {exc}")
     return None
 
 
@@ -100,9 +103,11 @@ def read_run_tree(
     """Every run stored under ``root/runs`` between ``since`` and ``until`` (inclusive).
 
     Directory names carry the dates, so a report over one month opens one month of files.
-    A file that is not a usable record is skipped and reported (see
-    :func:`wheel_size.history.recordfile.drain_skipped`).
+    A file that is not a usable record is skipped and reported by its path in the store
+    (see :func:`wheel_size.history.recordfile.drain_skipped`); ``label`` (the store's name)
+    is no longer part of those messages, since a command also reads scratch copies.
     """
+    del label
     runs_dir = root / "runs"
     out: list[RunRecord] = []
     if not _real_dir(runs_dir):
@@ -120,8 +125,7 @@ def read_run_tree(
                 if not (lo <= day.name <= hi):
                     continue
                 for f in sorted(day.glob("*.json")):
-                    where = shown(f"{label or root}/{f.relative_to(root).as_posix()}", 300)
-                    record = _read_skipping(f, where)
+                    record = _read_skipping(f, f.relative_to(root).as_posix())
                     if record is not None:
                         out.append(record)
     out.sort(key=lambda r: (r.date, r.created_at or "", r.run_id))
