@@ -127,9 +127,25 @@ def _mark_safe(workspace: str) -> None:
 
 def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
     """Run the Action; every failure ends as one ``::error::`` and exit 2 (1 for
-    fail-on-regression), with the outputs and step summary written as far as they got."""
+    fail-on-regression), with the outputs and step summary written as far as they got.
+    Unexpected exceptions (MemoryError, RecursionError, bugs) included: no traceback unless
+    ``WHEEL_SIZE_DEBUG=1``."""
     env = os.environ if environ is None else environ
     out = stdout or sys.stdout
+    try:
+        return _main(env, out)
+    except Exception as exc:  # before a run could keep track of its outputs
+        error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
+        workflow_command(out, "error", str(error), {"title": "wheel-size"})
+        with contextlib.suppress(Exception):
+            write_outputs(env.get("GITHUB_OUTPUT"), dict(_DEFAULT_OUTPUTS))
+        return error.exit_code
+
+
+_DEFAULT_OUTPUTS = {"regression": "false", "jump-count": "0", "jumps": "[]"}
+
+
+def _main(env: MutableMapping[str, str], out: TextIO) -> int:
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN", "")
     add_mask(out, token)
     workspace = env.get("GITHUB_WORKSPACE") or "/github/workspace"
@@ -162,7 +178,7 @@ class _TrackRun:
         self.env = env
         self.out = out
         self.workspace = workspace
-        self.outputs = {"regression": "false", "jump-count": "0", "jumps": "[]"}
+        self.outputs = dict(_DEFAULT_OUTPUTS)
         self.result: TrackResult | None = None
         self.summary_written = False
 

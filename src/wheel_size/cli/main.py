@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wheel-size",
         description="Track, explain, split and audit the size of Python wheels.",
+        epilog="Failures are one line and exit 2. An internal error (a bug) asks to be "
+        "reported; set WHEEL_SIZE_DEBUG=1 to print its traceback for the report.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -106,8 +108,8 @@ def _warn_skipped() -> None:
             annotations=sys.stdout if in_workflow else None,
             summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if in_workflow else None,
         )
-    except OSError as exc:  # an unwritable summary: the warnings are on stderr already
-        print(f"wheel-size: warning: cannot add to the step summary: {exc}", file=sys.stderr)
+    except Exception as exc:  # e.g. an unwritable summary: never the reason a command fails
+        print(f"wheel-size: warning: cannot report skipped records: {exc}", file=sys.stderr)
 
 
 def entrypoint() -> None:
