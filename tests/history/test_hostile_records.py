@@ -223,3 +223,55 @@ def test_any_accepted_record_round_trips(changes: dict[str, object], artifact: o
     text = run_to_json(record)
     text.encode("utf-8")  # a lone surrogate would fail here
     assert run_from_json(json.loads(text)) == record
+
+
+# ---- what GitHub sends becomes a record that reads back ----
+
+
+def _api_run(**changes: object) -> dict[str, object]:
+    data: dict[str, object] = {
+        "id": 18300000001,
+        "created_at": "2025-10-11T07:30:00Z",
+        "run_attempt": 1,
+        "status": "completed",
+        "head_commit": {"message": "2025-10-11 nightly release (abcdef1)\n\nbody"},
+    }
+    data.update(changes)
+    return data
+
+
+def test_text_from_github_is_stored_readable() -> None:
+    from wheel_size.collect.records import record_from_api
+    from wheel_size.collect.runs import WorkflowSource
+
+    source = WorkflowSource("pytorch/pytorch", "nightly.yml")
+    api = _api_run(head_commit={"message": "fix \ud800 build"}, head_branch="nightly\udfff")
+    record = record_from_api(source, api, [{"name": "a\ud800", "size_in_bytes": 5}], "now")
+    assert record.title == "fix \ufffd build" and record.head_branch == "nightly\ufffd"
+    assert run_from_json(json.loads(run_to_json(record))) == record
+
+
+@pytest.mark.parametrize(
+    ("changes", "artifact", "problem"),
+    [
+        ({"id": int("9" * 300)}, {}, "id is out of range"),
+        ({"id": "x"}, {}, "is not an integer"),
+        ({"id": True}, {}, "is not an integer"),
+        ({"created_at": "yesterday"}, {}, "ValueError"),
+        ({}, {"size_in_bytes": -1}, "size_in_bytes is out of range"),
+        ({}, {"size_in_bytes": [1]}, "is not an integer"),
+        ({"run_attempt": 2**64}, {}, "run_attempt is out of range"),
+    ],
+)
+def test_numbers_from_github_must_fit(
+    changes: dict[str, object], artifact: dict[str, object], problem: str
+) -> None:
+    from wheel_size.collect.records import record_from_api
+    from wheel_size.collect.runs import WorkflowSource
+    from wheel_size.errors import GitHubError
+
+    source = WorkflowSource("pytorch/pytorch", "nightly.yml")
+    artifacts = [{"name": "a", "size_in_bytes": 5, **artifact}]
+    with pytest.raises(GitHubError, match=problem) as caught:
+        record_from_api(source, _api_run(**changes), artifacts, "now")
+    assert str(caught.value).startswith("run ") and "\n" not in str(caught.value)
