@@ -15,7 +15,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from wheel_size.action.commands import (
     add_mask,
@@ -24,7 +24,14 @@ from wheel_size.action.commands import (
     write_step_summary,
 )
 from wheel_size.action.inputs import action_input, bool_input, parse_argv, repository
+from wheel_size.cli.skipped import report_skipped, skipped_markdown
+from wheel_size.crash import internal_error
 from wheel_size.errors import InputError, WheelSizeError
+from wheel_size.history.recordfile import SkippedRecord
+from wheel_size.render.safe_markdown import neutralise
+
+if TYPE_CHECKING:
+    from wheel_size.track import TrackResult
 
 __all__ = ["action_argv", "main"]
 
@@ -84,6 +91,8 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
         if action_input(env, "evidence"):
             argv.append("--evidence" if bool_input(env, "evidence") else "--no-evidence")
         opt("--evidence-max-download-mb", "evidence-max-download-mb")
+        opt("--evidence-memory-mb", "evidence-memory-mb")
+        opt("--evidence-time-budget", "evidence-time-budget")
     return argv
 
 
@@ -118,8 +127,26 @@ def _mark_safe(workspace: str) -> None:
 
 
 def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
+    """Run the Action; every failure ends as one ``::error::`` and exit 2 (1 for
+    fail-on-regression), with the outputs and step summary written as far as they got.
+    Unexpected exceptions (MemoryError, RecursionError, bugs) included: no traceback unless
+    ``WHEEL_SIZE_DEBUG=1``."""
     env = os.environ if environ is None else environ
     out = stdout or sys.stdout
+    try:
+        return _main(env, out)
+    except Exception as exc:  # before a run could keep track of its outputs
+        error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
+        workflow_command(out, "error", str(error), {"title": "wheel-size"})
+        with contextlib.suppress(Exception):
+            write_outputs(env.get("GITHUB_OUTPUT"), dict(_DEFAULT_OUTPUTS))
+        return error.exit_code
+
+
+_DEFAULT_OUTPUTS = {"regression": "false", "jump-count": "0", "jumps": "[]"}
+
+
+def _main(env: MutableMapping[str, str], out: TextIO) -> int:
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN", "")
     add_mask(out, token)
     workspace = env.get("GITHUB_WORKSPACE") or "/github/workspace"
@@ -135,27 +162,64 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         runner = {"split": run_split, "audit": run_audit, "check": run_check_mode}[mode]
         try:
             return runner(env, out, Path(workspace))
-        except WheelSizeError as exc:
-            workflow_command(out, "error", str(exc), {"title": "wheel-size"})
-            return exc.exit_code
-    outputs = {"regression": "false", "jump-count": "0", "jumps": "[]"}
+        except Exception as exc:
+            error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
+            workflow_command(out, "error", str(error), {"title": "wheel-size"})
+            return error.exit_code
+    run = _TrackRun(env, out, Path(workspace))
     try:
+        return run.track(mode)
+    except Exception as exc:
+        return run.fail(exc if isinstance(exc, WheelSizeError) else internal_error(exc))
+
+
+class _TrackRun:
+    """One ``track`` run of the Action, keeping what is already known (outputs, whether the
+    summary is written) so that a failure at any point still reports it."""
+
+    def __init__(self, env: MutableMapping[str, str], out: TextIO, workspace: Path) -> None:
+        self.env = env
+        self.out = out
+        self.workspace = workspace
+        self.outputs = dict(_DEFAULT_OUTPUTS)
+        self.result: TrackResult | None = None
+        self.summary_written = False
+
+    def track(self, mode: str) -> int:
+        env, out = self.env, self.out
         if mode != "track":
             raise InputError(f"input mode must be track, split, audit or check, not {mode!r}")
         from wheel_size.cli.track import track_from_args
         from wheel_size.fileio import atomic_write
-        from wheel_size.render import render
 
         fail_on_regression = bool_input(env, "fail-on-regression")
         args = parse_argv(action_argv(env))
-        result = track_from_args(args)
+        result = self.result = track_from_args(args)
+        # Stored: from here on every output is known, whatever fails next.
+        self.outputs.update(
+            {
+                "regression": "true" if result.regression else "false",
+                "jump-count": str(len(result.jumps)),
+                "jumps": json.dumps([j.to_dict() for j in result.jumps]),
+                "collected-runs": str(len(result.collected)),
+                "commit": result.write.commit or "",
+            }
+        )
+        if result.issues is not None:
+            from wheel_size.regressions.track_step import issue_outputs
 
-        report_path = Path(workspace, action_input(env, "report-path") or "wheel-size-report.md")
+            issues = issue_outputs(result.issues)
+            self.outputs["issues-created"] = issues.created
+            self.outputs["issues-updated"] = issues.updated
+        skipped = self._warn_skipped()
+        markdown = result.markdown + (("\n" + skipped_markdown(skipped)) if skipped else "")
+        report_path = self.workspace / (action_input(env, "report-path") or "wheel-size-report.md")
         json_path = report_path.with_suffix(".json")
-        atomic_write(report_path, result.markdown.encode())
+        self._summary(markdown, report_path.name)
+        atomic_write(report_path, markdown.encode())
         atomic_write(json_path, (json.dumps(result.to_dict(), indent=2) + "\n").encode())
-        note = render("action-summary-truncated.md.j2", path=report_path.name)
-        write_step_summary(env.get("GITHUB_STEP_SUMMARY"), result.markdown, note)
+        self.outputs["report-path"] = str(report_path)
+        self.outputs["report-json-path"] = str(json_path)
         for j in result.jumps:
             workflow_command(
                 out,
@@ -164,22 +228,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
                 f"({j.prev_size_mb:.1f} → {j.size_mb:.1f} MB, run {j.run_id})",
                 {"title": "Wheel size jump"},
             )
-        outputs = {
-            "regression": "true" if result.regression else "false",
-            "jump-count": str(len(result.jumps)),
-            "jumps": json.dumps([j.to_dict() for j in result.jumps]),
-            "report-path": str(report_path),
-            "report-json-path": str(json_path),
-            "collected-runs": str(len(result.collected)),
-            "commit": result.write.commit or "",
-        }
-        if result.issues is not None:
-            from wheel_size.regressions.track_step import issue_outputs
-
-            issues = issue_outputs(result.issues)
-            outputs["issues-created"] = issues.created
-            outputs["issues-updated"] = issues.updated
-        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+        write_outputs(env.get("GITHUB_OUTPUT"), self.outputs)
+        self.outputs = {}  # written
         if result.issue_error is not None:
             # The history and the report are written; the issue step is what failed.
             workflow_command(out, "error", str(result.issue_error), {"title": "wheel-size"})
@@ -192,7 +242,29 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
             workflow_command(out, "error", "wheel size grew past the threshold")
             return 1
         return 0
-    except WheelSizeError as exc:
-        workflow_command(out, "error", str(exc), {"title": "wheel-size"})
-        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
-        return exc.exit_code
+
+    def _warn_skipped(self) -> list[SkippedRecord]:
+        return report_skipped(sys.stderr, annotations=self.out)
+
+    def _summary(self, markdown: str, report_name: str) -> None:
+        from wheel_size.render import render
+
+        note = render("action-summary-truncated.md.j2", path=report_name)
+        self.summary_written = True  # once tried, never again (no half-written duplicate)
+        write_step_summary(self.env.get("GITHUB_STEP_SUMMARY"), markdown, note)
+
+    def fail(self, error: WheelSizeError) -> int:
+        """Report ``error`` as the run's one ``::error::`` after writing what is known."""
+        skipped = self._warn_skipped()
+        workflow_command(self.out, "error", str(error), {"title": "wheel-size"})
+        # Each write on its own: a full disk for one must not cost the others.
+        with contextlib.suppress(Exception):
+            if self.outputs:
+                write_outputs(self.env.get("GITHUB_OUTPUT"), self.outputs)
+        with contextlib.suppress(Exception):
+            if not self.summary_written:
+                done = self.result.markdown if self.result is not None else ""
+                failed = f"\n\n**wheel-size failed:** {neutralise(str(error))}\n"
+                extra = ("\n" + skipped_markdown(skipped)) if skipped else ""
+                self._summary(done + failed + extra, "wheel-size-report.md")
+        return error.exit_code

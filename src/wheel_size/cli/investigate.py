@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         repo = gh.get_repo(repo_name)
         inv = investigate(repo, event, series, max_details=args.max_commit_details)
         if evidence.enabled:
-            inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes)(inv)
+            inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes, evidence)(inv)
         repo_url = repo.html_url
     except GITHUB_FAILURES as exc:
         raise github_error(

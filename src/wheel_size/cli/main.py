@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wheel-size",
         description="Track, explain, split and audit the size of Python wheels.",
+        epilog="Failures are one line and exit 2. An internal error (a bug) asks to be "
+        "reported; set WHEEL_SIZE_DEBUG=1 to print its traceback for the report.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -66,18 +68,52 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; return its exit status instead of exiting, for tests."""
+    """Run one subcommand; return its exit status instead of exiting, for tests.
+
+    Every failure ends as one line ``wheel-size: error: ...`` and exit 2: our own errors as
+    they are, anything unexpected (MemoryError and RecursionError included) as
+    ``internal error: <type>: <message> (please report)``; no traceback unless
+    ``WHEEL_SIZE_DEBUG=1``. Stored records that were skipped are warned about first.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
+    error: WheelSizeError | None = None
+    status = 0
     try:
-        status: int = args._run(args)
+        status = args._run(args)
     except WheelSizeError as exc:
-        print(f"wheel-size: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        error = exc
     except KeyboardInterrupt:
+        _warn_skipped()
         print("wheel-size: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from wheel_size.crash import internal_error
+
+        error = internal_error(exc)
+    _warn_skipped()
+    if error is not None:
+        print(f"wheel-size: error: {error}", file=sys.stderr)
+        return error.exit_code
     return status
+
+
+def _warn_skipped() -> None:
+    """Warn about stored records the command skipped (a workflow also gets annotations and
+    a step-summary section). Never the reason a command fails."""
+    import os
+
+    from wheel_size.cli.skipped import report_skipped
+
+    in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
+    try:
+        report_skipped(
+            sys.stderr,
+            annotations=sys.stdout if in_workflow else None,
+            summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if in_workflow else None,
+        )
+    except Exception as exc:  # e.g. an unwritable summary: never the reason a command fails
+        print(f"wheel-size: warning: cannot report skipped records: {exc}", file=sys.stderr)
 
 
 def entrypoint() -> None:

@@ -9,7 +9,9 @@ from typing import Any
 from github import Github
 
 from wheel_size.collect.runs import WorkflowSource, list_runs, raw
-from wheel_size.history.model import ArtifactRecord, RunRecord, parse_base_sha
+from wheel_size.errors import GitHubError
+from wheel_size.history.model import MAX_INT, ArtifactRecord, RunRecord, clean_text, parse_base_sha
+from wheel_size.history.recordfile import shown
 
 __all__ = ["PROGRESS_MIN_RUNS", "collect", "record_from_api", "utc_now"]
 
@@ -26,43 +28,94 @@ def _utc_date(stamp: str) -> dt.date:
     )
 
 
+class _BadAnswer(Exception):
+    pass
+
+
+def _int(value: Any, field: str, *, required: bool = False) -> int | None:
+    """An id or size from GitHub: an integer within 0..2^63-1 (what we can store)."""
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise _BadAnswer(f"{field} {shown(repr(value), 60)} is not an integer")
+    try:
+        number = int(value)
+    except ValueError:
+        raise _BadAnswer(f"{field} {shown(repr(value), 60)} is not an integer") from None
+    if not 0 <= number <= MAX_INT:
+        raise _BadAnswer(f"{field} is out of range")
+    return number
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else clean_text(value)
+
+
 def record_from_api(
     source: WorkflowSource,
     run: Mapping[str, Any],
     artifacts: Iterable[Mapping[str, Any]],
     collected_at: str,
 ) -> RunRecord:
-    """A history record from a ``workflow-run`` object and its ``artifact`` objects."""
+    """A history record from a ``workflow-run`` object and its ``artifact`` objects.
+
+    Text is stored as sent (lone surrogates replaced); ids and sizes must be 64-bit
+    integers, or the answer is a one-line :class:`GitHubError` naming the run: what we store
+    must read back.
+    """
+    try:
+        return _record(source, run, artifacts, collected_at)
+    except (_BadAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
+        run_id = run.get("id") if isinstance(run, Mapping) else None
+        detail = str(exc) if isinstance(exc, _BadAnswer) else f"{type(exc).__name__}: {exc}"
+        raise GitHubError(
+            f"run {shown(repr(run_id), 40)} of {source.repository}: GitHub's answer cannot be "
+            f"stored: {shown(detail, 200)}"
+        ) from None
+
+
+def _record(
+    source: WorkflowSource,
+    run: Mapping[str, Any],
+    artifacts: Iterable[Mapping[str, Any]],
+    collected_at: str,
+) -> RunRecord:
     head = run.get("head_commit") or {}
     message = head.get("message") if isinstance(head, dict) else None
+    message = message if isinstance(message, str) else None
     title = message.splitlines()[0] if message else run.get("display_title")
     created = str(run["created_at"])
+    run_id = _int(run["id"], "id", required=True)
+    assert run_id is not None
+    if run_id < 1:
+        raise _BadAnswer("id must be positive")
+    path = run.get("path")
     return RunRecord(
         repository=source.repository,
         date=_utc_date(created),
-        run_id=int(run["id"]),
-        workflow_id=run.get("workflow_id"),
-        workflow_path=(run.get("path") or "").split("@")[0] or None,
-        run_attempt=int(run.get("run_attempt") or 1),
-        run_number=run.get("run_number"),
-        event=run.get("event"),
-        status=run.get("status"),
-        conclusion=run.get("conclusion"),
-        created_at=created,
-        head_branch=run.get("head_branch"),
-        head_sha=run.get("head_sha"),
+        run_id=run_id,
+        workflow_id=_int(run.get("workflow_id"), "workflow_id"),
+        workflow_path=_text((path if isinstance(path, str) else "").split("@")[0] or None),
+        run_attempt=_int(run.get("run_attempt") or 1, "run_attempt") or 1,
+        run_number=_int(run.get("run_number"), "run_number"),
+        event=_text(run.get("event")),
+        status=_text(run.get("status")),
+        conclusion=_text(run.get("conclusion")),
+        created_at=_text(created),
+        head_branch=_text(run.get("head_branch")),
+        head_sha=_text(run.get("head_sha")),
         base_sha=parse_base_sha(message),
-        title=title,
+        title=_text(title),
         artifacts=tuple(
             sorted(
                 (
                     ArtifactRecord(
-                        name=str(a["name"]),
-                        size_in_bytes=int(a["size_in_bytes"]),
+                        name=clean_text(a["name"]) or "",
+                        size_in_bytes=_int(a["size_in_bytes"], "size_in_bytes", required=True) or 0,
                         expired=bool(a.get("expired")),
-                        created_at=a.get("created_at"),
-                        digest=a.get("digest"),
-                        id=a.get("id"),
+                        created_at=_text(a.get("created_at")),
+                        digest=_text(a.get("digest")),
+                        id=_int(a.get("id"), "artifact id"),
                     )
                     for a in artifacts
                 ),

@@ -54,8 +54,10 @@ def _context(evidence: Evidence) -> dict[str, Any]:
     if evidence.report is None or evidence.reading is None:
         return context
     context["reading"] = neutralise(evidence.reading.sentence)
-    for diff in evidence.report.comparisons:
+    omitted = evidence.files_omitted
+    for index, diff in enumerate(evidence.report.comparisons):
         files = diff.files[:_FILES]
+        total_files = len(diff.files) + (omitted[index] if index < len(omitted) else 0)
         device_file = next((f for f in diff.files if f.gpu), None)
         rows = []
         if device_file is not None:
@@ -77,7 +79,7 @@ def _context(evidence: Evidence) -> dict[str, Any]:
                     }
                     for f in files
                 ],
-                "more_files": max(0, len(diff.files) - _FILES),
+                "more_files": max(0, total_files - _FILES),
                 "device_file": _cell(device_file.path) if device_file else None,
                 "gpu": rows,
             }

@@ -1,25 +1,37 @@
 """Download the artifacts of the nights before and after a jump and diff their wheels.
 
-Every way this can fail on a nightly runner (expired artifacts, an artifact over the size
-limit, a missing run id, wheels that cannot be compared) ends as "evidence unavailable" with
-the reason, never as a failed job: the regression issue is still worth filing.
+Every way this can fail on a nightly runner ends as "evidence unavailable" with the reason,
+never as a failed job: the regression issue is still worth filing. That covers what GitHub
+does (expired artifacts, an artifact over the size limit, a missing run id) and what the
+artifacts do: a zip bomb, a bad CRC, a file that is not a zip, a diff that would take hours.
+The diff runs in a worker process with a memory budget (:mod:`.sandbox`); downloads and diff
+together run against a time budget shared by every issue of the run (:class:`EvidenceBudget`).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from github import Github
 
-from wheel_size.diff.run import DiffReport, diff_inputs
+from wheel_size.diff.run import DiffReport
 from wheel_size.errors import WheelSizeError
-from wheel_size.evidence.reading import ContentReading, read_growth
+from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
+from wheel_size.evidence.reading import ContentReading
 from wheel_size.github.artifacts import download_artifact, list_run_artifacts
+from wheel_size.oneline import one_line
 
-__all__ = ["Evidence", "NightArtifact", "collect_evidence"]
+__all__ = ["Evidence", "EvidenceBudget", "NightArtifact", "collect_evidence"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,27 @@ class NightArtifact:
     date: str
 
 
+@dataclass(frozen=True)
+class EvidenceBudget:
+    """What the evidence may cost: the diff worker's address space, and a wall-clock
+    deadline (``time.monotonic()``) shared by every download and diff of one run."""
+
+    memory_bytes: int | None = DEFAULT_MEMORY_MB << 20
+    seconds: float | None = float(DEFAULT_TIME_BUDGET)
+    deadline: float | None = None
+
+    @classmethod
+    def starting_now(cls, memory_bytes: int | None, seconds: float | None) -> EvidenceBudget:
+        deadline = None if seconds is None else time.monotonic() + seconds
+        return cls(memory_bytes, seconds, deadline)
+
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def describe(self) -> str:
+        return f"{self.seconds:.0f} s" if self.seconds is not None else "none"
+
+
 @dataclass
 class Evidence:
     before: NightArtifact
@@ -38,6 +71,9 @@ class Evidence:
     report: DiffReport | None = None
     reading: ContentReading | None = None
     unavailable: str | None = None
+    # Per comparison, the changed files the worker left out of ``report`` (it keeps the
+    # largest changes; the issue shows six).
+    files_omitted: list[int] = field(default_factory=list)
 
     @property
     def available(self) -> bool:
@@ -51,7 +87,12 @@ class Evidence:
             "after": {"run_id": self.after.run_id, "artifact": self.after.artifact},
             "reading": self.reading.to_json() if self.reading else None,
             "diff": self.report.to_json() if self.report else None,
+            "files_omitted": self.files_omitted if self.report else None,
         }
+
+
+class _Unavailable(Exception):
+    pass
 
 
 def _fetch(gh: Github, repo: str, night: NightArtifact, dest: Path, max_bytes: int | None,
@@ -64,8 +105,74 @@ def _fetch(gh: Github, repo: str, night: NightArtifact, dest: Path, max_bytes: i
     return download_artifact(gh, found[0], dest, max_bytes=max_bytes, progress_stream=progress)
 
 
-class _Unavailable(Exception):
-    pass
+def _in_time(budget: EvidenceBudget, what: str, work: Callable[[], T]) -> T:
+    """``work()``, given up (left to finish on its own in a daemon thread, its files in a
+    directory that is removed) when the budget's deadline passes first."""
+    remaining = budget.remaining()
+    if remaining is None:
+        return work()
+    if remaining <= 0:
+        raise _Unavailable(f"the evidence time budget ({budget.describe()}) ran out before {what}")
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the caller; nothing printed from a thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="wheel-size-evidence", daemon=True)
+    thread.start()
+    thread.join(remaining)
+    if thread.is_alive():
+        raise _Unavailable(f"{what} did not finish within the evidence time budget "
+                           f"({budget.describe()})")  # fmt: skip
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
+
+
+def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str, Any]:
+    """Run the worker on the two downloads; its result, or _Unavailable saying why not."""
+    from wheel_size.evidence.sandbox import run_limited, worker_argv
+    from wheel_size.evidence.transfer import MAX_RESULT_BYTES
+
+    remaining = budget.remaining()
+    if remaining is not None and remaining <= 0:
+        raise _Unavailable(
+            f"the evidence time budget ({budget.describe()}) ran out before the wheel diff"
+        )
+    result = work / "result.json"
+    outcome = run_limited(
+        worker_argv(old, new, result),
+        workdir=work,
+        memory_bytes=budget.memory_bytes,
+        timeout=remaining,
+    )
+    if outcome.kind == "timeout":
+        raise _Unavailable(
+            f"the wheel diff did not finish within the evidence time budget ({budget.describe()})"
+        )
+    if outcome.kind == "memory":
+        mb = (budget.memory_bytes or 0) >> 20
+        raise _Unavailable(
+            f"the wheel diff needed more than its memory budget of {mb:,} MB "
+            "(a decompression bomb, or raise --evidence-memory-mb)"
+        )
+    if outcome.kind == "failed":
+        code = outcome.returncode
+        how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
+        last = outcome.detail.splitlines()[-1] if outcome.detail else ""
+        raise _Unavailable(f"the wheel diff failed ({how})" + (f": {last}" if last else ""))
+    size = result.stat().st_size
+    if size > MAX_RESULT_BYTES:
+        raise _Unavailable(f"the wheel diff's result is too large ({size:,} bytes)")
+    data = json.loads(result.read_text(encoding="ascii"))
+    if not isinstance(data, dict):
+        raise _Unavailable("the wheel diff gave no result")
+    if "unavailable" in data:
+        raise _Unavailable(str(data["unavailable"]))
+    return data
 
 
 def collect_evidence(
@@ -77,19 +184,53 @@ def collect_evidence(
     max_bytes: int | None = None,
     workdir: Path | None = None,
     progress: TextIO | None = None,
+    budget: EvidenceBudget | None = None,
 ) -> Evidence:
-    """Download both nights' artifacts (each up to ``max_bytes``), diff and read them."""
+    """Download both nights' artifacts (each up to ``max_bytes``), diff and read them within
+    ``budget`` (default: the documented defaults, starting now). Never raises for what
+    GitHub or the artifacts do: ``evidence.unavailable`` says why there is no evidence."""
+    from wheel_size.evidence.transfer import decode_result
+
+    if budget is None:
+        budget = EvidenceBudget.starting_now(DEFAULT_MEMORY_MB << 20, float(DEFAULT_TIME_BUDGET))
     evidence = Evidence(before, after)
-    with tempfile.TemporaryDirectory(prefix="wheel-size-evidence-", dir=workdir) as tmp:
-        try:
-            old = _fetch(gh, repo, before, Path(tmp) / "before.zip", max_bytes, progress)
-            new = _fetch(gh, repo, after, Path(tmp) / "after.zip", max_bytes, progress)
-            evidence.report = diff_inputs(old, new)
-        except _Unavailable as exc:
-            evidence.unavailable = str(exc)
-            return evidence
-        except WheelSizeError as exc:
-            evidence.unavailable = str(exc)
-            return evidence
-    evidence.reading = read_growth(evidence.report.comparisons)
+    names = {"before": f"the artifact of {before.date}", "after": f"the artifact of {after.date}"}
+    scratch = ""
+    try:
+        with tempfile.TemporaryDirectory(
+            prefix="wheel-size-evidence-", dir=workdir, ignore_cleanup_errors=True
+        ) as tmp:
+            scratch = tmp
+            old_path, new_path = Path(tmp) / "before.zip", Path(tmp) / "after.zip"
+            old = _in_time(
+                budget,
+                f"the download of {before.date}'s artifact",
+                lambda: _fetch(gh, repo, before, old_path, max_bytes, progress),
+            )
+            new = _in_time(
+                budget,
+                f"the download of {after.date}'s artifact",
+                lambda: _fetch(gh, repo, after, new_path, max_bytes, progress),
+            )
+            data = _diff(old, new, Path(tmp) / "work", budget)
+            report, reading, omitted = decode_result(data.get("result"))
+    except (_Unavailable, WheelSizeError) as exc:
+        evidence.unavailable = _reason(str(exc), scratch, names)
+        return evidence
+    except Exception as exc:  # whatever else went wrong, the issue is still filed
+        text = f"the evidence step failed: {type(exc).__name__}: {exc}"
+        evidence.unavailable = _reason(text, scratch, names)
+        return evidence
+    evidence.report, evidence.reading, evidence.files_omitted = report, reading, omitted
     return evidence
+
+
+def _reason(text: str, scratch: str, names: dict[str, str]) -> str:
+    """One line, naming the nights' artifacts instead of our scratch paths (the downloads,
+    and the wheels the diff extracted from them)."""
+    if scratch:
+        root = re.escape(scratch)
+        inner = root + r"/work/wheel-size-inputs-[^/\s]+/\d+-(before|after)\.zip/"
+        text = re.sub(inner, lambda m: f"{names[m.group(1)]}: ", text)
+        text = re.sub(root + r"/(before|after)\.zip", lambda m: names[m.group(1)], text)
+    return one_line(text, 500)

@@ -31,7 +31,7 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
-from wheel_size.errors import GitHubError, InputError
+from wheel_size.errors import GitHubError, InputError, WheelSizeError
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -341,7 +341,7 @@ def github_error(exc: BaseException, doing: str, *, not_found: str | None = None
         return GitHubError(scrub(f"{doing}: GitHub did not answer in time{_network_reason(exc)}"))
     if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.RetryError)):
         return GitHubError(scrub(f"{doing}: cannot reach GitHub{_network_reason(exc)}"))
-    if isinstance(exc, ValueError):
+    if isinstance(exc, _JSON_ERRORS):
         return GitHubError(scrub(f"{doing}: GitHub sent an answer that is not valid JSON ({exc})"))
     return GitHubError(scrub(f"{doing}: {type(exc).__name__}: {exc}"))
 
@@ -368,12 +368,19 @@ def _network_reason(exc: BaseException) -> str:
     return f"{where}: {text}"
 
 
+# A truncated or garbled answer. Only the JSON decoders' own errors: our input errors
+# (InvalidElf, InputError, ...) are ValueErrors too, and one raised inside a GitHub call must
+# keep its own message rather than read "GitHub sent an answer that is not valid JSON".
+_JSON_ERRORS: tuple[type[BaseException], ...] = (
+    json.JSONDecodeError,
+    requests.exceptions.JSONDecodeError,
+)
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     requests.exceptions.ConnectionError,
     requests.exceptions.Timeout,
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.RetryError,
-    ValueError,  # json.JSONDecodeError: a truncated answer
+    *_JSON_ERRORS,
 )
 # Everything a PyGithub call can raise because of GitHub or the network: catch this, not
 # just GithubException, or a dropped connection or a truncated answer becomes a traceback.
@@ -387,7 +394,7 @@ def github_errors(doing: str, *, not_found: str | None = None) -> Iterator[None]
     block into a one-line :class:`GitHubError` (see :func:`github_error`)."""
     try:
         yield
-    except GitHubError:
+    except WheelSizeError:  # already one line of ours (GitHubError or an input error)
         raise
     except _CAUGHT as exc:
         raise github_error(exc, doing, not_found=not_found) from exc

@@ -6,13 +6,13 @@ one record file each; a single fan-in job ingests them all and pushes once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from wheel_size.errors import HistoryError
 from wheel_size.fileio import atomic_write
 from wheel_size.history.model import RunRecord, run_from_json, run_to_json
+from wheel_size.history.recordfile import MAX_BUNDLE_BYTES, load_json, read_capped, shown
 
 __all__ = ["BUNDLE_SCHEMA", "read_bundle", "write_bundle"]
 
@@ -27,18 +27,21 @@ def write_bundle(path: Path, runs: Sequence[RunRecord]) -> None:
 
 
 def read_bundle(path: Path) -> list[RunRecord]:
-    """Read a record file written by ``wheel-size collect --out``."""
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise HistoryError(f"{path}: cannot read record file: {exc}") from None
+    """Read a record file written by ``wheel-size collect --out``.
+
+    The file is the user's input (``store --records``, ``track --records``): anything wrong
+    with it, a single bad run included, is a one-line :class:`HistoryError` before anything
+    is stored. (Stored records on the data branch are skipped instead; see ``recordfile``.)
+    """
+    where = shown(path, 300)
+    data = load_json(read_capped(path, MAX_BUNDLE_BYTES, where), where)
     if not isinstance(data, dict) or data.get("schema") != BUNDLE_SCHEMA:
-        raise HistoryError(f"{path}: not a wheel-size record file (schema {BUNDLE_SCHEMA})")
-    if data.get("schema_version") != 1:
-        raise HistoryError(
-            f"{path}: record file schema_version {data.get('schema_version')!r} is not supported"
-        )
+        raise HistoryError(f"{where}: not a wheel-size record file (schema {BUNDLE_SCHEMA})")
+    version = data.get("schema_version")
+    if version != 1:
+        shown_version = shown(repr(version), 40) if isinstance(version, (int, str)) else "?"
+        raise HistoryError(f"{where}: record file schema_version {shown_version} is not supported")
     runs = data.get("runs")
     if not isinstance(runs, list):
-        raise HistoryError(f"{path}: field 'runs' is not a list")
-    return [run_from_json(r, f"{path}: runs[{i}]") for i, r in enumerate(runs)]
+        raise HistoryError(f"{where}: field 'runs' is not a list")
+    return [run_from_json(r, f"{where}: runs[{i}]") for i, r in enumerate(runs)]

@@ -17,10 +17,12 @@ from typing import Any
 from wheel_size.errors import HistoryError
 
 __all__ = [
+    "MAX_INT",
     "SCHEMA",
     "SCHEMA_VERSION",
     "ArtifactRecord",
     "RunRecord",
+    "clean_text",
     "parse_base_sha",
     "run_from_json",
     "run_to_json",
@@ -175,13 +177,48 @@ def run_to_json(run: RunRecord) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Run ids, workflow ids and sizes are 64-bit on GitHub's side; a 300-digit "run id" is a
+# planted file, not a run (and would make paths and sorting misbehave).
+MAX_INT = (1 << 63) - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _get(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """``data[key]`` if it is None or of ``kind``; integers within 0..2^63-1, strings
+    without lone surrogates (json.loads accepts ``"\\ud800"``; writing it back would fail)."""
     value = data.get(key)
-    if value is not None and (
-        not isinstance(value, kind) or (isinstance(value, bool) and kind is int)
-    ):
+    if value is None:
+        return None
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         raise HistoryError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})")
+    if isinstance(value, int) and not 0 <= value <= MAX_INT:
+        raise HistoryError(f"{where}: field {key!r} is out of range (0 to 2^63-1)")
+    if isinstance(value, str) and _SURROGATE.search(value):
+        raise HistoryError(f"{where}: field {key!r} holds a lone surrogate (not Unicode text)")
     return value
+
+
+def clean_text(value: object) -> str | None:
+    """A free-text field from GitHub as we can store it: None stays None, lone surrogates
+    become U+FFFD (a commit message is not a reason to lose a night)."""
+    if value is None:
+        return None
+    return _SURROGATE.sub("\ufffd", str(value))
+
+
+def _shown(value: object) -> str:
+    """A field's value for a message: short scalars as written, anything else by its type
+    (the repr of a planted nested list could be huge or recurse too deeply)."""
+    from wheel_size.history.recordfile import shown
+
+    if (
+        value is None
+        or isinstance(value, (bool, int, float))
+        or (isinstance(value, str) and len(value) <= 80)
+    ):
+        return shown(repr(value), 100)
+    return f"<{type(value).__name__}>"
 
 
 def run_from_json(data: object, where: str = "run record") -> RunRecord:
@@ -189,20 +226,28 @@ def run_from_json(data: object, where: str = "run record") -> RunRecord:
     if not isinstance(data, dict):
         raise HistoryError(f"{where}: not a JSON object")
     if data.get("schema") != SCHEMA:
-        raise HistoryError(f"{where}: not a wheel-size run record (schema {data.get('schema')!r})")
+        raise HistoryError(
+            f"{where}: not a wheel-size run record (schema {_shown(data.get('schema'))})"
+        )
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise HistoryError(
-            f"{where}: schema_version {version!r} is not supported "
+            f"{where}: schema_version {_shown(version)} is not supported "
             f"(this tool reads {SCHEMA_VERSION})"
         )
     for key in ("repository", "date", "run_id"):
         if data.get(key) is None:
             raise HistoryError(f"{where}: required field {key!r} is missing")
+    day = _get(data, "date", str, where)
     try:
-        date = dt.date.fromisoformat(_get(data, "date", str, where))
+        if not _ISO_DATE.fullmatch(day):
+            raise ValueError(day)
+        date = dt.date.fromisoformat(day)
     except ValueError:
         raise HistoryError(f"{where}: field 'date' is not YYYY-MM-DD") from None
+    run_id = _get(data, "run_id", int, where)
+    if run_id < 1:
+        raise HistoryError(f"{where}: field 'run_id' must be a positive integer")
     raw_artifacts = data.get("artifacts", [])
     if not isinstance(raw_artifacts, list):
         raise HistoryError(f"{where}: field 'artifacts' is not a list")
@@ -211,6 +256,7 @@ def run_from_json(data: object, where: str = "run record") -> RunRecord:
         at = f"{where}: artifacts[{i}]"
         if not isinstance(a, dict) or not isinstance(a.get("name"), str):
             raise HistoryError(f"{at}: not an artifact object with a name")
+        _get(a, "name", str, at)
         size = _get(a, "size_in_bytes", int, at)
         if size is None or size < 0:
             raise HistoryError(f"{at}: size_in_bytes must be a non-negative integer")
@@ -227,7 +273,7 @@ def run_from_json(data: object, where: str = "run record") -> RunRecord:
     return RunRecord(
         repository=_get(data, "repository", str, where),
         date=date,
-        run_id=_get(data, "run_id", int, where),
+        run_id=run_id,
         workflow_id=_get(data, "workflow_id", int, where),
         workflow_path=_get(data, "workflow_path", str, where),
         run_attempt=_get(data, "run_attempt", int, where) or 1,

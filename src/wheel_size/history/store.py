@@ -10,7 +10,7 @@ file already stored is left as it was.
 from __future__ import annotations
 
 import datetime as dt
-import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +19,13 @@ from typing import Protocol
 from wheel_size.errors import HistoryError
 from wheel_size.fileio import atomic_write, make_dirs, remove_dirs
 from wheel_size.history.model import RunRecord, run_from_json, run_to_json
+from wheel_size.history.recordfile import (
+    MAX_RECORD_BYTES,
+    load_json,
+    note_skipped,
+    read_capped,
+    shown,
+)
 
 __all__ = [
     "DirectoryStore",
@@ -60,16 +67,35 @@ class HistoryStore(Protocol):
 
 
 def _read_file(path: Path, label: str) -> RunRecord:
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise HistoryError(f"{label}: cannot read run record: {exc}") from None
-    record = run_from_json(data, label)
+    """One stored run; a HistoryError naming ``label`` for anything wrong with it."""
+    raw = read_capped(path, MAX_RECORD_BYTES, label, follow_symlinks=False)
+    record = run_from_json(load_json(raw, label), label)
     if path.name != f"{record.run_id}.json" or path.parent.name != record.date.isoformat():
         raise HistoryError(
             f"{label}: file is not where run {record.run_id} of {record.date} belongs"
         )
     return record
+
+
+def _real_dir(path: Path) -> bool:
+    """A directory that is not a symbolic link (a planted link must not lead the reader
+    out of the store)."""
+    return path.is_dir() and not path.is_symlink()
+
+
+def _read_skipping(path: Path, rel: str) -> RunRecord | None:
+    """A stored run, or None when it cannot be used: the file is reported by its place in
+    the store (``runs/…``: once, however many copies of the tree a command reads, and never
+    a scratch path) and skipped, so a planted or damaged record never stops a later night
+    and is never rewritten."""
+    where = shown(rel, 300)
+    try:
+        return _read_file(path, where)
+    except HistoryError as exc:
+        note_skipped(rel, str(exc))
+    except Exception as exc:  # any failure on one stored file is that file's
+        note_skipped(rel, f"{where}: cannot read run record: {type(exc).__name__}: {exc}")
+    return None
 
 
 def read_run_tree(
@@ -78,26 +104,31 @@ def read_run_tree(
     """Every run stored under ``root/runs`` between ``since`` and ``until`` (inclusive).
 
     Directory names carry the dates, so a report over one month opens one month of files.
+    A file that is not a usable record is skipped and reported by its path in the store
+    (see :func:`wheel_size.history.recordfile.drain_skipped`); ``label`` (the store's name)
+    is no longer part of those messages, since a command also reads scratch copies.
     """
+    del label
     runs_dir = root / "runs"
     out: list[RunRecord] = []
-    if not runs_dir.is_dir():
+    if not _real_dir(runs_dir):
         return out
     lo = since.isoformat() if since else "0000-00-00"
     hi = until.isoformat() if until else "9999-99-99"
-    for year in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+    for year in sorted(p for p in runs_dir.iterdir() if _real_dir(p)):
         if not (lo[:4] <= year.name <= hi[:4]):
             continue
-        for month in sorted(p for p in year.iterdir() if p.is_dir()):
+        for month in sorted(p for p in year.iterdir() if _real_dir(p)):
             ym = f"{year.name}-{month.name}"
             if not (lo[:7] <= ym <= hi[:7]):
                 continue
-            for day in sorted(p for p in month.iterdir() if p.is_dir()):
+            for day in sorted(p for p in month.iterdir() if _real_dir(p)):
                 if not (lo <= day.name <= hi):
                     continue
                 for f in sorted(day.glob("*.json")):
-                    shown = f"{label or root}/{f.relative_to(root).as_posix()}"
-                    out.append(_read_file(f, shown))
+                    record = _read_skipping(f, f.relative_to(root).as_posix())
+                    if record is not None:
+                        out.append(record)
     out.sort(key=lambda r: (r.date, r.created_at or "", r.run_id))
     return out
 
@@ -115,8 +146,18 @@ def apply_runs(root: Path, runs: Iterable[RunRecord], result: WriteResult) -> li
         merged[rel] = merged[rel].merged_with(run) if rel in merged else run
     for rel, run in sorted(merged.items()):
         path = root / rel
-        if path.exists():
-            old = _read_file(path, f"{root}/{rel}")
+        if os.path.lexists(path):
+            try:
+                old = _read_file(path, rel)
+            except Exception as exc:  # reported; the file is left as it is
+                # Nothing stored is rewritten because it cannot be read: skip this run.
+                problem = str(exc) if isinstance(exc, HistoryError) else repr(exc)
+                note_skipped(
+                    f"{rel} (not stored)",
+                    f"{problem}; run {run.run_id} of {run.date} not stored over it "
+                    "(move the file away to store the run)",
+                )
+                continue
             new = old.merged_with(run)
             if new.same_content(old):
                 result.unchanged += 1

@@ -11,9 +11,11 @@ import argparse
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from github import Github
 
+from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import GITHUB_FAILURES, github_error
 from wheel_size.history.history import History
 from wheel_size.history.store import HistoryStore
@@ -25,6 +27,9 @@ from wheel_size.regressions.issue_body import Reproduce
 from wheel_size.regressions.issue_sync import SyncResult
 from wheel_size.series import SizeSeries
 from wheel_size.variants import ArtifactNaming
+
+if TYPE_CHECKING:
+    from wheel_size.evidence.options import EvidenceOptions
 
 __all__ = [
     "IssueOutputs",
@@ -108,19 +113,38 @@ def create_issues_for_night(
 
 
 def evidence_enricher(
-    gh: Github, repo: str, max_bytes: int | None
+    gh: Github, repo: str, max_bytes: int | None, options: EvidenceOptions | None = None
 ) -> Callable[[Investigation], Investigation]:
-    """Add the wheel content diff of the two nights (issue 5) to an investigation."""
+    """Add the wheel content diff of the two nights (issue 5) to an investigation.
+
+    Best effort: the memory and time budgets of ``options`` hold for every issue of this
+    run together (the clock starts now), and whatever happens in the evidence step the
+    issue is still opened, saying "Evidence unavailable: <reason>".
+    """
+    from wheel_size.evidence.collect import EvidenceBudget
+    from wheel_size.evidence.options import EvidenceOptions
+
+    options = options or EvidenceOptions(max_download_bytes=max_bytes)
+    budget = EvidenceBudget.starting_now(options.memory_bytes, options.time_budget)
 
     def enrich(inv: Investigation) -> Investigation:
         from wheel_size.evidence.attach import attach_evidence
-        from wheel_size.evidence.collect import NightArtifact, collect_evidence
+        from wheel_size.evidence.collect import Evidence, NightArtifact, collect_evidence
 
         ev = inv.event
         before = NightArtifact(ev.before.run_id, ev.before.artifact, ev.before.date.isoformat())
         after = NightArtifact(ev.after.run_id, ev.after.artifact, ev.after.date.isoformat())
-        evidence = collect_evidence(gh, repo, before, after, max_bytes=max_bytes)
-        return attach_evidence(inv, evidence)
+        try:
+            evidence = collect_evidence(gh, repo, before, after, max_bytes=max_bytes, budget=budget)
+            return attach_evidence(inv, evidence)
+        except Exception as exc:  # the issue matters more than its evidence
+            from wheel_size.oneline import one_line
+
+            failed = Evidence(before, after)
+            failed.unavailable = one_line(
+                f"the evidence step failed: {type(exc).__name__}: {exc}", 500
+            )
+            return attach_evidence(inv, failed)
 
     return enrich
 
@@ -141,8 +165,36 @@ def issues_after_track(
 
     ``variants`` are what the user typed; they are resolved against the history.
     ``series`` is the run's series (``TrackResult.series``); it is read again only when it
-    does not reach back far enough.
+    does not reach back far enough. Runs after the history is stored, so any failure, an
+    unexpected one included, comes out as a :class:`WheelSizeError` (an ``InternalError`` for
+    the unexpected) that ``track`` reports after writing its outputs: the night's sizes are
+    never lost to the issue step.
     """
+    try:
+        return _issues_after_track(
+            args, store, gh, nights, repo=repo, naming=naming, variants=variants,
+            workflow=workflow, series=series,
+        )  # fmt: skip
+    except WheelSizeError:
+        raise
+    except Exception as exc:
+        from wheel_size.crash import internal_error
+
+        raise internal_error(exc) from exc
+
+
+def _issues_after_track(
+    args: argparse.Namespace,
+    store: HistoryStore,
+    gh: Github,
+    nights: Sequence[dt.date],
+    *,
+    repo: str,
+    naming: ArtifactNaming,
+    variants: Sequence[str],
+    workflow: str | int | None = None,
+    series: SizeSeries | None = None,
+) -> SyncResult:
     from wheel_size.evidence.options import EvidenceOptions
     from wheel_size.regressions.options import alert_settings_from_args
     from wheel_size.series import load_series, lookback_days
@@ -160,7 +212,7 @@ def issues_after_track(
     watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
     evidence = EvidenceOptions.from_args(args) if hasattr(args, "evidence") else None
     enrich = (
-        evidence_enricher(gh, repo, evidence.max_download_bytes)
+        evidence_enricher(gh, repo, evidence.max_download_bytes, evidence)
         if evidence is not None and evidence.enabled
         else None
     )

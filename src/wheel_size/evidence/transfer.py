@@ -1,0 +1,158 @@
+"""The diff result the evidence worker hands back to the nightly, as bounded plain JSON.
+
+The worker process diffs two downloaded artifacts (which may be hostile) and writes its
+result to a file; the nightly reads it back here. The result is trimmed in the worker (the
+issue shows a handful of files and GPU rows) so that reading it back costs the nightly a
+bounded amount of memory, and every field is type-checked on the way in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, TypeVar
+
+from wheel_size.diff.model import FileDiff, WheelDiff
+from wheel_size.diff.run import DiffReport
+from wheel_size.evidence.reading import ContentReading
+
+__all__ = [
+    "MAX_RESULT_BYTES",
+    "TransferError",
+    "decode_result",
+    "encode_result",
+]
+
+# What one comparison keeps: the files that changed most (the list is sorted so), their
+# largest section and GPU changes, and the first problems. Strings are cut to _TEXT.
+_FILES = 500
+_ROWS = 64
+_PROBLEMS = 50
+_TEXT = 1000
+#: The result file may not be larger (it is read into the nightly's own memory).
+MAX_RESULT_BYTES = 32 << 20
+
+T = TypeVar("T")
+
+
+class TransferError(Exception):
+    """The worker's result is not what it should be (a bug, or a truncated file)."""
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _TEXT else text[: _TEXT - 1] + "…"
+
+
+def _trim_file(f: FileDiff) -> FileDiff:
+    return dataclasses.replace(
+        f,
+        path=_cut(f.path),
+        sections=[dataclasses.replace(s, name=_cut(s.name)) for s in f.sections[:_ROWS]],
+        gpu=[
+            dataclasses.replace(g, arch=_cut(g.arch), section=_cut(g.section))
+            for g in sorted(f.gpu, key=lambda g: -abs(g.delta))[:_ROWS]
+        ],
+        problems=[_cut(p) for p in f.problems[:_PROBLEMS]],
+    )
+
+
+def encode_result(report: DiffReport, reading: ContentReading) -> dict[str, Any]:
+    """What the worker writes: the reading (made from the whole diff) and the diff, trimmed,
+    with the number of files left out of each comparison."""
+    comparisons = []
+    for diff in report.comparisons:
+        trimmed = dataclasses.replace(
+            diff,
+            old=_cut(diff.old),
+            new=_cut(diff.new),
+            files=[_trim_file(f) for f in diff.files[:_FILES]],
+            problems=[_cut(p) for p in diff.problems[:_PROBLEMS]],
+        )
+        comparisons.append(
+            {
+                "diff": dataclasses.asdict(trimmed),
+                "files_omitted": max(0, len(diff.files) - _FILES),
+            }
+        )
+    return {
+        "comparisons": comparisons,
+        "unpaired_old": [_cut(x) for x in report.unpaired_old[:_PROBLEMS]],
+        "unpaired_new": [_cut(x) for x in report.unpaired_new[:_PROBLEMS]],
+        "problems": [_cut(x) for x in report.problems[:_PROBLEMS]],
+        "reading": dataclasses.asdict(
+            dataclasses.replace(
+                reading,
+                sentence=_cut(reading.sentence),
+                top_file=None if reading.top_file is None else _cut(reading.top_file),
+                archs_grown=[_cut(a) for a in reading.archs_grown[:_ROWS]],
+                archs_added=[_cut(a) for a in reading.archs_added[:_ROWS]],
+            )
+        ),
+    }
+
+
+def _value(kind: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        for option in typing.get_args(kind):
+            try:
+                return _value(option, value, where)
+            except TransferError:
+                continue
+        raise TransferError(f"{where}: unexpected {type(value).__name__}")
+    if origin is list:
+        (item,) = typing.get_args(kind)
+        if not isinstance(value, list):
+            raise TransferError(f"{where}: not a list")
+        return [_value(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is typing.Literal:
+        if value not in typing.get_args(kind):
+            raise TransferError(f"{where}: unexpected value")
+        return value
+    if kind is type(None):
+        if value is not None:
+            raise TransferError(f"{where}: not null")
+        return None
+    if dataclasses.is_dataclass(kind) and isinstance(kind, type):
+        return _object(kind, value, where)
+    if kind in (int, str, bool):
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TransferError(f"{where}: not {kind.__name__}")
+        return value
+    raise TransferError(f"{where}: cannot decode {kind!r}")
+
+
+def _object(cls: type[T], data: Any, where: str) -> T:
+    if not isinstance(data, dict):
+        raise TransferError(f"{where}: not an object")
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name not in data:
+            raise TransferError(f"{where}: {f.name} missing")
+        values[f.name] = _value(hints[f.name], data[f.name], f"{where}.{f.name}")
+    return cls(**values)
+
+
+def decode_result(data: Any) -> tuple[DiffReport, ContentReading, list[int]]:
+    """The report, the reading and the files left out per comparison; TransferError if the
+    data does not have the shape :func:`encode_result` gives."""
+    if not isinstance(data, dict):
+        raise TransferError("result: not an object")
+    report = DiffReport(
+        unpaired_old=_value(list[str], data.get("unpaired_old"), "unpaired_old"),
+        unpaired_new=_value(list[str], data.get("unpaired_new"), "unpaired_new"),
+        problems=_value(list[str], data.get("problems"), "problems"),
+    )
+    omitted = []
+    comparisons = data.get("comparisons")
+    if not isinstance(comparisons, list):
+        raise TransferError("comparisons: not a list")
+    for i, item in enumerate(comparisons):
+        if not isinstance(item, dict):
+            raise TransferError(f"comparisons[{i}]: not an object")
+        report.comparisons.append(_object(WheelDiff, item.get("diff"), f"comparisons[{i}]"))
+        omitted.append(_value(int, item.get("files_omitted"), f"comparisons[{i}].files_omitted"))
+    reading = _object(ContentReading, data.get("reading"), "reading")
+    return report, reading, omitted
