@@ -20,8 +20,8 @@ def test_report_objects_draw_the_events_of_the_history(tmp_path: Path) -> None:
     bands = {b.date: b.status for b in cuda.bands}
     assert all(bands[d.isoformat()] == "no_run" for d in NO_RUN)
     assert all(bands[d.isoformat()] == "renamed" for d in RENAMED)
-    renamed = [p for p in cuda.points if p.status == "renamed"]
-    assert len(renamed) == 3 and all("cuda12_9" in (p.artifact or "") for p in renamed)
+    renamed = [b for b in cuda.bands if b.status == "renamed"]
+    assert len(renamed) == 3 and all("cuda12_9" in (b.artifact or "") for b in renamed)
 
     xpu = build_chart(reports["xpu"])
     assert {b.date: b.status for b in xpu.bands}[WITHOUT_ARTIFACT.isoformat()] == "missing"
@@ -35,4 +35,4 @@ def test_page_from_the_real_report_links_jumps_and_runs(tmp_path: Path) -> None:
     assert html.count('<svg class="chart"') == 3
     assert html.count('href="https://github.com/pytorch/pytorch/issues/1501"') == 2
     assert re.search(r'href="https://github.com/pytorch/pytorch/actions/runs/\d+"', html)
-    assert "rollback" in html and "rename" in html
+    assert "Rollback" in html and "Artifact renamed" in html

@@ -70,7 +70,8 @@ def test_issue_night_reads_the_history_once(
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     assert issue.title == "Wheel size: cuda12_8 +4.3 MB on 2025-10-11"
     # One read serves the report and the issues; it reaches back as far as the issues need.
-    assert analysis_reads(reads, night) == [(night - dt.timedelta(days=45), night)]
+    ahead = night + dt.timedelta(days=31)  # the report looks ahead: has the history ended?
+    assert analysis_reads(reads, night) == [(night - dt.timedelta(days=45), ahead)]
 
 
 def test_dashboard_report_and_issues_share_one_read(
@@ -81,4 +82,5 @@ def test_dashboard_report_and_issues_share_one_read(
     assert track(fake_github, world, night.isoformat(), *extra) == 0
     assert (world / "index.html").exists()
     # the chart's window (90 days and the previous-night lookback) is the widest need
-    assert analysis_reads(reads, night) == [(night - dt.timedelta(days=89 + 31), night)]
+    ahead = night + dt.timedelta(days=31)
+    assert analysis_reads(reads, night) == [(night - dt.timedelta(days=89 + 31), ahead)]

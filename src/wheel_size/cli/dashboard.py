@@ -38,6 +38,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--title", help="page title (default: 'Wheel sizes — OWNER/NAME')")
     parser.add_argument(
+        "--y-zero",
+        action="store_true",
+        help="start the size axes at 0 MB (default: fit them to the sizes, to show detail)",
+    )
+    parser.add_argument(
         "--out", type=Path, required=True, metavar="INDEX_HTML", help="where to write the page"
     )
 
@@ -72,7 +77,12 @@ def run(args: argparse.Namespace) -> int:
             source=str(args.issues),
         )
     html = render_dashboard(
-        reports, links, repository=args.repo, server_url=args.server_url, title=args.title
+        reports,
+        links,
+        repository=args.repo,
+        server_url=args.server_url,
+        title=args.title,
+        y_zero=args.y_zero,
     )
     write_dashboard(args.out, html)
     print(f"dashboard: {len(reports)} chart(s) written to {args.out}")

@@ -11,6 +11,7 @@ come from :mod:`wheel_size.series` like the regression issues' events.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,14 @@ RIGHT = 16
 TOP = 16
 BOTTOM = 56  # x labels and the status band live below the plot
 BAND_HEIGHT = 10
+MAX_LABEL_ROWS = 3  # jump labels stack in up to this many rows, then only the mark remains
+LABEL_GAP = 6.0
+CHAR_WIDTH = 6.6  # 11 px bold digits, a generous estimate so labels never touch
+
+
+def _label_width(delta_mb: float) -> float:
+    """Width of a jump label such as "+12.3 MB" in the chart's 11 px bold font."""
+    return len(f"{delta_mb:+,.1f} MB") * CHAR_WIDTH
 
 
 @dataclass(frozen=True)
@@ -149,10 +158,12 @@ def build_chart(
     *,
     width: int = WIDTH,
     height: int = HEIGHT,
+    y_zero: bool = False,
 ) -> Chart:
     """Lay out the chart of one report (the ``report --format json`` object).
 
-    ``issue_urls`` maps a jump's date to the URL of its regression issue.
+    ``issue_urls`` maps a jump's date to the URL of its regression issue; ``y_zero`` starts
+    the size axis at 0 MB (honest proportions) instead of fitting it to the sizes (detail).
     """
     issue_urls = issue_urls or {}
     days: Sequence[Mapping[str, Any]] = report.get("days") or []
@@ -175,7 +186,7 @@ def build_chart(
     known = [s for s in sizes if s is not None] or [
         s for s in (_number(d.get("size_mb")) for d in days) if s is not None
     ]
-    ticks = nice_ticks(min(known), max(known)) if known else [0.0, 1.0]
+    ticks = nice_ticks(0.0 if y_zero else min(known), max(known)) if known else [0.0, 1.0]
     low, high = ticks[0], ticks[-1]
 
     def y_of(size: float) -> float:
@@ -185,10 +196,13 @@ def build_chart(
     index_of: dict[str, int] = {}
     segment: list[str] = []
     band_width = max(step, 2.0)
+    first_ok = next((i for i, d in enumerate(days) if (d.get("status") or "ok") == "ok"), len(days))
     for index, day in enumerate(days):
         date = str(day.get("date", ""))
         index_of[date] = index
         status = str(day.get("status") or "ok")
+        if status == "missing" and index < first_ok:
+            status = "not_built"  # the variant did not exist yet: not a broken night
         size = _number(day.get("size_mb"))
         if size is None and status == "renamed":
             renamed_bytes = _number(day.get("renamed_size_bytes"))
@@ -203,7 +217,9 @@ def build_chart(
                 segment = []
             shown = status if status != "ok" else "missing"
             chart.bands.append(Band(x - band_width / 2, band_width, date, shown, artifact))
-            if size is not None:
+            if size is not None and low <= size <= high:
+                # a renamed artifact's size off the axis is named in the band, not pinned
+                # to the edge where it would look like a size of this variant
                 point = DayMark(
                     x, y_of(size), date, size, _number(day.get("delta_mb")), status, artifact
                 )
@@ -217,6 +233,7 @@ def build_chart(
     if segment:
         chart.paths.append(" ".join(segment))
 
+    rows: list[float] = []  # per label row: the x where its last label ends
     for jump in report.get("jumps") or []:
         date = str(jump.get("date", ""))
         if date not in index_of:
@@ -225,16 +242,31 @@ def build_chart(
         delta = _number(jump.get("delta_mb")) or 0.0
         y = y_of(size) if size is not None else top
         x = x_of(index_of[date])
-        # Labels of jumps close together go on alternate rows so they never overlap.
-        row = 0
-        if chart.jumps and x - chart.jumps[-1].x < 72 and chart.jumps[-1].label_row == 0:
-            row = 1
-        anchor_end = x > right - 80
+        anchor_end = x + _label_width(delta) > right
+        start = x - 5 - _label_width(delta) if anchor_end else x + 5
+        row = next((i for i, end in enumerate(rows) if start > end + LABEL_GAP), len(rows))
+        if row >= MAX_LABEL_ROWS:
+            row = -1  # no room: the mark and its tooltip still say it
+        elif row < len(rows):
+            rows[row] = start + _label_width(delta)
+        else:
+            rows.append(start + _label_width(delta))
         chart.jumps.append(JumpMark(x, y, date, delta, size, issue_urls.get(date), row, anchor_end))
 
     chart.y_ticks.extend(Tick(y_of(value), f"{value:g}") for value in ticks)
     label_every = max(1, math.ceil(count / 8))
     chart.x_ticks.extend(
-        Tick(x_of(i), str(days[i].get("date", ""))) for i in range(0, count, label_every)
+        Tick(x_of(i), _date_label(str(days[i].get("date", "")), first=i == 0))
+        for i in range(0, count, label_every)
     )
     return chart
+
+
+def _date_label(date: str, *, first: bool) -> str:
+    """ "Oct 11" on the axis; the year on the first tick and on every January tick."""
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        return date
+    label = f"{day:%b} {day.day}"
+    return f"{label}, {day.year}" if first or day.month == 1 else label

@@ -163,6 +163,7 @@ def _view(
     repository: str | None,
     server_url: str,
     taken: set[str],
+    y_zero: bool = False,
 ) -> VariantView:
     variant = str(report.get("variant") or report.get("artifact"))
     artifact = str(report.get("artifact") or "")
@@ -197,7 +198,7 @@ def _view(
         variant=variant,
         anchor=_anchor(variant, taken),
         report=report,
-        chart=build_chart(report, by_date),
+        chart=build_chart(report, by_date, y_zero=y_zero),
         jumps=jumps,
         days=days,
         recent=list(reversed(days[-_RECENT_DAYS:])),
@@ -215,11 +216,12 @@ def render_dashboard(
     server_url: str = "https://github.com",
     generated_at: dt.datetime | None = None,
     title: str | None = None,
+    y_zero: bool = False,
 ) -> str:
     """Render the whole page; every string from the API is escaped by the template."""
     server_url = safe_url(server_url) or "https://github.com"
     taken: set[str] = set()
-    views = [_view(r, issue_links or {}, repository, server_url, taken) for r in reports]
+    views = [_view(r, issue_links or {}, repository, server_url, taken, y_zero) for r in reports]
     generated = generated_at or dt.datetime.now(dt.timezone.utc)
     return render(
         "dashboard.html.j2",

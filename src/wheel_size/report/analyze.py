@@ -94,7 +94,7 @@ def build_report(
 
     days: list[Day] = []
     jumps: list[Jump] = []
-    for period in ordered:
+    for period in _stored_parts(ordered, series):
         days += [_day(n, points) for n in series.nights(variant, period.days())]
         jumps += [
             Jump.of(step, variant, points.artifact)
@@ -113,6 +113,16 @@ def build_report(
         observations=tuple(observations),
         months=months,
     )
+
+
+def _stored_parts(periods: Sequence[DateRange], series: SizeSeries) -> list[DateRange]:
+    """The parts of ``periods`` the stored history spans: days before tracking began or after
+    the last stored night are not "missing runs", they were never collected."""
+    first, last = series.history.first_date(), series.history.last_date()
+    if first is None or last is None:
+        return list(periods)
+    parts = [DateRange(max(p.start, first), min(p.end, last)) for p in periods]
+    return [p for p in parts if p.start <= p.end]
 
 
 def _months(days: list[Day]) -> tuple[MonthSummary, ...]:

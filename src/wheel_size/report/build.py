@@ -18,11 +18,11 @@ __all__ = ["report_window", "reports_for", "reports_from_series", "reports_from_
 
 
 def report_window(periods: Sequence[DateRange]) -> DateRange:
-    """The nights a report over ``periods`` reads: LOOKBACK_DAYS before the first one on."""
-    return DateRange(
-        min(p.start for p in periods) - dt.timedelta(days=LOOKBACK_DAYS),
-        max(p.end for p in periods),
-    )
+    """The nights a report over ``periods`` reads: LOOKBACK_DAYS before the first one, for
+    the first night's change, to LOOKBACK_DAYS after the last one, to tell nights that were
+    never collected (the history ends) from nights without a run (it goes on)."""
+    margin = dt.timedelta(days=LOOKBACK_DAYS)
+    return DateRange(min(p.start for p in periods) - margin, max(p.end for p in periods) + margin)
 
 
 def reports_for(
@@ -88,7 +88,8 @@ def reports_from_series(
     if not in_range:
         span = ", ".join(str(p) for p in periods)
         raise InputError(f"{where} has no runs in {span}")
-    seen = series.artifact_names(window.start, window.end)
+    # the lookback and the look-ahead, not the nights after the report, name its variants
+    seen = series.artifact_names(window.start, max(p.end for p in periods))
     resolved: list[str] = []
     for text in variants:
         v = series.naming.resolve(text, seen)
