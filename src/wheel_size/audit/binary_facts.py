@@ -101,10 +101,10 @@ def _glibc_versions(elf: ELFFile, facts: BinaryFacts) -> None:
         ndx = versym.get_symbol(index)["ndx"]
         if not isinstance(ndx, int):
             continue
-        version = by_index.get(ndx & 0x7FFF)
-        if version is None:
+        wanted = by_index.get(ndx & 0x7FFF)
+        if wanted is None:
             continue
-        names = facts.glibc[version]
+        names = facts.glibc[wanted]
         if len(names) < _MAX_SYMBOLS_KEPT:
             symbol = dynsym.get_symbol(index)
             if symbol["st_shndx"] == "SHN_UNDEF" and symbol.name not in names:

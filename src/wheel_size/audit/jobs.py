@@ -8,12 +8,13 @@ The job is where the wheel was found: the artifact (``wheels.zip``,
 Preferred keeper, first difference wins (docs/audit-format.md):
 
 1. a wheel or job matching a ``--prefer`` pattern, in the order the patterns were given;
-2. no accelerator / local version label on the wheel;
-3. the most general tags: pure (``none-any``), then ``abi3``, then the lowest glibc;
-4. a job that names no accelerator (``cuda``, ``cu128``, ``rocm``, ``xpu``, ``gpu``, ``mps``…);
-5. the job's OS: Linux, none named, Windows, macOS;
-6. the job's CPU: x86-64 or none named, then aarch64/arm64, then any other CPU;
-7. the job, then the wheel path, alphabetically.
+2. a wheel with nothing to fix;
+3. no accelerator / local version label on the wheel;
+4. the most general tags: pure (``none-any``), then ``abi3``, then the lowest glibc;
+5. a job that names no accelerator (``cuda``, ``cu128``, ``rocm``, ``xpu``, ``gpu``, ``mps``…);
+6. the job's OS: Linux, none named, Windows, macOS;
+7. the job's CPU: x86-64 or none named, then aarch64/arm64, then any other CPU;
+8. the job, then the wheel path, alphabetically.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,8 +65,11 @@ def _tag_rank(wheel: WheelInfo) -> tuple[int, tuple[int, ...]]:
     return (1 if wheel.abi3 else 2, glibc)
 
 
-def keep_order(prefer: Sequence[str] = ()) -> Callable[[WheelInfo], tuple[object, ...]]:
-    """A sort key putting the wheel a maintainer would keep first (module docstring)."""
+def keep_order(
+    prefer: Sequence[str] = (), broken: Collection[str] = ()
+) -> Callable[[WheelInfo], tuple[object, ...]]:
+    """A sort key putting the wheel a maintainer would keep first (module docstring);
+    ``broken`` holds the paths of wheels with something to fix."""
 
     def key(wheel: WheelInfo) -> tuple[object, ...]:
         job = job_of(wheel.path)
@@ -79,6 +83,7 @@ def keep_order(prefer: Sequence[str] = ()) -> Callable[[WheelInfo], tuple[object
         )
         return (
             preferred,
+            1 if wheel.path in broken else 0,
             1 if wheel.accelerator or wheel.local_label else 0,
             _tag_rank(wheel),
             1 if _ACCELERATOR_JOB.search(job) else 0,

@@ -310,9 +310,7 @@ def _fix_reasons(report: AuditReport) -> dict[str, list[str]]:
     return fixes
 
 
-def _collisions(
-    report: AuditReport, wheels: list[WheelInfo], order: Any, fixes: dict[str, list[str]]
-) -> dict[str, str]:
+def _collisions(report: AuditReport, wheels: list[WheelInfo], order: Any) -> dict[str, str]:
     """Pick one wheel per colliding file name; returns the fix reason of every other one."""
     by_name: dict[str, list[WheelInfo]] = defaultdict(list)
     for wheel in wheels:
@@ -330,9 +328,9 @@ def _collisions(
                 "only one can be uploaded",
             )
         )
-        ranked = sorted(same, key=lambda w: (1 if fixes.get(w.path) else 0, order(w)))
+        ranked = sorted(same, key=order)
         keep = ranked[0]
-        reason = "the preferred job of those without other problems (docs/audit-format.md)"
+        reason = "the preferred keeper of these jobs (docs/audit-format.md)"
         report.name_collisions.append(
             NameCollision(filename, [w.path for w in ranked], keep.path, reason)
         )
@@ -356,13 +354,13 @@ def audit_matrix(
 
     ``prefer``: globs over wheel paths or job names that win the keeper choice first.
     """
-    order = keep_order(prefer)
     report = AuditReport(list(wheels))
     report.unreadable = [Finding("unreadable", [path], detail) for path, detail in unreadable]
     for wheel in wheels:
         report.findings.extend(_per_wheel(wheel))
     fixes = _fix_reasons(report)
-    for path, reason in _collisions(report, wheels, order, fixes).items():
+    order = keep_order(prefer, broken=set(fixes))
+    for path, reason in _collisions(report, wheels, order).items():
         fixes[path].append(reason)
 
     groups: dict[tuple[str, str, str], list[WheelInfo]] = defaultdict(list)

@@ -100,7 +100,7 @@ def _glibc(native: NativeFile, tag: _Tag) -> PlatformIssue | None:
 
 
 def _macos(native: NativeFile, tag: _Tag) -> list[PlatformIssue]:
-    found = []
+    found: list[PlatformIssue] = []
     if tag.macos is None:
         return found
     for cpu, minimum in sorted(native.facts.macos_minimum.items()):
@@ -172,7 +172,8 @@ def platform_issues(wheel: WheelInfo) -> list[PlatformIssue]:
     if not tags:
         return found
     # the promise pip relies on is the weakest one: the lowest glibc / macOS of the tags
-    weakest = min(tags, key=lambda t: (t.glibc or (99,), t.macos or (99,)))
+    # (on a tie the PEP 600 spelling, manylinux_2_17 rather than manylinux2014, is named)
+    weakest = min(tags, key=lambda t: (t.glibc or (99,), t.macos or (99,), t.text[9:10] != "_"))
     for native in wheel.native:
         issues = _check(native, weakest)
         # a wheel may name several CPUs (one tag each): its file fits when any tag fits
