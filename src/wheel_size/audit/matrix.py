@@ -258,7 +258,8 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
                 f"labelled {label!r} but holds no native code: the label adds nothing",
             )
         )
-    elif label and not _has_accelerator_code(wheel):
+    elif label and not wheel.problems and not _has_accelerator_code(wheel):
+        # (with an unreadable member we cannot tell, and the wheel is to fix anyway)
         found.append(
             Finding(
                 "label-without-native-code",
