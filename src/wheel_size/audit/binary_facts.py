@@ -44,6 +44,8 @@ _LC_VERSION_MIN_MACOSX = 0x24
 _PLATFORM_MACOS = 1
 _MAX_SLICES = 16  # a "fat" header claiming more is a Java class file or garbage
 _MAX_SYMBOLS_KEPT = 3
+_MAX_VERSION_ENTRIES = 4096  # real libraries need a few dozen
+_MAX_SYMBOLS_SCANNED = 1_000_000
 _MAX_LOAD_COMMANDS = 4 << 20
 # pyelftools raises these on malformed input (besides ELFError)
 _ELF_FAILURES = (ELFError, ValueError, OSError, KeyError, AttributeError, IndexError, struct.error)
@@ -54,7 +56,7 @@ class BinaryFacts:
     """Platform facts of one native file; empty where the format does not say."""
 
     machines: list[str] = field(default_factory=list)  # one per Mach-O slice, else one
-    glibc: dict[Version, list[str]] = field(default_factory=dict)  # version -> some symbols
+    glibc: dict[Version, list[str]] = field(default_factory=dict)  # version -> symbols (newest)
     macos_minimum: dict[str, Version] = field(default_factory=dict)  # slice cpu -> minos
     problems: list[str] = field(default_factory=list)
 
@@ -81,10 +83,16 @@ def _glibc_versions(elf: ELFFile, facts: BinaryFacts) -> None:
     by_index: dict[int, Version] = {}
     versym: GNUVerSymSection | None = None
     dynsym: SymbolTableSection | None = None
+    budget = _MAX_VERSION_ENTRIES  # a hostile vn_next / vn_cnt can loop for ever
     for section in elf.iter_sections():
         if isinstance(section, GNUVerNeedSection):
             for _verneed, auxiliaries in section.iter_versions():
-                for aux in auxiliaries:
+                for aux in [None, *auxiliaries]:
+                    budget -= 1
+                    if budget < 0:
+                        raise ValueError("more version entries than any real library has")
+                    if aux is None:
+                        continue
                     match = _GLIBC.match(aux.name)
                     if match:
                         version = _version(match.group(1))
@@ -96,19 +104,20 @@ def _glibc_versions(elf: ELFFile, facts: BinaryFacts) -> None:
             dynsym = section
     if not by_index or versym is None or dynsym is None:
         return
-    count = min(versym.num_symbols(), dynsym.num_symbols())
+    newest = max(facts.glibc)
+    count = min(versym.num_symbols(), dynsym.num_symbols(), _MAX_SYMBOLS_SCANNED)
     for index in range(1, count):
+        if len(facts.glibc[newest]) >= _MAX_SYMBOLS_KEPT:
+            break  # only the newest version's symbols are ever shown
         ndx = versym.get_symbol(index)["ndx"]
         if not isinstance(ndx, int):
             continue
-        wanted = by_index.get(ndx & 0x7FFF)
-        if wanted is None:
+        if by_index.get(ndx & 0x7FFF) != newest:
             continue
-        names = facts.glibc[wanted]
-        if len(names) < _MAX_SYMBOLS_KEPT:
-            symbol = dynsym.get_symbol(index)
-            if symbol["st_shndx"] == "SHN_UNDEF" and symbol.name not in names:
-                names.append(symbol.name)
+        names = facts.glibc[newest]
+        symbol = dynsym.get_symbol(index)
+        if symbol["st_shndx"] == "SHN_UNDEF" and symbol.name not in names:
+            names.append(symbol.name)
 
 
 def _decode_version(raw: int) -> Version:

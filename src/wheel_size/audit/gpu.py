@@ -12,14 +12,16 @@ the audit reads from.
 
 from __future__ import annotations
 
+import contextlib
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
-from wheel_size.errors import InvalidBundle
+from wheel_size.errors import InvalidBundle, InvalidElf, WheelSizeError
 from wheel_size.rocm import amdgpu_elf
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, has_hip_fatbin_data, read_library
@@ -106,37 +108,56 @@ def _bundle_targets(path: Path, where: str) -> set[str]:
     return found
 
 
-def inspect_gpu_file(path: Path, name: str, kind: str, size: int, source: str) -> GpuFile:
-    """Read the architectures (and kernel count) of one GPU member copied to ``path``.
-
-    Raises :class:`InvalidBundle` naming ``source`` when the member is corrupt; the
-    architectures its path names are kept either way.
-    """
+def inspect_gpu_file(
+    path: Path, name: str, kind: str, size: int, source: str
+) -> tuple[GpuFile, str | None]:
+    """The architectures (and kernel count) of one GPU member copied to ``path``, and the
+    problem (naming ``source``) if it is corrupt; the architectures its path names are
+    kept either way."""
     item = GpuFile(name, kind, size)
     routed = _database_arch(name)
     archs: set[str] = {routed} if routed else set()
+    problem: str | None = None
     try:
-        if kind == "kpack":
-            with path.open("rb") as stream:
-                archive = parse_kpack(stream, where=source)
-                archs |= set(archive.gfx_arches) | {arch for _key, arch in archive.entries}
-                item.kernels = len(archive.entries)
-        elif kind == "code-object":
-            with path.open("rb") as stream:
-                archs.add(_code_object_target(stream.read(64), source))
-            item.kernels = 1
-        elif kind == "offload-bundle":
-            targets = _bundle_targets(path, source)
-            archs |= targets
-            item.kernels = len(targets)
-    finally:
-        item.archs = sorted(archs)
-    return item
+        with _named(source, f"{kind} file"):
+            if kind == "kpack":
+                with path.open("rb") as stream:
+                    archive = parse_kpack(stream, where=source)
+                    archs |= set(archive.gfx_arches) | {arch for _key, arch in archive.entries}
+                    item.kernels = len(archive.entries)
+            elif kind == "code-object":
+                with path.open("rb") as stream:
+                    archs.add(_code_object_target(stream.read(64), source))
+                item.kernels = 1
+            elif kind == "offload-bundle":
+                targets = _bundle_targets(path, source)
+                archs |= targets
+                item.kernels = len(targets)
+    except WheelSizeError as exc:
+        problem = str(exc)
+    item.archs = sorted(archs)
+    return item, problem
+
+
+@contextlib.contextmanager
+def _named(source: str, what: str = "ELF file") -> Iterator[None]:
+    """Our errors pass; a reader's stray low-level error becomes one naming the member."""
+    try:
+        yield
+    except WheelSizeError:
+        raise
+    except (OSError, ValueError, struct.error, IndexError, KeyError, EOFError) as exc:
+        raise InvalidElf(f"{source}: not a readable {what} ({type(exc).__name__})") from None
 
 
 def hip_member_targets(path: Path, source: str) -> set[str]:
     """gfx target IDs in the ``.hip_fatbin`` of the ELF copy at ``path`` (an ArchScanner);
     errors name ``source``."""
+    with _named(source):
+        return _hip_targets(path, source)
+
+
+def _hip_targets(path: Path, source: str) -> set[str]:
     with path.open("rb") as stream:
         if not has_hip_fatbin_data(stream, source):
             return set()
@@ -150,6 +171,11 @@ def hip_member_targets(path: Path, source: str) -> set[str]:
 def kpack_reference(path: Path, source: str) -> str | None:
     """The ``kernel_name`` of a split host library's ``.rocm_kpack_ref`` (its GPU code
     lives in ``.kpack`` archives), or None for a library that was not split."""
+    with _named(source):
+        return _kpack_reference(path, source)
+
+
+def _kpack_reference(path: Path, source: str) -> str | None:
     with path.open("rb") as stream:
         head = stream.read(6)
         if head[:4] != b"\x7fELF" or head[4:6] != b"\x02\x01":

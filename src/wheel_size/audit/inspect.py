@@ -299,14 +299,11 @@ def inspect_wheel(
                 value = rec.hash if trust_record and rec is not None and rec.hash else digest.value
                 key_parts.append(f"{normalised},{value}")
             if gpu is not None and tmp_path is not None:
-                try:
-                    info.gpu_files.append(
-                        inspect_gpu_file(
-                            tmp_path, member.name, gpu, member.size, f"{label}:{member.name}"
-                        )
-                    )
-                except WheelSizeError as exc:
-                    info.problems.append(str(exc))
+                where = f"{label}:{member.name}"
+                gpu_file, problem = inspect_gpu_file(tmp_path, member.name, gpu, member.size, where)
+                info.gpu_files.append(gpu_file)
+                if problem:
+                    info.problems.append(problem)
                 tmp_path.unlink()
             elif fmt is not None:
                 info.native.append(
