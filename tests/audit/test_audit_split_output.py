@@ -136,3 +136,37 @@ def test_messages_name_members_not_temporary_files(split_out: Path, tmp_path: Pa
     assert problems[junk_label].startswith(junk_label)
     verdicts = {v["wheel"]: v["verdict"] for v in report["verdicts"]}
     assert verdicts[device_label] == verdicts[host_label] == verdicts[junk_label] == "fix"
+
+
+def test_standalone_code_objects_and_bundles(split_out: Path, tmp_path: Path) -> None:
+    """Tensile-style files outside any host library: a clang-built AMDGPU code object (taken
+    from a kpack the split wrote) and an offload bundle of it; their targets come from the
+    ELF e_flags and the bundle's entry IDs, not from the file names."""
+    from wheel_size.rocm.kpack import parse_kpack
+    from wheel_size.rocm.offload_bundle import build_plain_bundle
+
+    device = next(split_out.glob("amd_torch_device_gfx942-*.whl"))
+    with zipfile.ZipFile(device) as zf:
+        name = next(n for n in zf.namelist() if n.endswith("torch_gfx942.kpack"))
+        archive = parse_kpack(zf.read(name))
+    key, arch = archive.keys()[0]
+    code = archive.get(key, arch)
+    bundle = build_plain_bundle(
+        [("host-x86_64-unknown-linux-gnu", b""), (f"hipv4-amdgcn-amd-amdhsa--{arch}", code)]
+    )
+    wheel = make_wheel(
+        tmp_path,
+        "rocblas_kernels",
+        "1.0+rocm7.1",
+        "py3-none-manylinux_2_28_x86_64",
+        {"rb/library/Kernels.so-000-unnamed.hsaco": code, "rb/library/TensileLibrary_x.co": bundle},
+    )
+    data, _ = _audit(str(wheel))
+    (info,) = data["wheels"]
+    files = {g["path"]: g for g in info["gpu_files"]}
+    assert files["rb/library/Kernels.so-000-unnamed.hsaco"]["kind"] == "code-object"
+    assert files["rb/library/Kernels.so-000-unnamed.hsaco"]["archs"] == [arch]
+    assert files["rb/library/TensileLibrary_x.co"]["kind"] == "offload-bundle"
+    assert files["rb/library/TensileLibrary_x.co"]["archs"] == [arch]
+    assert info["native_extensions"] == []  # GPU code objects are not host libraries
+    assert data["verdicts"][0]["verdict"] == "keep", data["verdicts"]
