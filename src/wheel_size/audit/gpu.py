@@ -32,6 +32,7 @@ from wheel_size.rocm.offload_bundle import MAGIC as BUNDLE_MAGIC
 from wheel_size.split.databases import DATABASES, route_database
 
 __all__ = [
+    "COPIED_GPU_KINDS",
     "GpuFile",
     "hip_member_targets",
     "inspect_gpu_file",
@@ -42,6 +43,8 @@ __all__ = [
 _REF_SECTION = ".rocm_kpack_ref"
 _MAX_REFERENCE = 64 << 10  # the runtime reads at most 64 KiB of load reference
 _CCOB_MAGIC = b"CCOB"
+# kinds whose bytes are read (the rest are named by their path alone, so never copied)
+COPIED_GPU_KINDS = frozenset({"kpack", "code-object", "offload-bundle"})
 
 
 @dataclass
@@ -109,18 +112,20 @@ def _bundle_targets(path: Path, where: str) -> set[str]:
 
 
 def inspect_gpu_file(
-    path: Path, name: str, kind: str, size: int, source: str
+    path: Path | None, name: str, kind: str, size: int, source: str
 ) -> tuple[GpuFile, str | None]:
-    """The architectures (and kernel count) of one GPU member copied to ``path``, and the
-    problem (naming ``source``) if it is corrupt; the architectures its path names are
-    kept either way."""
+    """The architectures (and kernel count) of one GPU member copied to ``path`` (None for
+    a kind read from its name alone), and the problem (naming ``source``) if it is corrupt;
+    the architectures its path names are kept either way."""
     item = GpuFile(name, kind, size)
     routed = _database_arch(name)
     archs: set[str] = {routed} if routed else set()
     problem: str | None = None
     try:
         with _named(source, f"{kind} file"):
-            if kind == "kpack":
+            if path is None or kind not in COPIED_GPU_KINDS:
+                pass
+            elif kind == "kpack":
                 with path.open("rb") as stream:
                     archive = parse_kpack(stream, where=source)
                     archs |= set(archive.gfx_arches) | {arch for _key, arch in archive.entries}

@@ -19,7 +19,13 @@ from typing import Any
 from packaging.tags import parse_tag
 
 from wheel_size.audit.binary_facts import BinaryFacts, elf_facts, macho_facts, pe_facts
-from wheel_size.audit.gpu import GpuFile, inspect_gpu_file, kpack_reference, sniff_gpu
+from wheel_size.audit.gpu import (
+    COPIED_GPU_KINDS,
+    GpuFile,
+    inspect_gpu_file,
+    kpack_reference,
+    sniff_gpu,
+)
 from wheel_size.audit.native import ArchScanner, NativeInfo, inspect_elf, native_format
 from wheel_size.audit.stable_abi import non_stable_imports
 from wheel_size.errors import InvalidWheel, WheelSizeError
@@ -298,13 +304,14 @@ def inspect_wheel(
             else:
                 value = rec.hash if trust_record and rec is not None and rec.hash else digest.value
                 key_parts.append(f"{normalised},{value}")
-            if gpu is not None and tmp_path is not None:
+            if gpu is not None:
                 where = f"{label}:{member.name}"
                 gpu_file, problem = inspect_gpu_file(tmp_path, member.name, gpu, member.size, where)
                 info.gpu_files.append(gpu_file)
                 if problem:
                     info.problems.append(problem)
-                tmp_path.unlink()
+                if tmp_path is not None:
+                    tmp_path.unlink()
             elif fmt is not None:
                 info.native.append(
                     _native_file(
@@ -340,7 +347,7 @@ def _stream_member(
         fmt = native_format(head)
         gpu = sniff_gpu(name, head)
         out = None
-        if fmt is not None or gpu is not None:
+        if fmt is not None or gpu in COPIED_GPU_KINDS:
             fd, tmp_name = tempfile.mkstemp(dir=tmp_dir)
             tmp_path = Path(tmp_name)
             out = os.fdopen(fd, "wb")
