@@ -55,7 +55,21 @@ def test_1747_matrix_verdicts(matrix_1747: Path) -> None:
     assert kinds == [
         ("label-without-native-code", "linux-rocm"),
         ("label-without-native-code", "linux-xpu"),
+        ("platform-tag-not-on-pypi", "linux-cuda"),  # informational: the verdict stays keep
     ]
+    # the unlabelled, most general job is kept (not the first path, linux-aarch64) and every
+    # other job of the pure wheel is one to disable: the answer pytorch/ao#1747 wanted
+    assert group["keep"] == "artifacts/linux-cpu/torchao-0.8.0-py3-none-any.whl"
+    assert data["jobs_to_disable"] == [
+        "artifacts/linux-aarch64",
+        "artifacts/linux-rocm",
+        "artifacts/linux-xpu",
+        "artifacts/macos-m1",
+        "artifacts/windows",
+    ]
+    assert data["summary"]["jobs_to_disable"] == 5
+    jobs = {j["job"]: j["action"] for j in data["jobs"]}
+    assert jobs["artifacts/linux-cpu"] == jobs["artifacts/linux-cuda"] == "keep"
     wheels = {w["path"]: w for w in data["wheels"]}
     cw = wheels[cuda]
     assert cw["abi3"] is True and cw["pure"] is False
@@ -80,8 +94,10 @@ def test_1747_markdown(matrix_1747: Path) -> None:
     result = run_cli(["audit", "artifacts"], cwd=matrix_1747)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(
-        "**7 wheels: keep 2, drop 5, fix 0; 1 group of identical builds.**"
+        "**7 wheels: keep 2, drop 5, fix 0; 1 group of identical builds; 5 of 7 jobs to disable.**"
     )
+    assert "### Jobs to disable\n" in result.stdout
+    assert "| `artifacts/linux-rocm` | `artifacts/linux-rocm/torchao-0.8.0+rocm6.3" in result.stdout
     assert (
         "| **drop** | `artifacts/linux-xpu/torchao-0.8.0+xpu-py3-none-any.whl` |" in result.stdout
     )

@@ -18,6 +18,14 @@ from typing import Any
 
 from packaging.tags import parse_tag
 
+from wheel_size.audit.binary_facts import BinaryFacts, elf_facts, macho_facts, pe_facts
+from wheel_size.audit.gpu import (
+    COPIED_GPU_KINDS,
+    GpuFile,
+    inspect_gpu_file,
+    kpack_reference,
+    sniff_gpu,
+)
 from wheel_size.audit.native import ArchScanner, NativeInfo, inspect_elf, native_format
 from wheel_size.audit.stable_abi import non_stable_imports
 from wheel_size.errors import InvalidWheel, WheelSizeError
@@ -69,6 +77,8 @@ class NativeFile:
     gpu_archs: list[str] = field(default_factory=list)
     glibc_required: str | None = None
     non_stable_symbols: list[str] = field(default_factory=list)
+    facts: BinaryFacts = field(default_factory=BinaryFacts)
+    kpack_kernel: str | None = None  # a split host library: its GPU code is in .kpack files
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +90,11 @@ class NativeFile:
             "gpu_archs": self.gpu_archs,
             "glibc_required": self.glibc_required,
             "non_stable_symbols": self.non_stable_symbols,
+            "machines": self.facts.machines,
+            "macos_minimum": {
+                cpu: ".".join(map(str, v)) for cpu, v in sorted(self.facts.macos_minimum.items())
+            },
+            "kpack_reference": self.kpack_kernel,
         }
 
 
@@ -95,6 +110,7 @@ class WheelInfo:
     root_is_purelib: bool | None = None
     wheel_tags: list[str] = field(default_factory=list)
     native: list[NativeFile] = field(default_factory=list)
+    gpu_files: list[GpuFile] = field(default_factory=list)
     content_key: str = ""
     record_problems: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -150,6 +166,7 @@ class WheelInfo:
             "installed_size": self.installed_size,
             "sha256": self.sha256,
             "native_extensions": [n.to_json() for n in self.native],
+            "gpu_files": [g.to_json() for g in self.gpu_files],
             "problems": self.problems + self.record_problems,
         }
 
@@ -194,7 +211,19 @@ def _native_file(
     item = NativeFile(name, fmt, kind, size)
     if tmp is None:
         return item
-    info: NativeInfo = inspect_elf(tmp, source=f"{label}:{name}", scanners=scanners)
+    source = f"{label}:{name}"
+    if fmt != "elf":
+        item.facts = (macho_facts if fmt == "mach-o" else pe_facts)(tmp, source)
+        problems.extend(item.facts.problems)
+        return item
+    info: NativeInfo = inspect_elf(tmp, source=source, scanners=scanners)
+    item.facts = elf_facts(tmp, source)
+    try:
+        item.kpack_kernel = kpack_reference(tmp, source)
+    except WheelSizeError as exc:
+        item.facts.problems.append(str(exc))
+    if not info.problems:  # an unreadable ELF is reported once
+        problems.extend(item.facts.problems)
     problems.extend(info.problems)
     item.needed = sorted(info.needed)
     item.gpu_archs = sorted(info.gpu_archs, key=_arch_order)
@@ -255,7 +284,7 @@ def inspect_wheel(
             seen.add(member.name)
             info.installed_size += member.size
             rec = record.get(member.name)
-            fmt, digest, tmp_path = _stream_member(source, member.name, Path(tmp))
+            fmt, gpu, digest, tmp_path = _stream_member(source, member.name, Path(tmp))
             if rec is None and member.name != f"{dist_info}/RECORD" and record:
                 info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
             elif rec is not None and rec.hash is not None:
@@ -276,7 +305,15 @@ def inspect_wheel(
             else:
                 value = rec.hash if trust_record and rec is not None and rec.hash else digest.value
                 key_parts.append(f"{normalised},{value}")
-            if fmt is not None:
+            if gpu is not None:
+                where = f"{label}:{member.name}"
+                gpu_file, problem = inspect_gpu_file(tmp_path, member.name, gpu, member.size, where)
+                info.gpu_files.append(gpu_file)
+                if problem:
+                    info.problems.append(problem)
+                if tmp_path is not None:
+                    tmp_path.unlink()
+            elif fmt is not None:
                 info.native.append(
                     _native_file(
                         member.name,
@@ -301,15 +338,17 @@ def inspect_wheel(
 
 def _stream_member(
     source: Any, name: str, tmp_dir: Path
-) -> tuple[str | None, StreamingHash, Path | None]:
-    """Hash one member; if it is ELF, also copy it to a temporary file for inspection."""
+) -> tuple[str | None, str | None, StreamingHash, Path | None]:
+    """Hash one member; if it is native or GPU code, also copy it to a temporary file for
+    inspection. Returns (native format, GPU kind, digest, copy)."""
     digest = StreamingHash()
     tmp_path: Path | None = None
     with source.open(name) as stream:
         head = stream.read(_CHUNK)
         fmt = native_format(head)
+        gpu = sniff_gpu(name, head)
         out = None
-        if fmt == "elf":
+        if fmt is not None or gpu in COPIED_GPU_KINDS:
             fd, tmp_name = tempfile.mkstemp(dir=tmp_dir)
             tmp_path = Path(tmp_name)
             out = os.fdopen(fd, "wb")
@@ -323,4 +362,4 @@ def _stream_member(
         finally:
             if out is not None:
                 out.close()
-    return fmt, digest, tmp_path
+    return fmt, gpu, digest, tmp_path

@@ -15,8 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.audit.inspect import WheelInfo
+from wheel_size.audit.jobs import JobVerdict, job_verdicts, keep_order
+from wheel_size.audit.platform_check import platform_issues
 
-__all__ = ["AuditReport", "Finding", "RedundantGroup", "Verdict", "audit_matrix"]
+__all__ = [
+    "AuditReport",
+    "Finding",
+    "NameCollision",
+    "RedundantGroup",
+    "Verdict",
+    "audit_matrix",
+]
 
 # Runtimes whose presence in DT_NEEDED shows which accelerator a library really targets.
 _ACCELERATOR_RUNTIMES = (
@@ -47,6 +56,24 @@ class RedundantGroup:
 
 
 @dataclass
+class NameCollision:
+    """Several jobs write ``filename`` with different bytes; ``keep`` is the one to upload."""
+
+    filename: str
+    members: list[str]
+    keep: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "filename": self.filename,
+            "members": self.members,
+            "keep": self.keep,
+            "reason": self.reason,
+        }
+
+
+@dataclass
 class Verdict:
     wheel: str
     verdict: str  # keep, drop, fix
@@ -63,23 +90,36 @@ class AuditReport:
     findings: list[Finding] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     unreadable: list[Finding] = field(default_factory=list)
+    name_collisions: list[NameCollision] = field(default_factory=list)
+    jobs: list[JobVerdict] = field(default_factory=list)
+
+    @property
+    def jobs_to_disable(self) -> list[JobVerdict]:
+        return [j for j in self.jobs if j.action == "disable"]
 
     def to_json(self) -> dict[str, Any]:
+        summary = {
+            verdict: sum(v.verdict == verdict for v in self.verdicts)
+            for verdict in ("keep", "drop", "fix")
+        }
+        summary["jobs_to_disable"] = len(self.jobs_to_disable)
         return {
             "wheels": [w.to_json() for w in self.wheels],
             "redundant_groups": [g.to_json() for g in self.redundant_groups],
+            "name_collisions": [c.to_json() for c in self.name_collisions],
             "findings": [f.to_json() for f in [*self.unreadable, *self.findings]],
             "verdicts": [v.to_json() for v in self.verdicts],
-            "summary": {
-                verdict: sum(v.verdict == verdict for v in self.verdicts)
-                for verdict in ("keep", "drop", "fix")
-            },
+            "jobs": [j.to_json() for j in self.jobs],
+            "jobs_to_disable": [j.job for j in self.jobs_to_disable],
+            "summary": summary,
         }
 
 
 def _has_accelerator_code(wheel: WheelInfo) -> bool:
+    if any(g.archs for g in wheel.gpu_files):
+        return True
     for native in wheel.native:
-        if native.gpu_archs:
+        if native.gpu_archs or native.kpack_kernel:
             return True
         if any(needed.startswith(_ACCELERATOR_RUNTIMES) for needed in native.needed):
             return True
@@ -137,7 +177,7 @@ def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
 
 
 # Findings that inform but do not change a verdict (a narrower library can be deliberate).
-INFORMATIONAL = frozenset({"arch-coverage"})
+INFORMATIONAL = frozenset({"arch-coverage", "platform-tag-not-on-pypi"})
 
 
 def _arch_family(arch: str) -> str:
@@ -175,13 +215,13 @@ def _arch_sort(arch: str) -> tuple[str, int, str]:
     return (arch[:3], int(digits) if digits else 0, arch)
 
 
-def _keep_order(wheel: WheelInfo) -> tuple[int, int, str]:
-    """Which member of an identical group to keep: no label, pure, then by path."""
-    return (1 if wheel.accelerator or wheel.local_label else 0, 0 if wheel.pure else 1, wheel.path)
-
-
 def _per_wheel(wheel: WheelInfo) -> list[Finding]:
     found: list[Finding] = [*_runtime_findings(wheel), *_coverage_findings(wheel)]
+    found += [Finding(i.kind, [wheel.path], i.detail) for i in platform_issues(wheel)]
+    if wheel.problems:
+        more = len(wheel.problems) - 1
+        detail = wheel.problems[0] + (f" (and {more} more)" if more else "")
+        found.append(Finding("wheel-problem", [wheel.path], detail))
     if wheel.record_problems:
         more = len(wheel.record_problems) - 1
         detail = wheel.record_problems[0] + (f" (and {more} more)" if more else "")
@@ -210,7 +250,7 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
                     )
                 )
     label = wheel.accelerator
-    if label and not wheel.native:
+    if label and not wheel.native and not wheel.gpu_files:
         found.append(
             Finding(
                 "label-without-native-code",
@@ -218,7 +258,8 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
                 f"labelled {label!r} but holds no native code: the label adds nothing",
             )
         )
-    elif label and not _has_accelerator_code(wheel):
+    elif label and not wheel.problems and not _has_accelerator_code(wheel):
+        # (with an unreadable member we cannot tell, and the wheel is to fix anyway)
         found.append(
             Finding(
                 "label-without-native-code",
@@ -227,7 +268,7 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
                 "code or links an accelerator runtime",
             )
         )
-    if wheel.name and not wheel.pure and not wheel.native:
+    if wheel.name and not wheel.pure and not wheel.native and not wheel.gpu_files:
         found.append(
             Finding(
                 "platform-tag-without-native-code",
@@ -258,28 +299,70 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
     return found
 
 
+def _fix_reasons(report: AuditReport) -> dict[str, list[str]]:
+    fixes: dict[str, list[str]] = defaultdict(list)
+    for finding in [*report.unreadable, *report.findings]:
+        if finding.kind in INFORMATIONAL or finding.kind == "label-without-native-code":
+            continue
+        if finding.kind == "same-name-different-bytes":
+            continue  # decided per member by the collision pick
+        for path in finding.wheels:
+            fixes[path].append(f"{finding.kind}: {finding.detail}")
+    return fixes
+
+
+def _collisions(report: AuditReport, wheels: list[WheelInfo], order: Any) -> dict[str, str]:
+    """Pick one wheel per colliding file name; returns the fix reason of every other one."""
+    by_name: dict[str, list[WheelInfo]] = defaultdict(list)
+    for wheel in wheels:
+        by_name[wheel.filename].append(wheel)
+    losers: dict[str, str] = {}
+    for filename, same in sorted(by_name.items()):
+        contents = len({w.sha256 for w in same})
+        if contents < 2:
+            continue
+        report.findings.append(
+            Finding(
+                "same-name-different-bytes",
+                [w.path for w in same],
+                f"{len(same)} jobs produce {filename} with {contents} different contents; "
+                "only one can be uploaded",
+            )
+        )
+        ranked = sorted(same, key=order)
+        keep = ranked[0]
+        reason = "the preferred keeper of these jobs (docs/audit-format.md)"
+        report.name_collisions.append(
+            NameCollision(filename, [w.path for w in ranked], keep.path, reason)
+        )
+        for other in ranked[1:]:
+            if other.sha256 != keep.sha256:
+                losers[other.path] = (
+                    f"same-name-different-bytes: {filename} is also built by {keep.path}, "
+                    "the one picked to upload; give this build its own local label or build "
+                    "tag, or disable the job"
+                )
+    return losers
+
+
 def audit_matrix(
-    wheels: list[WheelInfo], unreadable: Sequence[tuple[str, str]] = ()
+    wheels: list[WheelInfo],
+    unreadable: Sequence[tuple[str, str]] = (),
+    *,
+    prefer: Sequence[str] = (),
 ) -> AuditReport:
-    """Apply every rule and decide a verdict per wheel."""
+    """Apply every rule and decide a verdict per wheel and per job.
+
+    ``prefer``: globs over wheel paths or job names that win the keeper choice first.
+    """
     report = AuditReport(list(wheels))
     report.unreadable = [Finding("unreadable", [path], detail) for path, detail in unreadable]
     for wheel in wheels:
         report.findings.extend(_per_wheel(wheel))
-
-    by_name: dict[str, list[WheelInfo]] = defaultdict(list)
-    for wheel in wheels:
-        by_name[wheel.filename].append(wheel)
-    for filename, same in sorted(by_name.items()):
-        if len({w.sha256 for w in same}) > 1:
-            report.findings.append(
-                Finding(
-                    "same-name-different-bytes",
-                    [w.path for w in same],
-                    f"{len(same)} jobs produce {filename} with {len({w.sha256 for w in same})} "
-                    "different contents; only one can be uploaded",
-                )
-            )
+    fixes = _fix_reasons(report)
+    order = keep_order(prefer, broken=set(fixes))
+    for path, reason in _collisions(report, wheels, order).items():
+        fixes[path].append(reason)
 
     groups: dict[tuple[str, str, str], list[WheelInfo]] = defaultdict(list)
     for wheel in wheels:
@@ -293,25 +376,20 @@ def audit_matrix(
     for members in groups.values():
         if len(members) < 2:
             continue
-        members.sort(key=_keep_order)
+        members.sort(key=order)
         keep = members[0]
         reason = "identical contents once the local version label is dropped"
         report.redundant_groups.append(RedundantGroup([w.path for w in members], keep.path, reason))
         kept_for[keep.path] = len(members) - 1
         for other in members[1:]:
             dropped[other.path].append(f"same contents as {keep.path}: a redundant build")
-
-    fixes: dict[str, list[str]] = defaultdict(list)
-    for finding in [*report.unreadable, *report.findings]:
-        for path in finding.wheels:
-            if finding.kind in INFORMATIONAL:
-                continue
-            if finding.kind == "label-without-native-code":
+    for finding in report.findings:
+        if finding.kind == "label-without-native-code":
+            for path in finding.wheels:
                 dropped[path].append(
                     "its accelerator label adds no native code; publish the pure wheel instead"
                 )
-            else:
-                fixes[path].append(f"{finding.kind}: {finding.detail}")
+
     paths = [w.path for w in wheels] + [p for p, _ in unreadable]
     by_path = {w.path: w for w in wheels}
     for path in paths:
@@ -325,15 +403,35 @@ def audit_matrix(
                 n = kept_for[path]
                 reason += f"; kept for a group of {n + 1} identical builds"
             report.verdicts.append(Verdict(path, "keep", reason))
+    report.jobs = job_verdicts([(v.wheel, v.verdict, v.reason) for v in report.verdicts])
     return report
 
 
 def _keep_reason(wheel: WheelInfo) -> str:
-    if not wheel.native:
+    if not wheel.native and not wheel.gpu_files:
         return "pure Python"
-    archs = sorted({a for n in wheel.native for a in n.gpu_archs})
+    archs = sorted(
+        {a for n in wheel.native for a in n.gpu_archs}
+        | {a for g in wheel.gpu_files for a in g.archs}
+    )
+    parts = []
     count = len(wheel.native)
-    text = f"unique contents: {count} native file{'s' if count != 1 else ''}"
+    if count:
+        parts.append(f"{count} native file{'s' if count != 1 else ''}")
+    kpacks = [g for g in wheel.gpu_files if g.kind == "kpack"]
+    if kpacks:
+        kernels = sum(g.kernels for g in kpacks)
+        parts.append(
+            f"{len(kpacks)} kpack archive{'s' if len(kpacks) != 1 else ''} "
+            f"({kernels} kernel{'s' if kernels != 1 else ''})"
+        )
+    others = len(wheel.gpu_files) - len(kpacks)
+    if others:
+        parts.append(f"{others} GPU code/database file{'s' if others != 1 else ''}")
+    text = "unique contents: " + ", ".join(parts)
     if archs:
         text += f", GPU code for {', '.join(archs)}"
+    split = sum(1 for n in wheel.native if n.kpack_kernel)
+    if split:
+        text += f"; {split} librar{'ies' if split != 1 else 'y'} load GPU code from .kpack archives"
     return text

@@ -1,18 +1,85 @@
-"""Collect the wheels given on the command line (files, directories, artifact zips); audit them."""
+"""The audit as one library call, shared by ``wheel-size audit`` and the Action's
+``mode: audit``: typed options in, a report (and what was skipped) out.
+
+Both adapters only translate: argv or ``INPUT_*`` into :class:`AuditOptions`, and the
+:class:`AuditResult` into files, annotations and an exit status. The limits (download size,
+artifact pattern) are therefore the same wherever the audit runs.
+"""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from wheel_size.audit.gpu import hip_member_targets
 from wheel_size.audit.inspect import WheelInfo, inspect_wheel
 from wheel_size.audit.matrix import AuditReport, audit_matrix
 from wheel_size.audit.native import ArchScanner
 from wheel_size.diff.inputs import WheelInput, resolve_input
 from wheel_size.errors import InputError, WheelSizeError
 
-__all__ = ["audit_paths", "collect_wheels"]
+__all__ = [
+    "DEFAULT_MAX_DOWNLOAD_MB",
+    "AuditOptions",
+    "AuditResult",
+    "audit_paths",
+    "collect_wheels",
+    "run_audit",
+]
+
+DEFAULT_MAX_DOWNLOAD_MB = 4096  # MB = 1,048,576 bytes
+# HIP targets read from each library copy, with errors naming the wheel member
+AUDIT_SCANNERS: tuple[ArchScanner, ...] = (hip_member_targets,)
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """What to audit and how.
+
+    ``paths``: wheels, folders of wheels (searched recursively) or artifact zips.
+    ``display``: report some paths under another name (the workspace-relative path).
+    ``repo`` + ``run_id``: also every artifact of that workflow run whose name matches
+    ``artifact_pattern``; artifacts over ``max_download_mb`` (0: no limit) are skipped.
+    ``prefer``: globs over wheel paths or job names that win the keeper choice first.
+    """
+
+    paths: tuple[Path, ...] = ()
+    display: Mapping[Path, str] = field(default_factory=dict)
+    repo: str | None = None
+    run_id: int | None = None
+    artifact_pattern: str = "*"
+    max_download_mb: int = DEFAULT_MAX_DOWNLOAD_MB
+    trust_record: bool = False
+    prefer: tuple[str, ...] = ()
+
+    @property
+    def max_download_bytes(self) -> int | None:
+        return self.max_download_mb << 20 if self.max_download_mb > 0 else None
+
+
+@dataclass
+class AuditResult:
+    """The report, plus the artifacts that were not downloaded (expired, too large)."""
+
+    report: AuditReport
+    skipped: list[str] = field(default_factory=list)
+
+    def json_text(self) -> str:
+        return json.dumps(self.report.to_json(), indent=2) + "\n"
+
+    def markdown(self) -> str:
+        from wheel_size.audit.view import view
+        from wheel_size.render import render
+
+        return render("audit.md.j2", **view(self.report))
+
+    @property
+    def clean(self) -> bool:
+        """No wheel to drop or fix (what ``--strict`` / ``audit-strict`` require)."""
+        return all(v.verdict == "keep" for v in self.report.verdicts)
 
 
 def collect_wheels(
@@ -41,27 +108,34 @@ def collect_wheels(
     return found, problems
 
 
+def _rename(text: str, display: Mapping[Path, str]) -> str:
+    for path, name in display.items():
+        prefix = str(path)
+        if text.startswith(prefix) and text[len(prefix) : len(prefix) + 1] in ("", "/", "!"):
+            return name + text[len(prefix) :]
+    return text
+
+
 def audit_paths(
     paths: Sequence[Path],
     *,
     display: Mapping[Path, str] | None = None,
     trust_record: bool = False,
-    scanners: tuple[ArchScanner, ...] = (),
+    scanners: tuple[ArchScanner, ...] = AUDIT_SCANNERS,
+    prefer: Sequence[str] = (),
 ) -> AuditReport:
     """Audit every wheel found; raises :class:`InputError` when not one could be read.
 
-    ``display`` names some paths differently in the report (a downloaded artifact by its name).
+    ``display`` names some paths differently in the report (a downloaded artifact by its
+    name); messages about unreadable inputs use those names too, never a temporary path.
     """
+    display = dict(display or {})
     with tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp:
-        inputs, unreadable = collect_wheels(paths, Path(tmp))
-        for path, name in (display or {}).items():
-            prefix = str(path)
-            inputs = [
-                WheelInput(name + i.label[len(prefix) :], i.path)
-                if i.label.startswith(prefix)
-                else i
-                for i in inputs
-            ]
+        inputs, problems = collect_wheels(paths, Path(tmp))
+        # longest prefix first, so a folder inside a displayed folder keeps its own name
+        display = dict(sorted(display.items(), key=lambda item: -len(str(item[0]))))
+        inputs = [WheelInput(_rename(i.label, display), i.path) for i in inputs]
+        unreadable = [(_rename(p, display), _rename(m, display)) for p, m in problems]
         infos: list[WheelInfo] = []
         for item in inputs:
             try:
@@ -75,8 +149,41 @@ def audit_paths(
                     )
                 )
             except WheelSizeError as exc:
-                unreadable.append((item.label, str(exc)))
+                message = str(exc).replace(str(item.path), item.label)
+                unreadable.append((item.label, message))
     if not infos:
         detail = "; ".join(message for _, message in unreadable) or "no wheels given"
         raise InputError(f"nothing to audit: {detail}")
-    return audit_matrix(infos, unreadable)
+    return audit_matrix(infos, unreadable, prefer=prefer)
+
+
+def run_audit(options: AuditOptions) -> AuditResult:
+    """Download the run's artifacts if asked, audit everything, return the result.
+
+    Raises :class:`InputError` when there is nothing to audit or nothing readable.
+    """
+    if options.run_id is not None and not options.repo:
+        raise InputError("auditing a workflow run's artifacts needs its repository")
+    if not options.paths and options.run_id is None:
+        raise InputError("nothing to audit: give wheels, folders or artifact zips, or a run id")
+    display = dict(options.display)
+    paths = list(options.paths)
+    skipped: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="wheel-size-run-") as tmp:
+        if options.run_id is not None:
+            from wheel_size.audit.remote import download_run_artifacts
+
+            assert options.repo is not None
+            found, skipped = download_run_artifacts(
+                options.repo,
+                options.run_id,
+                Path(tmp),
+                pattern=options.artifact_pattern,
+                max_bytes=options.max_download_bytes,
+            )
+            paths += [path for path, _ in found]
+            display.update(dict(found))
+        report = audit_paths(
+            paths, display=display, trust_record=options.trust_record, prefer=options.prefer
+        )
+    return AuditResult(report, skipped)

@@ -14,7 +14,10 @@ def view(report: AuditReport) -> dict[str, Any]:
     data = report.to_json()
     wheels = []
     for wheel in report.wheels:
-        archs = sorted({a for n in wheel.native for a in n.gpu_archs})
+        archs = sorted(
+            {a for n in wheel.native for a in n.gpu_archs}
+            | {a for g in wheel.gpu_files for a in g.archs}
+        )
         labels = [
             x for x in (wheel.local_label and f"+{wheel.local_label}", wheel.variant_label) if x
         ]
@@ -27,6 +30,7 @@ def view(report: AuditReport) -> dict[str, Any]:
                 "glibc": wheel.glibc_floor or "—",
                 "native": len(wheel.native),
                 "extensions": sum(n.kind == "extension" for n in wheel.native),
+                "gpu_files": len(wheel.gpu_files),
                 "archs": ", ".join(archs) or "—",
                 "size": human(wheel.size),
             }
@@ -34,17 +38,28 @@ def view(report: AuditReport) -> dict[str, Any]:
     for group in data["redundant_groups"]:
         group["members"] = [cell(m) for m in group["members"]]
         group["keep"] = cell(group["keep"])
+    for collision in data["name_collisions"]:
+        collision["members"] = [cell(m) for m in collision["members"]]
+        collision["keep"] = cell(collision["keep"])
+        collision["filename"] = cell(collision["filename"])
     for finding in data["findings"]:
         finding["wheels"] = [cell(w) for w in finding["wheels"]]
         finding["detail"] = cell(finding["detail"])
     for verdict in data["verdicts"]:
         verdict["wheel"] = cell(verdict["wheel"])
         verdict["reason"] = cell(verdict["reason"])
+    disable = [
+        {"job": cell(j.job), "wheels": [cell(w) for w in j.wheels], "reason": cell(j.reason)}
+        for j in report.jobs_to_disable
+    ]
     return {
         "summary": data["summary"],
         "count": len(report.wheels) + len(report.unreadable),
+        "job_count": len(report.jobs),
         "wheels": wheels,
         "groups": data["redundant_groups"],
+        "collisions": data["name_collisions"],
         "findings": data["findings"],
         "verdicts": data["verdicts"],
+        "disable": disable,
     }

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 __all__ = ["configure_parser", "run"]
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
+    from wheel_size.audit.run import DEFAULT_MAX_DOWNLOAD_MB
+
     parser.add_argument(
         "paths",
         nargs="*",
@@ -30,9 +30,17 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     api.add_argument(
         "--max-download-mb",
         type=int,
-        default=4096,
+        default=DEFAULT_MAX_DOWNLOAD_MB,
         metavar="MB",
-        help="skip artifacts larger than this (default 4096; 0: no limit)",
+        help=f"skip artifacts larger than this (default {DEFAULT_MAX_DOWNLOAD_MB}; 0: no limit)",
+    )
+    parser.add_argument(
+        "--prefer",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="keep the wheel whose path or job matches first, of identical builds and of "
+        "jobs writing the same file name (repeatable, in order of preference)",
     )
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--output", "-o", type=Path, help="write the report here (default stdout)")
@@ -47,48 +55,34 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheel_size.audit.run import audit_paths
-    from wheel_size.audit.view import view
-    from wheel_size.diff.hip import hip_arch_scanners
+    from wheel_size.audit.run import AuditOptions, run_audit
     from wheel_size.errors import InputError
     from wheel_size.fileio import atomic_write_text
-    from wheel_size.render import render
 
     if (args.repo is None) != (args.run_id is None):
         raise InputError("--repo and --run-id go together")
     if not args.paths and args.run_id is None:
         raise InputError("give wheels, directories or artifacts to audit, or --repo and --run-id")
-    with tempfile.TemporaryDirectory(prefix="wheel-size-run-") as tmp:
-        paths = list(args.paths)
-        skipped: list[str] = []
-        display: dict[Path, str] = {}
-        if args.run_id is not None:
-            from wheel_size.audit.remote import download_run_artifacts
-
-            found, skipped = download_run_artifacts(
-                args.repo,
-                args.run_id,
-                Path(tmp),
-                pattern=args.artifact_pattern,
-                max_bytes=(args.max_download_mb << 20) if args.max_download_mb else None,
-            )
-            paths += [path for path, _ in found]
-            display = dict(found)
-        report = audit_paths(
-            paths, display=display, trust_record=args.trust_record, scanners=hip_arch_scanners()
+    if args.max_download_mb < 0:
+        raise InputError("--max-download-mb must be 0 (no limit) or more")
+    result = run_audit(
+        AuditOptions(
+            paths=tuple(args.paths),
+            repo=args.repo,
+            run_id=args.run_id,
+            artifact_pattern=args.artifact_pattern,
+            max_download_mb=args.max_download_mb,
+            trust_record=args.trust_record,
+            prefer=tuple(args.prefer),
         )
-    for message in skipped:
+    )
+    for message in result.skipped:
         print(f"wheel-size: warning: {message}", file=sys.stderr)
-    if args.format == "json":
-        text = json.dumps(report.to_json(), indent=2) + "\n"
-    else:
-        text = render("audit.md.j2", **view(report))
+    text = result.json_text() if args.format == "json" else result.markdown()
     if args.output:
         atomic_write_text(args.output, text)
     else:
         sys.stdout.write(text)
-    for finding in report.unreadable:
+    for finding in result.report.unreadable:
         print(f"wheel-size: warning: {finding.detail}", file=sys.stderr)
-    if args.strict and any(v.verdict != "keep" for v in report.verdicts):
-        return 1
-    return 0
+    return 1 if args.strict and not result.clean else 0
