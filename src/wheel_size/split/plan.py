@@ -39,6 +39,7 @@ class SplitOptions:
     device_requires_dist: tuple[str, ...] = ()
     variant_label: str | None = None
     extra_naming: str = "plain"
+    host_installs: str = "extras"  # "all": a plain install of the host pulls every device wheel
     deflate_level: int = 6
     verify_bundle_hash: bool = False
     verbose: bool = False
