@@ -27,12 +27,13 @@ Ties keep the window's chronological order, so the ranking is deterministic.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wheel_size.regressions.classify import CATEGORIES, categorize
+from wheel_size.regressions.classify import CATEGORIES, Classified, categorize
 from wheel_size.regressions.commits import Commit
 from wheel_size.regressions.content_facts import ContentFacts
 from wheel_size.regressions.fingerprint import Fingerprint, VariantKey
@@ -89,15 +90,11 @@ class Reason:
 
 
 @dataclass(frozen=True)
-class Ranked:
+class Ranked(Classified):
     """A candidate with its labels (the seed's categories), score, rank and reasons."""
 
-    commit: Commit
-    categories: tuple[str, ...]
-    score: float
     reasons: tuple[Reason, ...] = ()
-    rank: int = 0
-    reach: str = ""
+    reach: str = ""  # what its changed files can move, in a few words
 
     def why(self, limit: int = 4) -> str:
         """The few signals that placed it, strongest first, in one line."""
@@ -417,7 +414,7 @@ def score_commit(
         commit,
         cats,
         round(tally.total, 3),
-        tuple(tally.reasons),
+        reasons=tuple(tally.reasons),
         reach=reach.summary if reach else "files not checked",
     )
 
@@ -428,7 +425,4 @@ def rank_commits(
     """Score every commit and rank them (1 = likeliest); ties keep the given order."""
     scored = [score_commit(c, fp, facts) for c in commits]
     order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
-    return [
-        Ranked(s.commit, s.categories, s.score, s.reasons, position + 1, s.reach)
-        for position, s in ((p, scored[i]) for p, i in enumerate(order))
-    ]
+    return [dataclasses.replace(scored[i], rank=position + 1) for position, i in enumerate(order)]
