@@ -304,13 +304,13 @@ def mentions(text: str) -> Mentions:
             platforms.add(name)
     for m in _CUDA_LIST.finditer(text):
         cuda.update(_split_versions(m["first"], m["rest"]))
-    for m in re.finditer(r"(?<![\d.])(1[1-3])\.(\d)\+", text):
-        cuda.discard(f"{m[1]}.{m[2]}")
-        cuda.add(f">={m[1]}.{m[2]}")
     for m in _CU_COMPACT.finditer(text):
         cuda.add(f"{m[1]}.{m[2]}")
     for m in _BARE_CUDA.finditer(text):
         cuda.add(f"{m[1]}.{m[2]}")
+    for m in re.finditer(r"(?<![\d.])(1[1-3])\.(\d)\+", text):
+        cuda.discard(f"{m[1]}.{m[2]}")
+        cuda.add(f">={m[1]}.{m[2]}")
     for m in _ROCM_LIST.finditer(text):
         rocm.update(_split_versions(m["first"], m["rest"]))
     cuda = {v for v in cuda if re.match(r"(>=)?1[0-3]\.", v)}
