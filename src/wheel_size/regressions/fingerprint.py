@@ -120,7 +120,12 @@ class Fingerprint:
                 parts.append(f"{_KIND_LABEL[kind]} {versions}")
             else:
                 parts.append(_KIND_LABEL[kind])
-        return " and ".join(parts)
+        text = " and ".join(parts)
+        pythons = {k.python for k in self.moved}
+        still = {k.python for k in self.flat + self.opposite}
+        if len(pythons) == 1 and None not in pythons and still - pythons:
+            text += f" (Python {pythons.pop()} only)"
+        return text
 
     def reading(self) -> str:
         """One sentence for the issue: what the pattern points to, growth or shrink."""

@@ -43,6 +43,7 @@ from wheel_size.regressions.text_signals import (
     Mentions,
     TextSignals,
     arch_min_cuda,
+    arch_min_rocm,
     library_label,
     library_platform,
     read_text,
@@ -75,6 +76,7 @@ CONTENT_DEBUG = 10.0
 CONTENT_RESIZED = 12.0
 CODEGEN_FLAG = 4.0
 DEAD_HEADERS = -10.0
+VERSION_BUMP = 5.0
 AMOUNT_MAX = 3.0
 NO_SHIP_TAG = -20.0  # files unknown, but the title is tagged [CI], [Docs], [test] …
 
@@ -131,6 +133,10 @@ def _share(reach: Reach | _TextReach, keys: Sequence[VariantKey]) -> float:
     return sum(reach.strength(k) for k in keys) / len(keys) if keys else 0.0
 
 
+def _bulk_share(reach: Reach, keys: Sequence[VariantKey]) -> float:
+    return sum(reach.bulk_strength(k) for k in keys) / len(keys) if keys else 0.0
+
+
 @dataclass(frozen=True)
 class _TextReach:
     parts: tuple[Part, ...]
@@ -162,7 +168,11 @@ def text_reach(m: Mentions) -> _TextReach | None:
     """The variants a commit's words point at, or None when they name none."""
     parts: list[Part] = []
     cuda = frozenset(f"cuda:{v}" for v in m.cuda_versions) or _cuda_versions_for_archs(m.archs)
-    rocm = frozenset(f"rocm:{v}" for v in m.rocm_versions) or None
+    gfx = [a for a in m.archs if a.startswith("gfx")]
+    firsts = [arch_min_rocm(a) for a in gfx]
+    rocm = frozenset(f"rocm:{v}" for v in m.rocm_versions) or (
+        frozenset(f"rocm:>={v}" for v in firsts if v) if gfx and all(firsts) else None
+    )
     kinds = {p for p in m.platforms if p in ("cuda", "rocm", "xpu")}
     kinds |= {
         library_platform(lib)
@@ -192,16 +202,19 @@ def _reach_points(tally: _Tally, reach: Reach, fp: Fingerprint) -> None:
         return
     cover = _share(reach, fp.moved)
     others = fp.flat + fp.opposite
-    spill = _share(reach, others)
+    spill = _bulk_share(reach, others)
     if cover == 0:
         tally.add("reach", NO_REACH, f"{reach.summary}: cannot move {_names(fp.moved)}")
         return
     if reach.native:
         tally.add("reach", COVER * cover, f"can move {fp.scope()} ({reach.summary})")
     if spill and reach.native:
-        spilled = [k for k in others if reach.strength(k)]
+        spilled = [k for k in others if reach.bulk_strength(k)]
         tally.add("reach", SPILL * spill, f"would also move {_names(spilled)}, which did not")
-    if reach.specific and cover >= 1 and not spill and others:
+    specific = reach.specific or not any(
+        p.kind == "all" and p.os is None and p.versions is None for p in reach.bulk
+    )
+    if specific and reach.native and cover >= 1 and not spill and others:
         tally.add("reach", EXACT, f"matches exactly what moved ({fp.scope()})")
         if reach.scoped and any(k.version for k in others if k.kind in fp.moved_kinds()):
             tally.add("reach", SCOPED_EXACT, "its build changes are scoped to those versions")
@@ -391,6 +404,14 @@ def score_commit(
     elif text.title.no_ship_tag:
         tally.add("reach", NO_SHIP_TAG, "files not checked; its title is tagged as CI/docs/tests")
     _text_points(tally, text, fp, reach, damp)
+    if (
+        text.version_change
+        and (reach is None or reach.pins or reach.native)
+        and ((reach is not None and reach.pins) or text.title.libraries)
+    ):
+        tally.add(
+            "text", VERSION_BUMP, "a dependency's version changes: it can move size either way"
+        )
     flags = {m.group(0) for m in CODEGEN_FLAGS.finditer(commit.title)}
     for changed in commit.files or ():
         flags |= {
@@ -403,7 +424,9 @@ def score_commit(
     if facts is not None and (reach is None or reach.native):
         _content_points(tally, commit, text, reach, facts, fp, cats)
     if reach is not None and reach.native and fp.direction:
-        lines = reach.native_added if fp.direction > 0 else reach.native_deleted
+        # Net lines: a refactor that moves 900 lines adds nothing.
+        net = reach.native_added - reach.native_deleted
+        lines = max(0, net if fp.direction > 0 else -net)
         if lines:
             tally.add(
                 "amount",

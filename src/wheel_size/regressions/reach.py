@@ -8,6 +8,7 @@ GPU sources under ``cuda/`` are hipified for ROCm too, so they reach ROCm weakly
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -123,6 +124,7 @@ _NATIVE = re.compile(
     r"\.(c|cc|cpp|cxx|cu|cuh|hip|h|hh|hpp|hxx|inl|tcc|mm|m|metal|S|asm|yaml|ya?ml\.in)$",
     re.I,
 )
+_PIN = re.compile(r"^third_party/[^/]+(\.txt)?$|ci_commit_pins/|^\.gitmodules$|/External/", re.I)
 _HEADER = re.compile(r"\.(h|hh|hpp|hxx|cuh|inl|tcc)$", re.I)
 _CODEGEN = re.compile(r"^(torchgen|tools/autograd|tools/codegen)/", re.I)
 _PY = re.compile(r"\.(py|pyi|json|txt|cfg|ini|toml|in)$", re.I)
@@ -161,12 +163,13 @@ def file_parts(changed: ChangedFile) -> list[Part]:
         return [Part("python", os=os_name, why="Python")]
     kind, strength, why = "all", 1.0, "shared native code" if not build else "build configuration"
     extra: list[Part] = []
+    where = "build configuration" if build else "path"
     if _XPU.search(path):
-        kind, why = "xpu", "XPU-only path"
+        kind, why = "xpu", f"XPU-only {where}"
     elif _ROCM.search(path):
-        kind, why = "rocm", "ROCm-only path"
+        kind, why = "rocm", f"ROCm-only {where}"
     elif _CUDA_ONLY.search(path):
-        kind, why = "cuda", "CUDA-only path"
+        kind, why = "cuda", f"CUDA-only {where}"
     elif _GPU.search(path) and not build:
         kind, why = "cuda", "GPU code (hipified for ROCm too)"
         extra.append(Part("rocm", HIPIFIED, os=os_name, why=why))
@@ -205,6 +208,13 @@ class Reach:
     native_deleted: int = 0
     # Only deletes headers and touches no source: nothing included them, no code came of them.
     dead_headers: bool = False
+    # The parts of the files that hold most (80 %) of its changed native lines: where the
+    # size goes. A helper touched on the side does not make a CUDA kernel commit "shared".
+    bulk: tuple[Part, ...] = ()
+    pins: bool = False  # changes a submodule or a pinned dependency version
+
+    def bulk_strength(self, key: VariantKey) -> float:
+        return max((p.reaches(key) for p in self.bulk or self.parts), default=0.0)
 
     def strength(self, key: VariantKey) -> float:
         return max((p.reaches(key) for p in self.parts), default=0.0)
@@ -223,12 +233,25 @@ def reach_of(files: Iterable[ChangedFile]) -> Reach:
     parts: list[Part] = []
     added = deleted = 0
     files_seen = list(files)
+    weighted: list[tuple[int, list[Part]]] = []
+    pins = False
     for changed in files_seen:
         found = file_parts(changed)
         parts.extend(found)
         if any(p.kind not in ("none", "python") for p in found):
             added += changed.additions
             deleted += changed.deletions
+            weighted.append((max(1, changed.additions + changed.deletions), found))
+        if changed.submodule or _PIN.search(changed.filename):
+            pins = True
+    total = sum(w for w, _ in weighted)
+    bulk: list[Part] = []
+    covered = 0
+    for lines, found in sorted(weighted, key=lambda item: -item[0]):
+        if total and covered >= 0.8 * total:
+            break
+        bulk.extend(found)
+        covered += lines
     shipped = [p for p in parts if p.kind != "none"]
     native = [p for p in shipped if p.kind != "python"]
     if not shipped:
@@ -254,6 +277,8 @@ def reach_of(files: Iterable[ChangedFile]) -> Reach:
         native_added=added,
         native_deleted=deleted,
         dead_headers=dead,
+        bulk=tuple(dict.fromkeys(bulk)),
+        pins=pins,
     )
 
 
@@ -261,7 +286,8 @@ def narrow(reach: Reach, platforms: Iterable[str], *, shared_too: bool = True) -
     """Narrow generic parts (shared code, hipified GPU code) to the platforms a title tags.
 
     "[ROCm] Use hipBLASLt for addmm" in ``aten/src/ATen/cuda/CUDABlas.cpp`` is ROCm code
-    behind ``#ifdef USE_ROCM``, whatever the path says.
+    behind ``#ifdef USE_ROCM``, whatever the path says. ``shared_too=False`` (a platform
+    named in the title, not tagged) narrows only hipified GPU code.
     """
     tags = sorted(set(platforms) & {"cuda", "rocm", "xpu", "macos", "windows", "aarch64"})
     if not tags or not reach.native:
@@ -272,28 +298,25 @@ def narrow(reach: Reach, platforms: Iterable[str], *, shared_too: bool = True) -
         else Part("all", 1.0, None, t, f"{t}-tagged")
         for t in tags
     ]
-    parts: list[Part] = []
-    changed = False
-    for part in reach.parts:
-        shared = part.kind == "all" and part.os is None and part.versions is None
-        generic = (shared and shared_too) or "hipified" in part.why
-        if generic:
-            parts.extend(replacement)
-            changed = True
-        else:
-            parts.append(part)
+
+    def swap(parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], bool]:
+        out: list[Part] = []
+        changed = False
+        for part in parts:
+            shared = part.kind == "all" and part.os is None and part.versions is None
+            if (shared and shared_too) or "hipified" in part.why:
+                out.extend(replacement)
+                changed = True
+            else:
+                out.append(part)
+        return tuple(dict.fromkeys(out)), changed
+
+    parts, changed = swap(reach.parts)
     if not changed:
         return reach
     label = "/".join(t.upper() if t in ("cuda", "rocm", "xpu") else t for t in tags)
-    return Reach(
-        tuple(dict.fromkeys(parts)),
-        reach.ships,
-        reach.native,
-        reach.scoped,
-        f"{reach.summary}, tagged {label}",
-        reach.native_added,
-        reach.native_deleted,
-        reach.dead_headers,
+    return dataclasses.replace(
+        reach, parts=parts, bulk=swap(reach.bulk)[0], summary=f"{reach.summary}, tagged {label}"
     )
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "PatchTerms",
     "TextSignals",
     "arch_min_cuda",
+    "arch_min_rocm",
     "library_of",
     "mentions",
     "patch_terms",
@@ -80,7 +81,7 @@ LIBRARIES: tuple[Library, ...] = (
     _lib("magma", "MAGMA", "gpu", r"\bmagma", True),
     _lib("sycl", "SYCL", "xpu", r"\bsycl", True),
     _lib("torch-xpu-ops", "torch-xpu-ops", "xpu", r"xpu[_-]ops", False),
-    _lib("oneccl", "oneCCL", "xpu", r"oneccl|\bxccl", True),
+    _lib("oneccl", "oneCCL", "xpu", r"oneccl|\bxccl|\blibccl\b", True),
     _lib("fbgemm", "FBGEMM", "all", r"fbgemm", False),
     _lib("mkl", "MKL", "all", r"\bmkl(?!dnn)|onemkl", True),
     _lib("onednn", "oneDNN", "all", r"onednn|mkldnn|\bideep|\bdnnl", False),
@@ -164,7 +165,7 @@ _ARCH_NUMBER = re.compile(r"(?<![\d.])(\d{1,2})\.(\d)(?:\+ptx|a|f)?(?![\d.])", r
 
 _GROWTH_VERB = re.compile(
     r"\b(add(s|ed|ing)?|enabl(e|es|ed|ing)|(?<!un)bundl(e|es|ed|ing)|instantiat(e|es|ed|ing)"
-    r"|introduc(e|es|ed|ing)"
+    r"|introduc(e|es|ed|ing)|generat(e|es|ed|ing)"
     r"|support(s|ed|ing)?|includ(e|es|ed|ing)|extend\w*|expand\w*|port(s|ed)?|re-?land\w*"
     r"|turn on|build \w+ for|ship(s|ped)?|vendor(s|ed)?|upgrad\w*|new)\b",
     re.I,
@@ -173,7 +174,8 @@ _REMOVAL_VERB = re.compile(
     r"\b(remov\w*|drop(s|ped|ping)?|delet\w*|stop\w*|unbundl\w*|trim\w*|prun\w*|strip\w*"
     r"|disabl\w*|exclud\w*|deprecat\w*|no longer|reduc(e|es|ed|ing)|shrink\w*|slim\w*|get rid of"
     r"|turn off|de-?dup\w*|dedupe|cut(s|ting)?|skip building|avoid\w*|compress\w*|instead of"
-    r"|rather than|without)\b",
+    r"|rather than|without|(don'?t|do not|never) (export|build|ship|compil|instantiat|link|bundl"
+    r"|includ|generat|emit)\w*)\b",
     re.I,
 )
 # Objects that turn a verb around: removing a guard or -O2 grows, enabling compression shrinks.
@@ -184,8 +186,10 @@ _INVERSE_OBJECT = re.compile(
 )
 # "stop bundling", "no longer ship": a removal verb that governs the growth verb after it.
 _GOVERNED = re.compile(r"^\W{0,3}(\w+\W{1,3})?$")
-_GROWTH_OBJECT = re.compile(r"(-o3\b|\bo3\b|-g[123]?\b|debug info|unroll|inlin\w+)", re.I)
-_SHRINK_OBJECT = re.compile(r"(-os\b|compress\w*|--strip|gc-sections|\blto\b|-flto)", re.I)
+_GROWTH_OBJECT = re.compile(r"(-o3\b|\bo3\b|-g[123]?\b|debug info|unroll\w*|inlining)", re.I)
+_SHRINK_OBJECT = re.compile(
+    r"(-os\b|compress\w*|--strip|gc-sections|\blto\b|-flto|-fvisibility\S*)", re.I
+)
 _REVERT = re.compile(r'^\s*(revert|back out)\s*"?(?P<inner>.*?)"?\s*$', re.I)
 _SIZE_WORDS = re.compile(
     r"\b(binary|wheel|package|library|lib|artifact|install) sizes?\b|\bsize (reduction|regression)"
@@ -195,14 +199,21 @@ _SIZE_WORDS = re.compile(
 _LARGE_WORDS = re.compile(
     r"bundl\w*|dependenc\w*|\bdepend(s)? on\b|arch(itecture)?s?[ _-]?list"
     r"|torch_cuda_arch_list|pytorch_rocm_arch|static(ally)? link|link\w* statically"
-    r"|debug info|\b-g\d?\b|symbols|toolkit|\bimage\b|kernel database|\bkdb\b|\baot\b",
+    r"|debug info|\b-g\d?\b|symbols|toolkit|\bimage\b|kernel database|\bkdb\b|\baot\b"
+    r"|compress\w*|fatbins?\b",
     re.I,
 )
-_VERSION_CHANGE = re.compile(r"\b(bump|updat\w*|upgrad\w*|move to|switch to)\b", re.I)
+# "Bump AOTriton to 0.11.1b", "Update the CK submodule", "Upgrade cuDNN to 9.10" -- not
+# "Update CMake to find X".
+_VERSION_CHANGE = re.compile(
+    r"\b(bump|updat\w*|upgrad\w*)\b(?=.{0,60}?(\bto\s+v?\d|submodule|\bpin\b|version|\d+\.\d+))",
+    re.I,
+)
 #: Flags that change the code generated (warnings do not).
 CODEGEN_FLAGS = re.compile(
     r"(?<![\w-])-O[0-3sz]\b|-flto|-ffunction-sections|-fdata-sections|--gc-sections|(?<![\w-])-g[0-3]?\b"
-    r"|-Xfatbin|compress-all|-fvisibility|--use_fast_math|-ffast-math|-march=",
+    r"|-Xfatbin|compress-all|compress-mode|offload-compress|-fvisibility|--use_fast_math"
+    r"|-ffast-math|-march=",
     re.I,
 )
 _SMALL_WORDS = re.compile(
@@ -275,6 +286,14 @@ def library_label(name: str) -> str:
 
 def is_bundled(name: str) -> bool:
     return next((lib.bundled for lib in LIBRARIES if lib.name == name), False)
+
+
+#: The first ROCm release that builds an architecture (gfx950, MI350/MI355, came with 7.0).
+_ARCH_ROCM: dict[str, str] = {"gfx950": "7.0"}
+
+
+def arch_min_rocm(arch: str) -> str | None:
+    return _ARCH_ROCM.get(arch)
 
 
 def arch_min_cuda(arch: str) -> tuple[str, str | None] | None:
@@ -542,6 +561,7 @@ class TextSignals:
     size_words: bool
     magnitude: Magnitude | None
     revert: bool = False
+    version_change: bool = False  # "Bump X to 1.2", "Update the Y submodule"
     reasons: tuple[str, ...] = field(default=())
 
 
@@ -572,4 +592,5 @@ def read_text(title: str, body: str = "") -> TextSignals:
         size_words=bool(_SIZE_WORDS.search(text)),
         magnitude=magnitude,
         revert=bool(_REVERT.match(title)),
+        version_change=bool(_VERSION_CHANGE.search(title)),
     )
