@@ -30,6 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 CLANG19 = os.environ.get("CLANG19", "clang++-19")
 LLD_LINK = os.environ.get("LLD_LINK", "lld-link-19")
@@ -147,7 +148,7 @@ def link(out: str, *objs: str, extra: tuple[str, ...] = ()) -> list[str]:
     return [LLD_LINK, *LINK, *extra, f"/out:{out}", *objs]
 
 
-def recipes() -> dict[str, dict[str, object]]:
+def recipes() -> dict[str, dict[str, Any]]:
     """The fixtures: description and compiler/linker steps (run in order)."""
     c = CLANG19
     return {
@@ -162,31 +163,67 @@ def recipes() -> dict[str, dict[str, object]]:
         "hip_ccob.dll": {
             "about": "--offload-compress: one CCOB v2 (zstd) bundle",
             "steps": [
-                [c, *HIP, "--offload-compress", *arch_flags(CCOB_ARCHES), "-c", "main.hip",
-                 "-o", "ccob.obj"],
+                [
+                    c,
+                    *HIP,
+                    "--offload-compress",
+                    *arch_flags(CCOB_ARCHES),
+                    "-c",
+                    "main.hip",
+                    "-o",
+                    "ccob.obj",
+                ],
                 link("hip_ccob.dll", "ccob.obj"),
             ],
-        },  # fmt: skip
+        },
         "hip_multi.dll": {
             "about": "two TUs: 2 bundles (1 CCOB v2, 1 plain), 2 wrappers",
             "steps": [
-                [c, *HIP, "--offload-compress", *arch_flags(MULTI_ARCHES), "-c", "a.hip",
-                 "-o", "multi_a.obj"],
+                [
+                    c,
+                    *HIP,
+                    "--offload-compress",
+                    *arch_flags(MULTI_ARCHES),
+                    "-c",
+                    "a.hip",
+                    "-o",
+                    "multi_a.obj",
+                ],
                 [c, *HIP, *arch_flags(MULTI_ARCHES), "-c", "b.hip", "-o", "multi_b.obj"],
                 link("hip_multi.dll", "multi_a.obj", "multi_b.obj"),
             ],
-        },  # fmt: skip
+        },
         "hip_rdc.dll": {
             "about": "-fgpu-rdc: 1 bundle shared by 2 wrappers (clang drives the device link)",
             "steps": [
                 [c, *HIP, "-fgpu-rdc", *arch_flags(RDC_ARCHES), "-c", "a.hip", "-o", "rdc_a.obj"],
-                [c, *HIP, "-fgpu-rdc", *arch_flags(RDC_ARCHES), "-c", "b_rdc.hip",
-                 "-o", "rdc_b.obj"],
-                [c, TARGET, "-fgpu-rdc", "--hip-link", "-fuse-ld=lld", "-shared", "-nostdlib",
-                 *arch_flags(RDC_ARCHES), "-Wl,/noentry,/force:unresolved,/nodefaultlib",
-                 "-o", "hip_rdc.dll", "rdc_a.obj", "rdc_b.obj"],
+                [
+                    c,
+                    *HIP,
+                    "-fgpu-rdc",
+                    *arch_flags(RDC_ARCHES),
+                    "-c",
+                    "b_rdc.hip",
+                    "-o",
+                    "rdc_b.obj",
+                ],
+                [
+                    c,
+                    TARGET,
+                    "-fgpu-rdc",
+                    "--hip-link",
+                    "-fuse-ld=lld",
+                    "-shared",
+                    "-nostdlib",
+                    *arch_flags(RDC_ARCHES),
+                    "-Wl,/noentry,/force:unresolved,/nodefaultlib",
+                    "-o",
+                    "hip_rdc.dll",
+                    "rdc_a.obj",
+                    "rdc_b.obj",
+                ],
             ],
-        },  # fmt: skip
+        },
         "hip_crowded.dll": {
             "about": "16 sections: the section table fills SizeOfHeaders (0x400)",
             "steps": [
@@ -194,7 +231,7 @@ def recipes() -> dict[str, dict[str, object]]:
                 [c, TARGET, "-c", "crowded.cpp", "-o", "crowded.obj"],
                 link("hip_crowded.dll", "crowded_k.obj", "crowded.obj"),
             ],
-        },  # fmt: skip
+        },
         "host_only.dll": {
             "about": "host-only C++ DLL, no device code",
             "steps": [
@@ -206,10 +243,17 @@ def recipes() -> dict[str, dict[str, object]]:
             "about": "HIP device code in an executable (not a DLL): the split refuses it",
             "steps": [
                 [c, *HIP, *arch_flags(MULTI_ARCHES), "-c", "main.hip", "-o", "exe.obj"],
-                [LLD_LINK, "/entry:host_add", "/subsystem:console", "/nodefaultlib",
-                 "/force:unresolved", "/out:hip_kernel.exe", "exe.obj"],
+                [
+                    LLD_LINK,
+                    "/entry:host_add",
+                    "/subsystem:console",
+                    "/nodefaultlib",
+                    "/force:unresolved",
+                    "/out:hip_kernel.exe",
+                    "exe.obj",
+                ],
             ],
-        },  # fmt: skip
+        },
     }
 
 
@@ -217,10 +261,10 @@ def _hex(text: str) -> int:
     return int(text, 16) if text.lower().startswith("0x") else int(text)
 
 
-def sections(image: Path, cwd: Path) -> list[dict[str, object]]:
+def sections(image: Path, cwd: Path) -> list[dict[str, Any]]:
     """Section headers as llvm-readobj prints them."""
     out = run([READOBJ, "--sections", str(image)], cwd)
-    found: list[dict[str, object]] = []
+    found: list[dict[str, Any]] = []
     for block in out.split("Section {")[1:]:
         fields = dict(re.findall(r"^\s*(\w+): (\S+)", block, re.MULTILINE))
         found.append(
@@ -235,7 +279,7 @@ def sections(image: Path, cwd: Path) -> list[dict[str, object]]:
     return found
 
 
-def headers(image: Path, cwd: Path) -> dict[str, object]:
+def headers(image: Path, cwd: Path) -> dict[str, Any]:
     out = run([READOBJ, "--file-headers", str(image)], cwd)
     fields = dict(re.findall(r"^\s*(\w+): (\S+)", out, re.MULTILINE))
     return {
@@ -256,28 +300,28 @@ def base_relocations(image: Path, cwd: Path) -> dict[int, str]:
     return found
 
 
-def describe(image: Path, work: Path) -> dict[str, object]:
+def describe(image: Path, work: Path) -> dict[str, Any]:
     """What the toolchain says about one image (see the module docstring)."""
     secs = sections(image, work)
     head = headers(image, work)
-    info: dict[str, object] = {"size": image.stat().st_size, **head, "sections": secs}
+    info: dict[str, Any] = {"size": image.stat().st_size, **head, "sections": secs}
     by_name = {str(s["name"]): s for s in secs}
     if ".hip_fat" not in by_name:
         info.update(bundles=[], wrappers=[], targets=[])
         return info
     fat, seg = by_name[".hip_fat"], by_name[".hipFatB"]
     data = image.read_bytes()
-    at, count = int(seg["raw_offset"]), int(seg["virtual_size"]) // 24  # type: ignore[call-overload]
+    at, count = int(seg["raw_offset"]), int(seg["virtual_size"]) // 24
     relocs = base_relocations(image, work)
     pointers = []
     for i in range(count):
         pointer = int.from_bytes(data[at + 24 * i + 8 : at + 24 * i + 16], "little")
-        where = int(seg["rva"]) + 24 * i + 8  # type: ignore[call-overload]
-        rva = pointer - int(head["image_base"])  # type: ignore[call-overload]
-        pointers.append((rva - int(fat["rva"]), relocs.get(where, "none")))  # type: ignore[call-overload]
+        where = int(seg["rva"]) + 24 * i + 8
+        rva = pointer - int(head["image_base"])
+        pointers.append((rva - int(fat["rva"]), relocs.get(where, "none")))
     dump = work / "hip_fat.bin"
     run([OBJCOPY_LLVM, f"--dump-section=.hip_fat={dump}", str(image), str(work / "scratch")], work)
-    fatbin = dump.read_bytes()[: int(fat["virtual_size"])]  # type: ignore[call-overload]
+    fatbin = dump.read_bytes()[: int(fat["virtual_size"])]
     starts = sorted({offset for offset, _ in pointers})
     bundles = []
     for i, start in enumerate(starts):
@@ -299,9 +343,7 @@ def describe(image: Path, work: Path) -> dict[str, object]:
         fatbin_sha256=hashlib.sha256(fatbin).hexdigest(),
         bundles=bundles,
         wrappers=[{"bundle": starts.index(o), "relocation": r} for o, r in pointers],
-        targets=sorted(
-            {str(co["target"]) for b in bundles for co in b["code_objects"]}  # type: ignore[attr-defined]
-        ),
+        targets=sorted({str(co["target"]) for b in bundles for co in b["code_objects"]}),
     )
     return info
 
@@ -311,7 +353,7 @@ def main() -> None:
         sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1] / "tests/data/hip_pe"
     )
     out_dir.mkdir(parents=True, exist_ok=True)
-    manifest: dict[str, object] = {
+    manifest: dict[str, Any] = {
         "generator": "scripts/build_hip_pe_fixtures.py",
         "compilers": {},
         "images": {},
@@ -322,18 +364,18 @@ def main() -> None:
             (work / name).write_text(text)
         manifest["compilers"] = {CLANG19: run([CLANG19, "--version"], work).splitlines()[0]}
         for name, recipe in recipes().items():
-            steps: list[list[str]] = recipe["steps"]  # type: ignore[assignment]
+            steps: list[list[str]] = recipe["steps"]
             for step in steps:
                 run(step, work)
-            info: dict[str, object] = {
+            info: dict[str, Any] = {
                 "about": recipe["about"],
                 "commands": [" ".join([Path(s[0]).name, *s[1:]]) for s in steps],
             }
             info.update(describe(work / name, work))
-            manifest["images"][name] = info  # type: ignore[index]
+            manifest["images"][name] = info
             shutil.copy2(work / name, out_dir / name)
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    print(f"build_hip_pe_fixtures: wrote {len(manifest['images'])} images to {out_dir}")  # type: ignore[arg-type]
+    print(f"build_hip_pe_fixtures: wrote {len(manifest['images'])} images to {out_dir}")
 
 
 if __name__ == "__main__":

@@ -107,6 +107,17 @@ class PeImage:
     """Validated headers of one PE image opened from bytes or a binary file (never read
     whole).  ``name`` is what error messages call the file."""
 
+    machine: int
+    symbol_table: int
+    symbol_count: int
+    characteristics: int
+    magic: int
+    pe_offset: int
+    optional_offset: int
+    section_table: int
+    directories_offset: int
+    directories: list[tuple[int, int]]
+
     def __init__(self, data: SourceLike, name: str) -> None:
         self.name = name
         self.source: ByteSource = as_source(data)
@@ -179,7 +190,9 @@ class PeImage:
                 "runs past the end of the file"
             )
         raw = self.source.pread(self.section_table, nsections * SECTION_HEADER.size)
-        strings = self._string_table() if any(raw[i * 40] == 0x2F for i in range(nsections)) else b""
+        strings = (
+            self._string_table() if any(raw[i * 40] == 0x2F for i in range(nsections)) else b""
+        )
         sections = []
         for i in range(nsections):
             (name8, vsize, rva, rsize, rptr, relocs, _lines, _nrel, _nlines, chars) = (
@@ -228,7 +241,9 @@ class PeImage:
 
     def directory(self, index: int) -> tuple[int, int]:
         """(RVA, size) of a data directory; (0, 0) when absent."""
-        return self.directories[index] if index < len(self.directories) else (0, 0)
+        if index >= len(self.directories):
+            return (0, 0)
+        return self.directories[index]
 
     @property
     def section_table_end(self) -> int:
@@ -249,7 +264,9 @@ class PeImage:
             return b""
         at = self.symbol_table + self.symbol_count * SYMBOL_SIZE
         if not check_span(at, 4, self.source.size):
-            raise InvalidPe(f"{self.name}: COFF string table at {at:#x} is past the end of the file")
+            raise InvalidPe(
+                f"{self.name}: COFF string table at {at:#x} is past the end of the file"
+            )
         (length,) = struct.unpack("<I", self.source.pread(at, 4))
         if length < 4 or not check_span(at, length, self.source.size):
             raise InvalidPe(f"{self.name}: COFF string table ({length} bytes) is truncated")

@@ -301,8 +301,7 @@ def read_dll(data: IO[bytes], name: str) -> PeFatLibrary:
     image = PeImage(data, name)
     if not image.is_dll:
         raise InvalidPe(
-            f"{name}: has HIP device code but is a PE executable, not a DLL; only DLLs can be "
-            "split"
+            f"{name}: has HIP device code but is a PE executable, not a DLL; only DLLs can be split"
         )
     if not image.is_pe32plus or image.machine != MACHINE_AMD64:
         raise InvalidPe(

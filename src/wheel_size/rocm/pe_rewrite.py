@@ -97,8 +97,13 @@ class PePlan:
     @property
     def output_size(self) -> int:
         kept = (self.cut_start - self.headers_end) + (self.insert_at - self.cut_end)
-        return len(self.headers) + kept + self.pad + len(self.reference_raw) + self.keep_end - (
-            self.insert_at
+        return (
+            len(self.headers)
+            + kept
+            + self.pad
+            + len(self.reference_raw)
+            + self.keep_end
+            - (self.insert_at)
         )
 
 
@@ -123,7 +128,9 @@ class _OffsetMap:
         if offset < self.headers_end:
             return offset
         if self.cut_start <= offset < self.cut_end:
-            raise InvalidPe(f"{self.name}: {what} at file offset {offset:#x} lies in {FATBIN_SECTION}")
+            raise InvalidPe(
+                f"{self.name}: {what} at file offset {offset:#x} lies in {FATBIN_SECTION}"
+            )
         new = offset + self.growth
         if offset >= self.cut_end:
             new -= self.cut_end - self.cut_start
@@ -186,8 +193,10 @@ def _plan(lib: PeFatLibrary, *, kernel_name: str, search_paths: list[str]) -> Pe
     if soh > first_raw or image.section_table_end > soh:
         raise InvalidPe(f"{name}: SizeOfHeaders {soh:#x} does not match the section table")
     for sec in with_data:
-        if sec is not fatbin and sec.raw_offset < fatbin.raw_offset + fatbin.raw_size and (
-            fatbin.raw_offset < sec.raw_offset + sec.raw_size
+        if (
+            sec is not fatbin
+            and sec.raw_offset < fatbin.raw_offset + fatbin.raw_size
+            and (fatbin.raw_offset < sec.raw_offset + sec.raw_size)
         ):
             raise InvalidPe(f"{name}: section {sec.name} overlaps {FATBIN_SECTION} in the file")
     cut = (fatbin.raw_offset, fatbin.raw_offset + fatbin.raw_size)
@@ -206,7 +215,9 @@ def _plan(lib: PeFatLibrary, *, kernel_name: str, search_paths: list[str]) -> Pe
     if bound_rva and bound_rva < new_table_end and table_end < bound_rva + bound_size:
         drop_bound = True  # bound imports are only a loader shortcut; it resolves without them
     elif any(image.source.pread(table_end, max(0, min(new_table_end, soh) - table_end))):
-        raise InvalidPe(f"{name}: the bytes after the section table are in use; no room for {REF_SECTION}")
+        raise InvalidPe(
+            f"{name}: the bytes after the section table are in use; no room for {REF_SECTION}"
+        )
     new_soh = max(soh, _round_up(new_table_end, fa))
     if new_soh > first_rva:
         raise InvalidPe(
@@ -220,7 +231,9 @@ def _plan(lib: PeFatLibrary, *, kernel_name: str, search_paths: list[str]) -> Pe
     keep_end = size
     if cert_at and cert_size:
         if cert_at < data_end or cert_at + cert_size > size:
-            raise InvalidPe(f"{name}: certificate table [{cert_at:#x}, +{cert_size:#x}) is not in the overlay")
+            raise InvalidPe(
+                f"{name}: certificate table [{cert_at:#x}, +{cert_size:#x}) is not in the overlay"
+            )
         if any(image.source.pread(cert_at + cert_size, size - cert_at - cert_size)):
             raise InvalidPe(f"{name}: data follows the certificate table")
         keep_end = cert_at
@@ -257,7 +270,10 @@ def _plan(lib: PeFatLibrary, *, kernel_name: str, search_paths: list[str]) -> Pe
         struct.pack_into("<I", headers, coff_at + 8, offsets(symbols, "COFF symbol table"))
     init = image.initialized_data - fatbin.raw_size + len(ref_raw)
     struct.pack_into(
-        "<I", headers, image.optional_field_offset("SizeOfInitializedData"), max(0, init) & 0xFFFFFFFF
+        "<I",
+        headers,
+        image.optional_field_offset("SizeOfInitializedData"),
+        max(0, init) & 0xFFFFFFFF,
     )
     struct.pack_into("<I", headers, image.optional_field_offset("SizeOfImage"), size_of_image)
     struct.pack_into("<I", headers, image.optional_field_offset("SizeOfHeaders"), new_soh)
@@ -296,16 +312,16 @@ def _plan(lib: PeFatLibrary, *, kernel_name: str, search_paths: list[str]) -> Pe
     # --- debug directory entries hold file offsets -----------------------------------
     debug_rva, debug_size = image.directory(DIR_DEBUG)
     if debug_rva and debug_size:
-        at = image.rva_to_offset(debug_rva, debug_size)
-        if at is None or (cut[0] <= at < cut[1]):
+        where = image.rva_to_offset(debug_rva, debug_size)
+        if where is None or (cut[0] <= where < cut[1]):
             raise InvalidPe(f"{name}: debug directory at RVA {debug_rva:#x} is not in section data")
-        table = image.source.pread(at, debug_size)
+        table = image.source.pread(where, debug_size)
         for i in range(debug_size // _DEBUG_ENTRY):
             (pointer,) = struct.unpack_from("<I", table, i * _DEBUG_ENTRY + 24)
             if pointer:
                 moved = offsets(pointer, f"debug data {i}")
                 if moved != pointer:
-                    plan.patches[at + i * _DEBUG_ENTRY + 24] = struct.pack("<I", moved)
+                    plan.patches[where + i * _DEBUG_ENTRY + 24] = struct.pack("<I", moved)
 
     # --- wrappers ------------------------------------------------------------------------
     pointer = image.image_base + ref_rva
@@ -399,4 +415,3 @@ def strip_dll(
             tmp.unlink(missing_ok=True)
             raise
     return result
-

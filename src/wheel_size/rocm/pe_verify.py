@@ -65,14 +65,16 @@ def structural_problems(image: PeImage) -> list[str]:
         out.append(f"FileAlignment {fa:#x} / SectionAlignment {sa:#x} are not valid")
         return out
     soh = image.size_of_headers
-    raw = sorted((s.raw_offset, s.raw_offset + s.raw_size, s.name) for s in image.sections if s.raw_size)
+    raw = sorted(
+        (s.raw_offset, s.raw_offset + s.raw_size, s.name) for s in image.sections if s.raw_size
+    )
     if soh % fa:
         out.append(f"SizeOfHeaders {soh:#x} is not a multiple of FileAlignment")
     if soh < image.section_table_end:
         out.append(f"SizeOfHeaders {soh:#x} does not cover the section table")
     if raw and soh > raw[0][0]:
         out.append(f"SizeOfHeaders {soh:#x} runs into section {raw[0][2]}'s data")
-    for (start, end, name), nxt in zip(raw, raw[1:] + [None], strict=True):
+    for (start, end, name), nxt in zip(raw, [*raw[1:], None], strict=True):
         if start % fa:
             out.append(f"section {name} PointerToRawData {start:#x} is not FileAlignment-aligned")
         if end > image.source.size:
@@ -91,12 +93,14 @@ def structural_problems(image: PeImage) -> list[str]:
         previous_end = sec.rva + sec.extent
     needed = -(-previous_end // sa) * sa
     if image.size_of_image % sa or image.size_of_image < needed:
-        out.append(f"SizeOfImage {image.size_of_image:#x} does not cover the sections ({needed:#x})")
+        out.append(
+            f"SizeOfImage {image.size_of_image:#x} does not cover the sections ({needed:#x})"
+        )
     for index, (rva, size) in enumerate(image.directories):
         if not rva or not size or index == DIR_SECURITY:
             continue
-        sec = image.section_at(rva)
-        if sec is None or rva + size > sec.rva + sec.extent:
+        home = image.section_at(rva)
+        if home is None or rva + size > home.rva + home.extent:
             out.append(f"data directory {index} [{rva:#x}, +{size:#x}) is not inside one section")
         elif index in _FILE_BACKED_DIRS and image.rva_to_offset(rva, size) is None:
             out.append(f"{_FILE_BACKED_DIRS[index]} directory at {rva:#x} is not in file data")
@@ -109,7 +113,9 @@ def structural_problems(image: PeImage) -> list[str]:
                 if kind not in (REL_ABSOLUTE, REL_HIGHLOW, REL_DIR64):
                     out.append(f"base relocation of type {kind} in page {page:#x}")
                 elif kind != REL_ABSOLUTE and page + (entry & 0xFFF) + 8 > image.size_of_image:
-                    out.append(f"base relocation at {page + (entry & 0xFFF):#x} is past SizeOfImage")
+                    out.append(
+                        f"base relocation at {page + (entry & 0xFFF):#x} is past SizeOfImage"
+                    )
     except InvalidPe as exc:
         out.append(str(exc).removeprefix(f"{image.name}: "))
     if image.checksum:
@@ -155,10 +161,14 @@ def hip_problems(image: PeImage) -> list[str]:
                 magic, version, ptr, _index = struct.unpack_from("<IIQQ", data, i * WRAPPER_SIZE)
                 if magic != HIPK or version != 1 or ptr != pointer:
                     out.append(f"wrapper {i} is not redirected to {REF_SECTION}")
-            slots = {seg.rva + i * WRAPPER_SIZE + 8 for i in range(seg.virtual_size // WRAPPER_SIZE)}
+            slots = {
+                seg.rva + i * WRAPPER_SIZE + 8 for i in range(seg.virtual_size // WRAPPER_SIZE)
+            }
             for at, kind in image.relocations(seg.rva, seg.rva + seg.virtual_size).items():
                 if at not in slots or kind != REL_DIR64:
-                    out.append(f"base relocation of type {kind} at {at:#x} is not a wrapper pointer")
+                    out.append(
+                        f"base relocation of type {kind} at {at:#x} is not a wrapper pointer"
+                    )
     if fatbin is not None:
         lo = image.image_base + fatbin.rva
         hi = lo + fatbin.extent
