@@ -208,8 +208,32 @@ class PeFatLibrary:
             yield CodeObject(code.target, code.index, len(data), data, code.bundle, code.entry_id)
 
 
-def probe_pe(data: IO[bytes], name: str, member: str | None = None) -> bool:
-    """True when ``data`` is a PE image with HIP device code (``.hip_fat``), headers only.
+class _StreamSource:
+    """A ByteSource over a stream whose size is known (a zip member): finding the size of a
+    compressed member by seeking to its end would inflate all of it, and the headers sit at
+    the start."""
+
+    def __init__(self, stream: IO[bytes], size: int) -> None:
+        self._stream = stream
+        self._size = size
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def pread(self, offset: int, size: int) -> bytes:
+        size = max(0, min(size, self._size - offset))
+        if not size:
+            return b""
+        self._stream.seek(offset)
+        return self._stream.read(size)
+
+
+def probe_pe(
+    data: IO[bytes], name: str, member: str | None = None, size: int | None = None
+) -> bool:
+    """True when ``data`` is a PE image with HIP device code (``.hip_fat``), headers only
+    (``size``, when known, spares finding the end of a compressed stream).
 
     A file that merely starts with ``MZ`` is not a PE image unless its name says it is one
     (``member`` ends in .dll/.pyd/.exe): then a broken header is InvalidPe.  A HIP image that
@@ -220,7 +244,7 @@ def probe_pe(data: IO[bytes], name: str, member: str | None = None) -> bool:
         return False
     lower = (member or name).lower()
     try:
-        image = PeImage(data, name)
+        image = PeImage(data if size is None else _StreamSource(data, size), name)
     except InvalidPe:
         if lower.endswith(PE_SUFFIXES):
             raise

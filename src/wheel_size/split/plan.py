@@ -99,7 +99,7 @@ def _windows_candidates(
     try:
         for member in pe_members:
             with source.open(member.name) as stream:
-                if probe_pe(stream, f"{source.path}:{member.name}", member.name):
+                if probe_pe(stream, f"{source.path}:{member.name}", member.name, member.size):
                     fat.append(member)
         for member in elf_members if fat else []:
             with source.open(member.name) as stream:
