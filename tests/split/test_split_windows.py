@@ -240,3 +240,27 @@ def test_a_wheel_mixing_elf_and_pe(tmp_path: Path) -> None:
 
 def test_the_fixture_wheel_carries_every_dll() -> None:
     assert set(DLLS) >= set(FAT) and "host_only.dll" in DLLS
+
+
+def test_reproducible_across_job_counts(
+    split: dict[str, Any], win_wheel: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "again"
+    args = split_args(win_wheel, out, "-j", "1", "--report-json", str(tmp_path / "r.json"))
+    result = run_cli([*args, "--verify-bundle-hash"])
+    assert result.returncode == 0, result.stderr
+    for name, path in wheels(out).items():
+        assert path.read_bytes() == (split["out"] / name).read_bytes(), name
+
+
+def test_unregistered_device_code_stays_in_the_host_wheel(tmp_path: Path) -> None:
+    """A .hip_fat that no .hipFatB wrapper registers is kept byte for byte, with a warning."""
+    odd = (HIP_PE / "hip_ccob.dll").read_bytes().replace(b".hipFatB", b".hipFatX")
+    wheel = build_fat_windows_wheel(tmp_path, extra={"torch/lib/hip_odd.dll": odd})
+    out = tmp_path / "out"
+    result = run_cli(split_args(wheel, out))
+    assert result.returncode == 0, result.stderr
+    warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("wheel-size: warning:")]
+    assert any(f"{wheel}:torch/lib/hip_odd.dll: .hip_fat is not registered" in w for w in warnings)
+    with zipfile.ZipFile(out / wheel.name) as zf:
+        assert zf.read("torch/lib/hip_odd.dll") == odd
