@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -30,6 +30,7 @@ from wheel_size.rocm.amdgpu_elf import verify_code_object
 from wheel_size.rocm.elf_file import ElfImage, Relocation, Section
 from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles, iter_entry_streams
 from wheel_size.rocm.offload_bundle import BundleEntry
+from wheel_size.rocm.source import ByteSource
 
 __all__ = [
     "FATBIN_SECTION",
@@ -42,8 +43,10 @@ __all__ = [
     "Wrapper",
     "has_hip_fatbin",
     "has_hip_fatbin_data",
+    "probe_library",
     "read_library",
     "scan_library",
+    "stream_code_objects",
 ]
 
 FATBIN_SECTION = ".hip_fatbin"
@@ -197,35 +200,9 @@ class FatLibrary:
         ELF e_flags (InvalidBundle naming the library and entry on a mismatch) before it is
         handed out, and each compressed bundle against its size and (``check_hash``) MD5
         once fully read."""
-        for ref in self.bundles:
-            where = f"{self.name}: {FATBIN_SECTION}"
-            targets_seen: set[str] = set()
-            for item in iter_entry_streams(
-                self.elf.source, ref, self.fatbin.offset, where, check_hash
-            ):
-                target = item.entry.entry_id.target
-                assert target is not None
-                if target.text in targets_seen:
-                    raise InvalidBundle(
-                        f"{where} bundle {ref.ordinal} holds two code objects for {target.text}"
-                    )
-                targets_seen.add(target.text)
-                chunks = iter(item.chunks)
-                first = next(chunks, b"")
-                if verify and target.processor.startswith("gfx"):
-                    verify_code_object(
-                        first[:64],
-                        target,
-                        f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
-                    )
-                yield CodeObjectStream(
-                    target=target.text,
-                    index=ref.ordinal,
-                    size=item.entry.size,
-                    chunks=itertools.chain([first] if first else [], chunks),
-                    bundle=ref.ordinal,
-                    entry_id=item.entry.entry_id.text,
-                )
+        return stream_code_objects(
+            self.elf.source, self.name, self.fatbin.offset, self.bundles, verify, check_hash
+        )
 
     def iter_code_objects(
         self, verify: bool = True, check_hash: bool = True
@@ -237,15 +214,71 @@ class FatLibrary:
             yield CodeObject(code.target, code.index, len(data), data, code.bundle, code.entry_id)
 
 
-def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
-    """True when ``data`` is an ELF file with a ``.hip_fatbin`` section (headers only)."""
+def stream_code_objects(
+    source: ByteSource,
+    name: str,
+    section_offset: int,
+    bundles: Sequence[BundleRef],
+    verify: bool = True,
+    check_hash: bool = True,
+    section: str = FATBIN_SECTION,
+) -> Iterator[CodeObjectStream]:
+    """The code objects of already delimited ``bundles`` (of a section at ``section_offset``
+    of ``source``), as :meth:`FatLibrary.iter_code_object_streams` hands them out: the
+    split's apply phase streams them from its plan without parsing the library again."""
+    for ref in bundles:
+        where = f"{name}: {section}"
+        targets_seen: set[str] = set()
+        for item in iter_entry_streams(source, ref, section_offset, where, check_hash):
+            target = item.entry.entry_id.target
+            assert target is not None
+            if target.text in targets_seen:
+                raise InvalidBundle(
+                    f"{where} bundle {ref.ordinal} holds two code objects for {target.text}"
+                )
+            targets_seen.add(target.text)
+            chunks = iter(item.chunks)
+            first = next(chunks, b"")
+            if verify and target.processor.startswith("gfx"):
+                verify_code_object(
+                    first[:64],
+                    target,
+                    f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
+                )
+            yield CodeObjectStream(
+                target=target.text,
+                index=ref.ordinal,
+                size=item.entry.size,
+                chunks=itertools.chain([first] if first else [], chunks),
+                bundle=ref.ordinal,
+                entry_id=item.entry.entry_id.text,
+            )
+
+
+def _fat_image(data: IO[bytes], name: str) -> ElfImage | None:
+    """The headers of ``data`` when it is a 64-bit little-endian ELF file with a
+    ``.hip_fatbin`` section (HIP host code is), else None."""
     data.seek(0)
     ident = data.read(6)
     if ident[:4] != b"\x7fELF" or len(ident) < 6:
-        return False
-    if ident[4:6] != b"\x02\x01":  # HIP host code is 64-bit little-endian
-        return False
-    return ElfImage(data, name).section(FATBIN_SECTION) is not None
+        return None
+    if ident[4:6] != b"\x02\x01":
+        return None
+    elf = ElfImage(data, name)
+    return elf if elf.section(FATBIN_SECTION) is not None else None
+
+
+def has_hip_fatbin_data(data: IO[bytes], name: str = "library") -> bool:
+    """True when ``data`` is an ELF file with a ``.hip_fatbin`` section (headers only)."""
+    return _fat_image(data, name) is not None
+
+
+def probe_library(data: IO[bytes], name: str) -> FatLibrary | None:
+    """:func:`read_library` when ``data`` has a ``.hip_fatbin`` section, None when it has
+    not (or is not 64-bit little-endian ELF): the test and the parse share one read of the
+    headers, so the split's scan parses each library once."""
+    elf = _fat_image(data, name)
+    return None if elf is None else _library(elf, name)
 
 
 def has_hip_fatbin(path: Path, name: str | None = None) -> bool:
@@ -284,7 +317,10 @@ def read_library(data: IO[bytes], name: str) -> FatLibrary:
 
     Code objects are not read here; ``iter_code_objects`` streams them.
     """
-    elf = ElfImage(data, name)
+    return _library(ElfImage(data, name), name)
+
+
+def _library(elf: ElfImage, name: str) -> FatLibrary:
     elf.require_64le()
     fatbin = elf.section(FATBIN_SECTION)
     if fatbin is None:

@@ -51,7 +51,7 @@ from wheel_size.rocm.pe_file import (
 from wheel_size.rocm.pe_library import FATBIN_SECTION, REF_SECTION, PeFatLibrary, read_dll
 from wheel_size.rocm.source import as_source
 
-__all__ = ["PePlan", "PeStripResult", "plan_dll_strip", "strip_dll"]
+__all__ = ["PePlan", "PeStripResult", "plan_dll_strip", "strip_dll", "write_dll"]
 
 IMAGE_SCN_CNT_INITIALIZED_DATA = 0x40
 IMAGE_SCN_MEM_READ = 0x40000000
@@ -387,31 +387,49 @@ def strip_dll(
     Nothing is left at ``dst`` when it fails.  With ``verify`` the output is re-read and
     checked by :func:`wheel_size.rocm.pe_verify.verify_split_dll`.
     """
-    from wheel_size.rocm.pe_verify import verify_split_dll
-
     src, dst = Path(src), Path(dst)
-    tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
     with src.open("rb") as fh:
         lib = read_dll(fh, str(src))
         plan = plan_dll_strip(lib, kernel_name=kernel_name, search_paths=search_paths)
-        assert plan.result is not None
-        result = plan.result
-        try:
-            with tmp.open("w+b") as out:
-                apply_plan(plan, fh, out)
-                out.flush()
-                if out.tell() != result.bytes_after:
-                    raise InvalidPe(f"{lib.name}: rewritten DLL has an unexpected size")
-                if plan.recompute_checksum:
-                    checksum = pe_checksum(as_source(out), plan.checksum_offset)
-                    out.seek(plan.checksum_offset)
-                    out.write(struct.pack("<I", checksum))
-                    result = dataclasses.replace(result, checksum=checksum)
-            shutil.copymode(src, tmp)
-            if verify:
-                verify_split_dll(tmp, lib.name, kernel_name=kernel_name, search_paths=search_paths)
-            tmp.replace(dst)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        return write_dll(
+            plan, fh, src, dst, kernel_name=kernel_name, search_paths=search_paths, verify=verify
+        )
+
+
+def write_dll(
+    plan: PePlan,
+    fh: IO[bytes],
+    src: Path,
+    dst: Path,
+    *,
+    kernel_name: str,
+    search_paths: list[str],
+    verify: bool = True,
+) -> PeStripResult:
+    """Apply a plan made earlier (by :func:`plan_dll_strip`) to the open input ``fh`` (the
+    file ``src``, whose mode bits ``dst`` gets): the split plans every DLL in its scan and
+    writes them later without parsing them again.  Nothing is left at ``dst`` on failure."""
+    from wheel_size.rocm.pe_verify import verify_split_dll
+
+    assert plan.result is not None
+    result = plan.result
+    tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w+b") as out:
+            apply_plan(plan, fh, out)
+            out.flush()
+            if out.tell() != result.bytes_after:
+                raise InvalidPe(f"{plan.name}: rewritten DLL has an unexpected size")
+            if plan.recompute_checksum:
+                checksum = pe_checksum(as_source(out), plan.checksum_offset)
+                out.seek(plan.checksum_offset)
+                out.write(struct.pack("<I", checksum))
+                result = dataclasses.replace(result, checksum=checksum)
+        shutil.copymode(src, tmp)
+        if verify:
+            verify_split_dll(tmp, plan.name, kernel_name=kernel_name, search_paths=search_paths)
+        tmp.replace(dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return result

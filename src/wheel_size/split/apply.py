@@ -1,10 +1,16 @@
-"""Carry out a split plan: rewrite libraries, build kpacks, write wheels, move them into place.
+"""Plan a split, then carry the frozen plan out: rewrite libraries, build kpacks, write wheels,
+move them into place.
+
+The plan (:mod:`wheel_size.split.plan`) is complete before the first output byte is written:
+the scan wave reads every candidate library once; the apply waves only extract (from the scan's
+copies), rewrite and write, and change nothing in the plan. :func:`plan_only` stops after the
+plan (``--dry-run``) and writes nothing outside a temporary directory it removes again.
 
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
 directory as it was (directories this run created are removed again). Work is spread over
-``--jobs`` processes in three waves (libraries, kpack archives, wheels); unchanged members are
-copied as raw compressed bytes.
+``--jobs`` processes in four waves (library scan, library rewrite, kpack archives, wheels);
+unchanged members are copied as raw compressed bytes.
 
 Every output name is composed from validated parts (``wheel_filename``: PEP 508 name, PEP 440
 version, PEP 425 tags; bundle keys and target-ids of a strict character set) and resolved
@@ -15,19 +21,19 @@ refuses (full, read-only, a file in the way) is one OutputError naming the outpu
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
+import io
 import shutil
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
-from wheel_size.errors import InputError, InvalidWheel, OutputError
+from wheel_size.errors import InputError, OutputError
 from wheel_size.fileio import (
     is_write_failure,
     make_dirs,
@@ -56,28 +62,32 @@ from wheel_size.split.plan import (
     DbFile,
     SplitOptions,
     SplitPlan,
+    WheelScan,
     find_dist_info,
+    host_filename,
+    library_jobs,
     plan_split,
     regenerated,
+    scan_wheel,
 )
+from wheel_size.split.pool import pool as _pool
+from wheel_size.split.pool import run_jobs as _run
 from wheel_size.split.work import (
+    ApplyJob,
     KpackJob,
     KpackResult,
     LibraryJob,
     LibraryResult,
     WheelJob,
+    apply_library,
     build_kpack,
-    process_library,
     write_output,
 )
 from wheel_size.wheel.archive import Member, WheelSource, open_source
-from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
+from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
-__all__ = ["DeviceOutput", "SplitResult", "remove_outputs", "split_wheel"]
-
-T = TypeVar("T")
-R = TypeVar("R")
+__all__ = ["DeviceOutput", "SplitResult", "plan_only", "remove_outputs", "split_wheel"]
 
 
 @dataclass
@@ -126,57 +136,6 @@ def remove_outputs(result: SplitResult) -> None:
     remove_dirs(result.created)
 
 
-class _Inline(Executor):
-    """``--jobs 1``: run in this process (simpler tracebacks, no fork)."""
-
-    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
-        future: Future[R] = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:
-            future.set_exception(exc)
-        return future
-
-
-@contextmanager
-def _pool(jobs: int) -> Iterator[Executor]:
-    if jobs <= 1:
-        yield _Inline()
-        return
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
-        try:
-            yield pool
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
-
-
-def _run(
-    pool: Executor,
-    fn: Callable[[T], R],
-    jobs: Sequence[T],
-    progress: Progress,
-    weight: Callable[[T], float],
-) -> list[R]:
-    """Run ``fn`` over ``jobs``; results in job order; the first failure is raised."""
-    futures = [pool.submit(fn, job) for job in jobs]
-    weights = {id(f): weight(j) for f, j in zip(futures, jobs, strict=True)}
-    pending = set(futures)
-    from concurrent.futures import FIRST_EXCEPTION, wait
-
-    while pending:
-        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-        for future in done:
-            if future.exception() is None:
-                progress.advance(weights[id(future)])
-            else:
-                for other in pending:
-                    other.cancel()
-                raise future.exception()  # type: ignore[misc]
-    return [f.result() for f in futures]
-
-
 def _check_output_dir(
     output_dir: Path, names: Sequence[str], device_prefix: str, tail: str
 ) -> None:
@@ -194,22 +153,6 @@ def _check_output_dir(
             raise InputError(
                 f"{output_dir}: already holds a split ({name}); use an empty output directory"
             )
-
-
-def _host_filename(input_path: Path, plan: SplitPlan) -> str:
-    """The input's own file name when it is a valid wheel name; a name shaped like one but
-    invalid (a hostile tag, build tag or name part) is refused; anything else (a directory,
-    ``in.whl``) gets a name composed from the checked METADATA and WHEEL."""
-    if input_path.is_file():
-        try:
-            parse_wheel_name(input_path.name)
-        except InvalidWheel:
-            if input_path.name.endswith(".whl") and input_path.name.count("-") >= 4:
-                raise
-        else:
-            return input_path.name
-    identity = plan.identity
-    return wheel_filename(identity.name, identity.version, identity.tag_string)
 
 
 def _staging_error(
@@ -235,6 +178,54 @@ def _staging_error(
     return error
 
 
+@contextmanager
+def _scanned(
+    input_path: Path, output_dir: Path, options: SplitOptions
+) -> Iterator[tuple[WheelSource, WheelScan, str, str]]:
+    """The opened input, its header scan, the host wheel's name and the name tail of this
+    split's wheels, with the output directory checked (read only) as the split needs it."""
+    check_device_prefix(options.device_package_prefix)
+    source = open_source(input_path)
+    try:
+        dist_info = find_dist_info(source)
+        scan = scan_wheel(source, options, dist_info=dist_info)
+        host_name = host_filename(input_path, scan.identity)
+        path_inside(output_dir, host_name)
+        tail = f"-{scan.identity.version}-{scan.identity.tag_string}"
+        _check_output_dir(
+            output_dir, [host_name, host_name[:-4]], options.device_package_prefix, tail
+        )
+        yield source, scan, host_name, tail
+    finally:
+        source.close()
+
+
+def plan_only(
+    input_path: Path,
+    output_dir: Path,
+    options: SplitOptions,
+    *,
+    tmp_dir: Path | None = None,
+    log: TextIO | None = None,
+) -> SplitPlan:
+    """The complete plan of a split (``--dry-run``), with the same checks and refusals as a
+    real one. Libraries in a zip are inflated into a temporary directory (under ``tmp_dir``)
+    to be parsed, each removed once scanned, the directory on the way out; nothing else is
+    written, not even the output directory."""
+    log = log or sys.stderr
+    output_dir = output_dir.resolve()
+    with _scanned(input_path, output_dir, options) as (source, scan, host_name, _tail):
+        work = Path(tempfile.mkdtemp(prefix="wheel-size-dry-run-", dir=tmp_dir))
+        try:
+            with _pool(options.jobs) as executor:
+                jobs = library_jobs(source, scan, options, work, keep=False)
+                plan = plan_split(executor, jobs, scan, options, host_name, log)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    _announce(plan, options, log)
+    return plan
+
+
 def split_wheel(
     input_path: Path,
     output_dir: Path,
@@ -245,27 +236,8 @@ def split_wheel(
 ) -> SplitResult:
     """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
     log = log or sys.stderr
-    check_device_prefix(options.device_package_prefix)
     output_dir = output_dir.resolve()
-    source = open_source(input_path)
-    try:
-        dist_info = find_dist_info(source)
-        plan = plan_split(source, options, dist_info=dist_info)
-        host_name = _host_filename(input_path, plan)
-        path_inside(output_dir, host_name)
-        tail = f"-{plan.identity.version}-{plan.identity.tag_string}"
-        _check_output_dir(
-            output_dir, [host_name, host_name[:-4]], options.device_package_prefix, tail
-        )
-        for warning in plan.warnings:
-            print(f"wheel-size: warning: {warning}", file=log)
-        if options.verbose:
-            print(
-                f"split: {input_path.name}: {len(plan.members)} files, "
-                f"{len(plan.elf_candidates)} ELF file(s) under {plan.overlay or '.'}/ to examine, "
-                f"{len(plan.db_files)} database file(s) to move",
-                file=log,
-            )
+    with _scanned(input_path, output_dir, options) as (source, scan, host_name, tail):
         made = make_dirs(output_dir.parent, naming=output_dir)
         try:
             stage = Path(
@@ -276,7 +248,7 @@ def split_wheel(
             raise output_error(output_dir, exc) from None
         try:
             try:
-                result = _apply(source, plan, options, stage, tmp_dir, host_name, log)
+                result = _split(source, scan, options, stage, tmp_dir, host_name, log)
                 created = _move_into_place(stage / "out", output_dir, options, tail)
             finally:
                 shutil.rmtree(stage, ignore_errors=True)
@@ -291,11 +263,25 @@ def split_wheel(
         except BaseException:
             remove_dirs(made)
             raise
-    finally:
-        source.close()
     _relocate(result, stage / "out", output_dir)
     result.created = [*made, *([output_dir] if created else [])]
     return result
+
+
+def _announce(plan: SplitPlan, options: SplitOptions, log: TextIO) -> None:
+    """Print the plan's warnings (and, with ``--verbose``, its outline) once."""
+    for warning in plan.warnings:
+        print(f"wheel-size: warning: {warning}", file=log)
+    if options.verbose:
+        fat = plan.fat_libraries
+        print(
+            f"split: {plan.source_path.name}: {len(plan.members)} files, "
+            f"{len(plan.candidates)} library file(s) under {plan.overlay or '.'}/ examined, "
+            f"{len(fat)} with device code, {sum(len(lib.code_objects) for lib in fat)} code "
+            f"object(s), {len(plan.db_files)} database file(s) to move, "
+            f"{len(plan.devices)} device wheel(s)",
+            file=log,
+        )
 
 
 def _move_into_place(staged: Path, output_dir: Path, options: SplitOptions, tail: str) -> bool:
@@ -328,9 +314,19 @@ def _relocate(result: SplitResult, staged: Path, output_dir: Path) -> None:
         wheel.path = output_dir / wheel.path.relative_to(staged)
 
 
-def _apply(
+@dataclass
+class _BundleInputs:
+    """What ``_bundles`` reads of the plan. Its warnings about unknown keys are already in the
+    frozen plan (``layout.plan_layout``) and were printed; its copies go to a scratch list."""
+
+    source_path: Path
+    db_files: Sequence[DbFile]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _split(
     source: WheelSource,
-    plan: SplitPlan,
+    scan: WheelScan,
     options: SplitOptions,
     stage: Path,
     tmp_dir: Path | None,
@@ -340,22 +336,29 @@ def _apply(
     work = Path(tempfile.mkdtemp(prefix="wheel-size-split-", dir=tmp_dir or stage))
     out = stage / "out"
     out.mkdir()
-    directory = options.output_format == "directory"
     try:
         with _pool(options.jobs) as pool:
-            try:  # these two waves write only into the work directory
-                libraries = _process_libraries(pool, source, plan, options, work, directory, log)
+            try:  # these waves write only into the work directory
+                jobs = library_jobs(source, scan, options, work, keep=True)
+                plan = plan_split(pool, jobs, scan, options, host_name, log)
+                _announce(plan, options, log)
+                libraries = _apply_libraries(pool, plan, jobs, log)
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
             except OSError as exc:
                 if not is_write_failure(exc):
                     raise
                 raise output_error(tmp_dir if tmp_dir is not None else work, exc) from None
-            bundles, kpacks_by_key, dbs_by_key = _bundles(plan, options, kpacks, log)
-            jobs = _wheel_jobs(
-                source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out, host_name
+            bundles, kpacks_by_key, dbs_by_key = _bundles(
+                _BundleInputs(plan.source_path, plan.db_files),
+                options,
+                kpacks,
+                io.StringIO(),
             )
-            with Progress("split: writing wheels", len(jobs), stream=log) as progress:
-                written = _run(pool, write_output, jobs, progress, lambda j: 1)
+            wheel_jobs = _wheel_jobs(
+                source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out
+            )
+            with Progress("split: writing wheels", len(wheel_jobs), stream=log) as progress:
+                written = _run(pool, write_output, wheel_jobs, progress, lambda j: 1)
     finally:
         if tmp_dir is not None:
             shutil.rmtree(work, ignore_errors=True)
@@ -370,59 +373,17 @@ def _apply(
         if plan.source_path.is_file()
         else sum(m.size for m in plan.members)
     )
-    fat = [lib for lib in libraries if lib.fat]
-    return SplitResult(plan, input_size, host, variant, devices, fat, list(plan.warnings))
+    return SplitResult(plan, input_size, host, variant, devices, libraries, list(plan.warnings))
 
 
-def _search_paths(rel: str, group: str) -> tuple[str, ...]:
-    depth = rel.count("/")
-    return ("../" * depth + f".kpack/{group}_@GFXARCH@.kpack",)
-
-
-def _process_libraries(
-    pool: Executor,
-    source: WheelSource,
-    plan: SplitPlan,
-    options: SplitOptions,
-    work: Path,
-    directory: bool,
-    log: TextIO,
+def _apply_libraries(
+    pool: Executor, plan: SplitPlan, jobs: Sequence[LibraryJob], log: TextIO
 ) -> list[LibraryResult]:
-    jobs = []
-    for number, member in enumerate(plan.elf_candidates):
-        rel = plan.relative(member.name)
-        file = None if member.raw is not None else source.path / member.name
-        jobs.append(
-            LibraryJob(
-                number=number,
-                source=f"{source.path}:{member.name}",
-                rel=rel,
-                raw=member.raw,
-                file=file,
-                work=work,
-                search_paths=_search_paths(rel, plan.identity.group),
-                deflate=not directory,
-                deflate_level=options.deflate_level,
-                zstd_level=options.compression_level if options.compression == "zstd" else None,
-                check_hash=options.verify_bundle_hash,
-            )
-        )
-    total = sum(m.size for m in plan.elf_candidates)
+    """Rewrite every fat library and stage its code objects, as planned."""
+    work = [ApplyJob(jobs[lib.number], lib) for lib in plan.fat_libraries]
+    total = sum(lib.size for lib in plan.fat_libraries)
     with Progress("split: shared libraries", total, unit="bytes", stream=log) as progress:
-        results = _run(
-            pool, process_library, jobs, progress, lambda j: plan.elf_candidates[j.number].size
-        )
-    for result in results:
-        if result.warning is not None:
-            plan.warnings.append(result.warning)
-            print(f"wheel-size: warning: {result.warning}", file=log)
-    if not any(r.fat for r in results):
-        raise InputError(
-            f"{plan.source_path}: no shared library under {plan.overlay or '.'}/ has a "
-            ".hip_fatbin section registered by a .hipFatBinSegment wrapper "
-            "(not a fat ROCm wheel?)"
-        )
-    return results
+        return _run(pool, apply_library, work, progress, lambda j: j.plan.size)
 
 
 def _build_kpacks(
@@ -458,7 +419,7 @@ def _build_kpacks(
 
 
 def _bundles(
-    plan: SplitPlan, options: SplitOptions, kpacks: list[KpackResult], log: TextIO
+    plan: _BundleInputs, options: SplitOptions, kpacks: list[KpackResult], log: TextIO
 ) -> tuple[list[DeviceBundle], dict[str, list[KpackResult]], dict[str, list[DbFile]]]:
     table = hierarchy()
     kpacks_by_key: dict[str, list[KpackResult]] = defaultdict(list)
@@ -507,12 +468,11 @@ def _wheel_jobs(
     dbs_by_key: dict[str, list[DbFile]],
     libraries: list[LibraryResult],
     out: Path,
-    host_name: str,
 ) -> list[WheelJob]:
     table = hierarchy()
     identity = plan.identity
     directory = options.output_format == "directory"
-    stripped = {plan.elf_candidates[r.number].name: r for r in libraries if r.fat}
+    stripped = {plan.candidates[r.number].name: r for r in libraries if r.fat}
     moved = {db.member.name for db in plan.db_files}
     metadata_name = f"{plan.dist_info}/METADATA"
     original_metadata = source.read(metadata_name)
@@ -548,22 +508,24 @@ def _wheel_jobs(
         naming=options.extra_naming,
         install_all=options.host_installs == "all",
     )
-    jobs = [job(host_name, plan.dist_info, [*host_entries, WheelEntry(metadata_name, data=meta)])]
-    if options.variant_label:
+    jobs = [
+        job(plan.host_name, plan.dist_info, [*host_entries, WheelEntry(metadata_name, data=meta)])
+    ]
+    if plan.variant_name:
         variant_meta = host_metadata(
             original_metadata, identity, bundles, table, naming=options.extra_naming, variant=True
         )
         targets = [b.key for b in bundles if b.level in ("target", "unknown")]
         jobs.append(
             job(
-                f"{host_name[:-4]}-{options.variant_label}.whl",
+                plan.variant_name,
                 plan.dist_info,
                 [
                     *host_entries,
                     WheelEntry(metadata_name, data=variant_meta),
                     WheelEntry(
                         f"{plan.dist_info}/variant.json",
-                        data=variant_json(options.variant_label, targets),
+                        data=variant_json(options.variant_label or "", targets),
                     ),
                 ],
             )

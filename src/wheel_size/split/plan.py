@@ -1,27 +1,47 @@
-"""Plan a split by reading names and headers only: what moves where, before any byte is rewritten.
+"""Plan a split completely before anything is written: what moves where, and how.
 
-The plan names the wheel's identity, the ELF files under the overlay root that may carry device
-code (the workers confirm by looking for ``.hip_fatbin``) and the Windows DLLs that do (their
-headers are read here: ``.hip_fat``), and the device wheel every database
-file goes to. Architectures the pinned hierarchy does not know are routed by their own name and
-reported as warnings.
+Two read-only steps. :func:`scan_wheel` reads names and headers only: the wheel's identity,
+the ELF files under the overlay root that may carry device code and the Windows DLLs that do
+(their headers are read here: ``.hip_fat``), and the device wheel every database file goes to.
+:func:`plan_split` then scans every candidate library once in the process pool
+(:func:`wheel_size.split.work.scan_library`: wrappers, targets, code objects, the planned
+host rewrite) and freezes all of it, with the kpack and device-wheel layout
+(:mod:`wheel_size.split.layout`) and every warning, into a :class:`SplitPlan` that the apply
+phase only carries out and the dry run prints. Architectures the pinned hierarchy does not
+know are routed by their own name and reported as warnings.
 """
 
 from __future__ import annotations
 
+import io
 import zipfile
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.progress import Progress
 from wheel_size.split.databases import route_database, select_databases
+from wheel_size.split.layout import PlannedDevice, plan_layout
 from wheel_size.split.metadata import HostIdentity, parse_identity
 from wheel_size.split.names import Hierarchy, hierarchy
+from wheel_size.split.pool import run_jobs
+from wheel_size.split.work import LibraryJob, LibraryPlan, scan_library
 from wheel_size.wheel.archive import Member, WheelSource
+from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
 
-__all__ = ["DbFile", "SplitOptions", "SplitPlan", "plan_split"]
+__all__ = [
+    "DbFile",
+    "SplitOptions",
+    "SplitPlan",
+    "WheelScan",
+    "host_filename",
+    "plan_split",
+    "scan_wheel",
+]
 
 _ELF_MAGIC = b"\x7fELF"
 # Files in dist-info that the split rewrites or invalidates (signatures of the old RECORD).
@@ -62,23 +82,52 @@ class DbFile:
     key: str
 
 
-@dataclass
-class SplitPlan:
-    """What the apply phase will do."""
+@dataclass(frozen=True)
+class WheelScan:
+    """What names and headers say: identity, library candidates, database routing."""
 
     source_path: Path
     identity: HostIdentity
     dist_info: str
     overlay: str
-    members: Sequence[Member]
-    record_hashes: dict[str, str]
-    elf_candidates: list[Member] = field(default_factory=list)
-    db_files: list[DbFile] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    members: tuple[Member, ...]
+    record_hashes: Mapping[str, str]
+    candidates: tuple[Member, ...]  # largest first
+    db_files: tuple[DbFile, ...]
+    warnings: tuple[str, ...]
 
     def relative(self, name: str) -> str:
         """A member's path relative to the overlay root."""
         return name[len(self.overlay) + 1 :] if self.overlay else name
+
+
+@dataclass(frozen=True)
+class SplitPlan:
+    """The complete, frozen plan: every output's name, what goes into it, every library's
+    rewrite, every warning. The apply phase reads it and changes nothing in it."""
+
+    source_path: Path
+    identity: HostIdentity
+    dist_info: str
+    overlay: str
+    members: tuple[Member, ...]
+    record_hashes: Mapping[str, str]
+    host_name: str
+    variant_name: str | None
+    candidates: tuple[Member, ...]  # examined libraries; ``libraries[i]`` is ``candidates[i]``
+    libraries: tuple[LibraryPlan, ...]
+    db_files: tuple[DbFile, ...]
+    devices: tuple[PlannedDevice, ...]
+    warnings: tuple[str, ...]
+
+    def relative(self, name: str) -> str:
+        """A member's path relative to the overlay root."""
+        return name[len(self.overlay) + 1 :] if self.overlay else name
+
+    @property
+    def fat_libraries(self) -> list[LibraryPlan]:
+        """The libraries whose device code moves out."""
+        return [lib for lib in self.libraries if lib.fat]
 
 
 def _magic(source: WheelSource, member: Member) -> bytes:
@@ -86,6 +135,56 @@ def _magic(source: WheelSource, member: Member) -> bytes:
         return b""
     with source.open(member.name) as stream:
         return stream.read(4)
+
+
+class _Seekable(io.RawIOBase):
+    """A member stream the header parsers can seek in: forward by reading on, backward by
+    opening it again; its size is the declared one, so nothing is inflated to find the end
+    (a DLL's headers are at its start)."""
+
+    def __init__(self, source: WheelSource, member: Member) -> None:
+        super().__init__()
+        self._source, self._member = source, member
+        self._stream = source.open(member.name)
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        target = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._member.size}[whence]
+        target += offset
+        if target < self._pos:
+            self._stream.close()
+            self._stream = self._source.open(self._member.name)
+            self._pos = 0
+        while self._pos < target and self._pos < self._member.size:
+            chunk = self._stream.read(min(1 << 20, target - self._pos))
+            if not chunk:
+                break
+            self._pos += len(chunk)
+        self._pos = max(self._pos, target)  # past the end: reads give b""
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._stream.read(-1 if size is None else size)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 def _windows_candidates(
@@ -99,11 +198,11 @@ def _windows_candidates(
     fat = []
     try:
         for member in pe_members:
-            with source.open(member.name) as stream:
+            with _Seekable(source, member) as stream:
                 if probe_pe(stream, f"{source.path}:{member.name}", member.name, member.size):
                     fat.append(member)
         for member in elf_members if fat else []:
-            with source.open(member.name) as stream:
+            with _Seekable(source, member) as stream:
                 if has_hip_fatbin_data(stream, f"{source.path}:{member.name}"):
                     raise InputError(
                         f"{source.path}: mixes ELF and PE/COFF fat binaries ({member.name} is "
@@ -115,14 +214,14 @@ def _windows_candidates(
     return fat
 
 
-def plan_split(
+def scan_wheel(
     source: WheelSource,
     options: SplitOptions,
     *,
     dist_info: str,
     table: Hierarchy | None = None,
-) -> SplitPlan:
-    """Read identity, route database files, list ELF candidates."""
+) -> WheelScan:
+    """Read identity, route database files, list library candidates (names and headers)."""
     table = table or hierarchy()
     metadata = source.read(f"{dist_info}/METADATA")
     wheel = source.read(f"{dist_info}/WHEEL")
@@ -139,36 +238,150 @@ def plan_split(
         for name, entry in record.items()
         if entry.hash and entry.hash.startswith("sha256=") and sizes.get(name) == entry.size
     }
-    plan = SplitPlan(source.path, identity, dist_info, overlay, source.members, hashes)
     handlers = select_databases(None, options.databases)
     unknown: dict[str, int] = {}
+    elf_members: list[Member] = []
     pe_members: list[Member] = []
+    db_files: list[DbFile] = []
     for member in source.members:
         if not member.name.startswith(prefix) or member.name.startswith(f"{dist_info}/"):
             continue
-        rel = plan.relative(member.name)
+        rel = member.name[len(prefix) :]
         match = route_database(rel, handlers, table) if handlers else None
         if match is not None:
             if match.arch is not None:
                 key = table.bundle_key(match.arch)
                 if not table.is_known(key):
                     unknown[key] = unknown.get(key, 0) + 1
-                plan.db_files.append(DbFile(member, match.handler, match.arch, key))
+                db_files.append(DbFile(member, match.handler, match.arch, key))
             continue
         magic = _magic(source, member)
         if magic == _ELF_MAGIC:
-            plan.elf_candidates.append(member)
+            elf_members.append(member)
         elif magic[:2] == b"MZ":
             pe_members.append(member)
-    for key, count in sorted(unknown.items()):
-        plan.warnings.append(
-            f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
-            f"pinned hierarchy; routed to its own device wheel"
-        )
-    plan.elf_candidates += _windows_candidates(source, pe_members, plan.elf_candidates)
+    warnings = [
+        f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
+        f"pinned hierarchy; routed to its own device wheel"
+        for key, count in sorted(unknown.items())
+    ]
+    candidates = elf_members + _windows_candidates(source, pe_members, elf_members)
     # Largest first, so the longest job starts first (as AMD's tool does).
-    plan.elf_candidates.sort(key=lambda m: (-m.size, m.name))
-    return plan
+    candidates.sort(key=lambda m: (-m.size, m.name))
+    return WheelScan(
+        source.path,
+        identity,
+        dist_info,
+        overlay,
+        tuple(source.members),
+        hashes,
+        tuple(candidates),
+        tuple(db_files),
+        tuple(warnings),
+    )
+
+
+def host_filename(input_path: Path, identity: HostIdentity) -> str:
+    """The input's own file name when it is a valid wheel name; a name shaped like one but
+    invalid (a hostile tag, build tag or name part) is refused; anything else (a directory,
+    ``in.whl``) gets a name composed from the checked METADATA and WHEEL."""
+    if input_path.is_file():
+        try:
+            parse_wheel_name(input_path.name)
+        except InvalidWheel:
+            if input_path.name.endswith(".whl") and input_path.name.count("-") >= 4:
+                raise
+        else:
+            return input_path.name
+    return wheel_filename(identity.name, identity.version, identity.tag_string)
+
+
+def _search_paths(rel: str, group: str) -> tuple[str, ...]:
+    depth = rel.count("/")
+    return ("../" * depth + f".kpack/{group}_@GFXARCH@.kpack",)
+
+
+def library_jobs(
+    source: WheelSource, scan: WheelScan, options: SplitOptions, work: Path, *, keep: bool
+) -> list[LibraryJob]:
+    """One job per candidate, in candidate order (largest first)."""
+    jobs = []
+    for number, member in enumerate(scan.candidates):
+        rel = scan.relative(member.name)
+        jobs.append(
+            LibraryJob(
+                number=number,
+                source=f"{source.path}:{member.name}",
+                rel=rel,
+                raw=member.raw,
+                file=None if member.raw is not None else source.path / member.name,
+                work=work,
+                search_paths=_search_paths(rel, scan.identity.group),
+                deflate=options.output_format != "directory",
+                deflate_level=options.deflate_level,
+                zstd_level=options.compression_level if options.compression == "zstd" else None,
+                check_hash=options.verify_bundle_hash,
+                keep=keep,
+            )
+        )
+    return jobs
+
+
+def plan_split(
+    executor: Executor,
+    jobs: Sequence[LibraryJob],
+    scan: WheelScan,
+    options: SplitOptions,
+    host_name: str,
+    log: TextIO,
+    table: Hierarchy | None = None,
+) -> SplitPlan:
+    """Scan every candidate library (in the pool) and freeze the whole split."""
+    table = table or hierarchy()
+    total = sum(m.size for m in scan.candidates)
+    with Progress("split: scanning libraries", total, unit="bytes", stream=log) as progress:
+        libraries = run_jobs(
+            executor, scan_library, jobs, progress, lambda j: scan.candidates[j.number].size
+        )
+    if not any(lib.fat for lib in libraries):
+        raise InputError(
+            f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has a "
+            ".hip_fatbin section registered by a .hipFatBinSegment wrapper "
+            "(not a fat ROCm wheel?)"
+        )
+    identity = scan.identity
+    devices, layout_warnings = plan_layout(
+        libraries,
+        [(db.key, db.member.name, db.member.size) for db in scan.db_files],
+        where=str(scan.source_path),
+        overlay=scan.overlay,
+        group=identity.group,
+        prefix=options.device_package_prefix,
+        version=identity.version,
+        tags=identity.tag_string,
+        table=table,
+    )
+    warnings = [
+        *scan.warnings,
+        *(lib.warning for lib in libraries if lib.warning is not None),
+        *layout_warnings,
+    ]
+    label = options.variant_label
+    return SplitPlan(
+        source_path=scan.source_path,
+        identity=identity,
+        dist_info=scan.dist_info,
+        overlay=scan.overlay,
+        members=scan.members,
+        record_hashes=scan.record_hashes,
+        host_name=host_name,
+        variant_name=f"{host_name[:-4]}-{label}.whl" if label else None,
+        candidates=scan.candidates,
+        libraries=tuple(libraries),
+        db_files=scan.db_files,
+        devices=devices,
+        warnings=tuple(warnings),
+    )
 
 
 def find_dist_info(source: WheelSource) -> str:

@@ -9,12 +9,14 @@ peak memory does not depend on what size a (compressed) code object claims.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from wheel_size.errors import WheelSizeError
+from wheel_size.errors import InvalidBundle, WheelSizeError
+from wheel_size.rocm.fatbin_section import BundleRef
 from wheel_size.wheel.archive import RawData
 from wheel_size.wheel.writer import (
     WheelEntry,
@@ -27,14 +29,19 @@ from wheel_size.wheel.writer import (
 )
 
 __all__ = [
+    "ApplyJob",
     "CodeObjectRef",
     "KpackJob",
     "KpackResult",
     "LibraryJob",
+    "LibraryPlan",
     "LibraryResult",
+    "PlannedCodeObject",
     "WheelJob",
+    "apply_library",
     "build_kpack",
     "process_library",
+    "scan_library",
     "write_output",
 ]
 
@@ -56,7 +63,7 @@ class CodeObjectRef:
 
 @dataclass(frozen=True)
 class LibraryJob:
-    """One ELF candidate: where its bytes are and what the rewrite must write into it."""
+    """One library candidate: where its bytes are and what the rewrite must write into it."""
 
     number: int
     source: str  # for messages: "<wheel>:<member>"
@@ -69,6 +76,61 @@ class LibraryJob:
     deflate_level: int
     zstd_level: int | None = None  # compress code objects while staging them
     check_hash: bool = False  # MD5 of compressed bundles (clang checks it only when verbose)
+    keep: bool = True  # keep the inflated copy for the apply phase (False: a dry run)
+
+
+@dataclass(frozen=True)
+class PlannedCodeObject:
+    """One code object as the bundle headers describe it (``size`` uncompressed)."""
+
+    target: str
+    index: int
+    size: int
+
+
+@dataclass(frozen=True)
+class LibraryPlan:
+    """What the scan found in one candidate and what the apply phase will do with it.
+
+    ``fat`` is False for a library without device code, or with device code that no wrapper
+    registers (``warning`` says why it stays unchanged). For a fat one: its targets and code
+    objects, the bundles delimited in its fatbin section (so the apply phase streams code
+    objects without parsing again), and the host rewrite, planned down to the bytes it
+    patches (``host_rewrite.RewritePlan`` or ``pe_rewrite.PePlan``; nothing changes them
+    after the scan). ``copy`` is the file the apply phase reads: the inflated copy in the work
+    directory (``extracted``) or the file of an unpacked wheel.
+    """
+
+    number: int
+    rel: str
+    size: int
+    fat: bool
+    kind: str = "elf"  # "elf" or "pe"
+    section: str = ""
+    section_offset: int = 0
+    section_size: int = 0
+    wrappers: int = 0
+    targets: tuple[str, ...] = ()
+    code_objects: tuple[PlannedCodeObject, ...] = ()
+    bundles: tuple[BundleRef, ...] = ()
+    rewrite: Any = None  # RewritePlan | PePlan
+    size_after: int = 0
+    copy: Path | None = None
+    extracted: bool = False
+    warning: str | None = None
+
+    @property
+    def device_bytes(self) -> int:
+        """Uncompressed bytes of all code objects."""
+        return sum(c.size for c in self.code_objects)
+
+
+@dataclass(frozen=True)
+class ApplyJob:
+    """One fat library to rewrite, with its frozen plan."""
+
+    library: LibraryJob
+    plan: LibraryPlan
 
 
 @dataclass
@@ -96,103 +158,215 @@ def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
     return type(exc)(message)
 
 
-def _format_handlers(path: Path) -> tuple[Any, Any, Any, str, str]:
-    """(detect, scan, strip, fatbin section, wrapper section) for an ELF library or a
-    Windows DLL (PE/COFF, told by its ``MZ`` magic); both have the same API."""
-    with path.open("rb") as fh:
-        magic = fh.read(2)
-    if magic == b"MZ":
-        from wheel_size.rocm import pe_library as pe
-        from wheel_size.rocm.pe_rewrite import strip_dll
-
-        return pe.has_hip_fat, pe.scan_dll, strip_dll, pe.FATBIN_SECTION, pe.WRAPPER_SECTION
-    from wheel_size.rocm import fatbin_library as elf
-    from wheel_size.rocm.host_rewrite import strip_library
-
-    return elf.has_hip_fatbin, elf.scan_library, strip_library, ".hip_fatbin", ".hipFatBinSegment"
-
-
-def process_library(job: LibraryJob) -> LibraryResult:
-    """Extract, detect, stage code objects, strip the host library, deflate the result."""
-    from wheel_size.rocm.kpack import write_kernel_frame
-
-    work = job.work
-    temp = work / f"lib{job.number}.so"
-    if job.raw is not None:
-        with temp.open("wb") as out:
-            for chunk in iter_raw_content(job.raw):
-                out.write(chunk)
-        src = temp
-    else:
+def _extract(job: LibraryJob) -> tuple[Path, bool]:
+    """The file to read: a zip member inflated once into the work directory (True), or the
+    file of an unpacked wheel (False)."""
+    if job.raw is None:
         assert job.file is not None
-        src = job.file
+        return job.file, False
+    copy = job.work / f"lib{job.number}.so"
+    with copy.open("wb") as out:
+        for chunk in iter_raw_content(job.raw):
+            out.write(chunk)
+    return copy, True
+
+
+def _parse(fh: IO[bytes], name: str) -> tuple[Any, str, str, str, int] | None:
+    """The one parse of a library (ELF, or a Windows DLL told by its ``MZ`` magic): the
+    parsed library, its kind, fatbin and wrapper section names and fatbin offset; None
+    without device code. Both parsed forms have the same API (bundles, wrappers, targets,
+    bundle_entries)."""
+    fh.seek(0)
+    if fh.read(2) == b"MZ":
+        from wheel_size.rocm import pe_library
+
+        dll = pe_library.read_dll(fh, name)
+        section, wrappers = pe_library.FATBIN_SECTION, pe_library.WRAPPER_SECTION
+        return dll, "pe", section, wrappers, dll.fatbin.raw_offset
+    from wheel_size.rocm.fatbin_library import FATBIN_SECTION, WRAPPER_SECTION, probe_library
+
+    library = probe_library(fh, name)
+    if library is None:
+        return None
+    return library, "elf", FATBIN_SECTION, WRAPPER_SECTION, library.fatbin.offset
+
+
+def _plan_rewrite(library: Any, kind: str, job: LibraryJob) -> tuple[Any, int]:
+    """The planned host rewrite and the size of the library it writes."""
+    if kind == "pe":
+        from wheel_size.rocm.pe_rewrite import plan_dll_strip
+
+        pe_plan = plan_dll_strip(library, kernel_name=job.rel, search_paths=list(job.search_paths))
+        assert pe_plan.result is not None
+        return pe_plan, pe_plan.result.bytes_after
+    from wheel_size.rocm.host_rewrite import plan_strip
+
+    elf_plan = plan_strip(library, kernel_name=job.rel, search_paths=list(job.search_paths))
+    assert elf_plan.result is not None
+    return elf_plan, elf_plan.result.bytes_after
+
+
+def scan_library(job: LibraryJob) -> LibraryPlan:
+    """Read one candidate once (extracting it when it is a zip member): detect device code,
+    delimit its bundles, list targets and code objects, and plan the host rewrite. Writes
+    nothing but the inflated copy, which is kept for the apply phase only when ``job.keep``
+    and the library is fat."""
+    src, extracted = _extract(job)
+    keep = False
     try:
-        has_hip_fatbin, scan_library, strip_library, fatbin_name, wrapper_name = _format_handlers(
-            src
-        )
-        if not has_hip_fatbin(src, job.source):
-            return LibraryResult(job.number, job.rel, fat=False)
-        staged = work / f"co{job.number}.bin"
-        refs: list[CodeObjectRef] = []
-        with scan_library(src, job.source) as library:
+        with src.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            parsed = _parse(fh, job.source)
+            if parsed is None:
+                return LibraryPlan(job.number, job.rel, size, fat=False)
+            library, kind, section, wrapper_name, offset = parsed
             if not library.wrappers:
                 # Nothing registers this device code through __hipRegisterFatBinary, so the
                 # runtime could not follow a kpack reference to it; the library may load it by
                 # other means (a symbol into the section). Stripping it would break that.
-                return LibraryResult(
-                    job.number,
-                    job.rel,
-                    fat=False,
-                    warning=(
-                        f"{job.source}: {fatbin_name} is not registered by any "
-                        f"{wrapper_name} wrapper; left in the host wheel unchanged"
-                    ),
+                warning = (
+                    f"{job.source}: {section} is not registered by any {wrapper_name} "
+                    "wrapper; left in the host wheel unchanged"
                 )
-            targets = tuple(library.targets)
-            with staged.open("wb") as out:
-                for code in library.iter_code_object_streams(check_hash=job.check_hash):
-                    start = out.tell()
-                    if job.zstd_level is not None:
-                        write_kernel_frame(out, code.chunks, code.size, job.zstd_level)
-                    else:
-                        for chunk in code.chunks:
-                            out.write(chunk)
-                    ref = CodeObjectRef(
-                        code.target,
-                        code.index,
-                        staged,
-                        start,
-                        out.tell() - start,
-                        code.size,
-                        job.zstd_level is not None,
-                    )
-                    refs.append(ref)
-        stripped = work / f"stripped{job.number}.so"
-        result = strip_library(
-            src, stripped, kernel_name=job.rel, search_paths=list(job.search_paths)
-        )
-        stripped.chmod(0o755)
-        out_result = LibraryResult(
-            job.number,
-            job.rel,
-            fat=True,
-            original_size=result.bytes_before,
-            stripped_size=result.bytes_after,
-            stripped=stripped,
-            targets=targets,
-            code_objects=refs,
-        )
-        if job.deflate:
-            raw, digest = compress_file(
-                stripped, work / f"stripped{job.number}.deflate", level=job.deflate_level
+                return LibraryPlan(job.number, job.rel, size, fat=False, warning=warning)
+            code_objects = tuple(
+                PlannedCodeObject(entry.entry_id.target.text, ref.ordinal, entry.size)
+                for ref in library.bundles
+                for entry in library.bundle_entries(ref.ordinal)
             )
-            out_result.stripped_raw, out_result.stripped_hash = raw, digest
-        return out_result
+            targets = tuple(library.targets)
+            rewrite, size_after = _plan_rewrite(library, kind, job)
+            keep = job.keep
+            return LibraryPlan(
+                job.number,
+                job.rel,
+                size,
+                fat=True,
+                kind=kind,
+                section=section,
+                section_offset=offset,
+                section_size=library.fatbin_size,
+                wrappers=len(library.wrappers),
+                targets=targets,
+                code_objects=code_objects,
+                bundles=tuple(library.bundles),
+                rewrite=rewrite,
+                size_after=size_after,
+                copy=src if keep else None,
+                extracted=extracted and keep,
+            )
     except WheelSizeError as exc:
         raise _renamed(exc, src, job.source) from None
     finally:
-        if src == temp:
-            temp.unlink(missing_ok=True)
+        if extracted and not keep:
+            src.unlink(missing_ok=True)
+
+
+def apply_library(job: ApplyJob) -> LibraryResult:
+    """Carry out one library's plan: stage its code objects (zstd frames when asked) and
+    write the rewritten host library, both read from the scan's copy at the places the plan
+    names (no second parse), then deflate the result for the host wheel."""
+    from wheel_size.rocm.fatbin_library import stream_code_objects
+    from wheel_size.rocm.kpack import write_kernel_frame
+    from wheel_size.rocm.source import as_source
+
+    spec, plan = job.library, job.plan
+    assert plan.fat and plan.copy is not None
+    work, src = spec.work, plan.copy
+    staged = work / f"co{spec.number}.bin"
+    stripped = work / f"stripped{spec.number}.so"
+    try:
+        with src.open("rb") as fh:
+            refs: list[CodeObjectRef] = []
+            expected = iter(plan.code_objects)
+            codes = stream_code_objects(
+                as_source(fh),
+                spec.source,
+                plan.section_offset,
+                plan.bundles,
+                check_hash=spec.check_hash,
+                section=plan.section,
+            )
+            with staged.open("wb") as out:
+                for code in codes:
+                    if next(expected, None) != PlannedCodeObject(
+                        code.target, code.index, code.size
+                    ):
+                        raise WheelSizeError(f"{spec.source}: changed since it was scanned")
+                    start = out.tell()
+                    if spec.zstd_level is not None:
+                        write_kernel_frame(out, code.chunks, code.size, spec.zstd_level)
+                    else:
+                        for chunk in code.chunks:
+                            out.write(chunk)
+                    refs.append(
+                        CodeObjectRef(
+                            code.target,
+                            code.index,
+                            staged,
+                            start,
+                            out.tell() - start,
+                            code.size,
+                            spec.zstd_level is not None,
+                        )
+                    )
+            if next(expected, None) is not None:
+                raise InvalidBundle(f"{spec.source}: changed since it was scanned")
+            _rewrite(plan, fh, src, stripped, spec)
+        stripped.chmod(0o755)
+        result = LibraryResult(
+            spec.number,
+            spec.rel,
+            fat=True,
+            original_size=plan.size,
+            stripped_size=stripped.stat().st_size,
+            stripped=stripped,
+            targets=plan.targets,
+            code_objects=refs,
+        )
+        if spec.deflate:
+            raw, digest = compress_file(
+                stripped, work / f"stripped{spec.number}.deflate", level=spec.deflate_level
+            )
+            result.stripped_raw, result.stripped_hash = raw, digest
+        return result
+    except WheelSizeError as exc:
+        raise _renamed(exc, src, spec.source) from None
+    finally:
+        if plan.extracted:
+            src.unlink(missing_ok=True)
+
+
+def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: LibraryJob) -> None:
+    """Write the planned host rewrite of the open library ``fh`` to ``dst`` and verify it
+    (host_rewrite's plan -> apply -> verify, with the plan made in the scan)."""
+    search_paths = list(spec.search_paths)
+    if plan.kind == "pe":
+        from wheel_size.rocm.pe_rewrite import write_dll
+
+        write_dll(plan.rewrite, fh, src, dst, kernel_name=spec.rel, search_paths=search_paths)
+        return
+    from wheel_size.rocm.host_rewrite import apply_plan, verify_stripped
+
+    tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("wb") as out:
+            apply_plan(plan.rewrite, fh, out)
+        shutil.copymode(src, tmp)
+        verify_stripped(tmp, spec.source, plan.rewrite)
+        tmp.replace(dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def process_library(job: LibraryJob) -> LibraryResult:
+    """Scan and apply one library in one call (tools and fuzzing; the split runs the two
+    phases as separate waves so its plan is complete before anything is written)."""
+    plan = scan_library(job)
+    if not plan.fat:
+        return LibraryResult(job.number, job.rel, fat=False, warning=plan.warning)
+    return apply_library(ApplyJob(job, plan))
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,11 @@ class MemberReader(io.RawIOBase):
             if not self._pending:
                 self._pending = self._pread(min(_CHUNK, self._left))
                 if not self._pending:
-                    return b""  # input exhausted before the end of the stream: _finish says so
+                    # ISA-L takes in all the input and holds back output beyond ``want``
+                    # (zlib leaves it in unconsumed_tail): ask for it; b"" means the input
+                    # ended before the stream did, and _finish says so.
+                    held: bytes = self._decoder.decompress(b"", want)
+                    return held
             out: bytes = self._decoder.decompress(self._pending, want)
             self._pending = self._decoder.unconsumed_tail
             if out:

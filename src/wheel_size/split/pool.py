@@ -1,0 +1,71 @@
+"""The process pool the split's waves run on (scan, libraries, kpack archives, wheels).
+
+``--jobs 1`` runs every job in this process; more forks a pool once for the whole split.
+Jobs and results are small picklable descriptions (:mod:`wheel_size.split.work`); the first
+failing job cancels the others and its error is raised as it is.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from wheel_size.progress import Progress
+
+__all__ = ["pool", "run_jobs"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class _Inline(Executor):
+    """``--jobs 1``: run in this process (simpler tracebacks, no fork)."""
+
+    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
+        future: Future[R] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
+
+
+@contextmanager
+def pool(jobs: int) -> Iterator[Executor]:
+    """An executor of ``jobs`` processes (inline for one)."""
+    if jobs <= 1:
+        yield _Inline()
+        return
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as executor:
+        try:
+            yield executor
+        except BaseException:
+            executor.shutdown(cancel_futures=True)
+            raise
+
+
+def run_jobs(
+    executor: Executor,
+    fn: Callable[[T], R],
+    jobs: Sequence[T],
+    progress: Progress,
+    weight: Callable[[T], float],
+) -> list[R]:
+    """Run ``fn`` over ``jobs``; results in job order; the first failure is raised."""
+    futures = [executor.submit(fn, job) for job in jobs]
+    weights = {id(f): weight(j) for f, j in zip(futures, jobs, strict=True)}
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        for future in done:
+            if future.exception() is None:
+                progress.advance(weights[id(future)])
+            else:
+                for other in pending:
+                    other.cancel()
+                raise future.exception()  # type: ignore[misc]
+    return [f.result() for f in futures]
