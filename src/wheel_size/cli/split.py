@@ -11,9 +11,14 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["SplitOutcome", "configure_parser", "run", "split_from_args"]
+from wheel_size.errors import InputError
+
+if TYPE_CHECKING:
+    from wheel_size.split.plan import SplitOptions
+
+__all__ = ["SplitOutcome", "configure_parser", "dry_run_from_args", "run", "split_from_args"]
 
 
 def _positive(text: str) -> int:
@@ -107,6 +112,17 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="repository of --comment-pr (default: $GITHUB_REPOSITORY)",
     )
     add("--comment-key", default="split", help="tells apart several split comments on one PR")
+    add(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (what moves where, sizes) and write nothing, not even --output-dir",
+    )
+    add(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="how --dry-run prints the plan (default: text)",
+    )
 
 
 @dataclass
@@ -120,6 +136,9 @@ class SplitOutcome:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        sys.stdout.write(dry_run_from_args(args))
+        return 0
     outcome = split_from_args(args)
     if args.verbose or not args.report_md:
         sys.stdout.write(outcome.markdown)
@@ -135,25 +154,13 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     are checked to be writable before the split, and a report that still cannot be written
     removes the split's wheels again: a failure leaves no partial output.
     """
-    from wheel_size.errors import InputError
     from wheel_size.fileio import atomic_write_all, check_writable, make_dirs, remove_dirs
     from wheel_size.split.apply import remove_outputs, split_wheel
-    from wheel_size.split.databases import select_databases
-    from wheel_size.split.metadata import check_requirement, check_variant_label
-    from wheel_size.split.names import check_device_prefix
-    from wheel_size.split.plan import SplitOptions
     from wheel_size.split.report import build_report, render_markdown, to_json
 
-    if not 1 <= args.compression_level <= 22:
-        raise InputError(f"--compression-level {args.compression_level}: must be 1..22")
-    if not 0 <= args.deflate_level <= 9:
-        raise InputError(f"--deflate-level {args.deflate_level}: must be 0..9")
-    label = check_variant_label(args.variant_label) if args.generate_variant_wheel else None
-    check_device_prefix(args.device_package_prefix)
-    for requirement in args.device_requires_dist:
-        check_requirement(requirement)
-    if args.comment_pr and not args.repository:
-        raise InputError("--comment-pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
+    if args.format != "text":
+        raise InputError("--format applies to --dry-run only")
+    options = _options(args)
     reports = [path for path in (args.report_json, args.report_md) if path is not None]
     for path in reports:
         check_writable(path)
@@ -161,22 +168,6 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     if args.tmp_dir is not None:
         made_tmp = make_dirs(args.tmp_dir)
         os.environ["TMPDIR"] = str(args.tmp_dir)
-    options = SplitOptions(
-        device_package_prefix=args.device_package_prefix,
-        overlay_root=args.overlay_root,
-        databases=select_databases(args.wheel_type, args.databases),
-        output_format=args.output_format,
-        compression=args.compression,
-        compression_level=args.compression_level,
-        jobs=args.jobs,
-        device_requires_dist=tuple(args.device_requires_dist),
-        variant_label=label,
-        extra_naming=args.extra_naming,
-        host_installs=args.host_installs,
-        deflate_level=args.deflate_level,
-        verify_bundle_hash=args.verify_bundle_hash,
-        verbose=args.verbose,
-    )
     try:
         result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
     except BaseException:
@@ -194,6 +185,64 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     if args.comment_pr:
         outcome.comment_url = _comment(args, report)
     return outcome
+
+
+def _options(args: argparse.Namespace) -> SplitOptions:
+    """Every flag checked (those that reach a file name or METADATA too), as options."""
+    from wheel_size.split.databases import select_databases
+    from wheel_size.split.metadata import check_requirement, check_variant_label
+    from wheel_size.split.names import check_device_prefix
+    from wheel_size.split.plan import SplitOptions
+
+    if not 1 <= args.compression_level <= 22:
+        raise InputError(f"--compression-level {args.compression_level}: must be 1..22")
+    if not 0 <= args.deflate_level <= 9:
+        raise InputError(f"--deflate-level {args.deflate_level}: must be 0..9")
+    label = check_variant_label(args.variant_label) if args.generate_variant_wheel else None
+    check_device_prefix(args.device_package_prefix)
+    for requirement in args.device_requires_dist:
+        check_requirement(requirement)
+    if args.comment_pr and not args.repository:
+        raise InputError("--comment-pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
+    return SplitOptions(
+        device_package_prefix=args.device_package_prefix,
+        overlay_root=args.overlay_root,
+        databases=select_databases(args.wheel_type, args.databases),
+        output_format=args.output_format,
+        compression=args.compression,
+        compression_level=args.compression_level,
+        jobs=args.jobs,
+        device_requires_dist=tuple(args.device_requires_dist),
+        variant_label=label,
+        extra_naming=args.extra_naming,
+        host_installs=args.host_installs,
+        deflate_level=args.deflate_level,
+        verify_bundle_hash=args.verify_bundle_hash,
+        verbose=args.verbose,
+    )
+
+
+def dry_run_from_args(args: argparse.Namespace) -> str:
+    """The plan of the split these flags ask for, as text or JSON; nothing is written (a
+    ``--tmp-dir`` this run had to create is removed again)."""
+    from wheel_size.fileio import make_dirs, remove_dirs
+    from wheel_size.split.apply import plan_only
+    from wheel_size.split.dryrun import plan_data, render_text, to_json
+
+    options = _options(args)
+    flags = [("--report-json", args.report_json), ("--report-md", args.report_md)]
+    flags.append(("--comment-pr", args.comment_pr))
+    for flag, value in flags:
+        if value:
+            raise InputError(f"{flag}: --dry-run writes and posts nothing; drop one of them")
+    made_tmp = make_dirs(args.tmp_dir) if args.tmp_dir is not None else []
+    try:
+        plan = plan_only(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
+    finally:
+        remove_dirs(made_tmp)
+    size = args.input.stat().st_size if args.input.is_file() else sum(m.size for m in plan.members)
+    data = plan_data(plan, size)
+    return to_json(data) if args.format == "json" else render_text(data, args.verbose)
 
 
 def _comment(args: argparse.Namespace, report: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import IO, TextIO, cast
 
 from wheel_size.errors import InputError, InvalidWheel
 from wheel_size.progress import Progress
@@ -198,12 +198,13 @@ def _windows_candidates(
     fat = []
     try:
         for member in pe_members:
-            with _Seekable(source, member) as stream:
+            with _Seekable(source, member) as seekable:
+                stream = cast("IO[bytes]", seekable)
                 if probe_pe(stream, f"{source.path}:{member.name}", member.name, member.size):
                     fat.append(member)
         for member in elf_members if fat else []:
-            with _Seekable(source, member) as stream:
-                if has_hip_fatbin_data(stream, f"{source.path}:{member.name}"):
+            with _Seekable(source, member) as seekable:
+                if has_hip_fatbin_data(cast("IO[bytes]", seekable), f"{source.path}:{member.name}"):
                     raise InputError(
                         f"{source.path}: mixes ELF and PE/COFF fat binaries ({member.name} is "
                         f"ELF, {fat[0].name} is a Windows DLL); split one platform's wheel at "
