@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import requests
 from github import Github, GithubException
@@ -132,18 +132,17 @@ class GitHubBuilds:
             _PAGE,
         )
         found = []
-        for run in runs:
+        for run in runs:  # properties, not raw_data: that would re-fetch each lazy object
             self._runs[run.id] = run
-            raw: dict[str, Any] = run.raw_data
             found.append(
                 BuildRun(
                     id=run.id,
-                    name=str(raw.get("name") or ""),
-                    path=str(raw.get("path") or "").split("@", 1)[0],
-                    head_sha=str(raw.get("head_sha") or sha),
-                    status=raw.get("status"),
-                    conclusion=raw.get("conclusion"),
-                    html_url=str(raw.get("html_url") or ""),
+                    name=run.name or "",
+                    path=(run.path or "").split("@", 1)[0],
+                    head_sha=run.head_sha or sha,
+                    status=run.status,
+                    conclusion=run.conclusion,
+                    html_url=run.html_url or "",
                 )
             )
         return found
@@ -169,15 +168,14 @@ class GitHubBuilds:
         )
         jobs = []
         for check in checks:
-            raw: dict[str, Any] = check.raw_data
-            html = str(raw.get("html_url") or raw.get("details_url") or "")
+            html = check.html_url or check.details_url or ""
             run = _JOB_IN_URL.search(html)
             jobs.append(
                 BuildJob(
-                    id=int(raw["id"]),
-                    name=str(raw.get("name") or ""),
-                    status=raw.get("status"),
-                    conclusion=raw.get("conclusion"),
+                    id=check.id,
+                    name=check.name or "",
+                    status=check.status,
+                    conclusion=check.conclusion,
                     html_url=html,
                     run_id=int(run[1]) if run else None,
                 )
@@ -190,13 +188,13 @@ class GitHubBuilds:
         )
         return [
             BuildJob(
-                id=int(job.raw_data["id"]),
-                name=str(job.raw_data.get("name") or ""),
-                status=job.raw_data.get("status"),
-                conclusion=job.raw_data.get("conclusion"),
-                html_url=str(job.raw_data.get("html_url") or ""),
+                id=job.id,
+                name=job.name or "",
+                status=job.status,
+                conclusion=job.conclusion,
+                html_url=job.html_url or "",
                 run_id=run.id,
-                workflow=str(job.raw_data.get("workflow_name") or run.name),
+                workflow=job.workflow_name or run.name,
             )
             for job in jobs
         ]

@@ -324,9 +324,9 @@ def _measure(
     if reasons:
         return "; ".join(reasons[:2])
     if checks_reason and not jobs:
-        return f"no build of {target.variant} found at {_short(sha)} ({checks_reason})"
+        return f"no build of {target.variant} at {_short(sha)} ({checks_reason})"
     if runs_reason and not jobs:
-        return f"no build of {target.variant} found at {_short(sha)} ({runs_reason})"
+        return f"no build of {target.variant} at {_short(sha)} ({runs_reason})"
     return f"no build of {target.variant} at {_short(sha)}"
 
 
