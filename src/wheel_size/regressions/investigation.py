@@ -80,6 +80,10 @@ class Investigation:
     # Filled in by the wheel content diff (issue 5): a Markdown section and its JSON.
     evidence_markdown: str | None = None
     evidence_json: dict[str, Any] | None = None
+    # Per-commit build evidence (regressions/build_attach.py): Markdown, JSON, page links.
+    build_markdown: str | None = None
+    build_json: list[dict[str, Any]] | None = None
+    commit_url_template: str | None = None
 
     @property
     def variant(self) -> str:
@@ -136,6 +140,7 @@ class Investigation:
                 {"date": p.date.isoformat(), "size_mb": round(p.size_mb, 3)} for p in self.chart
             ],
             "evidence": self.evidence_json,
+            "build_evidence": self.build_json,
         }
 
 
