@@ -97,6 +97,7 @@ def test_confirmed_from_the_artifacts_of_runs_at_both_commits(world: World) -> N
     run = world.repo.workflows[0].runs[1]
     assert verdict.suspect.url == f"https://github.com/pytorch/pytorch/actions/runs/{run.id}"
     assert f"run {run.id}" in verdict.reason and "+4.10 MB" in verdict.reason
+    assert _api_requests(world.fake) == 4  # 2 run listings, 2 artifact listings
 
 
 def test_cleared_when_the_commit_did_not_change_the_size(world: World) -> None:
