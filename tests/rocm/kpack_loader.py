@@ -28,7 +28,6 @@ the agent ISA, as the rocm-kpack CI log in commit e348328 shows).
 
 from __future__ import annotations
 
-import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ from pathlib import Path
 import msgpack
 import zstandard
 
-from wheel_size.rocm.target_id import generic_of, parse_target_id
+from wheel_size.rocm.target_id import GENERIC_COVERS, compatible, generic_of, parse_target_id
 
 PREFIX = "amdgcn-amd-amdhsa--"
 PLACEHOLDER = "@GFXARCH@"
@@ -67,6 +66,16 @@ def arch_list(agent_isa: str) -> list[str]:
     if generic is not None:
         out.append(PREFIX + agent_isa.replace(target.processor, generic, 1))
     return out
+
+
+def served(target: str, agent: str) -> bool:
+    """Would the fat binary's code object ``target`` run on ``agent`` (LLVM's
+    target-ID rule, a generic ISA standing for each processor it covers)?  The test oracle:
+    what the loader must find is what the fat binary served."""
+    code, isa = parse_target_id(target), parse_target_id(agent)
+    if code.processor in GENERIC_COVERS and isa.processor in GENERIC_COVERS[code.processor]:
+        isa = parse_target_id(agent.replace(isa.processor, code.processor, 1))
+    return compatible(code, isa)
 
 
 @dataclass
@@ -138,7 +147,7 @@ def load_code_object(
     else:
         paths += [p for p in env.get("ROCM_KPACK_PATH_PREFIX", "").split(sep) if p]
         for rel in search:
-            resolved = rel if os.path.isabs(rel) else str((binary_path.parent / rel).resolve())
+            resolved = rel if Path(rel).is_absolute() else str((binary_path.parent / rel).resolve())
             if PLACEHOLDER in resolved:
                 for isa in isas:
                     for target in candidates(isa):

@@ -11,17 +11,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kpack_loader import arch_list, candidates, load_code_object, served
 
-from kpack_loader import arch_list, candidates, load_code_object
 from wheel_size.rocm.kpack import KpackWriter, read_kpack
 from wheel_size.rocm.kpack_layout import plan_archives
 from wheel_size.rocm.target_id import (
-    GENERIC_COVERS,
     agent_isas,
-    compatible,
     generic_of,
     loader_candidates,
-    parse_target_id,
     qualified_strings,
 )
 
@@ -64,15 +61,6 @@ def write_old(root: Path, objects: Mapping[str, Sequence[str]]) -> None:
         with KpackWriter(root / ".kpack" / f"torch_{target}.kpack", arch=target) as w:
             for key in keys:
                 w.add(key=key, data=payload(key, target))
-
-
-def served(target: str, agent: str) -> bool:
-    """Would the fat binary's code object ``target`` run on ``agent`` (LLVM's rule, with a
-    generic ISA standing for the processors it covers)?"""
-    code, isa = parse_target_id(target), parse_target_id(agent)
-    if code.processor in GENERIC_COVERS and isa.processor in GENERIC_COVERS[code.processor]:
-        isa = parse_target_id(agent.replace(isa.processor, code.processor, 1))
-    return compatible(code, isa)
 
 
 def failures(root: Path, objects: Mapping[str, Sequence[str]]) -> list[str]:
