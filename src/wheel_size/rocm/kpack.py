@@ -15,9 +15,9 @@ An archive may list several architecture strings in ``gfx_arches`` and file one 
 kernel under several of them (TOC entries sharing an ordinal, which the runtime allows):
 that is how a split serves every agent ISA without storing a kernel twice
 (:mod:`wheel_size.rocm.kpack_layout`).  The writer streams kernels to disk in chunks
-(:meth:`KpackWriter.add_chunks`, :func:`write_kernel_frame`), so a kernel is never held whole; the reader checks every
-offset, size and count before using it, so a hostile archive gives InvalidBundle, not a
-crash or a huge allocation.
+(:meth:`KpackWriter.add_chunks`, :func:`write_kernel_frame`), so a kernel is never held
+whole; the reader checks every offset, size and count before using it, so a hostile
+archive gives InvalidBundle, not a crash or a huge allocation.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ MAX_TOC = 256 << 20
 
 
 def kpack_file_name(group: str, arch: str) -> str:
-    """``<group>_<arch>.kpack`` with the exact arch string (``torch_gfx90a:xnack+.kpack``)."""
+    """``<group>_<arch>.kpack``; a split names archives by processor (``torch_gfx90a.kpack``)."""
     return f"{group}_{arch}.kpack"
 
 
