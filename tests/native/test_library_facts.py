@@ -36,9 +36,7 @@ needs_readelf = pytest.mark.skipif(READELF is None, reason="binutils readelf is 
 
 def _readelf(*args: str) -> str:
     assert READELF is not None
-    return subprocess.run(
-        [READELF, "-W", *args], check=True, capture_output=True, text=True
-    ).stdout
+    return subprocess.run([READELF, "-W", *args], check=True, capture_output=True, text=True).stdout
 
 
 def _hip_sizes(library: str) -> dict[str, int]:
