@@ -57,6 +57,10 @@ OURS: dict[str, set[str]] = {
         "g.uncompressed_delta",
         "f.gpu_more",  # int
     },
+    "content_reading.md.j2": {
+        "where",  # set from r.top_file | code, or our words
+        "sections",  # set from r.sections | map("code") | join
+    },
     "regression_evidence.md.j2": {
         "c.summary",  # summary_line(): numbers
         "f.status",
