@@ -82,7 +82,7 @@ def test_investigate_json(tmp_path: Path, fake_github: FakeGitHub) -> None:
 
     md = run_cli([*args, "--variant", "cuda12_8", "--no-evidence"], env=fake_github.env())
     assert md.returncode == 0, md.stderr
-    assert md.stdout.startswith("## `manywheel-py3_12-cuda12_8` grew by +4.3 MB")
+    assert md.stdout.startswith("## `manywheel-py3_12-cuda12_8` grew by 4.3 MB")
     assert "wheel-size investigate --repo pytorch/pytorch --date 2025-10-11" in md.stdout
 
 

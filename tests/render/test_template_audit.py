@@ -22,8 +22,19 @@ SAFE_FILTERS = {"md", "code", "url", "one_line", "mb", "in_mb", "size", "pct", "
 # without outside text, Markdown already rendered by a template), per template.
 OURS: dict[str, set[str]] = {
     "action-summary-truncated.md.j2": set(),
+    "check_comment.md.j2": {
+        "marker",  # our hidden HTML comment
+        "over",  # counts
+        "total",
+        "compared",
+        "r.base_date",  # ISO dates from the history
+        "r.breaches",  # our sentences with numbers (check/view.py)
+    },
+    "skipped-records.md.j2": set(),
     "audit.md.j2": {
         "count",  # int
+        "job_count",  # int
+        "w.gpu_files",  # int
         "summary.keep",  # counts
         "summary.drop",
         "summary.fix",

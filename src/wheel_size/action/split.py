@@ -52,6 +52,7 @@ def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> 
     opt("--compression-level", "compression-level")
     opt("--jobs", "jobs")
     opt("--extra-naming", "extra-naming")
+    opt("--host-installs", "host-installs")
     requires = [
         r.strip() for r in action_input(env, "device-requires-dist").splitlines() if r.strip()
     ]

@@ -10,7 +10,7 @@ from typing import Any
 
 from wheel_size.check.budget import MB, Breach, Budget
 from wheel_size.check.run import CheckResult, WheelCheck
-from wheel_size.diff.view import cell, view
+from wheel_size.diff.view import view
 
 __all__ = ["check_view"]
 
@@ -31,7 +31,7 @@ def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, A
     delta = check.delta
     return {
         "variant": check.wheel.variant or "—",
-        "wheel": cell(check.wheel.path.name),
+        "wheel": check.wheel.path.name,
         "size_mb": check.wheel.size / MB,
         "base_mb": None if check.base_size is None else check.base_size / MB,
         "base_date": base.date.isoformat() if base else None,
@@ -43,7 +43,7 @@ def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, A
         if delta is None or not check.base_size
         else 100 * delta / check.base_size,
         "breaches": [_breach_text(b) for b in check.breaches],
-        "notes": [cell(n) for n in check.notes],
+        "notes": list(check.notes),
         "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
     }
 
@@ -56,7 +56,7 @@ def _budget_text(budget: Budget) -> list[str]:
         parts.append(f"growth up to +{budget.growth_pct:g} %")
     if budget.ceiling_mb is not None:
         parts.append(f"size up to {budget.ceiling_mb:g} MB")
-    parts += [f"{cell(v)} up to {mb:g} MB" for v, mb in sorted(budget.ceilings.items())]
+    parts += [f"{v} up to {mb:g} MB" for v, mb in sorted(budget.ceilings.items())]
     if budget.pypi_limit_mb is not None:
         parts.append(f"PyPI's file-size limit of {budget.pypi_limit_mb:g} MB")
     return parts
@@ -91,8 +91,8 @@ def check_view(
         "total": len(result.checks),
         "compared": len(compared),
         "rows": rows,
-        "notes": [cell(n) for n in result.notes],
-        "acknowledgement": cell(result.acknowledgement) if result.acknowledgement else None,
+        "notes": list(result.notes),
+        "acknowledgement": result.acknowledgement,
         "budget": _budget_text(budget),
         "footer": footer,
     }

@@ -1,8 +1,9 @@
 """``wheel-size investigate``: what caused the size change of one variant on one night?
 
 Reads the two nights from the stored history, lists the commits between their base SHAs,
-drops revert pairs, ranks the rest and adds the other variants' deltas: the content of a
-regression issue, on the terminal, in Markdown or JSON.
+drops revert pairs, ranks the rest by the evidence (for growth and for shrink alike) and
+adds the other variants' deltas: the content of a regression issue, on the terminal, in
+Markdown or JSON.
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         inv = investigate(repo, event, series, max_details=args.max_commit_details)
         if evidence.enabled:
             inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes, evidence)(inv)
+        inv.apply_content()  # rank again with the wheel contents, when they were read
         repo_url = repo.html_url
     except GITHUB_FAILURES as exc:
         raise github_error(

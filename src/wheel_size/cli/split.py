@@ -69,6 +69,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="host extras: plain = torch[gfx1100], torch[all]; "
         "device = torch[device-gfx1100], torch[device-all]",
     )
+    add(
+        "--host-installs",
+        choices=["extras", "all"],
+        default="extras",
+        help="what a plain `pip install torch` of the host wheel installs: extras = the host "
+        "only (kernels come with torch[gfx1100] or torch[all]); all = every device wheel too, "
+        "for an index that must stay backwards compatible (no download saved by default)",
+    )
     add("--deflate-level", type=int, default=6, help="zip deflate level of rewritten files")
     add(
         "--verify-bundle-hash",
@@ -164,6 +172,7 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
         device_requires_dist=tuple(args.device_requires_dist),
         variant_label=label,
         extra_naming=args.extra_naming,
+        host_installs=args.host_installs,
         deflate_level=args.deflate_level,
         verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,

@@ -1,8 +1,9 @@
-"""Sort candidate commits by how likely they are to grow a binary wheel.
+"""The seed procedure's categories of size-relevant change, as labels for candidates.
 
-The categories are the seed procedure's ("Investigating size jumps", step 3), read from
-the files a commit changed and, when the files are unknown, from its message. Docs-,
-test- and CI-only commits cannot change a wheel and go last.
+The categories ("Investigating size jumps", step 3) are read from the files a commit changed
+and, when the files are unknown, from its message. They label candidates and give the
+ranking (``regressions.rank``) a small prior; the ranking itself rests on the night's
+fingerprint, what each commit can reach, its words and the wheel contents.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ class Classified:
 
     commit: Commit
     categories: tuple[str, ...]
-    score: int
+    score: float
     rank: int = 0
 
 

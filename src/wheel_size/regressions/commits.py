@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from wheel_size.regressions.text_signals import PatchTerms, patch_terms
 
 __all__ = ["ChangedFile", "Commit", "commit_from_api", "files_from_api", "pull_request_number"]
 
@@ -31,6 +33,8 @@ class ChangedFile:
     # Size-relevant words seen in the patch (e.g. "cutlass", "-O3"), so a CMake change
     # that widens a kernel regex can be told from one that renames a target.
     patch_keywords: frozenset[str] = frozenset()
+    # What the changed lines name, and the toolkit versions they are scoped to.
+    terms: PatchTerms = field(default_factory=PatchTerms)
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ def files_from_api(entries: list[Mapping[str, Any]]) -> tuple[ChangedFile, ...]:
                 deletions=int(entry.get("deletions") or 0),
                 submodule="Subproject commit" in patch,
                 patch_keywords=frozenset(m.lower() for m in _PATCH_WORDS.findall(patch)),
+                terms=patch_terms(patch),
             )
         )
     return tuple(files)

@@ -1,32 +1,31 @@
 """Put a regression event together: window, reverts, ranking, cross-variant evidence.
 
 The result is plain data (:class:`Investigation`) that the issue body, the
-``investigate`` command's Markdown and its JSON are all rendered from.
+``investigate`` command's Markdown and its JSON are all rendered from. Growth and shrink
+are ranked alike (``regressions.rank``); when the wheel content diff is attached later,
+:meth:`Investigation.apply_content` ranks again with it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
 from github.Repository import Repository
 
-from wheel_size.regressions.classify import (
-    CATEGORIES,
-    Classified,
-    categorize,
-    rank,
-    score,
-)
+from wheel_size.regressions.classify import CATEGORIES, Classified
+from wheel_size.regressions.content_facts import facts_from_diff_json
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.evidence import (
     CrossVariant,
     Status,
     assess,
     cross_variant,
-    pattern_bonus,
 )
+from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
+from wheel_size.regressions.rank import Ranked, rank_commits, score_commit
 from wheel_size.regressions.reverts import RevertPair, remove_revert_pairs, revert_target
 from wheel_size.regressions.series import Series, SizePoint, delta_on
 from wheel_size.regressions.window import Night, Window, fetch_files, fetch_window
@@ -44,8 +43,15 @@ class Candidate:
     pr_url: str | None
     reverts: str | None  # for a revert whose original is outside the window: what it reverts
 
+    @property
+    def why(self) -> str:
+        item = self.classified
+        return item.why() if isinstance(item, Ranked) else ""
+
     def to_json(self) -> dict[str, Any]:
         commit = self.classified.commit
+        item = self.classified
+        reasons = item.reasons if isinstance(item, Ranked) else ()
         return {
             "sha": commit.sha,
             "title": commit.title,
@@ -55,7 +61,10 @@ class Candidate:
             "author": commit.author or None,
             "categories": list(self.classified.categories),
             "rank": self.classified.rank,
-            "score": self.classified.score,
+            "score": round(self.classified.score, 1),
+            "why": self.why,
+            "reasons": [r.to_json() for r in reasons],
+            "reach": item.reach if isinstance(item, Ranked) else None,
             "status": self.status.status,
             "evidence": self.status.evidence,
             "files_checked": commit.files is not None,
@@ -80,6 +89,30 @@ class Investigation:
     # Filled in by the wheel content diff (issue 5): a Markdown section and its JSON.
     evidence_markdown: str | None = None
     evidence_json: dict[str, Any] | None = None
+    fingerprint: Fingerprint | None = None
+    content_ranked: bool = False  # the ranking already used the content diff
+
+    def apply_content(self) -> Investigation:
+        """Rank again with the wheel content diff, once it is attached (``evidence_json``).
+
+        Statuses stay with their commits; only the order and the reasons change. Calling it
+        again, or without a usable diff, changes nothing.
+        """
+        if self.content_ranked or self.fingerprint is None or not self.evidence_json:
+            return self
+        diff = self.evidence_json.get("diff")
+        facts = facts_from_diff_json(diff if isinstance(diff, dict) else None)
+        if facts is None:
+            return self
+        self.content_ranked = True
+        by_sha = {c.classified.commit.sha: c for c in self.candidates}
+        ranked = rank_commits(
+            [c.classified.commit for c in self.candidates], self.fingerprint, facts
+        )
+        self.candidates = [
+            dataclasses.replace(by_sha[item.commit.sha], classified=item) for item in ranked
+        ]
+        return self
 
     @property
     def variant(self) -> str:
@@ -132,6 +165,7 @@ class Investigation:
             },
             "cross_variant_pattern": self.cross.pattern,
             "cross_variant_reading": self.cross.reading,
+            "fingerprint": _fingerprint_json(self.fingerprint),
             "chart": [
                 {"date": p.date.isoformat(), "size_mb": round(p.size_mb, 3)} for p in self.chart
             ],
@@ -179,13 +213,23 @@ def investigate(
         )
     kept, pairs = remove_revert_pairs(window.commits)
 
+    deltas = {variant: delta_on(points, event.date) for variant, points in series.items()}
+    if event.kind == "creep":
+        # Creep spans many nights: compare growth over the same span instead.
+        deltas = {
+            variant: _span_delta(points, event.before.date, event.date)
+            for variant, points in series.items()
+        }
+    fp = fingerprint(event.variant, deltas)
+    cross = _cross(event.variant, deltas, fp)
+
     # With more commits than the request cap, check the likeliest ones by message first.
     commit_cache = cache.setdefault("commits", {}) if cache is not None else None
     detailed, fetched = fetch_files(
         repo,
         kept,
         limit=max_details,
-        priority=lambda c: -score(categorize(c)),
+        priority=lambda c: -score_commit(c, fp).score,
         cache=commit_cache,
     )
     if fetched < len(kept):
@@ -195,20 +239,7 @@ def investigate(
             "message only"
         )
 
-    deltas = {variant: delta_on(points, event.date) for variant, points in series.items()}
-    if event.kind == "creep":
-        # Creep spans many nights: compare growth over the same span instead.
-        deltas = {
-            variant: _span_delta(points, event.before.date, event.date)
-            for variant, points in series.items()
-        }
-    cross = cross_variant(event.variant, deltas)
-
-    classified = []
-    for commit in detailed:
-        cats = categorize(commit)
-        classified.append(Classified(commit, cats, score(cats, pattern_bonus(cats, cross.pattern))))
-    ranked = rank(classified)
+    ranked = rank_commits(detailed, fp)
     relevant = sum(1 for item in ranked if max(CATEGORIES[c].weight for c in item.categories) >= 50)
     repo_html = repo.html_url
     candidates = []
@@ -246,7 +277,35 @@ def investigate(
         chart=chart,
         notes=notes,
         details_fetched=fetched,
+        fingerprint=fp,
     )
+
+
+def _cross(variant: str, deltas: dict[str, float | None], fp: Fingerprint) -> CrossVariant:
+    """The seed's Method B pattern, read for shrink as for growth, with the fingerprint's
+    sentence (which names what moved, the direction and the size class)."""
+    if fp.direction < 0:
+        mirrored = {v: None if d is None else -d for v, d in deltas.items()}
+        base = cross_variant(variant, mirrored)
+        return CrossVariant(dict(sorted(deltas.items())), base.pattern, fp.reading())
+    base = cross_variant(variant, deltas)
+    if fp.direction == 0:
+        return base
+    return CrossVariant(base.deltas, base.pattern, fp.reading())
+
+
+def _fingerprint_json(fp: Fingerprint | None) -> dict[str, Any] | None:
+    if fp is None:
+        return None
+    return {
+        "direction": {1: "growth", -1: "shrink"}.get(fp.direction, "none"),
+        "moved": [k.name for k in fp.moved],
+        "flat": [k.name for k in fp.flat],
+        "opposite": [k.name for k in fp.opposite],
+        "no_data": list(fp.missing),
+        "scope": fp.scope(),
+        "size_class": "large" if fp.large else "small" if fp.small else "medium",
+    }
 
 
 def _span_delta(points: list[SizePoint] | Any, start: dt.date, end: dt.date) -> float | None:

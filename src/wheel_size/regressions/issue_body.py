@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 MARKER_PREFIX = "<!-- wheel-size-action:"
+#: Candidates shown with their reasons; the rest go into a collapsed section.
+TOP = 10
 
 
 def event_marker(event: Event) -> str:
@@ -127,6 +129,7 @@ def _context(
         commit = cand.classified.commit
         candidates.append(
             {
+                "why": neutralise_cell(cand.why, 400) if cand.why else None,
                 "rank": cand.classified.rank,
                 "sha": commit.short_sha,
                 "url": commit.html_url or f"{repo_url}/commit/{commit.sha}",
@@ -165,6 +168,8 @@ def _context(
         "artifact": neutralise_cell(ev.after.artifact or ev.variant),
         "date": ev.date.isoformat(),
         "delta_mb": ev.delta_mb,
+        "size_mb": abs(ev.delta_mb),
+        "grew": ev.delta_mb >= 0,
         "delta_pct": ev.pct,
         "threshold": threshold,
         "before": _side(repo_url, ev.before, window.before.base_sha),
@@ -176,12 +181,14 @@ def _context(
         "compare_url": compare_url,
         "total_commits": window.total_commits,
         "notes": [neutralise_cell(n) for n in inv.notes],
-        "candidates": candidates,
+        "candidates": candidates[:TOP],
+        "more_candidates": candidates[TOP:],
         "candidates_total": len(inv.candidates),
         "candidates_left_out": len(inv.candidates) - len(candidates),
         "reverts": reverts,
         # Wheel content diff (issue 5): already-rendered, already-safe Markdown or None.
         "evidence": inv.evidence_markdown,
+        "content_ranked": inv.content_ranked,
         "reproduce": reproduce.command() if reproduce else None,
         "accepted_label": accepted_label,
     }
@@ -189,6 +196,7 @@ def _context(
 
 def _render_fitting(template: str, limit: int, **kwargs: Any) -> str:
     inv: Investigation = kwargs.pop("inv")
+    inv.apply_content()
     total = len(inv.candidates)
 
     def attempt(shown: int) -> str:

@@ -540,7 +540,14 @@ def _wheel_jobs(
     def job(filename: str, dist_info: str, entries: list[WheelEntry]) -> WheelJob:
         return WheelJob(dest(filename), dist_info, tuple(entries), directory, options.deflate_level)
 
-    meta = host_metadata(original_metadata, identity, bundles, table, naming=options.extra_naming)
+    meta = host_metadata(
+        original_metadata,
+        identity,
+        bundles,
+        table,
+        naming=options.extra_naming,
+        install_all=options.host_installs == "all",
+    )
     jobs = [job(host_name, plan.dist_info, [*host_entries, WheelEntry(metadata_name, data=meta)])]
     if options.variant_label:
         variant_meta = host_metadata(

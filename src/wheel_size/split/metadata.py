@@ -175,8 +175,15 @@ def host_metadata(
     *,
     naming: str,
     variant: bool = False,
+    install_all: bool = False,
 ) -> bytes:
-    """The host (or, with ``variant``, the variant wheel's) METADATA."""
+    """The host (or, with ``variant``, the variant wheel's) METADATA.
+
+    With ``install_all`` the host also requires every device wheel without a marker, so a
+    plain ``pip install torch`` from an index that must stay backwards compatible still gets
+    working kernels for every GPU (the fat wheel's behaviour, and its download size); the
+    per-GPU extras remain for indexes that serve only the lean host.
+    """
     emitted = {b.key: b for b in bundles}
     targets = [b for b in bundles if b.level in ("target", "unknown")]
     all_extra = extra_name("all", naming)
@@ -203,6 +210,8 @@ def host_metadata(
     lines.extend(
         _header("Requires-Dist", f'{b.dist} {pin}; extra == "{all_extra}"') for b in bundles
     )
+    if install_all:
+        lines.extend(_header("Requires-Dist", f"{b.dist} {pin}") for b in bundles)
     return _insert_headers(metadata, lines)
 
 

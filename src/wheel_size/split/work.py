@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.wheel.archive import RawData
@@ -95,10 +96,24 @@ def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
     return type(exc)(message)
 
 
+def _format_handlers(path: Path) -> tuple[Any, Any, Any, str, str]:
+    """(detect, scan, strip, fatbin section, wrapper section) for an ELF library or a
+    Windows DLL (PE/COFF, told by its ``MZ`` magic); both have the same API."""
+    with path.open("rb") as fh:
+        magic = fh.read(2)
+    if magic == b"MZ":
+        from wheel_size.rocm import pe_library as pe
+        from wheel_size.rocm.pe_rewrite import strip_dll
+
+        return pe.has_hip_fat, pe.scan_dll, strip_dll, pe.FATBIN_SECTION, pe.WRAPPER_SECTION
+    from wheel_size.rocm import fatbin_library as elf
+    from wheel_size.rocm.host_rewrite import strip_library
+
+    return elf.has_hip_fatbin, elf.scan_library, strip_library, ".hip_fatbin", ".hipFatBinSegment"
+
+
 def process_library(job: LibraryJob) -> LibraryResult:
     """Extract, detect, stage code objects, strip the host library, deflate the result."""
-    from wheel_size.rocm.fatbin_library import has_hip_fatbin, scan_library
-    from wheel_size.rocm.host_rewrite import strip_library
     from wheel_size.rocm.kpack import write_kernel_frame
 
     work = job.work
@@ -112,6 +127,9 @@ def process_library(job: LibraryJob) -> LibraryResult:
         assert job.file is not None
         src = job.file
     try:
+        has_hip_fatbin, scan_library, strip_library, fatbin_name, wrapper_name = _format_handlers(
+            src
+        )
         if not has_hip_fatbin(src, job.source):
             return LibraryResult(job.number, job.rel, fat=False)
         staged = work / f"co{job.number}.bin"
@@ -126,8 +144,8 @@ def process_library(job: LibraryJob) -> LibraryResult:
                     job.rel,
                     fat=False,
                     warning=(
-                        f"{job.source}: .hip_fatbin is not registered by any "
-                        ".hipFatBinSegment wrapper; left in the host wheel unchanged"
+                        f"{job.source}: {fatbin_name} is not registered by any "
+                        f"{wrapper_name} wrapper; left in the host wheel unchanged"
                     ),
                 )
             targets = tuple(library.targets)

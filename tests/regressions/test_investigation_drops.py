@@ -1,0 +1,89 @@
+"""``investigate`` explains drops as it explains growth: a real git window behind the fake
+GitHub, a night on which only the CUDA 12.x wheels shrank."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from conftest import run_cli
+from fakegithub import FakeGitHub
+from history_factory import run
+from regression_world import Change, World, build_world
+from wheel_size.history import DirectoryStore
+
+BUILD_CUDA = """case ${CUDA_VERSION} in
+  12.*)
+    DEPS_LIST+=("/usr/local/cuda/lib64/libcudart.so.12")
+    DEPS_LIST+=("/usr/local/cuda/lib64/libcusparseLt.so.0")
+    ;;
+esac
+"""
+
+
+def make_world(tmp_path: Path) -> World:
+    changes = [Change(f"base {i}", {"README.md": f"{i}\n"}) for i in range(2)]
+    changes += [Change("Add the build script", {".ci/manywheel/build_cuda.sh": BUILD_CUDA})]
+    changes += [
+        Change("[ROCm] Stop bundling rocm-smi (#10)", {".ci/manywheel/build_rocm.sh": "x\n"}),
+        Change(
+            "[CI] Stop bundling cuSPARSELt in CUDA 12.x wheels (#170114)",
+            {".ci/manywheel/build_cuda.sh": BUILD_CUDA.replace(
+                '    DEPS_LIST+=("/usr/local/cuda/lib64/libcusparseLt.so.0")\n', "")},
+        ),
+        Change("[CUDA] Add cuSPARSELt tests (#12)", {"test/test_sparse.py": "t\n"}),
+        Change("[JIT] Delete unused passes (#13)", {"torch/csrc/jit/passes/p.cpp": ""}),
+    ]  # fmt: skip
+    return build_world(
+        tmp_path / "git", changes, [("2026-01-05", 2, None), ("2026-01-06", 6, None)]
+    )
+
+
+def store_history(tmp_path: Path, w: World) -> Path:
+    nights = {
+        "2026-01-04": {"cpu": 175.0, "cuda12_6": 800.0, "cuda12_8": 870.0, "cuda13_0": 590.0},
+        "2026-01-05": {"cpu": 175.0, "cuda12_6": 800.0, "cuda12_8": 870.2, "cuda13_0": 590.0},
+        "2026-01-06": {"cpu": 175.0, "cuda12_6": 770.5, "cuda12_8": 840.5, "cuda13_0": 590.0},
+    }
+    runs = []
+    for day, sizes in nights.items():
+        record = run(day, sizes)
+        if day in w.nightly:
+            record = dataclasses.replace(
+                record,
+                head_sha=w.nightly[day],
+                base_sha=w.bases[day],
+                title=f"{day} nightly release ({w.bases[day]})",
+            )
+        runs.append(record)
+    root = tmp_path / "history"
+    DirectoryStore(root).write_runs(runs)
+    return root
+
+
+def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make_world(tmp_path)
+    fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
+    history = tmp_path / "history"
+    store_history(tmp_path, w)
+    args = ["investigate", "--history", str(history), "--date", "2026-01-06", "--no-evidence"]
+    result = run_cli([*args, "--variant", "cuda12_8", "--format", "json"], env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["delta_mb"] == -29.7
+    assert data["fingerprint"]["direction"] == "shrink"
+    assert data["fingerprint"]["moved"] == ["cuda12_6", "cuda12_8"]
+    assert "for growth" not in data["cross_variant_reading"]
+    assert "CUDA 12.6, 12.8 shrank" in data["cross_variant_reading"]
+    first = data["candidates"][0]
+    assert first["sha"] == w.main[4], [c["title"] for c in data["candidates"]]
+    assert "fits a shrink" in first["why"] and first["reasons"]
+    assert data["candidates"][-1]["title"] == "[CUDA] Add cuSPARSELt tests (#12)"
+
+    md = run_cli([*args, "--variant", "cuda12_8"], env=fake_github.env())
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("## `manywheel-py3_12-cuda12_8` shrank by 29.7 MB")
+    assert "grew by" not in md.stdout and "-29.7" not in md.stdout.splitlines()[0]
+    assert "| # | Commit | PR | Title | Why | Labels | Status |" in md.stdout
+    assert "Ranked by the evidence for this shrink" in md.stdout
