@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -93,14 +94,20 @@ def test_growth_spread_over_every_arch_supports_kernel_candidates(
     assert evidence.reading is not None
     assert evidence.reading.pattern == "kernel-instantiations"
     assert evidence.reading.archs_grown == ["sm_75", "sm_80"]
-    assert "torch/lib/libtorch_cuda.so" in evidence.reading.sentence
+    assert evidence.reading.top_file == "torch/lib/libtorch_cuda.so"
+    assert evidence.reading.sections == [".nv_fatbin"]
+    assert evidence.reading.amount == evidence.reading.device_delta > 0
     inv = attach_evidence(_investigation(before, after), evidence)
     kernels, docs = inv.candidates
     assert kernels.status.status == LIKELY and "kernel instantiations" in kernels.status.evidence
     assert docs.status.status == NOT_CONFIRMED
-    assert (
-        inv.evidence_json is not None
-        and inv.evidence_json["reading"]["pattern"] == "kernel-instantiations"
+    assert inv.evidence_json is not None
+    stored = inv.evidence_json["reading"]
+    assert stored["pattern"] == "kernel-instantiations"
+    # the JSON carries data (bytes, names), never the Markdown sentence
+    assert stored["amount"] == evidence.reading.amount and "`" not in json.dumps(stored)
+    assert "`" not in kernels.status.evidence and "torch/lib/libtorch_cuda.so" in (
+        kernels.status.evidence
     )
     body = render_body(inv, repo_url="https://github.com/pytorch/pytorch")
     section = body.split("### Wheel contents", 1)[1]

@@ -19,7 +19,7 @@ def marker(key: str = "split") -> str:
 
 
 def render_comment(report: dict[str, Any], key: str = "split") -> str:
-    return render("split_comment.md.j2", marker=marker(key), report=report, mb=1e6)
+    return render("split_comment.md.j2", marker=marker(key), report=report)
 
 
 def post_comment(gh: Github, repository: str, number: int, body: str, key: str = "split") -> str:

@@ -133,4 +133,4 @@ def to_json(report: dict[str, Any]) -> str:
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    return render("split_report.md.j2", report=report, mb=1e6)
+    return render("split_report.md.j2", report=report)
