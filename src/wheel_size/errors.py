@@ -9,6 +9,7 @@ __all__ = [
     "InputError",
     "InvalidBundle",
     "InvalidElf",
+    "InvalidPe",
     "InvalidWheel",
     "OutputError",
     "WheelSizeError",
@@ -36,6 +37,10 @@ class InvalidWheel(InputError):
 
 class InvalidElf(InputError):
     """A shared library is truncated or not the ELF file it claims to be."""
+
+
+class InvalidPe(InputError):
+    """A Windows DLL is truncated or not the PE/COFF image it claims to be."""
 
 
 class InvalidBundle(InputError):

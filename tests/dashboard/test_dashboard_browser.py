@@ -112,3 +112,57 @@ def test_a_page_that_loads_from_a_cdn_is_caught(page: Path, tmp_path: Path) -> N
     )
     result = _run(bad, tmp_path / "profile", "--dump-dom")
     assert any("Content Security Policy" in line for line in _console(result.stderr))
+
+
+def _history(root: Path, nights: int, seed: int) -> list[dict[str, object]]:
+    """``nights`` stored nights of three variants, charted over a 365-day window ending at
+    the newest night, as ``track --dashboard`` does with its default --dashboard-days."""
+    import datetime as dt
+    import random
+
+    from history_factory import run
+    from wheel_size.dates import DateRange
+    from wheel_size.history.store import DirectoryStore
+    from wheel_size.report.build import reports_for
+    from wheel_size.report.model import Thresholds
+
+    rng = random.Random(seed)
+    last = dt.date(2026, 3, 10)
+    first = last - dt.timedelta(days=nights - 1)
+    sizes = {"cpu": 190.0, "cuda12_8": 880.0, "rocm7_0": 4300.0}
+    runs = []
+    for offset in range(nights):
+        for variant in sizes:
+            sizes[variant] += rng.uniform(-0.05, 0.1)
+            if rng.random() < 0.04:
+                sizes[variant] += rng.choice([-1, 1]) * rng.uniform(1.5, 30)
+        runs.append(run(first + dt.timedelta(days=offset), dict(sizes)))
+    store = DirectoryStore(root)
+    store.write_runs(runs)
+    window = DateRange(last - dt.timedelta(days=364), last)
+    reports = reports_for(store, list(sizes), [window], thresholds=Thresholds(mb=1.0))
+    return [r.to_dict() for r in reports]
+
+
+@pytest.mark.parametrize(("nights", "seed"), [(20, 1), (365, 2)], ids=["20 nights", "365 nights"])
+def test_dashboard_fits_the_history_that_exists(nights: int, seed: int, tmp_path: Path) -> None:
+    reports = _history(tmp_path / "history", nights, seed)
+    for report in reports:
+        days = report["days"]
+        assert len(days) == nights  # not 365 days with the ones before tracking as gaps
+        assert not any(o["kind"] == "holiday_gap" for o in report["observations"])
+    page = tmp_path / "index.html"
+    write_dashboard(page, render_dashboard(reports, repository="pytorch/pytorch"))
+    folder = os.environ.get("WHEEL_SIZE_DASHBOARD_SHOT_DIR")
+    shot = Path(folder) / f"dashboard-{nights}.png" if folder else tmp_path / "shot.png"
+    result = _run(
+        page, tmp_path / "profile", f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}"
+    )
+    assert shot.is_file(), result.stderr[-2000:]
+    assert _console(result.stderr) == []
+    data = shot.read_bytes()
+    blue = count_pixels(data, lambda r, g, b: b > 180 and r < 60 and 80 < g < 140)
+    assert blue > 800  # the history lines are painted
+    html = page.read_text()
+    assert "size (MB)" in html
+    assert ">holiday_gap<" not in html and ">stair_step<" not in html  # kinds in words

@@ -35,4 +35,4 @@ def test_page_from_the_real_report_links_jumps_and_runs(tmp_path: Path) -> None:
     assert html.count('<svg class="chart"') == 3
     assert html.count('href="https://github.com/pytorch/pytorch/issues/1501"') == 2
     assert re.search(r'href="https://github.com/pytorch/pytorch/actions/runs/\d+"', html)
-    assert "Rollback" in html and "Artifact renamed" in html
+    assert "Rollback: +" in html and "an artifact rename" in html

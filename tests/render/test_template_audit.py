@@ -22,6 +22,9 @@ SAFE_FILTERS = {"md", "code", "url", "one_line", "mb", "length"}
 # without outside text, Markdown already rendered by a template), per template.
 OURS: dict[str, set[str]] = {
     "action-summary-truncated.md.j2": set(),
+    "build_evidence.md.j2": {
+        "r.status",  # CONFIRMED / NOT CONFIRMED / CLEARED / LIKELY
+    },
     "check_comment.md.j2": {
         "marker",  # our hidden HTML comment
         "over",  # counts
@@ -101,6 +104,7 @@ OURS: dict[str, set[str]] = {
         "candidates_left_out",  # int
         "candidates_total",
         "evidence",  # Markdown rendered by regression_evidence.md.j2 (audited above)
+        "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
     },
     "regression_update.md.j2": {
         "marker",  # update_marker(): our key, dates, sizes

@@ -93,6 +93,13 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
         opt("--evidence-max-download-mb", "evidence-max-download-mb")
         opt("--evidence-memory-mb", "evidence-memory-mb")
         opt("--evidence-time-budget", "evidence-time-budget")
+        if action_input(env, "build-evidence"):
+            enabled = bool_input(env, "build-evidence")
+            argv.append("--build-evidence" if enabled else "--no-build-evidence")
+        opt("--build-evidence-workflows", "build-evidence-workflows")
+        opt("--build-evidence-log-pattern", "build-evidence-log-pattern")
+        opt("--log-url-template", "log-url-template")
+        opt("--commit-url-template", "commit-url-template")
     return argv
 
 

@@ -59,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.regressions.history_series import series_from_history
     from wheel_size.regressions.investigation import investigate
     from wheel_size.regressions.issue_body import Reproduce, render_markdown
+    from wheel_size.regressions.options import build_evidence_options_from_args
     from wheel_size.regressions.series import point_on, previous_point
-    from wheel_size.regressions.track_step import evidence_enricher
+    from wheel_size.regressions.track_step import build_evidence_step, evidence_enricher
     from wheel_size.variants import ArtifactNaming
 
     date = parse_date(args.date, "--date")
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     assert isinstance(naming, ArtifactNaming)
     thresholds = thresholds_from_args(args)
     evidence = EvidenceOptions.from_args(args)
+    builds = build_evidence_options_from_args(args)
     if args.max_commit_details < 0:
         raise InputError("--max-commit-details must not be negative")
     token = os.environ.get("GITHUB_TOKEN") or None
@@ -117,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         if evidence.enabled:
             inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes, evidence)(inv)
         inv.apply_content()  # rank again with the wheel contents, when they were read
+        inv = build_evidence_step(gh, repo_name, builds)(inv)
         repo_url = repo.html_url
     except GITHUB_FAILURES as exc:
         raise github_error(

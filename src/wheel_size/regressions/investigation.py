@@ -114,6 +114,11 @@ class Investigation:
         ]
         return self
 
+    # Per-commit build evidence (regressions/build_attach.py): Markdown, JSON, page links.
+    build_markdown: str | None = None
+    build_json: list[dict[str, Any]] | None = None
+    commit_url_template: str | None = None
+
     @property
     def variant(self) -> str:
         return self.event.variant
@@ -170,6 +175,7 @@ class Investigation:
                 {"date": p.date.isoformat(), "size_mb": round(p.size_mb, 3)} for p in self.chart
             ],
             "evidence": self.evidence_json,
+            "build_evidence": self.build_json,
         }
 
 

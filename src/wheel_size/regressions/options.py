@@ -9,11 +9,14 @@ from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
     from wheel_size.regressions.alerts import AlertSettings
+    from wheel_size.regressions.build_evidence import BuildEvidenceOptions
 
 __all__ = [
+    "add_build_evidence_options",
     "add_investigation_options",
     "add_issue_options",
     "alert_settings_from_args",
+    "build_evidence_options_from_args",
 ]
 
 
@@ -26,6 +29,84 @@ def add_investigation_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="fetch the changed files of at most N candidate commits (one API request each; "
         "the others are ranked by their message; default 100)",
+    )
+    add_build_evidence_options(parser)
+
+
+def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("per-commit build evidence")
+    g.add_argument(
+        "--build-evidence",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="look for builds at the top candidates and their parents (runs with that head "
+        "SHA and their artifacts, check runs and job logs) and set CONFIRMED / NOT CONFIRMED "
+        "/ CLEARED from them (default on; the token needs actions: read, checks: read helps)",
+    )
+    g.add_argument(
+        "--build-evidence-top",
+        type=int,
+        default=3,
+        metavar="N",
+        help="check the first N candidates (default 3; costs are in docs/regressions.md)",
+    )
+    g.add_argument(
+        "--build-evidence-workflows",
+        default="",
+        metavar="A,B",
+        help="workflow (name or file) and check/job name patterns (fnmatch) whose builds "
+        "count; default: any run, and jobs whose name names the variant",
+    )
+    g.add_argument(
+        "--build-evidence-log-pattern",
+        metavar="REGEX",
+        help="regex with a (?P<size>...) group (and optional unit, file, artifact groups) "
+        "for the log line that prints the wheel size; replaces the default patterns",
+    )
+    g.add_argument(
+        "--log-url-template",
+        metavar="URL",
+        help="read job logs from this mirror instead of the API, e.g. "
+        "https://ossci-raw-job-status.s3.amazonaws.com/log/{job_id} (no token is sent)",
+    )
+    g.add_argument(
+        "--commit-url-template",
+        metavar="URL",
+        help="link every candidate to this commit page, e.g. "
+        "https://hud.pytorch.org/pytorch/pytorch/commit/{sha}",
+    )
+
+
+def _template(value: str | None, flag: str, field: str) -> str | None:
+    if not value:
+        return None
+    value = value.strip()
+    if not value.startswith(("https://", "http://")) or field not in value:
+        raise InputError(f"{flag} {value!r}: give an http(s) URL containing {field}")
+    return value
+
+
+def build_evidence_options_from_args(args: argparse.Namespace) -> BuildEvidenceOptions:
+    """:class:`BuildEvidenceOptions` from the flags above (defaults when absent)."""
+    from wheel_size.regressions.build_evidence import BuildEvidenceOptions
+    from wheel_size.regressions.build_logs import DEFAULT_PATTERNS, compile_log_pattern
+
+    top = getattr(args, "build_evidence_top", 3)
+    if top < 0:
+        raise InputError("--build-evidence-top must not be negative")
+    pattern = getattr(args, "build_evidence_log_pattern", None)
+    workflows = getattr(args, "build_evidence_workflows", "") or ""
+    return BuildEvidenceOptions(
+        enabled=bool(getattr(args, "build_evidence", True)),
+        top=top,
+        workflows=tuple(w.strip() for w in workflows.split(",") if w.strip()),
+        log_patterns=(compile_log_pattern(pattern),) if pattern else DEFAULT_PATTERNS,
+        log_url_template=_template(
+            getattr(args, "log_url_template", None), "--log-url-template", "{job_id}"
+        ),
+        commit_url_template=_template(
+            getattr(args, "commit_url_template", None), "--commit-url-template", "{sha}"
+        ),
     )
 
 

@@ -30,9 +30,12 @@ from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
     from wheel_size.evidence.options import EvidenceOptions
+    from wheel_size.regressions.build_evidence import BuildEvidenceOptions
 
 __all__ = [
     "IssueOutputs",
+    "build_evidence_step",
+    "chain_enrichers",
     "create_issues_for_night",
     "evidence_enricher",
     "issue_outputs",
@@ -149,6 +152,36 @@ def evidence_enricher(
     return enrich
 
 
+def build_evidence_step(
+    gh: Github, repo: str, options: BuildEvidenceOptions
+) -> Callable[[Investigation], Investigation]:
+    """Per-commit build evidence (Method A) for the candidates of ``repo``'s events; one
+    cache for the whole run, so the variants of one night ask GitHub once."""
+    from wheel_size.github.checks import GitHubBuilds
+    from wheel_size.regressions.build_attach import build_evidence_enricher
+
+    port = GitHubBuilds(
+        gh, repo, log_url_template=options.log_url_template, max_log_bytes=options.max_log_bytes
+    )
+    return build_evidence_enricher(port, options)
+
+
+def chain_enrichers(
+    *steps: Callable[[Investigation], Investigation] | None,
+) -> Callable[[Investigation], Investigation] | None:
+    """Run the given enrich steps in order (content evidence, then build evidence)."""
+    present = [step for step in steps if step is not None]
+    if not present:
+        return None
+
+    def enrich(inv: Investigation) -> Investigation:
+        for step in present:
+            inv = step(inv)
+        return inv
+
+    return enrich
+
+
 def issues_after_track(
     args: argparse.Namespace,
     store: HistoryStore,
@@ -196,7 +229,10 @@ def _issues_after_track(
     series: SizeSeries | None = None,
 ) -> SyncResult:
     from wheel_size.evidence.options import EvidenceOptions
-    from wheel_size.regressions.options import alert_settings_from_args
+    from wheel_size.regressions.options import (
+        alert_settings_from_args,
+        build_evidence_options_from_args,
+    )
     from wheel_size.series import load_series, lookback_days
 
     settings = alert_settings_from_args(args)
@@ -211,10 +247,12 @@ def _issues_after_track(
     seen = series.artifact_names(since, max(nights))
     watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
     evidence = EvidenceOptions.from_args(args) if hasattr(args, "evidence") else None
-    enrich = (
+    builds = build_evidence_options_from_args(args)
+    enrich = chain_enrichers(
         evidence_enricher(gh, repo, evidence.max_download_bytes, evidence)
         if evidence is not None and evidence.enabled
-        else None
+        else None,
+        build_evidence_step(gh, repo, builds),
     )
     # Each night that opens issues costs ~100 requests (compare pages, commit reads); a
     # backfill over many jumps must not spend the token's hourly budget (1,000 for

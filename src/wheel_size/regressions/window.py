@@ -115,6 +115,7 @@ def _from_listed(item: GithubCommit) -> Commit:
         message=item.commit.message or "",
         html_url=item.html_url or "",
         author=(author.name if author is not None else "") or "",
+        parents=tuple(p.sha for p in item.parents),
     )
 
 
@@ -206,6 +207,8 @@ def fetch_files(
             author=commit.author,
             files=files_from_api(entries),
             files_truncated=len(entries) >= 300,
+            parents=commit.parents
+            or tuple(str(p["sha"]) for p in data.get("parents") or [] if p.get("sha")),
         )
         if cache is not None:
             cache[commit.sha] = detailed

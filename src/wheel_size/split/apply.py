@@ -37,6 +37,7 @@ from wheel_size.fileio import (
     remove_dirs,
 )
 from wheel_size.progress import Progress
+from wheel_size.rocm.kpack_layout import plan_archives
 from wheel_size.split.metadata import (
     DeviceBundle,
     device_metadata,
@@ -62,6 +63,7 @@ from wheel_size.split.plan import (
     regenerated,
 )
 from wheel_size.split.work import (
+    CodeObjectRef,
     KpackJob,
     KpackResult,
     LibraryJob,
@@ -476,25 +478,30 @@ def _build_kpacks(
     work: Path,
     log: TextIO,
 ) -> list[KpackResult]:
-    by_arch: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    # One archive per processor, laid out for rocm-kpack's loader rules (every agent ISA
+    # finds a compatible kernel for every library; docs/split.md, "Archive layout").
+    objects: dict[str, dict[str, CodeObjectRef]] = defaultdict(dict)
     for lib in sorted((r for r in libraries if r.fat), key=lambda r: r.rel):
         for ref in sorted(lib.code_objects, key=lambda c: c.index):
             where = f"{plan.source_path}:{plan.overlay + '/' if plan.overlay else ''}{lib.rel}"
-            arch = check_target_id(normalize_arch(ref.target), where)
-            by_arch[arch].append((f"{lib.rel}#{ref.index}", ref))
+            arch = check_target_id(normalize_arch(ref.target), where)  # a name-safe target
+            objects[f"{lib.rel}#{ref.index}"].setdefault(arch, ref)
     group = plan.identity.group
     jobs = [
         KpackJob(
-            arch=arch,
+            arch=archive.name,
             group=group,
-            path=work / "kpack" / f"{group}_{arch}.kpack",
+            path=work / "kpack" / f"{group}_{archive.name}.kpack",
             compression=options.compression,
             level=options.compression_level,
-            items=tuple(items),
+            items=tuple(
+                (key, objects[key][target], arches) for key, target, arches in archive.entries
+            ),
             deflate_level=options.deflate_level,
             zip_ready=options.output_format == "wheel",
+            arches=archive.arches,
         )
-        for arch, items in sorted(by_arch.items())
+        for archive in plan_archives({k: list(v) for k, v in sorted(objects.items())})
     ]
     with Progress("split: kpack archives", len(jobs), stream=log) as progress:
         return _run(pool, build_kpack, jobs, progress, lambda j: 1)

@@ -1,13 +1,16 @@
 """Plan a split by reading names and headers only: what moves where, before any byte is rewritten.
 
 The plan names the wheel's identity, the ELF files under the overlay root that may carry device
-code (the workers confirm by looking for ``.hip_fatbin``), and the device wheel every database
+code (the workers confirm by looking for ``.hip_fatbin``) and the Windows DLLs that do (their
+headers are read here: ``.hip_fat``), and the device wheel every database
 file goes to. Architectures the pinned hierarchy does not know are routed by their own name and
 reported as warnings.
 """
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,11 +81,38 @@ class SplitPlan:
         return name[len(self.overlay) + 1 :] if self.overlay else name
 
 
-def _is_elf(source: WheelSource, member: Member) -> bool:
+def _magic(source: WheelSource, member: Member) -> bytes:
     if member.size < 64:
-        return False
+        return b""
     with source.open(member.name) as stream:
-        return stream.read(4) == _ELF_MAGIC
+        return stream.read(4)
+
+
+def _windows_candidates(
+    source: WheelSource, pe_members: list[Member], elf_members: list[Member]
+) -> list[Member]:
+    """The PE images with HIP device code (headers only; InvalidPe for a broken .dll, or
+    HIP code in an executable); a wheel may not mix them with ELF fat binaries."""
+    from wheel_size.rocm.fatbin_library import has_hip_fatbin_data
+    from wheel_size.rocm.pe_library import probe_pe
+
+    fat = []
+    try:
+        for member in pe_members:
+            with source.open(member.name) as stream:
+                if probe_pe(stream, f"{source.path}:{member.name}", member.name, member.size):
+                    fat.append(member)
+        for member in elf_members if fat else []:
+            with source.open(member.name) as stream:
+                if has_hip_fatbin_data(stream, f"{source.path}:{member.name}"):
+                    raise InputError(
+                        f"{source.path}: mixes ELF and PE/COFF fat binaries ({member.name} is "
+                        f"ELF, {fat[0].name} is a Windows DLL); split one platform's wheel at "
+                        "a time"
+                    )
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise InvalidWheel(f"{source.path}: {exc}") from None
+    return fat
 
 
 def plan_split(
@@ -112,6 +142,7 @@ def plan_split(
     plan = SplitPlan(source.path, identity, dist_info, overlay, source.members, hashes)
     handlers = select_databases(None, options.databases)
     unknown: dict[str, int] = {}
+    pe_members: list[Member] = []
     for member in source.members:
         if not member.name.startswith(prefix) or member.name.startswith(f"{dist_info}/"):
             continue
@@ -124,13 +155,17 @@ def plan_split(
                     unknown[key] = unknown.get(key, 0) + 1
                 plan.db_files.append(DbFile(member, match.handler, match.arch, key))
             continue
-        if _is_elf(source, member):
+        magic = _magic(source, member)
+        if magic == _ELF_MAGIC:
             plan.elf_candidates.append(member)
+        elif magic[:2] == b"MZ":
+            pe_members.append(member)
     for key, count in sorted(unknown.items()):
         plan.warnings.append(
             f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
             f"pinned hierarchy; routed to its own device wheel"
         )
+    plan.elf_candidates += _windows_candidates(source, pe_members, plan.elf_candidates)
     # Largest first, so the longest job starts first (as AMD's tool does).
     plan.elf_candidates.sort(key=lambda m: (-m.size, m.name))
     return plan

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.wheel.archive import RawData
@@ -96,10 +97,24 @@ def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
     return type(exc)(message)
 
 
+def _format_handlers(path: Path) -> tuple[Any, Any, Any, str, str]:
+    """(detect, scan, strip, fatbin section, wrapper section) for an ELF library or a
+    Windows DLL (PE/COFF, told by its ``MZ`` magic); both have the same API."""
+    with path.open("rb") as fh:
+        magic = fh.read(2)
+    if magic == b"MZ":
+        from wheel_size.rocm import pe_library as pe
+        from wheel_size.rocm.pe_rewrite import strip_dll
+
+        return pe.has_hip_fat, pe.scan_dll, strip_dll, pe.FATBIN_SECTION, pe.WRAPPER_SECTION
+    from wheel_size.rocm import fatbin_library as elf
+    from wheel_size.rocm.host_rewrite import strip_library
+
+    return elf.has_hip_fatbin, elf.scan_library, strip_library, ".hip_fatbin", ".hipFatBinSegment"
+
+
 def process_library(job: LibraryJob) -> LibraryResult:
     """Extract, detect, stage code objects, strip the host library, deflate the result."""
-    from wheel_size.rocm.fatbin_library import has_hip_fatbin, scan_library
-    from wheel_size.rocm.host_rewrite import strip_library
     from wheel_size.rocm.kpack import write_kernel_frame
 
     work = job.work
@@ -113,6 +128,9 @@ def process_library(job: LibraryJob) -> LibraryResult:
         assert job.file is not None
         src = job.file
     try:
+        has_hip_fatbin, scan_library, strip_library, fatbin_name, wrapper_name = _format_handlers(
+            src
+        )
         if not has_hip_fatbin(src, job.source):
             return LibraryResult(job.number, job.rel, fat=False)
         staged = work / f"co{job.number}.bin"
@@ -127,8 +145,8 @@ def process_library(job: LibraryJob) -> LibraryResult:
                     job.rel,
                     fat=False,
                     warning=(
-                        f"{job.source}: .hip_fatbin is not registered by any "
-                        ".hipFatBinSegment wrapper; left in the host wheel unchanged"
+                        f"{job.source}: {fatbin_name} is not registered by any "
+                        f"{wrapper_name} wrapper; left in the host wheel unchanged"
                     ),
                 )
             targets = tuple(library.targets)
@@ -180,14 +198,17 @@ def process_library(job: LibraryJob) -> LibraryResult:
 
 @dataclass(frozen=True)
 class KpackJob:
-    """One kpack archive: every code object of one exact target-id, in key order."""
+    """One kpack archive (``arch`` is the processor in its name, ``arches`` its
+    ``gfx_arches``): each staged code object stored once, under its TOC key and the arch
+    strings the layout lists it for (:mod:`wheel_size.rocm.kpack_layout`)."""
 
     arch: str
     group: str
     path: Path
     compression: str
     level: int
-    items: tuple[tuple[str, CodeObjectRef], ...]  # (toc key, staged code object)
+    items: tuple[tuple[str, CodeObjectRef, tuple[str, ...]], ...]  # (toc key, code, arches)
+    arches: tuple[str, ...] = ()
     deflate_level: int = 6
     zip_ready: bool = True  # also prepare the zip member (hash, CRC, deflate) in this worker
 
@@ -219,25 +240,35 @@ def _staged_chunks(fd: int, offset: int, size: int) -> Iterator[bytes]:
 
 def build_kpack(job: KpackJob) -> KpackResult:
     """Write one ``<group>_<arch>.kpack`` from staged code objects."""
+    # ``kernels`` in the result counts stored code objects, not their TOC aliases.
     from wheel_size.rocm.kpack import KpackWriter
 
     job.path.parent.mkdir(parents=True, exist_ok=True)
     handles: dict[Path, int] = {}
     try:
         with KpackWriter(
-            job.path, arch=job.arch, group=job.group, compression=job.compression, level=job.level
+            job.path,
+            arch=job.arch,
+            arches=job.arches or None,
+            group=job.group,
+            compression=job.compression,
+            level=job.level,
         ) as writer:
-            for key, ref in job.items:
+            for key, ref, arches in job.items:
                 fd = handles.get(ref.path)
                 if fd is None:
                     fd = handles[ref.path] = os.open(ref.path, os.O_RDONLY)
                 chunks = _staged_chunks(fd, ref.offset, ref.size)
                 if ref.compressed:
                     writer.add_frame_chunks(
-                        key=key, chunks=chunks, frame_size=ref.size, original_size=ref.original_size
+                        key=key,
+                        chunks=chunks,
+                        frame_size=ref.size,
+                        original_size=ref.original_size,
+                        arches=arches or None,
                     )
                 else:
-                    writer.add_chunks(key=key, chunks=chunks, size=ref.size)
+                    writer.add_chunks(key=key, chunks=chunks, size=ref.size, arches=arches or None)
     finally:
         for fd in handles.values():
             os.close(fd)
