@@ -19,13 +19,14 @@ import multiprocessing
 import shutil
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, Generic, TextIO, TypeVar
 
 from wheel_size.errors import InputError, InvalidWheel, OutputError
 from wheel_size.fileio import (
@@ -103,6 +104,10 @@ class SplitResult:
     devices: list[DeviceOutput]
     libraries: list[LibraryResult]
     warnings: list[str] = field(default_factory=list)
+    # Wall-clock seconds per phase (scan, libraries, kpacks, wheels, move, total) and worker
+    # seconds spent writing the host, variant and device wheels: the report's timing table.
+    timings: dict[str, float] = field(default_factory=dict)
+    options: SplitOptions | None = None  # what the report's notes describe
     # Directories this run created (outermost first): removed again if a later step fails.
     created: list[Path] = field(default_factory=list)
 
@@ -126,6 +131,18 @@ def remove_outputs(result: SplitResult) -> None:
             else:
                 wheel.path.unlink(missing_ok=True)
     remove_dirs(result.created)
+
+
+@dataclass(frozen=True)
+class _Timed(Generic[T, R]):
+    """``fn`` that also returns the seconds it took in the worker (picklable for the pool)."""
+
+    fn: Callable[[T], R]
+
+    def __call__(self, job: T) -> tuple[R, float]:
+        start = time.perf_counter()
+        result = self.fn(job)
+        return result, time.perf_counter() - start
 
 
 class _Inline(Executor):
@@ -247,12 +264,14 @@ def split_wheel(
 ) -> SplitResult:
     """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
     log = log or sys.stderr
+    started = time.perf_counter()
     check_device_prefix(options.device_package_prefix)
     output_dir = output_dir.resolve()
     source = open_source(input_path)
     try:
         dist_info = find_dist_info(source)
         plan = plan_split(source, options, dist_info=dist_info)
+        scanned = time.perf_counter()
         host_name = _host_filename(input_path, plan)
         path_inside(output_dir, host_name)
         tail = f"-{plan.identity.version}-{plan.identity.tag_string}"
@@ -279,7 +298,9 @@ def split_wheel(
         try:
             try:
                 result = _apply(source, plan, options, stage, tmp_dir, host_name, log)
+                moving = time.perf_counter()
                 created = _move_into_place(stage / "out", output_dir, options, tail)
+                result.timings["move"] = time.perf_counter() - moving
             finally:
                 shutil.rmtree(stage, ignore_errors=True)
         except OutputError as exc:
@@ -297,6 +318,8 @@ def split_wheel(
         source.close()
     _relocate(result, stage / "out", output_dir)
     result.created = [*made, *([output_dir] if created else [])]
+    result.timings.update(scan=scanned - started, total=time.perf_counter() - started)
+    result.options = options
     return result
 
 
@@ -343,11 +366,15 @@ def _apply(
     out = stage / "out"
     out.mkdir()
     directory = options.output_format == "directory"
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
     try:
         with _pool(options.jobs) as pool:
             try:  # these two waves write only into the work directory
                 libraries = _process_libraries(pool, source, plan, options, work, directory, log)
+                timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+                timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()
             except OSError as exc:
                 if not is_write_failure(exc):
                     raise
@@ -357,7 +384,14 @@ def _apply(
                 source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out, host_name
             )
             with Progress("split: writing wheels", len(jobs), stream=log) as progress:
-                written = _run(pool, write_output, jobs, progress, lambda j: 1)
+                timed = _run(pool, _Timed(write_output), jobs, progress, lambda j: 1)
+            timings["wheels"] = time.perf_counter() - clock
+            written = [wheel for wheel, _ in timed]
+            seconds = [took for _, took in timed]
+            timings["host_wheel"] = seconds.pop(0)
+            if options.variant_label:
+                timings["variant_wheel"] = seconds.pop(0)
+            timings["device_wheels"] = sum(seconds)
     finally:
         if tmp_dir is not None:
             shutil.rmtree(work, ignore_errors=True)
@@ -373,7 +407,9 @@ def _apply(
         else sum(m.size for m in plan.members)
     )
     fat = [lib for lib in libraries if lib.fat]
-    return SplitResult(plan, input_size, host, variant, devices, fat, list(plan.warnings))
+    return SplitResult(
+        plan, input_size, host, variant, devices, fat, list(plan.warnings), timings=timings
+    )
 
 
 def _search_paths(rel: str, group: str) -> tuple[str, ...]:
@@ -411,9 +447,16 @@ def _process_libraries(
         )
     total = sum(m.size for m in plan.elf_candidates)
     with Progress("split: shared libraries", total, unit="bytes", stream=log) as progress:
-        results = _run(
-            pool, process_library, jobs, progress, lambda j: plan.elf_candidates[j.number].size
+        timed = _run(
+            pool,
+            _Timed(process_library),
+            jobs,
+            progress,
+            lambda j: plan.elf_candidates[j.number].size,
         )
+    results = [result for result, _ in timed]
+    for result, took in timed:
+        result.seconds = took
     for result in results:
         if result.warning is not None:
             plan.warnings.append(result.warning)

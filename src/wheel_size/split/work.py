@@ -86,6 +86,7 @@ class LibraryResult:
     targets: tuple[str, ...] = ()
     code_objects: list[CodeObjectRef] = field(default_factory=list)
     warning: str | None = None  # why a library with device code was left unchanged
+    seconds: float = 0.0  # worker time: extraction and host rewrite (set by split.apply)
 
 
 def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
