@@ -10,8 +10,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from github.Repository import Repository
-
+from wheel_size.ports import Commits
 from wheel_size.regressions.classify import (
     CATEGORIES,
     Classified,
@@ -146,7 +145,7 @@ def pull_request_url(repo_html_url: str, number: int | None) -> str | None:
 
 
 def investigate(
-    repo: Repository,
+    repo: Commits,
     event: Event,
     series: Series,
     *,
