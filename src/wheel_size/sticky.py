@@ -28,6 +28,6 @@ def post_sticky_comment(issues: Issues, number: int, body: str, key: str) -> str
         existing = find()
         if existing is not None:
             if existing.body != body:
-                issues.edit_comment(existing.id, body)
+                issues.edit_comment(number, existing.id, body)
             return existing.html_url
         return issues.create_comment(number, body, find_existing=find).html_url

@@ -57,4 +57,7 @@ def test_split_mode_errors_are_annotations(fake_github: FakeGitHub, tmp_path: Pa
     assert result.returncode == 2 and "not a zip archive" in result.stdout
     assert not (tmp_path / "workspace" / "wheel-size-split" / "torch-1.0-py3-none-any").exists()
     result = runner(fake_github, tmp_path, {"mode": "sideways"})
-    assert result.returncode == 2 and "input mode must be track, split, audit or check" in result.stdout
+    assert (
+        result.returncode == 2
+        and "input mode must be track, split, audit or check" in result.stdout
+    )

@@ -213,7 +213,9 @@ def test_accepted_label_silences_the_event(tmp_path: Path, fake_github: FakeGitH
 def test_issues_disabled_is_one_clear_error(tmp_path: Path, fake_github: FakeGitHub) -> None:
     w = make_world(tmp_path)
     fake_github.add_repo("pytorch/pytorch", git_dir=w.path, has_issues=False)
-    repo = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST)).repository("pytorch/pytorch")
+    repo = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST)).repository(
+        "pytorch/pytorch"
+    )
     with pytest.raises(GitHubError, match="issues are disabled in pytorch/pytorch"):
         run(fake_github, repo, series(w))
 

@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.evidence.enrich import evidence_enricher
     from wheel_size.github.client import connect
     from wheel_size.github.port import PyGithubPort
-    from wheel_size.ports import GitHubFailure
     from wheel_size.history.history import load_history
+    from wheel_size.ports import GitHubFailure
     from wheel_size.regressions.events import Event
     from wheel_size.regressions.history_series import series_from_history
     from wheel_size.regressions.investigation import investigate

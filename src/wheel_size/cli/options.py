@@ -14,9 +14,9 @@ from wheel_size.history.location import DEFAULT_HISTORY_DIR, StoreLocation
 
 if TYPE_CHECKING:
     from wheel_size.collect.runs import WorkflowSource
+    from wheel_size.dates import DateRange
     from wheel_size.github.client import GithubClient
     from wheel_size.github.port import PyGithubPort
-    from wheel_size.dates import DateRange
     from wheel_size.history.store import HistoryStore
     from wheel_size.report.model import Thresholds
     from wheel_size.variants import ArtifactNaming
@@ -34,6 +34,7 @@ __all__ = [
     "variants_from_args",
     "write_output",
 ]
+
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("history store")
@@ -158,7 +159,7 @@ def variants_from_args(args: argparse.Namespace) -> list[str]:
 
 
 def store_location_from_args(args: argparse.Namespace) -> StoreLocation:
-    """``--history``, ``--data-branch``, ``--data-remote``, ``--push-attempts``, ``--git-timeout``."""
+    """The store flags: ``--history``, ``--data-branch``, ``--data-remote`` and the rest."""
     return StoreLocation(
         history=args.history,
         data_branch=args.data_branch,
@@ -175,9 +176,7 @@ def open_store(
     """The store the options name; a git store's scratch clone is removed afterwards."""
     from wheel_size.history.location import open_store as open_location
 
-    with open_location(
-        store_location_from_args(args), repository=repository, token=token
-    ) as store:
+    with open_location(store_location_from_args(args), repository=repository, token=token) as store:
         yield store
 
 

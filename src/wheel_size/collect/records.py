@@ -146,7 +146,9 @@ def collect(
     known = known or {}
     collected_at = utc_now()
     out: list[RunRecord] = []
-    listed = sorted(list_runs(github, source, first, last), key=lambda r: (r["created_at"], r["id"]))
+    listed = sorted(
+        list_runs(github, source, first, last), key=lambda r: (r["created_at"], r["id"])
+    )
     # A backfill shows progress on stderr; a nightly update (a run or two) stays quiet. No
     # closing line on failure: the error itself is the one line a failed job prints.
     progress = (

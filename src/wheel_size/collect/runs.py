@@ -92,9 +92,7 @@ class Window:
         return Window(self.start, mid), Window(mid + dt.timedelta(seconds=1), self.end)
 
 
-def _not_found(
-    github: WorkflowRuns, source: WorkflowSource, exc: GitHubFailure
-) -> GitHubError:
+def _not_found(github: WorkflowRuns, source: WorkflowSource, exc: GitHubFailure) -> GitHubError:
     """Tell "no such repository" from "no such workflow" (one extra request, errors only)."""
     try:
         github.check_repository(source.repository)

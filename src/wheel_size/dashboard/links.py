@@ -13,7 +13,9 @@ from wheel_size.ports import GitHubPort, worded
 __all__ = ["issue_links_from_github"]
 
 
-def issue_links_from_github(github: GitHubPort, repo: str, label: str) -> dict[tuple[str, str], str]:
+def issue_links_from_github(
+    github: GitHubPort, repo: str, label: str
+) -> dict[tuple[str, str], str]:
     """``(variant, date) -> issue URL`` of every jump issue with ``label`` (open or closed).
 
     Failures raise GitHubError (one line).

@@ -195,16 +195,19 @@ class PyGithubRepository:
         self, number: int, body: str, *, find_existing: Callable[[], CommentView | None]
     ) -> CommentView:
         doing = f"commenting on #{number} in {self.full_name}"
+
+        def create() -> CommentView:
+            comment = issue.create_comment(body)
+            self._comments[comment.id] = comment
+            return _comment_view(comment)
+
         with _port(doing):
             issue = self._issue(number)
-            created: CommentView | IssueComment = create_once(
-                lambda: issue.create_comment(body), find_existing, doing=doing
-            )
-        return created if isinstance(created, CommentView) else _comment_view(created)
+            return create_once(create, find_existing, doing=doing)
 
-    def edit_comment(self, comment_id: int, body: str) -> None:
-        with _port(f"editing comment {comment_id} in {self.full_name}"):
-            comment = self._comments.get(comment_id) or self._repo.get_issue_comment(comment_id)
+    def edit_comment(self, number: int, comment_id: int, body: str) -> None:
+        with _port(f"editing a comment on #{number} in {self.full_name}"):
+            comment = self._comments.get(comment_id) or self._issue(number).get_comment(comment_id)
             comment.edit(body)
 
     def close_issue(self, number: int) -> IssueView:

@@ -88,5 +88,3 @@ def _issue_links(
     except WheelSizeError as exc:
         warnings.append(f"dashboard without issue links: {exc}")
         return {}
-
-

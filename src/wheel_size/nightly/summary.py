@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-
 from dataclasses import dataclass
 
 from wheel_size.render import render
@@ -50,9 +49,7 @@ def nightly_outputs(result: TrackResult) -> dict[str, str]:
     }
     if result.issues is not None:
         outputs["issues-created"] = ",".join(str(n) for n in result.issues.created)
-        outputs["issues-updated"] = ",".join(
-            str(n) for n in dict.fromkeys(result.issues.updated)
-        )
+        outputs["issues-updated"] = ",".join(str(n) for n in dict.fromkeys(result.issues.updated))
     return outputs
 
 
@@ -124,7 +121,8 @@ def nightly_summary(
     moved = [line(j) for j in result.jumps if j.date == last]
     earlier = [line(j) for j in result.jumps if j.date != last]
     crossed = {m.variant for m in moved}
-    flat, absent = [], []
+    flat: list[str] = []
+    absent: list[str] = []
     for variant in watched:
         if variant in crossed:
             continue
@@ -176,5 +174,3 @@ def _issues(result: TrackResult, base: str) -> tuple[list[_Issue], list[_Issue]]
     created = list(dict.fromkeys(result.issues.created))
     updated = [n for n in dict.fromkeys(result.issues.updated) if n not in created]
     return [issue(n) for n in created], [issue(n) for n in updated]
-
-

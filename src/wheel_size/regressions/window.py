@@ -2,9 +2,10 @@
 
 The window is ``base_before...base_after``: the main-branch commits the two nightly
 builds were made from. A single compare answers at most 250 commits; the GitHub port
-(:class:`wheel_size.ports.Commits`) pages past that. When a nightly message names no base SHA, or the compare fails (a
-force push removed the SHA: 404), we compare the nightly head SHAs instead and say so:
-on a nightly branch that only holds release commits, that window is much less useful.
+(:class:`wheel_size.ports.Commits`) pages past that. When a nightly message names no base
+SHA, or the compare fails (a force push removed the SHA: 404), we compare the nightly head
+SHAs instead and say so: on a nightly branch that only holds release commits, that window
+is much less useful.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def fetch_files(
         if index not in chosen:
             out.append(commit)
             continue
-        entries = [dict(e) for e in repo.commit_files(commit.sha)]
+        entries = list(repo.commit_files(commit.sha))
         detailed = Commit(
             sha=commit.sha,
             message=commit.message,
