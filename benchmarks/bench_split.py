@@ -6,7 +6,10 @@ table (``#embed``), copied under several names; a large host-only ELF library; a
 files of every routed type. Reported: input throughput (wheel bytes / wall time) and peak
 memory (summed RSS of the process tree, sampled every 50 ms), next to ``cp`` of the same file.
 
-    python benchmarks/bench_split.py [--jobs 2] [--libraries 12] [--keep]
+    python benchmarks/bench_split.py [--jobs 2] [--libraries 12] [--keep] [--compare DIR]
+
+``--compare DIR`` also splits the same wheel with the checkout at DIR (its ``src``), before
+this one, so a change is measured against its base in one run on one machine state.
 """
 
 from __future__ import annotations
@@ -187,6 +190,7 @@ def main() -> int:
     parser.add_argument("--libraries", type=int, default=12)
     parser.add_argument("--table-mib", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="keep the generated wheel")
+    parser.add_argument("--compare", type=Path, help="another checkout to split with first")
     args = parser.parse_args()
     if shutil.which("clang++-19") is None:
         raise SystemExit("clang++-19 not installed")
@@ -199,8 +203,6 @@ def main() -> int:
     cp_time, cp_cpu, cp_rss = measure(["cp", str(wheel), str(copy)])
     copy.unlink()
     out = args.work / "out"
-    shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     command = [
         *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
         *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
@@ -208,21 +210,26 @@ def main() -> int:
         *("--report-json", str(args.work / "report.json")),
         *("--report-md", str(args.work / "report.md")),
     ]
-    split_time, split_cpu, split_rss = measure(command, env)
-    outputs = sorted(out.iterdir())
-    out_size = sum(p.stat().st_size for p in outputs)
+    rows = [("cp", cp_time, cp_cpu, cp_rss, 0, 0)]
+    checkouts = [(f"{args.compare.name}", args.compare)] if args.compare else []
+    for label, checkout in [*checkouts, ("this", ROOT)]:
+        shutil.rmtree(out, ignore_errors=True)
+        env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
+        wall, cpu, rss = measure(command, env)
+        outputs = sorted(out.iterdir())
+        rows.append(
+            (f"split -j{args.jobs} ({label})", wall, cpu, rss, len(outputs),
+             sum(p.stat().st_size for p in outputs))
+        )  # fmt: skip
     print(f"load average during the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    for label, wall, cpu, rss in [
-        ("cp", cp_time, cp_cpu, cp_rss),
-        (f"split -j{args.jobs}", split_time, split_cpu, split_rss),
-    ]:
+    for label, wall, cpu, rss, count, out_size in rows:
         print(
-            f"{label:9} {wall:6.1f} s wall  {size / 1e6 / wall:5.0f} MB/s  "
+            f"{label:18} {wall:6.1f} s wall  {size / 1e6 / wall:5.0f} MB/s  "
             f"CPU {cpu:6.1f} s ({size / 1e6 / max(cpu, 0.01):5.0f} MB per CPU-second)  "
             f"peak RSS {rss / 2**20:5.0f} MiB"
+            + (f"  -> {count} wheels, {out_size / 1e6:,.0f} MB" if count else "")
         )
-    print(f"outputs: {len(outputs)} wheels, {out_size / 1e6:,.0f} MB")
-    shutil.rmtree(out)
+    shutil.rmtree(out, ignore_errors=True)
     if not args.keep:
         wheel.unlink()
     return 0

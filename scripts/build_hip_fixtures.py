@@ -140,6 +140,16 @@ GENERIC_ARCHES = ["gfx9-generic", "gfx10-3-generic", "gfx11-generic"]
 MULTI_ARCHES = ["gfx942", "gfx1100", "gfx1030"]
 RDC_ARCHES = ["gfx942", "gfx1100"]
 RELR_ARCHES = ["gfx942", "gfx1100", "gfx90a:xnack-"]
+# Partial and fully qualified target IDs no other fixture has, so that across the fat wheel
+# each processor is served by a mix of bare, partial and full code objects (kpack loader
+# test, issue #13).  clang-19 knows neither gfx950 nor gfx9-4-generic.
+MIXED_ARCHES = [
+    "gfx906:sramecc+",
+    "gfx90a:sramecc+:xnack-",
+    "gfx942:xnack+",
+    "gfx942:sramecc-:xnack-",
+    "gfx1030",
+]
 
 
 def recipes() -> dict[str, dict[str, object]]:
@@ -218,6 +228,12 @@ def recipes() -> dict[str, dict[str, object]]:
                     "libgeneric19.so",
                     "main.hip",
                 ],
+            ],
+        },
+        "libmixed19.so": {
+            "about": "clang-19, partial and full feature-qualified targets (loader layout test)",
+            "steps": [
+                [c19, *HIP, *LINK, *arch_flags(MIXED_ARCHES), "-o", "libmixed19.so", "main.hip"],
             ],
         },
         "libmulti19.so": {

@@ -5,10 +5,11 @@ The in-memory harnesses (``fuzz_rocm.py``, ``fuzz_parsers.py``) parse bytes, whe
 succeeds; the CLI parses files, where ``lseek`` past 2**44 fails on ext4 and a read past
 the end returns short.  Here every input is written to a real file and handed to the same
 functions the CLI calls on an extracted wheel member (split's ``process_library`` and
-``build_kpack``, diff's ``read_library_info``, audit's ``inspect_elf``); every tenth input is
-also wrapped in a wheel (STORED, DEFLATED, bzip2 or LZMA members) and run through
-``wheel_size.cli.main.main`` for split, diff and audit.  A finding is any exception other
-than a WheelSizeError (split) or any exception at all (diff and audit record problems).
+``build_kpack``, the native floor's ``read_library_facts`` (diff), audit's ``inspect_elf``);
+every tenth input is also wrapped in a wheel (STORED, DEFLATED, bzip2 or LZMA members) and
+run through ``wheel_size.cli.main.main`` for split, diff and audit.  A finding is any
+exception other than a WheelSizeError (split) or any exception at all (diff and audit
+record problems).
 
     python scripts/fuzz_files.py replay [--seed N] [--cases N] [--findings DIR]
     python scripts/fuzz_files.py atheris split|diff|audit [libFuzzer options]
@@ -41,11 +42,11 @@ for extra in (REPO / "src", REPO / "scripts", REPO / "tests"):
 
 import make_hostile_binaries as hostile  # noqa: E402
 
+from wheel_size.audit.gpu import hip_member_targets  # noqa: E402
 from wheel_size.audit.native import inspect_elf  # noqa: E402
 from wheel_size.cli.main import main as cli_main  # noqa: E402
-from wheel_size.diff.elfinfo import read_library_info  # noqa: E402
-from wheel_size.diff.hip import hip_arch_scanners, hip_scanners  # noqa: E402
 from wheel_size.errors import WheelSizeError  # noqa: E402
+from wheel_size.native import read_library_facts  # noqa: E402
 from wheel_size.split.work import KpackJob, LibraryJob, build_kpack, process_library  # noqa: E402
 
 __all__ = ["corpus", "mutate", "replay", "run_audit", "run_diff", "run_split", "run_wheel"]
@@ -125,14 +126,14 @@ def run_split(path: Path, work: Path) -> None:
 
 def run_diff(path: Path) -> None:
     """What ``diff`` reads of one library; an unreadable one must claim nothing."""
-    info = read_library_info(path, source=SOURCE, extra_scanners=hip_scanners())
+    info = read_library_facts(path, source=SOURCE)
     if not info.readable:
         assert not info.sections and not info.gpu, "unreadable library with sizes"
 
 
 def run_audit(path: Path) -> None:
     """What ``audit`` reads of one library."""
-    info = inspect_elf(path, source=SOURCE, scanners=hip_arch_scanners())
+    info = inspect_elf(path, source=SOURCE, scanners=(hip_member_targets,))
     if info.unreadable:
         assert not info.gpu_archs and not info.needed, "unreadable library with facts"
 

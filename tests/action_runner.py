@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -53,7 +54,8 @@ def runner_env(
     for name in ("workspace", "home"):
         (tmp / name).mkdir(exist_ok=True)
     env = {
-        "PATH": os.environ["PATH"],
+        # the entrypoint's `#!/usr/bin/env python3` must find this interpreter (a venv's too)
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
         "PYTHONPATH": str(SRC),
         "HOME": str(tmp / "home"),
         "CI": "true",

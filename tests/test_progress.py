@@ -33,8 +33,8 @@ def test_terminal_redraws_in_place_and_formats_bytes() -> None:
     bar.advance(2 << 20)
     bar.finish()
     text = out.getvalue()
-    assert "download: 2.0 MiB of 4.0 MiB (50%)\r" in text
-    assert text.endswith("download: 2.0 MiB done in 0.0s\n")
+    assert "download: 2.0 MB of 4.0 MB (50%)\r" in text
+    assert text.endswith("download: 2.0 MB done in 0.0s\n")
 
 
 def test_failure_is_reported() -> None:

@@ -12,15 +12,13 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
+from wheel_size.units import format_size
+
 __all__ = ["Progress"]
 
 
 def _human_bytes(count: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(count) < 1024 or unit == "GiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    raise AssertionError("unreachable")
+    return format_size(count)  # B / KB / MB, MB = 1,048,576 bytes (wheel_size.units)
 
 
 class Progress:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from wheel_factory import make_artifact, make_wheel
 from wheel_size.evidence.attach import attach_evidence
 from wheel_size.evidence.collect import NightArtifact, collect_evidence
 from wheel_size.github import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 from wheel_size.regressions.classify import Classified
 from wheel_size.regressions.commits import Commit
 from wheel_size.regressions.events import Event
@@ -87,20 +89,26 @@ def test_growth_spread_over_every_arch_supports_kernel_candidates(
     fake_github: FakeGitHub, nights: tuple[NightArtifact, NightArtifact, Any]
 ) -> None:
     before, after, _ = nights
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after)
     assert evidence.available, evidence.unavailable
     assert evidence.reading is not None
     assert evidence.reading.pattern == "kernel-instantiations"
     assert evidence.reading.archs_grown == ["sm_75", "sm_80"]
-    assert "torch/lib/libtorch_cuda.so" in evidence.reading.sentence
+    assert evidence.reading.top_file == "torch/lib/libtorch_cuda.so"
+    assert evidence.reading.sections == [".nv_fatbin"]
+    assert evidence.reading.amount == evidence.reading.device_delta > 0
     inv = attach_evidence(_investigation(before, after), evidence)
     kernels, docs = inv.candidates
     assert kernels.status.status == LIKELY and "kernel instantiations" in kernels.status.evidence
     assert docs.status.status == NOT_CONFIRMED
-    assert (
-        inv.evidence_json is not None
-        and inv.evidence_json["reading"]["pattern"] == "kernel-instantiations"
+    assert inv.evidence_json is not None
+    stored = inv.evidence_json["reading"]
+    assert stored["pattern"] == "kernel-instantiations"
+    # the JSON carries data (bytes, names), never the Markdown sentence
+    assert stored["amount"] == evidence.reading.amount and "`" not in json.dumps(stored)
+    assert "`" not in kernels.status.evidence and "torch/lib/libtorch_cuda.so" in (
+        kernels.status.evidence
     )
     body = render_body(inv, repo_url="https://github.com/pytorch/pytorch")
     section = body.split("### Wheel contents", 1)[1]
@@ -115,7 +123,7 @@ def test_expired_artifact_says_evidence_unavailable(
     before, after, runs = nights
     for artifact in runs[0].artifacts:
         artifact.expired = True
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after)
     assert not evidence.available and evidence.unavailable and "expired" in evidence.unavailable
     inv = attach_evidence(_investigation(before, after), evidence)
@@ -128,7 +136,7 @@ def test_size_limit_and_missing_artifact(
     fake_github: FakeGitHub, nights: tuple[NightArtifact, NightArtifact, Any]
 ) -> None:
     before, after, _ = nights
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     small = collect_evidence(gh, "pytorch/pytorch", before, after, max_bytes=1000)
     assert small.unavailable and "download limit" in small.unavailable
     missing = dataclasses.replace(after, artifact="no-such-artifact")

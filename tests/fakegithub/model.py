@@ -51,6 +51,7 @@ class Ids:
         "comment": 3300000000,
         "label": 8800000000,
         "check_suite": 47000000000,
+        "job": 52000000000,
     }
 
     def __init__(self) -> None:
@@ -95,6 +96,34 @@ class Artifact:
 
 
 @dataclass
+class Job:
+    """A job of a run, which GitHub also lists as a check run with the same id; with
+    ``run=None`` a check run of another app (an external CI). ``log`` is what the log
+    endpoints serve; ``log_state`` "gone" answers 410, "missing" 404. ``mirrored``: the
+    log mirror (``/_mirror/log/{id}``) has it. ``stream``: served without Content-Length."""
+
+    run: Run | None
+    repo: Repo
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    log: bytes | None
+    started_at: datetime
+    completed_at: datetime | None
+    log_state: str = "ok"
+    mirrored: bool = True
+    stream: bool = False
+    app: str = "github-actions"
+    details_url: str | None = None
+
+
+def _log_bytes(log: str | bytes | None) -> bytes | None:
+    return log.encode() if isinstance(log, str) else log
+
+
+@dataclass
 class Run:
     workflow: Workflow
     id: int
@@ -112,6 +141,40 @@ class Run:
     display_title: str
     check_suite_id: int
     artifacts: list[Artifact] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+
+    def add_job(
+        self,
+        name: str,
+        log: str | bytes | None = None,
+        status: str = "completed",
+        conclusion: str | None = "success",
+        *,
+        log_state: str = "ok",
+        mirrored: bool = True,
+        stream: bool = False,
+    ) -> Job:
+        """Add a job (also listed among the head commit's check runs, same id)."""
+        fake = self.workflow.repo.fake
+        job = Job(
+            run=self,
+            repo=self.workflow.repo,
+            id=fake.ids.next("job"),
+            name=name,
+            head_sha=self.head_sha,
+            status=status,
+            conclusion=conclusion if status == "completed" else None,
+            log=_log_bytes(log),
+            started_at=self.created_at + timedelta(minutes=1),
+            completed_at=self.created_at + timedelta(minutes=80) if status == "completed" else None,
+            log_state=log_state,
+            mirrored=mirrored,
+            stream=stream,
+        )
+        with fake.lock:
+            self.jobs.append(job)
+            fake.jobs[job.id] = job
+        return job
 
     def add_artifact(
         self,
@@ -367,6 +430,41 @@ class Repo:
             if branch:
                 self.refs[branch] = sha
         return commit
+
+    def add_check_run(
+        self,
+        head_sha: str,
+        name: str,
+        log: str | bytes | None = None,
+        status: str = "completed",
+        conclusion: str | None = "success",
+        *,
+        app: str = "external-ci",
+        details_url: str | None = None,
+        log_state: str = "ok",
+        mirrored: bool = True,
+    ) -> Job:
+        """A check run of another app (no workflow run): its log is only on the mirror."""
+        when = _now()
+        job = Job(
+            run=None,
+            repo=self,
+            id=self.fake.ids.next("job"),
+            name=name,
+            head_sha=head_sha,
+            status=status,
+            conclusion=conclusion if status == "completed" else None,
+            log=_log_bytes(log),
+            started_at=when,
+            completed_at=when if status == "completed" else None,
+            log_state=log_state,
+            mirrored=mirrored,
+            app=app,
+            details_url=details_url,
+        )
+        with self.fake.lock:
+            self.fake.jobs[job.id] = job
+        return job
 
     def add_label(self, name: str, color: str = "ededed", description: str | None = None) -> Label:
         with self.fake.lock:

@@ -15,6 +15,7 @@ from .model import (
     Commit,
     FileChange,
     Issue,
+    Job,
     Label,
     Repo,
     Run,
@@ -269,6 +270,99 @@ class Payloads:
                 "head_branch": run.head_branch,
                 "head_sha": run.head_sha,
             },
+        }
+
+    def job(self, job: Job) -> dict[str, Any]:
+        """A workflow job (``job`` schema); only for jobs of runs."""
+        run = job.run
+        assert run is not None, "check runs of other apps are not jobs"
+        repo = job.repo
+        r = self.repo_url(repo)
+        return {
+            "id": job.id,
+            "run_id": run.id,
+            "workflow_name": run.workflow.name,
+            "head_branch": run.head_branch,
+            "run_url": f"{r}/actions/runs/{run.id}",
+            "run_attempt": run.run_attempt,
+            "node_id": node_id("CheckRun", job.id),
+            "head_sha": job.head_sha,
+            "url": f"{r}/actions/jobs/{job.id}",
+            "html_url": self.job_html(job),
+            "status": job.status,
+            "conclusion": job.conclusion,
+            "created_at": iso(job.started_at),
+            "started_at": iso(job.started_at),
+            "completed_at": iso(job.completed_at),
+            "name": job.name,
+            "steps": [
+                {
+                    "name": "Build wheel",
+                    "status": job.status,
+                    "conclusion": job.conclusion,
+                    "number": 1,
+                    "started_at": iso(job.started_at),
+                    "completed_at": iso(job.completed_at),
+                }
+            ],
+            "check_run_url": f"{r}/check-runs/{job.id}",
+            "labels": ["linux.12xlarge"],
+            "runner_id": 1,
+            "runner_name": "runner-1",
+            "runner_group_id": 1,
+            "runner_group_name": "Default",
+        }
+
+    def job_html(self, job: Job) -> str:
+        if job.run is not None:
+            return f"{self.web}/{job.repo.full_name}/actions/runs/{job.run.id}/job/{job.id}"
+        return f"{self.web}/{job.repo.full_name}/runs/{job.id}"
+
+    def app(self, slug: str) -> dict[str, Any]:
+        owner = User("github" if slug == "github-actions" else slug, 9919, "Organization")
+        return {
+            "id": 15368 if slug == "github-actions" else 900000 + len(slug),
+            "slug": slug,
+            "node_id": node_id("Integration", slug),
+            "owner": self.user(owner),
+            "name": "GitHub Actions" if slug == "github-actions" else slug,
+            "description": "Automate your workflow from idea to production",
+            "external_url": "https://help.github.com/en/actions",
+            "html_url": f"{self.web}/apps/{slug}",
+            "created_at": "2018-07-30T09:30:17Z",
+            "updated_at": "2019-12-10T19:04:12Z",
+            "permissions": {"actions": "write", "checks": "write", "metadata": "read"},
+            "events": ["check_run", "check_suite", "push", "workflow_dispatch"],
+        }
+
+    def check_run(self, job: Job) -> dict[str, Any]:
+        """A check run (``check-run`` schema): a job of a run, or another app's check."""
+        r = self.repo_url(job.repo)
+        html = self.job_html(job)
+        suite = job.run.check_suite_id if job.run is not None else 1
+        return {
+            "id": job.id,
+            "name": job.name,
+            "node_id": node_id("CheckRun", job.id),
+            "head_sha": job.head_sha,
+            "external_id": "",
+            "url": f"{r}/check-runs/{job.id}",
+            "html_url": html,
+            "details_url": job.details_url or html,
+            "status": job.status,
+            "conclusion": job.conclusion,
+            "started_at": iso(job.started_at),
+            "completed_at": iso(job.completed_at),
+            "output": {
+                "title": None,
+                "summary": None,
+                "text": None,
+                "annotations_count": 0,
+                "annotations_url": f"{r}/check-runs/{job.id}/annotations",
+            },
+            "check_suite": {"id": suite},
+            "app": self.app(job.app),
+            "pull_requests": [],
         }
 
     # -- commits --------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from .model import (
     FileChange,
     Ids,
     Issue,
+    Job,
     Repo,
     Run,
     User,
@@ -169,11 +170,27 @@ _ROUTES: list[Route] = []
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 
 
+# Unauthenticated paths outside the API (signed storage URLs, log mirrors): prefix -> server.
+_RAW_ROUTES: dict[str, Callable[[FakeGitHub, str], Answer]] = {}
+
+
 def route(
-    method: str, pattern: str, permission: tuple[str, str] | None = None, resource: str = "core"
+    method: str,
+    pattern: str,
+    permission: tuple[str, str] | None = None,
+    resource: str = "core",
+    *,
+    first: bool = False,
 ) -> Callable[[Handler], Handler]:
+    """Register a handler; ``first``: before every other route (a more specific path that
+    an earlier catch-all such as ``/commits/(?P<ref>.+)`` would swallow)."""
+
     def register(fn: Handler) -> Handler:
-        _ROUTES.append(Route(method, re.compile(f"^{pattern}$"), fn, permission, resource))
+        entry = Route(method, re.compile(f"^{pattern}$"), fn, permission, resource)
+        if first:
+            _ROUTES.insert(0, entry)
+        else:
+            _ROUTES.append(entry)
         return fn
 
     return register
@@ -203,6 +220,7 @@ class FakeGitHub:
         self.repos: dict[str, Repo] = {}
         self.runs: dict[int, Run] = {}
         self.artifacts: dict[int, Artifact] = {}
+        self.jobs: dict[int, Job] = {}  # jobs of runs and check runs of other apps
         self.users: dict[str, User] = {}  # email -> user, for commit author/committer
         self.requests: list[LoggedRequest] = []
         self.faults: list[Fault] = []
@@ -500,6 +518,9 @@ class FakeGitHub:
         path = path.rstrip("/") or "/"
         if method == "GET" and path.startswith("/_blobs/"):
             return self._blob(path)
+        for prefix, serve in _RAW_ROUTES.items():
+            if method == "GET" and path.startswith(prefix):
+                return serve(self, path)
         for r in _ROUTES:
             if r.method != method:
                 continue
@@ -745,6 +766,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if truncate and body:
             body = body[: max(1, len(body) // 2)]
         logged.status = answer.status
+        # Streamed without Content-Length: the body ends when the connection closes.
+        no_length = answer.headers.pop("X-Fake-No-Length", None) is not None
         headers = {
             "Content-Type": "application/json; charset=utf-8",
             "X-GitHub-Media-Type": "github.v3; format=json",
@@ -755,7 +778,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.send_response(answer.status)
             for name, value in headers.items():
                 self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
+            if no_length:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            else:
+                self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
             self.wfile.flush()
@@ -1413,3 +1440,7 @@ def _search_issues(fake: FakeGitHub, ctx: Context) -> Answer:
         },
         headers=link,
     )
+
+
+# Check runs, jobs and job logs register their routes on import.
+from . import checks as _checks  # noqa: E402, F401

@@ -62,7 +62,12 @@ def world(fake: FakeGitHub, tmp_path: Path) -> dict[str, Any]:
         author=("Dev", "12345+dev@users.noreply.github.com"),
     )
     repo.add_issue("A PR", pull_request=True, user="octocat")
-    return {"run": run, "second": second, "live": live, "expired": expired}
+    job = run.add_job("manywheel-py3_12-cuda12_8-build / build", "Wheel size: 870.1 MB\n")
+    gone = run.add_job("manywheel-py3_12-cpu-build / build", "x", log_state="gone")
+    repo.add_check_run("c" * 40, "hud / external", "log", app="pytorch-hud")
+    return {
+        "run": run, "second": second, "live": live, "expired": expired, "job": job, "gone": gone,
+    }  # fmt: skip
 
 
 def test_every_endpoint_matches_the_openapi_schema(
@@ -149,6 +154,34 @@ def test_every_endpoint_matches_the_openapi_schema(
             410,
         ),
         ("GET", f"{r}/commits/{'b' * 40}", "/repos/{owner}/{repo}/commits/{ref}", None, 200),
+        (
+            "GET",
+            f"{r}/commits/{'c' * 40}/check-runs?per_page=100",
+            "/repos/{owner}/{repo}/commits/{ref}/check-runs",
+            None,
+            200,
+        ),
+        (
+            "GET",
+            f"{r}/actions/runs/{run.id}/jobs",
+            "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+            None,
+            200,
+        ),
+        (
+            "GET",
+            f"{r}/actions/jobs/{w['job'].id}",
+            "/repos/{owner}/{repo}/actions/jobs/{job_id}",
+            None,
+            200,
+        ),
+        (
+            "GET",
+            f"{r}/actions/jobs/{w['job'].id}/logs",
+            "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs",
+            None,
+            302,
+        ),
         ("GET", f"{r}/commits/{'0' * 40}", "/repos/{owner}/{repo}/commits/{ref}", None, 422),
         (
             "GET",

@@ -16,12 +16,15 @@ from jinja2 import nodes
 
 from wheel_size.render.templates import _environment, template_dir
 
-SAFE_FILTERS = {"md", "code", "url", "one_line", "mb", "length"}
+SAFE_FILTERS = {"md", "code", "url", "one_line", "mb", "in_mb", "size", "pct", "count", "length"}
 
 # Values our own code writes (numbers formatted by us, dates, enums, markers, sentences
 # without outside text, Markdown already rendered by a template), per template.
 OURS: dict[str, set[str]] = {
     "action-summary-truncated.md.j2": set(),
+    "build_evidence.md.j2": {
+        "r.status",  # CONFIRMED / NOT CONFIRMED / CLEARED / LIKELY
+    },
     "check_comment.md.j2": {
         "marker",  # our hidden HTML comment
         "over",  # counts
@@ -68,6 +71,24 @@ OURS: dict[str, set[str]] = {
         "g.uncompressed_delta",
         "f.gpu_more",  # int
     },
+    "content_reading.md.j2": {
+        "where",  # set from r.top_file | code, or our words
+        "sections",  # set from r.sections | map("code") | join
+    },
+    "nightly-summary.md.j2": {
+        "last",  # dates
+        "m.date",
+        "nights[0]",
+        "nights[Neg]",  # nights[-1]
+        "report_periods",  # str(DateRange): dates
+        "m.issue",  # issue and run numbers: int
+        "i.number",
+        "m.run_id",
+        "runs",  # int
+        "threshold",  # Thresholds.describe()
+        "report",  # Markdown rendered by size-report.md.j2 (audited here)
+        "skipped",  # Markdown rendered by skipped-records.md.j2
+    },
     "regression_evidence.md.j2": {
         "c.summary",  # summary_line(): numbers
         "f.status",
@@ -101,6 +122,7 @@ OURS: dict[str, set[str]] = {
         "candidates_left_out",  # int
         "candidates_total",
         "evidence",  # Markdown rendered by regression_evidence.md.j2 (audited above)
+        "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
     },
     "regression_update.md.j2": {
         "marker",  # update_marker(): our key, dates, sizes
@@ -123,11 +145,46 @@ OURS: dict[str, set[str]] = {
     },
     "split_comment.md.j2": {"marker"},  # marker(key): our constant key
     "split_report.md.j2": {
-        "'{:,}'.format()",  # integer counts
         "report.summary.device_wheels",  # ints
         "report.summary.fat_binaries",
         "report.summary.raw_archs",
     },
+}
+
+
+# The seed report's sections (issue #13): split_report_sections.md.j2's macros, called from
+# split_report.md.j2; each macro's own interpolations are audited in its template.
+OURS["split_report_sections.md.j2"] = {
+    "caller()",  # the block of key_result(), rendered in this template
+    "part()",  # macros of this template
+    "saved()",
+    "secs()",
+    "size()",
+    "tree()",
+    "num()",
+    "'{:,}'.format()",  # integer counts
+    "title",  # fold_open("Device wheels", ...): constant titles from split_report.md.j2
+    "rows",  # ints
+    "t.jobs",
+    "opts.compression_level",
+    "report.summary.db_only_archs",
+    "report.summary.kernel_archs",
+    "report.summary.raw_archs",
+    "d.level",  # family / sub-family / target / unknown
+    "p.level",
+    "row.level",
+}
+OURS["split_report.md.j2"] |= {
+    "sections.key_result()",  # Markdown rendered by split_report_sections.md.j2 (audited)
+    "sections.database_only()",
+    "sections.fold_open()",
+    "sections.fold_close()",
+    "sections.notes()",
+    "sections.extraction()",
+    "sections.timings()",
+    "sections.metadata()",
+    "sections.install()",
+    "sections.layout()",
 }
 
 

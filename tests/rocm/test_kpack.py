@@ -128,8 +128,8 @@ def patched_toc(raw: bytes, change: dict[str, object]) -> bytes:
     return raw[:toc_offset] + msgpack.packb(toc, use_bin_type=True)
 
 
-def kernel(ordinal: object, kind: str = "hsaco") -> dict[str, object]:
-    return {"gfx90a": {"type": kind, "ordinal": ordinal, "original_size": 1}}
+def kernel(ordinal: object, kind: str = "hsaco", size: int = 1) -> dict[str, object]:
+    return {"gfx90a": {"type": kind, "ordinal": ordinal, "original_size": size}}
 
 
 def blob(offset: int, size: int) -> dict[str, int]:
@@ -156,7 +156,7 @@ def test_hostile_archives(tmp_path: Path) -> None:
         (patched_toc(z, {"zstd_size": 10**9}), "outside"),
         (patched_toc(z, {"zstd_offset": 0}), "outside"),
         (patched_toc(z, {"toc": {"k#0": kernel(7)}}), "ordinal"),
-        (patched_toc(z, {"toc": {"k#0": kernel(0), "k#1": kernel(0)}}), "reused"),
+        (patched_toc(z, {"toc": {"k#0": kernel(0), "k#1": kernel(0, size=2)}}), "different size"),
         (patched_toc(z, {"toc": {"k#0": kernel(0, kind="elf")}}), "type"),
         (patched_toc(z, {"toc": {"k#0": kernel(True)}}), "wrong type"),
         (patched_toc(z, {"toc": {b"k#0": kernel(0)}}), "wrong type"),
@@ -183,3 +183,32 @@ def test_hostile_frames_fail_on_read(tmp_path: Path) -> None:
     corrupt[72:76] = b"\0\0\0\0"  # smash the first frame's magic
     with pytest.raises(InvalidBundle, match="decompress"):
         parse_kpack(bytes(corrupt), "x").get("lib/a.so#0")
+
+
+@pytest.mark.parametrize("compression", ["zstd", "none"])
+def test_one_kernel_under_several_arches(compression: str, tmp_path: Path) -> None:
+    """TOC aliases: one stored copy, listed under several arch strings (shared ordinal), as
+    the loader-rule layout writes them; the archive is no bigger than with one arch."""
+    arches = ["gfx942:sramecc+:xnack-", "gfx942:sramecc+", "gfx942"]
+    data = bytes(range(256)) * 40
+    sizes = []
+    for listed in (arches, arches[:1]):
+        path = tmp_path / f"torch_gfx942-{len(listed)}.kpack"
+        with KpackWriter(
+            path, arch="gfx942", arches=arches, compression=compression, group="torch"
+        ) as w:
+            w.add(key="lib/a.so#0", data=data, arches=listed)
+            w.add(key="lib/b.so#0", data=data[::-1], arches=["gfx942"])
+        sizes.append(len(path.read_bytes()) - len(msgpack.packb(listed)))
+        with read_kpack(path) as archive:
+            assert archive.gfx_arches == arches
+            assert {archive.entries[("lib/a.so#0", a)].ordinal for a in listed} == {0}
+            assert all(archive.get("lib/a.so#0", a) == data for a in listed)
+            assert archive.get("lib/b.so#0") == data[::-1]
+    assert abs(sizes[0] - sizes[1]) < 200  # only the TOC grows
+    with (
+        pytest.raises(ValueError, match="twice"),
+        KpackWriter(tmp_path / "x.kpack", arch="gfx942", arches=arches) as w,
+    ):
+        w.add(key="k#0", data=b"1", arches=["gfx942"])
+        w.add(key="k#0", data=b"2", arches=["gfx942:sramecc+", "gfx942"])

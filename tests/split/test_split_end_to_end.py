@@ -115,7 +115,8 @@ def test_pip_installs_every_plain_wheel(split: dict[str, Any], tmp_path: Path) -
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     kpacks = sorted(p.name for p in (target / "torch" / ".kpack").iterdir())
-    assert "torch_gfx90a:xnack+.kpack" in kpacks and "torch_gfx942:sramecc+:xnack-.kpack" in kpacks
+    assert "torch_gfx90a.kpack" in kpacks and "torch_gfx942.kpack" in kpacks
+    assert not [name for name in kpacks if ":" in name]  # one archive per processor
     for name in FAT:
         assert (target / "torch" / "lib" / name).exists()
 
@@ -163,7 +164,8 @@ def test_pip_resolves_a_target_wheel_with_its_family(split: dict[str, Any], tmp_
 
 
 def kpack_contents(out: Path) -> dict[str, dict[str, bytes]]:
-    """arch -> key -> code object, from every device wheel."""
+    """arch string -> key -> code object, from every device wheel (an archive is named by
+    its processor and lists every arch string of it; each string is in one archive)."""
     found: dict[str, dict[str, bytes]] = {}
     for path in out.iterdir():
         if not path.name.startswith(wheel_escape(PREFIX)):
@@ -172,10 +174,13 @@ def kpack_contents(out: Path) -> dict[str, dict[str, bytes]]:
             for name in zf.namelist():
                 if name.startswith("torch/.kpack/"):
                     archive = parse_kpack(zf.read(name), name)
-                    arch = name[len("torch/.kpack/torch_") : -len(".kpack")]
-                    assert archive.gfx_arches == [arch]
+                    processor = name[len("torch/.kpack/torch_") : -len(".kpack")]
+                    assert processor in archive.gfx_arches and ":" not in processor
+                    assert archive.gfx_arch_family == processor
                     assert archive.group_name == "torch"
-                    found[arch] = {key: data for key, _, data in archive.iter_kernels()}
+                    for key, arch, data in archive.iter_kernels():
+                        assert arch.split(":")[0] == processor
+                        found.setdefault(arch, {})[key] = data
     return found
 
 
@@ -277,7 +282,7 @@ def test_report(split: dict[str, Any]) -> None:
     assert set(libs) == {f"lib/{n}" for n in FAT}
     assert libs["lib/libplain19.so"]["saved"] > 60_000  # a 75 KB .hip_fatbin, mostly removed
     gfx90a = next(d for d in report["devices"] if d["key"] == "gfx90a")
-    assert {k["arch"] for k in gfx90a["kpacks"]} == {"gfx90a:xnack+", "gfx90a:xnack-"}
+    assert [k["arch"] for k in gfx90a["kpacks"]] == ["gfx90a"]
     assert "| gfx1100 | host + gfx1100 + gfx110x + gfx11 |" in split["markdown"]
 
 
@@ -321,9 +326,9 @@ def test_uncompressed_kpacks_and_explicit_handlers(fat_wheel: Path, tmp_path: Pa
     gfx942 = next(p for p in out.iterdir() if p.name.startswith("amd_torch_device_gfx942-"))
     with zipfile.ZipFile(gfx942) as zf:
         names = zf.namelist()
-        archive = parse_kpack(zf.read("torch/.kpack/torch_gfx942:sramecc+:xnack-.kpack"))
+        archive = parse_kpack(zf.read("torch/.kpack/torch_gfx942.kpack"))
         assert archive.compression_scheme == "none"
-        info = zf.getinfo("torch/.kpack/torch_gfx942:sramecc+:xnack-.kpack")
+        info = zf.getinfo("torch/.kpack/torch_gfx942.kpack")
         assert info.compress_type == zipfile.ZIP_DEFLATED
         metadata = zf.read(next(n for n in names if n.endswith("METADATA"))).decode()
     # Only MIOpen files moved; the rocBLAS ones stayed in the host wheel.
@@ -334,3 +339,137 @@ def test_uncompressed_kpacks_and_explicit_handlers(fat_wheel: Path, tmp_path: Pa
         host_meta = zf.read("torch-2.10.0+rocm7.1.dist-info/METADATA").decode()
         assert "torch/lib/rocblas/library/TensileLibrary_lazy_gfx942.dat" in zf.namelist()
     assert 'extra == "device-gfx1100"' in host_meta and "Provides-Extra: device-all" in host_meta
+
+
+# --- rocm-kpack's loader rules (issue #13) ---------------------------------------------
+
+LOADER_PROCESSORS = [
+    "gfx906", "gfx908", "gfx90a", "gfx940", "gfx942", "gfx950", "gfx1030", "gfx1031",
+    "gfx1100", "gfx1101", "gfx1151", "gfx1201",
+]  # fmt: skip
+
+
+def unpack(wheels_: list[Path], site: Path) -> Path:
+    """What pip would install (a wheel is a zip; --target layout)."""
+    for wheel in wheels_:
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(site)
+    return site / "torch"
+
+
+def co_indexes(library: Path) -> list[int]:
+    """What CLR passes as co_index: the word at +16 of each HIPK wrapper."""
+    with library.open("rb") as fh:
+        raw = ELFFile(fh).get_section_by_name(".hipFatBinSegment").data()
+    return [int.from_bytes(raw[i + 16 : i + 24], "little") for i in range(0, len(raw), 24)]
+
+
+def manifest_digests(out: Path) -> dict[tuple[str, int, str], str]:
+    """(library, bundle, target) -> sha256 of the code object, from the toolchain's manifest;
+    for the generic objects clang-offload-bundler extracts wrongly (hipfx.BUNDLER_WRONG),
+    from the kpack, whose bytes the e_flags tests check."""
+    import hashlib
+
+    from hipfx import BUNDLER_WRONG
+
+    contents = kpack_contents(out)
+    digests = {}
+    for name, lib in FAT.items():
+        for index, bundle in enumerate(lib["bundles"]):
+            for code in bundle["code_objects"]:
+                digest = code["sha256"]
+                if (name, code["target"]) in BUNDLER_WRONG:
+                    data = contents[code["target"]][f"lib/{name}#{index}"]
+                    digest = hashlib.sha256(data).hexdigest()
+                digests[(name, index, code["target"])] = digest
+    return digests
+
+
+def loader_failures(
+    root: Path, agents: list[str], digests: dict[tuple[str, int, str], str]
+) -> list[str]:
+    """Per library wrapper and agent ISA: the loader must return a code object the fat
+    binary would have run there, or nothing when the fat binary had none."""
+    import hashlib
+
+    from rocm.kpack_loader import arch_list, load_code_object, served
+
+    failed = []
+    for name, lib in FAT.items():
+        binary = root / "lib" / name
+        with binary.open("rb") as fh:
+            meta = msgpack.unpackb(ELFFile(fh).get_section_by_name(".rocm_kpack_ref").data())
+        for index in co_indexes(binary):
+            codes = lib["bundles"][index]["code_objects"]
+            for agent in agents:
+                want = {
+                    digests[(name, index, c["target"])] for c in codes if served(c["target"], agent)
+                }
+                got = load_code_object(meta, binary, index, arch_list(agent))
+                digest = hashlib.sha256(got.data).hexdigest() if got.data else None
+                if (digest not in want) if want else digest is not None:
+                    failed.append(f"{agent} {name}#{index}: {got.status}")
+    return failed
+
+
+def test_loader_finds_every_served_kernel(split: dict[str, Any], tmp_path: Path) -> None:
+    """Host + every device wheel: every agent ISA of every processor gets, for every
+    library, a code object the fat binary served it (and none where it served none)."""
+    from wheel_size.rocm.target_id import agent_isas
+
+    plain = [p for n, p in wheels(split["out"]).items() if not n.endswith("-rocm.whl")]
+    root = unpack(plain, tmp_path / "site")
+    agents = [isa for proc in LOADER_PROCESSORS for isa in agent_isas(proc)]
+    assert loader_failures(root, agents, manifest_digests(split["out"])) == []
+
+
+def test_each_target_download_serves_its_agents(
+    split: dict[str, Any], fat_wheel: Path, tmp_path: Path
+) -> None:
+    """What the report says an agent downloads (host + its target wheel's chain) is enough:
+    the device wheel for a target holds what its agents need."""
+    from wheel_size.rocm.target_id import agent_isas
+
+    found = wheels(split["out"])
+    by_key = {d["key"]: found[d["file"]] for d in split["report"]["devices"] if d["file"] in found}
+    checked = 0
+    digests = manifest_digests(split["out"])
+    for row in split["report"]["downloads"]:
+        target = row["target"]
+        if target not in LOADER_PROCESSORS:
+            continue
+        chosen = [found[fat_wheel.name], *(by_key[k] for k in row["wheels"][1:])]
+        root = unpack(chosen, tmp_path / target)
+        assert loader_failures(root, agent_isas(target), digests) == [], target
+        checked += 1
+    assert checked >= 6
+
+
+def test_old_layout_fails_the_loader(split: dict[str, Any], tmp_path: Path) -> None:
+    """The same code objects, one archive per exact target-id (what the split wrote before,
+    and AMD's splitter writes): MI300X- and MI200-style agents miss libraries."""
+    from wheel_size.rocm.kpack import KpackWriter
+
+    plain = [p for n, p in wheels(split["out"]).items() if not n.endswith("-rocm.whl")]
+    root = unpack(plain, tmp_path / "site")
+    contents = kpack_contents(split["out"])
+    digests = manifest_digests(split["out"])
+    shutil.rmtree(root / ".kpack")
+    (root / ".kpack").mkdir()
+    for name, lib in FAT.items():
+        for index, bundle in enumerate(lib["bundles"]):
+            for code in bundle["code_objects"]:
+                target, key = code["target"], f"lib/{name}#{index}"
+                path = root / ".kpack" / f"torch_{target}.kpack"
+                old = (
+                    {k: d for k, _a, d in parse_kpack(path.read_bytes()).iter_kernels()}
+                    if (path.exists())
+                    else {}
+                )
+                old[key] = contents[target][key]
+                with KpackWriter(path, arch=target, group="torch") as w:
+                    for k, data in old.items():
+                        w.add(key=k, data=data)
+    failed = loader_failures(root, ["gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"], digests)
+    assert "gfx942:sramecc+:xnack- libccob19.so#0: KERNEL_NOT_FOUND" in failed
+    assert any(f.startswith("gfx90a:sramecc+:xnack- ") for f in failed)

@@ -149,3 +149,25 @@ def test_random_corruption_is_only_ever_invalid_wheel(tmp_path: Path) -> None:
         except InvalidWheel:
             outcomes["refused"] += 1
     assert outcomes["refused"] > 0
+
+
+def test_small_reads_and_seeks_of_a_deflated_member(tmp_path: Path) -> None:
+    """Parsers of headers read a few bytes at a time and seek: every read must return what a
+    plain file would (ISA-L buffers output inside its decoder, zlib keeps input aside)."""
+    import io
+    import zipfile
+
+    from wheel_size.wheel.archive import open_source
+
+    payload = bytes(range(256)) * 40
+    wheel = tmp_path / "w-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("w/data.bin", payload)
+        archive.writestr("w-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
+    with open_source(wheel) as source, source.open("w/data.bin") as stream:
+        assert stream.read(2) == payload[:2]
+        assert stream.read(58) == payload[2:60]
+        assert stream.seek(0x80) == 0x80 and stream.read(24) == payload[0x80:0x98]
+        assert stream.seek(10) == 10 and stream.read(4) == payload[10:14]  # backwards
+        assert stream.seek(-16, io.SEEK_END) == len(payload) - 16
+        assert stream.read() == payload[-16:]

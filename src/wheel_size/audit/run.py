@@ -18,8 +18,8 @@ from wheel_size.audit.gpu import hip_member_targets
 from wheel_size.audit.inspect import WheelInfo, inspect_wheel
 from wheel_size.audit.matrix import AuditReport, audit_matrix
 from wheel_size.audit.native import ArchScanner
-from wheel_size.diff.inputs import WheelInput, resolve_input
 from wheel_size.errors import InputError, WheelSizeError
+from wheel_size.wheel.inputs import WheelInput, resolve_input
 
 __all__ = [
     "DEFAULT_MAX_DOWNLOAD_MB",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from wheel_size.audit.matrix import AuditReport
-from wheel_size.diff.view import cell, human
+from wheel_size.render.safe_markdown import plain_cell as cell
+from wheel_size.units import format_size as human
 
 __all__ = ["view"]
 

@@ -16,9 +16,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from wheel_size.diff.elfinfo import ELF_MAGIC, HipScanner, LibraryInfo, read_library_info
+from wheel_size.diff.elfinfo import HipScanner, library_problems, read_library_info
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
 from wheel_size.errors import InvalidWheel
+from wheel_size.native import ELF_MAGIC, LibraryFacts
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.record import RecordEntry
 
@@ -78,7 +79,7 @@ def _is_elf(source: WheelSource, member: Member) -> bool:
 
 def _library(
     source: WheelSource, name: str, label: str, workdir: Path, scanners: tuple[HipScanner, ...]
-) -> LibraryInfo:
+) -> LibraryFacts:
     fd, tmp_name = tempfile.mkstemp(dir=workdir, suffix=".so")
     tmp = Path(tmp_name)
     try:
@@ -89,10 +90,10 @@ def _library(
         tmp.unlink(missing_ok=True)
 
 
-def _fill_library(diff: FileDiff, old: LibraryInfo | None, new: LibraryInfo | None) -> None:
-    old = old or LibraryInfo()
-    new = new or LibraryInfo()
-    diff.problems.extend([*old.problems, *new.problems])
+def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | None) -> None:
+    old = old or LibraryFacts(diff.path)
+    new = new or LibraryFacts(diff.path)
+    diff.problems.extend([*library_problems(old), *library_problems(new)])
     # A side whose headers could not be read says nothing: no section is "removed".
     sections = old.readable and new.readable
     for name in sorted(old.sections.keys() | new.sections.keys() if sections else ()):

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from wheel_size.diff.compare import diff_wheels
-from wheel_size.diff.elfinfo import HipScanner
 from wheel_size.diff.inputs import pair_wheels, resolve_input
 from wheel_size.diff.model import WheelDiff
 from wheel_size.errors import InputError, WheelSizeError
@@ -45,12 +44,6 @@ class DiffReport:
         }
 
 
-def _scanners() -> tuple[HipScanner, ...]:
-    from wheel_size.diff.hip import hip_scanners
-
-    return hip_scanners()
-
-
 def diff_inputs(old: Path, new: Path) -> DiffReport:
     """Compare ``old`` and ``new``; raises :class:`InputError` only if nothing was compared."""
     report = DiffReport()
@@ -63,13 +56,10 @@ def diff_inputs(old: Path, new: Path) -> DiffReport:
         report.unpaired_new = [w.label for w in lone_new]
         report.problems += [f"{w.label}: no matching wheel on the new side" for w in lone_old]
         report.problems += [f"{w.label}: no matching wheel on the old side" for w in lone_new]
-        scanners = _scanners()
         for a, b in pairs:
             try:
                 report.comparisons.append(
-                    diff_wheels(
-                        a.path, b.path, old_label=a.label, new_label=b.label, scanners=scanners
-                    )
+                    diff_wheels(a.path, b.path, old_label=a.label, new_label=b.label)
                 )
             except WheelSizeError as exc:
                 report.problems.append(str(exc))

@@ -1,7 +1,7 @@
 """Shape a :class:`~wheel_size.diff.model.WheelDiff` for the Markdown template.
 
-Numbers are formatted here (signed, thousands separators, percentages) so the template only
-lays them out.
+Numbers are formatted here with :mod:`wheel_size.units` (B / KB / MB, MB = 1,048,576
+bytes; signed; percentages) so the template only lays them out.
 """
 
 from __future__ import annotations
@@ -9,50 +9,35 @@ from __future__ import annotations
 from typing import Any
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
-from wheel_size.render.safe_markdown import neutralise_cell
+from wheel_size.render import render
+from wheel_size.render.safe_markdown import plain_cell
+from wheel_size.units import format_size, percent_change
 
-__all__ = ["cell", "human", "signed", "summary_line", "view"]
+__all__ = ["cell", "human", "summary_line", "view"]
 
 
 def cell(text: str) -> str:
     """Text from a wheel (paths, section names) made safe for a Markdown table cell or code span."""
-    return neutralise_cell(text.replace("`", "'"))
+    return plain_cell(text)
 
 
 def human(count: float, *, sign: bool = False) -> str:
-    """Bytes as B / KiB / MiB / GiB with one decimal, optionally signed."""
-    prefix = ("+" if count > 0 else "-" if count < 0 else "±") if sign else ""
-    value = abs(count) if sign else count
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            text = f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-            return prefix + text
-        value /= 1024
-    raise AssertionError("unreachable")
-
-
-def signed(count: int) -> str:
-    return f"{count:+,}"
-
-
-def _percent(old: int, new: int) -> str:
-    if not old:
-        return "new" if new else "±0%"
-    return f"{100 * (new - old) / old:+.1f}%"
+    """Bytes at a readable scale (:func:`wheel_size.units.format_size`), optionally signed."""
+    return format_size(count, signed=sign)
 
 
 def summary_line(diff: WheelDiff) -> str:
-    """One line: wheel and installed deltas, then bloat-o-meter's counts."""
+    """One line: wheel and installed deltas, then bloat-o-meter's counts
+    (``templates/diff_summary.txt.j2``)."""
     t = diff.total
-    c = diff.counts()
-    wheel = human(t.new_bytes - t.old_bytes, sign=True)
-    return (
-        f"wheel {wheel} ({_percent(t.old_bytes, t.new_bytes)}), "
-        f"installed {human(t.new_installed - t.old_installed, sign=True)} "
-        f"({_percent(t.old_installed, t.new_installed)}); "
-        f"add/remove: {c['added']}/{c['removed']} grow/shrink: {c['grown']}/{c['shrunk']} "
-        f"up/down: {signed(c['up'])}/-{abs(c['down']):,} ({signed(c['up'] + c['down'])})"
-    )
+    return render(
+        "diff_summary.txt.j2",
+        wheel=format_size(t.new_bytes - t.old_bytes, signed=True),
+        wheel_pct=percent_change(t.old_bytes, t.new_bytes),
+        installed=format_size(t.new_installed - t.old_installed, signed=True),
+        installed_pct=percent_change(t.old_installed, t.new_installed),
+        c=diff.counts(),
+    ).strip()
 
 
 def _gpu_row(g: GpuDelta) -> dict[str, Any]:
@@ -67,10 +52,10 @@ def _gpu_row(g: GpuDelta) -> dict[str, Any]:
         "arch": cell(arch),
         "image": g.image,
         "entries": f"{g.old_entries} → {g.new_entries}",
-        "old": human(g.old_bytes),
-        "new": human(g.new_bytes),
-        "delta": human(g.delta, sign=True),
-        "uncompressed_delta": human(g.uncompressed_delta, sign=True),
+        "old": format_size(g.old_bytes),
+        "new": format_size(g.new_bytes),
+        "delta": format_size(g.delta, signed=True),
+        "uncompressed_delta": format_size(g.uncompressed_delta, signed=True),
         "compression": old_c if old_c == new_c else f"{old_c} → {new_c}",
         "marker": "[NEW]" if not g.old_entries else "[DEL]" if not g.new_entries else "",
     }
@@ -83,16 +68,16 @@ def _file_row(f: FileDiff, gpu_limit: int) -> dict[str, Any]:
     return {
         "path": cell(f.path),
         "status": f.status,
-        "old_installed": human(f.old_installed) if f.status != "added" else "—",
-        "new_installed": human(f.new_installed) if f.status != "removed" else "—",
-        "delta": human(f.delta, sign=True),
-        "installed_delta": human(f.installed_delta, sign=True),
+        "old_installed": format_size(f.old_installed) if f.status != "added" else "—",
+        "new_installed": format_size(f.new_installed) if f.status != "removed" else "—",
+        "delta": format_size(f.delta, signed=True),
+        "installed_delta": format_size(f.installed_delta, signed=True),
         "sections": [
             {
                 "name": cell(s.name),
-                "old": human(s.old_size),
-                "new": human(s.new_size),
-                "delta": human(s.delta, sign=True),
+                "old": format_size(s.old_size),
+                "new": format_size(s.new_size),
+                "delta": format_size(s.delta, signed=True),
             }
             for s in f.sections
         ],
@@ -110,12 +95,12 @@ def view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> dict[str, 
         "old": cell(diff.old),
         "new": cell(diff.new),
         "summary": summary_line(diff),
-        "old_total": human(diff.total.old_bytes),
-        "new_total": human(diff.total.new_bytes),
+        "old_total": format_size(diff.total.old_bytes),
+        "new_total": format_size(diff.total.new_bytes),
         "files": [_file_row(f, gpu_limit) for f in shown],
         "details": [_file_row(f, gpu_limit) for f in shown if f.sections or f.gpu or f.problems],
         "more_files": len(rest),
-        "more_delta": human(sum(f.installed_delta for f in rest), sign=True),
+        "more_delta": format_size(sum(f.installed_delta for f in rest), signed=True),
         "unchanged": diff.unchanged,
         "problems": [cell(p) for p in diff.problems],
     }

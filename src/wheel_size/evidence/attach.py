@@ -7,13 +7,14 @@ import dataclasses
 from typing import Any
 
 from wheel_size.diff.model import GpuDelta
-from wheel_size.diff.view import human, summary_line
+from wheel_size.diff.view import summary_line
 from wheel_size.evidence.collect import Evidence
-from wheel_size.evidence.reading import SUPPORTS
+from wheel_size.evidence.reading import SUPPORTS, support_text
 from wheel_size.regressions.evidence import CLEARED, CONFIRMED, LIKELY, Status
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import neutralise, neutralise_cell
+from wheel_size.units import format_size
 
 __all__ = ["attach_evidence", "evidence_markdown"]
 
@@ -36,8 +37,8 @@ def _gpu(row: GpuDelta) -> dict[str, str]:
         "image": row.image,
         "section": _cell(row.section),
         "entries": f"{row.old_entries} → {row.new_entries}",
-        "delta": human(row.delta, sign=True),
-        "uncompressed_delta": human(row.uncompressed_delta, sign=True),
+        "delta": format_size(row.delta, signed=True),
+        "uncompressed_delta": format_size(row.uncompressed_delta, signed=True),
     }
 
 
@@ -53,7 +54,7 @@ def _context(evidence: Evidence) -> dict[str, Any]:
     }
     if evidence.report is None or evidence.reading is None:
         return context
-    context["reading"] = neutralise(evidence.reading.sentence)
+    context["reading"] = evidence.reading  # content_reading.md.j2 words it
     omitted = evidence.files_omitted
     for index, diff in enumerate(evidence.report.comparisons):
         files = diff.files[:_FILES]
@@ -71,10 +72,11 @@ def _context(evidence: Evidence) -> dict[str, Any]:
                     {
                         "path": _cell(f.path),
                         "status": f.status,
-                        "installed_delta": human(f.installed_delta, sign=True),
-                        "delta": human(f.delta, sign=True),
+                        "installed_delta": format_size(f.installed_delta, signed=True),
+                        "delta": format_size(f.delta, signed=True),
                         "sections": ", ".join(
-                            f"{_cell(s.name)} {human(s.delta, sign=True)}" for s in f.sections[:3]
+                            f"{_cell(s.name)} {format_size(s.delta, signed=True)}"
+                            for s in f.sections[:3]
                         ),
                     }
                     for f in files
@@ -110,11 +112,7 @@ def attach_evidence(inv: Investigation, evidence: Evidence) -> Investigation:
         status = candidate.status
         fits = supported & set(candidate.classified.categories)
         if fits and status.status not in (CONFIRMED, CLEARED):
-            text = (
-                f"the two nightlies' wheels show {reading.pattern.replace('-', ' ')} "
-                f"({reading.sentence.rstrip('.')}), which its changes ({', '.join(sorted(fits))}) "
-                "explain; no per-commit build to confirm it"
-            )
+            text = support_text(reading, sorted(fits))
             if status.status == LIKELY:
                 text = f"{status.evidence}; {text}"
             candidate = dataclasses.replace(candidate, status=Status(LIKELY, text))

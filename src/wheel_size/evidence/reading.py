@@ -1,9 +1,13 @@
-"""What a wheel diff says about the cause of growth, in one pattern and one sentence.
+"""What a wheel diff says about the cause of growth: one pattern and the numbers behind it.
 
 The readings are the ones a person draws from a bloaty-style breakdown: growth only in
 ``.nv_fatbin`` spread over every SM architecture means more kernels were instantiated;
 growth in architectures the old wheel did not have means the architecture list changed;
 growth in ``.text`` means host C++ code; a new file under ``*.libs/`` means a grafted library.
+
+A :class:`ContentReading` is data (bytes, names, architectures), as it is stored in the
+investigation's JSON; the sentences are templates: ``content_reading.md.j2`` for the
+issue and ``content_support.txt.j2`` for a candidate's status.
 """
 
 from __future__ import annotations
@@ -13,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
-from wheel_size.diff.view import human
+from wheel_size.render import render
 
-__all__ = ["DEVICE_SECTIONS", "ContentReading", "read_growth"]
+__all__ = ["DEVICE_SECTIONS", "ContentReading", "read_growth", "reading_markdown", "support_text"]
 
 DEVICE_SECTIONS = frozenset({".nv_fatbin", "__nv_relfatbin", ".hip_fatbin"})
 _RUNTIMES = (
@@ -58,24 +62,46 @@ SUPPORTS: dict[str, frozenset[str]] = {
 
 @dataclass
 class ContentReading:
+    """One reading: its pattern and the numbers and names the sentence about it uses.
+
+    ``amount`` is the bytes the pattern is about (the new architectures' device code, the
+    device, debug or host sections' growth, or the top file's); ``sections`` the device
+    sections that grew; ``files`` the files it names (new files, largest first, or the
+    bundled runtime libraries among them).
+    """
+
     pattern: Pattern
-    sentence: str
     installed_delta: int = 0
     device_delta: int = 0
     top_file: str | None = None
     archs_grown: list[str] = field(default_factory=list)
     archs_added: list[str] = field(default_factory=list)
+    amount: int = 0
+    sections: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "pattern": self.pattern,
-            "reading": self.sentence,
             "installed_delta": self.installed_delta,
             "device_delta": self.device_delta,
+            "amount": self.amount,
             "top_file": self.top_file,
+            "sections": self.sections,
+            "files": self.files,
             "archs_grown": self.archs_grown,
             "archs_added": self.archs_added,
         }
+
+
+def reading_markdown(reading: ContentReading) -> str:
+    """The reading as one Markdown sentence for the issue (names made safe by the template)."""
+    return render("content_reading.md.j2", r=reading).strip()
+
+
+def support_text(reading: ContentReading, categories: list[str]) -> str:
+    """Plain text for a candidate whose ``categories`` the reading supports (its status)."""
+    return render("content_support.txt.j2", r=reading, categories=categories).strip()
 
 
 def _section_delta(files: list[FileDiff], predicate: Any) -> int:
@@ -96,11 +122,9 @@ def read_growth(diffs: list[WheelDiff]) -> ContentReading:
     files = [f for d in diffs for f in d.files]
     delta = sum(d.total.new_installed - d.total.old_installed for d in diffs)
     if not files:
-        return ContentReading("none", "The two wheels have the same contents.", delta)
+        return ContentReading("none", delta)
     if delta <= 0:
-        return ContentReading(
-            "shrink", f"The wheel's installed size changed by {human(delta, sign=True)}.", delta
-        )
+        return ContentReading("shrink", delta, amount=delta)
     top = max(files, key=lambda f: f.installed_delta)
     device = _section_delta(files, lambda n: n in DEVICE_SECTIONS)
     debug = _section_delta(files, lambda n: n.startswith((".debug", ".zdebug")))
@@ -109,7 +133,7 @@ def read_growth(diffs: list[WheelDiff]) -> ContentReading:
     )
     added = [f for f in files if f.status == "added"]
     added_delta = sum(f.new_installed for f in added)
-    reading = ContentReading("mixed", "", delta, device, top.path)
+    reading = ContentReading("mixed", delta, device, top.path, amount=top.installed_delta)
 
     rows = [g for f in files for g in f.gpu if g.image in ("sass", "code_object")]
     per_arch: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # old entries, new, delta
@@ -127,70 +151,36 @@ def read_growth(diffs: list[WheelDiff]) -> ContentReading:
         for f in files
         for g in f.gpu
     )
-    where = f"`{top.path}`"
 
     if device >= 0.6 * delta:
-        sections = sorted(
+        reading.sections = sorted(
             {s.name for f in files for s in f.sections if s.name in DEVICE_SECTIONS and s.delta > 0}
         )
-        in_sections = " and ".join(f"`{s}`" for s in sections)
+        reading.amount = device
         if reading.archs_added and added_arch_delta >= 0.5 * device:
             reading.pattern = "new-architectures"
-            reading.sentence = (
-                f"Most of the growth ({human(added_arch_delta, sign=True)}) is device code for "
-                f"architectures the old wheel did not have ({', '.join(reading.archs_added)}): "
-                "the architecture list changed."
-            )
+            reading.amount = added_arch_delta
         elif codecs_changed:
             reading.pattern = "compression-change"
-            reading.sentence = (
-                f"The device code in {in_sections} changed compression between the nights: "
-                "a build-flag change (fatbin compression mode), not new code."
-            )
         elif len(both) >= 2 and len(reading.archs_grown) >= 0.75 * len(both):
             reading.pattern = "kernel-instantiations"
-            reading.sentence = (
-                f"Growth is {human(device, sign=True)} in {in_sections} of {where}, spread over "
-                f"every architecture ({', '.join(reading.archs_grown)}): new kernel instantiations."
-            )
         else:
             reading.pattern = "device-code"
-            grown = ", ".join(reading.archs_grown) or "its architectures"
-            reading.sentence = (
-                f"Growth is {human(device, sign=True)} in {in_sections} of {where}, "
-                f"concentrated in {grown}: architecture-specific kernels."
-            )
     elif added and added_delta >= 0.6 * delta:
         grafted = [
             f.path
             for f in added
             if f.path.rsplit("/", 1)[-1].startswith(_RUNTIMES) or ".libs/" in f.path
         ]
-        names = ", ".join(f"`{f.path}`" for f in sorted(added, key=lambda f: -f.new_installed)[:3])
+        reading.amount = added_delta
         if grafted:
             reading.pattern = "grafted-library"
-            libs = ", ".join(f"`{p}`" for p in grafted[:3])
-            reading.sentence = (
-                "Growth comes from files new in the wheel, among them a bundled runtime "
-                f"library ({libs}): check auditwheel's --exclude list."
-            )
+            reading.files = grafted[:3]
         else:
             reading.pattern = "new-files"
-            reading.sentence = f"Growth comes from files new in the wheel: {names}."
+            reading.files = [f.path for f in sorted(added, key=lambda f: -f.new_installed)[:3]]
     elif debug >= 0.5 * delta:
-        reading.pattern = "debug-info"
-        reading.sentence = (
-            f"Growth is {human(debug, sign=True)} of debug sections in {where}: "
-            "debug information is being shipped."
-        )
+        reading.pattern, reading.amount = "debug-info", debug
     elif host >= 0.6 * delta:
-        reading.pattern = "host-code"
-        reading.sentence = (
-            f"Growth is {human(host, sign=True)} of host code and data (not device code) in "
-            f"{where}: shared C++ code or build configuration."
-        )
-    else:
-        reading.sentence = (
-            f"Growth is spread: {where} grew most ({human(top.installed_delta, sign=True)})."
-        )
+        reading.pattern, reading.amount = "host-code", host
     return reading

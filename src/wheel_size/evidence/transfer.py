@@ -83,8 +83,9 @@ def encode_result(report: DiffReport, reading: ContentReading) -> dict[str, Any]
         "reading": dataclasses.asdict(
             dataclasses.replace(
                 reading,
-                sentence=_cut(reading.sentence),
                 top_file=None if reading.top_file is None else _cut(reading.top_file),
+                sections=[_cut(x) for x in reading.sections[:_ROWS]],
+                files=[_cut(x) for x in reading.files[:_ROWS]],
                 archs_grown=[_cut(a) for a in reading.archs_grown[:_ROWS]],
                 archs_added=[_cut(a) for a in reading.archs_added[:_ROWS]],
             )

@@ -12,8 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from github.Repository import Repository
-
+from wheel_size.ports import Commits, Issues
 from wheel_size.regressions.events import (
     CreepSettings,
     Event,
@@ -62,8 +61,8 @@ def events_for_night(
 
 
 def alert_night(
-    issues_repo: Repository,
-    source_repo: Repository,
+    issues_repo: Issues,
+    source_repo: Commits,
     series: Series,
     date: dt.date,
     variants: Sequence[str],

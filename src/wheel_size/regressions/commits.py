@@ -48,6 +48,7 @@ class Commit:
     # None: not fetched (GET /commits/{sha} is one request per commit; we cap them).
     files: tuple[ChangedFile, ...] | None = None
     files_truncated: bool = False  # the commit has more files than one page holds
+    parents: tuple[str, ...] = ()  # SHAs, when the listing gave them (build evidence)
 
     @property
     def title(self) -> str:
@@ -113,4 +114,5 @@ def commit_from_api(data: Mapping[str, Any], *, with_files: bool = False) -> Com
         author=str(author),
         files=files,
         files_truncated=truncated,
+        parents=tuple(str(p["sha"]) for p in data.get("parents") or [] if p.get("sha")),
     )

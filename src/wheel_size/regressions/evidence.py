@@ -28,6 +28,7 @@ __all__ = [
     "cross_variant",
     "pattern_bonus",
     "variant_kind",
+    "with_build_status",
 ]
 
 CONFIRMED = "CONFIRMED"
@@ -219,3 +220,22 @@ def is_host_only(item: Classified) -> bool:
         f.filename.lower().endswith((".cu", ".cuh", ".hip")) or "cuda" in f.filename.lower()
         for f in files
     )
+
+
+def with_build_status(current: Status, build_status: str, build_reason: str) -> Status:
+    """A candidate's status once its per-commit builds were looked at (Method A).
+
+    A status the builds decided (CONFIRMED / NOT CONFIRMED / CLEARED) replaces one read from
+    the code: measured data wins. Without one the candidate is LIKELY with the reason the
+    builds could not decide; a status that already rests on build data (the only commit
+    between two nightlies) or on what ships (docs-only) keeps its word, with the reason added.
+    """
+    if build_status != LIKELY:
+        return Status(build_status, build_reason)
+    reason = f"no per-commit build data: {build_reason}"
+    if current.status in (CONFIRMED, CLEARED, NOT_CONFIRMED):
+        return Status(current.status, f"{current.evidence}; {reason}")
+    code = current.evidence.rstrip(".")
+    if current.status is None:
+        return Status(LIKELY, f"{reason} (ranked by its changes: {code})")
+    return Status(LIKELY, f"{code}; {reason}")

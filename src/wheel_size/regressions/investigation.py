@@ -13,8 +13,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from github.Repository import Repository
-
+from wheel_size.ports import Commits
 from wheel_size.regressions.classify import CATEGORIES, Classified
 from wheel_size.regressions.content_facts import facts_from_diff_json
 from wheel_size.regressions.events import Event
@@ -114,6 +113,11 @@ class Investigation:
         ]
         return self
 
+    # Per-commit build evidence (regressions/build_attach.py): Markdown, JSON, page links.
+    build_markdown: str | None = None
+    build_json: list[dict[str, Any]] | None = None
+    commit_url_template: str | None = None
+
     @property
     def variant(self) -> str:
         return self.event.variant
@@ -170,6 +174,7 @@ class Investigation:
                 {"date": p.date.isoformat(), "size_mb": round(p.size_mb, 3)} for p in self.chart
             ],
             "evidence": self.evidence_json,
+            "build_evidence": self.build_json,
         }
 
 
@@ -180,7 +185,7 @@ def pull_request_url(repo_html_url: str, number: int | None) -> str | None:
 
 
 def investigate(
-    repo: Repository,
+    repo: Commits,
     event: Event,
     series: Series,
     *,

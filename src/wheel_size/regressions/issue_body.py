@@ -140,6 +140,11 @@ def _context(
                 "status": cand.status.status,
                 "evidence": neutralise_cell(cand.status.evidence),
                 "reverts": neutralise_cell(cand.reverts) if cand.reverts else None,
+                "page_url": (
+                    inv.commit_url_template.replace("{sha}", commit.sha)
+                    if inv.commit_url_template
+                    else None
+                ),
             }
         )
     reverts = [
@@ -189,6 +194,8 @@ def _context(
         # Wheel content diff (issue 5): already-rendered, already-safe Markdown or None.
         "evidence": inv.evidence_markdown,
         "content_ranked": inv.content_ranked,
+        # Per-commit builds: already-rendered, already-safe Markdown or None.
+        "build_evidence": inv.build_markdown,
         "reproduce": reproduce.command() if reproduce else None,
         "accepted_label": accepted_label,
     }

@@ -20,12 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from github.Issue import Issue
-from github.IssueComment import IssueComment
-from github.Repository import Repository
-
 from wheel_size.errors import GitHubError
-from wheel_size.github.client import GITHUB_FAILURES, create_once, github_error
+from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
 from wheel_size.regressions.events import Event, rollback_state
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_update
 from wheel_size.regressions.series import MB, SizePoint
@@ -69,6 +65,7 @@ class SyncResult:
     silenced: list[int] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # event keys left for a later run
     lines: list[str] = field(default_factory=list)  # what happened, for logs and summaries
+    events: dict[str, int] = field(default_factory=dict)  # event key -> its issue's number
 
 
 def event_from_marker(body: str | None) -> Event | None:
@@ -97,15 +94,15 @@ def _key_of(body: str | None) -> str | None:
     return None
 
 
-def _write_error(exc: BaseException, repo: str, doing: str) -> GitHubError:
+def _write_error(exc: GitHubFailure, repo: str, doing: str) -> GitHubError:
     """Name what is wrong when GitHub refuses an issue write; fall back to the generic line."""
-    status = getattr(exc, "status", 0)
+    status = exc.status
     if status == 410:
         return GitHubError(
             f"{doing}: GitHub answered 410: issues are disabled in {repo}; enable them in "
             "the repository settings or run without --create-issues"
         )
-    error = github_error(exc, doing)
+    error = exc.saying(doing)
     text = str(error)
     if status in (403, 404) and "rate limit" not in text and "needs" not in text:
         return GitHubError(
@@ -118,34 +115,28 @@ def _write_error(exc: BaseException, repo: str, doing: str) -> GitHubError:
 class IssueSync:
     """Creates and updates the issues of one repository."""
 
-    def __init__(self, repo: Repository, settings: IssueSettings) -> None:
+    def __init__(self, repo: Issues, settings: IssueSettings) -> None:
         self.repo = repo
         self.settings = settings
-        self._issues: list[Issue] | None = None
+        self._issues: list[IssueView] | None = None
 
     # -- finding ---------------------------------------------------------------------
 
-    def _list(self) -> list[Issue]:
+    def _list(self) -> list[IssueView]:
         """Every issue (open or closed) with our label; pull requests left out."""
         try:
-            return [
-                issue
-                for issue in self.repo.get_issues(state="all", labels=[self.settings.label])
-                # A pull request's html_url is .../pull/N. (Reading ``pull_request`` would make
-                # PyGithub fetch every issue again when the key is absent, as it is for issues.)
-                if "/pull/" not in (issue.html_url or "")
-            ]
-        except GITHUB_FAILURES as exc:
-            if getattr(exc, "status", 0) == 410:
+            return self.repo.issues(self.settings.label)
+        except GitHubFailure as exc:
+            if exc.status == 410:
                 raise _write_error(exc, self.repo.full_name, "listing issues") from None
-            raise github_error(exc, f"listing the issues of {self.repo.full_name}") from None
+            raise exc.saying(f"listing the issues of {self.repo.full_name}") from None
 
-    def issues(self) -> list[Issue]:
+    def issues(self) -> list[IssueView]:
         if self._issues is None:
             self._issues = self._list()
         return self._issues
 
-    def find(self, key: str, *, fresh: bool = False) -> Issue | None:
+    def find(self, key: str, *, fresh: bool = False) -> IssueView | None:
         """The issue whose marker names ``key``; the oldest one if there are several."""
         issues = self._list() if fresh else self.issues()
         if fresh:
@@ -153,7 +144,7 @@ class IssueSync:
         matches = [issue for issue in issues if _key_of(issue.body) == key]
         return min(matches, key=lambda i: i.number) if matches else None
 
-    def open_creep_issue(self, variant: str) -> Issue | None:
+    def open_creep_issue(self, variant: str) -> IssueView | None:
         for issue in sorted(self.issues(), key=lambda i: -i.number):
             key = _key_of(issue.body)
             if key and key.startswith(f"creep/{variant}/") and issue.state == "open":
@@ -169,20 +160,21 @@ class IssueSync:
                 owners.append((event.date, issue.number))
         return max(owners)[1] if owners else None
 
-    def accepted(self, issue: Issue) -> bool:
-        return any(label.name == self.settings.accepted_label for label in issue.labels)
+    def accepted(self, issue: IssueView) -> bool:
+        return self.settings.accepted_label in issue.labels
 
     # -- writing ---------------------------------------------------------------------
 
     def open_event(
         self, event: Event, title: str, body: Callable[[], str], result: SyncResult
-    ) -> Issue | None:
+    ) -> IssueView | None:
         """Make sure ``event`` has its issue; ``body`` is only rendered when one is created.
 
         None: no issue yet and creating is off (``settings.create``); the event is skipped.
         """
         existing = self.find(event.key)
         if existing is not None:
+            result.events.setdefault(event.key, existing.number)
             if self.accepted(existing):
                 result.silenced.append(existing.number)
                 result.lines.append(f"#{existing.number} {event.key}: accepted, left alone")
@@ -198,23 +190,26 @@ class IssueSync:
         if not text.startswith(event_marker(event)):
             raise ValueError(f"the body of {event.key} does not start with its marker")
 
-        def create() -> Issue:
-            return self.repo.create_issue(title=title, body=text, labels=list(self.settings.labels))
-
         doing = f"creating the issue for {event.key} in {self.repo.full_name}"
         try:
-            issue = create_once(create, lambda: self.find(event.key, fresh=True))
-        except GITHUB_FAILURES as exc:
+            issue = self.repo.create_issue(
+                title,
+                text,
+                self.settings.labels,
+                find_existing=lambda: self.find(event.key, fresh=True),
+            )
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if self._issues is not None and all(i.number != issue.number for i in self._issues):
             self._issues.append(issue)
         result.created.append(issue.number)
+        result.events.setdefault(event.key, issue.number)
         result.lines.append(f"#{issue.number} {event.key}: opened")
         return issue
 
     def follow_up(
         self,
-        issue: Issue,
+        issue: IssueView,
         point: SizePoint,
         result: SyncResult,
         *,
@@ -267,11 +262,10 @@ class IssueSync:
         )
         doing = f"commenting on #{issue.number} ({event.key}) in {self.repo.full_name}"
         try:
-            create_once(
-                lambda: issue.create_comment(text),
-                lambda: self._find_update(issue, point.date),
+            self.repo.create_comment(
+                issue.number, text, find_existing=lambda: self._find_update(issue, point.date)
             )
-        except GITHUB_FAILURES as exc:
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if closing:
             self._close(issue, event)
@@ -281,21 +275,23 @@ class IssueSync:
             + (", closed" if closing else "")
         )
 
-    def _close(self, issue: Issue, event: Event) -> None:
+    def _close(self, issue: IssueView, event: Event) -> None:
         """Close a rolled-back issue; a refused write names the issue and the repository."""
         doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
         try:
-            issue.edit(state="closed", state_reason="completed")
-        except GITHUB_FAILURES as exc:
+            closed = self.repo.close_issue(issue.number)
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        if self._issues is not None:
+            self._issues = [closed if i.number == closed.number else i for i in self._issues]
 
-    def _comments(self, issue: Issue) -> Sequence[IssueComment]:
+    def _comments(self, issue: IssueView) -> Sequence[CommentView]:
         try:
-            return list(issue.get_comments())
-        except GITHUB_FAILURES as exc:
-            raise github_error(exc, f"reading the comments of #{issue.number}") from None
+            return self.repo.comments(issue.number)
+        except GitHubFailure as exc:
+            raise exc.saying(f"reading the comments of #{issue.number}") from None
 
-    def _our_updates(self, issue: Issue) -> list[tuple[dt.date, str, int]]:
+    def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, int]]:
         updates = []
         for comment in self._comments(issue):
             first = (comment.body or "").split("\n", 1)[0].strip()
@@ -304,7 +300,7 @@ class IssueSync:
                 updates.append((dt.date.fromisoformat(m["night"]), m["state"], int(m["size"])))
         return sorted(updates)
 
-    def _find_update(self, issue: Issue, night: dt.date) -> IssueComment | None:
+    def _find_update(self, issue: IssueView, night: dt.date) -> CommentView | None:
         for comment in self._comments(issue):
             first = (comment.body or "").split("\n", 1)[0].strip()
             m = _UPDATE_MARKER.fullmatch(first)

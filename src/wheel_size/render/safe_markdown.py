@@ -44,6 +44,7 @@ __all__ = [
     "neutralise",
     "neutralise_cell",
     "one_line",
+    "plain_cell",
     "safe_inline",
 ]
 
@@ -238,6 +239,12 @@ def neutralise(text: str) -> str:
 def neutralise_cell(text: str, max_chars: int | None = None) -> str:
     """:func:`safe_inline` on one line, e.g. for a Markdown table cell or list item."""
     return safe_inline(text, max_chars=max_chars)
+
+
+def plain_cell(text: str, max_chars: int | None = None) -> str:
+    """Text from a wheel (paths, section names) for a table cell or code span: its own
+    backticks become quotes, so it can never open or close a code span."""
+    return safe_inline(text.replace("`", "'"), max_chars=max_chars)
 
 
 # --- links we build ourselves ------------------------------------------------------------------

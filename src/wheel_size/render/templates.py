@@ -9,6 +9,11 @@ destinations and lines inside code fences, its companions):
 - ``url``: a link destination that cannot end early or run script;
 - ``one_line``: a line inside a fenced code block.
 
+Numbers go through the unit filters of :mod:`wheel_size.units` (MB = 1,048,576 bytes):
+``mb`` (a value in MB: ``1,234.5``), ``in_mb`` (bytes shown in MB), ``size`` (bytes at a
+readable scale: ``30.3 KB``), ``pct`` (``+1.2%``) and ``count`` (``1,234``); each takes
+``signed=True``.
+
 ``tests/render/test_template_audit.py`` checks that every ``{{ }}`` in a Markdown template
 uses one of them or is a value we write ourselves.
 """
@@ -22,6 +27,7 @@ from typing import Any
 import jinja2
 
 from wheel_size.render.safe_markdown import link_url, one_line, safe_inline
+from wheel_size.units import MB, format_count, format_mb, format_percent, format_size
 
 __all__ = ["render", "template_dir"]
 
@@ -35,12 +41,23 @@ def template_dir() -> Path:
 
 
 def _format_mb(value: float | None, signed: bool = False, digits: int = 1) -> str:
-    if value is None:
-        return "—"
-    value = float(value)  # fails loudly on an undefined variable
-    if round(value, digits) == 0:
-        value = 0.0  # no "-0.0" for a change that rounds away
-    return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
+    return format_mb(value, signed=signed, digits=digits)
+
+
+def _in_mb(value: int | float | None, signed: bool = False, digits: int = 1) -> str:
+    return format_mb(None if value is None else value / MB, signed=signed, digits=digits)
+
+
+def _size(value: int | float | None, signed: bool = False) -> str:
+    return "—" if value is None else format_size(value, signed=signed)
+
+
+def _pct(value: float | None, signed: bool = False, digits: int = 1) -> str:
+    return format_percent(value, signed=signed, digits=digits)
+
+
+def _count(value: int | None, signed: bool = False) -> str:
+    return "—" if value is None else format_count(int(value), signed=signed)
 
 
 def _md(value: Any, multiline: bool = False, max_chars: int | None = None) -> str:
@@ -71,6 +88,10 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["mb"] = _format_mb
+    env.filters["in_mb"] = _in_mb
+    env.filters["size"] = _size
+    env.filters["pct"] = _pct
+    env.filters["count"] = _count
     env.filters["md"] = _md
     env.filters["code"] = _code
     env.filters["url"] = lambda value: link_url(_text(value))

@@ -4,16 +4,19 @@ Plan, then apply:
 
 1. a new section ``.rocm_kpack_ref`` holds the MessagePack load reference
    ``{"kpack_search_paths": [...], "kernel_name": ...}``; it is mapped read-only by a new
-   PT_LOAD at the end of the file, which also carries the (grown) program-header table,
-   so a full table never has to fit in place (PT_PHDR is pointed at the new copy);
+   PT_LOAD at the end of the file, after another new PT_LOAD holding the grown
+   program-header table, so a full table never has to fit in place (PT_PHDR, when present,
+   is pointed at the new copy);
 2. every ``.hipFatBinSegment`` wrapper gets magic HIPK, its pointer (+8) set to the
    reference's address (in the file *and* in its relocation, now R_*_RELATIVE), and the
    code-object index (+16) the kpack keys use: the ordinal of the bundle it pointed to;
 3. no relocation may still point into the old ``.hip_fatbin``;
 4. the page-aligned inside of ``.hip_fatbin`` is cut out of the file; its PT_LOAD is split
-   into a file-backed head, a zero-fill (filesz 0) middle over the cut pages, and a
-   file-backed tail, keeping ``p_offset ≡ p_vaddr`` modulo the alignment; the section
-   becomes NOBITS.
+   into a head whose memsz runs over the cut pages (zero-filled, like .bss) and a tail
+   that maps what followed, keeping ``p_offset ≡ p_vaddr`` modulo the alignment; the
+   section becomes NOBITS.  No PT_LOAD has filesz 0, so none shares an offset with another;
+5. the output must pass :mod:`wheel_size.rocm.elf_verify` (AMD's post-transform rules):
+   any error, or a warning the input did not have, is InvalidElf.
 
 The output is streamed from the input with a handful of small patches: the library is
 never read whole.  It is written next to ``dst`` and renamed into place, mode bits kept.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -40,6 +44,7 @@ from wheel_size.rocm.elf_file import (
     Section,
     Segment,
 )
+from wheel_size.rocm.elf_verify import Finding, verify_image
 from wheel_size.rocm.fatbin_library import (
     FATBIN_SECTION,
     HIPK,
@@ -146,6 +151,46 @@ def _containing_load(elf: ElfImage, fatbin: Section) -> Segment:
     raise InvalidElf(f"{elf.name}: no PT_LOAD maps {FATBIN_SECTION} from the file")
 
 
+def _split_segments(
+    elf: ElfImage, plan: RewritePlan, load: Segment, first: int, last: int
+) -> list[_Phdr]:
+    """The original program headers with file offsets moved past the cut, and the PT_LOAD
+    holding the fatbin split in two: a head whose memsz also covers the cut pages (zero
+    filled, like .bss, so no PT_LOAD has filesz 0 and no two share an offset) and a tail
+    mapping what followed the fatbin from its new offset."""
+    removed, cut_start = plan.removed, plan.cut_start
+    out: list[_Phdr] = []
+    for seg in elf.segments:
+        if seg is load and removed:
+            head_file = first - seg.vaddr
+            tail_file = seg.filesz - (last - seg.vaddr)
+            tail_mem = seg.memsz - (last - seg.vaddr)
+            if tail_file > 0:
+                out.append(
+                    (seg.type, seg.flags, seg.offset, seg.vaddr, seg.paddr, head_file,
+                     last - seg.vaddr, seg.align)
+                )  # fmt: skip
+                delta = last - seg.vaddr
+                out.append(
+                    (seg.type, seg.flags, cut_start, last, seg.paddr + delta, tail_file,
+                     tail_mem, seg.align)
+                )  # fmt: skip
+            else:  # nothing file-backed after the cut: one piece, the rest zero-filled
+                out.append(
+                    (seg.type, seg.flags, seg.offset, seg.vaddr, seg.paddr, head_file,
+                     seg.memsz, seg.align)
+                )  # fmt: skip
+            continue
+        if seg.filesz:
+            offset = plan.new_offset(seg.offset)
+        else:  # empty segments (GNU_STACK) only need a sensible offset
+            offset = seg.offset if seg.offset <= cut_start else max(seg.offset - removed, cut_start)
+        out.append(
+            (seg.type, seg.flags, offset, seg.vaddr, seg.paddr, seg.filesz, seg.memsz, seg.align)
+        )
+    return out
+
+
 def plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -> RewritePlan:
     """Compute the rewrite of ``lib`` (see the module docstring); raises InvalidElf or
     InvalidBundle when the library cannot be rewritten safely."""
@@ -176,6 +221,10 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
     page = _page_size(elf.segments)
     load = _containing_load(elf, fatbin)
     first = _round_up(fatbin.addr, page)
+    if first == load.vaddr:
+        # Keep one page in the file so the zero-fill range always has a file-backed piece
+        # before it to fold into (a PT_LOAD of its own would need an offset of its own).
+        first += page
     last = (fatbin.addr + fatbin.size) // page * page
     if last > first:
         cut_start = fatbin.offset + (first - fatbin.addr)
@@ -200,68 +249,30 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
             raise InvalidElf(f"{name}: section {sec.name} overlaps {FATBIN_SECTION}")
 
     # --- new program headers ---------------------------------------------------------
-    # The new PT_LOAD (program headers, then the reference) goes at the end of the file,
-    # above every mapped address and congruent with its file offset.
     tail_start = _round_up(keep_end - removed, 8)
     top = max(s.vaddr + s.memsz for s in elf.segments if s.type == PT_LOAD)
+    new_segments = _split_segments(elf, plan, load, first, last)
+    # Two new read-only PT_LOADs at the end of the file, above every mapped address and
+    # congruent with their offsets: the grown program-header table, then the reference.
+    # Each in its own PT_LOAD: binutils (strip, objcopy) re-lays-out a segment that holds
+    # the table as if the table sat after the ELF header, and moves anything behind it.
+    table_size = (len(new_segments) + 2) * PHDR.size
+    ref_offset = tail_start + table_size
     seg_vaddr = _round_up(top, page) + tail_start % page
-    last_load = max(i for i, s in enumerate(elf.segments) if s.type == PT_LOAD)
-    new_segments: list[_Phdr] = []
-    phdr_index = new_load_index = -1
-    for i, seg in enumerate(elf.segments):
-        if seg is load and removed:
-            # head (file-backed) / cut pages (zero-fill, filesz 0) / tail (file-backed)
-            head = first - seg.vaddr
-            if head:
-                new_segments.append(
-                    (seg.type, seg.flags, seg.offset, seg.vaddr, seg.vaddr, head, head, seg.align)
-                )
-            new_segments.append(
-                (seg.type, seg.flags, cut_start, first, first, 0, last - first, seg.align)
-            )
-            tail_file = seg.filesz - (last - seg.vaddr)
-            tail_mem = seg.memsz - (last - seg.vaddr)
-            if tail_mem > 0:
-                new_segments.append(
-                    (seg.type, seg.flags, cut_start, last, last, tail_file, tail_mem, seg.align)
-                )
-        elif seg.type == PT_PHDR:
-            phdr_index = len(new_segments)
-            new_segments.append((seg.type, seg.flags, 0, 0, 0, 0, 0, seg.align))  # filled below
-        else:
-            if seg.filesz:
-                offset = plan.new_offset(seg.offset)
-            else:  # empty segments (GNU_STACK) only need a sensible offset
-                offset = (
-                    seg.offset if seg.offset <= cut_start else max(seg.offset - removed, cut_start)
-                )
-            new_segments.append(
-                (
-                    seg.type,
-                    seg.flags,
-                    offset,
-                    seg.vaddr,
-                    seg.paddr,
-                    seg.filesz,
-                    seg.memsz,
-                    seg.align,
-                )
-            )
-        if i == last_load:
-            new_load_index = len(new_segments)
-            new_segments.append((PT_LOAD, PF_R, 0, 0, 0, 0, 0, page))  # filled below
-    table_size = len(new_segments) * PHDR.size
     ref_vaddr = seg_vaddr + table_size
-    seg_size = table_size + len(reference)
-    new_segments[new_load_index] = (
-        PT_LOAD, PF_R, tail_start, seg_vaddr, seg_vaddr, seg_size, seg_size, page
-    )  # fmt: skip
-    if phdr_index >= 0:
-        _t, flags, *_rest, align = new_segments[phdr_index]
-        new_segments[phdr_index] = (
-            PT_PHDR, flags, tail_start, seg_vaddr, seg_vaddr, table_size, table_size, align
-        )  # fmt: skip
-    fixed = new_segments
+    size_ref = len(reference)
+    added = [
+        (PT_LOAD, PF_R, tail_start, seg_vaddr, seg_vaddr, table_size, table_size, page),
+        (PT_LOAD, PF_R, ref_offset, ref_vaddr, ref_vaddr, size_ref, size_ref, page),
+    ]
+    new_segments = [
+        (PT_PHDR, s[1], tail_start, seg_vaddr, seg_vaddr, table_size, table_size, s[7])
+        if s[0] == PT_PHDR
+        else s
+        for s in new_segments
+    ]
+    last_load = max(i for i, s in enumerate(new_segments) if s[0] == PT_LOAD)
+    fixed = [*new_segments[: last_load + 1], *added, *new_segments[last_load + 1 :]]
     table = b"".join(PHDR.pack(*entry) for entry in fixed)
 
     # --- wrappers and their relocations ------------------------------------------------
@@ -308,7 +319,6 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
     old_names = elf.read(shstr)
     name_offset = len(old_names)
     names = old_names + REF_SECTION.encode() + b"\0"
-    ref_offset = tail_start + table_size
     names_offset = ref_offset + len(reference)
     shdr_offset = _round_up(names_offset + len(names), 8)
     headers = []
@@ -422,7 +432,7 @@ def strip_library(
                 apply_plan(plan, fh, out)
             shutil.copymode(src, tmp)
             if verify:
-                verify_stripped(tmp, str(src), plan)
+                verify_stripped(tmp, str(src), plan, before=verify_image(lib.elf))
             tmp.replace(dst)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -431,12 +441,19 @@ def strip_library(
     return plan.result
 
 
-def verify_stripped(path: Path, name: str, plan: RewritePlan) -> None:
-    """Re-read the output with pyelftools: wrappers redirected, reference readable,
-    no relocation into the old fatbin, every PT_LOAD congruent."""
+def verify_stripped(
+    path: Path, name: str, plan: RewritePlan, before: Sequence[Finding] = ()
+) -> None:
+    """Re-read the output: wrappers redirected, reference readable and mapped, and every
+    rule of :mod:`wheel_size.rocm.elf_verify` kept (warnings already in ``before``, the
+    input's findings, are tolerated)."""
     assert plan.result is not None
     with path.open("rb") as fh:
         elf = ElfImage(fh, f"{name} (rewritten)")
+        known = {(f.rule, f.subject) for f in before}
+        for finding in verify_image(elf):
+            if finding.severity == "error" or (finding.rule, finding.subject) not in known:
+                raise InvalidElf(f"{name}: rewritten library breaks an ELF rule: {finding}")
         ref = elf.section(REF_SECTION)
         if ref is None or elf.source.size != plan.result.bytes_after:
             raise InvalidElf(f"{name}: rewritten library lost its {REF_SECTION}")

@@ -11,18 +11,19 @@ the fat binary (spec section 2.5, KP-OLD ``kpack.py`` / ``runtime/src/toc_parser
         compression_scheme, toc {"<path>#<i>": {"<arch>": {type, ordinal, original_size}}},
         and blobs [{offset, size}] (none) or zstd_offset / zstd_size (zstd).
 
-One archive per exact architecture string; its file name, ``gfx_arches`` and TOC arch keys
-are that same string (``gfx90a:xnack+``), because that is what the runtime matches.  The
-writer streams kernels to disk in chunks (:meth:`KpackWriter.add_chunks`,
-:func:`write_kernel_frame`), so a kernel is never held whole; the reader checks every
-offset, size and count before using it, so a hostile archive gives InvalidBundle, not a
-crash or a huge allocation.
+An archive may list several architecture strings in ``gfx_arches`` and file one stored
+kernel under several of them (TOC entries sharing an ordinal, which the runtime allows):
+that is how a split serves every agent ISA without storing a kernel twice
+(:mod:`wheel_size.rocm.kpack_layout`).  The writer streams kernels to disk in chunks
+(:meth:`KpackWriter.add_chunks`, :func:`write_kernel_frame`), so a kernel is never held
+whole; the reader checks every offset, size and count before using it, so a hostile
+archive gives InvalidBundle, not a crash or a huge allocation.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -57,7 +58,7 @@ MAX_TOC = 256 << 20
 
 
 def kpack_file_name(group: str, arch: str) -> str:
-    """``<group>_<arch>.kpack`` with the exact arch string (``torch_gfx90a:xnack+.kpack``)."""
+    """``<group>_<arch>.kpack``; a split names archives by processor (``torch_gfx90a.kpack``)."""
     return f"{group}_{arch}.kpack"
 
 
@@ -85,12 +86,14 @@ def write_kernel_frame(out: IO[bytes], chunks: Iterable[bytes], size: int, level
 
 
 class KpackWriter:
-    """Write one ``.kpack`` for one architecture, kernel by kernel.
+    """Write one ``.kpack``, kernel by kernel.
 
     ``with KpackWriter(path, arch="gfx942", compression="zstd", level=3, group="torch") as w:
     w.add(key="lib/libtorch_hip.so#0", data=code_object)``.  The file appears at ``path``
     only when the block exits cleanly (written to ``path.tmp`` and renamed).  ``group``
-    defaults to the file-name part before ``_<arch>.kpack``.
+    defaults to the file-name part before ``_<arch>.kpack``.  ``arch`` is the
+    ``gfx_arch_family``; ``arches`` the ``gfx_arches`` (default ``[arch]``); each ``add*``
+    files its kernel under ``arches=`` of its own (default ``[arch]``), one stored copy.
     """
 
     def __init__(
@@ -101,11 +104,13 @@ class KpackWriter:
         compression: str = "zstd",
         level: int = 3,
         group: str | None = None,
+        arches: Sequence[str] | None = None,
     ) -> None:
         if compression not in SCHEMES:
             raise ValueError(f"kpack compression {compression!r} is not 'zstd' or 'none'")
         self.path = Path(path)
         self.arch = arch
+        self.arches = list(arches) if arches is not None else [arch]
         self.scheme = SCHEMES[compression]
         self.level = level
         suffix = f"_{arch}.kpack"
@@ -125,27 +130,40 @@ class KpackWriter:
         self._compressor = zstandard.ZstdCompressor(level=level, write_content_size=True)
         self.bytes_in = 0
 
-    def _entry(self, key: str, original_size: int) -> None:
-        if key in self._toc:
-            raise ValueError(f"kpack {self.path.name}: key {key!r} added twice")
-        self._toc[key] = {
-            self.arch: {"type": "hsaco", "ordinal": self._count, "original_size": original_size}
-        }
+    def _entry(self, key: str, original_size: int, arches: Sequence[str] | None) -> None:
+        per_arch = self._toc.setdefault(key, {})
+        names = list(arches) if arches is not None else [self.arch]
+        if not names or any(a in per_arch for a in names) or len(set(names)) != len(names):
+            raise ValueError(f"kpack {self.path.name}: key {key!r} added twice for an arch")
+        for arch in names:
+            per_arch[arch] = {
+                "type": "hsaco",
+                "ordinal": self._count,
+                "original_size": original_size,
+            }
         self._count += 1
         self.bytes_in += original_size
 
-    def add(self, *, key: str, data: bytes) -> None:
+    def add(self, *, key: str, data: bytes, arches: Sequence[str] | None = None) -> None:
         """Append one kernel under TOC key ``<overlay-relative path>#<index>``."""
         if self.scheme == "zstd-per-kernel":
-            self.add_frame(key=key, frame=self._compressor.compress(data), original_size=len(data))
+            frame = self._compressor.compress(data)
+            self.add_frame(key=key, frame=frame, original_size=len(data), arches=arches)
             return
         assert self._file is not None
-        self._entry(key, len(data))
+        self._entry(key, len(data), arches)
         self._blobs.append({"offset": self._pos, "size": len(data)})
         self._file.write(data)
         self._pos += len(data)
 
-    def add_chunks(self, *, key: str, chunks: Iterable[bytes], size: int) -> None:
+    def add_chunks(
+        self,
+        *,
+        key: str,
+        chunks: Iterable[bytes],
+        size: int,
+        arches: Sequence[str] | None = None,
+    ) -> None:
         """Append one kernel of ``size`` bytes arriving as ``chunks`` (compressed on the
         way in for the zstd scheme); memory stays at one chunk."""
         assert self._file is not None
@@ -157,7 +175,7 @@ class KpackWriter:
             self._file.seek(at)
             self._file.write(struct.pack("<I", frame))
             self._file.seek(end)
-            self._entry(key, size)
+            self._entry(key, size, arches)
             self._pos = end
             return
         got = 0
@@ -166,12 +184,18 @@ class KpackWriter:
             self._file.write(chunk)
         if got != size:
             raise ValueError(f"kpack {self.path.name}: kernel {key!r} is {got} bytes, not {size}")
-        self._entry(key, size)
+        self._entry(key, size, arches)
         self._blobs.append({"offset": self._pos, "size": size})
         self._pos += size
 
     def add_frame_chunks(
-        self, *, key: str, chunks: Iterable[bytes], frame_size: int, original_size: int
+        self,
+        *,
+        key: str,
+        chunks: Iterable[bytes],
+        frame_size: int,
+        original_size: int,
+        arches: Sequence[str] | None = None,
     ) -> None:
         """Append a zstd frame (from :func:`write_kernel_frame`) arriving as ``chunks``."""
         if self.scheme != "zstd-per-kernel":
@@ -184,15 +208,17 @@ class KpackWriter:
             self._file.write(chunk)
         if got != frame_size:
             raise ValueError(f"kpack {self.path.name}: frame of {key!r} is {got} bytes")
-        self._entry(key, original_size)
+        self._entry(key, original_size, arches)
         self._pos += 4 + frame_size
 
-    def add_frame(self, *, key: str, frame: bytes, original_size: int) -> None:
+    def add_frame(
+        self, *, key: str, frame: bytes, original_size: int, arches: Sequence[str] | None = None
+    ) -> None:
         """Append a kernel already compressed by :func:`compress_kernel` (zstd scheme only)."""
         if self.scheme != "zstd-per-kernel":
             raise ValueError("add_frame needs the zstd scheme")
         assert self._file is not None
-        self._entry(key, original_size)
+        self._entry(key, original_size, arches)
         self._file.write(struct.pack("<I", len(frame)))
         self._file.write(frame)
         self._pos += 4 + len(frame)
@@ -205,7 +231,7 @@ class KpackWriter:
             "format_version": VERSION,
             "group_name": self.group,
             "gfx_arch_family": self.arch,
-            "gfx_arches": [self.arch],
+            "gfx_arches": self.arches,
             "compression_scheme": self.scheme,
             "toc": self._toc,
         }
@@ -309,7 +335,7 @@ class KpackArchive:
             raise _fail(where, f"kpack compression scheme {self.compression_scheme!r} is unknown")
         locations = self._locations(toc, toc_offset)
         self.entries: dict[tuple[str, str], KpackEntry] = {}
-        used: set[int] = set()
+        sizes: dict[int, int] = {}  # ordinal -> original size (entries may share an ordinal)
         for key, per_arch in _want(toc.get("toc"), dict, where, "toc").items():
             _want(key, str, where, "toc key")
             for arch, info in _want(per_arch, dict, where, f"toc[{key!r}]").items():
@@ -319,11 +345,15 @@ class KpackArchive:
                 original = _want(info.get("original_size"), int, where, "original_size")
                 if info.get("type") != "hsaco":
                     raise _fail(where, f"kpack kernel {key} has type {info.get('type')!r}")
-                if not 0 <= ordinal < len(locations) or ordinal in used:
-                    raise _fail(where, f"kpack kernel {key} has ordinal {ordinal} (bad or reused)")
+                if not 0 <= ordinal < len(locations) or sizes.get(ordinal, original) != original:
+                    raise _fail(
+                        where,
+                        f"kpack kernel {key} has ordinal {ordinal} (bad, or shared with "
+                        "a different size)",
+                    )
                 if not 0 <= original <= MAX_CODE_OBJECT:
                     raise _fail(where, f"kpack kernel {key} has size {original} (0..1 GiB allowed)")
-                used.add(ordinal)
+                sizes[ordinal] = original
                 offset, stored = locations[ordinal]
                 if self.compression_scheme == "none" and stored != original:
                     raise _fail(
@@ -371,12 +401,15 @@ class KpackArchive:
         return out
 
     def keys(self) -> list[tuple[str, str]]:
-        """(key, arch) pairs in ordinal order."""
+        """(key, arch) pairs in ordinal order (aliases of one kernel next to each other)."""
         return [k for k, _ in sorted(self.entries.items(), key=lambda item: item[1].ordinal)]
 
     def get(self, key: str, arch: str | None = None) -> bytes:
-        """The kernel stored under ``key`` for ``arch`` (default: the archive's only arch)."""
-        arch = arch if arch is not None else self.gfx_arch_family
+        """The kernel stored under ``key`` for ``arch`` (default: the archive's family, or
+        the key's only arch)."""
+        if arch is None:
+            listed = [a for k, a in self.entries if k == key]
+            arch = listed[0] if len(listed) == 1 else self.gfx_arch_family
         try:
             entry = self.entries[(key, arch)]
         except KeyError:

@@ -2,9 +2,15 @@
 
 An entry ID is ``<kind>-<triple>-<target-id>``; for AMDHSA the triple is normalised to
 ``amdgcn-amd-amdhsa-`` so the device ID reads ``hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-``
-(spec section 2.1).  The target ID is a processor plus any number of ``:feature±``; we keep
-the exact string because the kpack file name, its ``gfx_arches`` and its TOC keys must all
-be that same string for the runtime to find a kernel (spec section 1.5).
+(spec section 2.1).  The target ID is a processor plus any number of ``:feature±``.
+
+Compatibility follows LLVM (``clang/lib/Basic/TargetID.cpp`` ``isCompatibleTargetID``): a code
+object runs on an agent when the processors are equal and every feature the code object
+names is named by the agent with the same sign (an unnamed feature means "any").  The
+agent-side tables (which features a processor reports, which processors a generic ISA
+covers) are LLVM's AMDGPUUsage tables; :func:`loader_candidates` is rocm-kpack's runtime
+enumeration (``isa_target_match.h``), used to lay out kpack archives so that loader finds a
+kernel for every agent (see ``wheel_size.rocm.kpack_layout``).
 """
 
 from __future__ import annotations
@@ -14,7 +20,40 @@ from dataclasses import dataclass
 
 from wheel_size.errors import InvalidBundle
 
-__all__ = ["EntryId", "TargetId", "parse_entry_id", "parse_target_id"]
+__all__ = [
+    "GENERIC_COVERS",
+    "EntryId",
+    "TargetId",
+    "agent_features",
+    "agent_isas",
+    "compatible",
+    "generic_of",
+    "loader_candidates",
+    "parse_entry_id",
+    "parse_target_id",
+    "qualified_strings",
+]
+
+# Features an agent of each processor reports (HSA ISA names carry them, in this order).
+_SRAMECC_XNACK = ("sramecc", "xnack")
+_FEATURES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"), _SRAMECC_XNACK),
+    **dict.fromkeys(("gfx950", "gfx9-4-generic"), _SRAMECC_XNACK),
+    **dict.fromkeys(("gfx900", "gfx902", "gfx904", "gfx909", "gfx90c"), ("xnack",)),
+    **dict.fromkeys(("gfx1010", "gfx1011", "gfx1012", "gfx1013"), ("xnack",)),
+    **dict.fromkeys(("gfx9-generic", "gfx10-1-generic"), ("xnack",)),
+}
+# Generic ISA -> the processors whose agents run its code objects (LLVM AMDGPUUsage).
+GENERIC_COVERS: dict[str, tuple[str, ...]] = {
+    "gfx9-generic": ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"),
+    "gfx9-4-generic": ("gfx940", "gfx941", "gfx942", "gfx950"),
+    "gfx10-1-generic": ("gfx1010", "gfx1011", "gfx1012", "gfx1013"),
+    "gfx10-3-generic": tuple(f"gfx103{i}" for i in range(7)),
+    "gfx11-generic": (*(f"gfx110{i}" for i in range(4)), *(f"gfx115{i}" for i in range(4))),
+    "gfx12-generic": ("gfx1200", "gfx1201"),
+    "gfx12-5-generic": ("gfx1250", "gfx1251"),
+}
+_GENERIC_OF = {proc: gen for gen, procs in GENERIC_COVERS.items() for proc in procs}
 
 # gfx906, gfx90a, gfx1100, and the LLVM generic ISAs gfx9-generic, gfx10-3-generic, gfx9-4-generic.
 _PROCESSOR = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)*(?:-generic)?|[a-z][a-z0-9_]*")
@@ -97,3 +136,54 @@ def parse_entry_id(text: str) -> EntryId:
     if not triple or not target:
         raise InvalidBundle(f"bundle entry ID {text!r} names no target")
     return EntryId(text=text, kind=kind, triple=triple, target=parse_target_id(target))
+
+
+def agent_features(processor: str) -> tuple[str, ...]:
+    """The features an agent of ``processor`` reports (``("sramecc", "xnack")`` for gfx942)."""
+    return _FEATURES.get(processor, ())
+
+
+def generic_of(processor: str) -> str | None:
+    """The generic ISA whose code objects run on ``processor`` (gfx942 -> gfx9-4-generic)."""
+    return _GENERIC_OF.get(processor)
+
+
+def qualified_strings(processor: str, features: tuple[str, ...]) -> list[str]:
+    """Every target-id string over ``features``, each unnamed, ``+`` or ``-``: full
+    combinations, partial ones and the bare processor (3**n strings, fullest first)."""
+    out = [processor]
+    for name in features:
+        out = [f"{head}:{name}{sign}" for head in out for sign in "+-"] + out
+    return sorted(out, key=lambda text: -text.count(":"))
+
+
+def agent_isas(processor: str) -> list[str]:
+    """The ISA names an agent of ``processor`` can report: every feature signed."""
+    return [t for t in qualified_strings(processor, agent_features(processor))
+            if t.count(":") == len(agent_features(processor))]  # fmt: skip
+
+
+def compatible(code: TargetId, agent: TargetId) -> bool:
+    """LLVM's rule: same processor, and each feature of the code object named by the agent
+    with the same sign."""
+    if code.processor != agent.processor:
+        return False
+    named = dict(agent.features)
+    return all(named.get(name) is on for name, on in code.features)
+
+
+def loader_candidates(agent: str) -> list[str]:
+    """rocm-kpack's ``for_each_compatible_target``: strip ``amdgcn-amd-amdhsa--``, then the
+    processor with every subset of the agent's features, as a bit mask counted down from
+    all set, where feature *i* is bit ``n-1-i`` (so features drop from the right first)."""
+    text = agent.removeprefix("amdgcn-amd-amdhsa--")
+    processor, *features = text.split(":")
+    features = [f for f in features if f]
+    if not processor:
+        return []
+    n = len(features)
+    out = []
+    for mask in range((1 << n) - 1, -1, -1):
+        kept = [f for i, f in enumerate(features) if mask & (1 << (n - 1 - i))]
+        out.append(":".join([processor, *kept]))
+    return out

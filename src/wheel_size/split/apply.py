@@ -25,13 +25,14 @@ import io
 import shutil
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from wheel_size.errors import InputError, OutputError
 from wheel_size.fileio import (
@@ -42,6 +43,7 @@ from wheel_size.fileio import (
     remove_dirs,
 )
 from wheel_size.progress import Progress
+from wheel_size.rocm.kpack_layout import plan_archives
 from wheel_size.split.metadata import (
     DeviceBundle,
     device_metadata,
@@ -70,10 +72,12 @@ from wheel_size.split.plan import (
     regenerated,
     scan_wheel,
 )
+from wheel_size.split.pool import Timed
 from wheel_size.split.pool import pool as _pool
 from wheel_size.split.pool import run_jobs as _run
 from wheel_size.split.work import (
     ApplyJob,
+    CodeObjectRef,
     KpackJob,
     KpackResult,
     LibraryJob,
@@ -111,6 +115,10 @@ class SplitResult:
     devices: list[DeviceOutput]
     libraries: list[LibraryResult]
     warnings: list[str] = field(default_factory=list)
+    # Wall-clock seconds per phase (scan, libraries, kpacks, wheels, move, total) and worker
+    # seconds spent writing the host, variant and device wheels: the report's timing table.
+    timings: dict[str, float] = field(default_factory=dict)
+    options: SplitOptions | None = None  # what the report's notes describe
     # Directories this run created (outermost first): removed again if a later step fails.
     created: list[Path] = field(default_factory=list)
 
@@ -236,8 +244,10 @@ def split_wheel(
 ) -> SplitResult:
     """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
     log = log or sys.stderr
+    started = time.perf_counter()
     output_dir = output_dir.resolve()
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, tail):
+        scanned = time.perf_counter()  # the header scan; the library scan is timed in _split
         made = make_dirs(output_dir.parent, naming=output_dir)
         try:
             stage = Path(
@@ -249,7 +259,9 @@ def split_wheel(
         try:
             try:
                 result = _split(source, scan, options, stage, tmp_dir, host_name, log)
+                moving = time.perf_counter()
                 created = _move_into_place(stage / "out", output_dir, options, tail)
+                result.timings["move"] = time.perf_counter() - moving
             finally:
                 shutil.rmtree(stage, ignore_errors=True)
         except OutputError as exc:
@@ -265,6 +277,9 @@ def split_wheel(
             raise
     _relocate(result, stage / "out", output_dir)
     result.created = [*made, *([output_dir] if created else [])]
+    result.timings["scan"] += scanned - started
+    result.timings["total"] = time.perf_counter() - started
+    result.options = options
     return result
 
 
@@ -336,14 +351,19 @@ def _split(
     work = Path(tempfile.mkdtemp(prefix="wheel-size-split-", dir=tmp_dir or stage))
     out = stage / "out"
     out.mkdir()
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
     try:
         with _pool(options.jobs) as pool:
             try:  # these waves write only into the work directory
                 jobs = library_jobs(source, scan, options, work, keep=True)
                 plan = plan_split(pool, jobs, scan, options, host_name, log)
                 _announce(plan, options, log)
+                timings["scan"], clock = time.perf_counter() - clock, time.perf_counter()
                 libraries = _apply_libraries(pool, plan, jobs, log)
+                timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+                timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()
             except OSError as exc:
                 if not is_write_failure(exc):
                     raise
@@ -358,7 +378,14 @@ def _split(
                 source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out
             )
             with Progress("split: writing wheels", len(wheel_jobs), stream=log) as progress:
-                written = _run(pool, write_output, wheel_jobs, progress, lambda j: 1)
+                timed = _run(pool, Timed(write_output), wheel_jobs, progress, lambda j: 1)
+            timings["wheels"] = time.perf_counter() - clock
+            written = [wheel for wheel, _ in timed]
+            seconds = [took for _, took in timed]
+            timings["host_wheel"] = seconds.pop(0)
+            if options.variant_label:
+                timings["variant_wheel"] = seconds.pop(0)
+            timings["device_wheels"] = sum(seconds)
     finally:
         if tmp_dir is not None:
             shutil.rmtree(work, ignore_errors=True)
@@ -373,17 +400,23 @@ def _split(
         if plan.source_path.is_file()
         else sum(m.size for m in plan.members)
     )
-    return SplitResult(plan, input_size, host, variant, devices, libraries, list(plan.warnings))
+    return SplitResult(
+        plan, input_size, host, variant, devices, libraries, list(plan.warnings), timings=timings
+    )
 
 
 def _apply_libraries(
     pool: Executor, plan: SplitPlan, jobs: Sequence[LibraryJob], log: TextIO
 ) -> list[LibraryResult]:
-    """Rewrite every fat library and stage its code objects, as planned."""
+    """Rewrite every fat library and stage its code objects, as planned; a library's
+    ``seconds`` are its worker time in both waves (scan and rewrite)."""
     work = [ApplyJob(jobs[lib.number], lib) for lib in plan.fat_libraries]
     total = sum(lib.size for lib in plan.fat_libraries)
     with Progress("split: shared libraries", total, unit="bytes", stream=log) as progress:
-        return _run(pool, apply_library, work, progress, lambda j: j.plan.size)
+        timed = _run(pool, Timed(apply_library), work, progress, lambda j: j.plan.size)
+    for (result, took), job in zip(timed, work, strict=True):
+        result.seconds = job.plan.seconds + took
+    return [result for result, _ in timed]
 
 
 def _build_kpacks(
@@ -394,25 +427,30 @@ def _build_kpacks(
     work: Path,
     log: TextIO,
 ) -> list[KpackResult]:
-    by_arch: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    # One archive per processor, laid out for rocm-kpack's loader rules (every agent ISA
+    # finds a compatible kernel for every library; docs/split.md, "Archive layout").
+    objects: dict[str, dict[str, CodeObjectRef]] = defaultdict(dict)
     for lib in sorted((r for r in libraries if r.fat), key=lambda r: r.rel):
         for ref in sorted(lib.code_objects, key=lambda c: c.index):
             where = f"{plan.source_path}:{plan.overlay + '/' if plan.overlay else ''}{lib.rel}"
-            arch = check_target_id(normalize_arch(ref.target), where)
-            by_arch[arch].append((f"{lib.rel}#{ref.index}", ref))
+            arch = check_target_id(normalize_arch(ref.target), where)  # a name-safe target
+            objects[f"{lib.rel}#{ref.index}"].setdefault(arch, ref)
     group = plan.identity.group
     jobs = [
         KpackJob(
-            arch=arch,
+            arch=archive.name,
             group=group,
-            path=work / "kpack" / f"{group}_{arch}.kpack",
+            path=work / "kpack" / f"{group}_{archive.name}.kpack",
             compression=options.compression,
             level=options.compression_level,
-            items=tuple(items),
+            items=tuple(
+                (key, objects[key][target], arches) for key, target, arches in archive.entries
+            ),
             deflate_level=options.deflate_level,
             zip_ready=options.output_format == "wheel",
+            arches=archive.arches,
         )
-        for arch, items in sorted(by_arch.items())
+        for archive in plan_archives({k: list(v) for k, v in sorted(objects.items())})
     ]
     with Progress("split: kpack archives", len(jobs), stream=log) as progress:
         return _run(pool, build_kpack, jobs, progress, lambda j: 1)

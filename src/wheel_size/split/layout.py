@@ -1,10 +1,12 @@
 """Which kpack archives and device wheels a split makes, known before any is written.
 
 The plan needs the layout up front (the dry run prints it; names are validated before any
-work): one archive per exact target-id with every code object for it, keyed
-``<rel>#<index>``, and one device wheel per bundle key holding its archives and database
-files. The apply phase builds the archives and bundles with ``apply._build_kpacks`` and
-``apply._bundles``; the dry-run tests check both agree (names, members, sizes).
+work): the archives :func:`wheel_size.rocm.kpack_layout.plan_archives` lays out (one per
+processor, each code object stored once under its ``<rel>#<index>`` key and listed for the
+arch strings the loader asks with), and one device wheel per bundle key holding its archives
+and database files. The apply phase builds the archives and bundles with
+``apply._build_kpacks`` and ``apply._bundles`` from the same inputs; the dry-run tests check
+both agree (names, members, sizes).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wheel_size.rocm.kpack_layout import plan_archives
 from wheel_size.split.names import (
     Hierarchy,
     check_bundle_key,
@@ -28,8 +31,9 @@ __all__ = ["PlannedDevice", "PlannedKpack", "plan_layout"]
 
 @dataclass(frozen=True)
 class PlannedKpack:
-    """One archive: its file name, target-id and bundle key, with the code objects
-    (``(key, uncompressed size)``, key order) it will hold."""
+    """One archive: its file name, name part (a processor) and bundle key, with the code
+    objects it stores (``(key, uncompressed size)``), each once however many arch strings
+    list it."""
 
     name: str
     arch: str
@@ -74,16 +78,18 @@ def plan_layout(
 ) -> tuple[tuple[PlannedDevice, ...], list[str]]:
     """The device wheels (bundle-key order) and the warnings about keys the pinned hierarchy
     does not know; ``db_keys`` lists ``(bundle key, member, size)`` of each database file."""
-    by_arch: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    sizes: dict[str, dict[str, int]] = defaultdict(dict)
     for lib in sorted((lib for lib in libraries if lib.fat), key=lambda lib: lib.rel):
         member = f"{where}:{overlay + '/' if overlay else ''}{lib.rel}"
         for code in sorted(lib.code_objects, key=lambda c: c.index):
             arch = check_target_id(normalize_arch(code.target), member)
-            by_arch[arch].append((f"{lib.rel}#{code.index}", code.size))
+            sizes[f"{lib.rel}#{code.index}"].setdefault(arch, code.size)
     kpacks: dict[str, list[PlannedKpack]] = defaultdict(list)
-    for arch, items in sorted(by_arch.items()):
-        key = table.bundle_key(arch)
-        kpacks[key].append(PlannedKpack(f"{group}_{arch}.kpack", arch, key, tuple(items)))
+    for archive in plan_archives({k: list(v) for k, v in sorted(sizes.items())}):
+        key = table.bundle_key(archive.name)
+        items = tuple((entry, sizes[entry][target]) for entry, target, _ in archive.entries)
+        name = f"{group}_{archive.name}.kpack"
+        kpacks[key].append(PlannedKpack(name, archive.name, key, items))
     dbs: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for key, member, size in db_keys:
         dbs[key].append((member, size))

@@ -13,14 +13,14 @@ know are routed by their own name and reported as warnings.
 
 from __future__ import annotations
 
-import io
+import dataclasses
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TextIO, cast
+from typing import TextIO
 
 from wheel_size.errors import InputError, InvalidWheel
 from wheel_size.progress import Progress
@@ -28,7 +28,7 @@ from wheel_size.split.databases import route_database, select_databases
 from wheel_size.split.layout import PlannedDevice, plan_layout
 from wheel_size.split.metadata import HostIdentity, parse_identity
 from wheel_size.split.names import Hierarchy, hierarchy
-from wheel_size.split.pool import run_jobs
+from wheel_size.split.pool import Timed, run_jobs
 from wheel_size.split.work import LibraryJob, LibraryPlan, scan_library
 from wheel_size.wheel.archive import Member, WheelSource
 from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
@@ -137,56 +137,6 @@ def _magic(source: WheelSource, member: Member) -> bytes:
         return stream.read(4)
 
 
-class _Seekable(io.RawIOBase):
-    """A member stream the header parsers can seek in: forward by reading on, backward by
-    opening it again; its size is the declared one, so nothing is inflated to find the end
-    (a DLL's headers are at its start)."""
-
-    def __init__(self, source: WheelSource, member: Member) -> None:
-        super().__init__()
-        self._source, self._member = source, member
-        self._stream = source.open(member.name)
-        self._pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        target = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._member.size}[whence]
-        target += offset
-        if target < self._pos:
-            self._stream.close()
-            self._stream = self._source.open(self._member.name)
-            self._pos = 0
-        while self._pos < target and self._pos < self._member.size:
-            chunk = self._stream.read(min(1 << 20, target - self._pos))
-            if not chunk:
-                break
-            self._pos += len(chunk)
-        self._pos = max(self._pos, target)  # past the end: reads give b""
-        return self._pos
-
-    def read(self, size: int | None = -1) -> bytes:
-        data = self._stream.read(-1 if size is None else size)
-        self._pos += len(data)
-        return data
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()
-
-
 def _windows_candidates(
     source: WheelSource, pe_members: list[Member], elf_members: list[Member]
 ) -> list[Member]:
@@ -198,13 +148,12 @@ def _windows_candidates(
     fat = []
     try:
         for member in pe_members:
-            with _Seekable(source, member) as seekable:
-                stream = cast("IO[bytes]", seekable)
+            with source.open(member.name) as stream:
                 if probe_pe(stream, f"{source.path}:{member.name}", member.name, member.size):
                     fat.append(member)
         for member in elf_members if fat else []:
-            with _Seekable(source, member) as seekable:
-                if has_hip_fatbin_data(cast("IO[bytes]", seekable), f"{source.path}:{member.name}"):
+            with source.open(member.name) as stream:
+                if has_hip_fatbin_data(stream, f"{source.path}:{member.name}"):
                     raise InputError(
                         f"{source.path}: mixes ELF and PE/COFF fat binaries ({member.name} is "
                         f"ELF, {fat[0].name} is a Windows DLL); split one platform's wheel at "
@@ -341,9 +290,10 @@ def plan_split(
     table = table or hierarchy()
     total = sum(m.size for m in scan.candidates)
     with Progress("split: scanning libraries", total, unit="bytes", stream=log) as progress:
-        libraries = run_jobs(
-            executor, scan_library, jobs, progress, lambda j: scan.candidates[j.number].size
+        timed = run_jobs(
+            executor, Timed(scan_library), jobs, progress, lambda j: scan.candidates[j.number].size
         )
+    libraries = [dataclasses.replace(lib, seconds=took) for lib, took in timed]
     if not any(lib.fat for lib in libraries):
         raise InputError(
             f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has a "

@@ -8,17 +8,31 @@ failing job cancels the others and its error is raised as it is.
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from wheel_size.progress import Progress
 
-__all__ = ["pool", "run_jobs"]
+__all__ = ["Timed", "pool", "run_jobs"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Timed(Generic[T, R]):
+    """``fn`` that also returns the seconds it took in the worker (picklable for the pool)."""
+
+    fn: Callable[[T], R]
+
+    def __call__(self, job: T) -> tuple[R, float]:
+        start = time.perf_counter()
+        result = self.fn(job)
+        return result, time.perf_counter() - start
 
 
 class _Inline(Executor):

@@ -118,6 +118,7 @@ class LibraryPlan:
     copy: Path | None = None
     extracted: bool = False
     warning: str | None = None
+    seconds: float = 0.0  # worker time of the scan
 
     @property
     def device_bytes(self) -> int:
@@ -148,6 +149,7 @@ class LibraryResult:
     targets: tuple[str, ...] = ()
     code_objects: list[CodeObjectRef] = field(default_factory=list)
     warning: str | None = None  # why a library with device code was left unchanged
+    seconds: float = 0.0  # worker time: extraction and host rewrite (set by split.apply)
 
 
 def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
@@ -371,14 +373,17 @@ def process_library(job: LibraryJob) -> LibraryResult:
 
 @dataclass(frozen=True)
 class KpackJob:
-    """One kpack archive: every code object of one exact target-id, in key order."""
+    """One kpack archive (``arch`` is the processor in its name, ``arches`` its
+    ``gfx_arches``): each staged code object stored once, under its TOC key and the arch
+    strings the layout lists it for (:mod:`wheel_size.rocm.kpack_layout`)."""
 
     arch: str
     group: str
     path: Path
     compression: str
     level: int
-    items: tuple[tuple[str, CodeObjectRef], ...]  # (toc key, staged code object)
+    items: tuple[tuple[str, CodeObjectRef, tuple[str, ...]], ...]  # (toc key, code, arches)
+    arches: tuple[str, ...] = ()
     deflate_level: int = 6
     zip_ready: bool = True  # also prepare the zip member (hash, CRC, deflate) in this worker
 
@@ -410,25 +415,35 @@ def _staged_chunks(fd: int, offset: int, size: int) -> Iterator[bytes]:
 
 def build_kpack(job: KpackJob) -> KpackResult:
     """Write one ``<group>_<arch>.kpack`` from staged code objects."""
+    # ``kernels`` in the result counts stored code objects, not their TOC aliases.
     from wheel_size.rocm.kpack import KpackWriter
 
     job.path.parent.mkdir(parents=True, exist_ok=True)
     handles: dict[Path, int] = {}
     try:
         with KpackWriter(
-            job.path, arch=job.arch, group=job.group, compression=job.compression, level=job.level
+            job.path,
+            arch=job.arch,
+            arches=job.arches or None,
+            group=job.group,
+            compression=job.compression,
+            level=job.level,
         ) as writer:
-            for key, ref in job.items:
+            for key, ref, arches in job.items:
                 fd = handles.get(ref.path)
                 if fd is None:
                     fd = handles[ref.path] = os.open(ref.path, os.O_RDONLY)
                 chunks = _staged_chunks(fd, ref.offset, ref.size)
                 if ref.compressed:
                     writer.add_frame_chunks(
-                        key=key, chunks=chunks, frame_size=ref.size, original_size=ref.original_size
+                        key=key,
+                        chunks=chunks,
+                        frame_size=ref.size,
+                        original_size=ref.original_size,
+                        arches=arches or None,
                     )
                 else:
-                    writer.add_chunks(key=key, chunks=chunks, size=ref.size)
+                    writer.add_chunks(key=key, chunks=chunks, size=ref.size, arches=arches or None)
     finally:
         for fd in handles.values():
             os.close(fd)

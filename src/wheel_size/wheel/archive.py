@@ -203,6 +203,10 @@ class MemberReader(io.RawIOBase):
         self.raw = raw
         self._fd = fd
         self._spend = spend
+        self._rewind()
+
+    def _rewind(self) -> None:
+        raw = self.raw
         self._pos = raw.offset  # next compressed byte to read
         self._left = raw.compressed_size  # compressed bytes not yet read
         self._produced = 0
@@ -213,6 +217,24 @@ class MemberReader(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._produced
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        """Move within the inflated member: forward by inflating and discarding, backward by
+        inflating again from the start (parsers of headers seek; the bounds still hold)."""
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._produced, io.SEEK_END: self.raw.size}[whence]
+        target = min(max(base + offset, 0), self.raw.size)
+        if target < self._produced:
+            self._rewind()
+        while self._produced < target:
+            if not self.read(min(target - self._produced, _OUT_CHUNK)):
+                break
+        return self._produced
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         data = self.read(len(buffer))
@@ -268,11 +290,11 @@ class MemberReader(io.RawIOBase):
             if not self._pending:
                 self._pending = self._pread(min(_CHUNK, self._left))
                 if not self._pending:
-                    # ISA-L takes in all the input and holds back output beyond ``want``
-                    # (zlib leaves it in unconsumed_tail): ask for it; b"" means the input
-                    # ended before the stream did, and _finish says so.
+                    # ISA-L keeps output it could not hand back inside the decoder (zlib keeps
+                    # its input in unconsumed_tail instead): drain it before giving up
                     held: bytes = self._decoder.decompress(b"", want)
-                    return held
+                    self._pending = self._decoder.unconsumed_tail
+                    return held  # b"": input exhausted before the end; _finish says so
             out: bytes = self._decoder.decompress(self._pending, want)
             self._pending = self._decoder.unconsumed_tail
             if out:

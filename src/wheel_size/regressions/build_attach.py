@@ -1,0 +1,117 @@
+"""Put per-commit build evidence into an investigation: statuses, a Markdown section, JSON.
+
+The enricher runs :func:`~wheel_size.regressions.build_evidence.verify_candidates` for the
+top candidates of a jump and never fails the issue: an unexpected error becomes a note and
+the candidates keep their statuses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from wheel_size.oneline import one_line
+from wheel_size.regressions.build_evidence import (
+    BuildCache,
+    BuildEvidenceOptions,
+    BuildPort,
+    BuildVerdict,
+    SuspectRef,
+    verify_candidates,
+)
+from wheel_size.regressions.evidence import with_build_status
+from wheel_size.regressions.investigation import Investigation
+from wheel_size.render import render
+from wheel_size.series import MB
+
+__all__ = ["attach_build_evidence", "build_evidence_enricher", "build_markdown"]
+
+
+def _proofs(verdict: BuildVerdict) -> list[dict[str, str]]:
+    proofs = []
+    for label, measured in (("commit", verdict.suspect), ("parent", verdict.base)):
+        if measured is not None and measured.url:
+            proofs.append({"label": f"{label}: {measured.source}", "url": measured.url})
+    return proofs
+
+
+def build_markdown(
+    inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
+) -> str:
+    """The "Per-commit builds" section (text from logs and names is neutralised)."""
+    repo_url = f"https://github.com/{inv.repo}"
+    by_sha = {c.classified.commit.sha: c.classified.commit for c in inv.candidates}
+    rows = []
+    for sha, verdict in verdicts.items():
+        commit = by_sha.get(sha)
+        delta = verdict.delta_bytes
+        rows.append(
+            {
+                "sha": sha[:12],
+                "url": (commit.html_url if commit else "") or f"{repo_url}/commit/{sha}",
+                "page_url": options.commit_url(sha),
+                "parent": (verdict.parent or "")[:12] or None,
+                "parent_url": f"{repo_url}/commit/{verdict.parent}",
+                "status": verdict.status,
+                "base_mb": verdict.base.size_bytes / MB if verdict.base else None,
+                "delta_mb": None if delta is None else delta / MB,
+                "proofs": _proofs(verdict),
+                "reason": verdict.reason,
+            }
+        )
+    return render("build_evidence.md.j2", rows=rows, jump_mb=inv.event.delta_mb)
+
+
+def attach_build_evidence(
+    inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
+) -> Investigation:
+    """Statuses from the builds (measured data replaces code reading), the section, JSON."""
+    inv.commit_url_template = options.commit_url_template
+    if not verdicts:
+        return inv
+    updated = []
+    for candidate in inv.candidates:
+        verdict = verdicts.get(candidate.classified.commit.sha)
+        if verdict is not None:
+            status = with_build_status(candidate.status, verdict.status, verdict.reason)
+            candidate = dataclasses.replace(candidate, status=status)
+        updated.append(candidate)
+    inv.candidates = updated
+    inv.build_markdown = build_markdown(inv, verdicts, options)
+    inv.build_json = [v.to_json() for v in verdicts.values()]
+    return inv
+
+
+def build_evidence_enricher(
+    port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
+) -> Callable[[Investigation], Investigation]:
+    """An ``enrich`` step for :func:`~wheel_size.regressions.alerts.alert_night`; ``cache``
+    is shared by every event of the run (variants of one night share their candidates)."""
+    shared = cache if cache is not None else BuildCache()
+
+    def enrich(inv: Investigation) -> Investigation:
+        event = inv.event
+        if not options.enabled or event.kind != "jump":
+            inv.commit_url_template = options.commit_url_template
+            return inv
+        refs = [
+            SuspectRef(c.classified.commit.sha, c.classified.commit.parents) for c in inv.candidates
+        ]
+        try:
+            verdicts = verify_candidates(
+                port,
+                refs,
+                variant=event.variant,
+                artifact=event.after.artifact,
+                jump_bytes=event.after.size_bytes - event.before.size_bytes,
+                options=options,
+                cache=shared,
+            )
+        except Exception as exc:  # the issue matters more than its evidence
+            inv.notes.append(
+                one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
+            )
+            verdicts = {}
+        return attach_build_evidence(inv, verdicts, options)
+
+    return enrich

@@ -1,0 +1,63 @@
+"""``wheel-size investigate`` with per-commit build evidence, as a subprocess against the
+fake GitHub: a build at the culprit and at its parent makes it CONFIRMED, with the run that
+proves it and the commit-page link in the Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli.test_investigate_cli import make_world, store_history
+from conftest import run_cli
+from fakegithub import FakeGitHub
+
+MB = 1 << 20
+ARTIFACT = "manywheel-py3_12-cuda12_8"
+
+
+def _args(tmp_path: Path, fake: FakeGitHub) -> tuple[list[str], list[str], object]:
+    w = make_world(tmp_path)
+    repo = fake.add_repo("pytorch/pytorch", git_dir=w.path)
+    wf = repo.add_workflow(name="trunk")
+    culprit, parent = w.main[3], w.main[2]
+    wf.add_run(head_sha=parent, head_branch="main").add_artifact(ARTIFACT, size_in_bytes=900 * MB)
+    run = wf.add_run(head_sha=culprit, head_branch="main")
+    run.add_artifact(ARTIFACT, size_in_bytes=900 * MB + int(4.2 * MB))
+    history = store_history(tmp_path, w)
+    args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
+    args += ["--variant", "cuda12_8", "--no-evidence"]
+    return args, [culprit, parent, str(run.id)], w
+
+
+def test_confirmed_with_the_build_that_proves_it(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    args, (culprit, parent, run_id), _ = _args(tmp_path, fake_github)
+    hud = "https://hud.example/pytorch/pytorch/commit/{sha}"
+    result = run_cli([*args, "--commit-url-template", hud], env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "### Per-commit builds" in text
+    assert f"([page](https://hud.example/pytorch/pytorch/commit/{culprit}))" in text
+    row = next(line for line in text.splitlines() if line.startswith(f"| [`{culprit[:12]}`]"))
+    assert "**CONFIRMED**" in row and "+4.20 MB" in row
+    assert f"/actions/runs/{run_id})" in row
+    first = next(line for line in text.splitlines() if line.startswith("| 1 |"))
+    assert "CONFIRMED" in first and "[page](" in first
+
+    result = run_cli([*args, "--format", "json"], env=fake_github.env())
+    data = json.loads(result.stdout)
+    top = data["candidates"][0]
+    assert top["sha"] == culprit and top["status"] == "CONFIRMED"
+    verdict = next(v for v in data["build_evidence"] if v["sha"] == culprit)
+    assert verdict["parent"] == parent and verdict["delta_bytes"] == int(4.2 * MB)
+
+
+def test_off_and_bad_input(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    args, _, _ = _args(tmp_path, fake_github)
+    result = run_cli([*args, "--no-build-evidence"], env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    assert "Per-commit builds" not in result.stdout
+    bad = run_cli([*args, "--build-evidence-log-pattern", "no group"], env=fake_github.env())
+    assert bad.returncode == 2
+    assert bad.stderr.strip().endswith("needs a (?P<size>...) group with the number")
+    bad = run_cli([*args, "--log-url-template", "ftp://x"], env=fake_github.env())
+    assert bad.returncode == 2 and "{job_id}" in bad.stderr
