@@ -119,6 +119,7 @@ class LibraryPlan:
     extracted: bool = False
     warning: str | None = None
     seconds: float = 0.0  # worker time of the scan
+    findings: tuple[Any, ...] = ()  # elf_verify findings of the input (its rewrite may keep them)
 
     @property
     def device_bytes(self) -> int:
@@ -238,6 +239,11 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
             )
             targets = tuple(library.targets)
             rewrite, size_after = _plan_rewrite(library, kind, job)
+            findings: tuple[Any, ...] = ()
+            if kind == "elf":
+                from wheel_size.rocm.elf_verify import verify_image
+
+                findings = tuple(verify_image(library.elf))
             keep = job.keep
             return LibraryPlan(
                 job.number,
@@ -256,6 +262,7 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                 size_after=size_after,
                 copy=src if keep else None,
                 extracted=extracted and keep,
+                findings=findings,
             )
     except WheelSizeError as exc:
         raise _renamed(exc, src, job.source) from None
@@ -355,7 +362,7 @@ def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: Libra
         with tmp.open("wb") as out:
             apply_plan(plan.rewrite, fh, out)
         shutil.copymode(src, tmp)
-        verify_stripped(tmp, spec.source, plan.rewrite)
+        verify_stripped(tmp, spec.source, plan.rewrite, before=plan.findings)
         tmp.replace(dst)
     except BaseException:
         tmp.unlink(missing_ok=True)
