@@ -1,16 +1,18 @@
 """Plan a split, then carry the frozen plan out: rewrite libraries, build kpacks, write wheels,
 move them into place.
 
-The plan (:mod:`wheel_size.split.plan`) is complete before the first output byte is written:
-the scan wave reads every candidate library once; the apply waves only extract (from the scan's
-copies), rewrite and write, and change nothing in the plan. :func:`plan_only` stops after the
-plan (``--dry-run``) and writes nothing outside a temporary directory it removes again.
+The library wave plans each candidate completely (:func:`wheel_size.split.work.scan_library`
+parses it once) and, in the same job, carries that plan out (code objects staged, the
+planned host rewrite written and verified, nothing parsed again); the job's plans are frozen
+into one :class:`~wheel_size.split.plan.SplitPlan` (layout, names, warnings) before any kpack
+or wheel is written, and those are built from it alone. :func:`plan_only` runs only the
+planning (``--dry-run``) and writes nothing outside a temporary directory it removes again.
 
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
 directory as it was (directories this run created are removed again). Work is spread over
-``--jobs`` processes in four waves (library scan, library rewrite, kpack archives, wheels);
-unchanged members are copied as raw compressed bytes.
+``--jobs`` processes in three waves (libraries, kpack archives, wheels); unchanged members are
+copied as raw compressed bytes.
 
 Every output name is composed from validated parts (``wheel_filename``: PEP 508 name, PEP 440
 version, PEP 425 tags; bundle keys and target-ids of a strict character set) and resolved
@@ -21,6 +23,7 @@ refuses (full, read-only, a file in the way) is one OutputError naming the outpu
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import shutil
 import sys
@@ -66,9 +69,9 @@ from wheel_size.split.plan import (
     SplitPlan,
     WheelScan,
     find_dist_info,
+    freeze_plan,
     host_filename,
     library_jobs,
-    plan_split,
     regenerated,
     scan_wheel,
 )
@@ -76,15 +79,15 @@ from wheel_size.split.pool import Timed
 from wheel_size.split.pool import pool as _pool
 from wheel_size.split.pool import run_jobs as _run
 from wheel_size.split.work import (
-    ApplyJob,
     CodeObjectRef,
     KpackJob,
     KpackResult,
     LibraryJob,
+    LibraryPlan,
     LibraryResult,
     WheelJob,
-    apply_library,
     build_kpack,
+    library_job,
     write_output,
 )
 from wheel_size.wheel.archive import Member, WheelSource, open_source
@@ -226,8 +229,9 @@ def plan_only(
         work = Path(tempfile.mkdtemp(prefix="wheel-size-dry-run-", dir=tmp_dir))
         try:
             with _pool(options.jobs) as executor:
-                jobs = library_jobs(source, scan, options, work, keep=False)
-                plan = plan_split(executor, jobs, scan, options, host_name, log)
+                jobs = library_jobs(source, scan, options, work, apply=False)
+                libraries, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
+            plan = freeze_plan(scan, libraries, options, host_name)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     _announce(plan, options, log)
@@ -247,7 +251,7 @@ def split_wheel(
     started = time.perf_counter()
     output_dir = output_dir.resolve()
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, tail):
-        scanned = time.perf_counter()  # the header scan; the library scan is timed in _split
+        scanned = time.perf_counter()
         made = make_dirs(output_dir.parent, naming=output_dir)
         try:
             stage = Path(
@@ -277,7 +281,7 @@ def split_wheel(
             raise
     _relocate(result, stage / "out", output_dir)
     result.created = [*made, *([output_dir] if created else [])]
-    result.timings["scan"] += scanned - started
+    result.timings["scan"] = scanned - started
     result.timings["total"] = time.perf_counter() - started
     result.options = options
     return result
@@ -356,11 +360,10 @@ def _split(
     try:
         with _pool(options.jobs) as pool:
             try:  # these waves write only into the work directory
-                jobs = library_jobs(source, scan, options, work, keep=True)
-                plan = plan_split(pool, jobs, scan, options, host_name, log)
+                jobs = library_jobs(source, scan, options, work, apply=True)
+                planned, libraries = _library_wave(pool, scan, jobs, "shared libraries", log)
+                plan = freeze_plan(scan, planned, options, host_name)
                 _announce(plan, options, log)
-                timings["scan"], clock = time.perf_counter() - clock, time.perf_counter()
-                libraries = _apply_libraries(pool, plan, jobs, log)
                 timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
                 timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()
@@ -405,18 +408,23 @@ def _split(
     )
 
 
-def _apply_libraries(
-    pool: Executor, plan: SplitPlan, jobs: Sequence[LibraryJob], log: TextIO
-) -> list[LibraryResult]:
-    """Rewrite every fat library and stage its code objects, as planned; a library's
-    ``seconds`` are its worker time in both waves (scan and rewrite)."""
-    work = [ApplyJob(jobs[lib.number], lib) for lib in plan.fat_libraries]
-    total = sum(lib.size for lib in plan.fat_libraries)
-    with Progress("split: shared libraries", total, unit="bytes", stream=log) as progress:
-        timed = _run(pool, Timed(apply_library), work, progress, lambda j: j.plan.size)
-    for (result, took), job in zip(timed, work, strict=True):
-        result.seconds = job.plan.seconds + took
-    return [result for result, _ in timed]
+def _library_wave(
+    pool: Executor, scan: WheelScan, jobs: Sequence[LibraryJob], what: str, log: TextIO
+) -> tuple[list[LibraryPlan], list[LibraryResult]]:
+    """Every candidate's plan (candidate order) and, when the jobs apply, the fat libraries'
+    results; ``seconds`` of each is its job's worker time."""
+    total = sum(m.size for m in scan.candidates)
+    with Progress(f"split: {what}", total, unit="bytes", stream=log) as progress:
+        timed = _run(
+            pool, Timed(library_job), jobs, progress, lambda j: scan.candidates[j.number].size
+        )
+    plans = [dataclasses.replace(plan, seconds=took) for (plan, _), took in timed]
+    results = []
+    for (_, result), took in timed:
+        if result is not None:
+            result.seconds = took
+            results.append(result)
+    return plans, results
 
 
 def _build_kpacks(

@@ -1,35 +1,32 @@
-"""Plan a split completely before anything is written: what moves where, and how.
+"""Plan a split completely before any output is written: what moves where, and how.
 
-Two read-only steps. :func:`scan_wheel` reads names and headers only: the wheel's identity,
-the ELF files under the overlay root that may carry device code and the Windows DLLs that do
-(their headers are read here: ``.hip_fat``), and the device wheel every database file goes to.
-:func:`plan_split` then scans every candidate library once in the process pool
+Two steps that write no output. :func:`scan_wheel` reads names and headers only: the wheel's
+identity, the ELF files under the overlay root that may carry device code and the Windows
+DLLs that do (their headers are read here: ``.hip_fat``), and the device wheel every database
+file goes to.
+Then every candidate library is planned once in the process pool
 (:func:`wheel_size.split.work.scan_library`: wrappers, targets, code objects, the planned
-host rewrite) and freezes all of it, with the kpack and device-wheel layout
-(:mod:`wheel_size.split.layout`) and every warning, into a :class:`SplitPlan` that the apply
-phase only carries out and the dry run prints. Architectures the pinned hierarchy does not
-know are routed by their own name and reported as warnings.
+host rewrite), and :func:`freeze_plan` freezes all of it, with the kpack and device-wheel
+layout (:mod:`wheel_size.split.layout`) and every warning, into a :class:`SplitPlan`: the dry
+run prints it, the split builds its kpacks and wheels from it and changes nothing in it.
+Architectures the pinned hierarchy does not know are routed by their own name and reported
+as warnings.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 from wheel_size.errors import InputError, InvalidWheel
-from wheel_size.progress import Progress
 from wheel_size.split.databases import route_database, select_databases
 from wheel_size.split.layout import PlannedDevice, plan_layout
 from wheel_size.split.metadata import HostIdentity, parse_identity
 from wheel_size.split.names import Hierarchy, hierarchy
-from wheel_size.split.pool import Timed, run_jobs
-from wheel_size.split.work import LibraryJob, LibraryPlan, scan_library
+from wheel_size.split.work import LibraryJob, LibraryPlan
 from wheel_size.wheel.archive import Member, WheelSource
 from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
 
@@ -38,8 +35,9 @@ __all__ = [
     "SplitOptions",
     "SplitPlan",
     "WheelScan",
+    "freeze_plan",
     "host_filename",
-    "plan_split",
+    "library_jobs",
     "scan_wheel",
 ]
 
@@ -252,7 +250,7 @@ def _search_paths(rel: str, group: str) -> tuple[str, ...]:
 
 
 def library_jobs(
-    source: WheelSource, scan: WheelScan, options: SplitOptions, work: Path, *, keep: bool
+    source: WheelSource, scan: WheelScan, options: SplitOptions, work: Path, *, apply: bool
 ) -> list[LibraryJob]:
     """One job per candidate, in candidate order (largest first)."""
     jobs = []
@@ -271,29 +269,23 @@ def library_jobs(
                 deflate_level=options.deflate_level,
                 zstd_level=options.compression_level if options.compression == "zstd" else None,
                 check_hash=options.verify_bundle_hash,
-                keep=keep,
+                apply=apply,
             )
         )
     return jobs
 
 
-def plan_split(
-    executor: Executor,
-    jobs: Sequence[LibraryJob],
+def freeze_plan(
     scan: WheelScan,
+    libraries: Sequence[LibraryPlan],
     options: SplitOptions,
     host_name: str,
-    log: TextIO,
     table: Hierarchy | None = None,
 ) -> SplitPlan:
-    """Scan every candidate library (in the pool) and freeze the whole split."""
+    """The whole split, frozen: the header scan, every library's plan (candidate order), the
+    kpack and device-wheel layout, every warning. Refuses a wheel without registered device
+    code."""
     table = table or hierarchy()
-    total = sum(m.size for m in scan.candidates)
-    with Progress("split: scanning libraries", total, unit="bytes", stream=log) as progress:
-        timed = run_jobs(
-            executor, Timed(scan_library), jobs, progress, lambda j: scan.candidates[j.number].size
-        )
-    libraries = [dataclasses.replace(lib, seconds=took) for lib, took in timed]
     if not any(lib.fat for lib in libraries):
         raise InputError(
             f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has a "

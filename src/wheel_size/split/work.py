@@ -8,6 +8,7 @@ peak memory does not depend on what size a (compressed) code object claims.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ __all__ = [
     "WheelJob",
     "apply_library",
     "build_kpack",
+    "library_job",
     "process_library",
     "scan_library",
     "write_output",
@@ -76,7 +78,7 @@ class LibraryJob:
     deflate_level: int
     zstd_level: int | None = None  # compress code objects while staging them
     check_hash: bool = False  # MD5 of compressed bundles (clang checks it only when verbose)
-    keep: bool = True  # keep the inflated copy for the apply phase (False: a dry run)
+    apply: bool = True  # carry the plan out (False: a dry run, which only plans)
 
 
 @dataclass(frozen=True)
@@ -212,8 +214,8 @@ def _plan_rewrite(library: Any, kind: str, job: LibraryJob) -> tuple[Any, int]:
 def scan_library(job: LibraryJob) -> LibraryPlan:
     """Read one candidate once (extracting it when it is a zip member): detect device code,
     delimit its bundles, list targets and code objects, and plan the host rewrite. Writes
-    nothing but the inflated copy, which is kept for the apply phase only when ``job.keep``
-    and the library is fat."""
+    nothing but the inflated copy, which is kept for :func:`apply_library` only when
+    ``job.apply`` and the library is fat."""
     src, extracted = _extract(job)
     keep = False
     try:
@@ -244,7 +246,7 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                 from wheel_size.rocm.elf_verify import verify_image
 
                 findings = tuple(verify_image(library.elf))
-            keep = job.keep
+            keep = job.apply
             return LibraryPlan(
                 job.number,
                 job.rel,
@@ -369,13 +371,24 @@ def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: Libra
         raise
 
 
-def process_library(job: LibraryJob) -> LibraryResult:
-    """Scan and apply one library in one call (tools and fuzzing; the split runs the two
-    phases as separate waves so its plan is complete before anything is written)."""
+def library_job(job: LibraryJob) -> tuple[LibraryPlan, LibraryResult | None]:
+    """One library through the split's library wave: its complete plan (:func:`scan_library`)
+    and, unless this is a dry run, that plan carried out at once (:func:`apply_library`),
+    while the inflated copy is fresh in the page cache. Holding every library's copy until
+    all are planned cost a tenth more CPU (``docs/benchmarks.md``). The plan that goes back
+    to the main process leaves out what only the apply needed (bundles, rewrite bytes)."""
     plan = scan_library(job)
-    if not plan.fat:
+    result = apply_library(ApplyJob(job, plan)) if plan.fat and job.apply else None
+    slim = dataclasses.replace(plan, bundles=(), rewrite=None, copy=None, findings=())
+    return slim, result
+
+
+def process_library(job: LibraryJob) -> LibraryResult:
+    """Plan and apply one library (tools and fuzzing)."""
+    plan, result = library_job(job)
+    if result is None:
         return LibraryResult(job.number, job.rel, fat=False, warning=plan.warning)
-    return apply_library(ApplyJob(job, plan))
+    return result
 
 
 @dataclass(frozen=True)
