@@ -111,10 +111,10 @@ OURS: dict[str, set[str]] = {
         "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
     },
     "regression_update.md.j2": {
-        "marker",  # update_marker(): our key, dates, sizes
-        "date",
-        "before_date",
-        "event_date",
+        "markers",  # update_marker(): our key, dates, sizes
+        "r.date",  # ISO dates
+        "r.before_date",
+        "r.event_date",
     },
     "size-report.md.j2": {
         "item.periods",  # dates
