@@ -52,7 +52,9 @@ def repo_for(fake: FakeGitHub, w: World) -> Repository:
     return connect(fake.token, fake.url, retry=FAST).get_repo(REPO)
 
 
-def sizes(w: World, cuda: dict[str, float], **others: dict[str, float]) -> dict[str, list[SizePoint]]:
+def sizes(
+    w: World, cuda: dict[str, float], **others: dict[str, float]
+) -> dict[str, list[SizePoint]]:
     out = {"cuda12_8": points("cuda12_8", cuda, w)}
     out.update({v: points(v, s, w) for v, s in others.items()})
     return out
@@ -193,9 +195,7 @@ def test_drop_issues_are_off_by_default_and_say_shrank(
     assert "grew by -" not in (issue.body or "") and "grew by −" not in (issue.body or "")
 
 
-def test_requests_identical_rerun_and_quiet_nights(
-    tmp_path: Path, fake_github: FakeGitHub
-) -> None:
+def test_requests_identical_rerun_and_quiet_nights(tmp_path: Path, fake_github: FakeGitHub) -> None:
     """Issue #12 item 6: an identical re-run costs <= 10 requests; a quiet night with N
     open issues costs <= 5 (the listing; no comment reads); the listing is read once per
     run however many nights the run covers."""

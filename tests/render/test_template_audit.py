@@ -109,6 +109,7 @@ OURS: dict[str, set[str]] = {
         "candidates_total",
         "evidence",  # Markdown rendered by regression_evidence.md.j2 (audited above)
         "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
+        "cc.login",  # opt-in mention: a login checked against GitHub's login syntax
     },
     "regression_update.md.j2": {
         "markers",  # update_marker(): our key, dates, sizes

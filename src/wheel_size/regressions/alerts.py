@@ -57,6 +57,7 @@ class AlertSettings:
     include_drops: bool = False  # --drop-issues: large drops get an issue too
     max_details: int = DEFAULT_MAX_DETAILS
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    cc_culprit: bool = False  # mention the author of a CONFIRMED top candidate
 
 
 def events_for_night(
@@ -199,7 +200,7 @@ def alert_night(
         found = {e.key: sync.find(e.key) for e in group.events}
         numbers = {i.number: i for i in found.values() if i is not None}
         missing = [e for e in group.events if found[e.key] is None]
-        home = min(numbers.values(), key=lambda i: i.number) if numbers else None
+        home: Issue | None = min(numbers.values(), key=lambda i: i.number) if numbers else None
         if home is None and missing:
             home = sync.joinable(missing[0])
         if home is not None:
@@ -212,7 +213,9 @@ def alert_night(
                 sync.join(home, missing, title, result)
             continue
 
-        def body(group: NightGroup = group) -> str:
+        made: list[Investigation] = []
+
+        def body(group: NightGroup = group, made: list[Investigation] = made) -> str:
             inv = investigate(
                 source_repo, group.primary, series, max_details=settings.max_details, cache=cache
             )
@@ -226,21 +229,21 @@ def alert_night(
                 accepted_label=settings.issues.accepted_label,
                 threshold=settings.thresholds.describe(),
                 group=group.events,
+                cc_culprit=settings.cc_culprit,
             )
 
-        made: list[Investigation] = []
         # The title needs no API calls: it only names the variants, date and deltas.
-        issue = sync.open_event(group.primary, group_title(group), body, result)
-        if issue is not None:
-            handled.add(issue.number)
+        opened = sync.open_event(group.primary, group_title(group), body, result)
+        if opened is not None:
+            handled.add(opened.number)
             if on_investigation is not None and made:
-                on_investigation(made[0], issue.number)
+                on_investigation(made[0], opened.number)
 
     watched = set(variants)
-    for issue in list(sync.issues()):
-        if issue.number in handled or issue.state != "open":
+    for standing in list(sync.issues()):
+        if standing.number in handled or standing.state != "open":
             continue
-        verdicts = _verdicts(issue, source_repo, series, date, watched, settings, cache)
+        verdicts = _verdicts(standing, source_repo, series, date, watched, settings, cache)
         if verdicts:
-            sync.follow_up(issue, verdicts, result, repo_url=repo_url)
+            sync.follow_up(standing, verdicts, result, repo_url=repo_url)
     return result

@@ -8,6 +8,7 @@ within GitHub's 65,536 characters by showing fewer candidates first and cutting 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,10 +33,10 @@ __all__ = [
     "MARKER_PREFIX",
     "Reproduce",
     "candidates_marker",
-    "render_lifecycle",
     "event_marker",
     "issue_title",
     "render_body",
+    "render_lifecycle",
     "render_markdown",
     "render_update",
     "update_marker",
@@ -137,6 +138,7 @@ def _context(
     threshold: str,
     shown: int,
     group: Sequence[Event] = (),
+    cc_culprit: bool = False,
 ) -> dict[str, Any]:
     ev = inv.event
     members = [e for e in group if e.key != ev.key]
@@ -190,8 +192,7 @@ def _context(
     return {
         "marker": markers + "\n" + candidates_marker(inv),
         "group": [
-            {"variant": neutralise_cell(e.variant), "delta_mb": e.delta_mb}
-            for e in [ev, *members]
+            {"variant": neutralise_cell(e.variant), "delta_mb": e.delta_mb} for e in [ev, *members]
         ]
         if members
         else [],
@@ -225,7 +226,22 @@ def _context(
         "build_evidence": inv.build_markdown,
         "reproduce": reproduce.command() if reproduce else None,
         "accepted_label": accepted_label,
+        "cc": _culprit_login(inv) if cc_culprit else None,
     }
+
+
+_LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
+
+
+def _culprit_login(inv: Investigation) -> dict[str, str] | None:
+    """The login to mention (opt-in): only the author of a CONFIRMED top candidate, and
+    only a well-formed GitHub login (anything else stays unmentioned)."""
+    if not inv.candidates or inv.candidates[0].status.status != "CONFIRMED":
+        return None
+    commit = inv.candidates[0].classified.commit
+    if not _LOGIN.match(commit.login):
+        return None
+    return {"login": commit.login, "sha": commit.short_sha}
 
 
 def _render_fitting(template: str, limit: int, **kwargs: Any) -> str:
@@ -259,6 +275,7 @@ def render_body(
     threshold: str = "1 MB",
     limit: int = BODY_LIMIT,
     group: Sequence[Event] = (),
+    cc_culprit: bool = False,
 ) -> str:
     """The issue body: markers, jump, chart, cross-variant table, candidates, reverts.
 
@@ -269,6 +286,7 @@ def render_body(
         limit,
         inv=inv,
         group=group,
+        cc_culprit=cc_culprit,
         repo_url=repo_url.rstrip("/"),
         reproduce=reproduce,
         accepted_label=accepted_label,
@@ -358,7 +376,5 @@ def render_lifecycle(
                 "run_url": _run_url(base, point.run_id),
             }
         )
-    text = render(
-        "regression_update.md.j2", markers="\n".join(markers), rows=rows, closing=closing
-    )
+    text = render("regression_update.md.j2", markers="\n".join(markers), rows=rows, closing=closing)
     return fit_body(text)

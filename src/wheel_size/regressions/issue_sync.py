@@ -61,7 +61,8 @@ _UPDATE_MARKER = re.compile(
     r"size=(?P<size>\d+) -->"
 )
 _CANDIDATES_MARKER = re.compile(
-    re.escape(MARKER_PREFIX) + r"candidates=(?P<items>[0-9a-f]{7,40}(?::\d+)?(?:,[0-9a-f]{7,40}(?::\d+)?)*)? -->"
+    re.escape(MARKER_PREFIX)
+    + r"candidates=(?P<items>[0-9a-f]{7,40}(?::\d+)?(?:,[0-9a-f]{7,40}(?::\d+)?)*)? -->"
 )
 
 
@@ -214,9 +215,11 @@ class IssueSync:
             raise github_error(exc, f"listing the issues of {self.repo.full_name}") from None
 
     def issues(self) -> list[Issue]:
-        if self._issues is None:
-            self._issues = self._list()
-        return self._issues
+        listed = self._issues
+        if listed is None:
+            listed = self._list()
+            self._issues = listed
+        return listed
 
     def find(self, key: str, *, fresh: bool = False) -> Issue | None:
         """The issue whose marker names ``key``; the oldest one if there are several."""
@@ -294,9 +297,7 @@ class IssueSync:
                 return issue
         return None
 
-    def join(
-        self, issue: Issue, events: Sequence[Event], title: str, result: SyncResult
-    ) -> None:
+    def join(self, issue: Issue, events: Sequence[Event], title: str, result: SyncResult) -> None:
         """Add ``events`` (crossed later the same night) to the night's issue: one marker
         line each after the existing ones, a sentence in the body, the new title."""
         if self.accepted(issue):

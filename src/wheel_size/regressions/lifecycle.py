@@ -128,9 +128,7 @@ def links_regrowth(candidates: Sequence[Listed], commits: Sequence[Commit]) -> s
     return None
 
 
-def crossing_tonight(
-    points: Sequence[SizePoint], point: SizePoint, thresholds: Thresholds
-) -> int:
+def crossing_tonight(points: Sequence[SizePoint], point: SizePoint, thresholds: Thresholds) -> int:
     """+1 / -1 when tonight's step crosses the threshold up / down, else 0."""
     step = jump_on(points, point.date, thresholds, include_drops=True)
     if step is None:
@@ -161,8 +159,7 @@ def decide(
         return Verdict("rolled-back", event.variant, point, undone_by)
     if crossing == -direction or back:
         where = (
-            "back at the pre-event level, but no commit of the window reverts a listed "
-            "candidate"
+            "back at the pre-event level, but no commit of the window reverts a listed candidate"
             if within_tolerance(event, point.size_bytes, settings)
             else "not back at the pre-event level"
         )

@@ -137,6 +137,18 @@ def add_issue_options(parser: argparse.ArgumentParser) -> None:
         help="close an issue when the size rolls back (default: comment only)",
     )
     g.add_argument(
+        "--drop-issues",
+        action="store_true",
+        help="open an issue for a size drop that crosses the threshold too (default: drops "
+        "are explained by investigate and the report, and only comment on open issues)",
+    )
+    g.add_argument(
+        "--cc-culprit",
+        action="store_true",
+        help="mention the author of a CONFIRMED culprit in the issue (default off: every "
+        "mention is neutralised)",
+    )
+    g.add_argument(
         "--creep-mb",
         type=float,
         default=5.0,
@@ -194,4 +206,6 @@ def alert_settings_from_args(args: argparse.Namespace) -> AlertSettings:
             regrowth_mb=thresholds.mb or 1.0,
         ),
         max_details=args.max_commit_details,
+        include_drops=bool(getattr(args, "drop_issues", False)),
+        cc_culprit=bool(getattr(args, "cc_culprit", False)),
     )

@@ -24,7 +24,7 @@ from wheel_size.regressions.events import Event
 from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
-from wheel_size.regressions.issue_sync import SyncResult
+from wheel_size.regressions.issue_sync import IssueCache, SyncResult
 from wheel_size.series import SizeSeries
 from wheel_size.variants import ArtifactNaming
 
@@ -71,6 +71,7 @@ def create_issues_for_night(
     store_args: Sequence[str] = (),
     enrich: Callable[[Investigation], Investigation] | None = None,
     result: SyncResult | None = None,
+    issue_cache: IssueCache | None = None,
 ) -> SyncResult:
     """Open or update the issues of ``date`` for the watched ``variants`` (canonical names).
 
@@ -92,12 +93,21 @@ def create_issues_for_night(
         )
 
     series = series_from_history(history, naming)
+    cache = issue_cache if issue_cache is not None else IssueCache()
     try:
-        source = gh.get_repo(repo)
-        target = source if not issues_repo or issues_repo == repo else gh.get_repo(issues_repo)
+        # One repository read per run, not per night (the cache lives as long as the run).
+        if repo not in cache.repos:
+            cache.repos[repo] = gh.get_repo(repo)
+        source = cache.repos[repo]
+        target = source
+        if issues_repo and issues_repo != repo:
+            if issues_repo not in cache.repos:
+                cache.repos[issues_repo] = gh.get_repo(issues_repo)
+            target = cache.repos[issues_repo]
         night = alert_night(
-            target, source, series, date, variants, settings, reproduce=reproduce, enrich=enrich
-        )
+            target, source, series, date, variants, settings, reproduce=reproduce,
+            enrich=enrich, issue_cache=cache,
+        )  # fmt: skip
     except GITHUB_FAILURES as exc:  # reads; refused writes arrive as GitHubError already
         raise github_error(
             exc,
@@ -259,6 +269,7 @@ def _issues_after_track(
     # GITHUB_TOKEN), so only the oldest --max-issue-nights nights open new issues.
     limit = getattr(args, "max_issue_nights", None)
     opened_nights = 0
+    issue_cache = IssueCache()  # the issues are listed once for all the nights of the run
     for night in sorted(set(nights)):
         night_settings = settings
         if limit is not None and opened_nights >= limit:
@@ -276,6 +287,7 @@ def _issues_after_track(
             store_args=store_args_from(args),
             enrich=enrich,
             result=result,
+            issue_cache=issue_cache,
         )
         opened_nights += len(result.created) > before
     if result.skipped:
@@ -287,9 +299,17 @@ def _issues_after_track(
 
 
 def store_args_from(args: argparse.Namespace) -> tuple[str, ...]:
-    """The history options of a command line, to repeat in the reproduce command."""
-    if getattr(args, "data_branch", None):
-        return ("--data-branch", args.data_branch)
-    if getattr(args, "history", None):
-        return ("--history", args.history)
-    return ()
+    """The history options of a command line, to repeat in the reproduce command: the data
+    branch and a public remote, never a local path or a token (issue #14 item 4)."""
+    import os
+
+    from wheel_size.regressions.reproduce import store_reproduce_args
+
+    out = store_reproduce_args(
+        data_branch=getattr(args, "data_branch", None),
+        data_remote=getattr(args, "data_remote", None),
+        repository=os.environ.get("GITHUB_REPOSITORY") or getattr(args, "repo", None),
+        server_url=os.environ.get("GITHUB_SERVER_URL"),
+    )
+    workflow = getattr(args, "workflow", None)
+    return (*out, "--workflow", str(workflow)) if workflow else out

@@ -209,6 +209,7 @@ def fetch_files(
             files_truncated=len(entries) >= 300,
             parents=commit.parents
             or tuple(str(p["sha"]) for p in data.get("parents") or [] if p.get("sha")),
+            login=str((data.get("author") or {}).get("login") or ""),
         )
         if cache is not None:
             cache[commit.sha] = detailed
