@@ -162,14 +162,15 @@ def alert_night(
     reproduce: Callable[[Event], Reproduce] | None = None,
     enrich: Callable[[Investigation], Investigation] | None = None,
     issue_cache: IssueCache | None = None,
-    on_investigation: Callable[[Investigation, int], None] | None = None,
+    on_issue: Callable[[Sequence[Event], int, str | None, Investigation | None], None]
+    | None = None,
 ) -> SyncResult:
     """Open one issue per night event and follow up on the open ones of these variants.
 
     ``enrich`` adds to an investigation before it is rendered (the wheel content diff);
     it only runs for issues that are about to be created. ``issue_cache`` shares one issue
-    listing between the nights of a run. ``on_investigation`` receives each investigation
-    that opened an issue, with the issue number (to store it beside the history).
+    listing between the nights of a run. ``on_issue`` hears of each issue opened or joined:
+    its events, number, URL and investigation (the notes stored beside the history).
     """
     sync = IssueSync(issues_repo, settings.issues, cache=issue_cache)
     result = SyncResult()
@@ -211,6 +212,8 @@ def alert_night(
                     sync.open_event(e, title, lambda: "", result)  # reports "already reported"
             if missing:
                 sync.join(home, missing, title, result)
+                if on_issue is not None:
+                    on_issue(missing, home.number, home.html_url, None)
             continue
 
         made: list[Investigation] = []
@@ -236,8 +239,8 @@ def alert_night(
         opened = sync.open_event(group.primary, group_title(group), body, result)
         if opened is not None:
             handled.add(opened.number)
-            if on_investigation is not None and made:
-                on_investigation(made[0], opened.number)
+            if on_issue is not None and made:
+                on_issue(group.events, opened.number, opened.html_url, made[0])
 
     watched = set(variants)
     for standing in list(sync.issues()):

@@ -18,6 +18,7 @@ from github import Github
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import GITHUB_FAILURES, github_error
 from wheel_size.history.history import History
+from wheel_size.history.investigations import InvestigationNote
 from wheel_size.history.store import HistoryStore
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Event
@@ -25,6 +26,7 @@ from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
 from wheel_size.regressions.issue_sync import IssueCache, SyncResult
+from wheel_size.regressions.notes import notes_for
 from wheel_size.series import SizeSeries
 from wheel_size.variants import ArtifactNaming
 
@@ -72,6 +74,7 @@ def create_issues_for_night(
     enrich: Callable[[Investigation], Investigation] | None = None,
     result: SyncResult | None = None,
     issue_cache: IssueCache | None = None,
+    notes: list[InvestigationNote] | None = None,
 ) -> SyncResult:
     """Open or update the issues of ``date`` for the watched ``variants`` (canonical names).
 
@@ -107,6 +110,9 @@ def create_issues_for_night(
         night = alert_night(
             target, source, series, date, variants, settings, reproduce=reproduce,
             enrich=enrich, issue_cache=cache,
+            on_issue=None if notes is None else (
+                lambda events, number, url, inv: notes.extend(notes_for(inv, events, number, url))
+            ),
         )  # fmt: skip
     except GITHUB_FAILURES as exc:  # reads; refused writes arrive as GitHubError already
         raise github_error(
@@ -270,6 +276,7 @@ def _issues_after_track(
     limit = getattr(args, "max_issue_nights", None)
     opened_nights = 0
     issue_cache = IssueCache()  # the issues are listed once for all the nights of the run
+    notes: list[InvestigationNote] = []
     for night in sorted(set(nights)):
         night_settings = settings
         if limit is not None and opened_nights >= limit:
@@ -288,8 +295,15 @@ def _issues_after_track(
             enrich=enrich,
             result=result,
             issue_cache=issue_cache,
+            notes=notes,
         )
         opened_nights += len(result.created) > before
+    if notes:
+        # Beside the runs, for the report's "likely cause" column (no API call there).
+        from wheel_size.history.investigations import write_notes
+
+        written = write_notes(store, notes, f"wheel-size: investigation notes ({len(notes)})")
+        result.lines.append(f"{len(written)} investigation note(s) stored beside the history")
     if result.skipped:
         result.lines.append(
             f"{len(result.skipped)} event(s) not opened: this run already opened issues on "
