@@ -116,9 +116,7 @@ def create_issues_for_night(
     return result
 
 
-def build_evidence_step(
-    github: GitHubPort, repo: str, options: BuildEvidenceOptions
-) -> Enrich:
+def build_evidence_step(github: GitHubPort, repo: str, options: BuildEvidenceOptions) -> Enrich:
     """Per-commit build evidence (Method A) for the candidates of ``repo``'s events; one
     cache for the whole run, so the variants of one night ask GitHub once."""
     from wheel_size.regressions.build_attach import build_evidence_enricher
