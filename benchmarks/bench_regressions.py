@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from fakegithub import FakeGitHub
 from regression_world import Change, build_world, points
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 
 NIGHT = dt.date(2025, 10, 11)
@@ -63,7 +64,7 @@ def one(n: int) -> None:
         world = build_world(Path(tmp) / "git", changes, nights)
         fake.add_repo("pytorch/pytorch", git_dir=world.path)
         gh = connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0))
-        repo = gh.get_repo("pytorch/pytorch")
+        repo = PyGithubPort(gh).repository("pytorch/pytorch")
         sizes = {
             "cuda12_8": {"2025-10-10": 855.3, "2025-10-11": 859.6, "2025-10-12": 859.7},
             "cuda12_6": {"2025-10-10": 790.0, "2025-10-11": 794.0, "2025-10-12": 794.1},

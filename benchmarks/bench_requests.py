@@ -20,6 +20,7 @@ from nightly_world import VARIANTS, WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource, collect
 from wheel_size.dates import DateRange
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 from wheel_size.history import DirectoryStore
 from wheel_size.track import TrackOptions, track
 
@@ -35,7 +36,9 @@ def main() -> None:
         while day <= D(2026, 3, 10):
             add_night(wf, day, expired=(D(2026, 3, 11) - day).days > 90)
             day += dt.timedelta(days=1)
-        gh = connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0))
+        gh = PyGithubPort(
+            connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0))
+        )
         n_variants = len(VARIANTS)
 
         def measure(label: str, days: int, fn: object) -> None:

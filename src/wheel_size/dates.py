@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from wheel_size.errors import InputError
 
-__all__ = ["DateRange", "days", "parse_date", "parse_month", "periods_from_args", "utc_today"]
+__all__ = [
+    "DateRange",
+    "days",
+    "explicit_periods",
+    "parse_date",
+    "parse_month",
+    "periods_from_args",
+    "utc_today",
+]
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -112,3 +120,20 @@ def periods_from_args(
         else:
             merged.append(r)
     return merged
+
+
+def explicit_periods(
+    date: str | None, date_from: str | None, date_to: str | None, months: Sequence[str] | None
+) -> list[DateRange] | None:
+    """One night (``--date``), a range (``--from``/``--to``) or months; None when none of
+    them was given (a nightly update: every night since the last stored one)."""
+    if date:
+        if date_from or date_to or months:
+            raise InputError("give either --date or a range (--from/--to, --month), not both")
+        day = parse_date(date, "--date")
+        return [DateRange(day, day)]
+    if date_from or date_to or months:
+        if date_to and not date_from and not months:
+            raise InputError("--to needs --from")
+        return list(periods_from_args(date_from, date_to, months))
+    return None

@@ -6,14 +6,16 @@ all read it, so they agree on every night and every crossing.
 
 Threshold crossings come out as data (:class:`wheel_size.report.Jump`, with both nights' run
 ids, head SHAs and base SHAs) so the regression-issue code and the Action's outputs consume
-the same list. Records are stored before anything can fail on a variant: a night that was
-collected is never lost to a typo in ``--variant``.
+the same list. Every night this run collected is checked, whatever the report window: a
+catch-up after a gap flags a crossing from weeks ago as loudly as last night's. Records
+are stored before anything can fail on a variant: a night that was collected is never lost
+to a typo in ``--variant``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,10 +26,11 @@ from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
 from wheel_size.history.model import RunRecord
 from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
+from wheel_size.ports import WorkflowRuns
 from wheel_size.report.build import report_window, reports_for, reports_from_series
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
-from wheel_size.series import SizeSeries, load_series
+from wheel_size.series import PREVIOUS_NIGHT_DAYS, SizeSeries, load_series
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
@@ -43,22 +46,25 @@ FIRST_RUN_DAYS = 1
 CATCH_UP_LIMIT_DAYS = 400
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrackOptions:
+    """What one ``track`` run collects, stores and reports (the CLI's flags and the Action's
+    inputs both become this; see :mod:`wheel_size.nightly`)."""
+
     source: WorkflowSource
-    variants: list[str] = field(default_factory=lambda: ["cuda12_8"])
+    variants: Sequence[str] = ("cuda12_8",)
     naming: ArtifactNaming = field(default_factory=ArtifactNaming)
     thresholds: Thresholds = field(default_factory=Thresholds)
     rollback_days: int = 10
-    periods: list[DateRange] | None = None  # explicit backfill; None = since the last night
+    periods: Sequence[DateRange] | None = None  # explicit backfill; None = since the last night
     report_days: int = 30
-    records: list[RunRecord] = field(default_factory=list)  # from parallel collect jobs
+    records: Sequence[RunRecord] = ()  # from parallel collect jobs
     collect: bool = True
     dashboard: bool = False
     dashboard_days: int = 365  # the charts show this much history, the report report_days
     server_url: str = "https://github.com"
     # (variant, date) -> URL of the jump's regression issue, drawn on the dashboard
-    issue_links: dict[tuple[str, str], str] = field(default_factory=dict)
+    issue_links: Mapping[tuple[str, str], str] = field(default_factory=dict)
     # Days before the first new night the regression-issue step reads (jump + creep, see
     # wheel_size.series.lookback_days); None when no issues are opened. The one history
     # load of the run reaches that far, so the issues read the series the report read.
@@ -71,7 +77,9 @@ class TrackResult:
     ingested: int
     write: WriteResult
     reports: list[Report]
-    jumps: list[Jump]  # threshold crossings on the nights this invocation collected
+    # Threshold crossings of the watched variants on every night this invocation collected
+    # or ingested, inside the report window or not.
+    jumps: list[Jump]
     collected_ranges: list[DateRange]
     report_periods: list[DateRange]
     markdown: str
@@ -81,6 +89,18 @@ class TrackResult:
     # The size series every step of this run read (report, dashboard, regression issues):
     # loaded once, after the write, from what the store now holds.
     series: SizeSeries | None = None
+    ingested_runs: Sequence[RunRecord] = ()  # the records of --records / input records
+    warnings: list[str] = field(default_factory=list)  # one line each, for the log
+
+    @property
+    def new_nights(self) -> list[dt.date]:
+        """The nights this run collected or ingested, oldest first."""
+        return sorted({r.date for r in self.collected} | {r.date for r in self.ingested_runs})
+
+    @property
+    def nights_outside_report(self) -> list[dt.date]:
+        """Collected nights the report window does not show (a catch-up after a gap)."""
+        return [d for d in self.new_nights if not any(d in p for p in self.report_periods)]
 
     @property
     def regression(self) -> bool:
@@ -142,12 +162,12 @@ def track(
     store: HistoryStore,
     options: TrackOptions,
     *,
-    github: Any = None,
+    github: WorkflowRuns | None = None,
     today: dt.date | None = None,
     on_run: Callable[[RunRecord], None] | None = None,
 ) -> TrackResult:
-    """Collect, store (one commit), report. ``github`` is a PyGithub client (see
-    :func:`wheel_size.github.client.connect`); it may be None with ``collect=False``."""
+    """Collect, store (one commit), report. ``github`` is the GitHub port (see
+    :class:`wheel_size.github.port.PyGithubPort`); it may be None with ``collect=False``."""
     from wheel_size.collect.records import collect
 
     today = today or utc_today()
@@ -229,7 +249,7 @@ def track(
                 "nothing to store or report"
             )
         raise failure[0]
-    jumps = [j for rep in reports for j in rep.jumps if j.date in new_dates]
+    jumps = _new_jumps(loaded[0], reports, new_dates, options) if loaded else []
     markdown = render_markdown(reports, title)
     return TrackResult(
         collected=collected,
@@ -241,7 +261,38 @@ def track(
         report_periods=periods,
         markdown=markdown,
         series=loaded[0] if loaded else None,
+        ingested_runs=tuple(options.records),
     )
+
+
+def _new_jumps(
+    series: SizeSeries, reports: Sequence[Report], new_dates: set[dt.date], options: TrackOptions
+) -> list[Jump]:
+    """The crossings of the reported variants on every new night, from the run's series.
+
+    The report shows only its window; a catch-up run may have collected months before it,
+    and a crossing there must be flagged (outputs, annotations, issues) all the same.
+    """
+    jumps: list[Jump] = []
+    for report in reports:
+        points = series.variant(report.variant)
+        for span in _spans(new_dates):
+            jumps += [
+                Jump.of(step, report.variant, points.artifact)
+                for step in points.jumps(span.start, span.end, options.thresholds)
+            ]
+    return jumps
+
+
+def _spans(days: set[dt.date]) -> list[DateRange]:
+    """Consecutive days as ranges (a backfill of several months, or records of a few nights)."""
+    spans: list[DateRange] = []
+    for day in sorted(days):
+        if spans and day - spans[-1].end == dt.timedelta(days=1):
+            spans[-1] = DateRange(spans[-1].start, day)
+        else:
+            spans.append(DateRange(day, day))
+    return spans
 
 
 def _dashboard_period(options: TrackOptions, periods: Sequence[DateRange]) -> DateRange | None:
@@ -262,9 +313,11 @@ def _analysis_window(
     chart = _dashboard_period(options, periods) if options.dashboard else None
     if chart is not None:
         windows.append(report_window([chart]))
-    if options.issue_lookback_days is not None and new_dates:
-        lookback = dt.timedelta(days=options.issue_lookback_days)
-        windows.append(DateRange(min(new_dates) - lookback, max(new_dates)))
+    if new_dates:
+        # Every new night is checked for crossings, so the load reaches the night before
+        # the first of them (and further back when the regression issues read creep).
+        days = max(options.issue_lookback_days or 0, PREVIOUS_NIGHT_DAYS)
+        windows.append(DateRange(min(new_dates) - dt.timedelta(days=days), max(new_dates)))
     return DateRange(min(w.start for w in windows), max(w.end for w in windows))
 
 
@@ -315,7 +368,7 @@ def relink_dashboard(
     the write so that a refused issue never costs the sizes)."""
     import dataclasses
 
-    if not options.dashboard or not reports or links == options.issue_links:
+    if not options.dashboard or not reports or dict(links) == dict(options.issue_links):
         return None
     relinked = dataclasses.replace(options, issue_links=dict(links))
 

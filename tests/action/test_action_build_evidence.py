@@ -1,22 +1,26 @@
-"""The build-evidence inputs of action.yml reach ``track`` as its flags, and parse."""
+"""The build-evidence inputs of action.yml become the nightly's BuildEvidenceOptions directly
+(no command line in between), and bad ones name the input."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from wheel_size.action.main import action_argv
-from wheel_size.cli.main import build_parser
-from wheel_size.regressions.options import build_evidence_options_from_args
+import pytest
+
+from wheel_size.action.track_inputs import track_inputs
+from wheel_size.errors import InputError
 
 
 def _env(tmp_path: Path, **inputs: str) -> dict[str, str]:
-    env = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_WORKFLOW": "nightly.yml", "INPUT_BRANCH": ""}
+    env = {"GITHUB_WORKSPACE": str(tmp_path), "GITHUB_REPOSITORY": "pytorch/pytorch"}
+    env.update({"INPUT_WORKFLOW": "nightly.yml", "INPUT_BRANCH": ""})
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    env.setdefault("INPUT_HISTORY-DIR", "history")
     return env
 
 
 def test_inputs_become_build_evidence_options(tmp_path: Path) -> None:
-    argv = action_argv(
+    inputs = track_inputs(
         _env(
             tmp_path,
             **{
@@ -27,10 +31,11 @@ def test_inputs_become_build_evidence_options(tmp_path: Path) -> None:
                 "log-url-template": "https://logs.example/log/{job_id}",
                 "commit-url-template": "https://hud.example/o/r/commit/{sha}",
             },
-        )
+        ),
+        tmp_path,
     )
-    args = build_parser().parse_args(argv)
-    options = build_evidence_options_from_args(args)
+    assert inputs.nightly.issues is not None
+    options = inputs.nightly.issues.builds
     assert options.enabled is False
     assert options.workflows == ("linux-binary-*", "manywheel-*")
     assert options.log_patterns[0].pattern == r"wheel is (?P<size>\d+) bytes"
@@ -38,8 +43,14 @@ def test_inputs_become_build_evidence_options(tmp_path: Path) -> None:
     assert options.commit_url("abc") == "https://hud.example/o/r/commit/abc"
 
 
-def test_defaults_leave_the_flags_out(tmp_path: Path) -> None:
-    argv = action_argv(_env(tmp_path, **{"create-issues": "true"}))
-    assert not [a for a in argv if "build-evidence" in a or "url-template" in a]
-    options = build_evidence_options_from_args(build_parser().parse_args(argv))
+def test_defaults(tmp_path: Path) -> None:
+    inputs = track_inputs(_env(tmp_path, **{"create-issues": "true"}), tmp_path)
+    assert inputs.nightly.issues is not None
+    options = inputs.nightly.issues.builds
     assert options.enabled and options.top == 3 and options.workflows == ()
+
+
+def test_a_bad_template_names_the_input(tmp_path: Path) -> None:
+    env = _env(tmp_path, **{"create-issues": "true", "log-url-template": "ftp://x/{job_id}"})
+    with pytest.raises(InputError, match="input log-url-template"):
+        track_inputs(env, tmp_path)

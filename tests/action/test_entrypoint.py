@@ -51,9 +51,10 @@ def test_entrypoint_backfill_and_nightly(fake_github: FakeGitHub, tmp_path: Path
     assert outputs["regression"] == "true"
     assert outputs["jump-count"] == "2"
     assert '"date": "2025-10-11"' in outputs["jumps"]
-    report = Path(outputs["report-path"])
-    assert report.parent == tmp_path / "workspace" and report.is_file()
-    assert Path(outputs["report-json-path"]).is_file()
+    # Relative to the workspace: later steps run on the host, not in the container.
+    assert outputs["report-path"] == "wheel-size-report.md"
+    assert (tmp_path / "workspace" / outputs["report-path"]).is_file()
+    assert (tmp_path / "workspace" / outputs["report-json-path"]).is_file()
     assert re.fullmatch(r"[0-9a-f]{40}", outputs["commit"])
     summary = (tmp_path / "summary").read_text()
     assert "### Significant jumps" in summary and "manywheel-py3_12-cpu" in summary
@@ -88,7 +89,7 @@ def test_entrypoint_errors_are_annotations(fake_github: FakeGitHub, tmp_path: Pa
                                              "threshold-mb": "lots"})  # fmt: skip
     res = run_entrypoint(env)
     assert res.returncode == 2
-    assert "::error title=wheel-size::invalid action inputs: argument --threshold-mb" in res.stdout
+    assert "::error title=wheel-size::input threshold-mb must be a number, not 'lots'" in res.stdout
 
     env = runner_env(fake_github, tmp_path, {"workflow": str(WORKFLOW_ID), "github-token": "",
                                              "history-dir": "hist"})  # fmt: skip

@@ -11,13 +11,14 @@ from nightly_world import MB, WORKFLOW_ID, add_month, add_night, add_world, base
 from wheel_size.collect import Window, WorkflowSource, collect, list_runs
 from wheel_size.errors import GitHubError, InputError
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 
 D = dt.date
 SOURCE = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly")
 
 
-def client(fake: FakeGitHub) -> object:
-    return connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0))
+def client(fake: FakeGitHub) -> PyGithubPort:
+    return PyGithubPort(connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0)))
 
 
 def test_month_backfill_all_variants_within_budget(fake_github: FakeGitHub) -> None:
@@ -25,7 +26,7 @@ def test_month_backfill_all_variants_within_budget(fake_github: FakeGitHub) -> N
     add_month(wf, 2025, 10, expired=True)
     add_night(wf, D(2025, 10, 5), branch="main")  # not the nightly branch
     before = fake_github.count()
-    runs = collect(client(fake_github), SOURCE, D(2025, 10, 1), D(2025, 10, 31))  # type: ignore[arg-type]
+    runs = collect(client(fake_github), SOURCE, D(2025, 10, 1), D(2025, 10, 31))
     requests = fake_github.count() - before
     assert requests <= 40  # the seed's procedure: 2 × 31 × 8 = 496
     assert requests == 1 + 31  # one runs page, one artifact page per run
@@ -44,7 +45,7 @@ def test_workflow_by_file_name(fake_github: FakeGitHub) -> None:
     wf = add_world(fake_github)
     add_night(wf, D(2025, 10, 11))
     src = WorkflowSource("pytorch/pytorch", "generated-linux-binary-manywheel-nightly.yml")
-    runs = collect(client(fake_github), src, D(2025, 10, 11), D(2025, 10, 11))  # type: ignore[arg-type]
+    runs = collect(client(fake_github), src, D(2025, 10, 11), D(2025, 10, 11))
     assert [r.date for r in runs] == [D(2025, 10, 11)]
     assert fake_github.count("GET", r"/runs$") == 1
     listing = next(r for r in fake_github.requests if r.path.endswith("/runs"))
@@ -55,10 +56,10 @@ def test_known_complete_runs_cost_nothing(fake_github: FakeGitHub) -> None:
     wf = add_world(fake_github)
     add_night(wf, D(2025, 10, 10))
     gh = client(fake_github)
-    first = collect(gh, SOURCE, D(2025, 10, 10), D(2025, 10, 10))  # type: ignore[arg-type]
+    first = collect(gh, SOURCE, D(2025, 10, 10), D(2025, 10, 10))
     add_night(wf, D(2025, 10, 11))
     before = fake_github.count()
-    again = collect(  # type: ignore[arg-type]
+    again = collect(
         gh, SOURCE, D(2025, 10, 10), D(2025, 10, 11), known={r.run_id: r for r in first}
     )
     assert fake_github.count() - before == 2  # runs page + the new night's artifacts
@@ -71,7 +72,7 @@ def test_more_than_the_result_cap_is_windowed(fake_github: FakeGitHub) -> None:
     start = dt.datetime(2025, 10, 1, tzinfo=dt.timezone.utc)
     for i in range(1150):  # 230 runs a day for 5 days: one listing would stop at 1,000
         wf.add_run(created_at=start + dt.timedelta(minutes=i * 6 + 1), message="x")
-    runs = list(list_runs(client(fake_github), SOURCE, D(2025, 10, 1), D(2025, 10, 5)))  # type: ignore[arg-type]
+    runs = list(list_runs(client(fake_github), SOURCE, D(2025, 10, 1), D(2025, 10, 5)))
     assert len(runs) == 1150
     assert len({r["id"] for r in runs}) == 1150
     queries = [r.query.get("created") for r in fake_github.requests if r.path.endswith("/runs")]
@@ -98,16 +99,16 @@ def test_unknown_workflow_and_repository(fake_github: FakeGitHub) -> None:
             list_runs(
                 gh, WorkflowSource("pytorch/pytorch", "nope.yml"), D(2025, 10, 1), D(2025, 10, 2)
             )
-        )  # type: ignore[arg-type]
+        )
     with pytest.raises(GitHubError, match="repository pytorch/nope not found"):
-        list(list_runs(gh, WorkflowSource("pytorch/nope", "1"), D(2025, 10, 1), D(2025, 10, 2)))  # type: ignore[arg-type]
+        list(list_runs(gh, WorkflowSource("pytorch/nope", "1"), D(2025, 10, 1), D(2025, 10, 2)))
 
 
 def test_token_without_actions_read(fake_github: FakeGitHub) -> None:
     add_world(fake_github)
     fake_github.set_permissions({"contents": "read"})
     with pytest.raises(GitHubError, match=r"actions: read") as exc:
-        collect(client(fake_github), SOURCE, D(2025, 10, 1), D(2025, 10, 2))  # type: ignore[arg-type]
+        collect(client(fake_github), SOURCE, D(2025, 10, 1), D(2025, 10, 2))
     assert fake_github.token not in str(exc.value)
 
 
@@ -125,7 +126,9 @@ def test_pages_follow_the_client_page_size(fake_github: FakeGitHub) -> None:
     start = dt.datetime(2025, 10, 1, tzinfo=dt.timezone.utc)
     for i in range(75):
         wf.add_run(created_at=start + dt.timedelta(minutes=i), message="x")
-    gh = Github(auth=Auth.Token(fake_github.token), base_url=fake_github.url, per_page=30)
+    gh = PyGithubPort(
+        Github(auth=Auth.Token(fake_github.token), base_url=fake_github.url, per_page=30)
+    )
     runs = list(list_runs(gh, SOURCE, D(2025, 10, 1), D(2025, 10, 1)))
     assert len(runs) == 75
     assert fake_github.count("GET", r"/runs$") == 3
@@ -136,7 +139,7 @@ def test_more_than_100_artifacts_in_a_run_are_all_read(fake_github: FakeGitHub) 
     run = wf.add_run(created_at="2025-10-11T07:30:00Z", message="2025-10-11 nightly release (x)")
     for i in range(230):  # e.g. every Python version × variant × platform of a night
         run.add_artifact(f"manywheel-py3_{i}-cuda12_8", size_in_bytes=1000 + i)
-    runs = collect(client(fake_github), SOURCE, D(2025, 10, 11), D(2025, 10, 11))  # type: ignore[arg-type]
+    runs = collect(client(fake_github), SOURCE, D(2025, 10, 11), D(2025, 10, 11))
     (record,) = runs
     assert len(record.artifacts) == 230
     assert {a.size_in_bytes for a in record.artifacts} == {1000 + i for i in range(230)}

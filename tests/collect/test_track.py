@@ -9,14 +9,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import run_cli
+from conftest import REPO_ROOT, run_cli
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_month, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 from wheel_size.history import DirectoryStore, GitBranchStore
 from wheel_size.track import TrackOptions, track
 
@@ -24,8 +26,8 @@ D = dt.date
 SOURCE = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly")
 
 
-def client(fake: FakeGitHub) -> object:
-    return connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0))
+def client(fake: FakeGitHub) -> PyGithubPort:
+    return PyGithubPort(connect(fake.token, fake.url, retry=RetryPolicy(total=0, between_writes=0)))
 
 
 def quiet(env: dict[str, str]) -> dict[str, str]:
@@ -231,6 +233,7 @@ def test_cli_track_inside_a_workflow(fake_github: FakeGitHub, tmp_path: Path) ->
         "GITHUB_ACTIONS": "true",
         "GITHUB_OUTPUT": str(tmp_path / "out"),
         "GITHUB_STEP_SUMMARY": str(tmp_path / "sum"),
+        "GITHUB_WORKSPACE": str(tmp_path),
     }
     hist = tmp_path / "h"
     res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
@@ -239,7 +242,12 @@ def test_cli_track_inside_a_workflow(fake_github: FakeGitHub, tmp_path: Path) ->
     assert "::warning title=Wheel size jump::manywheel-py3_12-cuda12_8: +4.0 MB" in res.stdout
     outputs = (tmp_path / "out").read_text()
     assert re.search(r"^regression<<(ghadelimiter_\w+)\ntrue\n\1$", outputs, re.M)
-    assert re.search(r"^report<<(ghadelimiter_\w+)\nreport.md\n\1$", outputs, re.M)
+    # The names of action.yml, as the Action writes them; paths relative to the workspace.
+    assert re.search(r"^report-path<<(ghadelimiter_\w+)\nh/report.md\n\1$", outputs, re.M)
+    declared = yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"]
+    written = set(re.findall(r"^([\w-]+)<<ghadelimiter_", outputs, re.M))
+    assert written <= set(declared), written - set(declared)
+    assert {"regression", "jump-count", "jumps", "collected-runs", "commit"} <= written
     assert "### Significant jumps" in (tmp_path / "sum").read_text()
     assert (hist / "report.md").read_text() == res.stdout.split("::warning")[0]
 

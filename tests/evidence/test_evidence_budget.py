@@ -26,6 +26,7 @@ from wheel_size.evidence.reading import read_growth
 from wheel_size.evidence.sandbox import run_limited
 from wheel_size.evidence.transfer import TransferError, decode_result, encode_result
 from wheel_size.github import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 
 FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)
 NAME = "manywheel-py3_12-cuda12_8"
@@ -82,7 +83,7 @@ def test_hostile_artifact_makes_evidence_unavailable(
         _good(tmp_path / "old", "2.10.0.dev20260101+cu128"),
         _hostile(kind, tmp_path / "new"),
     )
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after, budget=TIGHT)
     assert not evidence.available
     reason = evidence.unavailable or ""
@@ -135,7 +136,7 @@ def test_time_budget_covers_a_stalled_download(fake_github: FakeGitHub, tmp_path
         _good(tmp_path / "new", "2.10.0.dev20260102+cu128"),
     )
     fake_github.fail("GET", r"/zip$", status=None, delay=8, times=None)  # a storage host stall
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     budget = EvidenceBudget.starting_now(None, 2.0)
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after, budget=budget)
     assert evidence.unavailable is not None

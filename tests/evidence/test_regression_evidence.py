@@ -16,6 +16,7 @@ from wheel_factory import make_artifact, make_wheel
 from wheel_size.evidence.attach import attach_evidence
 from wheel_size.evidence.collect import NightArtifact, collect_evidence
 from wheel_size.github import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort
 from wheel_size.regressions.classify import Classified
 from wheel_size.regressions.commits import Commit
 from wheel_size.regressions.events import Event
@@ -88,7 +89,7 @@ def test_growth_spread_over_every_arch_supports_kernel_candidates(
     fake_github: FakeGitHub, nights: tuple[NightArtifact, NightArtifact, Any]
 ) -> None:
     before, after, _ = nights
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after)
     assert evidence.available, evidence.unavailable
     assert evidence.reading is not None
@@ -122,7 +123,7 @@ def test_expired_artifact_says_evidence_unavailable(
     before, after, runs = nights
     for artifact in runs[0].artifacts:
         artifact.expired = True
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after)
     assert not evidence.available and evidence.unavailable and "expired" in evidence.unavailable
     inv = attach_evidence(_investigation(before, after), evidence)
@@ -135,7 +136,7 @@ def test_size_limit_and_missing_artifact(
     fake_github: FakeGitHub, nights: tuple[NightArtifact, NightArtifact, Any]
 ) -> None:
     before, after, _ = nights
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
+    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
     small = collect_evidence(gh, "pytorch/pytorch", before, after, max_bytes=1000)
     assert small.unavailable and "download limit" in small.unavailable
     missing = dataclasses.replace(after, artifact="no-such-artifact")

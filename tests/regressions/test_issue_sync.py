@@ -6,12 +6,12 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from github.Repository import Repository
 
 from fakegithub import FakeGitHub
 from regression_world import Change, World, build_world, points
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort, PyGithubRepository
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Thresholds
 from wheel_size.regressions.issue_body import Reproduce
@@ -56,9 +56,9 @@ def series(w: World, **overrides: dict[str, float]) -> dict[str, list[SizePoint]
     return {v: points(v, s, w) for v, s in sizes.items()}
 
 
-def repo_for(fake: FakeGitHub, w: World) -> Repository:
+def repo_for(fake: FakeGitHub, w: World) -> PyGithubRepository:
     fake.add_repo("pytorch/pytorch", git_dir=w.path)
-    return connect(fake.token, fake.url, retry=FAST).get_repo("pytorch/pytorch")
+    return PyGithubPort(connect(fake.token, fake.url, retry=FAST)).repository("pytorch/pytorch")
 
 
 def settings(**issue_kwargs: object) -> AlertSettings:
@@ -75,7 +75,7 @@ def reproduce(event: object) -> Reproduce:
 
 def run(
     fake: FakeGitHub,
-    repo: Repository,
+    repo: PyGithubRepository,
     s: dict[str, list[SizePoint]],
     night: dt.date = NIGHT,
     cfg: AlertSettings | None = None,
@@ -218,7 +218,9 @@ def test_accepted_label_silences_the_event(tmp_path: Path, fake_github: FakeGitH
 def test_issues_disabled_is_one_clear_error(tmp_path: Path, fake_github: FakeGitHub) -> None:
     w = make_world(tmp_path)
     fake_github.add_repo("pytorch/pytorch", git_dir=w.path, has_issues=False)
-    repo = connect(fake_github.token, fake_github.url, retry=FAST).get_repo("pytorch/pytorch")
+    repo = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST)).repository(
+        "pytorch/pytorch"
+    )
     with pytest.raises(GitHubError, match="issues are disabled in pytorch/pytorch"):
         run(fake_github, repo, series(w))
 

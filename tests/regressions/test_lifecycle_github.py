@@ -6,11 +6,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from github.Repository import Repository
-
 from fakegithub import FakeGitHub
 from regression_world import Change, World, build_world, points
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort, PyGithubRepository
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Thresholds
 from wheel_size.regressions.issue_sync import IssueCache, IssueSettings, SyncResult
@@ -47,9 +46,9 @@ def make_world(tmp_path: Path) -> World:
     return build_world(tmp_path / "git", changes, nights)
 
 
-def repo_for(fake: FakeGitHub, w: World) -> Repository:
+def repo_for(fake: FakeGitHub, w: World) -> PyGithubRepository:
     fake.add_repo(REPO, git_dir=w.path)
-    return connect(fake.token, fake.url, retry=FAST).get_repo(REPO)
+    return PyGithubPort(connect(fake.token, fake.url, retry=FAST)).repository(REPO)
 
 
 def sizes(
@@ -68,7 +67,7 @@ def cfg(**issue: object) -> AlertSettings:
     )
 
 
-def night(repo: Repository, s: dict[str, list[SizePoint]], day: str, c: AlertSettings,
+def night(repo: PyGithubRepository, s: dict[str, list[SizePoint]], day: str, c: AlertSettings,
           variants: tuple[str, ...] = ("cuda12_8",), **kw: object) -> SyncResult:  # fmt: skip
     return alert_night(repo, repo, s, dt.date.fromisoformat(day), list(variants), c, **kw)  # type: ignore[arg-type]
 

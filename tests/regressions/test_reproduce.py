@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wheel_size.regressions.reproduce import public_remote, store_reproduce_args
+from wheel_size.history.reproduce import public_remote, store_reproduce_args
 
 
 def test_a_remote_url_loses_its_credentials() -> None:

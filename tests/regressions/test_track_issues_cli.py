@@ -45,13 +45,13 @@ def test_track_creates_the_issue_once_and_comments_on_rollback(
     assert fake_github.count("POST") + fake_github.count("PATCH") == writes
     assert len(fake_github.repo("pytorch/pytorch").issues) == 1
 
-    # The next night the size returns, but no commit of the window reverts a listed
-    # candidate: one "offset" comment, and the issue stays open despite --close-on-rollback.
+    # The next night rolls back through a revert of the listed candidate: one comment,
+    # closed as asked.
     rolled = track(fake_github, history, "2025-10-12", "--close-on-rollback")
     assert rolled.returncode == 0, rolled.stderr
-    assert len(issue.comments) == 1
-    assert "Offset by a later change" in (issue.comments[0].body or "")
-    assert issue.state == "open"
+    assert len(issue.comments) == 1 and "Rolled back" in (issue.comments[0].body or "")
+    assert "reverts the listed candidate" in (issue.comments[0].body or "")
+    assert issue.state == "closed"
 
 
 def test_reproduce_names_the_data_branch_and_a_public_remote(

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from github.Repository import Repository
-
 from fakegithub import FakeGitHub
 from regression_world import Change, World, build_world
 from wheel_size.github.client import RetryPolicy, connect
+from wheel_size.github.port import PyGithubPort, PyGithubRepository
 from wheel_size.regressions.window import Night, fetch_window
 
 FAST = RetryPolicy(total=4, backoff=0.0, max_wait=5.0, secondary_wait=0.1, between_writes=0.0)
 
 
-def repo_for(fake: FakeGitHub, world: World) -> Repository:
+def repo_for(fake: FakeGitHub, world: World) -> PyGithubRepository:
     fake.add_repo("pytorch/pytorch", git_dir=world.path)
-    return connect(fake.token, fake.url, retry=FAST).get_repo("pytorch/pytorch")
+    return PyGithubPort(connect(fake.token, fake.url, retry=FAST)).repository("pytorch/pytorch")
 
 
 def big_world(tmp_path: Path, n: int = 320) -> World:

@@ -201,12 +201,14 @@ def test_signal_mid_fetch_cleans_up(
     assert stalled.peers_closed(), "git was left running after the signal"
 
 
-def test_action_input_reaches_the_cli_flag() -> None:
-    from wheel_size.action.main import action_argv
+def test_action_input_reaches_the_store_option(tmp_path: Path) -> None:
+    from wheel_size.action.track_inputs import track_inputs
     from wheel_size.cli.main import build_parser
+    from wheel_size.cli.options import store_location_from_args
 
-    env = {"INPUT_WORKFLOW": "nightly.yml", "INPUT_BRANCH": "main", "INPUT_GIT-TIMEOUT": "45"}
-    argv = action_argv(env)
-    assert argv[argv.index("--git-timeout") + 1] == "45"
-    assert build_parser().parse_args(argv).git_timeout == 45.0
-    assert "--git-timeout" not in action_argv({**env, "INPUT_GIT-TIMEOUT": ""})
+    env = {"INPUT_WORKFLOW": "nightly.yml", "INPUT_BRANCH": "main", "INPUT_GIT-TIMEOUT": "45",
+           "GITHUB_REPOSITORY": "o/r"}  # fmt: skip
+    assert track_inputs(env, tmp_path).store.git_timeout == 45.0
+    assert track_inputs({**env, "INPUT_GIT-TIMEOUT": ""}, tmp_path).store.git_timeout is None
+    args = build_parser().parse_args(["track", "--workflow", "1", "--git-timeout", "45"])
+    assert store_location_from_args(args).git_timeout == 45.0

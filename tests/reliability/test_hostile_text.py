@@ -99,10 +99,12 @@ def test_api_text_is_inert_in_issues_and_dashboard(
     assert re.search(r"(?<![\w])@(?=[A-Za-z0-9])", body) is None, "a live @mention"
     assert re.search(r"#\d", body) is None, "a live #reference"
     assert "https://github.com/pytorch/pytorch/issues/999" not in body
-    # … no HTML gets through, and the only marker is our own, on the first line.
+    # … no HTML gets through, and the only markers are our own leading lines (the event,
+    # then the listed candidates: our hex SHAs and PR numbers only).
     assert "<script" not in body and "<img" not in body
     markers = [ln for ln in body.splitlines() if "<!--" in ln]
-    assert len(markers) == 1 and body.startswith(markers[0])
+    assert len(markers) == 2 and body.startswith(markers[0] + "\n" + markers[1])
+    assert re.fullmatch(r"<!-- wheel-size-action:candidates=[0-9a-f:,]* -->", markers[1])
     event = event_from_marker(body)
     assert event is not None and event.variant == "cuda12_8"
     assert issue.title.startswith("Wheel size: cuda12_8")

@@ -75,6 +75,20 @@ OURS: dict[str, set[str]] = {
         "where",  # set from r.top_file | code, or our words
         "sections",  # set from r.sections | map("code") | join
     },
+    "nightly-summary.md.j2": {
+        "last",  # dates
+        "m.date",
+        "nights[0]",
+        "nights[Neg]",  # nights[-1]
+        "report_periods",  # str(DateRange): dates
+        "m.issue",  # issue and run numbers: int
+        "i.number",
+        "m.run_id",
+        "runs",  # int
+        "threshold",  # Thresholds.describe()
+        "report",  # Markdown rendered by size-report.md.j2 (audited here)
+        "skipped",  # Markdown rendered by skipped-records.md.j2
+    },
     "regression_evidence.md.j2": {
         "c.summary",  # summary_line(): numbers
         "f.status",

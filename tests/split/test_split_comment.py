@@ -8,6 +8,7 @@ from conftest import run_cli
 from fakegithub import FakeGitHub
 from fatwheel import build_fat_wheel
 from wheel_size.github.client import connect
+from wheel_size.github.port import PyGithubPort
 from wheel_size.split.comment import marker, post_comment
 
 REPO = "rocm/torch-builds"
@@ -17,14 +18,14 @@ def test_post_then_update_in_place(fake_github: FakeGitHub) -> None:
     repo = fake_github.add_repo(REPO)
     pr = repo.add_issue("Build ROCm wheels", pull_request=True)
     repo.add_issue("unrelated")
-    gh = connect(environ=fake_github.env())
-    first = post_comment(gh, REPO, pr.number, f"{marker()}\nfirst")
+    gh = PyGithubPort(connect(environ=fake_github.env())).repository(REPO)
+    first = post_comment(gh, pr.number, f"{marker()}\nfirst")
     assert [c.body for c in pr.comments] == [f"{marker()}\nfirst"]
-    second = post_comment(gh, REPO, pr.number, f"{marker()}\nsecond")
+    second = post_comment(gh, pr.number, f"{marker()}\nsecond")
     assert [c.body for c in pr.comments] == [f"{marker()}\nsecond"]
     assert first == second
     # Another key is another comment; someone else's comments are left alone.
-    post_comment(gh, REPO, pr.number, f"{marker('cp312')}\nthird", key="cp312")
+    post_comment(gh, pr.number, f"{marker('cp312')}\nthird", key="cp312")
     assert len(pr.comments) == 2
 
 

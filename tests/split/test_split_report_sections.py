@@ -63,7 +63,7 @@ def test_key_result_sentence_names_every_component() -> None:
     )
     assert first, markdown[:2000]
     host, target, family, total, _ = (float(g[:-3].replace(",", "")) for g in first.groups())
-    assert round(host + target + family, 1) == total
+    assert abs(host + target + family - total) <= 0.15  # each part is rounded on its own
     assert re.search(
         rf"A user installing for gfx900 downloads {NUMBER} \(host\) \+ {NUMBER} \(gfx900\) = "
         rf"{NUMBER} instead of {NUMBER} \(90% saved\)\.",

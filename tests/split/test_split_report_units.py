@@ -31,15 +31,26 @@ def _report() -> dict[str, Any]:
             "file": f"amd_torch_device_{key}-2.10.0-py3-none-any.whl", "size": size,
             "kernels": 685, "kpack_size": size - MB, "db_files": 5, "db_size": 3 * MB,
             "kpacks": [{"arch": key, "file": f"torch_{key}.kpack", "size": size - MB,
-                        "kernels": 685}],
+                        "kernels": 685}], "db_dirs": [],
         }  # fmt: skip
+
+    sizes = {"host": host, "gfx900": gfx900, "gfx1100": gfx1100, "gfx11": gfx11}
 
     def download(target: str, wheels: list[str], size: int) -> dict[str, Any]:
         pct = round(100.0 * (fat - size) / fat, 1)
-        return {"target": target, "wheels": wheels, "size": size, "savings_pct": pct}
+        parts = [{"wheel": w, "level": "family" if w == "gfx11" else ("host" if w == "host"
+                  else "target"), "size": sizes[w]} for w in wheels]  # fmt: skip
+        return {"target": target, "wheels": wheels, "size": size, "savings_pct": pct,
+                "parts": parts, "kernels": 685, "extra": target}  # fmt: skip
 
+    # the sections beyond the size tables (key result, timings, METADATA, layout) come from
+    # the seed's saved report; this test is about the units of the size tables
+    seed = json.loads((REPO_ROOT / "tests" / "data" / "split" / "seed-report.json").read_text())
+    extra = {k: seed[k] for k in ("key_results", "database_only", "host_metadata", "layout",
+                                  "options", "timings")}  # fmt: skip
     return {
-        "version": 1,
+        **extra,
+        "version": 2,
         "name": "torch",
         "package_version": "2.10.0+rocm7.1",
         "input": {"file": "torch-2.10.0+rocm7.1-cp312-cp312-linux_x86_64.whl", "size": fat},
@@ -52,6 +63,8 @@ def _report() -> dict[str, Any]:
             "raw_archs": 14,
             "device_wheels": 3,
             "kernels": 12_345,
+            "kernel_archs": 2,
+            "db_only_archs": 0,
         },
         "devices": [
             device("gfx900", "target", gfx900),
@@ -71,6 +84,10 @@ def _report() -> dict[str, Any]:
                 "saved_pct": 95.8,
                 "kernels": 1_738,
                 "targets": ["gfx900", "gfx1100"],
+                "code_objects": {"gfx900": 869, "gfx1100": 869},
+                "device_bytes": 1_196 * MB,
+                "kpack_bytes": 400 * MB,
+                "seconds": 12.0,
             }
         ],
         "databases": [

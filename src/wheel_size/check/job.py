@@ -13,9 +13,9 @@ from wheel_size.check.ack import DEFAULT_FOOTER
 from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, run_check
 from wheel_size.check.view import check_view
 from wheel_size.errors import WheelSizeError
-from wheel_size.github.comments import marker
 from wheel_size.history.history import History
 from wheel_size.render import render
+from wheel_size.sticky import marker
 
 __all__ = ["COMMENT_KEY", "CheckOutcome", "pr_check"]
 

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     from wheel_size.cli.options import (
         explicit_periods,
-        github_from_env,
+        github_port_from_env,
         open_store,
         source_from_args,
     )
@@ -41,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("collect needs --date, --from/--to or --month")
     if args.out and (args.history or args.data_branch):
         raise InputError("give either --out or a store (--history/--data-branch), not both")
-    gh = github_from_env()
+    github = github_port_from_env()
     runs = []
     for p in periods:
-        runs += collect(gh, source, p.start, p.end)
+        runs += collect(github, source, p.start, p.end)
     artifacts = sum(len(r.artifacts) for r in runs)
     span = ", ".join(str(p) for p in periods)
     if args.out:

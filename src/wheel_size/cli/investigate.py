@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from wheel_size.cli.issue_options import add_evidence_options, add_investigation_options
 from wheel_size.cli.options import add_naming_options, add_store_options, add_threshold_options
-from wheel_size.evidence.options import add_evidence_options
-from wheel_size.regressions.options import add_investigation_options
 
 __all__ = ["configure_parser", "run"]
 
@@ -43,6 +42,10 @@ def run(args: argparse.Namespace) -> int:
     import json
     import os
 
+    from wheel_size.cli.issue_options import (
+        build_evidence_options_from_args,
+        evidence_options_from_args,
+    )
     from wheel_size.cli.options import (
         naming_from_args,
         open_store,
@@ -52,16 +55,17 @@ def run(args: argparse.Namespace) -> int:
     )
     from wheel_size.dates import parse_date
     from wheel_size.errors import InputError
-    from wheel_size.evidence.options import EvidenceOptions
-    from wheel_size.github.client import GITHUB_FAILURES, connect, github_error
+    from wheel_size.evidence.enrich import evidence_enricher
+    from wheel_size.github.client import connect
+    from wheel_size.github.port import PyGithubPort
     from wheel_size.history.history import load_history
+    from wheel_size.ports import GitHubFailure
     from wheel_size.regressions.events import Event
     from wheel_size.regressions.history_series import series_from_history
     from wheel_size.regressions.investigation import investigate
     from wheel_size.regressions.issue_body import Reproduce, render_markdown
-    from wheel_size.regressions.options import build_evidence_options_from_args
     from wheel_size.regressions.series import point_on, previous_point
-    from wheel_size.regressions.track_step import build_evidence_step, evidence_enricher
+    from wheel_size.regressions.track_step import build_evidence_step
     from wheel_size.variants import ArtifactNaming
 
     date = parse_date(args.date, "--date")
@@ -71,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     naming = naming_from_args(args)
     assert isinstance(naming, ArtifactNaming)
     thresholds = thresholds_from_args(args)
-    evidence = EvidenceOptions.from_args(args)
+    evidence = evidence_options_from_args(args)
     builds = build_evidence_options_from_args(args)
     if args.max_commit_details < 0:
         raise InputError("--max-commit-details must not be negative")
@@ -112,18 +116,18 @@ def run(args: argparse.Namespace) -> int:
     repo_name = args.repo or runs_that_night[0].repository or os.environ.get("GITHUB_REPOSITORY")
     if not repo_name:
         raise InputError("--repo is needed: the history does not name the repository")
-    gh = connect(token)
+    github = PyGithubPort(connect(token))
     try:
-        repo = gh.get_repo(repo_name)
+        repo = github.repository(repo_name)
         inv = investigate(repo, event, series, max_details=args.max_commit_details)
         if evidence.enabled:
-            inv = evidence_enricher(gh, repo_name, evidence.max_download_bytes, evidence)(inv)
+            inv = evidence_enricher(github, repo_name, evidence)(inv)
         inv.apply_content()  # rank again with the wheel contents, when they were read
-        inv = build_evidence_step(gh, repo_name, builds)(inv)
+        if builds.enabled:
+            inv = build_evidence_step(github, repo_name, builds)(inv)
         repo_url = repo.html_url
-    except GITHUB_FAILURES as exc:
-        raise github_error(
-            exc,
+    except GitHubFailure as exc:
+        raise exc.saying(
             f"investigating {variant} on {date.isoformat()} in {repo_name}",
             not_found=f"repository {repo_name} not found or not visible to this token",
         ) from None
@@ -146,7 +150,7 @@ def reproduce_args(
     """The arguments that re-run this investigation (shown in issues)."""
     import os
 
-    from wheel_size.regressions.reproduce import store_reproduce_args
+    from wheel_size.history.reproduce import store_reproduce_args
 
     out = ["--repo", repo, "--date", str(date), "--variant", variant]
     out += store_reproduce_args(

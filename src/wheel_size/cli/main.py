@@ -103,7 +103,7 @@ def _warn_skipped() -> None:
     a step-summary section). Never the reason a command fails."""
     import os
 
-    from wheel_size.cli.skipped import report_skipped
+    from wheel_size.action.skipped import report_skipped
 
     in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
     try:

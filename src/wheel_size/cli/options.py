@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wheel_size.errors import InputError
+from wheel_size.history.location import DEFAULT_HISTORY_DIR, StoreLocation
 
 if TYPE_CHECKING:
-    from github import Github
-
     from wheel_size.collect.runs import WorkflowSource
     from wheel_size.dates import DateRange
+    from wheel_size.github.client import GithubClient
+    from wheel_size.github.port import PyGithubPort
     from wheel_size.history.store import HistoryStore
     from wheel_size.report.model import Thresholds
     from wheel_size.variants import ArtifactNaming
@@ -28,12 +29,11 @@ __all__ = [
     "add_threshold_options",
     "naming_from_args",
     "open_store",
+    "store_location_from_args",
     "thresholds_from_args",
     "variants_from_args",
     "write_output",
 ]
-
-DEFAULT_HISTORY_DIR = ".wheel-size"
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
@@ -158,49 +158,26 @@ def variants_from_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def store_location_from_args(args: argparse.Namespace) -> StoreLocation:
+    """The store flags: ``--history``, ``--data-branch``, ``--data-remote`` and the rest."""
+    return StoreLocation(
+        history=args.history,
+        data_branch=args.data_branch,
+        data_remote=args.data_remote,
+        push_attempts=args.push_attempts,
+        git_timeout=args.git_timeout,
+    )
+
+
 @contextlib.contextmanager
 def open_store(
     args: argparse.Namespace, *, repository: str | None = None, token: str | None = None
 ) -> Iterator[HistoryStore]:
     """The store the options name; a git store's scratch clone is removed afterwards."""
-    from wheel_size.history import (
-        DEFAULT_DATA_BRANCH,
-        DirectoryStore,
-        GitBranchStore,
-        actions_remote,
-    )
+    from wheel_size.history.location import open_store as open_location
 
-    if args.data_remote and args.history:
-        raise InputError("give either --history or --data-remote, not both")
-    if args.data_branch or args.data_remote:
-        if args.history:
-            raise InputError("give either --history or --data-branch, not both")
-        branch = args.data_branch or DEFAULT_DATA_BRANCH  # --data-remote alone: the default
-        remote = args.data_remote
-        if not remote:
-            # In a workflow the data branch belongs to the repository running it (where the
-            # token may push), even when the runs read are another repository's.
-            repo = os.environ.get("GITHUB_REPOSITORY") or repository
-            if not repo:
-                raise InputError(
-                    "--data-branch needs --data-remote or --repo to know where to push"
-                )
-            if not token:
-                raise InputError(
-                    "--data-branch without --data-remote needs a token (GITHUB_TOKEN) to push"
-                )
-            remote = actions_remote(repo, token, os.environ.get("GITHUB_SERVER_URL"))
-        if args.push_attempts < 1:
-            raise InputError("--push-attempts must be at least 1")
-        store = GitBranchStore(
-            remote, branch, secret=token, attempts=args.push_attempts, timeout=args.git_timeout
-        )
-        try:
-            yield store
-        finally:
-            store.close()
-    else:
-        yield DirectoryStore(Path(args.history or DEFAULT_HISTORY_DIR))
+    with open_location(store_location_from_args(args), repository=repository, token=token) as store:
+        yield store
 
 
 def write_output(path: str | None, text: str) -> None:
@@ -248,23 +225,20 @@ def source_from_args(args: argparse.Namespace) -> WorkflowSource:
 
 def explicit_periods(args: argparse.Namespace) -> list[DateRange] | None:
     """``--date``, ``--from/--to`` or ``--month``; None when none was given."""
-    from wheel_size.dates import DateRange, parse_date, periods_from_args
+    from wheel_size.dates import explicit_periods as periods
 
-    date = getattr(args, "date", None)
-    if date:
-        if args.date_from or args.date_to or args.month:
-            raise InputError("give either --date or a range (--from/--to, --month), not both")
-        day = parse_date(date, "--date")
-        return [DateRange(day, day)]
-    if args.date_from or args.date_to or args.month:
-        if args.date_to and not args.date_from and not args.month:
-            raise InputError("--to needs --from")
-        return list(periods_from_args(args.date_from, args.date_to, args.month))
-    return None
+    return periods(getattr(args, "date", None), args.date_from, args.date_to, args.month)
 
 
-def github_from_env(token: str | None = None) -> Github:
+def github_from_env(token: str | None = None) -> GithubClient:
     """A PyGithub client for GITHUB_API_URL with the token (fails before any request)."""
     from wheel_size.github.client import connect
 
     return connect(token=token)
+
+
+def github_port_from_env(token: str | None = None) -> PyGithubPort:
+    """The GitHub port over :func:`github_from_env`'s client."""
+    from wheel_size.github.port import PyGithubPort
+
+    return PyGithubPort(github_from_env(token))

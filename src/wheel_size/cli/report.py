@@ -29,7 +29,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from wheel_size.cli.options import open_store
+    from wheel_size.cli.options import (
+        naming_from_args,
+        open_store,
+        thresholds_from_args,
+        variants_from_args,
+    )
     from wheel_size.dates import periods_from_args
     from wheel_size.report.build import reports_from_store
     from wheel_size.report.render import render_json, render_markdown
@@ -37,7 +42,16 @@ def run(args: argparse.Namespace) -> int:
     periods = periods_from_args(args.date_from, args.date_to, args.month)
     token = os.environ.get("GITHUB_TOKEN") or None
     with open_store(args, repository=args.repo, token=token) as store:
-        reports = reports_from_store(store, args, periods)
+        reports = reports_from_store(
+            store,
+            variants_from_args(args),
+            periods,
+            naming=naming_from_args(args),
+            thresholds=thresholds_from_args(args),
+            rollback_days=args.rollback_days,
+            repository=args.repo,
+            workflow=args.workflow,
+        )
     text = render_json(reports) if args.format == "json" else render_markdown(reports)
     write_output(args.output, text)
     return 0

@@ -198,7 +198,12 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
 
 def _comment(args: argparse.Namespace, report: dict[str, Any]) -> str:
     from wheel_size.github.client import connect
+    from wheel_size.github.port import PyGithubPort
+    from wheel_size.ports import worded
     from wheel_size.split.comment import post_comment, render_comment
 
     body = render_comment(report, args.comment_key)
-    return post_comment(connect(), args.repository, args.comment_pr, body, args.comment_key)
+    where = f"commenting on {args.repository}#{args.comment_pr}"
+    with worded(where):
+        repo = PyGithubPort(connect()).repository(args.repository)
+    return post_comment(repo, args.comment_pr, body, args.comment_key)

@@ -1,7 +1,7 @@
 """Collection: workflow runs and their artifact sizes from the GitHub Actions API.
 
-gh = wheel_size.github.client.connect()
-runs = collect(gh, WorkflowSource("pytorch/pytorch", "21257348", "nightly"), first, last)
+github = wheel_size.github.port.PyGithubPort(wheel_size.github.client.connect())
+runs = collect(github, WorkflowSource("pytorch/pytorch", "21257348", "nightly"), first, last)
 """
 
 from wheel_size.collect.records import collect, record_from_api

@@ -6,12 +6,11 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from github import Github
-
-from wheel_size.collect.runs import WorkflowSource, list_runs, raw
+from wheel_size.collect.runs import WorkflowSource, list_runs
 from wheel_size.errors import GitHubError
 from wheel_size.history.model import MAX_INT, ArtifactRecord, RunRecord, clean_text, parse_base_sha
 from wheel_size.history.recordfile import shown
+from wheel_size.ports import WorkflowRuns, worded
 
 __all__ = ["PROGRESS_MIN_RUNS", "collect", "record_from_api", "utc_now"]
 
@@ -127,7 +126,7 @@ def _record(
 
 
 def collect(
-    gh: Github,
+    github: WorkflowRuns,
     source: WorkflowSource,
     first: dt.date,
     last: dt.date,
@@ -142,13 +141,14 @@ def collect(
     Expired artifacts are kept: their size is still listed, which is what makes backfills
     past the 90-day retention possible.
     """
-    from wheel_size.github.client import github_errors
     from wheel_size.progress import Progress
 
     known = known or {}
     collected_at = utc_now()
     out: list[RunRecord] = []
-    listed = sorted(list_runs(gh, source, first, last), key=lambda r: (r["created_at"], r["id"]))
+    listed = sorted(
+        list_runs(github, source, first, last), key=lambda r: (r["created_at"], r["id"])
+    )
     # A backfill shows progress on stderr; a nightly update (a run or two) stays quiet. No
     # closing line on failure: the error itself is the one line a failed job prints.
     progress = (
@@ -168,8 +168,11 @@ def collect(
         ):
             out.append(stored)
             continue
-        with github_errors(f"listing artifacts of run {run['id']} in {source.repository}"):
-            artifacts = [raw(a) for a in _artifacts(gh, run)]
+        url = run.get("artifacts_url")
+        with worded(f"listing artifacts of run {run['id']} in {source.repository}"):
+            if not isinstance(url, str):
+                raise GitHubError(f"run {run['id']} has no artifacts_url")
+            artifacts = github.run_artifacts_json(url)
         record = record_from_api(source, run, artifacts, collected_at)
         out.append(record)
         if on_run is not None:
@@ -177,14 +180,3 @@ def collect(
     if progress is not None:
         progress.finish()
     return out
-
-
-def _artifacts(gh: Github, run: Mapping[str, Any]) -> Iterable[Any]:
-    """The run's artifacts from its ``artifacts_url``, every page at 100 a page — what
-    ``WorkflowRun.get_artifacts()`` does, without first building a run object."""
-    from github.Artifact import Artifact
-    from github.PaginatedList import PaginatedList
-
-    url = run.get("artifacts_url")
-    assert isinstance(url, str)
-    return PaginatedList(Artifact, gh.requester, url, None, list_item="artifacts")

@@ -8,31 +8,19 @@ truth), so a range whose count reaches the cap is split in halves until every wi
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from github import Github, GithubException
-
 from wheel_size.errors import GitHubError, InputError
+from wheel_size.ports import GitHubFailure, RunPage, WorkflowRuns
 
-__all__ = ["RESULT_CAP", "Window", "WorkflowSource", "list_runs", "raw"]
+__all__ = ["RESULT_CAP", "Window", "WorkflowSource", "list_runs"]
 
 # "This endpoint will return up to 1,000 results for each search when using the following
 # parameters: actor, branch, check_suite_id, created, event, head_sha, status".
 RESULT_CAP = 1000
 PER_PAGE = 100
-
-
-def raw(obj: Any) -> dict[str, Any]:
-    """The JSON GitHub sent for a listed object.
-
-    PyGithub's ``raw_data`` would first re-fetch a listed (incomplete) object, one request per
-    run; the listing already holds every field we keep.
-    """
-    data = obj._rawData
-    assert isinstance(data, dict)
-    return data
 
 
 @dataclass(frozen=True)
@@ -104,66 +92,62 @@ class Window:
         return Window(self.start, mid), Window(mid + dt.timedelta(seconds=1), self.end)
 
 
-def _not_found(gh: Github, source: WorkflowSource, exc: GithubException) -> GitHubError:
+def _not_found(github: WorkflowRuns, source: WorkflowSource, exc: GitHubFailure) -> GitHubError:
     """Tell "no such repository" from "no such workflow" (one extra request, errors only)."""
-    from wheel_size.github.client import github_error
-
     try:
-        gh.get_repo(source.repository)
-    except GithubException as repo_exc:
-        return github_error(
-            repo_exc,
+        github.check_repository(source.repository)
+    except GitHubFailure as repo_exc:
+        return repo_exc.saying(
             f"reading repository {source.repository}",
             not_found=f"repository {source.repository} not found or not visible to this token",
         )
-    return github_error(
-        exc,
+    return exc.saying(
         f"listing runs of workflow {source.workflow} in {source.repository}",
         not_found=f"workflow {source.workflow!r} not found in {source.repository}",
     )
 
 
 def list_runs(
-    gh: Github, source: WorkflowSource, first: dt.date, last: dt.date
-) -> Iterator[dict[str, Any]]:
+    github: WorkflowRuns, source: WorkflowSource, first: dt.date, last: dt.date
+) -> Iterator[Mapping[str, Any]]:
     """Every run of ``source`` created from ``first`` to ``last`` (UTC days), as API JSON.
 
     Windows are listed newest first, as GitHub sorts; callers sort as they need.
     """
-    from wheel_size.github.client import github_error
-
     if last < first:
         raise InputError(f"date range is reversed: {first} is after {last}")
-    workflow = gh.withLazy(True).get_repo(source.repository).get_workflow(source.workflow_ref)
-    per_page = int(getattr(gh, "per_page", PER_PAGE) or PER_PAGE)
+    per_page = github.per_page or PER_PAGE
     pending = [Window.of_days(first, last)]
     doing = f"listing runs of workflow {source.workflow} in {source.repository}"
+
+    def page_of(window: Window, number: int) -> RunPage:
+        return github.run_page(
+            source.repository,
+            source.workflow_ref,
+            created=window.query(),
+            branch=source.branch,
+            page=number,
+        )
+
     while pending:
         window = pending.pop(0)
-        kwargs: dict[str, Any] = {"created": window.query()}
-        if source.branch:
-            kwargs["branch"] = source.branch
-        listing = workflow.get_runs(**kwargs)
         try:
-            page = listing.get_page(0)
-            total = listing.totalCount  # set by the page just fetched: no extra request
-        except GithubException as exc:
+            page = page_of(window, 0)
+        except GitHubFailure as exc:
             if exc.status == 404:
-                raise _not_found(gh, source, exc) from exc
-            raise github_error(exc, doing) from exc
-        except Exception as exc:  # connection errors, truncated answers
-            raise github_error(exc, doing) from exc
-        if total >= RESULT_CAP:
+                raise _not_found(github, source, exc) from exc
+            raise exc.saying(doing) from exc
+        if page.total_count >= RESULT_CAP:
             pending[:0] = list(window.halves())
             continue
-        yield from (raw(r) for r in page)
-        seen = len(page)
+        yield from page.runs
+        seen = len(page.runs)
         number = 1
-        while seen < total and len(page) >= per_page:
+        while seen < page.total_count and len(page.runs) >= per_page:
             try:
-                page = listing.get_page(number)
-            except Exception as exc:
-                raise github_error(exc, doing) from exc
-            yield from (raw(r) for r in page)
-            seen += len(page)
+                page = page_of(window, number)
+            except GitHubFailure as exc:
+                raise exc.saying(doing) from exc
+            yield from page.runs
+            seen += len(page.runs)
             number += 1

@@ -7,34 +7,33 @@ issues opened in earlier runs too, without storing anything extra on the data br
 
 from __future__ import annotations
 
-from typing import Any
-
 from wheel_size.dashboard.page import safe_url
+from wheel_size.ports import GitHubPort, worded
 
 __all__ = ["issue_links_from_github"]
 
 
-def issue_links_from_github(gh: Any, repo: str, label: str) -> dict[tuple[str, str], str]:
+def issue_links_from_github(
+    github: GitHubPort, repo: str, label: str
+) -> dict[tuple[str, str], str]:
     """``(variant, date) -> issue URL`` of every jump issue with ``label`` (open or closed).
 
-    ``gh`` is a PyGithub client; failures raise GitHubError (one line).
+    Failures raise GitHubError (one line).
     """
-    from wheel_size.github import github_errors
     from wheel_size.regressions.issue_sync import event_from_marker
 
     links: dict[tuple[str, str], str] = {}
-    with github_errors(f"listing the {label!r} issues of {repo}"):
-        for issue in gh.get_repo(repo).get_issues(state="all", labels=[label]):
-            if issue.pull_request is not None:
-                continue
-            event = event_from_marker(issue.body)
-            url = safe_url(issue.html_url)
-            if event is None or event.kind != "jump" or url is None:
-                continue
-            key = (event.variant, event.date.isoformat())
-            # The oldest issue of an event is the one the sync keeps updating.
-            if key not in links or _number(url) < _number(links[key]):
-                links[key] = url
+    with worded(f"listing the {label!r} issues of {repo}"):
+        issues = github.repository(repo).issues(label)
+    for issue in issues:
+        event = event_from_marker(issue.body)
+        url = safe_url(issue.html_url)
+        if event is None or event.kind != "jump" or url is None:
+            continue
+        key = (event.variant, event.date.isoformat())
+        # The oldest issue of an event is the one the sync keeps updating.
+        if key not in links or _number(url) < _number(links[key]):
+            links[key] = url
     return links
 
 

@@ -20,14 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from github import Github
-
 from wheel_size.diff.run import DiffReport
 from wheel_size.errors import WheelSizeError
 from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
 from wheel_size.evidence.reading import ContentReading
-from wheel_size.github.artifacts import download_artifact, list_run_artifacts
 from wheel_size.oneline import one_line
+from wheel_size.ports import ArtifactDownloads
 
 __all__ = ["Evidence", "EvidenceBudget", "NightArtifact", "collect_evidence"]
 
@@ -95,14 +93,18 @@ class _Unavailable(Exception):
     pass
 
 
-def _fetch(gh: Github, repo: str, night: NightArtifact, dest: Path, max_bytes: int | None,
-           progress: TextIO | None) -> Path:  # fmt: skip
+def _fetch(github: ArtifactDownloads, repo: str, night: NightArtifact, dest: Path,
+           max_bytes: int | None, progress: TextIO | None) -> Path:  # fmt: skip
+    from wheel_size.ports import worded
+
     if night.run_id is None or not night.artifact:
         raise _Unavailable(f"no run id or artifact name recorded for {night.date}")
-    found = [a for a in list_run_artifacts(gh, repo, night.run_id) if a.name == night.artifact]
+    with worded(f"listing the artifacts of run {night.run_id} in {repo}"):
+        listed = github.run_artifacts(repo, night.run_id)
+    found = [a for a in listed if a.name == night.artifact]
     if not found:
         raise _Unavailable(f"run {night.run_id} ({night.date}) has no artifact {night.artifact!r}")
-    return download_artifact(gh, found[0], dest, max_bytes=max_bytes, progress_stream=progress)
+    return github.download_artifact(found[0], dest, max_bytes=max_bytes, progress=progress)
 
 
 def _in_time(budget: EvidenceBudget, what: str, work: Callable[[], T]) -> T:
@@ -176,7 +178,7 @@ def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str,
 
 
 def collect_evidence(
-    gh: Github,
+    github: ArtifactDownloads,
     repo: str,
     before: NightArtifact,
     after: NightArtifact,
@@ -205,12 +207,12 @@ def collect_evidence(
             old = _in_time(
                 budget,
                 f"the download of {before.date}'s artifact",
-                lambda: _fetch(gh, repo, before, old_path, max_bytes, progress),
+                lambda: _fetch(github, repo, before, old_path, max_bytes, progress),
             )
             new = _in_time(
                 budget,
                 f"the download of {after.date}'s artifact",
-                lambda: _fetch(gh, repo, after, new_path, max_bytes, progress),
+                lambda: _fetch(github, repo, after, new_path, max_bytes, progress),
             )
             data = _diff(old, new, Path(tmp) / "work", budget)
             report, reading, omitted = decode_result(data.get("result"))

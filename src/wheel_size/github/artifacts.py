@@ -24,6 +24,7 @@ from github.Artifact import Artifact
 
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import github_errors, scrub
+from wheel_size.ports import RunArtifact
 from wheel_size.progress import Progress
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "RunArtifactDownloads",
     "download_artifact",
     "list_run_artifacts",
+    "run_artifact",
 ]
 
 _CHUNK = 1 << 20
@@ -46,37 +48,25 @@ class ArtifactTooLarge(GitHubError):
     """Downloading the artifact would exceed the configured size limit."""
 
 
-@dataclass(frozen=True)
-class RunArtifact:
-    """The fields of an artifact we use, detached from PyGithub's lazy object."""
-
-    id: int
-    name: str
-    size_in_bytes: int
-    expired: bool
-    archive_download_url: str
-    digest: str | None
-    run_id: int | None
-
-    @classmethod
-    def from_pygithub(cls, artifact: Artifact, run_id: int | None = None) -> RunArtifact:
-        raw = artifact.raw_data
-        return cls(
-            id=artifact.id,
-            name=artifact.name,
-            size_in_bytes=artifact.size_in_bytes,
-            expired=bool(artifact.expired),
-            archive_download_url=artifact.archive_download_url,
-            digest=raw.get("digest"),
-            run_id=run_id,
-        )
+def run_artifact(artifact: Artifact, run_id: int | None = None) -> RunArtifact:
+    """The fields of a PyGithub artifact we use (an Artifact never fetches itself again)."""
+    raw = artifact.raw_data
+    return RunArtifact(
+        id=artifact.id,
+        name=artifact.name,
+        size_in_bytes=artifact.size_in_bytes,
+        expired=bool(artifact.expired),
+        archive_download_url=artifact.archive_download_url,
+        digest=raw.get("digest"),
+        run_id=run_id,
+    )
 
 
 def list_run_artifacts(gh: Github, repo: str, run_id: int) -> list[RunArtifact]:
     """Every artifact of one workflow run (expired ones included, flagged)."""
     with github_errors(f"listing the artifacts of run {run_id} in {repo}"):
         run = gh.get_repo(repo).get_workflow_run(run_id)
-        return [RunArtifact.from_pygithub(a, run_id) for a in run.get_artifacts()]
+        return [run_artifact(a, run_id) for a in run.get_artifacts()]
 
 
 def _signed_url(gh: Github, artifact: RunArtifact, what: str) -> str:

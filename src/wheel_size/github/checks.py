@@ -22,14 +22,14 @@ from github import Github, GithubException
 from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.WorkflowRun import WorkflowRun
 
-from wheel_size.github.builds import (
+from wheel_size.github.client import GITHUB_FAILURES, github_error, scrub
+from wheel_size.ports.builds import (
     DEFAULT_MAX_LOG_BYTES,
     BuildArtifact,
     BuildDataUnavailable,
     BuildJob,
     BuildRun,
 )
-from wheel_size.github.client import GITHUB_FAILURES, github_error, scrub
 
 __all__ = ["GitHubBuilds", "LogFetcher", "fetch_log"]
 

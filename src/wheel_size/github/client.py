@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "GITHUB_FAILURES",
     "GitHubRetry",
+    "GithubClient",
     "RetryPolicy",
     "connect",
     "create_once",
@@ -47,6 +48,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+# The client type, for adapters that hand it on without importing PyGithub themselves.
+GithubClient = Github
 
 DEFAULT_API_URL = "https://api.github.com"
 RETRY_ENV = "WHEEL_SIZE_GITHUB_RETRY"

@@ -12,8 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from github.Issue import Issue
-from github.Repository import Repository
+from wheel_size.ports import Commits, Issues, IssueView
 
 from wheel_size.regressions.events import (
     CreepSettings,
@@ -79,7 +78,7 @@ def events_for_night(
 
 
 def _window(
-    source: Repository, before: SizePoint, after: SizePoint, cache: dict[str, Any]
+    source: Commits, before: SizePoint, after: SizePoint, cache: dict[str, Any]
 ) -> Window:
     """The commits between two nights, shared with the investigations of this run."""
     b = Night(before.date.isoformat(), before.head_sha, before.base_sha, before.run_id)
@@ -93,10 +92,10 @@ def _window(
 
 def _regrowth(
     sync: IssueSync,
-    source: Repository,
+    source: Commits,
     event: Event,
     cache: dict[str, Any],
-) -> tuple[Issue, Verdict] | None:
+) -> tuple[IssueView, Verdict] | None:
     """An older open issue of ``event``'s variant whose listed candidate tonight's window
     re-lands: the crossing is that issue growing again, not a new event."""
     older = []
@@ -118,8 +117,8 @@ def _regrowth(
 
 
 def _verdicts(
-    issue: Issue,
-    source: Repository,
+    issue: IssueView,
+    source: Commits,
     series: Series,
     date: dt.date,
     watched: set[str],
@@ -152,8 +151,8 @@ def _verdicts(
 
 
 def alert_night(
-    issues_repo: Repository,
-    source_repo: Repository,
+    issues_repo: Issues,
+    source_repo: Commits,
     series: Series,
     date: dt.date,
     variants: Sequence[str],
@@ -201,7 +200,7 @@ def alert_night(
         found = {e.key: sync.find(e.key) for e in group.events}
         numbers = {i.number: i for i in found.values() if i is not None}
         missing = [e for e in group.events if found[e.key] is None]
-        home: Issue | None = min(numbers.values(), key=lambda i: i.number) if numbers else None
+        home: IssueView | None = min(numbers.values(), key=lambda i: i.number) if numbers else None
         if home is None and missing:
             home = sync.joinable(missing[0])
         if home is not None:

@@ -25,13 +25,15 @@ import fnmatch
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from wheel_size.github.builds import (
+from wheel_size.errors import InputError
+from wheel_size.ports.builds import (
     DEFAULT_MAX_LOG_BYTES,
     BuildArtifact,
     BuildDataUnavailable,
     BuildJob,
+    BuildPort,
     BuildRun,
 )
 from wheel_size.regressions.build_logs import DEFAULT_PATTERNS, LogSize, find_wheel_size
@@ -61,23 +63,6 @@ _BUILDISH = re.compile(r"wheel|binary|build|release|nightly|manywheel", re.IGNOR
 _DONE = {"success", "failure", "neutral", "timed_out"}  # a log exists and ran to its end
 
 
-class BuildPort(Protocol):
-    """What build evidence needs from GitHub; one call is one API request (a log: one API
-    request plus the download), ``check_runs_for_sha`` at most ``max_pages``."""
-
-    def runs_for_sha(self, sha: str) -> Sequence[BuildRun]: ...
-
-    def artifacts_of_run(self, run: BuildRun) -> Sequence[BuildArtifact]: ...
-
-    def check_runs_for_sha(self, sha: str, max_pages: int) -> Sequence[BuildJob]: ...
-
-    def jobs_of_run(self, run: BuildRun) -> Sequence[BuildJob]: ...
-
-    def job_log(self, job: BuildJob) -> str: ...
-
-    def parent_of(self, sha: str) -> str | None: ...
-
-
 @dataclass(frozen=True)
 class BuildEvidenceOptions:
     """How to look for per-commit builds (CLI ``--build-evidence*``, Action inputs)."""
@@ -104,6 +89,50 @@ class BuildEvidenceOptions:
         if not self.commit_url_template:
             return None
         return self.commit_url_template.replace("{sha}", sha)
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        enabled: bool = True,
+        top: int = DEFAULT_TOP,
+        workflows: str = "",
+        log_pattern: str | None = None,
+        log_url_template: str | None = None,
+        commit_url_template: str | None = None,
+        names: dict[str, str] | None = None,
+    ) -> BuildEvidenceOptions:
+        """The options as a user gives them (text); ``names`` says how the CLI or the Action
+        calls each one in its error messages."""
+        from wheel_size.regressions.build_logs import compile_log_pattern
+
+        said = {
+            "top": "--build-evidence-top",
+            "log_url_template": "--log-url-template",
+            "commit_url_template": "--commit-url-template",
+            **(names or {}),
+        }
+        if top < 0:
+            raise InputError(f"{said['top']} must not be negative")
+        return cls(
+            enabled=enabled,
+            top=top,
+            workflows=tuple(w.strip() for w in workflows.split(",") if w.strip()),
+            log_patterns=(compile_log_pattern(log_pattern),) if log_pattern else DEFAULT_PATTERNS,
+            log_url_template=_url_template(log_url_template, said["log_url_template"], "{job_id}"),
+            commit_url_template=_url_template(
+                commit_url_template, said["commit_url_template"], "{sha}"
+            ),
+        )
+
+
+def _url_template(value: str | None, said: str, field: str) -> str | None:
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    if not value.startswith(("https://", "http://")) or field not in value:
+        raise InputError(f"{said} {value!r}: give an http(s) URL containing {field}")
+    return value
 
 
 def request_bound(options: BuildEvidenceOptions) -> int:

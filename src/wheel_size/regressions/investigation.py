@@ -13,8 +13,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from github.Repository import Repository
-
+from wheel_size.ports import Commits
 from wheel_size.regressions.classify import CATEGORIES, Classified
 from wheel_size.regressions.content_facts import facts_from_diff_json
 from wheel_size.regressions.events import Event
@@ -186,7 +185,7 @@ def pull_request_url(repo_html_url: str, number: int | None) -> str | None:
 
 
 def investigate(
-    repo: Repository,
+    repo: Commits,
     event: Event,
     series: Series,
     *,

@@ -22,14 +22,10 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
-
-from github.Issue import Issue
-from github.IssueComment import IssueComment
-from github.Repository import Repository
+from typing import Any, Literal
 
 from wheel_size.errors import GitHubError
-from wheel_size.github.client import GITHUB_FAILURES, create_once, github_error
+from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_lifecycle
 from wheel_size.regressions.lifecycle import Listed, Verdict
@@ -60,6 +56,8 @@ _UPDATE_MARKER = re.compile(
     + r"update=(?P<key>\S+) night=(?P<night>\d{4}-\d{2}-\d{2}) state=(?P<state>[\w-]+) "
     r"size=(?P<size>\d+) -->"
 )
+
+
 _CANDIDATES_MARKER = re.compile(
     re.escape(MARKER_PREFIX)
     + r"candidates=(?P<items>[0-9a-f]{7,40}(?::\d+)?(?:,[0-9a-f]{7,40}(?::\d+)?)*)? -->"
@@ -101,6 +99,7 @@ class SyncResult:
     silenced: list[int] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # event keys left for a later run
     lines: list[str] = field(default_factory=list)  # what happened, for logs and summaries
+    events: dict[str, int] = field(default_factory=dict)  # event key -> its issue's number
 
 
 def events_from_markers(body: str | None) -> list[Event]:
@@ -151,25 +150,25 @@ class IssueCache:
     (a backfill over 100 nights lists the issues once, not 100 times)."""
 
     def __init__(self) -> None:
-        self._issues: dict[str, list[Issue]] = {}
-        self.repos: dict[str, Repository] = {}
+        self._issues: dict[str, list[IssueView]] = {}
+        self.repos: dict[str, Any] = {}  # repository objects of this run, by name
 
-    def get(self, repo: str) -> list[Issue] | None:
+    def get(self, repo: str) -> list[IssueView] | None:
         return self._issues.get(repo)
 
-    def put(self, repo: str, issues: list[Issue]) -> None:
+    def put(self, repo: str, issues: list[IssueView]) -> None:
         self._issues[repo] = issues
 
 
-def _write_error(exc: BaseException, repo: str, doing: str) -> GitHubError:
+def _write_error(exc: GitHubFailure, repo: str, doing: str) -> GitHubError:
     """Name what is wrong when GitHub refuses an issue write; fall back to the generic line."""
-    status = getattr(exc, "status", 0)
+    status = exc.status
     if status == 410:
         return GitHubError(
             f"{doing}: GitHub answered 410: issues are disabled in {repo}; enable them in "
             "the repository settings or run without --create-issues"
         )
-    error = github_error(exc, doing)
+    error = exc.saying(doing)
     text = str(error)
     if status in (403, 404) and "rate limit" not in text and "needs" not in text:
         return GitHubError(
@@ -183,45 +182,39 @@ class IssueSync:
     """Creates and updates the issues of one repository."""
 
     def __init__(
-        self, repo: Repository, settings: IssueSettings, cache: IssueCache | None = None
+        self, repo: Issues, settings: IssueSettings, cache: IssueCache | None = None
     ) -> None:
         self.repo = repo
         self.settings = settings
         self.cache = cache if cache is not None else IssueCache()
 
     @property
-    def _issues(self) -> list[Issue] | None:
+    def _issues(self) -> list[IssueView] | None:
         return self.cache.get(self.repo.full_name)
 
     @_issues.setter
-    def _issues(self, issues: list[Issue]) -> None:
+    def _issues(self, issues: list[IssueView]) -> None:
         self.cache.put(self.repo.full_name, issues)
 
     # -- finding ---------------------------------------------------------------------
 
-    def _list(self) -> list[Issue]:
+    def _list(self) -> list[IssueView]:
         """Every issue (open or closed) with our label; pull requests left out."""
         try:
-            return [
-                issue
-                for issue in self.repo.get_issues(state="all", labels=[self.settings.label])
-                # A pull request's html_url is .../pull/N. (Reading ``pull_request`` would make
-                # PyGithub fetch every issue again when the key is absent, as it is for issues.)
-                if "/pull/" not in (issue.html_url or "")
-            ]
-        except GITHUB_FAILURES as exc:
-            if getattr(exc, "status", 0) == 410:
+            return self.repo.issues(self.settings.label)
+        except GitHubFailure as exc:
+            if exc.status == 410:
                 raise _write_error(exc, self.repo.full_name, "listing issues") from None
-            raise github_error(exc, f"listing the issues of {self.repo.full_name}") from None
+            raise exc.saying(f"listing the issues of {self.repo.full_name}") from None
 
-    def issues(self) -> list[Issue]:
+    def issues(self) -> list[IssueView]:
         listed = self._issues
         if listed is None:
             listed = self._list()
             self._issues = listed
         return listed
 
-    def find(self, key: str, *, fresh: bool = False) -> Issue | None:
+    def find(self, key: str, *, fresh: bool = False) -> IssueView | None:
         """The issue whose marker names ``key``; the oldest one if there are several."""
         issues = self._list() if fresh else self.issues()
         if fresh:
@@ -229,7 +222,7 @@ class IssueSync:
         matches = [issue for issue in issues if key in _keys_of(issue.body)]
         return min(matches, key=lambda i: i.number) if matches else None
 
-    def open_creep_issue(self, variant: str) -> Issue | None:
+    def open_creep_issue(self, variant: str) -> IssueView | None:
         for issue in sorted(self.issues(), key=lambda i: -i.number):
             keys = _keys_of(issue.body)
             if any(k.startswith(f"creep/{variant}/") for k in keys) and issue.state == "open":
@@ -245,20 +238,21 @@ class IssueSync:
                 owners.append((event.date, issue.number))
         return max(owners)[1] if owners else None
 
-    def accepted(self, issue: Issue) -> bool:
-        return any(label.name == self.settings.accepted_label for label in issue.labels)
+    def accepted(self, issue: IssueView) -> bool:
+        return self.settings.accepted_label in issue.labels
 
     # -- writing ---------------------------------------------------------------------
 
     def open_event(
         self, event: Event, title: str, body: Callable[[], str], result: SyncResult
-    ) -> Issue | None:
+    ) -> IssueView | None:
         """Make sure ``event`` has its issue; ``body`` is only rendered when one is created.
 
         None: no issue yet and creating is off (``settings.create``); the event is skipped.
         """
         existing = self.find(event.key)
         if existing is not None:
+            result.events.setdefault(event.key, existing.number)
             if self.accepted(existing):
                 result.silenced.append(existing.number)
                 result.lines.append(f"#{existing.number} {event.key}: accepted, left alone")
@@ -274,21 +268,25 @@ class IssueSync:
         if not text.startswith(event_marker(event)):
             raise ValueError(f"the body of {event.key} does not start with its marker")
 
-        def create() -> Issue:
-            return self.repo.create_issue(title=title, body=text, labels=list(self.settings.labels))
-
         doing = f"creating the issue for {event.key} in {self.repo.full_name}"
         try:
-            issue = create_once(create, lambda: self.find(event.key, fresh=True))
-        except GITHUB_FAILURES as exc:
+            issue = self.repo.create_issue(
+                title,
+                text,
+                self.settings.labels,
+                find_existing=lambda: self.find(event.key, fresh=True),
+            )
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
-        if self._issues is not None and all(i.number != issue.number for i in self._issues):
-            self._issues.append(issue)
+        listed = self._issues
+        if listed is not None and all(i.number != issue.number for i in listed):
+            listed.append(issue)
         result.created.append(issue.number)
+        result.events.setdefault(event.key, issue.number)
         result.lines.append(f"#{issue.number} {event.key}: opened")
         return issue
 
-    def joinable(self, event: Event) -> Issue | None:
+    def joinable(self, event: Event) -> IssueView | None:
         """The open issue of ``event``'s night event that it should join, if any."""
         from wheel_size.regressions.grouping import joins
 
@@ -297,7 +295,7 @@ class IssueSync:
                 return issue
         return None
 
-    def join(self, issue: Issue, events: Sequence[Event], title: str, result: SyncResult) -> None:
+    def join(self, issue: IssueView, events: Sequence[Event], title: str, result: SyncResult) -> None:
         """Add ``events`` (crossed later the same night) to the night's issue: one marker
         line each after the existing ones, a sentence in the body, the new title."""
         if self.accepted(issue):
@@ -312,16 +310,19 @@ class IssueSync:
         text = "\n".join(lines[:at] + new_markers + lines[at:]).rstrip("\n") + note
         doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"
         try:
-            issue.edit(title=title, body=text)
-        except GITHUB_FAILURES as exc:
+            edited = self.repo.edit_issue(issue.number, title=title, body=text)
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        listed = self._issues
+        if listed is not None:
+            self._issues = [edited if i.number == edited.number else i for i in listed]
         result.updated.append(issue.number)
         for e in events:
             result.lines.append(f"#{issue.number} {e.key}: joined the night's issue")
 
     def follow_up(
         self,
-        issue: Issue,
+        issue: IssueView,
         verdicts: Sequence[Verdict],
         result: SyncResult,
         *,
@@ -365,11 +366,10 @@ class IssueSync:
         text = render_lifecycle(events, todo, repo_url=repo_url, closing=closing)
         doing = f"commenting on #{issue.number} ({events[0].key}) in {self.repo.full_name}"
         try:
-            create_once(
-                lambda: issue.create_comment(text),
-                lambda: self._find_update(issue, night),
+            self.repo.create_comment(
+                issue.number, text, find_existing=lambda: self._find_update(issue, night)
             )
-        except GITHUB_FAILURES as exc:
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if closing:
             self._close(issue, events[0])
@@ -381,7 +381,7 @@ class IssueSync:
             )
 
     def creep_follow_up(
-        self, issue: Issue, point: SizePoint, result: SyncResult, *, repo_url: str
+        self, issue: IssueView, point: SizePoint, result: SyncResult, *, repo_url: str
     ) -> None:
         """A standing creep issue while the variant keeps creeping: a comment each time
         it grew ``regrowth_mb`` more since the last report (creep is its own event)."""
@@ -403,21 +403,23 @@ class IssueSync:
         verdict = Verdict("grew", point.variant, point, "still creeping, no single night crossed")
         self.follow_up(issue, [verdict], result, repo_url=repo_url)
 
-    def _close(self, issue: Issue, event: Event) -> None:
+    def _close(self, issue: IssueView, event: Event) -> None:
         """Close a rolled-back issue; a refused write names the issue and the repository."""
         doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
         try:
-            issue.edit(state="closed", state_reason="completed")
-        except GITHUB_FAILURES as exc:
+            closed = self.repo.close_issue(issue.number)
+        except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        if self._issues is not None:
+            self._issues = [closed if i.number == closed.number else i for i in self._issues]
 
-    def _comments(self, issue: Issue) -> Sequence[IssueComment]:
+    def _comments(self, issue: IssueView) -> Sequence[CommentView]:
         try:
-            return list(issue.get_comments())
-        except GITHUB_FAILURES as exc:
-            raise github_error(exc, f"reading the comments of #{issue.number}") from None
+            return self.repo.comments(issue.number)
+        except GitHubFailure as exc:
+            raise exc.saying(f"reading the comments of #{issue.number}") from None
 
-    def _our_updates(self, issue: Issue) -> list[tuple[dt.date, str, str, int]]:
+    def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, str, int]]:
         """(night, event key, state, size) of every update marker in our comments."""
         updates = []
         for comment in self._comments(issue):
@@ -428,7 +430,7 @@ class IssueSync:
                     updates.append((night, m["key"], m["state"], int(m["size"])))
         return sorted(updates)
 
-    def _find_update(self, issue: Issue, night: dt.date) -> IssueComment | None:
+    def _find_update(self, issue: IssueView, night: dt.date) -> CommentView | None:
         for comment in self._comments(issue):
             for line in _marker_lines(comment.body):
                 m = _UPDATE_MARKER.fullmatch(line)

@@ -1,37 +1,34 @@
-"""The ``--create-issues`` step of ``wheel-size track``: after the night is stored.
+"""The regression-issue step of the nightly job: after the night is stored.
 
-``track`` calls :func:`create_issues_for_night` once the history is safely written, so a
-refusal here (no ``issues: write``, issues disabled) costs no data: the caller prints the
-one-line error and exits non-zero.
+:func:`wheel_size.nightly.run_nightly` calls :func:`issues_after_track` once the history is
+safely written, so a refusal here (no ``issues: write``, issues disabled) costs no data:
+the caller reports the one-line error after writing its outputs.
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from github import Github
-
 from wheel_size.errors import WheelSizeError
-from wheel_size.github.client import GITHUB_FAILURES, github_error
 from wheel_size.history.history import History
-from wheel_size.history.investigations import InvestigationNote
 from wheel_size.history.store import HistoryStore
+from wheel_size.ports import GitHubFailure, GitHubPort
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
+from wheel_size.history.investigations import InvestigationNote
 from wheel_size.regressions.issue_sync import IssueCache, SyncResult
 from wheel_size.regressions.notes import notes_for
-from wheel_size.series import SizeSeries
+from wheel_size.regressions.options import IssueOptions
+from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
-    from wheel_size.evidence.options import EvidenceOptions
     from wheel_size.regressions.build_evidence import BuildEvidenceOptions
 
 __all__ = [
@@ -39,10 +36,11 @@ __all__ = [
     "build_evidence_step",
     "chain_enrichers",
     "create_issues_for_night",
-    "evidence_enricher",
     "issue_outputs",
     "issues_after_track",
 ]
+
+Enrich = Callable[[Investigation], Investigation]
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ def issue_outputs(result: SyncResult) -> IssueOutputs:
 
 
 def create_issues_for_night(
-    gh: Github,
+    github: GitHubPort,
     history: History | SizeSeries,
     naming: ArtifactNaming,
     date: dt.date,
@@ -71,7 +69,7 @@ def create_issues_for_night(
     repo: str,
     issues_repo: str | None = None,
     store_args: Sequence[str] = (),
-    enrich: Callable[[Investigation], Investigation] | None = None,
+    enrich: Enrich | None = None,
     result: SyncResult | None = None,
     issue_cache: IssueCache | None = None,
     notes: list[InvestigationNote] | None = None,
@@ -96,27 +94,27 @@ def create_issues_for_night(
         )
 
     series = series_from_history(history, naming)
-    cache = issue_cache if issue_cache is not None else IssueCache()
     try:
-        # One repository read per run, not per night (the cache lives as long as the run).
-        if repo not in cache.repos:
-            cache.repos[repo] = gh.get_repo(repo)
+        # One repository read and one issue listing per run, not per night.
+        cache = issue_cache if issue_cache is not None else IssueCache()
+        for name in dict.fromkeys([repo, issues_repo or repo]):
+            if name not in cache.repos:
+                cache.repos[name] = github.repository(name)
         source = cache.repos[repo]
-        target = source
-        if issues_repo and issues_repo != repo:
-            if issues_repo not in cache.repos:
-                cache.repos[issues_repo] = gh.get_repo(issues_repo)
-            target = cache.repos[issues_repo]
+        target = cache.repos[issues_repo or repo]
+
+        def on_issue(
+            events: Sequence[Event], number: int, url: str | None, inv: Investigation | None
+        ) -> None:
+            if notes is not None:
+                notes.extend(notes_for(inv, events, number, url))
+
         night = alert_night(
             target, source, series, date, variants, settings, reproduce=reproduce,
-            enrich=enrich, issue_cache=cache,
-            on_issue=None if notes is None else (
-                lambda events, number, url, inv: notes.extend(notes_for(inv, events, number, url))
-            ),
+            enrich=enrich, issue_cache=cache, on_issue=on_issue,
         )  # fmt: skip
-    except GITHUB_FAILURES as exc:  # reads; refused writes arrive as GitHubError already
-        raise github_error(
-            exc,
+    except GitHubFailure as exc:  # reads; refused writes arrive as worded GitHubErrors already
+        raise exc.saying(
             f"regression issues for {date.isoformat()}",
             not_found=f"repository {issues_repo or repo} not found or not visible to this token",
         ) from None
@@ -128,63 +126,23 @@ def create_issues_for_night(
     result.silenced += night.silenced
     result.skipped += night.skipped
     result.lines += night.lines
+    for key, number in night.events.items():
+        result.events.setdefault(key, number)
     return result
 
 
-def evidence_enricher(
-    gh: Github, repo: str, max_bytes: int | None, options: EvidenceOptions | None = None
-) -> Callable[[Investigation], Investigation]:
-    """Add the wheel content diff of the two nights (issue 5) to an investigation.
-
-    Best effort: the memory and time budgets of ``options`` hold for every issue of this
-    run together (the clock starts now), and whatever happens in the evidence step the
-    issue is still opened, saying "Evidence unavailable: <reason>".
-    """
-    from wheel_size.evidence.collect import EvidenceBudget
-    from wheel_size.evidence.options import EvidenceOptions
-
-    options = options or EvidenceOptions(max_download_bytes=max_bytes)
-    budget = EvidenceBudget.starting_now(options.memory_bytes, options.time_budget)
-
-    def enrich(inv: Investigation) -> Investigation:
-        from wheel_size.evidence.attach import attach_evidence
-        from wheel_size.evidence.collect import Evidence, NightArtifact, collect_evidence
-
-        ev = inv.event
-        before = NightArtifact(ev.before.run_id, ev.before.artifact, ev.before.date.isoformat())
-        after = NightArtifact(ev.after.run_id, ev.after.artifact, ev.after.date.isoformat())
-        try:
-            evidence = collect_evidence(gh, repo, before, after, max_bytes=max_bytes, budget=budget)
-            return attach_evidence(inv, evidence)
-        except Exception as exc:  # the issue matters more than its evidence
-            from wheel_size.oneline import one_line
-
-            failed = Evidence(before, after)
-            failed.unavailable = one_line(
-                f"the evidence step failed: {type(exc).__name__}: {exc}", 500
-            )
-            return attach_evidence(inv, failed)
-
-    return enrich
-
-
-def build_evidence_step(
-    gh: Github, repo: str, options: BuildEvidenceOptions
-) -> Callable[[Investigation], Investigation]:
+def build_evidence_step(github: GitHubPort, repo: str, options: BuildEvidenceOptions) -> Enrich:
     """Per-commit build evidence (Method A) for the candidates of ``repo``'s events; one
     cache for the whole run, so the variants of one night ask GitHub once."""
-    from wheel_size.github.checks import GitHubBuilds
     from wheel_size.regressions.build_attach import build_evidence_enricher
 
-    port = GitHubBuilds(
-        gh, repo, log_url_template=options.log_url_template, max_log_bytes=options.max_log_bytes
+    port = github.builds(
+        repo, log_url_template=options.log_url_template, max_log_bytes=options.max_log_bytes
     )
     return build_evidence_enricher(port, options)
 
 
-def chain_enrichers(
-    *steps: Callable[[Investigation], Investigation] | None,
-) -> Callable[[Investigation], Investigation] | None:
+def chain_enrichers(*steps: Enrich | None) -> Enrich | None:
     """Run the given enrich steps in order (content evidence, then build evidence)."""
     present = [step for step in steps if step is not None]
     if not present:
@@ -199,30 +157,33 @@ def chain_enrichers(
 
 
 def issues_after_track(
-    args: argparse.Namespace,
+    options: IssueOptions,
     store: HistoryStore,
-    gh: Github,
+    github: GitHubPort,
     nights: Sequence[dt.date],
     *,
     repo: str,
     naming: ArtifactNaming,
     variants: Sequence[str],
+    thresholds: Thresholds,
     workflow: str | int | None = None,
     series: SizeSeries | None = None,
+    enrich: Enrich | None = None,
 ) -> SyncResult:
-    """The ``--create-issues`` step for the nights ``track`` just stored, oldest first.
+    """The regression-issue step for the nights ``track`` just stored, oldest first.
 
     ``variants`` are what the user typed; they are resolved against the history.
     ``series`` is the run's series (``TrackResult.series``); it is read again only when it
-    does not reach back far enough. Runs after the history is stored, so any failure, an
-    unexpected one included, comes out as a :class:`WheelSizeError` (an ``InternalError`` for
-    the unexpected) that ``track`` reports after writing its outputs: the night's sizes are
+    does not reach back far enough. ``enrich`` adds the wheel content evidence to an
+    investigation. Runs after the history is stored, so any failure, an unexpected one
+    included, comes out as a :class:`WheelSizeError` (an ``InternalError`` for the
+    unexpected) that the caller reports after writing its outputs: the night's sizes are
     never lost to the issue step.
     """
     try:
         return _issues_after_track(
-            args, store, gh, nights, repo=repo, naming=naming, variants=variants,
-            workflow=workflow, series=series,
+            options, store, github, nights, repo=repo, naming=naming, variants=variants,
+            thresholds=thresholds, workflow=workflow, series=series, enrich=enrich,
         )  # fmt: skip
     except WheelSizeError:
         raise
@@ -233,25 +194,22 @@ def issues_after_track(
 
 
 def _issues_after_track(
-    args: argparse.Namespace,
+    options: IssueOptions,
     store: HistoryStore,
-    gh: Github,
+    github: GitHubPort,
     nights: Sequence[dt.date],
     *,
     repo: str,
     naming: ArtifactNaming,
     variants: Sequence[str],
+    thresholds: Thresholds,
     workflow: str | int | None = None,
     series: SizeSeries | None = None,
+    enrich: Enrich | None = None,
 ) -> SyncResult:
-    from wheel_size.evidence.options import EvidenceOptions
-    from wheel_size.regressions.options import (
-        alert_settings_from_args,
-        build_evidence_options_from_args,
-    )
     from wheel_size.series import load_series, lookback_days
 
-    settings = alert_settings_from_args(args)
+    settings = options.alert_settings(thresholds)
     result = SyncResult()
     if not nights:
         return result
@@ -262,36 +220,28 @@ def _issues_after_track(
         )
     seen = series.artifact_names(since, max(nights))
     watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
-    evidence = EvidenceOptions.from_args(args) if hasattr(args, "evidence") else None
-    builds = build_evidence_options_from_args(args)
-    enrich = chain_enrichers(
-        evidence_enricher(gh, repo, evidence.max_download_bytes, evidence)
-        if evidence is not None and evidence.enabled
-        else None,
-        build_evidence_step(gh, repo, builds),
-    )
     # Each night that opens issues costs ~100 requests (compare pages, commit reads); a
     # backfill over many jumps must not spend the token's hourly budget (1,000 for
-    # GITHUB_TOKEN), so only the oldest --max-issue-nights nights open new issues.
-    limit = getattr(args, "max_issue_nights", None)
+    # GITHUB_TOKEN), so only the oldest max_issue_nights nights open new issues.
+    limit = options.max_issue_nights
     opened_nights = 0
     issue_cache = IssueCache()  # the issues are listed once for all the nights of the run
     notes: list[InvestigationNote] = []
     for night in sorted(set(nights)):
         night_settings = settings
-        if limit is not None and opened_nights >= limit:
+        if opened_nights >= limit:
             night_settings = replace(settings, issues=replace(settings.issues, create=False))
         before = len(result.created)
         create_issues_for_night(
-            gh,
+            github,
             series,
             naming,
             night,
             watched,
             night_settings,
             repo=repo,
-            issues_repo=getattr(args, "issues_repo", None),
-            store_args=store_args_from(args),
+            issues_repo=options.issues_repo,
+            store_args=(*options.reproduce, *(("--workflow", str(workflow)) if workflow else ())),
             enrich=enrich,
             result=result,
             issue_cache=issue_cache,
@@ -310,20 +260,3 @@ def _issues_after_track(
             f"{limit} night(s) (--max-issue-nights); track the same nights again to open them"
         )
     return result
-
-
-def store_args_from(args: argparse.Namespace) -> tuple[str, ...]:
-    """The history options of a command line, to repeat in the reproduce command: the data
-    branch and a public remote, never a local path or a token (issue #14 item 4)."""
-    import os
-
-    from wheel_size.regressions.reproduce import store_reproduce_args
-
-    out = store_reproduce_args(
-        data_branch=getattr(args, "data_branch", None),
-        data_remote=getattr(args, "data_remote", None),
-        repository=os.environ.get("GITHUB_REPOSITORY") or getattr(args, "repo", None),
-        server_url=os.environ.get("GITHUB_SERVER_URL"),
-    )
-    workflow = getattr(args, "workflow", None)
-    return (*out, "--workflow", str(workflow)) if workflow else out

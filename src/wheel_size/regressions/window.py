@@ -1,24 +1,20 @@
 """The commits between two nightlies, from GitHub's compare API.
 
 The window is ``base_before...base_after``: the main-branch commits the two nightly
-builds were made from. A single compare answers at most 250 commits; PyGithub's
-``Comparison.commits`` pages past that when the comparison is asked for with a page size,
-which we always do. When a nightly message names no base SHA, or the compare fails (a
-force push removed the SHA: 404), we compare the nightly head SHAs instead and say so:
-on a nightly branch that only holds release commits, that window is much less useful.
+builds were made from. A single compare answers at most 250 commits; the GitHub port
+(:class:`wheel_size.ports.Commits`) pages past that. When a nightly message names no base
+SHA, or the compare fails (a force push removed the SHA: 404), we compare the nightly head
+SHAs instead and say so: on a nightly branch that only holds release commits, that window
+is much less useful.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from github.Commit import Commit as GithubCommit
-from github.Repository import Repository
-
-from wheel_size.github.client import GITHUB_FAILURES
+from wheel_size.ports import Commits, CommitSummary, GitHubFailure
 from wheel_size.regressions.commits import Commit, files_from_api
 from wheel_size.regressions.nightly import parse_nightly_message
 
@@ -26,7 +22,6 @@ __all__ = ["Night", "Window", "fetch_files", "fetch_window", "resolve_base"]
 
 # GitHub serves at most 10,000 commits of a comparison; a nightly window is a few hundred.
 DEFAULT_MAX_COMMITS = 5_000
-COMPARE_PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -57,11 +52,11 @@ class Window:
         return len(self.commits) < self.total_commits
 
 
-def _status(exc: BaseException) -> int:
-    return int(getattr(exc, "status", 0) or 0)
+def _status(exc: GitHubFailure) -> int:
+    return exc.status
 
 
-def _gone(exc: BaseException) -> bool:
+def _gone(exc: GitHubFailure) -> bool:
     """Did GitHub answer that the commit or comparison does not exist (force push, bad
     SHA)? Only then is a fallback right; a transient failure (5xx after retries, a dropped
     connection, a truncated answer, a rate limit) must fail the step loudly instead, or the
@@ -69,20 +64,17 @@ def _gone(exc: BaseException) -> bool:
     return _status(exc) in (404, 409, 410, 422)
 
 
-def _message(exc: BaseException) -> str:
-    data = getattr(exc, "data", None)
-    if isinstance(data, dict) and data.get("message"):
-        return str(data["message"])
-    return str(getattr(exc, "status", "") or type(exc).__name__)
+def _message(exc: GitHubFailure) -> str:
+    return exc.message or str(exc.status or type(exc).__name__)
 
 
-def resolve_base(repo: Repository, night: Night, notes: list[str]) -> Night:
+def resolve_base(repo: Commits, night: Night, notes: list[str]) -> Night:
     """Fill in ``night.base_sha`` from its nightly commit message when it is not known."""
     if night.base_sha or not night.head_sha:
         return night
     try:
-        message = repo.get_commit(night.head_sha).commit.message
-    except GITHUB_FAILURES as exc:
+        message = repo.commit_message(night.head_sha)
+    except GitHubFailure as exc:
         if not _gone(exc):
             raise
         notes.append(
@@ -98,29 +90,26 @@ def resolve_base(repo: Repository, night: Night, notes: list[str]) -> Night:
 
 
 def _compare(
-    repo: Repository, base: str, head: str, max_commits: int
+    repo: Commits, base: str, head: str, max_commits: int
 ) -> tuple[list[Commit], int, str | None]:
-    comparison = repo.compare(base, head, comparison_commits_per_page=COMPARE_PAGE_SIZE)
-    total = comparison.total_commits  # one request: page 1 (paged mode) and the totals
-    commits = [_from_listed(item) for item in itertools.islice(comparison.commits, max_commits)]
-    return commits, total, comparison.html_url
+    comparison = repo.compare(base, head, max_commits=max_commits)
+    commits = [_from_listed(item) for item in comparison.commits]
+    return commits, comparison.total_commits, comparison.html_url
 
 
-def _from_listed(item: GithubCommit) -> Commit:
-    """A compare entry as a Commit. Only attributes the listing carries are read: touching
-    ``raw_data`` would make PyGithub fetch every commit again (one request each)."""
-    author = item.commit.author
+def _from_listed(item: CommitSummary) -> Commit:
+    """A compare entry as a Commit (its changed files are read later, for a few)."""
     return Commit(
         sha=item.sha,
-        message=item.commit.message or "",
-        html_url=item.html_url or "",
-        author=(author.name if author is not None else "") or "",
-        parents=tuple(p.sha for p in item.parents),
+        message=item.message,
+        html_url=item.html_url,
+        author=item.author,
+        parents=item.parents,
     )
 
 
 def fetch_window(
-    repo: Repository,
+    repo: Commits,
     before: Night,
     after: Night,
     *,
@@ -144,7 +133,7 @@ def fetch_window(
             continue
         try:
             commits, total, url = _compare(repo, base, head, max_commits)
-        except GITHUB_FAILURES as exc:
+        except GitHubFailure as exc:
             if not _gone(exc):
                 raise
             notes.append(
@@ -170,7 +159,7 @@ def fetch_window(
 
 
 def fetch_files(
-    repo: Repository,
+    repo: Commits,
     commits: list[Commit],
     *,
     limit: int,
@@ -198,8 +187,7 @@ def fetch_files(
         if index not in chosen:
             out.append(commit)
             continue
-        data: dict[str, Any] = repo.get_commit(commit.sha).raw_data
-        entries = list(data.get("files") or [])
+        entries = list(repo.commit_files(commit.sha))
         detailed = Commit(
             sha=commit.sha,
             message=commit.message,
@@ -207,9 +195,7 @@ def fetch_files(
             author=commit.author,
             files=files_from_api(entries),
             files_truncated=len(entries) >= 300,
-            parents=commit.parents
-            or tuple(str(p["sha"]) for p in data.get("parents") or [] if p.get("sha")),
-            login=str((data.get("author") or {}).get("login") or ""),
+            parents=commit.parents,  # from the compare listing
         )
         if cache is not None:
             cache[commit.sha] = detailed

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 from collections.abc import Sequence
 
@@ -109,18 +108,24 @@ def reports_from_series(
 
 
 def reports_from_store(
-    store: HistoryStore, args: argparse.Namespace, periods: Sequence[DateRange]
+    store: HistoryStore,
+    variants: Sequence[str],
+    periods: Sequence[DateRange],
+    *,
+    naming: ArtifactNaming | None = None,
+    thresholds: Thresholds | None = None,
+    rollback_days: int = 10,
+    repository: str | None = None,
+    workflow: str | int | None = None,
 ) -> list[Report]:
-    """:func:`reports_for` with the shared command-line options."""
-    from wheel_size.cli.options import naming_from_args, thresholds_from_args, variants_from_args
-
+    """The ``report`` command's job: :func:`reports_for` (one name for it to call)."""
     return reports_for(
         store,
-        variants_from_args(args),
+        variants,
         periods,
-        naming=naming_from_args(args),
-        thresholds=thresholds_from_args(args),
-        rollback_days=args.rollback_days,
-        repository=getattr(args, "repo", None),
-        workflow=getattr(args, "workflow", None),
+        naming=naming,
+        thresholds=thresholds,
+        rollback_days=rollback_days,
+        repository=repository,
+        workflow=workflow,
     )

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from github import Github
-
-from wheel_size.github.comments import marker as _marker
-from wheel_size.github.comments import post_sticky_comment
+from wheel_size.ports import Issues
 from wheel_size.render import render
+from wheel_size.sticky import marker as _marker
+from wheel_size.sticky import post_sticky_comment
 
 __all__ = ["marker", "post_comment", "render_comment"]
 
@@ -22,6 +21,6 @@ def render_comment(report: dict[str, Any], key: str = "split") -> str:
     return render("split_comment.md.j2", marker=marker(key), report=report)
 
 
-def post_comment(gh: Github, repository: str, number: int, body: str, key: str = "split") -> str:
-    """Create or update our comment on ``repository#number``; return its URL."""
-    return post_sticky_comment(gh, repository, number, body, key)
+def post_comment(issues: Issues, number: int, body: str, key: str = "split") -> str:
+    """Create or update our comment on pull request ``number``; return its URL."""
+    return post_sticky_comment(issues, number, body, key)

@@ -1,16 +1,19 @@
-"""What a build at one commit looks like, as plain data: the values the build-evidence port
-(:class:`wheel_size.regressions.build_evidence.BuildPort`) trades in, free of PyGithub so
-the logic above it needs no GitHub to run."""
+"""The build-evidence port: what a build at one commit looks like, as plain data, and the
+calls the evidence logic (``regressions/build_evidence.py``) makes; ``github/checks.py``
+implements them with PyGithub."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 __all__ = [
     "DEFAULT_MAX_LOG_BYTES",
     "BuildArtifact",
     "BuildDataUnavailable",
     "BuildJob",
+    "BuildPort",
     "BuildRun",
 ]
 
@@ -59,3 +62,20 @@ class BuildJob:
     html_url: str
     run_id: int | None = None
     workflow: str = ""
+
+
+class BuildPort(Protocol):
+    """What build evidence needs from GitHub; one call is one API request (a log: one API
+    request plus the download), ``check_runs_for_sha`` at most ``max_pages``."""
+
+    def runs_for_sha(self, sha: str) -> Sequence[BuildRun]: ...
+
+    def artifacts_of_run(self, run: BuildRun) -> Sequence[BuildArtifact]: ...
+
+    def check_runs_for_sha(self, sha: str, max_pages: int) -> Sequence[BuildJob]: ...
+
+    def jobs_of_run(self, run: BuildRun) -> Sequence[BuildJob]: ...
+
+    def job_log(self, job: BuildJob) -> str: ...
+
+    def parent_of(self, sha: str) -> str | None: ...

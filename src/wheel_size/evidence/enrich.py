@@ -1,0 +1,49 @@
+"""The wheel content diff of a regression's two nights, added to its investigation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from wheel_size.evidence.options import EvidenceOptions
+from wheel_size.ports import ArtifactDownloads
+from wheel_size.regressions.investigation import Investigation
+
+__all__ = ["evidence_enricher"]
+
+
+def evidence_enricher(
+    github: ArtifactDownloads, repo: str, options: EvidenceOptions
+) -> Callable[[Investigation], Investigation]:
+    """Add the wheel content diff of the two nights (issue 5) to an investigation.
+
+    Best effort: the memory and time budgets of ``options`` hold for every issue of this
+    run together (the clock starts now), and whatever happens in the evidence step the
+    issue is still opened, saying "Evidence unavailable: <reason>".
+    """
+    from wheel_size.evidence.collect import EvidenceBudget
+
+    budget = EvidenceBudget.starting_now(options.memory_bytes, options.time_budget)
+    max_bytes = options.max_download_bytes
+
+    def enrich(inv: Investigation) -> Investigation:
+        from wheel_size.evidence.attach import attach_evidence
+        from wheel_size.evidence.collect import Evidence, NightArtifact, collect_evidence
+
+        ev = inv.event
+        before = NightArtifact(ev.before.run_id, ev.before.artifact, ev.before.date.isoformat())
+        after = NightArtifact(ev.after.run_id, ev.after.artifact, ev.after.date.isoformat())
+        try:
+            evidence = collect_evidence(
+                github, repo, before, after, max_bytes=max_bytes, budget=budget
+            )
+            return attach_evidence(inv, evidence).apply_content()  # rank with the contents
+        except Exception as exc:  # the issue matters more than its evidence
+            from wheel_size.oneline import one_line
+
+            failed = Evidence(before, after)
+            failed.unavailable = one_line(
+                f"the evidence step failed: {type(exc).__name__}: {exc}", 500
+            )
+            return attach_evidence(inv, failed)
+
+    return enrich

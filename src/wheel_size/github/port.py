@@ -1,0 +1,310 @@
+"""The GitHub port (:mod:`wheel_size.ports`) implemented with PyGithub.
+
+Every PyGithub or network failure leaves this module as a
+:class:`~wheel_size.ports.GitHubFailure` carrying the status and GitHub's message, worded
+by :func:`~wheel_size.github.client.github_error` (the permission a token lacks, when a
+rate limit resets). Run listings are read as the JSON GitHub sent, through the requester:
+a listed run object would fetch itself again if its raw data were asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from urllib.parse import quote
+
+from github import Consts, Github, GithubException
+from github.Artifact import Artifact
+from github.Issue import Issue
+from github.IssueComment import IssueComment
+from github.PaginatedList import PaginatedList
+from github.Repository import Repository as GithubRepository
+
+from wheel_size.errors import WheelSizeError
+from wheel_size.github.client import (
+    GITHUB_FAILURES,
+    create_once,
+    github_error,
+    may_have_been_stored,
+)
+from wheel_size.ports import (
+    CommentView,
+    CommitSummary,
+    Comparison,
+    GitHubFailure,
+    IssueView,
+    RunArtifact,
+    RunPage,
+)
+
+if TYPE_CHECKING:
+    from wheel_size.github.checks import GitHubBuilds
+
+__all__ = ["PyGithubPort", "PyGithubRepository", "failure"]
+
+T = TypeVar("T")
+
+
+def failure(exc: BaseException, doing: str) -> GitHubFailure:
+    """A PyGithub or network failure as the port raises it."""
+    data = getattr(exc, "data", None)
+    message = str(data.get("message") or "") if isinstance(data, dict) else ""
+    status = exc.status if isinstance(exc, GithubException) else 0
+    return GitHubFailure(
+        str(github_error(exc, doing)),
+        status=int(status or 0),
+        message=message,
+        may_have_been_stored=may_have_been_stored(exc),
+        wording=lambda what, not_found: str(github_error(exc, what, not_found=not_found)),
+    )
+
+
+@contextmanager
+def _port(doing: str, *, everything: bool = False) -> Iterator[None]:
+    """Turn a GitHub failure in the block into a :class:`GitHubFailure`; with
+    ``everything``, any unexpected exception too (a garbled listing PyGithub chokes on)."""
+    try:
+        yield
+    except WheelSizeError:
+        raise
+    except GITHUB_FAILURES as exc:
+        raise failure(exc, doing) from exc
+    except Exception as exc:
+        if not everything:
+            raise
+        raise failure(exc, doing) from exc
+
+
+def _issue_view(issue: Issue) -> IssueView:
+    return IssueView(
+        number=issue.number,
+        title=issue.title or "",
+        body=issue.body or "",
+        state=issue.state or "open",
+        html_url=issue.html_url or "",
+        labels=tuple(label.name for label in issue.labels),
+    )
+
+
+def _comment_view(comment: IssueComment) -> CommentView:
+    return CommentView(id=comment.id, body=comment.body or "", html_url=comment.html_url or "")
+
+
+class PyGithubRepository:
+    """:class:`wheel_size.ports.Repository` over a PyGithub repository.
+
+    Issues listed or created here are kept, so commenting on or closing one costs only the
+    write (a listed issue needs no second read).
+    """
+
+    def __init__(self, repo: GithubRepository) -> None:
+        self._repo = repo
+        self._issues: dict[int, Issue] = {}
+        self._comments: dict[int, IssueComment] = {}
+
+    @property
+    def full_name(self) -> str:
+        return str(self._repo.full_name)
+
+    @property
+    def html_url(self) -> str:
+        return str(self._repo.html_url or "")
+
+    # -- commits
+
+    def commit_message(self, sha: str) -> str:
+        with _port(f"reading commit {sha[:12]} of {self.full_name}"):
+            return str(self._repo.get_commit(sha).commit.message or "")
+
+    def compare(self, base: str, head: str, *, max_commits: int) -> Comparison:
+        import itertools
+
+        with _port(f"comparing {base[:12]}...{head[:12]} in {self.full_name}"):
+            comparison = self._repo.compare(base, head, comparison_commits_per_page=100)
+            total = comparison.total_commits  # one request: page 1 and the totals
+            listed = itertools.islice(comparison.commits, max(max_commits, 0))
+            # Only attributes the listing carries: ``raw_data`` would fetch each commit again.
+            commits = [
+                CommitSummary(
+                    sha=item.sha,
+                    message=item.commit.message or "",
+                    html_url=item.html_url or "",
+                    author=(item.commit.author.name if item.commit.author else "") or "",
+                    parents=tuple(parent.sha for parent in item.parents),
+                )
+                for item in listed
+            ]
+            return Comparison(commits, total, comparison.html_url)
+
+    def commit_files(self, sha: str) -> list[Mapping[str, Any]]:
+        with _port(f"reading the changed files of {sha[:12]} in {self.full_name}"):
+            data: dict[str, Any] = self._repo.get_commit(sha).raw_data
+            return list(data.get("files") or [])
+
+    # -- issues
+
+    def _issue(self, number: int) -> Issue:
+        if number not in self._issues:
+            self._issues[number] = self._repo.get_issue(number)
+        return self._issues[number]
+
+    def issues(self, label: str) -> list[IssueView]:
+        out = []
+        with _port(f"listing the issues of {self.full_name}"):
+            for issue in self._repo.get_issues(state="all", labels=[label]):
+                # A pull request's html_url is .../pull/N. (Reading ``pull_request`` would make
+                # PyGithub fetch every issue again when the key is absent, as it is for issues.)
+                if "/pull/" in (issue.html_url or ""):
+                    continue
+                self._issues[issue.number] = issue
+                out.append(_issue_view(issue))
+        return out
+
+    def create_issue(
+        self,
+        title: str,
+        body: str,
+        labels: Sequence[str],
+        *,
+        find_existing: Callable[[], IssueView | None],
+    ) -> IssueView:
+        found: list[IssueView] = []
+
+        def find() -> Issue | None:
+            view = find_existing()
+            if view is None:
+                return None
+            found.append(view)
+            return self._issue(view.number)
+
+        doing = f"creating an issue in {self.full_name}"
+        with _port(doing):
+            issue = create_once(
+                lambda: self._repo.create_issue(title=title, body=body, labels=list(labels)),
+                find,
+                doing=doing,
+            )
+        self._issues[issue.number] = issue
+        return found[-1] if found and found[-1].number == issue.number else _issue_view(issue)
+
+    def comments(self, number: int) -> list[CommentView]:
+        with _port(f"reading the comments of #{number} in {self.full_name}"):
+            listed = list(self._issue(number).get_comments())
+        self._comments.update((c.id, c) for c in listed)
+        return [_comment_view(c) for c in listed]
+
+    def create_comment(
+        self, number: int, body: str, *, find_existing: Callable[[], CommentView | None]
+    ) -> CommentView:
+        doing = f"commenting on #{number} in {self.full_name}"
+
+        def create() -> CommentView:
+            comment = issue.create_comment(body)
+            self._comments[comment.id] = comment
+            return _comment_view(comment)
+
+        with _port(doing):
+            issue = self._issue(number)
+            return create_once(create, find_existing, doing=doing)
+
+    def edit_comment(self, number: int, comment_id: int, body: str) -> None:
+        with _port(f"editing a comment on #{number} in {self.full_name}"):
+            comment = self._comments.get(comment_id) or self._issue(number).get_comment(comment_id)
+            comment.edit(body)
+
+    def close_issue(self, number: int) -> IssueView:
+        with _port(f"closing #{number} in {self.full_name}"):
+            issue = self._issue(number)
+            issue.edit(state="closed", state_reason="completed")
+            return _issue_view(issue)
+
+    def edit_issue(self, number: int, *, title: str, body: str) -> IssueView:
+        with _port(f"editing #{number} in {self.full_name}"):
+            issue = self._issue(number)
+            issue.edit(title=title, body=body)
+            return _issue_view(issue)
+
+    def issue_body(self, number: int) -> str:
+        with _port(f"reading #{number} of {self.full_name}"):
+            return str(self._issue(number).body or "")
+
+
+class PyGithubPort:
+    """:class:`wheel_size.ports.GitHubPort` over a PyGithub client (see
+    :func:`wheel_size.github.client.connect`)."""
+
+    def __init__(self, gh: Github) -> None:
+        self.gh = gh
+
+    @property
+    def per_page(self) -> int:
+        return int(getattr(self.gh, "per_page", 100) or 100)
+
+    def repository(self, full_name: str) -> PyGithubRepository:
+        with _port(f"reading repository {full_name}"):
+            return PyGithubRepository(self.gh.get_repo(full_name))
+
+    def check_repository(self, repository: str) -> None:
+        self.repository(repository)
+
+    def builds(
+        self, repository: str, *, log_url_template: str | None, max_log_bytes: int
+    ) -> GitHubBuilds:
+        from wheel_size.github.checks import GitHubBuilds
+
+        return GitHubBuilds(
+            self.gh, repository, log_url_template=log_url_template, max_log_bytes=max_log_bytes
+        )
+
+    # -- runs
+
+    def run_page(
+        self, repository: str, workflow: int | str, *, created: str, branch: str | None, page: int
+    ) -> RunPage:
+        ref = str(workflow) if isinstance(workflow, int) else quote(workflow, safe="")
+        url = f"/repos/{repository}/actions/workflows/{ref}/runs"
+        params: dict[str, Any] = {"created": created}
+        if branch:
+            params["branch"] = branch
+        if page:
+            params["page"] = page + 1
+        if self.per_page != Consts.DEFAULT_PER_PAGE:
+            params["per_page"] = self.per_page
+        doing = f"listing runs of workflow {workflow} in {repository}"
+        with _port(doing, everything=True):
+            _, data = self.gh.requester.requestJsonAndCheck("GET", url, parameters=params)
+            runs = data["workflow_runs"]
+            total = data["total_count"]
+            if not isinstance(runs, list) or not isinstance(total, int):
+                raise TypeError("the run listing has no workflow_runs list or total_count")
+            return RunPage(runs, total)
+
+    def run_artifacts_json(self, artifacts_url: str) -> list[Mapping[str, Any]]:
+        with _port(f"listing artifacts at {artifacts_url}"):
+            listing = PaginatedList(
+                Artifact, self.gh.requester, artifacts_url, None, list_item="artifacts"
+            )
+            return [a.raw_data for a in listing]
+
+    # -- artifact downloads
+
+    def run_artifacts(self, repository: str, run_id: int) -> list[RunArtifact]:
+        from wheel_size.github.artifacts import list_run_artifacts
+
+        return list_run_artifacts(self.gh, repository, run_id)
+
+    def download_artifact(
+        self,
+        artifact: RunArtifact,
+        dest: Path,
+        *,
+        max_bytes: int | None = None,
+        progress: TextIO | None = None,
+    ) -> Path:
+        from wheel_size.github.artifacts import download_artifact
+
+        return download_artifact(
+            self.gh, artifact, dest, max_bytes=max_bytes, progress_stream=progress
+        )

@@ -1,0 +1,100 @@
+"""The nightly job: collect, store, report, then open and follow the regression issues."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from wheel_size.errors import WheelSizeError
+from wheel_size.history.store import HistoryStore
+from wheel_size.nightly.options import NightlyOptions
+from wheel_size.ports import GitHubPort
+from wheel_size.track import TrackResult
+
+__all__ = ["run_nightly"]
+
+
+def run_nightly(
+    store: HistoryStore, options: NightlyOptions, github: GitHubPort | None
+) -> TrackResult:
+    """One nightly run against ``store``; ``github`` may be None when nothing is collected
+    and no issue is opened.
+
+    The sizes are stored first (one commit); the regression issues come after, so a refused
+    issue never costs the night: its error is kept in ``result.issue_error`` for the caller
+    to report once its outputs are written. Every night the run collected is checked for
+    crossings (``result.jumps``), the report window notwithstanding.
+    """
+    from wheel_size import track as tracking
+
+    issues = options.issues
+    track_options = options.track
+    warnings: list[str] = []
+    if issues is not None:
+        from wheel_size.series import lookback_days
+
+        settings = issues.alert_settings(track_options.thresholds)
+        # The run's one history load reaches back as far as the issues read (creep).
+        track_options = dataclasses.replace(
+            track_options, issue_lookback_days=lookback_days(settings.creep)
+        )
+        if github is None:
+            raise WheelSizeError("regression issues need a GitHub client")
+        if track_options.dashboard:
+            links = _issue_links(github, options, warnings)
+            track_options = dataclasses.replace(track_options, issue_links=links)
+    result = tracking.track(store, track_options, github=github)
+    result.warnings[:0] = warnings
+    if issues is None or github is None:
+        return result
+    from wheel_size.regressions.track_step import (
+        build_evidence_step,
+        chain_enrichers,
+        issues_after_track,
+    )
+
+    repository = track_options.source.repository
+    contents = None
+    if options.evidence.enabled:
+        from wheel_size.evidence.enrich import evidence_enricher
+
+        contents = evidence_enricher(github, repository, options.evidence)
+    builds = None
+    if issues.builds.enabled:
+        builds = build_evidence_step(github, repository, issues.builds)
+    # contents first: the ranking uses them; then builds check the top candidates
+    enrich = chain_enrichers(contents, builds)
+    source = track_options.source
+    try:
+        result.issues = issues_after_track(
+            issues,
+            store,
+            github,
+            result.new_nights,
+            repo=source.repository,
+            naming=track_options.naming,
+            variants=track_options.variants,
+            thresholds=track_options.thresholds,
+            workflow=source.workflow,
+            series=result.series,
+            enrich=enrich,
+        )
+    except WheelSizeError as exc:
+        result.issue_error = exc
+    if track_options.dashboard and result.issues is not None and result.issues.created:
+        links = _issue_links(github, options, result.warnings)
+        tracking.relink_dashboard(store, result.reports, track_options, links)
+    return result
+
+
+def _issue_links(
+    github: GitHubPort, options: NightlyOptions, warnings: list[str]
+) -> dict[tuple[str, str], str]:
+    """The dashboard's links to regression issues; without them the page is still drawn."""
+    from wheel_size.dashboard.links import issue_links_from_github
+
+    assert options.issues is not None
+    try:
+        return issue_links_from_github(github, options.issues_repo, options.issues.label)
+    except WheelSizeError as exc:
+        warnings.append(f"dashboard without issue links: {exc}")
+        return {}

@@ -1,0 +1,176 @@
+"""What a nightly run says to a workflow: its outputs, its annotations and the step summary.
+
+The step summary answers "did last night grow?" first: one line per watched variant that
+crossed the threshold on the newest night (with its issue), the other variants counted as
+flat, the crossings of earlier nights this run collected (a catch-up), the issues opened
+and updated, how many nights were collected (also those the report window does not show),
+and only then the full report, collapsed when long. The CLI inside a workflow and the
+Action write the same outputs, named as in ``action.yml``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+from wheel_size.render import render
+from wheel_size.report.model import Jump
+from wheel_size.track import TrackResult
+
+__all__ = [
+    "COLLAPSE_LINES",
+    "jump_annotation",
+    "nightly_outputs",
+    "nightly_summary",
+]
+
+# A report longer than this goes into a collapsed section (a daily table of a month is ~40).
+COLLAPSE_LINES = 40
+
+
+def jump_annotation(jump: Jump) -> str:
+    """The message of a jump's ``::warning`` (title "Wheel size jump")."""
+    return (
+        f"{jump.artifact}: {jump.delta_mb:+.1f} MB on {jump.date} "
+        f"({jump.prev_size_mb:.1f} → {jump.size_mb:.1f} MB, run {jump.run_id})"
+    )
+
+
+def nightly_outputs(result: TrackResult) -> dict[str, str]:
+    """The outputs ``action.yml`` names that the stored night decides (the report paths are
+    the writer's)."""
+    outputs = {
+        "regression": "true" if result.regression else "false",
+        "jump-count": str(len(result.jumps)),
+        "jumps": json.dumps([j.to_dict() for j in result.jumps]),
+        "collected-runs": str(len(result.collected)),
+        "commit": result.write.commit or "",
+    }
+    if result.issues is not None:
+        outputs["issues-created"] = ",".join(str(n) for n in result.issues.created)
+        outputs["issues-updated"] = ",".join(str(n) for n in dict.fromkeys(result.issues.updated))
+    return outputs
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A jump as the summary shows it."""
+
+    variant: str
+    date: dt.date
+    delta_mb: float
+    prev_size_mb: float
+    size_mb: float
+    run_id: int | None
+    run_url: str | None
+    issue: int | None
+    issue_url: str | None
+
+    @property
+    def grew(self) -> bool:
+        return self.delta_mb > 0
+
+
+@dataclass(frozen=True)
+class _Issue:
+    number: int
+    url: str
+    what: str  # "jump/cuda12_8/2025-10-11" → "cuda12_8, 2025-10-11 (jump)"
+
+
+def _links(server_url: str, repository: str) -> tuple[str, str]:
+    base = f"{server_url.rstrip('/')}/{repository}"
+    return f"{base}/actions/runs/", f"{base}/issues/"
+
+
+def nightly_summary(
+    result: TrackResult,
+    *,
+    repository: str,
+    issues_repo: str | None = None,
+    server_url: str = "https://github.com",
+    report_name: str = "report.md",
+    skipped: str = "",
+    failure: str = "",
+) -> str:
+    """The step summary of ``result`` (Markdown). ``skipped``: the section on stored records
+    that were skipped; ``failure``: one line when the run failed after storing."""
+    runs, issues = _links(server_url, repository)
+    if issues_repo and issues_repo != repository:
+        issues = _links(server_url, issues_repo)[1]
+    numbers = result.issues.events if result.issues is not None else {}
+
+    def line(j: Jump) -> _Line:
+        number = numbers.get(f"jump/{j.variant}/{j.date.isoformat()}")
+        return _Line(
+            variant=j.variant,
+            date=j.date,
+            delta_mb=j.delta_mb,
+            prev_size_mb=j.prev_size_mb,
+            size_mb=j.size_mb,
+            run_id=j.run_id,
+            run_url=f"{runs}{j.run_id}" if j.run_id else None,
+            issue=number,
+            issue_url=f"{issues}{number}" if number else None,
+        )
+
+    nights = result.new_nights
+    last = nights[-1] if nights else None
+    watched = [r.variant for r in result.reports]
+    moved = [line(j) for j in result.jumps if j.date == last]
+    earlier = [line(j) for j in result.jumps if j.date != last]
+    crossed = {m.variant for m in moved}
+    flat: list[str] = []
+    absent: list[str] = []
+    for variant in watched:
+        if variant in crossed:
+            continue
+        has_size = (
+            result.series is not None
+            and last is not None
+            and result.series.variant(variant).point_on(last) is not None
+        )
+        (flat if has_size else absent).append(variant)
+    opened, updated = _issues(result, issues)
+    outside = result.nights_outside_report
+    threshold = result.reports[0].thresholds.describe() if result.reports else ""
+    report = result.markdown.strip("\n")
+    return render(
+        "nightly-summary.md.j2",
+        repository=repository,
+        last=last,
+        moved=moved,
+        flat=flat,
+        absent=absent,
+        threshold=threshold,
+        earlier=earlier,
+        opened=opened,
+        updated=updated,
+        issue_error=str(result.issue_error) if result.issue_error is not None else "",
+        nights=nights,
+        runs=len(result.collected) + len(result.ingested_runs),
+        outside=outside,
+        report_periods=[str(p) for p in result.report_periods],
+        report=report,
+        collapse=len(report.splitlines()) > COLLAPSE_LINES,
+        report_name=report_name,
+        skipped=skipped.strip("\n"),
+        failure=failure,
+    )
+
+
+def _issues(result: TrackResult, base: str) -> tuple[list[_Issue], list[_Issue]]:
+    if result.issues is None:
+        return [], []
+    what = {n: key for key, n in result.issues.events.items()}
+
+    def issue(number: int) -> _Issue:
+        kind, _, rest = what.get(number, "").partition("/")
+        variant, _, date = rest.partition("/")
+        text = f"{variant}, {kind} of {date}" if date else ""
+        return _Issue(number, f"{base}{number}", text)
+
+    created = list(dict.fromkeys(result.issues.created))
+    updated = [n for n in dict.fromkeys(result.issues.updated) if n not in created]
+    return [issue(n) for n in created], [issue(n) for n in updated]

@@ -1,0 +1,41 @@
+"""The small typed interfaces the library needs from GitHub, and nothing of PyGithub.
+
+Collection, regression issues, evidence and the dashboard depend on these protocols and
+plain dataclasses; :mod:`wheel_size.github.port` implements them with PyGithub (the only
+place PyGithub is imported), and a test could implement them with anything. Every method
+raises :class:`GitHubFailure` (one line, with GitHub's status) when GitHub or the network
+fails; callers word it with :meth:`GitHubFailure.saying` or :func:`worded`.
+"""
+
+from wheel_size.ports.failure import GitHubFailure, worded
+from wheel_size.ports.hub import (
+    ArtifactDownloads,
+    CommentView,
+    Commits,
+    CommitSummary,
+    Comparison,
+    GitHubPort,
+    Issues,
+    IssueView,
+    Repository,
+    RunArtifact,
+    RunPage,
+    WorkflowRuns,
+)
+
+__all__ = [
+    "ArtifactDownloads",
+    "CommentView",
+    "CommitSummary",
+    "Commits",
+    "Comparison",
+    "GitHubFailure",
+    "GitHubPort",
+    "IssueView",
+    "Issues",
+    "Repository",
+    "RunArtifact",
+    "RunPage",
+    "WorkflowRuns",
+    "worded",
+]
