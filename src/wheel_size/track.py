@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wheel_size.check.budget import CeilingBreach
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.dates import DateRange, utc_today
 from wheel_size.errors import InputError, WheelSizeError
@@ -91,6 +92,14 @@ class TrackResult:
     series: SizeSeries | None = None
     ingested_runs: Sequence[RunRecord] = ()  # the records of --records / input records
     warnings: list[str] = field(default_factory=list)  # one line each, for the log
+    # Watched variants over a size limit on their newest night (NightlyOptions.limits).
+    ceiling_breaches: list[CeilingBreach] = field(default_factory=list)
+    ceiling_ack: str | None = None
+
+    @property
+    def ceiling_failed(self) -> bool:
+        """Over a limit and not acknowledged: what ``fail-on-regression`` fails on too."""
+        return bool(self.ceiling_breaches) and not self.ceiling_ack
 
     @property
     def new_nights(self) -> list[dt.date]:
