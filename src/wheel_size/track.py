@@ -25,6 +25,7 @@ from wheel_size.collect.runs import WorkflowSource
 from wheel_size.dates import DateRange, utc_today
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.history.investigations import read_notes
 from wheel_size.history.model import RunRecord
 from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
 from wheel_size.ports import WorkflowRuns
@@ -223,6 +224,7 @@ def track(
                 rollback_days=options.rollback_days,
                 repository=options.source.repository,
                 where=store_here.description,
+                notes=read_notes(store_here),
             )
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.ports import Commits, Issues, IssueView
-
 from wheel_size.regressions.events import (
     CreepSettings,
     Event,
@@ -77,9 +76,7 @@ def events_for_night(
     return events
 
 
-def _window(
-    source: Commits, before: SizePoint, after: SizePoint, cache: dict[str, Any]
-) -> Window:
+def _window(source: Commits, before: SizePoint, after: SizePoint, cache: dict[str, Any]) -> Window:
     """The commits between two nights, shared with the investigations of this run."""
     b = Night(before.date.isoformat(), before.head_sha, before.base_sha, before.run_id)
     a = Night(after.date.isoformat(), after.head_sha, after.base_sha, after.run_id)

@@ -295,7 +295,9 @@ class IssueSync:
                 return issue
         return None
 
-    def join(self, issue: IssueView, events: Sequence[Event], title: str, result: SyncResult) -> None:
+    def join(
+        self, issue: IssueView, events: Sequence[Event], title: str, result: SyncResult
+    ) -> None:
         """Add ``events`` (crossed later the same night) to the night's issue: one marker
         line each after the existing ones, a sentence in the body, the new title."""
         if self.accepted(issue):

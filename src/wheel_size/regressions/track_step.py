@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.history.investigations import InvestigationNote
 from wheel_size.history.store import HistoryStore
 from wheel_size.ports import GitHubFailure, GitHubPort
 from wheel_size.regressions.alerts import AlertSettings, alert_night
@@ -21,7 +22,6 @@ from wheel_size.regressions.events import Event
 from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
-from wheel_size.history.investigations import InvestigationNote
 from wheel_size.regressions.issue_sync import IssueCache, SyncResult
 from wheel_size.regressions.notes import notes_for
 from wheel_size.regressions.options import IssueOptions
