@@ -71,7 +71,7 @@ def test_hostile_notes_are_skipped_and_named(tmp_path: Path) -> None:
     (bad / "2025-10-21.json").write_bytes(b" " * (MAX_NOTE_BYTES + 1))
     moved = json.loads((bad / "2025-10-11.json").read_text())
     (bad / "2025-10-22.json").write_text(json.dumps(moved))  # a note in another's place
-    os.symlink("/etc/passwd", bad / "2025-10-23.json")
+    (bad / "2025-10-23.json").symlink_to("/etc/passwd")
     os.mkfifo(bad / "2025-10-24.json")
     notes = read_note_tree(root)
     assert list(notes) == ["jump/cuda12_8/2025-10-11"]
