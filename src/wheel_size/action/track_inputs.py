@@ -108,6 +108,8 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
         labels=parse_labels(action_input(env, "issue-labels") or "wheel-size-regression"),
         accepted_label=action_input(env, "accepted-label") or "size-accepted",
         close_on_rollback=bool_input(env, "close-on-rollback"),
+        drop_issues=bool_input(env, "drop-issues"),
+        cc_culprit=bool_input(env, "cc-culprit"),
         creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
         creep_days=_integer(env, "creep-days", 14),
         reproduce=store.reproduce_args(repository(env), env),
