@@ -102,7 +102,7 @@ def one(n: int) -> None:
                     (NIGHT + dt.timedelta(days=d)).isoformat(): s["2025-10-12"]
                     for d in range(2, 32)
                 },
-            }  # fmt: skip
+            }
             for v, s in sizes.items()
         }
         quiet = {v: points(v, s, world) for v, s in late.items()}
