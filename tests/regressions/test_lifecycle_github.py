@@ -163,6 +163,8 @@ def test_a_variant_crossing_later_the_same_night_joins_the_issue(
     late = sizes(w, OCT, cpu={"2025-10-10": 175.0, "2025-10-11": 176.5})
     joined = night(repo, late, "2025-10-11", c, watched)
     assert joined.created == [] and joined.updated == [number]
+    # Both variants link to the one issue (the step summary's headline uses this).
+    assert joined.events == {"jump/cuda12_8/2025-10-11": number, "jump/cpu/2025-10-11": number}
     issues = fake_github.repo(REPO).issues
     assert len(issues) == 1
     assert issues[0].title == "Wheel size: cuda12_8 +4.3 MB, cpu +1.5 MB on 2025-10-11"

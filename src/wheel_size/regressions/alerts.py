@@ -189,6 +189,7 @@ def alert_night(
             if grew is not None:
                 issue, verdict = grew
                 sync.follow_up(issue, [verdict], result, repo_url=repo_url)
+                result.events.setdefault(event.key, issue.number)
                 handled.add(issue.number)
                 continue
         fresh.append(event)
@@ -206,6 +207,8 @@ def alert_night(
             for e in group.events:
                 if found[e.key] is not None:
                     sync.open_event(e, title, lambda: "", result)  # reports "already reported"
+            for e in group.events:  # every variant of the night links to its issue
+                result.events.setdefault(e.key, home.number)
             if missing:
                 sync.join(home, missing, title, result)
                 if on_issue is not None:
@@ -235,6 +238,8 @@ def alert_night(
         opened = sync.open_event(group.primary, group_title(group), body, result)
         if opened is not None:
             handled.add(opened.number)
+            for e in group.events:
+                result.events.setdefault(e.key, opened.number)
             if on_issue is not None and made:
                 on_issue(group.events, opened.number, opened.html_url, made[0])
 
