@@ -38,7 +38,6 @@ __all__ = [
     "render_body",
     "render_lifecycle",
     "render_markdown",
-    "render_update",
     "update_marker",
 ]
 
@@ -314,34 +313,6 @@ def render_markdown(
     while lines and lines[0].startswith(MARKER_PREFIX):
         lines.pop(0)
     return "\n".join(lines)
-
-
-def render_update(
-    ev: Event,
-    *,
-    state: str,
-    point: SizePoint,
-    previous_size: int,
-    repo_url: str,
-    closing: bool,
-) -> str:
-    """A comment on a later night: it grew again, or it rolled back."""
-    text = render(
-        "regression_update.md.j2",
-        marker=update_marker(ev.key, point.date, state, point.size_bytes),
-        state=state,
-        variant=neutralise_cell(ev.variant),
-        date=point.date.isoformat(),
-        size_mb=point.size_mb,
-        since_report_mb=(point.size_bytes - previous_size) / MB,
-        since_before_mb=(point.size_bytes - ev.before.size_bytes) / MB,
-        before_date=ev.before.date.isoformat(),
-        before_mb=ev.before.size_mb,
-        event_date=ev.date.isoformat(),
-        run_url=_run_url(repo_url.rstrip("/"), point.run_id),
-        closing=closing,
-    )
-    return fit_body(text)
 
 
 def render_lifecycle(

@@ -229,15 +229,6 @@ class IssueSync:
                 return issue
         return None
 
-    def newest_open(self, variant: str) -> int | None:
-        """The open issue of the newest event of ``variant``: the one that owns new growth."""
-        owners = []
-        for issue in self.issues():
-            event = event_from_marker(issue.body)
-            if issue.state == "open" and event is not None and event.variant == variant:
-                owners.append((event.date, issue.number))
-        return max(owners)[1] if owners else None
-
     def accepted(self, issue: IssueView) -> bool:
         return self.settings.accepted_label in issue.labels
 
