@@ -2,8 +2,9 @@
 GitHub server backed by a real git repository.
 
 A window of N commits between the two nightlies' base SHAs, jumps in three variants the same
-night (they share the window), the default cap of 100 per-commit requests; then the same
-night again (must write nothing) and the next night (follow-ups only).
+night (they share the window and, as one night event, one issue), the default cap of 100
+per-commit requests; then the same night again (must write nothing), the next night
+(follow-ups only) and 30 later quiet nights in one run (one issue listing for all).
 
 usage: python benchmarks/bench_regressions.py [N ...]   (default: 150 300 1000)
 """
@@ -25,6 +26,7 @@ from regression_world import Change, build_world, points
 from wheel_size.github.client import RetryPolicy, connect
 from wheel_size.github.port import PyGithubPort
 from wheel_size.regressions.alerts import AlertSettings, alert_night
+from wheel_size.regressions.issue_sync import IssueCache
 
 NIGHT = dt.date(2025, 10, 11)
 VARIANTS = ["cuda12_8", "cuda12_6", "cpu"]
@@ -90,6 +92,27 @@ def one(n: int) -> None:
         alert_night(repo, repo, series, NIGHT + dt.timedelta(days=1), VARIANTS, settings)
         print(
             f"  next night (no change): {len(fake.requests) - start} requests "
+            f"{dict(kinds(fake, start))}"
+        )
+        # A catch-up run over 30 quiet nights after the event: one listing for the run.
+        late = {
+            v: {
+                **s,
+                **{
+                    (NIGHT + dt.timedelta(days=d)).isoformat(): s["2025-10-12"]
+                    for d in range(2, 32)
+                },
+            }
+            for v, s in sizes.items()
+        }
+        quiet = {v: points(v, s, world) for v, s in late.items()}
+        shared = IssueCache()
+        start = len(fake.requests)
+        for d in range(2, 32):
+            day = NIGHT + dt.timedelta(days=d)
+            alert_night(repo, repo, quiet, day, VARIANTS, settings, issue_cache=shared)
+        print(
+            f"  30 later nights in one run: {len(fake.requests) - start} requests "
             f"{dict(kinds(fake, start))}"
         )
 

@@ -47,7 +47,15 @@ from wheel_size.audit.native import inspect_elf  # noqa: E402
 from wheel_size.cli.main import main as cli_main  # noqa: E402
 from wheel_size.errors import WheelSizeError  # noqa: E402
 from wheel_size.native import read_library_facts  # noqa: E402
-from wheel_size.split.work import KpackJob, LibraryJob, build_kpack, process_library  # noqa: E402
+from wheel_size.rocm.kpack_layout import plan_archives  # noqa: E402
+from wheel_size.split.names import check_target_id, normalize_arch  # noqa: E402
+from wheel_size.split.work import (  # noqa: E402
+    CodeObjectRef,
+    KpackJob,
+    LibraryJob,
+    build_kpack,
+    process_library,
+)
 
 __all__ = ["corpus", "mutate", "replay", "run_audit", "run_diff", "run_split", "run_wheel"]
 
@@ -114,13 +122,18 @@ def run_split(path: Path, work: Path) -> None:
         zstd_level=1, check_hash=True,
     )  # fmt: skip
     result = process_library(job)
-    by_arch: dict[str, list[tuple[str, object]]] = {}
-    for ref in result.code_objects:
-        by_arch.setdefault(ref.target, []).append((f"lib/libfuzz.so#{ref.index}", ref))
-    for arch, items in by_arch.items():
+    # the archives as split/apply.py lays them out: targets checked, then one per processor
+    objects: dict[str, dict[str, CodeObjectRef]] = {}
+    for ref in sorted(result.code_objects, key=lambda c: c.index):
+        arch = check_target_id(normalize_arch(ref.target), SOURCE)
+        objects.setdefault(f"lib/libfuzz.so#{ref.index}", {}).setdefault(arch, ref)
+    for archive in plan_archives({k: list(v) for k, v in sorted(objects.items())}):
+        items = tuple(
+            (key, objects[key][target], arches) for key, target, arches in archive.entries
+        )
         build_kpack(
-            KpackJob(arch, "torch", work / f"torch_{arch}.kpack", "zstd", 1,
-                     tuple(items), zip_ready=False)  # type: ignore[arg-type]
+            KpackJob(archive.name, "torch", work / f"torch_{archive.name}.kpack", "zstd", 1,
+                     items, arches=archive.arches, zip_ready=False)
         )  # fmt: skip
 
 

@@ -135,14 +135,19 @@ SIZES = {
 
 def make_nightly_repo(tmp_path: Path, fake: FakeGitHub, *, has_issues: bool = True) -> World:
     """pytorch/pytorch on the fake: a git repository, and nightly runs of workflow 21257348
-    whose cuda12_8 artifact grows 4.3 MB on 2025-10-11 and rolls back on 2025-10-12."""
+    whose cuda12_8 artifact grows 4.3 MB on 2025-10-11 and rolls back on 2025-10-12 (the
+    kernel commit of the growth is reverted in that night's window)."""
     changes = [Change(f"base {i}", {"README.md": f"{i}\n"}) for i in range(3)]
     changes += [
         Change("Add Half reduce kernels (#101)", {"aten/src/ATen/native/cuda/R.cuh": "k\n"}),
         Change("Docs (#102)", {"docs/a.md": "a\n"}),
+        # The rollback of Oct 12 is attributable: a revert of the listed candidate (#101).
+        Change(
+            'Revert "Add Half reduce kernels (#101)"', removed=("aten/src/ATen/native/cuda/R.cuh",)
+        ),
     ]
     nights = [("2025-10-09", 1, None), ("2025-10-10", 2, None), ("2025-10-11", 4, None),
-              ("2025-10-12", 4, None)]  # fmt: skip
+              ("2025-10-12", 5, None)]  # fmt: skip
     world = build_world(tmp_path / "git", changes, nights)
     repo = fake.add_repo("pytorch/pytorch", git_dir=world.path, has_issues=has_issues)
     wf = repo.add_workflow(21257348, "linux-binary-manywheel")

@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wheel_size.check.budget import CeilingBreach
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.dates import DateRange, utc_today
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.history.investigations import read_notes
 from wheel_size.history.model import RunRecord
 from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
 from wheel_size.ports import WorkflowRuns
@@ -91,6 +93,14 @@ class TrackResult:
     series: SizeSeries | None = None
     ingested_runs: Sequence[RunRecord] = ()  # the records of --records / input records
     warnings: list[str] = field(default_factory=list)  # one line each, for the log
+    # Watched variants over a size limit on their newest night (NightlyOptions.limits).
+    ceiling_breaches: list[CeilingBreach] = field(default_factory=list)
+    ceiling_ack: str | None = None
+
+    @property
+    def ceiling_failed(self) -> bool:
+        """Over a limit and not acknowledged: what ``fail-on-regression`` fails on too."""
+        return bool(self.ceiling_breaches) and not self.ceiling_ack
 
     @property
     def new_nights(self) -> list[dt.date]:
@@ -214,6 +224,7 @@ def track(
                 rollback_days=options.rollback_days,
                 repository=options.source.repository,
                 where=store_here.description,
+                notes=read_notes(store_here),
             )
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]

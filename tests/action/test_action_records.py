@@ -76,7 +76,9 @@ def test_inputs_become_typed_options(tmp_path: Path) -> None:
     assert track.source.branch is None
     issues = inputs.nightly.issues
     assert issues is not None and issues.labels == ("size", "nightly") and issues.creep_mb == 0
-    assert issues.reproduce == ("--data-branch", "sizes")
+    # Paste-able (issue #14 item 4): the data branch and the repository's public remote.
+    assert issues.reproduce[0] == "--data-remote" and issues.reproduce[1].startswith("https://")
+    assert issues.reproduce[2:] == ("--data-branch", "sizes")
     assert not inputs.nightly.evidence.enabled
     assert inputs.store.data_branch == "sizes" and inputs.store.git_timeout == 45.0
     assert inputs.report_path == tmp_path / "out" / "r.md" and inputs.fail_on_regression

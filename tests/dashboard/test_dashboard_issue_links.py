@@ -48,7 +48,8 @@ def test_the_jump_links_to_its_issue(tmp_path: Path, fake_github: FakeGitHub) ->
     _track(fake_github, remote, "2025-10-11")
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     url = f"https://github.com/pytorch/pytorch/issues/{issue.number}"
-    assert _commits(remote) == 4  # the night, then the link to the issue it opened
+    # the night, the investigation note (report's likely cause), the link to the issue
+    assert _commits(remote) == 5
     page = _page(remote)
     jump = re.search(r'<a href="([^"]+)" target="_top">\s*<g class="jump up">', page)
     assert jump is not None and jump.group(1) == url
@@ -56,9 +57,9 @@ def test_the_jump_links_to_its_issue(tmp_path: Path, fake_github: FakeGitHub) ->
 
     # Re-running the night: no issue, no commit.
     _track(fake_github, remote, "2025-10-11")
-    assert _commits(remote) == 4
+    assert _commits(remote) == 5
 
     # The next night keeps the link in its single commit.
     _track(fake_github, remote, "2025-10-12")
-    assert _commits(remote) == 5
+    assert _commits(remote) == 6
     assert f'href="{url}"' in _page(remote)

@@ -112,7 +112,9 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     # Neutralised: no ping, no back-reference, no forged marker.
     assert f"@{ZWJ}octocat" in body and "@octocat" not in body
     assert f"#{ZWJ}77" in body
-    assert body.count("<!-- wheel-size-action:") == 1
+    # Only our own leading markers: the event and the listed candidates.
+    assert body.count("<!-- wheel-size-action:") == 2
+    assert body.splitlines()[1].startswith("<!-- wheel-size-action:candidates=")
     # PR links do not create back-references; cross-variant table and reading.
     assert "https://redirect.github.com/pytorch/pytorch/pull/101" in body
     assert "| cpu | +0.01 MB |" in body and "CPU wheel did not grow" in body
@@ -156,7 +158,7 @@ def test_lost_answer_on_create_does_not_duplicate(tmp_path: Path, fake_github: F
     assert fake_github.count("POST", r"/issues$") == 1
 
 
-def test_later_nights_comment_only_on_change_and_rollback_closes(
+def test_a_later_drop_without_a_revert_is_an_offset_and_never_closes(
     tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
     w = make_world(tmp_path)
@@ -167,34 +169,37 @@ def test_later_nights_comment_only_on_change_and_rollback_closes(
     stored = fake_github.repo("pytorch/pytorch").issue(number)
     assert stored is not None
 
-    # Oct 12: same size (+0.1 MB): nothing to say.
+    # Oct 12: same size (+0.1 MB): nothing to say, and no comment is even read.
     s = series(w, cuda12_8={"2025-10-12": 859.7})
+    start = len(fake_github.requests)
     quiet = run(fake_github, repo, s, dt.date(2025, 10, 12), cfg)
     assert quiet.updated == [] and stored.comments == []
+    assert not any("/comments" in r.path for r in fake_github.requests[start:])
 
-    # Oct 13: rolled back: one comment, and closed as configured.
+    # Oct 13: back down, but nothing in the window reverts a listed candidate: "offset",
+    # and the issue stays open although close-on-rollback is set.
     s = series(w, cuda12_8={"2025-10-12": 859.7, "2025-10-13": 855.4})
-    rolled = run(fake_github, repo, s, dt.date(2025, 10, 13), cfg)
-    assert rolled.updated == [number]
-    assert len(stored.comments) == 1 and "Rolled back" in (stored.comments[0].body or "")
-    assert stored.state == "closed"
+    offset = run(fake_github, repo, s, dt.date(2025, 10, 13), cfg)
+    assert offset.updated == [number]
+    assert len(stored.comments) == 1
+    text = stored.comments[0].body or ""
+    assert "Offset by a later change" in text and "Rolled back" not in text
+    assert stored.state == "open"
     # Re-running that night changes nothing.
     posts = fake_github.count("POST")
     assert run(fake_github, repo, s, dt.date(2025, 10, 13), cfg).updated == []
     assert fake_github.count("POST") == posts
 
 
-def test_grows_again_comment(tmp_path: Path, fake_github: FakeGitHub) -> None:
+def test_drift_is_never_grew_again(tmp_path: Path, fake_github: FakeGitHub) -> None:
     w = make_world(tmp_path)
     repo = repo_for(fake_github, w)
     number = run(fake_github, repo, series(w)).created[0]
     s = series(w, cuda12_8={"2025-10-12": 860.2, "2025-10-13": 860.9})
-    assert run(fake_github, repo, s, dt.date(2025, 10, 12)).updated == []  # +0.6: below 1 MB
-    grew = run(fake_github, repo, s, dt.date(2025, 10, 13))  # +1.3 since the report
-    assert grew.updated == [number]
+    assert run(fake_github, repo, s, dt.date(2025, 10, 12)).updated == []
+    assert run(fake_github, repo, s, dt.date(2025, 10, 13)).updated == []  # +1.3 of drift
     stored = fake_github.repo("pytorch/pytorch").issue(number)
-    assert stored is not None and "Grew again" in (stored.comments[-1].body or "")
-    assert stored.state == "open"
+    assert stored is not None and stored.comments == [] and stored.state == "open"
 
 
 def test_accepted_label_silences_the_event(tmp_path: Path, fake_github: FakeGitHub) -> None:
@@ -234,12 +239,20 @@ def test_variants_of_one_night_share_the_window(tmp_path: Path, fake_github: Fak
     w = make_world(tmp_path)
     repo = repo_for(fake_github, w)
     result = alert_night(repo, repo, series(w), NIGHT, ["cuda12_8", "cuda12_6", "cpu"], settings())
-    titles = sorted(i.title for i in fake_github.repo("pytorch/pytorch").issues)
-    assert titles == [
-        "Wheel size: cuda12_6 +4.0 MB on 2025-10-11",
-        "Wheel size: cuda12_8 +4.3 MB on 2025-10-11",
+    stored = fake_github.repo("pytorch/pytorch").issues
+    # One alert per night event: both variants in one issue, one table, one candidate list.
+    assert [i.title for i in stored] == [
+        "Wheel size: cuda12_8 +4.3 MB, cuda12_6 +4.0 MB on 2025-10-11"
     ]
-    assert len(result.created) == 2
+    assert len(result.created) == 1
+    body = stored[0].body or ""
+    markers = [line for line in body.splitlines() if line.startswith("<!-- wheel-size-action:")]
+    assert [m.split()[1].split("=")[1] for m in markers[:2]] == [
+        "jump/cuda12_8/2025-10-11",
+        "jump/cuda12_6/2025-10-11",
+    ]
+    assert body.count("### Candidate commits") == 1
+    assert "| **cuda12_6** | +4.00 MB |" in body and "| **cuda12_8** | +4.30 MB |" in body
     assert fake_github.count("GET", r"/compare/") == 1
     assert fake_github.count("GET", r"/commits/[0-9a-f]{40}$") == 4  # the kept candidates, once
     assert fake_github.count("GET", r"/issues$") == 1  # one listing for the whole night
@@ -312,12 +325,13 @@ def test_a_new_jump_is_not_also_a_grew_again_comment_on_the_older_issue(
     # reported once, by the newer issue).
     s = series(w, cuda12_8={"2025-10-14": 862.6, "2025-10-15": 863.2, "2025-10-16": 863.8})
     assert run(fake_github, repo, s, dt.date(2025, 10, 15)).updated == []
-    # Growing on (+1.2 MB since the second report): one comment, on the newest issue only.
+    # Drifting on (+1.2 MB since the second report): drift is never "grew again".
     grew = run(fake_github, repo, s, dt.date(2025, 10, 16))
-    assert grew.updated == second.created and grew.created == []
+    assert grew.updated == [] and grew.created == []
     assert older.comments == []
-    # Everything undone: both events rolled back, each says so once.
+    # Everything undone by an unrelated drop (no revert of a listed candidate): both
+    # issues hear "offset" once, neither is called rolled back.
     s = series(w, cuda12_8={"2025-10-14": 862.6, "2025-10-17": 855.3})
     rolled = run(fake_github, repo, s, dt.date(2025, 10, 17))
     assert sorted(rolled.updated) == sorted([first, *second.created])
-    assert len(older.comments) == 1 and "Rolled back" in (older.comments[0].body or "")
+    assert len(older.comments) == 1 and "Offset by a later change" in (older.comments[0].body or "")

@@ -33,7 +33,8 @@ def test_track_creates_the_issue_once_and_comments_on_rollback(
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     assert issue.title == "Wheel size: cuda12_8 +4.3 MB on 2025-10-11"
     assert "Add Half reduce kernels" in (issue.body or "")
-    assert "--history " + str(history) in (issue.body or "")
+    # Paste-able: no runner-local history path in the reproduce command.
+    assert str(history) not in (issue.body or "") and "--history" not in (issue.body or "")
     assert json.loads((tmp_path / "r.json").read_text())["issues"]["created"] == [issue.number]
     assert f"#{issue.number} jump/cuda12_8/2025-10-11: opened" in first.stderr
 
@@ -44,11 +45,38 @@ def test_track_creates_the_issue_once_and_comments_on_rollback(
     assert fake_github.count("POST") + fake_github.count("PATCH") == writes
     assert len(fake_github.repo("pytorch/pytorch").issues) == 1
 
-    # The next night rolls back: one comment, closed as asked.
+    # The next night rolls back through a revert of the listed candidate: one comment,
+    # closed as asked.
     rolled = track(fake_github, history, "2025-10-12", "--close-on-rollback")
     assert rolled.returncode == 0, rolled.stderr
     assert len(issue.comments) == 1 and "Rolled back" in (issue.comments[0].body or "")
+    assert "reverts the listed candidate" in (issue.comments[0].body or "")
     assert issue.state == "closed"
+
+
+def test_reproduce_names_the_data_branch_and_a_public_remote(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    import subprocess
+
+    make_world(tmp_path, fake_github)
+    remote = tmp_path / "data.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    base = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--branch", "nightly",
+            "--data-remote", str(remote), "--data-branch", "sizes", "--variant", "cuda12_8",
+            "--create-issues", "--no-evidence"]  # fmt: skip
+    env = {**fake_github.env(), "GITHUB_REPOSITORY": "pytorch/pytorch"}
+    for day in ("2025-10-10", "2025-10-11"):
+        res = run_cli([*base, "--date", day], env=env)
+        assert res.returncode == 0, res.stderr
+    (issue,) = fake_github.repo("pytorch/pytorch").issues
+    body = issue.body or ""
+    assert (
+        "wheel-size investigate --repo pytorch/pytorch --date 2025-10-11 --variant cuda12_8 "
+        "--data-remote https://github.com/pytorch/pytorch.git --data-branch sizes "
+        "--workflow 21257348"
+    ) in body
+    assert str(tmp_path) not in body
 
 
 def test_refused_issue_still_stores_the_history(tmp_path: Path, fake_github: FakeGitHub) -> None:

@@ -99,10 +99,12 @@ def test_api_text_is_inert_in_issues_and_dashboard(
     assert re.search(r"(?<![\w])@(?=[A-Za-z0-9])", body) is None, "a live @mention"
     assert re.search(r"#\d", body) is None, "a live #reference"
     assert "https://github.com/pytorch/pytorch/issues/999" not in body
-    # … no HTML gets through, and the only marker is our own, on the first line.
+    # … no HTML gets through, and the only markers are our own leading lines (the event,
+    # then the listed candidates: our hex SHAs and PR numbers only).
     assert "<script" not in body and "<img" not in body
     markers = [ln for ln in body.splitlines() if "<!--" in ln]
-    assert len(markers) == 1 and body.startswith(markers[0])
+    assert len(markers) == 2 and body.startswith(markers[0] + "\n" + markers[1])
+    assert re.fullmatch(r"<!-- wheel-size-action:candidates=[0-9a-f:,]* -->", markers[1])
     event = event_from_marker(body)
     assert event is not None and event.variant == "cuda12_8"
     assert issue.title.startswith("Wheel size: cuda12_8")
@@ -172,36 +174,33 @@ def test_wheel_file_names_are_inert_in_audit(
 
 
 def hostile_split_report() -> dict[str, object]:
-    """A split report as build_report() shapes it, every name from the input wheel hostile
-    (split runs on pull requests: whoever opens one controls the wheel)."""
+    """The seed's saved split report (every section of version 2) with every name in it made
+    hostile (split runs on pull requests: whoever opens one controls the wheel's names)."""
+    import json
+
     bad = "![p](http://tracker.example/p) [click](javascript:alert(1)) <img src=x> @octocat #7"
-    lib = {"path": f"torch/lib/{bad}\u202e.so", "original": 9_000_000, "stripped": 1_000_000}
-    lib |= {"saved": 8_000_000, "saved_pct": 88.9, "kernels": 3, "targets": [bad]}
-    device = {"key": bad, "level": "target", "dist": bad, "file": f"{bad}.whl", "size": 10}
-    device |= {"kernels": 3, "kpack_size": 5, "kpacks": [], "db_files": 1, "db_size": 2}
-    return {
-        "version": 1,
-        "name": bad,
-        "package_version": "1.0",
-        "input": {"file": f"{bad}\x1b[31m.whl", "size": 9_000_100},
-        "host": {"file": f"{bad}.whl", "size": 1_000_100},
-        "variant": None,
-        "device_total": 10,
-        "summary": {"fat_binaries": 1, "db_files": 1, "raw_archs": 1, "device_wheels": 1},
-        "devices": [device],
-        "downloads": [{"target": bad, "wheels": ["host", bad], "size": 1, "savings_pct": 88.0}],
-        "libraries": [lib],
-        "databases": [{"handler": bad, "files": 1, "size": 2, "keys": [bad]}],
-        "warnings": [f"{bad}\n# not a heading\n[1]: javascript:alert(1)"],
-    }
+    ours = {"level", "kind", "compression", "scheme", "unit"}  # our own vocabulary, kept
+
+    def poison(value: object, key: str = "") -> object:
+        if isinstance(value, dict):
+            return {k: poison(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [poison(v, key) for v in value]
+        if isinstance(value, str) and key not in ours:
+            return f"{bad}\u202e\x1b[31m{value}"
+        return value
+
+    seed = json.loads((REPO_ROOT / "tests" / "data" / "split" / "seed-report.json").read_text())
+    report = poison(seed)
+    assert isinstance(report, dict)
+    report["warnings"] = [f"{bad}\n# not a heading\n[1]: javascript:alert(1)"]
+    return report
 
 
 def test_split_comment_on_a_pull_request_is_inert() -> None:
     from wheel_size.split.comment import render_comment
 
-    report = hostile_split_report()
-    report["summary"] = {**report["summary"], "kernels": 3}  # type: ignore[dict-item]
-    body = render_comment(report)
+    body = render_comment(hostile_split_report())
     assert body.startswith("<!-- wheel-size:split -->\n")
     assert_inert_markdown(body)
     visible = render(body).visible

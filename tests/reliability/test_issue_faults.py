@@ -117,7 +117,7 @@ def state(fake: FakeGitHub, history: Path) -> dict[str, Any]:
         return None if body is None else body.replace(str(history), "<history>")
 
     runs = {}
-    for path in sorted(history.rglob("*.json")):
+    for path in sorted((history / "runs").rglob("*.json")):
         data = json.loads(path.read_text())
         data.pop("collected_at", None)
         runs[str(path.relative_to(history))] = data

@@ -123,12 +123,13 @@ OURS: dict[str, set[str]] = {
         "candidates_total",
         "evidence",  # Markdown rendered by regression_evidence.md.j2 (audited above)
         "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
+        "cc.login",  # opt-in mention: a login checked against GitHub's login syntax
     },
     "regression_update.md.j2": {
-        "marker",  # update_marker(): our key, dates, sizes
-        "date",
-        "before_date",
-        "event_date",
+        "markers",  # update_marker(): our key, dates, sizes
+        "r.date",  # ISO dates
+        "r.before_date",
+        "r.event_date",
     },
     "size-report.md.j2": {
         "item.periods",  # dates

@@ -203,7 +203,10 @@ def test_backfill_with_issues_links_the_dashboard(fake_github: FakeGitHub, tmp_p
     assert results["track"].outputs["issues-created"] == str(issue.number)
     page = _git(remote, "show", "wheel-size-data:index.html")
     assert f'href="https://github.com/pytorch/pytorch/issues/{issue.number}"' in page
-    assert int(_git(remote, "rev-list", "--count", "wheel-size-data")) == 2
+    # the runs, the investigation note (the report's likely cause), the dashboard's link
+    assert int(_git(remote, "rev-list", "--count", "wheel-size-data")) == 3
+    tree = _git(remote, "ls-tree", "-r", "--name-only", "wheel-size-data").split()
+    assert any(t.startswith("investigations/jump/") for t in tree)
 
 
 @pytest.mark.parametrize("fork", [False, True])

@@ -4,23 +4,26 @@ one sticky comment, outputs and the job summary; the step fails only over a budg
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
 from wheel_size.action.inputs import (
     action_input,
     bool_input,
-    parse_argv,
     repository,
     words,
     workspace_paths,
 )
 from wheel_size.errors import InputError
 
-__all__ = ["CHECK_OUTPUTS", "check_argv", "run_check_mode"]
+if TYPE_CHECKING:
+    from wheel_size.check.request import CheckRequest
+
+__all__ = ["CHECK_OUTPUTS", "EXIT_OVER_BUDGET", "check_request", "run_check_mode"]
+
+EXIT_OVER_BUDGET = 1  # as `wheel-size check`
 
 CHECK_OUTPUTS = ("check-failed", "check-report-path", "check-json-path", "check-comment-url")
 
@@ -40,57 +43,77 @@ def _event_body(env: Mapping[str, str], number: str) -> str | None:
     return None
 
 
-def check_argv(env: Mapping[str, str], workspace: Path, body_file: Path | None) -> list[str]:
-    """The ``wheel-size check`` command line the inputs describe."""
+def _mb(env: Mapping[str, str], name: str, default: float | None) -> float | None:
+    text = action_input(env, name)
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"input {name} must be a number of MB, not {text!r}") from None
+
+
+def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> CheckRequest:
+    """The check the inputs describe (no command line in between)."""
+    from wheel_size.check.ack import DEFAULT_FOOTER
+    from wheel_size.check.budget import Budget, parse_ceilings
+    from wheel_size.check.request import CheckRequest
+    from wheel_size.check.run import CheckOptions
+    from wheel_size.history.location import StoreLocation
+    from wheel_size.variants import ArtifactNaming, canonical_python
+
     if not action_input(env, "check-wheels"):
         raise InputError("input check-wheels is required in check mode: the PR's wheels")
-    argv = ["check", *map(str, workspace_paths(env, "check-wheels", workspace))]
-
-    def opt(flag: str, name: str) -> None:
-        value = action_input(env, name)
-        if value:
-            argv.extend([flag, value])
-
-    repo = repository(env)
-    if repo:
-        argv += ["--repo", repo]
-    opt("--workflow", "workflow")
-    opt("--artifact-pattern", "artifact-pattern")
-    opt("--python", "python")
     history = action_input(env, "history-dir")
-    if history:
-        argv += ["--history", str(workspace / history)]
-    else:
-        opt("--data-branch", "data-branch")
-        opt("--data-remote", "data-remote")
-    opt("--budget-mb", "check-budget-mb")
-    opt("--budget-pct", "check-budget-pct")
-    opt("--ceiling-mb", "ceiling-mb")
-    for ceiling in words(action_input(env, "ceilings")):
-        argv += ["--ceiling", ceiling]
-    opt("--pypi-limit-mb", "pypi-limit-mb")
-    opt("--footer", "check-footer")
-    opt("--max-download-mb", "check-max-download-mb")
-    opt("--pr-number", "pr-number")
-    if body_file is not None:
-        argv += ["--pr-body-file", str(body_file)]
-    if not bool_input(env, "check-comment", default=True):
-        argv.append("--no-comment")
-    return argv
+    store = (
+        StoreLocation(history=str(workspace / history))
+        if history
+        else StoreLocation(
+            data_branch=action_input(env, "data-branch") or None,
+            data_remote=action_input(env, "data-remote") or None,
+            git_timeout=_mb(env, "git-timeout", None),
+        )
+    )
+    naming = ArtifactNaming(
+        action_input(env, "artifact-pattern") or ArtifactNaming().pattern,
+        canonical_python(action_input(env, "python") or ArtifactNaming().python),
+    )
+    budget = Budget(
+        growth_mb=_mb(env, "check-budget-mb", 5.0) or None,
+        growth_pct=_mb(env, "check-budget-pct", None) or None,
+        ceiling_mb=_mb(env, "ceiling-mb", None),
+        ceilings=parse_ceilings(words(action_input(env, "ceilings"))),
+        pypi_limit_mb=_mb(env, "pypi-limit-mb", None),
+    )
+    number = action_input(env, "pr-number")
+    if number and not number.isdigit():
+        raise InputError(f"input pr-number must be a pull request number, not {number!r}")
+    download = _mb(env, "check-max-download-mb", 4096.0) or 0.0
+    return CheckRequest(
+        options=CheckOptions(
+            wheels=tuple(workspace_paths(env, "check-wheels", workspace)), naming=naming,
+            budget=budget,
+        ),
+        store=store,
+        repository=repository(env) or None,
+        workflow=action_input(env, "workflow") or None,
+        pr_number=int(number) if number else None,
+        pr_body=body,
+        comment=bool_input(env, "check-comment", default=True),
+        footer=action_input(env, "check-footer") or DEFAULT_FOOTER,
+        max_download_bytes=round(max(download, 0.0) * 1_048_576),
+        server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+    )  # fmt: skip
 
 
 def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
-    from wheel_size.cli.check import EXIT_OVER_BUDGET, check_from_args
     from wheel_size.fileio import atomic_write
+    from wheel_size.github.check_run import run_check
 
     number = action_input(env, "pr-number")
     body = _event_body(env, number) if number else None
-    with tempfile.TemporaryDirectory(prefix="wheel-size-check-") as tmp:
-        body_file = None
-        if body is not None:
-            body_file = Path(tmp) / "body.md"
-            body_file.write_text(body, encoding="utf-8")
-        outcome = check_from_args(parse_argv(check_argv(env, workspace, body_file)))
+    token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
+    outcome = run_check(check_request(env, workspace, body), token=token, environ=env)
     report = Path(action_input(env, "check-report-path") or "wheel-size-check.md")
     json_report = report.with_suffix(".json")
     atomic_write(workspace / report, outcome.markdown.encode())

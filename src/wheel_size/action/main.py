@@ -135,6 +135,9 @@ class _TrackRun:
         if inputs.fail_on_regression and result.regression:
             workflow_command(out, "error", "wheel size grew past the threshold")
             return 1
+        if inputs.fail_on_regression and result.ceiling_failed:
+            workflow_command(out, "error", "a wheel is over its size limit (not acknowledged)")
+            return 1
         return 0
 
     def _skipped(self) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from wheel_size.action.inputs import action_input, bool_input, repository
+from wheel_size.action.inputs import action_input, bool_input, repository, words
 from wheel_size.errors import InputError
 from wheel_size.evidence.options import (
     DEFAULT_MAX_DOWNLOAD_MB,
@@ -22,6 +23,9 @@ from wheel_size.history.location import StoreLocation
 from wheel_size.nightly import NightlyOptions
 from wheel_size.regressions.build_evidence import BuildEvidenceOptions
 from wheel_size.regressions.options import IssueOptions, parse_labels
+
+if TYPE_CHECKING:
+    from wheel_size.check.budget import Limits
 
 __all__ = ["TrackInputs", "record_files", "track_inputs"]
 
@@ -104,9 +108,11 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
         labels=parse_labels(action_input(env, "issue-labels") or "wheel-size-regression"),
         accepted_label=action_input(env, "accepted-label") or "size-accepted",
         close_on_rollback=bool_input(env, "close-on-rollback"),
+        drop_issues=bool_input(env, "drop-issues"),
+        cc_culprit=bool_input(env, "cc-culprit"),
         creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
         creep_days=_integer(env, "creep-days", 14),
-        reproduce=store.reproduce_args(),
+        reproduce=store.reproduce_args(repository(env), env),
         builds=BuildEvidenceOptions.of(
             enabled=bool_input(env, "build-evidence", default=True),
             workflows=action_input(env, "build-evidence-workflows"),
@@ -119,6 +125,19 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
             },
         ),
     )
+
+
+def _limits(env: Mapping[str, str]) -> Limits | None:
+    """The size limits the nightly reports (inputs shared with the PR check)."""
+    from wheel_size.check.budget import Budget, Limits, parse_ceilings
+
+    ceiling = _number(env, "ceiling-mb", None)
+    per_variant = parse_ceilings(words(action_input(env, "ceilings")))
+    pypi = _number(env, "pypi-limit-mb", None)
+    if ceiling is None and not per_variant and pypi is None:
+        return None
+    budget = Budget(growth_mb=None, ceiling_mb=ceiling, ceilings=per_variant, pypi_limit_mb=pypi)
+    return Limits(budget, action_input(env, "ceiling-ack") or None)
 
 
 def _evidence(env: Mapping[str, str]) -> EvidenceOptions:
@@ -184,7 +203,9 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
         dashboard_days=dashboard_days,
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
     )
-    nightly = NightlyOptions(track, issues=_issues(env, store), evidence=_evidence(env))
+    nightly = NightlyOptions(
+        track, issues=_issues(env, store), evidence=_evidence(env), limits=_limits(env)
+    )
     report = Path(action_input(env, "report-path") or DEFAULT_REPORT)
     return TrackInputs(
         nightly=nightly,

@@ -102,10 +102,22 @@ class TrackPublisher:
             self.outputs["report-json-path"] = workspace_relative(json_path, self.workspace)
 
     def annotate(self) -> None:
-        """A ``::warning`` per crossing on the nights collected."""
-        for jump in self.result.jumps if self.result is not None else ():
+        """A ``::warning`` per crossing on the nights collected; an ``::error`` per size limit
+        exceeded (a ``::notice`` once it is acknowledged)."""
+        from wheel_size.nightly.summary import ceiling_text
+
+        result = self.result
+        for jump in result.jumps if result is not None else ():
             workflow_command(
                 self.out, "warning", jump_annotation(jump), {"title": "Wheel size jump"}
+            )
+        for breach in result.ceiling_breaches if result is not None else ():
+            level = "notice" if result is not None and result.ceiling_ack else "error"
+            workflow_command(
+                self.out,
+                level,
+                f"{breach.variant}: {ceiling_text(breach)}",
+                {"title": "Wheel size limit"},
             )
 
     def flush(self) -> None:

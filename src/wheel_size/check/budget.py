@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from wheel_size.errors import InputError
 
-__all__ = ["MB", "Breach", "Budget", "parse_ceilings"]
+__all__ = ["MB", "Breach", "Budget", "CeilingBreach", "Limits", "parse_ceilings"]
 
 MB = 1_048_576
 
@@ -84,3 +84,31 @@ def parse_ceilings(values: list[str] | None) -> dict[str, float]:
             raise InputError(f"ceiling {value!r}: expected VARIANT=MB, e.g. cuda12_8=850")
         out[variant] = mb
     return out
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The size limits the nightly also watches (a project ceiling, PyPI's file-size limit)
+    and the acknowledgement that accepts a known breach, as the PR check's footer does."""
+
+    budget: Budget
+    acknowledgement: str | None = None
+
+
+@dataclass(frozen=True)
+class CeilingBreach:
+    """A watched variant whose newest stored size is over a limit."""
+
+    variant: str
+    date: str
+    size_bytes: int
+    breaches: tuple[Breach, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "variant": self.variant,
+            "date": self.date,
+            "size_bytes": self.size_bytes,
+            "size_mb": round(self.size_bytes / MB, 3),
+            "limits": [{"kind": b.kind, "limit_bytes": b.limit_bytes} for b in self.breaches],
+        }

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from wheel_size.cli.options import add_naming_options, add_store_options
 
 if TYPE_CHECKING:
-    from wheel_size.check.job import CheckOutcome
+    from wheel_size.check.request import CheckRequest
 
-__all__ = ["EXIT_OVER_BUDGET", "check_from_args", "configure_parser", "run"]
+__all__ = ["EXIT_OVER_BUDGET", "configure_parser", "request_from_args", "run"]
 
 EXIT_OVER_BUDGET = 1
 
@@ -98,20 +98,23 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
 
 
-def check_from_args(args: argparse.Namespace) -> CheckOutcome:
-    """Run the check the options describe; the Action's ``mode: check`` calls this too."""
+def request_from_args(args: argparse.Namespace) -> CheckRequest:
+    """The check the flags describe."""
     import os
-    import sys
     from pathlib import Path
 
-    from wheel_size.check.ack import acknowledgement
     from wheel_size.check.budget import Budget, parse_ceilings
-    from wheel_size.check.job import COMMENT_KEY, pr_check
+    from wheel_size.check.request import CheckRequest
     from wheel_size.check.run import CheckOptions
-    from wheel_size.cli.options import github_from_env, naming_from_args, open_store
+    from wheel_size.cli.options import naming_from_args, store_location_from_args
     from wheel_size.errors import InputError
-    from wheel_size.history.history import load_history
 
+    body = None
+    if args.pr_body_file:
+        try:
+            body = Path(args.pr_body_file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InputError(f"{args.pr_body_file}: {exc.strerror or exc}") from None
     budget = Budget(
         growth_mb=args.budget_mb or None,
         growth_pct=args.budget_pct or None,
@@ -119,62 +122,33 @@ def check_from_args(args: argparse.Namespace) -> CheckOutcome:
         ceilings=parse_ceilings(args.ceiling),
         pypi_limit_mb=args.pypi_limit_mb,
     )
-    token = os.environ.get("GITHUB_TOKEN") or None
-    pr_repo = args.pr_repo or args.repo
-    gh = github_from_env(token) if token and (args.repo or args.pr_number) else None
-    body = None
-    if args.pr_body_file:
-        try:
-            body = Path(args.pr_body_file).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise InputError(f"{args.pr_body_file}: {exc.strerror or exc}") from None
-    elif args.pr_number and gh is not None and pr_repo:
-        from wheel_size.github.comments import pull_request_body
-
-        body = pull_request_body(gh, pr_repo, args.pr_number)
-    options = CheckOptions(
-        wheels=[Path(w) for w in args.wheels],
-        naming=naming_from_args(args),
-        budget=budget,
-        acknowledgement=acknowledgement(body, args.footer),
-    )
-    artifacts = None
-    if gh is not None and args.repo and args.max_download_mb > 0:
-        from wheel_size.github.artifacts import RunArtifactDownloads
-
-        limit = round(args.max_download_mb * 1_048_576)
-        artifacts = RunArtifactDownloads(gh, args.repo, limit, sys.stderr)
-    post = None
-    if args.comment and args.pr_number:
-        if gh is None or not pr_repo:
-            raise InputError("--pr-number needs GITHUB_TOKEN and --repo (or --no-comment)")
-        from wheel_size.github.comments import post_sticky_comment
-
-        number = args.pr_number
-
-        def post(body_text: str) -> str:
-            return post_sticky_comment(gh, pr_repo, number, body_text, COMMENT_KEY)
-
-    server = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
-    with open_store(args, repository=args.repo, token=token) as store:
-        history = load_history(store, repository=args.repo, workflow=args.workflow)
-    return pr_check(
-        options,
-        history,
-        artifacts=artifacts,
-        post_comment=post,
-        run_url=f"{server}/{args.repo}/actions/runs" if args.repo else None,
+    return CheckRequest(
+        options=CheckOptions(
+            wheels=tuple(Path(w) for w in args.wheels), naming=naming_from_args(args),
+            budget=budget,
+        ),
+        store=store_location_from_args(args),
+        repository=args.repo,
+        workflow=args.workflow,
+        pr_number=args.pr_number,
+        pr_repository=args.pr_repo,
+        pr_body=body,
+        comment=args.comment,
         footer=args.footer,
-    )
+        max_download_bytes=round(max(args.max_download_mb, 0) * 1_048_576),
+        server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import os
     import sys
 
     from wheel_size.cli.options import write_output
+    from wheel_size.github.check_run import run_check
 
-    outcome = check_from_args(args)
+    outcome = run_check(request_from_args(args), token=os.environ.get("GITHUB_TOKEN") or None)
     if args.json:
         write_output(args.json, json.dumps(outcome.result.to_json(), indent=2) + "\n")
     if args.output or not outcome.comment_url:

@@ -148,11 +148,17 @@ def reproduce_args(
     args: argparse.Namespace, repo: str, variant: str, date: object
 ) -> tuple[str, ...]:
     """The arguments that re-run this investigation (shown in issues)."""
+    import os
+
+    from wheel_size.history.reproduce import store_reproduce_args
+
     out = ["--repo", repo, "--date", str(date), "--variant", variant]
-    if getattr(args, "data_branch", None):
-        out += ["--data-branch", args.data_branch]
-    elif getattr(args, "history", None):
-        out += ["--history", args.history]
+    out += store_reproduce_args(
+        data_branch=getattr(args, "data_branch", None),
+        data_remote=getattr(args, "data_remote", None),
+        repository=os.environ.get("GITHUB_REPOSITORY") or repo,
+        server_url=os.environ.get("GITHUB_SERVER_URL"),
+    )
     if getattr(args, "workflow", None):
         out += ["--workflow", str(args.workflow)]
     return tuple(out)

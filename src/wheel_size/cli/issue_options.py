@@ -122,6 +122,18 @@ def add_issue_options(parser: argparse.ArgumentParser) -> None:
         help="close an issue when the size rolls back (default: comment only)",
     )
     g.add_argument(
+        "--drop-issues",
+        action="store_true",
+        help="open an issue for a size drop that crosses the threshold too (default: drops "
+        "are explained by investigate and the report, and only comment on open issues)",
+    )
+    g.add_argument(
+        "--cc-culprit",
+        action="store_true",
+        help="mention the author of a CONFIRMED culprit in the issue (default off: every "
+        "mention is neutralised)",
+    )
+    g.add_argument(
         "--creep-mb",
         type=float,
         default=5.0,
@@ -165,7 +177,9 @@ def issue_options_from_args(args: argparse.Namespace, store: StoreLocation) -> I
         max_issue_nights=args.max_issue_nights,
         max_commit_details=args.max_commit_details,
         issues_repo=args.issues_repo or None,
-        reproduce=store.reproduce_args(),
+        reproduce=store.reproduce_args(getattr(args, "repo", None)),
+        drop_issues=bool(getattr(args, "drop_issues", False)),
+        cc_culprit=bool(getattr(args, "cc_culprit", False)),
         builds=build_evidence_options_from_args(args),
     )
 

@@ -19,6 +19,7 @@ from wheel_size.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from wheel_size.check.budget import Limits
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
 
@@ -77,10 +78,35 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the result (jumps, reports) as JSON")
     add_issue_options(parser)
     add_evidence_options(parser)
+    limits = parser.add_argument_group("size limits (MB = 1,048,576 bytes)")
+    limits.add_argument(
+        "--ceiling-mb",
+        type=float,
+        metavar="MB",
+        help="report every watched variant whose newest size is over MB",
+    )
+    limits.add_argument(
+        "--ceiling",
+        action="append",
+        metavar="VARIANT=MB",
+        help="a ceiling for one variant (repeatable), e.g. cuda12_8=850",
+    )
+    limits.add_argument(
+        "--pypi-limit-mb",
+        type=float,
+        metavar="MB",
+        help="PyPI's file-size limit of the project (100 unless raised)",
+    )
+    limits.add_argument(
+        "--ceiling-ack",
+        metavar="REASON",
+        help="a known breach is accepted for this reason: reported, not failed",
+    )
     parser.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help=f"exit {EXIT_REGRESSION} when a night grew past a threshold",
+        help=f"exit {EXIT_REGRESSION} when a night grew past a threshold, or a watched variant "
+        "is over a size limit without --ceiling-ack",
     )
 
 
@@ -128,7 +154,24 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         if args.create_issues
         else None
     )
-    return NightlyOptions(track, issues=issues, evidence=evidence_options_from_args(args))
+    return NightlyOptions(
+        track, issues=issues, evidence=evidence_options_from_args(args), limits=_limits(args)
+    )
+
+
+def _limits(args: argparse.Namespace) -> Limits | None:
+    """``--ceiling-mb``, ``--ceiling V=MB``, ``--pypi-limit-mb`` and ``--ceiling-ack``."""
+    from wheel_size.check.budget import Budget, Limits, parse_ceilings
+
+    if args.ceiling_mb is None and not args.ceiling and args.pypi_limit_mb is None:
+        return None
+    budget = Budget(
+        growth_mb=None,
+        ceiling_mb=args.ceiling_mb,
+        ceilings=parse_ceilings(args.ceiling),
+        pypi_limit_mb=args.pypi_limit_mb,
+    )
+    return Limits(budget, (args.ceiling_ack or "").strip() or None)
 
 
 def track_from_args(args: argparse.Namespace) -> TrackResult:
@@ -204,6 +247,11 @@ def run(args: argparse.Namespace) -> int:
         _workflow_outputs(args, result)
     if result.issue_error is not None:
         raise result.issue_error  # one line, non-zero; the history is stored already
-    if args.fail_on_regression and result.regression:
+    for breach in result.ceiling_breaches:
+        from wheel_size.nightly.summary import ceiling_text
+
+        said = f" (acknowledged: {result.ceiling_ack})" if result.ceiling_ack else ""
+        print(f"wheel-size: limit: {breach.variant}: {ceiling_text(breach)}{said}", file=sys.stderr)
+    if args.fail_on_regression and (result.regression or result.ceiling_failed):
         return EXIT_REGRESSION
     return 0

@@ -220,6 +220,12 @@ class PyGithubRepository:
             issue.edit(state="closed", state_reason="completed")
             return _issue_view(issue)
 
+    def edit_issue(self, number: int, *, title: str, body: str) -> IssueView:
+        with _port(f"editing #{number} in {self.full_name}"):
+            issue = self._issue(number)
+            issue.edit(title=title, body=body)
+            return _issue_view(issue)
+
     def issue_body(self, number: int) -> str:
         with _port(f"reading #{number} of {self.full_name}"):
             return str(self._issue(number).body or "")

@@ -33,7 +33,7 @@ from wheel_size.history.gitrun import (
 )
 from wheel_size.history.model import RunRecord
 from wheel_size.history.scratch import ScratchDir, sweep_stale
-from wheel_size.history.store import Change, WriteResult, apply_runs, read_run_tree
+from wheel_size.history.store import Change, T, WriteResult, apply_runs, read_run_tree
 
 __all__ = [
     "DEFAULT_DATA_BRANCH",
@@ -223,6 +223,12 @@ class GitBranchStore:
         if not self._synced:
             self._sync()
         return read_run_tree(self.workdir, since, until, label=f"{self.branch}:")
+
+    def read_tree(self, read: Callable[[Path], T]) -> T:
+        """Run ``read`` over the synced branch tree (the investigation notes beside the runs)."""
+        if not self._synced:
+            self._sync()
+        return read(self.workdir)
 
     def update(self, change: Change, message: str) -> WriteResult:
         """Apply ``change`` on the branch tip and push; on a race, redo it on the new tip."""

@@ -45,13 +45,21 @@ class StoreLocation:
     def is_branch(self) -> bool:
         return bool(self.data_branch or self.data_remote)
 
-    def reproduce_args(self) -> tuple[str, ...]:
-        """The history options a Reproduce command repeats."""
-        if self.data_branch:
-            return ("--data-branch", self.data_branch)
-        if self.history:
-            return ("--history", self.history)
-        return ()
+    def reproduce_args(
+        self, repository: str | None = None, environ: Mapping[str, str] | None = None
+    ) -> tuple[str, ...]:
+        """The history options a Reproduce command repeats, paste-able anywhere: the data
+        branch and a public remote (never a local path of the runner, never a token)."""
+        from wheel_size.history.reproduce import store_reproduce_args
+
+        env = os.environ if environ is None else environ
+        return store_reproduce_args(
+            data_branch=self.data_branch,
+            data_remote=self.data_remote,
+            repository=env.get("GITHUB_REPOSITORY") or repository,
+            server_url=env.get("GITHUB_SERVER_URL"),
+            default_branch=DEFAULT_DATA_BRANCH,
+        )
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from wheel_size.errors import HistoryError
 from wheel_size.fileio import atomic_write, make_dirs, remove_dirs
@@ -34,6 +34,8 @@ __all__ = [
     "apply_runs",
     "read_run_tree",
 ]
+
+T = TypeVar("T")
 
 # A change to a store's tree: gets the tree root, returns the paths (relative) it changed.
 Change = Callable[[Path], list[str]]
@@ -182,6 +184,10 @@ class DirectoryStore:
         if self.root.exists() and not self.root.is_dir():
             raise HistoryError(f"{self.root}: history path is not a directory")
         return read_run_tree(self.root, since, until)
+
+    def read_tree(self, read: Callable[[Path], T]) -> T:
+        """Run ``read`` over the directory (the investigation notes beside the runs)."""
+        return read(self.root)
 
     def update(self, change: Change, message: str) -> WriteResult:
         del message  # a directory has no commit to describe

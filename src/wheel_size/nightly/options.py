@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wheel_size.check.budget import Limits
 from wheel_size.evidence.options import EvidenceOptions
 from wheel_size.regressions.options import IssueOptions
 from wheel_size.track import TrackOptions
@@ -19,6 +20,7 @@ class NightlyOptions:
     track: TrackOptions
     issues: IssueOptions | None = None
     evidence: EvidenceOptions = field(default_factory=EvidenceOptions)
+    limits: Limits | None = None  # size ceilings reported on the newest night
 
     def __post_init__(self) -> None:
         if self.issues is not None:

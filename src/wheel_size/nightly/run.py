@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from wheel_size.check.budget import CeilingBreach, Limits
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.store import HistoryStore
 from wheel_size.nightly.options import NightlyOptions
@@ -44,6 +45,9 @@ def run_nightly(
             track_options = dataclasses.replace(track_options, issue_links=links)
     result = tracking.track(store, track_options, github=github)
     result.warnings[:0] = warnings
+    if options.limits is not None:
+        result.ceiling_breaches = ceiling_breaches(result, options.limits)
+        result.ceiling_ack = options.limits.acknowledgement
     if issues is None or github is None:
         return result
     from wheel_size.regressions.track_step import (
@@ -98,3 +102,19 @@ def _issue_links(
     except WheelSizeError as exc:
         warnings.append(f"dashboard without issue links: {exc}")
         return {}
+
+
+def ceiling_breaches(result: TrackResult, limits: Limits) -> list[CeilingBreach]:
+    """Each watched variant's newest stored size that is over a limit."""
+    found = []
+    for report in result.reports:
+        days = [d for d in report.days if d.size_bytes is not None]
+        if not days:
+            continue
+        newest = days[-1]
+        size = newest.size_bytes
+        assert size is not None
+        over = limits.budget.breaches(report.variant, size, None)
+        if over:
+            found.append(CeilingBreach(report.variant, newest.date.isoformat(), size, tuple(over)))
+    return found

@@ -14,12 +14,14 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
+from wheel_size.check.budget import MB, CeilingBreach
 from wheel_size.render import render
 from wheel_size.report.model import Jump
 from wheel_size.track import TrackResult
 
 __all__ = [
     "COLLAPSE_LINES",
+    "ceiling_text",
     "jump_annotation",
     "nightly_outputs",
     "nightly_summary",
@@ -46,6 +48,7 @@ def nightly_outputs(result: TrackResult) -> dict[str, str]:
         "jumps": json.dumps([j.to_dict() for j in result.jumps]),
         "collected-runs": str(len(result.collected)),
         "commit": result.write.commit or "",
+        "ceiling-exceeded": "true" if result.ceiling_breaches else "false",
     }
     if result.issues is not None:
         outputs["issues-created"] = ",".join(str(n) for n in result.issues.created)
@@ -77,6 +80,21 @@ class _Issue:
     number: int
     url: str
     what: str  # "jump/cuda12_8/2025-10-11" → "cuda12_8, 2025-10-11 (jump)"
+
+
+def ceiling_text(breach: CeilingBreach) -> str:
+    """What a size-limit breach says (annotation and summary): "912.3 MB on 2026-03-10,
+    over the 850.0 MB ceiling"."""
+    words = {"ceiling": "ceiling", "pypi": "PyPI file-size limit"}
+    over = "; ".join(
+        f"over the {(b.limit_bytes or 0) / MB:,.1f} MB {words.get(b.kind, b.kind)}"
+        for b in breach.breaches
+    )
+    return f"{breach.size_bytes / MB:,.1f} MB on {breach.date}, {over}"
+
+
+def _ceiling(breach: CeilingBreach) -> dict[str, str]:
+    return {"variant": breach.variant, "text": ceiling_text(breach)}
 
 
 def _links(server_url: str, repository: str) -> tuple[str, str]:
@@ -145,6 +163,8 @@ def nightly_summary(
         absent=absent,
         threshold=threshold,
         earlier=earlier,
+        ceilings=[_ceiling(c) for c in result.ceiling_breaches],
+        ceiling_ack=result.ceiling_ack or "",
         opened=opened,
         updated=updated,
         issue_error=str(result.issue_error) if result.issue_error is not None else "",

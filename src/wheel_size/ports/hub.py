@@ -189,6 +189,10 @@ class Issues(Protocol):
 
     def close_issue(self, number: int) -> IssueView: ...
 
+    def edit_issue(self, number: int, *, title: str, body: str) -> IssueView:
+        """Set an issue's title and body (a variant joining the night's issue)."""
+        ...
+
     def issue_body(self, number: int) -> str:
         """The description of issue or pull request ``number`` (empty when it has none)."""
         ...

@@ -49,6 +49,7 @@ class Commit:
     files: tuple[ChangedFile, ...] | None = None
     files_truncated: bool = False  # the commit has more files than one page holds
     parents: tuple[str, ...] = ()  # SHAs, when the listing gave them (build evidence)
+    login: str = ""  # the author's GitHub login, when known (only for the opt-in cc)
 
     @property
     def title(self) -> str:
@@ -115,4 +116,5 @@ def commit_from_api(data: Mapping[str, Any], *, with_files: bool = False) -> Com
         files=files,
         files_truncated=truncated,
         parents=tuple(str(p["sha"]) for p in data.get("parents") or [] if p.get("sha")),
+        login=str((data.get("author") or {}).get("login") or ""),
     )

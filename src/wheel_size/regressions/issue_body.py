@@ -8,13 +8,16 @@ within GitHub's 65,536 characters by showing fewer candidates first and cutting 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wheel_size.regressions.classify import CATEGORIES
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.lifecycle import Verdict
 from wheel_size.regressions.series import MB, SizePoint
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import (
@@ -29,11 +32,12 @@ from wheel_size.render.safe_markdown import (
 __all__ = [
     "MARKER_PREFIX",
     "Reproduce",
+    "candidates_marker",
     "event_marker",
     "issue_title",
     "render_body",
+    "render_lifecycle",
     "render_markdown",
-    "render_update",
     "update_marker",
 ]
 
@@ -50,6 +54,16 @@ def event_marker(event: Event) -> str:
         f"before={event.before.date.isoformat()}:{event.before.size_bytes} "
         f"after={event.after.date.isoformat()}:{event.after.size_bytes} -->"
     )
+
+
+def candidates_marker(inv: Investigation) -> str:
+    """The listed candidates (SHA and PR of the top ten), for the lifecycle: a later revert
+    of one of them is what makes a return a rollback. Our own ASCII only."""
+    items = []
+    for cand in inv.candidates[:TOP]:
+        commit = cand.classified.commit
+        items.append(commit.sha[:12] + (f":{commit.pr}" if commit.pr else ""))
+    return f"{MARKER_PREFIX}candidates={','.join(items)} -->"
 
 
 def update_marker(key: str, night: dt.date, state: str, size_bytes: int) -> str:
@@ -122,8 +136,12 @@ def _context(
     accepted_label: str,
     threshold: str,
     shown: int,
+    group: Sequence[Event] = (),
+    cc_culprit: bool = False,
 ) -> dict[str, Any]:
     ev = inv.event
+    members = [e for e in group if e.key != ev.key]
+    markers = "\n".join([event_marker(ev), *(event_marker(e) for e in members)])
     candidates = []
     for cand in inv.candidates[:shown]:
         commit = cand.classified.commit
@@ -159,7 +177,11 @@ def _context(
         for pair in inv.reverts_removed
     ]
     cross = [
-        {"variant": neutralise_cell(v), "delta_mb": d, "this": v == inv.variant}
+        {
+            "variant": neutralise_cell(v),
+            "delta_mb": d,
+            "this": v == inv.variant or any(e.variant == v for e in members),
+        }
         for v, d in inv.cross.deltas.items()
     ]
     window = inv.window
@@ -167,7 +189,12 @@ def _context(
     if window.compared:
         compare_url = f"{repo_url}/compare/{window.compared[0]}...{window.compared[1]}"
     return {
-        "marker": event_marker(ev),
+        "marker": markers + "\n" + candidates_marker(inv),
+        "group": [
+            {"variant": neutralise_cell(e.variant), "delta_mb": e.delta_mb} for e in [ev, *members]
+        ]
+        if members
+        else [],
         "kind": ev.kind,
         "variant": neutralise_cell(ev.variant),
         "artifact": neutralise_cell(ev.after.artifact or ev.variant),
@@ -198,7 +225,22 @@ def _context(
         "build_evidence": inv.build_markdown,
         "reproduce": reproduce.command() if reproduce else None,
         "accepted_label": accepted_label,
+        "cc": _culprit_login(inv) if cc_culprit else None,
     }
+
+
+_LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
+
+
+def _culprit_login(inv: Investigation) -> dict[str, str] | None:
+    """The login to mention (opt-in): only the author of a CONFIRMED top candidate, and
+    only a well-formed GitHub login (anything else stays unmentioned)."""
+    if not inv.candidates or inv.candidates[0].status.status != "CONFIRMED":
+        return None
+    commit = inv.candidates[0].classified.commit
+    if not _LOGIN.match(commit.login):
+        return None
+    return {"login": commit.login, "sha": commit.short_sha}
 
 
 def _render_fitting(template: str, limit: int, **kwargs: Any) -> str:
@@ -231,12 +273,19 @@ def render_body(
     accepted_label: str = "size-accepted",
     threshold: str = "1 MB",
     limit: int = BODY_LIMIT,
+    group: Sequence[Event] = (),
+    cc_culprit: bool = False,
 ) -> str:
-    """The issue body: marker, jump, chart, cross-variant table, candidates, reverts."""
+    """The issue body: markers, jump, chart, cross-variant table, candidates, reverts.
+
+    ``group``: the other events of the same night event (one issue for all of them).
+    """
     return _render_fitting(
         "regression_issue.md.j2",
         limit,
         inv=inv,
+        group=group,
+        cc_culprit=cc_culprit,
         repo_url=repo_url.rstrip("/"),
         reproduce=reproduce,
         accepted_label=accepted_label,
@@ -260,32 +309,43 @@ def render_markdown(
         threshold=threshold,
         limit=10**9,
     )
-    return body.split("\n", 1)[1] if body.startswith(MARKER_PREFIX) else body
+    lines = body.split("\n")
+    while lines and lines[0].startswith(MARKER_PREFIX):
+        lines.pop(0)
+    return "\n".join(lines)
 
 
-def render_update(
-    ev: Event,
+def render_lifecycle(
+    events: Sequence[Event],
+    verdicts: Sequence[Verdict],
     *,
-    state: str,
-    point: SizePoint,
-    previous_size: int,
     repo_url: str,
     closing: bool,
 ) -> str:
-    """A comment on a later night: it grew again, or it rolled back."""
-    text = render(
-        "regression_update.md.j2",
-        marker=update_marker(ev.key, point.date, state, point.size_bytes),
-        state=state,
-        variant=neutralise_cell(ev.variant),
-        date=point.date.isoformat(),
-        size_mb=point.size_mb,
-        since_report_mb=(point.size_bytes - previous_size) / MB,
-        since_before_mb=(point.size_bytes - ev.before.size_bytes) / MB,
-        before_date=ev.before.date.isoformat(),
-        before_mb=ev.before.size_mb,
-        event_date=ev.date.isoformat(),
-        run_url=_run_url(repo_url.rstrip("/"), point.run_id),
-        closing=closing,
-    )
+    """One comment for one night: what each variant of the issue did (rolled back with
+    the reverting commit, offset by a later change, grew again with the re-land)."""
+    by_variant = {e.variant: e for e in events}
+    base = repo_url.rstrip("/")
+    rows = []
+    markers = []
+    for verdict in verdicts:
+        ev = by_variant[verdict.variant]
+        point = verdict.point
+        markers.append(update_marker(ev.key, point.date, verdict.state, point.size_bytes))
+        rows.append(
+            {
+                "state": verdict.state,
+                "variant": neutralise_cell(ev.variant),
+                "date": point.date.isoformat(),
+                "size_mb": point.size_mb,
+                "since_before_mb": (point.size_bytes - ev.before.size_bytes) / MB,
+                "since_event_mb": (point.size_bytes - ev.after.size_bytes) / MB,
+                "before_date": ev.before.date.isoformat(),
+                "before_mb": ev.before.size_mb,
+                "event_date": ev.date.isoformat(),
+                "reason": neutralise_cell(verdict.reason, 300),
+                "run_url": _run_url(base, point.run_id),
+            }
+        )
+    text = render("regression_update.md.j2", markers="\n".join(markers), rows=rows, closing=closing)
     return fit_body(text)

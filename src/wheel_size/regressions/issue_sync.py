@@ -6,8 +6,12 @@ invisible to it for minutes, which is how duplicates happen). The marker also ca
 sizes of the event, so later nights can be compared with it without the history.
 
 - the same night again: nothing is created or changed;
-- a later night: a comment only when something changed (it grew again by the threshold,
-  or it rolled back), at most one per night, and closing on rollback when configured;
+- one issue per night event: the variants that crossed together carry one marker line
+  each; a variant that crosses later the same night joins the issue (title and body);
+- a later night: a comment only when the lifecycle (``regressions.lifecycle``) has a
+  verdict, at most one per night; comments are read only for such issues; closing only
+  when every variant rolled back attributably and ``close_on_rollback`` is set;
+- the issue listing is read once per run (:class:`IssueCache`, shared by the nights);
 - the accepted label (``size-accepted``): the event is silent from then on;
 - a create whose answer was lost (5xx, timeout) is looked for before it is re-sent.
 """
@@ -18,15 +22,28 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from wheel_size.errors import GitHubError
 from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
-from wheel_size.regressions.events import Event, rollback_state
-from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_update
+from wheel_size.regressions.events import Event
+from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_lifecycle
+from wheel_size.regressions.lifecycle import Listed, Verdict
 from wheel_size.regressions.series import MB, SizePoint
 
-__all__ = ["IssueSettings", "IssueSync", "SyncResult", "event_from_marker"]
+__all__ = [
+    "IssueCache",
+    "IssueSettings",
+    "IssueSync",
+    "SyncResult",
+    "candidates_from_marker",
+    "event_from_marker",
+    "events_from_markers",
+]
+
+#: Marker lines an issue body may start with (one per variant of a night event, plus the
+#: candidates); more are not read (a hostile body cannot make us scan it all).
+MAX_MARKER_LINES = 64
 
 _EVENT_MARKER = re.compile(
     re.escape(MARKER_PREFIX)
@@ -39,6 +56,23 @@ _UPDATE_MARKER = re.compile(
     + r"update=(?P<key>\S+) night=(?P<night>\d{4}-\d{2}-\d{2}) state=(?P<state>[\w-]+) "
     r"size=(?P<size>\d+) -->"
 )
+
+
+_CANDIDATES_MARKER = re.compile(
+    re.escape(MARKER_PREFIX)
+    + r"candidates=(?P<items>[0-9a-f]{7,40}(?::\d+)?(?:,[0-9a-f]{7,40}(?::\d+)?)*)? -->"
+)
+
+
+def _marker_lines(body: str | None) -> list[str]:
+    """The leading marker lines of a body or comment (our own; at most a few dozen)."""
+    out = []
+    for line in (body or "").splitlines()[:MAX_MARKER_LINES]:
+        line = line.strip()
+        if not line.startswith(MARKER_PREFIX):
+            break
+        out.append(line)
+    return out
 
 
 @dataclass(frozen=True)
@@ -68,30 +102,62 @@ class SyncResult:
     events: dict[str, int] = field(default_factory=dict)  # event key -> its issue's number
 
 
-def event_from_marker(body: str | None) -> Event | None:
-    """Rebuild the event an issue is about from its marker (None: not one of ours)."""
-    if not body:
-        return None
-    for line in body.splitlines()[:3]:
-        m = _EVENT_MARKER.fullmatch(line.strip())
+def events_from_markers(body: str | None) -> list[Event]:
+    """Every event an issue is about (one per variant of its night event), in order."""
+    events = []
+    for line in _marker_lines(body):
+        m = _EVENT_MARKER.fullmatch(line)
         if m is None or m["bsize"] is None or m["asize"] is None:
             continue
         variant = m["variant"]
         before = SizePoint(dt.date.fromisoformat(m["bdate"]), variant, int(m["bsize"]))
         after = SizePoint(dt.date.fromisoformat(m["adate"]), variant, int(m["asize"]))
         kind: Literal["jump", "creep"] = "jump" if m["kind"] == "jump" else "creep"
-        return Event(kind, variant, after.date, before, after)
-    return None
+        events.append(Event(kind, variant, after.date, before, after))
+    return events
 
 
-def _key_of(body: str | None) -> str | None:
-    if not body:
-        return None
-    for line in body.splitlines()[:3]:
-        m = _EVENT_MARKER.fullmatch(line.strip())
+def event_from_marker(body: str | None) -> Event | None:
+    """The (first) event an issue is about, from its marker (None: not one of ours)."""
+    events = events_from_markers(body)
+    return events[0] if events else None
+
+
+def candidates_from_marker(body: str | None) -> list[Listed]:
+    """The candidates the issue listed (SHA and PR), from its candidates marker."""
+    for line in _marker_lines(body):
+        m = _CANDIDATES_MARKER.fullmatch(line)
+        if m is not None and m["items"]:
+            out = []
+            for item in m["items"].split(","):
+                sha, _, pr = item.partition(":")
+                out.append(Listed(sha, int(pr) if pr else None))
+            return out
+    return []
+
+
+def _keys_of(body: str | None) -> list[str]:
+    keys = []
+    for line in _marker_lines(body):
+        m = _EVENT_MARKER.fullmatch(line)
         if m is not None:
-            return m["key"]
-    return None
+            keys.append(m["key"])
+    return keys
+
+
+class IssueCache:
+    """The issue listing of each repository, read once per run and shared by every night
+    (a backfill over 100 nights lists the issues once, not 100 times)."""
+
+    def __init__(self) -> None:
+        self._issues: dict[str, list[IssueView]] = {}
+        self.repos: dict[str, Any] = {}  # repository objects of this run, by name
+
+    def get(self, repo: str) -> list[IssueView] | None:
+        return self._issues.get(repo)
+
+    def put(self, repo: str, issues: list[IssueView]) -> None:
+        self._issues[repo] = issues
 
 
 def _write_error(exc: GitHubFailure, repo: str, doing: str) -> GitHubError:
@@ -115,10 +181,20 @@ def _write_error(exc: GitHubFailure, repo: str, doing: str) -> GitHubError:
 class IssueSync:
     """Creates and updates the issues of one repository."""
 
-    def __init__(self, repo: Issues, settings: IssueSettings) -> None:
+    def __init__(
+        self, repo: Issues, settings: IssueSettings, cache: IssueCache | None = None
+    ) -> None:
         self.repo = repo
         self.settings = settings
-        self._issues: list[IssueView] | None = None
+        self.cache = cache if cache is not None else IssueCache()
+
+    @property
+    def _issues(self) -> list[IssueView] | None:
+        return self.cache.get(self.repo.full_name)
+
+    @_issues.setter
+    def _issues(self, issues: list[IssueView]) -> None:
+        self.cache.put(self.repo.full_name, issues)
 
     # -- finding ---------------------------------------------------------------------
 
@@ -132,33 +208,26 @@ class IssueSync:
             raise exc.saying(f"listing the issues of {self.repo.full_name}") from None
 
     def issues(self) -> list[IssueView]:
-        if self._issues is None:
-            self._issues = self._list()
-        return self._issues
+        listed = self._issues
+        if listed is None:
+            listed = self._list()
+            self._issues = listed
+        return listed
 
     def find(self, key: str, *, fresh: bool = False) -> IssueView | None:
         """The issue whose marker names ``key``; the oldest one if there are several."""
         issues = self._list() if fresh else self.issues()
         if fresh:
             self._issues = issues
-        matches = [issue for issue in issues if _key_of(issue.body) == key]
+        matches = [issue for issue in issues if key in _keys_of(issue.body)]
         return min(matches, key=lambda i: i.number) if matches else None
 
     def open_creep_issue(self, variant: str) -> IssueView | None:
         for issue in sorted(self.issues(), key=lambda i: -i.number):
-            key = _key_of(issue.body)
-            if key and key.startswith(f"creep/{variant}/") and issue.state == "open":
+            keys = _keys_of(issue.body)
+            if any(k.startswith(f"creep/{variant}/") for k in keys) and issue.state == "open":
                 return issue
         return None
-
-    def newest_open(self, variant: str) -> int | None:
-        """The open issue of the newest event of ``variant``: the one that owns new growth."""
-        owners = []
-        for issue in self.issues():
-            event = event_from_marker(issue.body)
-            if issue.state == "open" and event is not None and event.variant == variant:
-                owners.append((event.date, issue.number))
-        return max(owners)[1] if owners else None
 
     def accepted(self, issue: IssueView) -> bool:
         return self.settings.accepted_label in issue.labels
@@ -200,80 +269,132 @@ class IssueSync:
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
-        if self._issues is not None and all(i.number != issue.number for i in self._issues):
-            self._issues.append(issue)
+        listed = self._issues
+        if listed is not None and all(i.number != issue.number for i in listed):
+            listed.append(issue)
         result.created.append(issue.number)
         result.events.setdefault(event.key, issue.number)
         result.lines.append(f"#{issue.number} {event.key}: opened")
         return issue
 
+    def joinable(self, event: Event) -> IssueView | None:
+        """The open issue of ``event``'s night event that it should join, if any."""
+        from wheel_size.regressions.grouping import joins
+
+        for issue in sorted(self.issues(), key=lambda i: i.number):
+            if issue.state == "open" and joins(events_from_markers(issue.body), event):
+                return issue
+        return None
+
+    def join(
+        self, issue: IssueView, events: Sequence[Event], title: str, result: SyncResult
+    ) -> None:
+        """Add ``events`` (crossed later the same night) to the night's issue: one marker
+        line each after the existing ones, a sentence in the body, the new title."""
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            return
+        body = issue.body or ""
+        lines = body.split("\n")
+        at = len(_marker_lines(body))
+        new_markers = [event_marker(e) for e in events]
+        joined = "; ".join(f"`{e.variant}` {e.delta_mb:+.1f} MB" for e in events)
+        note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
+        text = "\n".join(lines[:at] + new_markers + lines[at:]).rstrip("\n") + note
+        doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"
+        try:
+            edited = self.repo.edit_issue(issue.number, title=title, body=text)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        listed = self._issues
+        if listed is not None:
+            self._issues = [edited if i.number == edited.number else i for i in listed]
+        result.updated.append(issue.number)
+        for e in events:
+            result.lines.append(f"#{issue.number} {e.key}: joined the night's issue")
+
     def follow_up(
         self,
         issue: IssueView,
-        point: SizePoint,
+        verdicts: Sequence[Verdict],
         result: SyncResult,
         *,
         repo_url: str,
-        grow: bool = True,
     ) -> None:
-        """Compare a later night with the event of ``issue``; comment only on a change.
+        """Post tonight's lifecycle ``verdicts`` on ``issue``: one comment, once per night.
 
-        ``grow=False``: a newer event of the variant owns further growth, so only a
-        rollback is worth a comment here (one alert per growth, not one per open issue).
+        The comments are read only here, for an issue that has something to say.
         """
-        event = event_from_marker(issue.body)
-        if event is None or point.date <= event.date or issue.state != "open":
+        events = events_from_markers(issue.body)
+        if not verdicts or not events or issue.state != "open":
             return
         if self.accepted(issue):
             result.silenced.append(issue.number)
             return
-        comments = self._our_updates(issue)
-        tonight = [st for night, st, _ in comments if night == point.date]
-        if tonight:
-            if tonight[-1] == "rolled-back" and self.settings.close_on_rollback:
+        night = verdicts[0].point.date
+        updates = self._our_updates(issue)
+        keys = {e.variant: e.key for e in events}
+        done = {key for n, key, _, _ in updates if n == night}
+        last: dict[str, str] = {}
+        for _, key, state, _ in updates:
+            last[key] = state
+        todo = [v for v in verdicts if keys.get(v.variant) not in done]
+        for v in verdicts:
+            last.setdefault(keys[v.variant], "open")
+        for v in todo:
+            last[keys[v.variant]] = v.state
+        closing = self.settings.close_on_rollback and all(
+            last.get(e.key) == "rolled-back" for e in events
+        )
+        if not todo:
+            if closing:
                 # The comment went out but the close did not (a failed or lost PATCH):
                 # finish the job instead of leaving a rolled-back issue open for good.
-                self._close(issue, event)
+                self._close(issue, events[0])
                 result.updated.append(issue.number)
-                result.lines.append(f"#{issue.number} {event.key}: closed (rolled back)")
-                return
-            result.unchanged.append(issue.number)
-            return
-        last_state = comments[-1][1] if comments else "open"
-        reported = max([event.after.size_bytes] + [s for _, st, s in comments if st == "grew"])
-        state = rollback_state(event, point, fraction=self.settings.rollback_fraction)
-        if state == "rolled-back":
-            if last_state == "rolled-back":
+                result.lines.append(f"#{issue.number}: closed (rolled back)")
+            else:
                 result.unchanged.append(issue.number)
-                return
-        elif grow and (point.size_bytes - reported) / MB >= self.settings.regrowth_mb:
-            state = "grew"
-        else:
-            result.unchanged.append(issue.number)
             return
-        closing = state == "rolled-back" and self.settings.close_on_rollback
-        text = render_update(
-            event,
-            state=state,
-            point=point,
-            previous_size=reported,
-            repo_url=repo_url,
-            closing=closing,
-        )
-        doing = f"commenting on #{issue.number} ({event.key}) in {self.repo.full_name}"
+        text = render_lifecycle(events, todo, repo_url=repo_url, closing=closing)
+        doing = f"commenting on #{issue.number} ({events[0].key}) in {self.repo.full_name}"
         try:
             self.repo.create_comment(
-                issue.number, text, find_existing=lambda: self._find_update(issue, point.date)
+                issue.number, text, find_existing=lambda: self._find_update(issue, night)
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if closing:
-            self._close(issue, event)
+            self._close(issue, events[0])
         result.updated.append(issue.number)
-        result.lines.append(
-            f"#{issue.number} {event.key}: {state} on {point.date.isoformat()}"
-            + (", closed" if closing else "")
+        for v in todo:
+            result.lines.append(
+                f"#{issue.number} {keys[v.variant]}: {v.state} on {night.isoformat()}"
+                + (", closed" if closing else "")
+            )
+
+    def creep_follow_up(
+        self, issue: IssueView, point: SizePoint, result: SyncResult, *, repo_url: str
+    ) -> None:
+        """A standing creep issue while the variant keeps creeping: a comment each time
+        it grew ``regrowth_mb`` more since the last report (creep is its own event)."""
+        events = [e for e in events_from_markers(issue.body) if e.variant == point.variant]
+        if not events or issue.state != "open" or point.date <= events[0].date:
+            return
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            return
+        event = events[0]
+        updates = self._our_updates(issue)
+        reported = max(
+            [event.after.size_bytes]
+            + [size for _, key, st, size in updates if key == event.key and st == "grew"]
         )
+        if (point.size_bytes - reported) / MB < self.settings.regrowth_mb:
+            result.unchanged.append(issue.number)
+            return
+        verdict = Verdict("grew", point.variant, point, "still creeping, no single night crossed")
+        self.follow_up(issue, [verdict], result, repo_url=repo_url)
 
     def _close(self, issue: IssueView, event: Event) -> None:
         """Close a rolled-back issue; a refused write names the issue and the repository."""
@@ -291,19 +412,21 @@ class IssueSync:
         except GitHubFailure as exc:
             raise exc.saying(f"reading the comments of #{issue.number}") from None
 
-    def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, int]]:
+    def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, str, int]]:
+        """(night, event key, state, size) of every update marker in our comments."""
         updates = []
         for comment in self._comments(issue):
-            first = (comment.body or "").split("\n", 1)[0].strip()
-            m = _UPDATE_MARKER.fullmatch(first)
-            if m is not None:
-                updates.append((dt.date.fromisoformat(m["night"]), m["state"], int(m["size"])))
+            for line in _marker_lines(comment.body):
+                m = _UPDATE_MARKER.fullmatch(line)
+                if m is not None:
+                    night = dt.date.fromisoformat(m["night"])
+                    updates.append((night, m["key"], m["state"], int(m["size"])))
         return sorted(updates)
 
     def _find_update(self, issue: IssueView, night: dt.date) -> CommentView | None:
         for comment in self._comments(issue):
-            first = (comment.body or "").split("\n", 1)[0].strip()
-            m = _UPDATE_MARKER.fullmatch(first)
-            if m is not None and m["night"] == night.isoformat():
-                return comment
+            for line in _marker_lines(comment.body):
+                m = _UPDATE_MARKER.fullmatch(line)
+                if m is not None and m["night"] == night.isoformat():
+                    return comment
         return None

@@ -50,6 +50,8 @@ class IssueOptions:
     issues_repo: str | None = None  # default: the repository whose runs are read
     reproduce: tuple[str, ...] = ()
     builds: BuildEvidenceOptions = field(default_factory=_default_builds)
+    drop_issues: bool = False  # a crossing drop opens an issue too
+    cc_culprit: bool = False  # mention the author of a CONFIRMED culprit
 
     def __post_init__(self) -> None:
         if not self.labels or not all(label.strip() for label in self.labels):
@@ -81,4 +83,6 @@ class IssueOptions:
                 regrowth_mb=thresholds.mb or 1.0,
             ),
             max_details=self.max_commit_details,
+            include_drops=self.drop_issues,
+            cc_culprit=self.cc_culprit,
         )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.history.investigations import InvestigationNote
 from wheel_size.history.store import HistoryStore
 from wheel_size.ports import GitHubFailure, GitHubPort
 from wheel_size.regressions.alerts import AlertSettings, alert_night
@@ -21,7 +22,8 @@ from wheel_size.regressions.events import Event
 from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
-from wheel_size.regressions.issue_sync import SyncResult
+from wheel_size.regressions.issue_sync import IssueCache, SyncResult
+from wheel_size.regressions.notes import notes_for
 from wheel_size.regressions.options import IssueOptions
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
@@ -69,6 +71,8 @@ def create_issues_for_night(
     store_args: Sequence[str] = (),
     enrich: Enrich | None = None,
     result: SyncResult | None = None,
+    issue_cache: IssueCache | None = None,
+    notes: list[InvestigationNote] | None = None,
 ) -> SyncResult:
     """Open or update the issues of ``date`` for the watched ``variants`` (canonical names).
 
@@ -91,13 +95,24 @@ def create_issues_for_night(
 
     series = series_from_history(history, naming)
     try:
-        source = github.repository(repo)
-        target = (
-            source if not issues_repo or issues_repo == repo else github.repository(issues_repo)
-        )
+        # One repository read and one issue listing per run, not per night.
+        cache = issue_cache if issue_cache is not None else IssueCache()
+        for name in dict.fromkeys([repo, issues_repo or repo]):
+            if name not in cache.repos:
+                cache.repos[name] = github.repository(name)
+        source = cache.repos[repo]
+        target = cache.repos[issues_repo or repo]
+
+        def on_issue(
+            events: Sequence[Event], number: int, url: str | None, inv: Investigation | None
+        ) -> None:
+            if notes is not None:
+                notes.extend(notes_for(inv, events, number, url))
+
         night = alert_night(
-            target, source, series, date, variants, settings, reproduce=reproduce, enrich=enrich
-        )
+            target, source, series, date, variants, settings, reproduce=reproduce,
+            enrich=enrich, issue_cache=cache, on_issue=on_issue,
+        )  # fmt: skip
     except GitHubFailure as exc:  # reads; refused writes arrive as worded GitHubErrors already
         raise exc.saying(
             f"regression issues for {date.isoformat()}",
@@ -116,9 +131,7 @@ def create_issues_for_night(
     return result
 
 
-def build_evidence_step(
-    github: GitHubPort, repo: str, options: BuildEvidenceOptions
-) -> Enrich:
+def build_evidence_step(github: GitHubPort, repo: str, options: BuildEvidenceOptions) -> Enrich:
     """Per-commit build evidence (Method A) for the candidates of ``repo``'s events; one
     cache for the whole run, so the variants of one night ask GitHub once."""
     from wheel_size.regressions.build_attach import build_evidence_enricher
@@ -212,6 +225,8 @@ def _issues_after_track(
     # GITHUB_TOKEN), so only the oldest max_issue_nights nights open new issues.
     limit = options.max_issue_nights
     opened_nights = 0
+    issue_cache = IssueCache()  # the issues are listed once for all the nights of the run
+    notes: list[InvestigationNote] = []
     for night in sorted(set(nights)):
         night_settings = settings
         if opened_nights >= limit:
@@ -226,11 +241,19 @@ def _issues_after_track(
             night_settings,
             repo=repo,
             issues_repo=options.issues_repo,
-            store_args=options.reproduce,
+            store_args=(*options.reproduce, *(("--workflow", str(workflow)) if workflow else ())),
             enrich=enrich,
             result=result,
+            issue_cache=issue_cache,
+            notes=notes,
         )
         opened_nights += len(result.created) > before
+    if notes:
+        # Beside the runs, for the report's "likely cause" column (no API call there).
+        from wheel_size.history.investigations import write_notes
+
+        written = write_notes(store, notes, f"wheel-size: investigation notes ({len(notes)})")
+        result.lines.append(f"{len(written)} investigation note(s) stored beside the history")
     if result.skipped:
         result.lines.append(
             f"{len(result.skipped)} event(s) not opened: this run already opened issues on "

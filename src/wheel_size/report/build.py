@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
+from wheel_size.history.investigations import InvestigationNote, read_notes
 from wheel_size.history.store import HistoryStore
 from wheel_size.report.analyze import LOOKBACK_DAYS, build_report
-from wheel_size.report.model import Report, Thresholds
+from wheel_size.report.model import LikelyCause, Report, Thresholds
 from wheel_size.series import SizeSeries, load_series
 from wheel_size.variants import ArtifactNaming
 
@@ -58,6 +60,7 @@ def reports_for(
         rollback_days=rollback_days,
         repository=repository,
         where=store.description,
+        notes=read_notes(store),
     )
 
 
@@ -70,6 +73,7 @@ def reports_from_series(
     rollback_days: int = 10,
     repository: str | None = None,
     where: str = "the history",
+    notes: Mapping[str, InvestigationNote] | None = None,
 ) -> list[Report]:
     """:func:`reports_for` over a series already loaded (it must cover ``report_window``).
 
@@ -94,7 +98,7 @@ def reports_from_series(
         v = series.naming.resolve(text, seen)
         if v not in resolved:
             resolved.append(v)
-    return [
+    reports = [
         build_report(
             series,
             v,
@@ -105,6 +109,24 @@ def reports_from_series(
         )
         for v in resolved
     ]
+    return [with_causes(r, notes) for r in reports] if notes else reports
+
+
+def with_causes(report: Report, notes: Mapping[str, InvestigationNote]) -> Report:
+    """The report with each jump's likely cause from the stored investigation notes (the
+    report makes no API call: what the issues concluded was stored beside the runs)."""
+    jumps = []
+    for jump in report.jumps:
+        note = notes.get(f"jump/{jump.variant}/{jump.date.isoformat()}")
+        if note is None:
+            jumps.append(jump)
+            continue
+        cause = LikelyCause(
+            note.issue, note.issue_url, note.cause_sha, note.cause_title, note.cause_status,
+            note.cause_url,
+        )  # fmt: skip
+        jumps.append(dataclasses.replace(jump, cause=cause))
+    return dataclasses.replace(report, jumps=tuple(jumps))
 
 
 def reports_from_store(

@@ -105,6 +105,28 @@ class Day:
 
 
 @dataclass(frozen=True)
+class LikelyCause:
+    """The top candidate of the jump's issue, with its status (from the stored note)."""
+
+    issue: int | None
+    issue_url: str | None
+    sha: str | None
+    title: str | None
+    status: str | None
+    url: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "issue": self.issue,
+            "issue_url": self.issue_url,
+            "sha": self.sha,
+            "title": self.title,
+            "status": self.status,
+            "url": self.url,
+        }
+
+
+@dataclass(frozen=True)
 class Jump:
     """A day-over-day change that crossed the threshold, with both nights' provenance.
 
@@ -124,6 +146,8 @@ class Jump:
     prev_head_sha: str | None
     base_sha: str | None
     prev_base_sha: str | None
+    # What the regression issue concluded (a note stored beside the history), if any.
+    cause: LikelyCause | None = None
 
     @classmethod
     def of(cls, step: Step, variant: str, artifact: str) -> Jump:
@@ -183,6 +207,7 @@ class Jump:
             "prev_head_sha": self.prev_head_sha,
             "base_sha": self.base_sha,
             "prev_base_sha": self.prev_base_sha,
+            "likely_cause": self.cause.to_dict() if self.cause is not None else None,
         }
 
 

@@ -1,0 +1,34 @@
+"""One pull-request check as data: what the CLI's flags and the Action's inputs both become."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wheel_size.check.ack import DEFAULT_FOOTER
+from wheel_size.check.run import CheckOptions
+from wheel_size.history.location import StoreLocation
+
+__all__ = ["CheckRequest"]
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """``options`` say what to compare; the rest says where the nightly and the pull request
+    are. ``pr_body`` is the description when the caller has it (the Action's event), else it
+    is read from GitHub; ``max_download_bytes`` 0 means sizes only (no artifact download)."""
+
+    options: CheckOptions
+    store: StoreLocation
+    repository: str | None = None
+    workflow: str | None = None
+    pr_number: int | None = None
+    pr_repository: str | None = None
+    pr_body: str | None = None
+    comment: bool = True
+    footer: str = DEFAULT_FOOTER
+    max_download_bytes: int | None = 4096 * 1_048_576
+    server_url: str = "https://github.com"
+
+    @property
+    def comment_repository(self) -> str | None:
+        return self.pr_repository or self.repository
