@@ -48,13 +48,9 @@ LAYERS: list[set[str]] = [
 ]
 MAX_UPWARD = 2
 
-# Work in flight elsewhere, tolerated until it lands (never grows):
-# - the Action's split mode still builds a command line and parses it with
-#   the CLI's parser (issue 11 item 1; track, check and audit are typed);
-PENDING_CLI_IMPORTS = {
-    "wheel_size.action.inputs",
-    "wheel_size.action.split",
-}
+# Nothing outside cli/ imports the CLI any more (issue 11 item 1: every Action mode builds
+# typed options); the set stays to name an exception should one ever be needed.
+PENDING_CLI_IMPORTS: set[str] = set()
 # (diff/ and audit/ are siblings over native/ since issue 11 item 4: no cycle is tolerated.)
 PENDING_CYCLES: set[frozenset[str]] = set()
 

@@ -9,7 +9,6 @@ import pytest
 from wheel_size.action.inputs import (
     action_input,
     bool_input,
-    parse_argv,
     repository,
     words,
     workspace_paths,
@@ -43,9 +42,3 @@ def test_workspace_paths_expand_globs_and_name_a_missing_file(tmp_path: Path) ->
     ]
     with pytest.raises(InputError, match=r"^audit-input: .*gone\.whl: no such file"):
         workspace_paths({"INPUT_AUDIT-INPUT": "gone.whl"}, "audit-input", tmp_path)
-
-
-def test_a_bad_command_line_is_an_input_error() -> None:
-    assert parse_argv(["plan-chunks", "--chunk", "week"]).chunk == "week"
-    with pytest.raises(InputError, match=r"^invalid action inputs: unrecognized arguments: --nope"):
-        parse_argv(["plan-chunks", "--nope"])

@@ -1,21 +1,18 @@
 """Reading the Action's inputs, shared by the track, split and audit modes.
 
 The runner passes every input as ``INPUT_<NAME>`` (hyphens kept, spaces as underscores).
-Each mode turns its inputs into a ``wheel-size`` command line and parses it with the CLI's
-own parser, so an input is checked exactly like the flag it becomes.
+Each mode turns its inputs into the same typed options its CLI command builds (no command line
+in between), so an input is checked like the flag it stands for and named in the error.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 from collections.abc import Mapping
 from pathlib import Path
 
 from wheel_size.errors import InputError
 
-__all__ = ["action_input", "bool_input", "parse_argv", "repository", "words", "workspace_paths"]
+__all__ = ["action_input", "bool_input", "repository", "words", "workspace_paths"]
 
 
 def action_input(env: Mapping[str, str], name: str) -> str:
@@ -55,20 +52,3 @@ def workspace_paths(env: Mapping[str, str], name: str, workspace: Path) -> list[
     if missing:
         raise InputError(f"{name}: {missing[0]}: no such file or directory")
     return found
-
-
-def parse_argv(
-    argv: list[str], parser: argparse.ArgumentParser | None = None
-) -> argparse.Namespace:
-    """Parse a command line built from inputs; a bad one is an InputError, not an exit."""
-    if parser is None:
-        from wheel_size.cli.main import build_parser
-
-        parser = build_parser()
-    errors = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(errors):
-            return parser.parse_args(argv)
-    except SystemExit:
-        said = (errors.getvalue().strip().splitlines() or ["invalid inputs"])[-1]
-        raise InputError(f"invalid action inputs: {said.split(': error: ')[-1]}") from None

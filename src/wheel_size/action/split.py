@@ -13,15 +13,15 @@ from wheel_size.action.commands import workflow_command, write_outputs, write_st
 from wheel_size.action.inputs import (
     action_input,
     bool_input,
-    parse_argv,
     repository,
     words,
     workspace_paths,
 )
 from wheel_size.errors import InputError
 from wheel_size.fileio import make_dirs, path_inside
+from wheel_size.split.plan import SplitOptions
 
-__all__ = ["SPLIT_OUTPUTS", "run_split", "split_argv"]
+__all__ = ["SPLIT_OUTPUTS", "run_split", "split_options"]
 
 SPLIT_OUTPUTS = ("split-wheels", "split-report-path", "split-report-json-path")
 
@@ -32,53 +32,54 @@ def _inputs(env: Mapping[str, str], workspace: Path) -> list[Path]:
     return workspace_paths(env, "split-input", workspace)
 
 
-def split_argv(env: Mapping[str, str], wheel: Path, out: Path, report: Path) -> list[str]:
-    """The ``wheel-size split`` command line for one wheel."""
-    argv = ["split", "--input", str(wheel), "--output-dir", str(out)]
+def _integer(env: Mapping[str, str], name: str, default: int) -> int:
+    text = action_input(env, name)
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"input {name} must be a whole number, not {text!r}") from None
 
-    def opt(flag: str, name: str) -> None:
-        value = action_input(env, name)
-        if value:
-            argv.extend([flag, value])
 
-    opt("--device-package-prefix", "device-package-prefix")
-    opt("--overlay-root", "overlay-root")
-    opt("--wheel-type", "wheel-type")
-    databases = words(action_input(env, "databases"))
-    if databases:
-        argv += ["--databases", *databases]
-    opt("--output-format", "output-format")
-    opt("--compression", "compression")
-    opt("--compression-level", "compression-level")
-    opt("--jobs", "jobs")
-    opt("--extra-naming", "extra-naming")
-    opt("--host-installs", "host-installs")
-    requires = [
-        r.strip() for r in action_input(env, "device-requires-dist").splitlines() if r.strip()
-    ]
-    if requires:
-        argv += ["--device-requires-dist", *requires]
-    if bool_input(env, "generate-variant-wheel"):
-        argv += ["--generate-variant-wheel"]
-        opt("--variant-label", "variant-label")
-    argv += ["--report-json", str(report.with_suffix(".json")), "--report-md", str(report)]
-    pr = action_input(env, "pr-number")
-    if pr and bool_input(env, "split-comment", default=True):
-        argv += ["--comment-pr", pr, "--repository", repository(env), "--comment-key", wheel.stem]
-    return argv
+def split_options(env: Mapping[str, str]) -> SplitOptions:
+    """The split options the inputs describe, checked as the CLI's flags are."""
+    from wheel_size.split.job import checked_split_options
+
+    jobs = _integer(env, "jobs", 0) or len(os.sched_getaffinity(0)) or 1
+    variant = bool_input(env, "generate-variant-wheel")
+    return checked_split_options(
+        device_package_prefix=action_input(env, "device-package-prefix") or "amd-torch-device",
+        overlay_root=action_input(env, "overlay-root") or "torch/",
+        wheel_type=action_input(env, "wheel-type") or None,
+        databases=words(action_input(env, "databases")) or None,
+        output_format=action_input(env, "output-format") or "wheel",
+        compression=action_input(env, "compression") or "zstd",
+        compression_level=_integer(env, "compression-level", 3),
+        jobs=jobs,
+        device_requires_dist=[
+            r.strip() for r in action_input(env, "device-requires-dist").splitlines() if r.strip()
+        ],
+        variant_label=(action_input(env, "variant-label") or "variant") if variant else None,
+        extra_naming=action_input(env, "extra-naming") or "plain",
+        host_installs=action_input(env, "host-installs") or "extras",
+    )
 
 
 def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     """Split every wheel ``split-input`` names; raise WheelSizeError on bad input."""
-    from wheel_size.cli.main import build_parser
-    from wheel_size.cli.split import split_from_args
     from wheel_size.render import render
+    from wheel_size.split.job import SplitRequest, run_split_job
 
     wheels = _inputs(env, workspace)
     out_root = workspace / (action_input(env, "split-output-dir") or "wheel-size-split")
-    if not action_input(env, "jobs"):
-        env = {**env, "INPUT_JOBS": str(len(os.sched_getaffinity(0)) or 1)}
-    parser = build_parser()
+    options = split_options(env)
+    pr = action_input(env, "pr-number")
+    comment = bool(pr) and bool_input(env, "split-comment", default=True)
+    if comment and not pr.isdigit():
+        raise InputError(f"input pr-number must be a pull request number, not {pr!r}")
+    if comment and not repository(env):
+        raise InputError("input repository is empty and GITHUB_REPOSITORY is not set")
     written: list[str] = []
     reports: list[Path] = []
     for wheel in wheels:
@@ -89,9 +90,15 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         except InputError:
             raise InputError(f"{wheel}: its name cannot name an output folder") from None
         make_dirs(out_root)
-        argv = split_argv(env, wheel, out_dir, report)
-        args = parse_argv(argv, parser)
-        outcome = split_from_args(args)
+        request = SplitRequest(
+            wheel, out_dir, options, report_json=report.with_suffix(".json"), report_md=report
+        )
+        post = None
+        if comment:
+            from wheel_size.github.split_comment import split_commenter
+
+            post = split_commenter(repository(env), int(pr), wheel.stem)
+        outcome = run_split_job(request, post)
         written += [str(p) for p in outcome.outputs]
         reports.append(report)
         note = render("action-summary-truncated.md.j2", path=report.name)

@@ -9,16 +9,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
+    from wheel_size.split.job import SplitOutcome
     from wheel_size.split.plan import SplitOptions
 
-__all__ = ["SplitOutcome", "configure_parser", "dry_run_from_args", "run", "split_from_args"]
+__all__ = ["configure_parser", "dry_run_from_args", "run", "split_from_args"]
 
 
 def _positive(text: str) -> int:
@@ -125,16 +125,6 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class SplitOutcome:
-    """What a split run produced, for the CLI and the container action."""
-
-    report: dict[str, Any]
-    markdown: str
-    outputs: list[Path]
-    comment_url: str | None = None
-
-
 def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(dry_run_from_args(args))
@@ -148,72 +138,46 @@ def run(args: argparse.Namespace) -> int:
 
 
 def split_from_args(args: argparse.Namespace) -> SplitOutcome:
-    """Validate, split, write the reports and post the comment.
-
-    Every flag that reaches a file name or METADATA is checked before any work, report paths
-    are checked to be writable before the split, and a report that still cannot be written
-    removes the split's wheels again: a failure leaves no partial output.
-    """
-    from wheel_size.fileio import atomic_write_all, check_writable, make_dirs, remove_dirs
-    from wheel_size.split.apply import remove_outputs, split_wheel
-    from wheel_size.split.report import build_report, render_markdown, to_json
+    """The split the flags describe (validated before any work), with its reports and
+    comment: :func:`wheel_size.split.job.run_split_job`."""
+    from wheel_size.split.job import SplitRequest, run_split_job
 
     if args.format != "text":
         raise InputError("--format applies to --dry-run only")
-    options = _options(args)
-    reports = [path for path in (args.report_json, args.report_md) if path is not None]
-    for path in reports:
-        check_writable(path)
-    made_tmp = []
-    if args.tmp_dir is not None:
-        made_tmp = make_dirs(args.tmp_dir)
-        os.environ["TMPDIR"] = str(args.tmp_dir)
-    try:
-        result = split_wheel(args.input, args.output_dir, options, tmp_dir=args.tmp_dir)
-    except BaseException:
-        remove_dirs(made_tmp)  # a --tmp-dir this run created goes again, if it is empty
-        raise
-    try:
-        report = build_report(result, args.report_targets)
-        markdown = render_markdown(report)
-        files = [(args.report_json, to_json(report)), (args.report_md, markdown)]
-        atomic_write_all([(path, text.encode()) for path, text in files if path is not None])
-    except BaseException:
-        remove_outputs(result)
-        raise
-    outcome = SplitOutcome(report, markdown, [w.path for w in result.wheels])
+    request = SplitRequest(
+        input=args.input,
+        output_dir=args.output_dir,
+        options=_options(args),
+        report_json=args.report_json,
+        report_md=args.report_md,
+        report_targets=tuple(args.report_targets or ()),
+        tmp_dir=args.tmp_dir,
+    )
+    post = None
     if args.comment_pr:
-        outcome.comment_url = _comment(args, report)
-    return outcome
+        from wheel_size.github.split_comment import split_commenter
+
+        post = split_commenter(args.repository, args.comment_pr, args.comment_key)
+    return run_split_job(request, post)
 
 
 def _options(args: argparse.Namespace) -> SplitOptions:
     """Every flag checked (those that reach a file name or METADATA too), as options."""
-    from wheel_size.split.databases import select_databases
-    from wheel_size.split.metadata import check_requirement, check_variant_label
-    from wheel_size.split.names import check_device_prefix
-    from wheel_size.split.plan import SplitOptions
+    from wheel_size.split.job import checked_split_options
 
-    if not 1 <= args.compression_level <= 22:
-        raise InputError(f"--compression-level {args.compression_level}: must be 1..22")
-    if not 0 <= args.deflate_level <= 9:
-        raise InputError(f"--deflate-level {args.deflate_level}: must be 0..9")
-    label = check_variant_label(args.variant_label) if args.generate_variant_wheel else None
-    check_device_prefix(args.device_package_prefix)
-    for requirement in args.device_requires_dist:
-        check_requirement(requirement)
     if args.comment_pr and not args.repository:
         raise InputError("--comment-pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
-    return SplitOptions(
+    return checked_split_options(
         device_package_prefix=args.device_package_prefix,
         overlay_root=args.overlay_root,
-        databases=select_databases(args.wheel_type, args.databases),
+        wheel_type=args.wheel_type,
+        databases=args.databases,
         output_format=args.output_format,
         compression=args.compression,
         compression_level=args.compression_level,
         jobs=args.jobs,
-        device_requires_dist=tuple(args.device_requires_dist),
-        variant_label=label,
+        device_requires_dist=args.device_requires_dist,
+        variant_label=args.variant_label if args.generate_variant_wheel else None,
         extra_naming=args.extra_naming,
         host_installs=args.host_installs,
         deflate_level=args.deflate_level,
@@ -243,16 +207,3 @@ def dry_run_from_args(args: argparse.Namespace) -> str:
     size = args.input.stat().st_size if args.input.is_file() else sum(m.size for m in plan.members)
     data = plan_data(plan, size)
     return to_json(data) if args.format == "json" else render_text(data, args.verbose)
-
-
-def _comment(args: argparse.Namespace, report: dict[str, Any]) -> str:
-    from wheel_size.github.client import connect
-    from wheel_size.github.port import PyGithubPort
-    from wheel_size.ports import worded
-    from wheel_size.split.comment import post_comment, render_comment
-
-    body = render_comment(report, args.comment_key)
-    where = f"commenting on {args.repository}#{args.comment_pr}"
-    with worded(where):
-        repo = PyGithubPort(connect()).repository(args.repository)
-    return post_comment(repo, args.comment_pr, body, args.comment_key)

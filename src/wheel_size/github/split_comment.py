@@ -1,0 +1,25 @@
+"""The split's savings comment on a pull request, over PyGithub (for the CLI and the Action)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["split_commenter"]
+
+
+def split_commenter(repository: str, number: int, key: str) -> Callable[[dict[str, Any]], str]:
+    """A callable that posts (or updates) the report as comment ``key`` on ``number``."""
+
+    def post(report: dict[str, Any]) -> str:
+        from wheel_size.github.client import connect
+        from wheel_size.github.port import PyGithubPort
+        from wheel_size.ports import worded
+        from wheel_size.split.comment import post_comment, render_comment
+
+        body = render_comment(report, key)
+        with worded(f"commenting on {repository}#{number}"):
+            repo = PyGithubPort(connect()).repository(repository)
+        return post_comment(repo, number, body, key)
+
+    return post
