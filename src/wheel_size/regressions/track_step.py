@@ -8,9 +8,10 @@ the caller reports the one-line error after writing its outputs.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
@@ -156,6 +157,25 @@ def chain_enrichers(*steps: Enrich | None) -> Enrich | None:
     return enrich
 
 
+def _unexpected_as_internal(step: Callable[..., SyncResult]) -> Callable[..., SyncResult]:
+    """Any failure of the issue step comes out as a :class:`WheelSizeError` (an
+    ``InternalError`` for the unexpected), which the caller reports after its outputs."""
+
+    @functools.wraps(step)
+    def guarded(*args: Any, **kwargs: Any) -> SyncResult:
+        try:
+            return step(*args, **kwargs)
+        except WheelSizeError:
+            raise
+        except Exception as exc:
+            from wheel_size.crash import internal_error
+
+            raise internal_error(exc) from exc
+
+    return guarded
+
+
+@_unexpected_as_internal
 def issues_after_track(
     options: IssueOptions,
     store: HistoryStore,
@@ -180,33 +200,6 @@ def issues_after_track(
     unexpected) that the caller reports after writing its outputs: the night's sizes are
     never lost to the issue step.
     """
-    try:
-        return _issues_after_track(
-            options, store, github, nights, repo=repo, naming=naming, variants=variants,
-            thresholds=thresholds, workflow=workflow, series=series, enrich=enrich,
-        )  # fmt: skip
-    except WheelSizeError:
-        raise
-    except Exception as exc:
-        from wheel_size.crash import internal_error
-
-        raise internal_error(exc) from exc
-
-
-def _issues_after_track(
-    options: IssueOptions,
-    store: HistoryStore,
-    github: GitHubPort,
-    nights: Sequence[dt.date],
-    *,
-    repo: str,
-    naming: ArtifactNaming,
-    variants: Sequence[str],
-    thresholds: Thresholds,
-    workflow: str | int | None = None,
-    series: SizeSeries | None = None,
-    enrich: Enrich | None = None,
-) -> SyncResult:
     from wheel_size.series import load_series, lookback_days
 
     settings = options.alert_settings(thresholds)

@@ -22,7 +22,7 @@ import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from wheel_size.errors import InvalidBundle
 from wheel_size.rocm import ccob, offload_bundle
@@ -40,6 +40,7 @@ __all__ = [
     "CodeObject",
     "CodeObjectStream",
     "FatLibrary",
+    "OwnsFile",
     "Wrapper",
     "has_hip_fatbin",
     "has_hip_fatbin_data",
@@ -102,8 +103,29 @@ class Wrapper:
     magic: int
 
 
+_Owner = TypeVar("_Owner", bound="OwnsFile")
+
+
+class OwnsFile:
+    """A fat library that may own the file it reads: ``close`` (or ``with``) closes a file
+    the scanner opened and leaves a caller's own file alone."""
+
+    _file: IO[bytes] | None
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self: _Owner) -> _Owner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 @dataclass
-class FatLibrary:
+class FatLibrary(OwnsFile):
     name: str
     elf: ElfImage
     fatbin: Section
@@ -111,18 +133,6 @@ class FatLibrary:
     wrappers: list[Wrapper]
     _entries: dict[int, list[BundleEntry]] = field(default_factory=dict, repr=False)
     _file: IO[bytes] | None = field(default=None, repr=False)
-
-    def close(self) -> None:
-        """Close the file ``scan_library`` opened (a no-op for caller-owned files)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def __enter__(self) -> FatLibrary:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def fatbin_size(self) -> int:

@@ -19,7 +19,6 @@ code object for a processor LLVM knows, since the kpack runtime can load nothing
 
 from __future__ import annotations
 
-import itertools
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,9 +27,17 @@ from typing import IO
 
 from wheel_size.errors import InvalidBundle, InvalidPe
 from wheel_size.rocm import ccob, offload_bundle
-from wheel_size.rocm.amdgpu_elf import MACH, verify_code_object
-from wheel_size.rocm.fatbin_library import HIPF, HIPK, WRAPPER_SIZE, CodeObject, CodeObjectStream
-from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles, iter_entry_streams
+from wheel_size.rocm.amdgpu_elf import MACH
+from wheel_size.rocm.fatbin_library import (
+    HIPF,
+    HIPK,
+    WRAPPER_SIZE,
+    CodeObject,
+    CodeObjectStream,
+    OwnsFile,
+    stream_code_objects,
+)
+from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles
 from wheel_size.rocm.offload_bundle import BundleEntry
 from wheel_size.rocm.pe_file import MACHINE_AMD64, REL_DIR64, PeImage, PeSection, is_pe
 
@@ -74,7 +81,7 @@ class PeWrapper:
 
 
 @dataclass
-class PeFatLibrary:
+class PeFatLibrary(OwnsFile):
     """A parsed HIP DLL (see the module docstring); kept open for streaming reads."""
 
     name: str
@@ -87,17 +94,6 @@ class PeFatLibrary:
     wrapper_name: str = WRAPPER_SECTION
     _entries: dict[int, list[BundleEntry]] = field(default_factory=dict, repr=False)
     _file: IO[bytes] | None = field(default=None, repr=False)
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def __enter__(self) -> PeFatLibrary:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def fatbin_size(self) -> int:
@@ -173,31 +169,18 @@ class PeFatLibrary:
         self, verify: bool = True, check_hash: bool = True
     ) -> Iterator[CodeObjectStream]:
         """Code objects one at a time in file order, as chunks, each checked against its
-        ELF e_flags before it is handed out (as :class:`FatLibrary` does)."""
+        ELF e_flags before it is handed out (the ELF reader's own streaming)."""
         for ref in self.bundles:
             self.bundle_entries(ref.ordinal)  # the target rules, before any byte is staged
-            where = f"{self.name}: {FATBIN_SECTION}"
-            for item in iter_entry_streams(
-                self.image.source, ref, self.fatbin.raw_offset, where, check_hash
-            ):
-                target = item.entry.entry_id.target
-                assert target is not None
-                chunks = iter(item.chunks)
-                first = next(chunks, b"")
-                if verify:
-                    verify_code_object(
-                        first[:64],
-                        target,
-                        f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
-                    )
-                yield CodeObjectStream(
-                    target=target.text,
-                    index=ref.ordinal,
-                    size=item.entry.size,
-                    chunks=itertools.chain([first] if first else [], chunks),
-                    bundle=ref.ordinal,
-                    entry_id=item.entry.entry_id.text,
-                )
+        yield from stream_code_objects(
+            self.image.source,
+            self.name,
+            self.fatbin.raw_offset,
+            self.bundles,
+            verify,
+            check_hash,
+            section=FATBIN_SECTION,
+        )
 
     def iter_code_objects(
         self, verify: bool = True, check_hash: bool = True
