@@ -100,6 +100,16 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
     entries.append(
         WheelEntry("torch/lib/libtorch_cpu.so", raw=host_raw, record_hash=host_hash, mode=0o755)
     )
+    entries += shared_entries(work, raw_dir, "cp311-cp311-manylinux_2_28_x86_64")
+    dist = f"torch-{VERSION}.dist-info"
+    write_wheel(path, entries, dist_info=dist)
+    shutil.rmtree(raw_dir)
+    return path
+
+
+def shared_entries(work: Path, raw_dir: Path, tag: str) -> list[WheelEntry]:
+    """What every benchmark fat wheel holds besides its libraries: 570 database files of
+    2 MB (rocBLAS, hipBLASLt, AOTriton, MIOpen) and the dist-info for ``tag``."""
     db_names = []
     for arch in ["gfx942", "gfx90a", "gfx1100", "gfx1201", "gfx950"]:
         db_names += [f"torch/lib/rocblas/library/TensileLibrary_{i}_{arch}.co" for i in range(40)]
@@ -109,6 +119,7 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
     db_names += [f"torch/lib/aotriton.images/amd-gfx11xx/flash/k{i}.aks2" for i in range(60)]
     db_names += [f"torch/share/miopen/db/gfx942{i:03}.db.txt" for i in range(20)]
     chunk = semi_random(8 << 20, 3, alphabet=128)
+    entries = []
     for i, name in enumerate(db_names):
         data = work / "db.bin"
         start = (i * 7919) % (6 << 20)
@@ -124,12 +135,10 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
         WheelEntry(
             f"{dist}/WHEEL",
             data=b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: false\n"
-            b"Tag: cp311-cp311-manylinux_2_28_x86_64\n",
+            + f"Tag: {tag}\n".encode(),
         ),
     ]
-    write_wheel(path, entries, dist_info=dist)
-    shutil.rmtree(raw_dir)
-    return path
+    return entries
 
 
 def _tree_rss(pid: int) -> int:

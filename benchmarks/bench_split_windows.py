@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-from bench_split import TARGETS, VERSION, measure, semi_random  # noqa: E402
+from bench_split import TARGETS, VERSION, measure, semi_random, shared_entries  # noqa: E402
 
 from wheel_size.wheel.writer import WheelEntry, compress_file, write_wheel  # noqa: E402
 
@@ -77,33 +77,8 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
     entries.append(
         WheelEntry("torch/lib/torch_cpu.dll", raw=host_raw, record_hash=host_hash, mode=0o755)
     )
-    db_names = []
-    for arch in ["gfx942", "gfx90a", "gfx1100", "gfx1201", "gfx950"]:
-        db_names += [f"torch/lib/rocblas/library/TensileLibrary_{i}_{arch}.co" for i in range(40)]
-        db_names += [
-            f"torch/lib/hipblaslt/library/TensileLibrary_HH_{i}_{arch}.co" for i in range(30)
-        ]
-    db_names += [f"torch/lib/aotriton.images/amd-gfx11xx/flash/k{i}.aks2" for i in range(60)]
-    db_names += [f"torch/share/miopen/db/gfx942{i:03}.db.txt" for i in range(20)]
-    chunk = semi_random(8 << 20, 3, alphabet=128)
-    for i, name in enumerate(db_names):
-        data = work / "db.bin"
-        start = (i * 7919) % (6 << 20)
-        data.write_bytes(chunk[start : start + (2 << 20)])
-        raw, digest = compress_file(data, raw_dir / f"db{i}.deflate", level=1)
-        entries.append(WheelEntry(name, raw=raw, record_hash=digest))
+    entries += shared_entries(work, raw_dir, f"cp311-cp311-{PLATFORM}")
     dist = f"torch-{VERSION}.dist-info"
-    entries += [
-        WheelEntry(
-            f"{dist}/METADATA",
-            data=f"Metadata-Version: 2.1\nName: torch\nVersion: {VERSION}\n".encode(),
-        ),
-        WheelEntry(
-            f"{dist}/WHEEL",
-            data=b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: false\n"
-            + f"Tag: cp311-cp311-{PLATFORM}\n".encode(),
-        ),
-    ]
     write_wheel(path, entries, dist_info=dist)
     shutil.rmtree(raw_dir)
     return path
