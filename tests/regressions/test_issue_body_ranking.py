@@ -8,9 +8,9 @@ import re
 
 from wheel_size.regressions.commits import Commit, files_from_api
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.evidence import Status, cross_variant
+from wheel_size.regressions.evidence import Status
 from wheel_size.regressions.fingerprint import fingerprint
-from wheel_size.regressions.investigation import Candidate, Investigation
+from wheel_size.regressions.investigation import Candidate, Investigation, _cross
 from wheel_size.regressions.issue_body import render_body
 from wheel_size.regressions.rank import rank_commits
 from wheel_size.regressions.series import MB, SizePoint
@@ -53,7 +53,7 @@ def investigation(n: int) -> Investigation:
         window_commits,
         len(window_commits),
     )
-    cross = cross_variant("cuda12_8", {v: -d for v, d in DELTAS.items()})
+    cross = _cross("cuda12_8", dict(DELTAS), fp)  # as investigate() reads a shrink
     return Investigation(
         repo="o/r",
         event=event,
@@ -70,6 +70,9 @@ def test_top_ten_with_reasons_and_the_rest_collapsed() -> None:
     inv = investigation(14)
     body = render_body(inv, repo_url="https://github.com/o/r")
     assert "shrank by 67.1 MB" in body and "grew by" not in body
+    # the variants table and its reading say the same direction as the headline
+    assert "| **cuda12_8** | -67.10 MB |" in body
+    assert "did not grow" not in body and "CUDA 12.8, 12.9 shrank" in body
     main, rest = body.split("<details><summary>5 more candidates</summary>", 1)
     top_rows = [line for line in main.splitlines() if re.match(r"\| \d+ \| \[", line)]
     assert len(top_rows) == 10
