@@ -32,7 +32,20 @@ FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)
 NAME = "manywheel-py3_12-cuda12_8"
 TAG = "cp312-cp312-manylinux_2_28_x86_64"
 # Small enough that a 256 MiB bomb cannot fit, ample for a real diff of small wheels.
-TIGHT = EvidenceBudget.starting_now(128 << 20, 600.0)
+TIGHT_MEMORY = 128 << 20
+
+
+class FakeClock:
+    """Time that passes only when a test says so: no budget here depends on machine load."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 def _good(folder: Path, version: str) -> bytes:
@@ -84,7 +97,9 @@ def test_hostile_artifact_makes_evidence_unavailable(
         _hostile(kind, tmp_path / "new"),
     )
     gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
-    evidence = collect_evidence(gh, "pytorch/pytorch", before, after, budget=TIGHT)
+    # a memory budget only: the time a loaded machine takes to get here is irrelevant
+    budget = EvidenceBudget.starting_now(TIGHT_MEMORY, None)
+    evidence = collect_evidence(gh, "pytorch/pytorch", before, after, budget=budget)
     assert not evidence.available
     reason = evidence.unavailable or ""
     assert re.search(HOSTILE[kind], reason), reason
@@ -101,14 +116,14 @@ def test_the_memory_budget_holds_the_bomb_not_the_caller(tmp_path: Path) -> None
     new = bomb_artifact(tmp_path / "n", "2.10.0.dev20260102+cu128", inflated_mb=256, lie=True)
     hog = "import wheel_size.evidence.worker as w; w._limit_memory(); bytearray(1 << 30)"
     argv = [sys.executable, "-c", hog]
-    outcome = run_limited(argv, workdir=tmp_path / "w1", memory_bytes=128 << 20, timeout=120)
+    outcome = run_limited(argv, workdir=tmp_path / "w1", memory_bytes=TIGHT_MEMORY, timeout=120)
     assert outcome.kind == "memory"
     # the same through the real worker, whatever the archive reader does with bzip2 now
     from wheel_size.evidence.sandbox import worker_argv
 
     result = tmp_path / "w2" / "result.json"
     outcome = run_limited(worker_argv(old, new, result), workdir=tmp_path / "w2",
-                          memory_bytes=128 << 20, timeout=300)  # fmt: skip
+                          memory_bytes=TIGHT_MEMORY, timeout=300)  # fmt: skip
     assert outcome.kind == "memory" or (
         outcome.kind == "ok" and "unavailable" in result.read_text()
     )
@@ -137,11 +152,13 @@ def test_time_budget_covers_a_stalled_download(fake_github: FakeGitHub, tmp_path
     )
     fake_github.fail("GET", r"/zip$", status=None, delay=8, times=None)  # a storage host stall
     gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
-    budget = EvidenceBudget.starting_now(None, 2.0)
+    clock = FakeClock()  # the budget's clock stands still: the stall alone uses it up
+    budget = EvidenceBudget.starting_now(None, 2.0, clock=clock)
     evidence = collect_evidence(gh, "pytorch/pytorch", before, after, budget=budget)
     assert evidence.unavailable is not None
     assert "within the evidence time budget (2 s)" in evidence.unavailable
-    # the budget is shared: a second issue of the same run gets no time at all
+    # the budget is shared: once its time has passed, a second issue gets no time at all
+    clock.advance(2.5)
     again = collect_evidence(gh, "pytorch/pytorch", before, after, budget=budget)
     assert again.unavailable is not None and "ran out before" in again.unavailable
 

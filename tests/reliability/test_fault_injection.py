@@ -25,7 +25,9 @@ from wheel_size.cli.main import main
 
 NIGHTS = [dt.date(2025, 10, d) for d in range(1, 9)]
 # Short waits so the suite stays fast; production defaults are in RetryPolicy.
-RETRY = "total=3,backoff=0,max_wait=5,secondary_wait=0.05,between_writes=0,timeout=1"
+# The client gives up after 3 s; an injected stall lasts 6 s: both far from what a loaded
+# machine takes to answer an ordinary request of the fake.
+RETRY = "total=3,backoff=0,max_wait=5,secondary_wait=0.05,between_writes=0,timeout=3"
 RUNS = r"/actions/workflows/\d+/runs$"
 ARTIFACTS = r"/actions/runs/\d+/artifacts$"
 
@@ -39,7 +41,7 @@ FAULTS: dict[str, tuple[Inject, str]] = {
     "503-always": (lambda f, p: f.fail("GET", p, 503, times=None, skip=_skip(p)), FAIL),
     "reset-once": (lambda f, p: f.fail("GET", p, reset=True, skip=_skip(p)), SURVIVE),
     "reset-always": (lambda f, p: f.fail("GET", p, reset=True, times=None, skip=_skip(p)), FAIL),
-    "timeout-once": (lambda f, p: f.fail("GET", p, None, delay=2.5, skip=_skip(p)), SURVIVE),
+    "timeout-once": (lambda f, p: f.fail("GET", p, None, delay=6.0, skip=_skip(p)), SURVIVE),
     "truncated-json": (lambda f, p: f.fail("GET", p, None, truncate=True, skip=_skip(p)), EITHER),
     "secondary-403-retry-after": (
         lambda f, p: f.fail_secondary_rate_limit("GET", p, skip=_skip(p), retry_after=1),

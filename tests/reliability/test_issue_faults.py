@@ -21,7 +21,9 @@ from regression_world import make_nightly_repo
 from wheel_size.cli.main import main
 
 NIGHTS = ["2025-10-09", "2025-10-10", "2025-10-11", "2025-10-12"]
-RETRY = "total=3,backoff=0,max_wait=5,secondary_wait=0.05,between_writes=0,timeout=1"
+# The client gives up after 3 s; an injected stall lasts 6 s: both far from what a loaded
+# machine takes to answer an ordinary request of the fake.
+RETRY = "total=3,backoff=0,max_wait=5,secondary_wait=0.05,between_writes=0,timeout=3"
 CREATE = r"/repos/pytorch/pytorch/issues$"
 COMMENT = r"/repos/pytorch/pytorch/issues/\d+/comments$"
 CLOSE = r"/repos/pytorch/pytorch/issues/\d+$"
@@ -44,7 +46,7 @@ FAULTS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
         "2025-10-11",
         "POST",
         CREATE,
-        {"status": None, "delay": 2.0, "after": True},
+        {"status": None, "delay": 6.0, "after": True},
     ),
     "create-truncated-answer": (
         "2025-10-11",
@@ -77,7 +79,7 @@ FAULTS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
         "2025-10-12",
         "POST",
         COMMENT,
-        {"status": None, "delay": 2.0, "after": True},
+        {"status": None, "delay": 6.0, "after": True},
     ),
     "comment-secondary-429": ("2025-10-12", "POST", COMMENT, {"secondary": 429}),
     "close-502-lost-answer": ("2025-10-12", "PATCH", CLOSE, {"status": 502, "after": True}),

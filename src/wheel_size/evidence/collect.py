@@ -44,19 +44,26 @@ class NightArtifact:
 @dataclass(frozen=True)
 class EvidenceBudget:
     """What the evidence may cost: the diff worker's address space, and a wall-clock
-    deadline (``time.monotonic()``) shared by every download and diff of one run."""
+    deadline shared by every download and diff of one run. The clock is injected
+    (``time.monotonic`` by default) so that a test decides when time passes."""
 
     memory_bytes: int | None = DEFAULT_MEMORY_MB << 20
     seconds: float | None = float(DEFAULT_TIME_BUDGET)
     deadline: float | None = None
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False, repr=False)
 
     @classmethod
-    def starting_now(cls, memory_bytes: int | None, seconds: float | None) -> EvidenceBudget:
-        deadline = None if seconds is None else time.monotonic() + seconds
-        return cls(memory_bytes, seconds, deadline)
+    def starting_now(
+        cls,
+        memory_bytes: int | None,
+        seconds: float | None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> EvidenceBudget:
+        deadline = None if seconds is None else clock() + seconds
+        return cls(memory_bytes, seconds, deadline, clock)
 
     def remaining(self) -> float | None:
-        return None if self.deadline is None else self.deadline - time.monotonic()
+        return None if self.deadline is None else self.deadline - self.clock()
 
     def describe(self) -> str:
         return f"{self.seconds:.0f} s" if self.seconds is not None else "none"

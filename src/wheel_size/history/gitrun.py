@@ -19,8 +19,9 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +158,33 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+_DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM while a child starts, then deliver them to the handlers in place.
+
+    Between ``fork`` and the moment the caller holds the ``Popen`` object an interrupt
+    would leave a running git nobody kills; held here, it arrives once the child can be.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {}
+    for signum in _DEFERRED_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):
+            previous[signum] = signal.signal(signum, lambda n, _f: pending.append(n))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for held in pending:
+            signal.raise_signal(held)
+
+
 def run_git(
     cmd: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float
 ) -> subprocess.CompletedProcess[str]:
@@ -167,25 +195,29 @@ def run_git(
     whole group is killed before the exception goes on. Raises :class:`GitTimedOut` and
     ``FileNotFoundError`` (no git).
     """
-    proc = subprocess.Popen(
-        list(cmd),
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc: subprocess.Popen[str] | None = None
     try:
+        with _signals_deferred():
+            proc = subprocess.Popen(
+                list(cmd),
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        assert proc is not None
         _kill_group(proc)
         _reap(proc)
         raise GitTimedOut(timeout) from None
     except BaseException:
-        _kill_group(proc)
-        _reap(proc)
+        if proc is not None:
+            _kill_group(proc)
+            _reap(proc)
         raise
     return subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
 
