@@ -80,7 +80,8 @@ def action_outputs(path: Path) -> str:
 
 
 def _workflow_call(path: Path) -> Mapping[str, Any]:
-    on = _load(path).get("on") or _load(path).get(True) or {}  # PyYAML reads `on:` as True
+    data: Mapping[Any, Any] = _load(path)
+    on = data.get("on") or data.get(True) or {}  # PyYAML reads `on:` as True
     call: Mapping[str, Any] = on.get("workflow_call") or {}
     return call
 

@@ -157,8 +157,8 @@ def ccob_bomb(
     zeros up to ``object_size`` bytes each: ~32 KB of zstd per GiB claimed."""
     entries = []
     for target in targets:
-        entry_id, head = code_object(target)
-        entries.append((entry_id, head, object_size))
+        entry_id, object_head = code_object(target)
+        entries.append((entry_id, object_head, object_size))
     header_size = 24 + 8 + sum(24 + len(e[0]) for e in entries) + 8  # + host entry
     parts: list[tuple[str, int, int]] = [("host-x86_64-unknown-linux--", header_size, 0)]
     pos = -(-header_size // 4096) * 4096
@@ -188,7 +188,7 @@ def ccob_bomb(
         md5.update(piece)
         for out in chunker.compress(piece):
             payload += out
-    for out in chunker.finish():
+    for out in chunker.finish():  # type: ignore[no-untyped-call]
         payload += out
     digest = int.from_bytes(md5.digest()[:8], "little")
     return _ccob_header(version, 1, 0, total, digest, len(payload)) + bytes(payload)

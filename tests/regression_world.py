@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def _marks(marks_file: Path) -> dict[int, str]:
 def build_world(
     path: Path,
     changes: list[Change],
-    nightlies: list[tuple[str, int, str | None]],
+    nightlies: Sequence[tuple[str, int, str | None]],
 ) -> World:
     """``nightlies``: (date, index into ``changes`` of the base commit, message or None for
     the standard "DATE nightly release (BASE)")."""

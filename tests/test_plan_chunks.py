@@ -4,6 +4,7 @@ import datetime as dt
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from wheel_size.plan import plan_chunks
 D = dt.date
 
 
-def _covers(chunks: list, start: dt.date, end: dt.date) -> None:
+def _covers(chunks: list[Any], start: dt.date, end: dt.date) -> None:
     assert chunks[0].start == start and chunks[-1].end == end
     for a, b in itertools.pairwise(chunks):
         assert b.start == a.end + dt.timedelta(days=1)

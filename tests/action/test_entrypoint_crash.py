@@ -84,8 +84,7 @@ def test_cli_real_bomb_under_a_real_memory_limit(tmp_path: Path) -> None:
     """No plant: the bzip2 bomb inflates in one read; under a 384 MiB address space the diff
     ends as one line, exit 2 (an internal MemoryError today, InvalidWheel once the archive
     reader refuses bzip2)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evidence"))
-    from hostile_artifacts import bomb_artifact
+    from evidence.hostile_artifacts import bomb_artifact
 
     bomb = bomb_artifact(tmp_path / "n", "2.10.0.dev20260102+cu128", inflated_mb=256, lie=True)
     good = bomb_artifact(tmp_path / "o", "2.10.0.dev20260101+cu128", inflated_mb=1, lie=False)

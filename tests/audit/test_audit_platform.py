@@ -165,7 +165,7 @@ def dylibs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def test_macos_minimum_and_slices(dylibs: dict[str, Path], tmp_path: Path) -> None:
-    cases = {
+    cases: dict[str, tuple[str, Path]] = {
         "arm_ok": ("macosx_13_0_arm64", dylibs["arm64"]),
         "arm_low": ("macosx_11_0_arm64", dylibs["arm64"]),  # built for 13.0
         "x86_ok": ("macosx_10_9_x86_64", dylibs["x86_64"]),
@@ -176,7 +176,7 @@ def test_macos_minimum_and_slices(dylibs: dict[str, Path], tmp_path: Path) -> No
     wheels = {}
     for job, (plat, lib) in cases.items():
         (tmp_path / job).mkdir()
-        files = {"ao/libk.dylib": lib, "ao/job.txt": job.encode()}
+        files: dict[str, bytes | Path] = {"ao/libk.dylib": lib, "ao/job.txt": job.encode()}
         wheels[job] = str(make_wheel(tmp_path / job, "ao", "1.0", f"cp311-cp311-{plat}", files))
     data = _audit(tmp_path)
     too_new = _findings(data, "macos-too-new")
@@ -204,7 +204,7 @@ def test_windows_machine_and_wrong_os(
     clang = _tool("clang-19")
     link = _tool("lld-link-19")
     (tmp_path / "k.c").write_text(LIB)
-    dlls = {}
+    dlls: dict[str, Path] = {}
     for triple, machine in (("x86_64-pc-windows-msvc", "x64"), ("i686-pc-windows-msvc", "x86")):
         obj = tmp_path / f"{machine}.obj"
         subprocess.run(
@@ -216,7 +216,7 @@ def test_windows_machine_and_wrong_os(
              f"/out:{dlls[machine]}", str(obj)],
             check=True,
         )  # fmt: skip
-    cases = {
+    cases: dict[str, tuple[str, str, Path]] = {
         "win64": ("win_amd64", "ao/_k.pyd", dlls["x64"]),
         "win32_wrong": ("win32", "ao/_k.pyd", dlls["x64"]),
         "win32": ("win32", "ao/_k.pyd", dlls["x86"]),
@@ -225,7 +225,7 @@ def test_windows_machine_and_wrong_os(
     wheels = {}
     for job, (plat, member, lib) in cases.items():
         (tmp_path / job).mkdir()
-        files = {member: lib, "ao/job.txt": job.encode()}
+        files: dict[str, bytes | Path] = {member: lib, "ao/job.txt": job.encode()}
         wheels[job] = str(make_wheel(tmp_path / job, "ao", "1.0", f"cp311-cp311-{plat}", files))
     data = _audit(*(Path(w) for w in wheels.values()))
     assert _findings(data, "platform-mismatch") == {

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.test_investigate_cli import make_world, store_history
+from test_investigate_cli import make_world, store_history
+
 from conftest import run_cli
 from fakegithub import FakeGitHub
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import sysconfig
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def _expected(library: dict[str, object]) -> Counter[tuple[str, str, int]]:
     return want
 
 
-def _observed(entries: list[object]) -> Counter[tuple[str, str, int]]:
+def _observed(entries: Sequence[object]) -> Counter[tuple[str, str, int]]:
     got: Counter[tuple[str, str, int]] = Counter()
     for entry in entries:
         # An uncompressed payload is the compiler's file padded to 8 bytes; a compressed

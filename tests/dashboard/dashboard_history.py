@@ -40,6 +40,8 @@ def generated_report(
             size_bytes -= 80 * MB
         if index == second_jump:
             size_bytes += 12 * MB
+        size_mb: float | None
+        name: str | None
         status, size_mb, name = "ok", round(size_bytes / MB, 3), artifact
         if index in (10, 11, 45):
             status, size_mb, name = "no_run", None, None
@@ -47,11 +49,11 @@ def generated_report(
             status, size_mb, name = "missing", None, None
         elif index in (60, 61, 62):
             status, name = "renamed", artifact.replace("12_8", "12_9")
-            size_mb = round(size_mb + 350, 3)
+            size_mb = round((size_mb or 0.0) + 350, 3)
         if hostile and index == 5:
             name = '<script>alert("x")</script>'
         delta = None
-        if status == "ok" and previous is not None:
+        if status == "ok" and previous is not None and size_mb is not None:
             delta = round(size_mb - previous, 3)
             if abs(delta) >= 1.0:
                 jumps.append({"date": date, "delta_mb": delta, "size_mb": size_mb})

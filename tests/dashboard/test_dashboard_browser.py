@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dashboard_history import generated_report
@@ -114,7 +115,7 @@ def test_a_page_that_loads_from_a_cdn_is_caught(page: Path, tmp_path: Path) -> N
     assert any("Content Security Policy" in line for line in _console(result.stderr))
 
 
-def _history(root: Path, nights: int, seed: int) -> list[dict[str, object]]:
+def _history(root: Path, nights: int, seed: int) -> list[dict[str, Any]]:
     """``nights`` stored nights of three variants, charted over a 365-day window ending at
     the newest night, as ``track --dashboard`` does with its default --dashboard-days."""
     import datetime as dt

@@ -85,7 +85,7 @@ def test_a_single_day_is_centred() -> None:
 def test_renamed_days_in_the_report_schema_shape() -> None:
     # `report --format json` gives a renamed day no size of its own but the new artifact's
     # name(s) and size in renamed_to / renamed_size_bytes.
-    report = {
+    report: dict[str, Any] = {
         "days": [
             {"date": "2025-11-14", "size_mb": 900.0, "status": "ok", "artifact": "a-cuda12_8"},
             {

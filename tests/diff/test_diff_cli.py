@@ -157,7 +157,11 @@ def _unpack(wheel: Path, dest: Path, *, record: bool) -> Path:
 def test_unpacked_wheels_compare_by_content(record: bool, tmp_path: Path) -> None:
     """Unpacked wheel directories (as docs/diff-format.md promises); without RECORD, files of
     equal size are told apart by their bytes, not all reported as changed."""
-    files = {"p/a.py": b"a" * 1000, "p/b.py": b"b" * 1000, "p/libk.so": CUDA / "libk_v1.so"}
+    files: dict[str, bytes | Path] = {
+        "p/a.py": b"a" * 1000,
+        "p/b.py": b"b" * 1000,
+        "p/libk.so": CUDA / "libk_v1.so",
+    }
     old = make_wheel(tmp_path, "p", "1.0", files=files)
     (tmp_path / "n").mkdir()
     new = make_wheel(

@@ -25,7 +25,8 @@ SCHEMAS = Path(__file__).resolve().parents[1] / "data" / "openapi" / "schemas.js
 
 @pytest.fixture(scope="module")
 def openapi() -> dict[str, Any]:
-    return json.loads(SCHEMAS.read_text())
+    schemas: dict[str, Any] = json.loads(SCHEMAS.read_text())
+    return schemas
 
 
 def validator(openapi: dict[str, Any], operation: str, status: int) -> Draft202012Validator:

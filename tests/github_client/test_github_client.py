@@ -4,11 +4,15 @@ out, reads are retried, writes are never blindly re-sent, errors read as one cle
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 from github import Github, GithubException
+from github.Issue import Issue
+from github.Repository import Repository
 
 from fakegithub import FakeGitHub
 from wheel_size.errors import GitHubError, InputError
@@ -189,9 +193,9 @@ def test_patch_5xx_is_not_resent(fake: FakeGitHub) -> None:
     assert fake.count("PATCH", r"/issues/1$") == 1
 
 
-def _find(repo: object, title: str) -> object:
-    def find() -> object:
-        for issue in repo.get_issues(state="all"):  # type: ignore[attr-defined]
+def _find(repo: Repository, title: str) -> Callable[[], Issue | None]:
+    def find() -> Issue | None:
+        for issue in repo.get_issues(state="all"):
             if issue.title == title:
                 return issue
         return None
@@ -209,17 +213,19 @@ def _find(repo: object, title: str) -> object:
     ],
     ids=["502-after-store", "504-after-store", "reset-after-store", "truncated-answer"],
 )
-def test_create_once_after_lost_answer_makes_one_issue(fake: FakeGitHub, fault: dict) -> None:
+def test_create_once_after_lost_answer_makes_one_issue(
+    fake: FakeGitHub, fault: dict[str, Any]
+) -> None:
     fake.fail("POST", ISSUES, **fault)
     repo = gh_for(fake).get_repo("o/r")
     calls = []
 
-    def create() -> object:
+    def create() -> Issue:
         calls.append(1)
         return repo.create_issue("Size jump 2025-10-11", body="<!-- marker -->")
 
     issue = create_once(create, _find(repo, "Size jump 2025-10-11"))
-    assert issue.number == 1  # type: ignore[attr-defined]
+    assert issue.number == 1
     assert len(calls) == 1
     assert len(fake.repo("o/r").issues) == 1
     assert fake.count("POST", ISSUES) == 1
@@ -240,7 +246,7 @@ def test_create_once_raises_refusals_at_once(fake: FakeGitHub) -> None:
     with pytest.raises(GithubException) as info:
         create_once(
             lambda: repo.create_issue("t", body="x" * 70000),
-            lambda: looked.append(1),  # type: ignore[func-returns-value]
+            lambda: looked.append(1),
         )
     assert info.value.status == 422
     assert looked == []

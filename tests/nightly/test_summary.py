@@ -14,6 +14,7 @@ from conftest import REPO_ROOT
 from history_factory import run
 from wheel_size.collect import WorkflowSource
 from wheel_size.history import DirectoryStore
+from wheel_size.history.model import RunRecord
 from wheel_size.nightly import NightlyOptions, nightly_outputs, nightly_summary, run_nightly
 from wheel_size.regressions.issue_sync import SyncResult
 from wheel_size.track import TrackOptions, TrackResult
@@ -22,7 +23,7 @@ START = dt.date(2025, 7, 1)
 SOURCE = WorkflowSource("pytorch/pytorch", "21257348", "nightly")
 
 
-def _nights(count: int, *, grow_on: int, grow_mb: float, last_jump: float) -> list[object]:
+def _nights(count: int, *, grow_on: int, grow_mb: float, last_jump: float) -> list[RunRecord]:
     """``count`` nights of cpu, cuda12_8 and rocm6_4: cuda12_8 grows ``grow_mb`` on night
     ``grow_on`` and ``last_jump`` on the last night, when rocm6_4 has no artifact."""
     out = []
@@ -35,11 +36,11 @@ def _nights(count: int, *, grow_on: int, grow_mb: float, last_jump: float) -> li
     return out
 
 
-def _result(tmp_path: Path, records: list[object], **track: object) -> TrackResult:
+def _result(tmp_path: Path, records: list[RunRecord], **track: object) -> TrackResult:
     options = TrackOptions(
         SOURCE,
         variants=("cuda12_8", "cpu", "rocm6_4"),
-        records=tuple(records),  # type: ignore[arg-type]
+        records=tuple(records),
         collect=False,
         **track,  # type: ignore[arg-type]
     )

@@ -40,8 +40,9 @@ HOSTILE_BODY = (
     + LINK_DEFINITION
 )
 # Our own raw HTML in the templates: markers, the statuses' <details>, small print.
-OUR_HTML = ("<!-- wheel-size-action:", "<!-- wheel-size:", "<details>", "</details>", "<sub>")
-OUR_HTML += ("</sub>",)
+OUR_HTML = (
+    "<!-- wheel-size-action:", "<!-- wheel-size:", "<details>", "</details>", "<sub>", "</sub>"
+)  # fmt: skip
 PAYLOAD_WORDS = ("tracker", "javascript", "gnp", "click", "pixel")
 
 

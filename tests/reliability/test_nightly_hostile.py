@@ -11,21 +11,18 @@ and the CLI run ``track --create-issues`` against the fake GitHub with a real gi
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from action_runner import parse_outputs, run_entrypoint, runner_env
 from conftest import run_cli
+from evidence.hostile_artifacts import bomb_artifact, good_artifact
 from fakegithub import FakeGitHub
 from history_factory import run
 from regression_world import SIZES, Change, build_world
 from wheel_size.history.model import run_to_json
 from wheel_size.regressions.series import MB
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evidence"))
-from hostile_artifacts import bomb_artifact, good_artifact
 
 ARTIFACT = "manywheel-py3_12-cuda12_8"
 NIGHTS = ("2025-10-09", "2025-10-10", "2025-10-11")

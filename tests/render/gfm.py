@@ -28,6 +28,7 @@ ZWJ = "\u200d"
 
 def parser() -> MarkdownIt:
     md = MarkdownIt("gfm-like", {"linkify": True})
+    assert md.linkify is not None  # linkify-it-py is installed with markdown-it-py[linkify]
     md.linkify.set({"fuzzy_link": False, "fuzzy_ip": False})
     md.linkify.add("//", None)  # GitHub does not link protocol-relative "//host"
     return md

@@ -15,7 +15,9 @@ from pathlib import Path
 import msgpack
 import pytest
 from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
 
+from elf_sections import section as _section
 from hipfx import HIP_DATA, fat_libraries, require_tools
 from wheel_size.errors import InvalidBundle
 from wheel_size.rocm.fatbin_library import scan_library
@@ -109,7 +111,7 @@ def test_rewritten_library_is_valid_elf(name: str, tmp_path: Path) -> None:
             "kpack_search_paths": SEARCH,
             "kernel_name": f"lib/{name}",
         }
-        fatbin = elf.get_section_by_name(".hip_fatbin")
+        fatbin = _section(elf, ".hip_fatbin")
         loads = [s for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"]
         assert [s["p_vaddr"] for s in loads] == sorted(s["p_vaddr"] for s in loads)
         for seg in loads:
@@ -160,7 +162,7 @@ def test_relocations_point_at_reference(name: str, tmp_path: Path) -> None:
     ref_addr = sections[REF_SECTION][0]
     wrapper_relocs = 0
     with out.open("rb") as fh:
-        stored = ELFFile(fh).get_section_by_name(".hipFatBinSegment").data()
+        stored = _section(ELFFile(fh), ".hipFatBinSegment").data()
     for line in text.splitlines():
         parts = line.split()
         if len(parts) == 1 and re.fullmatch(r"[0-9a-f]{16}", parts[0]):  # RELR offset
@@ -218,7 +220,7 @@ def test_wrappers_ask_for_keys_the_kpacks_have(name: str, tmp_path: Path) -> Non
     out, result = strip(name, tmp_path)
     with out.open("rb") as fh:
         elf = ELFFile(fh)
-        raw = elf.get_section_by_name(".hipFatBinSegment").data()
+        raw = _section(elf, ".hipFatBinSegment").data()
     indexes = [struct.unpack_from("<Q", raw, 24 * i + 16)[0] for i in range(len(raw) // 24)]
     assert indexes == list(result.co_indexes)
     for index in indexes:
@@ -255,9 +257,10 @@ def test_stray_relocation_into_fatbin_is_refused(tmp_path: Path) -> None:
     data = bytearray((HIP_DATA / "libmulti19.so").read_bytes())
     with (HIP_DATA / "libmulti19.so").open("rb") as fh:
         elf = ELFFile(fh)
-        fat = elf.get_section_by_name(".hip_fatbin")
-        seg = elf.get_section_by_name(".hipFatBinSegment")
-        rela = elf.get_section_by_name(".rela.dyn")
+        fat = _section(elf, ".hip_fatbin")
+        seg = _section(elf, ".hipFatBinSegment")
+        rela = _section(elf, ".rela.dyn")
+        assert isinstance(rela, RelocationSection)
         for i, rel in enumerate(rela.iter_relocations()):
             if (
                 rel["r_info_type"] == 8

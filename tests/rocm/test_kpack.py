@@ -125,7 +125,8 @@ def patched_toc(raw: bytes, change: dict[str, object]) -> bytes:
     (toc_offset,) = struct.unpack_from("<Q", raw, 8)
     toc = msgpack.unpackb(raw[toc_offset:], raw=False)
     toc.update(change)
-    return raw[:toc_offset] + msgpack.packb(toc, use_bin_type=True)
+    packed: bytes = msgpack.packb(toc, use_bin_type=True)
+    return raw[:toc_offset] + packed
 
 
 def kernel(ordinal: object, kind: str = "hsaco", size: int = 1) -> dict[str, object]:

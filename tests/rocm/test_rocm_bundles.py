@@ -10,6 +10,7 @@ import pytest
 import zstandard
 from elftools.elf.elffile import ELFFile
 
+from elf_sections import section as _section
 from hipfx import HIP_DATA
 from wheel_size.errors import InvalidBundle
 from wheel_size.rocm import ccob
@@ -20,7 +21,7 @@ from wheel_size.rocm.offload_bundle import build_plain_bundle, parse_plain_bundl
 
 def section_bytes(lib: str) -> bytes:
     with (HIP_DATA / lib).open("rb") as fh:
-        return bytes(ELFFile(fh).get_section_by_name(".hip_fatbin").data())
+        return bytes(_section(ELFFile(fh), ".hip_fatbin").data())
 
 
 PLAIN = section_bytes("libplain19.so")

@@ -13,6 +13,7 @@ from elftools.elf.elffile import ELFFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from elf_sections import section as _section
 from hipfx import HIP_DATA
 from wheel_size.errors import InvalidBundle, InvalidElf
 from wheel_size.rocm.ccob import Method, build_ccob
@@ -23,7 +24,7 @@ from wheel_size.rocm.offload_bundle import build_plain_bundle
 
 def section_of(name: str) -> bytes:
     with (HIP_DATA / name).open("rb") as fh:
-        return bytes(ELFFile(fh).get_section_by_name(".hip_fatbin").data())
+        return bytes(_section(ELFFile(fh), ".hip_fatbin").data())
 
 
 SMALL_PLAIN = build_plain_bundle(

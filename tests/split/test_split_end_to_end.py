@@ -17,6 +17,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from conftest import REPO_ROOT, run_cli
+from elf_sections import section as _section
 from fatwheel import DATABASE_FILES, HIP_DIR, build_fat_wheel, build_stub_wheel
 from wheel_size.rocm.kpack import parse_kpack
 from wheel_size.split.names import hierarchy, wheel_escape
@@ -360,7 +361,7 @@ def unpack(wheels_: list[Path], site: Path) -> Path:
 def co_indexes(library: Path) -> list[int]:
     """What CLR passes as co_index: the word at +16 of each HIPK wrapper."""
     with library.open("rb") as fh:
-        raw = ELFFile(fh).get_section_by_name(".hipFatBinSegment").data()
+        raw = _section(ELFFile(fh), ".hipFatBinSegment").data()
     return [int.from_bytes(raw[i + 16 : i + 24], "little") for i in range(0, len(raw), 24)]
 
 
@@ -398,7 +399,7 @@ def loader_failures(
     for name, lib in FAT.items():
         binary = root / "lib" / name
         with binary.open("rb") as fh:
-            meta = msgpack.unpackb(ELFFile(fh).get_section_by_name(".rocm_kpack_ref").data())
+            meta = msgpack.unpackb(_section(ELFFile(fh), ".rocm_kpack_ref").data())
         for index in co_indexes(binary):
             codes = lib["bundles"][index]["code_objects"]
             for agent in agents:

@@ -19,7 +19,7 @@ from wheel_size.wheel.record import (
 
 # Paths as wheels hold them: any text without NUL or line breaks (csv quotes the rest).
 paths = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"), min_size=1
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00\r\n"), min_size=1
 )
 entries = st.builds(
     RecordEntry,

@@ -89,7 +89,10 @@ def test_layout_record_and_verbatim_copy(tmp_path: Path) -> None:
     copied = ZipSource(out.path).member("demo/big.bin").raw
     original = src.member("demo/big.bin").raw
     assert copied is not None and original is not None
-    read = lambda r: r.path.read_bytes()[r.offset : r.offset + r.compressed_size]  # noqa: E731
+
+    def read(r: RawData) -> bytes:
+        return r.path.read_bytes()[r.offset : r.offset + r.compressed_size]
+
     assert read(copied) == read(original)
     assert not list((tmp_path / "out").glob(".*"))  # no temporary left behind
 

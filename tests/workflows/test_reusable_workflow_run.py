@@ -18,7 +18,7 @@ import pytest
 from workflow_files import REUSABLE, load_yaml
 from workflow_runner import Runner, evaluate, interpolate
 
-from fakegithub import FakeGitHub
+from fakegithub import FakeGitHub, Workflow
 from nightly_world import WORKFLOW_ID, add_month, add_night, add_world
 
 
@@ -29,7 +29,7 @@ def _git(remote: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def world(fake_github: FakeGitHub, tmp_path: Path) -> tuple[Runner, Path, object]:
+def world(fake_github: FakeGitHub, tmp_path: Path) -> tuple[Runner, Path, Workflow]:
     wf = add_world(fake_github)
     add_month(wf, 2025, 10)
     add_month(wf, 2025, 11)
@@ -55,7 +55,7 @@ def world(fake_github: FakeGitHub, tmp_path: Path) -> tuple[Runner, Path, object
     return runner, remote, wf
 
 
-def test_backfill_fans_out_per_month_and_writes_once(world: tuple[Runner, Path, object]) -> None:
+def test_backfill_fans_out_per_month_and_writes_once(world: tuple[Runner, Path, Workflow]) -> None:
     runner, remote, _ = world
     inputs = {
         "workflow": str(WORKFLOW_ID),
@@ -103,7 +103,7 @@ def test_backfill_fans_out_per_month_and_writes_once(world: tuple[Runner, Path, 
 
 
 def test_nightly_run_skips_the_fan_out_and_catches_up(
-    world: tuple[Runner, Path, object],
+    world: tuple[Runner, Path, Workflow],
 ) -> None:
     runner, remote, wf = world
     workflow = load_yaml(REUSABLE)
@@ -131,7 +131,7 @@ def test_nightly_run_skips_the_fan_out_and_catches_up(
     assert len(_git(remote, "rev-list", "wheel-size-data").split()) == 2
 
 
-def test_a_failed_month_stops_the_writer(world: tuple[Runner, Path, object]) -> None:
+def test_a_failed_month_stops_the_writer(world: tuple[Runner, Path, Workflow]) -> None:
     runner, remote, _ = world
     results = runner.run_workflow(
         load_yaml(REUSABLE),

@@ -371,7 +371,8 @@ class Runner:
         self, workflow: Mapping[str, Any], inputs: Mapping[str, Any]
     ) -> dict[str, JobResult]:
         """Every job in dependency order (``needs``), matrix legs one after another."""
-        declared = (workflow.get("on", workflow.get(True)) or {})["workflow_call"]["inputs"]
+        triggers = workflow.get("on") or workflow.get(True)  # type: ignore[call-overload]
+        declared = (triggers or {})["workflow_call"]["inputs"]
         values = {k: spec.get("default") for k, spec in declared.items()}
         values.update(inputs)
         github = dict(self.github, token="ghs_runner_token")
