@@ -9,26 +9,57 @@ from __future__ import annotations
 from typing import Any
 
 from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
 from wheel_size.diff.view import view
 
 __all__ = ["check_view"]
 
 
-def _breach_text(breach: Breach) -> str:
+def breach_text(breach: Breach, check: WheelCheck) -> str:
+    """One breach in words, as the comment and the log say it."""
     if breach.kind == "growth-pct":
         return f"over the +{breach.limit_pct:g} % growth budget"
     limit = (breach.limit_bytes or 0) / MB
+    if breach.kind == "pypi":
+        return (
+            f"PyPI will refuse this upload: {check.wheel.size / MB:,.1f} MB is over PyPI's "
+            f"{limit:,.1f} MB file-size limit"
+        )
+    if breach.kind == "ceiling" and breach.base_over and check.base is not None:
+        return (
+            f"over the {limit:,.1f} MB ceiling and grows the wheel, which the nightly of "
+            f"{check.base.date} already had over it"
+        )
     return {
         "growth": f"over the +{limit:,.1f} MB growth budget",
         "ceiling": f"over the {limit:,.1f} MB ceiling",
-        "pypi": f"over PyPI's {limit:,.1f} MB file-size limit",
     }[breach.kind]
 
 
-def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, Any]:
+def standing_texts(check: WheelCheck) -> list[str]:
+    """The ceilings the nightly already exceeds and this pull request leaves as they were."""
+    if check.base is None:
+        return []
+    return [
+        f"the nightly of {check.base.date} is already over the {s.limit_bytes / MB:,.1f} MB "
+        f"ceiling ({s.base_bytes / MB:,.1f} MB); this pull request does not grow it"
+        for s in check.standing
+    ]
+
+
+def _row(
+    check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit: int
+) -> dict[str, Any]:
     base = check.base
     delta = check.delta
+    breaches = [
+        {
+            "text": breach_text(b, check),
+            "accepted": acknowledged_by(b, result.acknowledgement, result.ceiling_ack) is not None,
+        }
+        for b in check.breaches
+    ]
     return {
         "variant": check.wheel.variant or "—",
         "wheel": check.wheel.path.name,
@@ -42,7 +73,9 @@ def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, A
         "delta_pct": None
         if delta is None or not check.base_size
         else 100 * delta / check.base_size,
-        "breaches": [_breach_text(b) for b in check.breaches],
+        "breaches": breaches,
+        "failing": any(not b["accepted"] for b in breaches),
+        "standing": standing_texts(check),
         "notes": list(check.notes),
         "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
     }
@@ -69,14 +102,19 @@ def check_view(
     run_url: str | None = None,
     footer: str = "Wheel-Size",
     diff_limit: int = 15,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     """The comment's context: a verdict, a row per wheel, notes and the budget in words.
 
     ``run_url`` is the base URL of the nightly repository's runs
     (``https://github.com/OWNER/NAME/actions/runs``), for links to the compared night.
     """
-    rows = [_row(c, run_url, diff_limit) for c in result.checks]
+    rows = [_row(c, result, run_url, diff_limit) for c in result.checks]
     compared = [c for c in result.checks if c.base_size is not None]
+    breaches = [b for c in result.checks for b in c.breaches]
+    unaccepted = [
+        b for c in result.checks for b in c.unaccepted(result.acknowledgement, result.ceiling_ack)
+    ]
     if result.failed:
         verdict = "fail"
     elif result.over_budget:
@@ -87,12 +125,21 @@ def check_view(
         verdict = "nothing"
     return {
         "verdict": verdict,
-        "over": len(result.over_budget),
+        "over": len(result.failing) if result.failed else len(result.over_budget),
         "total": len(result.checks),
         "compared": len(compared),
         "rows": rows,
         "notes": list(result.notes),
-        "acknowledgement": result.acknowledgement,
+        "acknowledgement": result.acknowledgement
+        if any(acknowledged_by(b, result.acknowledgement, None) for b in breaches)
+        else None,
+        "ceiling_ack": result.ceiling_ack
+        if any(b.kind == "ceiling" and not result.acknowledgement for b in breaches)
+        else None,
+        "footer_helps": any(b.kind != "pypi" for b in unaccepted),
+        "pypi_refuses": any(b.kind == "pypi" for b in unaccepted),
+        "warnings": list(warnings or []),
         "budget": _budget_text(budget),
+        "has_ceiling": budget.ceiling_mb is not None or bool(budget.ceilings),
         "footer": footer,
     }
