@@ -57,27 +57,40 @@ def _event(env: Mapping[str, str]) -> dict[str, object]:
 
 
 def _build_head(env: Mapping[str, str]) -> BuildHead | None:
-    """The run that built the wheels, from head-sha and head-repository (a ``workflow_run``
-    job); the event's own ``pull_requests`` list when the event is that run's."""
+    """The run that built the wheels in a ``workflow_run`` job: head-sha, head-repository and
+    head-branch, each defaulting to the event's when the triggering run was a pull request's;
+    the event's own ``pull_requests`` list when the event is that run's."""
     from wheel_size.check.target import BuildHead
 
-    sha = action_input(env, "head-sha")
-    repo = action_input(env, "head-repository")
+    run = (
+        _event(env).get("workflow_run") if env.get("GITHUB_EVENT_NAME") == "workflow_run" else None
+    )
+    run = run if isinstance(run, dict) else {}
+    from_event = str(run.get("event") or "").startswith("pull_request")
+    head_repo = run.get("head_repository")
+    defaults = {
+        "head-sha": run.get("head_sha"),
+        "head-repository": head_repo.get("full_name") if isinstance(head_repo, dict) else None,
+        "head-branch": run.get("head_branch"),
+    }
+    given = {
+        name: action_input(env, name) or (str(defaults[name] or "") if from_event else "")
+        for name in defaults
+    }
+    sha, repo = given["head-sha"], given["head-repository"]
     if not sha and not repo:
         return None
     if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha):
         raise InputError(f"input head-sha must be a commit SHA, not {sha!r}")
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
         raise InputError(f"input head-repository must be OWNER/NAME (with head-sha), not {repo!r}")
-    run = _event(env).get("workflow_run")
     numbers: list[int] = []
-    if isinstance(run, dict) and str(run.get("head_sha", "")).lower() == sha.lower():
+    if str(run.get("head_sha", "")).lower() == sha.lower():
         for pull in run.get("pull_requests") or []:
             number = pull.get("number") if isinstance(pull, dict) else None
             if isinstance(number, int) and number > 0:
                 numbers.append(number)
-    branch = action_input(env, "head-branch") or None
-    return BuildHead(sha, repo, branch, tuple(numbers))
+    return BuildHead(sha, repo, given["head-branch"] or None, tuple(numbers))
 
 
 def _mb(env: Mapping[str, str], name: str, default: float | None) -> float | None:
