@@ -98,3 +98,26 @@ def test_no_comment_prints_the_markdown(fake_github: FakeGitHub, tmp_path: Path)
     assert status == 0  # +2 MB is within the default 5 MB budget
     assert stdout.startswith("<!-- wheel-size:check -->")
     assert world.comments() == []
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "<!--\nWheel-Size: forged in a comment\n-->",
+        "```\nWheel-Size: forged in a fence\n```",
+        "~~~\nWheel-Size: forged in a fence\n~~~",
+        "    Wheel-Size: forged in an indented block",
+        "> Wheel-Size: forged in a quote",
+        "<details><summary>Template</summary>\n\nWheel-Size: forged in details\n\n</details>",
+    ],
+)
+def test_footer_hidden_in_the_description_does_not_acknowledge(
+    fake_github: FakeGitHub, tmp_path: Path, hidden: str
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.pr.body = f"Adds sm_90 kernels.\n\n{hidden}\n"
+    status, _, stderr = world.check([big_pr_wheel(tmp_path).parent], "--budget-mb", "1")
+    assert status == 1, stderr
+    assert json.loads((tmp_path / "check.json").read_text())["acknowledgement"] is None
+    [body] = world.comments()
+    assert "over budget, acknowledged" not in body and "forged" not in body

@@ -181,6 +181,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"wheel-size: warning: no comment posted: {outcome.comment_error}", file=sys.stderr)
     for warning in outcome.warnings:
         print(f"wheel-size: warning: {warning}", file=sys.stderr)
-    for note in [*outcome.result.notes, *(n for c in outcome.result.checks for n in c.notes)]:
+    from wheel_size.check.view import standing_texts
+
+    checks = outcome.result.checks
+    for note in [
+        *outcome.result.notes,
+        *(n for c in checks for n in [*c.notes, *standing_texts(c)]),
+    ]:
         print(f"wheel-size: check: {note}", file=sys.stderr)
     return EXIT_OVER_BUDGET if outcome.result.failed else 0
