@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from check_world import MB, World, big_pr_wheel, torch_wheel
+from check_world import MB, NIGHTLY, World, big_pr_wheel, torch_wheel
 from fakegithub import FakeGitHub
 
 
@@ -107,7 +107,7 @@ def test_no_comment_prints_the_markdown(fake_github: FakeGitHub, tmp_path: Path)
         "```\nWheel-Size: forged in a fence\n```",
         "~~~\nWheel-Size: forged in a fence\n~~~",
         "    Wheel-Size: forged in an indented block",
-        "> Wheel-Size: forged in a quote",
+        "> Quoting the template:\nWheel-Size: forged in a quote (a lazy continuation line)",
         "<details><summary>Template</summary>\n\nWheel-Size: forged in details\n\n</details>",
     ],
 )
@@ -121,3 +121,32 @@ def test_footer_hidden_in_the_description_does_not_acknowledge(
     assert json.loads((tmp_path / "check.json").read_text())["acknowledgement"] is None
     [body] = world.comments()
     assert "over budget, acknowledged" not in body and "forged" not in body
+
+
+def test_unreadable_pr_wheel_is_the_prs_problem_and_no_runner_path_is_shown(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    wheel = big_pr_wheel(tmp_path)
+    wheel.write_bytes(wheel.read_bytes()[: wheel.stat().st_size // 2])  # truncated upload
+    status, _, stderr = world.check([tmp_path / "pr"])
+    assert status == 0, stderr  # half the size: within every budget
+    [body] = world.comments()
+    assert f"this pull request's wheel {NIGHTLY}/{wheel.name} cannot be read" in body
+    assert "nightly artifact" not in body  # not the nightly's fault
+    assert str(tmp_path) not in body and "/tmp/" not in body
+
+
+def test_unreadable_nightly_artifact_names_the_artifact_not_a_temp_path(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    [artifact] = fake_github.artifacts.values()
+    artifact.content = b"this is not a zip archive"
+    big_pr_wheel(tmp_path)
+    status, _, stderr = world.check([tmp_path / "pr"])
+    assert status == 0, stderr
+    [body] = world.comments()
+    assert f"nightly artifact {NIGHTLY} of 2025-10-11 could not be compared" in body
+    assert "this pull request's wheel" not in body
+    assert "wheel-size-check-" not in body and "/tmp/" not in body and str(tmp_path) not in body
