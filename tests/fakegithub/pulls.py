@@ -43,7 +43,7 @@ def _side(fake: FakeGitHub, repository: str, ref: str, sha: str) -> dict[str, An
     owner, _, name = repository.partition("/")
     known = fake.repos.get(repository.lower())
     repo = known or Repo(fake, 90_000 + len(repository), owner, name, git_dir=None)
-    payload = fake.payloads.minimal_repo(repo)
+    payload = fake.payloads.full_repo(repo)
     if known is None:
         payload["fork"] = True
     return {
@@ -55,7 +55,30 @@ def _side(fake: FakeGitHub, repository: str, ref: str, sha: str) -> dict[str, An
     }
 
 
-def pull_payload(fake: FakeGitHub, pull: Issue) -> dict[str, Any]:
+def pull_payload(fake: FakeGitHub, pull: Issue, *, full: bool = False) -> dict[str, Any]:
+    """A pull request as listed (``pull-request-simple``) or, ``full``, as ``GET pulls/N``."""
+    data = _simple(fake, pull)
+    if full:
+        data.update(
+            {
+                "merged": False,
+                "mergeable": True,
+                "rebaseable": True,
+                "mergeable_state": "clean",
+                "merged_by": None,
+                "comments": len(pull.comments),
+                "review_comments": 0,
+                "maintainer_can_modify": False,
+                "commits": 1,
+                "additions": 1,
+                "deletions": 0,
+                "changed_files": 1,
+            }
+        )
+    return data
+
+
+def _simple(fake: FakeGitHub, pull: Issue) -> dict[str, Any]:
     repo = pull.repo
     head = pull.head or PullHead("0" * 40, "unknown", repo.full_name)
     r = fake.payloads.repo_url(repo)
@@ -145,4 +168,4 @@ def _get_pull(fake: FakeGitHub, ctx: Context) -> Answer:
     pull = repo.issue(int(ctx.params["number"]))
     if pull is None or not pull.is_pull_request:
         raise HTTPError(404, "Not Found", doc=f"{DOCS}/pulls/pulls#get-a-pull-request")
-    return fake._ok(pull_payload(fake, pull))
+    return fake._ok(pull_payload(fake, pull, full=True))
