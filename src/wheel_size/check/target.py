@@ -74,32 +74,33 @@ def _candidates(pulls: PullRequests, head: BuildHead) -> list[PullView]:
     return sorted(found.values(), key=lambda p: p.number)
 
 
-def _claim_refused(pulls: PullRequests, head: BuildHead, claimed: int) -> str:
+def _claim(pulls: PullRequests, head: BuildHead, claimed: int) -> Target:
+    """``claimed`` if its head is the run's commit from the run's repository, else refused."""
+    refused = f"refused, not commented, no acknowledgement read; this run built {head.where}"
     try:
         pull = pulls.pull(claimed)
-    except GitHubFailure:
-        return (
-            f"the build's artifact names pull request #{claimed} of {pulls.full_name}, which "
-            f"cannot be read; this run built {head.where}: not commented, no acknowledgement read"
+    except GitHubFailure as exc:
+        if exc.status != 404:
+            raise
+        return Target(
+            None, f"the build names pull request #{claimed}, which does not exist: {refused}"
         )
+    if _is_head(pull, head):
+        return Target(pull)
     actual = f"{pull.head_sha[:12]} of {pull.head_repository or 'a deleted repository'}"
     state = "" if pull.state == "open" else f" ({pull.state})"
-    return (
-        f"the build's artifact names pull request #{claimed}{state}, whose head is {actual}, "
-        f"but this run built {head.where}: refused, not commented, no acknowledgement read"
+    return Target(
+        None, f"the build names pull request #{claimed}{state}, whose head is {actual}: {refused}"
     )
 
 
 def find_pull_request(pulls: PullRequests, head: BuildHead, claimed: int | None) -> Target:
     """The open pull request whose head is ``head``; ``claimed`` (a number the build
-    uploaded) must be that pull request. Never raises for GitHub: a failure is the warning."""
+    uploaded) must be such a pull request. Never raises for GitHub: a failure is the warning."""
     try:
-        found = _candidates(pulls, head)
         if claimed is not None:
-            match = next((p for p in found if p.number == claimed), None)
-            if match is not None:
-                return Target(match)
-            return Target(None, _claim_refused(pulls, head, claimed))
+            return _claim(pulls, head, claimed)
+        found = _candidates(pulls, head)
     except GitHubFailure as exc:
         return Target(None, f"finding the pull request of {head.where}: {exc}; not commented")
     if len(found) == 1:

@@ -43,7 +43,7 @@ class PyGithubPulls:
     def _repository(self) -> Repository:
         if self._repo is None:
             # Lazy: no request until a pull request is read.
-            self._repo = self.gh.get_repo(self._name, lazy=True)
+            self._repo = self.gh.withLazy(True).get_repo(self._name)
         return self._repo
 
     def pull(self, number: int) -> PullView:
