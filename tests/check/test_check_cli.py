@@ -150,3 +150,21 @@ def test_unreadable_nightly_artifact_names_the_artifact_not_a_temp_path(
     assert f"nightly artifact {NIGHTLY} of 2025-10-11 could not be compared" in body
     assert "this pull request's wheel" not in body
     assert "wheel-size-check-" not in body and "/tmp/" not in body and str(tmp_path) not in body
+
+
+def test_broken_library_in_the_pr_wheel_is_named_as_the_prs(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    broken = b"\x7fELF\x02\x01\x01" + b"\xff" * 200  # an ELF header that lies
+    wheel = torch_wheel(
+        tmp_path / "pr" / NIGHTLY, "2.10.0.dev20251012+cu128", {"torch/lib/libbroken.so": broken}
+    )
+    status, _, stderr = world.check([tmp_path / "pr"])
+    assert status == 0, stderr
+    [body] = world.comments()
+    problems = [line for line in body.splitlines() if line.startswith("> ⚠")]
+    assert problems, body
+    assert all(f"PR {NIGHTLY}/{wheel.name}" in p for p in problems), problems
+    assert all("nightly" not in p for p in problems), problems
+    assert str(tmp_path) not in body and "/tmp/" not in body

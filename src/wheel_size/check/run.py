@@ -228,7 +228,7 @@ def _compare_contents(
             base_wheel,
             check.wheel.path,
             old_label=f"nightly {base.date}",
-            new_label=check.wheel.label,
+            new_label=f"PR {check.wheel.label}",
             scanners=hip_scanners(),
         )
     except WheelSizeError as exc:
