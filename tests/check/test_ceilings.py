@@ -104,7 +104,8 @@ def test_growing_a_wheel_over_a_breached_ceiling_fails(
     status, comment, stderr, result = world.check("--ceiling-mb", "0.5")
     assert status == 1, stderr
     assert "over the 0.5 MB ceiling and grows the wheel" in comment
-    assert f"nightly of {NIGHT} already had over it" in comment
+    assert "grows the wheel by +9.8 KB" in comment
+    assert f"the nightly of {NIGHT} was already over it" in comment
     [breach] = result["wheels"][0]["breaches"]  # type: ignore[index]
     assert breach["kind"] == "ceiling" and breach["nightly_over"] is True
 

@@ -51,7 +51,7 @@ def test_within_budget_and_ceiling(fake_github: FakeGitHub, tmp_path: Path) -> N
     pr = torch_wheel(tmp_path / "pr", "2.10.0.dev20251012+cu128")  # matched by its +cu128 label
     status, _, stderr = world.check([pr], "--ceiling", "cu128=0.001")
     assert status == 0, stderr  # the nightly is over it too, and this PR does not grow it
-    assert "is already over the 0.0 MB ceiling" in world.comments()[0]
+    assert "is already over the 0.001 MB ceiling" in world.comments()[0]
     status, _, stderr = world.check([pr])
     assert status == 0, stderr
     assert "✅ Wheel size: 1 wheel within budget" in world.comments()[0]

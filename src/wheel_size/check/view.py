@@ -12,40 +12,51 @@ from wheel_size.check.budget import MB, Breach, Budget
 from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
 from wheel_size.diff.view import view
+from wheel_size.units import format_mb, format_size
 
 __all__ = ["check_view"]
+
+
+def _over(size: int, limit: int) -> tuple[str, str]:
+    """``size`` and ``limit`` in MB with enough decimals to tell them apart."""
+    for digits in (1, 2, 3, 6):
+        shown = format_mb(size / MB, digits=digits), format_mb(limit / MB, digits=digits)
+        if shown[0] != shown[1]:
+            break
+    return shown
 
 
 def breach_text(breach: Breach, check: WheelCheck) -> str:
     """One breach in words, as the comment and the log say it."""
     if breach.kind == "growth-pct":
         return f"over the +{breach.limit_pct:g} % growth budget"
-    limit = (breach.limit_bytes or 0) / MB
+    limit = breach.limit_bytes or 0
     if breach.kind == "pypi":
-        return (
-            f"PyPI will refuse this upload: {check.wheel.size / MB:,.1f} MB is over PyPI's "
-            f"{limit:,.1f} MB file-size limit"
-        )
+        size, most = _over(check.wheel.size, limit)
+        return f"PyPI will refuse this upload: {size} MB is over PyPI's {most} MB file-size limit"
     if breach.kind == "ceiling" and breach.base_over and check.base is not None:
         return (
-            f"over the {limit:,.1f} MB ceiling and grows the wheel, which the nightly of "
-            f"{check.base.date} already had over it"
+            f"over the {format_mb(limit / MB)} MB ceiling and grows the wheel by "
+            f"{format_size(check.delta or 0, signed=True)}; the nightly of {check.base.date} "
+            "was already over it"
         )
-    return {
-        "growth": f"over the +{limit:,.1f} MB growth budget",
-        "ceiling": f"over the {limit:,.1f} MB ceiling",
-    }[breach.kind]
+    if breach.kind == "growth":
+        return f"over the +{format_mb(limit / MB)} MB growth budget"
+    return f"over the {format_mb(limit / MB)} MB ceiling"
 
 
 def standing_texts(check: WheelCheck) -> list[str]:
     """The ceilings the nightly already exceeds and this pull request leaves as they were."""
     if check.base is None:
         return []
-    return [
-        f"the nightly of {check.base.date} is already over the {s.limit_bytes / MB:,.1f} MB "
-        f"ceiling ({s.base_bytes / MB:,.1f} MB); this pull request does not grow it"
-        for s in check.standing
-    ]
+    texts = []
+    for standing in check.standing:
+        base, limit = _over(standing.base_bytes, standing.limit_bytes)
+        texts.append(
+            f"the nightly of {check.base.date} is already over the {limit} MB ceiling "
+            f"({base} MB); this pull request does not grow it"
+        )
+    return texts
 
 
 def _row(
