@@ -17,13 +17,20 @@ from wheel_size.units import format_mb, format_size
 __all__ = ["check_view"]
 
 
+def _limit(limit: int) -> str:
+    """A configured limit in MB, with the decimals it was given with (``850.0``, ``0.001``)."""
+    mb = limit / MB
+    digits = next((d for d in (1, 2, 3, 4, 6) if abs(round(mb, d) - mb) * MB < 1), 6)
+    return format_mb(mb, digits=digits)
+
+
 def _over(size: int, limit: int) -> tuple[str, str]:
     """``size`` and ``limit`` in MB with enough decimals to tell them apart."""
-    for digits in (1, 2, 3, 6):
-        shown = format_mb(size / MB, digits=digits), format_mb(limit / MB, digits=digits)
-        if shown[0] != shown[1]:
-            break
-    return shown
+    shown = _limit(limit)
+    digits = max(1, len(shown.rpartition(".")[2]))
+    while round(size / MB, digits) <= limit / MB and digits < 6:
+        digits += 1
+    return format_mb(size / MB, digits=digits), shown
 
 
 def breach_text(breach: Breach, check: WheelCheck) -> str:
@@ -36,13 +43,13 @@ def breach_text(breach: Breach, check: WheelCheck) -> str:
         return f"PyPI will refuse this upload: {size} MB is over PyPI's {most} MB file-size limit"
     if breach.kind == "ceiling" and breach.base_over and check.base is not None:
         return (
-            f"over the {format_mb(limit / MB)} MB ceiling and grows the wheel by "
+            f"over the {_limit(limit)} MB ceiling and grows the wheel by "
             f"{format_size(check.delta or 0, signed=True)}; the nightly of {check.base.date} "
             "was already over it"
         )
     if breach.kind == "growth":
-        return f"over the +{format_mb(limit / MB)} MB growth budget"
-    return f"over the {format_mb(limit / MB)} MB ceiling"
+        return f"over the +{_limit(limit)} MB growth budget"
+    return f"over the {_limit(limit)} MB ceiling"
 
 
 def standing_texts(check: WheelCheck) -> list[str]:
