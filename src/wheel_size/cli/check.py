@@ -142,6 +142,17 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
     if args.head_sha or args.head_repo:
         if not (args.head_sha and args.head_repo):
             raise InputError("--head-sha and --head-repo go together (a workflow_run's head)")
+        if args.pr_body_file:
+            raise InputError(
+                "--pr-body-file cannot be used with --head-sha: the description is read from "
+                "the pull request GitHub finds"
+            )
+        import re
+
+        if not re.fullmatch(r"[0-9a-fA-F]{7,64}", args.head_sha):
+            raise InputError(f"--head-sha must be a commit SHA, not {args.head_sha!r}")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.head_repo):
+            raise InputError(f"--head-repo must be OWNER/NAME, not {args.head_repo!r}")
         head = BuildHead(args.head_sha, args.head_repo, args.head_branch or None)
     return CheckRequest(
         options=CheckOptions(
