@@ -205,13 +205,13 @@ def _compare_contents(
     paths.name(check.wheel.path, check.wheel.label)
     folder = work / str(index)
     paths.name(folder, what)
-    if base.artifact.expired:
-        check.notes.append(f"{what} has expired: sizes compared with its stored size only")
-        return
     try:
         open_source(check.wheel.path).close()
     except WheelSizeError as exc:
         check.notes.append(f"{ours} cannot be read ({paths(str(exc))}): only its size is compared")
+        return
+    if base.artifact.expired:
+        check.notes.append(f"{what} has expired: sizes compared with its stored size only")
         return
     try:
         folder.mkdir()
