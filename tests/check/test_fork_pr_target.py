@@ -182,12 +182,16 @@ def test_fork_claim_on_the_command_line_is_refused_too(scene: Scene) -> None:
             FORK_SHA,
             "--head-repo",
             FORK,
+            "--json",
+            str(scene.tmp / "cli.json"),
         ],
         env=scene.fake.env(),
     )
     assert done.returncode == 1, done.stderr
     assert scene.victim.comments == []
     assert "refused" in done.stderr
+    [warning] = json.loads((scene.tmp / "cli.json").read_text())["warnings"]
+    assert f"#{scene.victim.number}" in warning
 
 
 def test_bad_head_input_is_one_line_and_nothing_written(scene: Scene) -> None:

@@ -183,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
 
     outcome = run_check(request_from_args(args), token=os.environ.get("GITHUB_TOKEN") or None)
     if args.json:
-        write_output(args.json, json.dumps(outcome.result.to_json(), indent=2) + "\n")
+        data = {**outcome.result.to_json(), "warnings": outcome.warnings}
+        write_output(args.json, json.dumps(data, indent=2) + "\n")
     if args.output or not outcome.comment_url:
         write_output(args.output, outcome.markdown)
     if outcome.comment_url:
