@@ -23,6 +23,7 @@ __all__ = ["DEFAULT_FOOTER", "acknowledgement", "visible_lines"]
 
 DEFAULT_FOOTER = "Wheel-Size"
 MAX_REASON = 300
+MAX_BODY = 262_144  # GitHub keeps 65,536 characters of a description; parsing stays < 1 s
 
 _DETAILS_OPEN = re.compile(r"<details(?=[\s>/])", re.I)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
@@ -87,6 +88,7 @@ def acknowledgement(body: str | None, footer: str = DEFAULT_FOOTER) -> str | Non
     """
     if not body:
         return None
+    body = body[:MAX_BODY]
     pattern = re.compile(rf"^[ \t]*{re.escape(footer)}[ \t]*:[ \t]*(\S.*?)[ \t]*$", re.I)
     found = [m.group(1) for line in visible_lines(body) if (m := pattern.match(line))]
     return found[-1][:MAX_REASON] if found else None
