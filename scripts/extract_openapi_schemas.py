@@ -55,6 +55,8 @@ OPERATIONS = [
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/labels"),
     ("delete", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"),
     ("get", "/search/issues"),
+    ("get", "/repos/{owner}/{repo}/pulls"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),
 ]
 
 # Keywords that document rather than constrain; dropping them keeps the fixture small.

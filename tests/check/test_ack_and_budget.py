@@ -25,6 +25,39 @@ def test_acknowledgement_footer(body: str | None, reason: str | None) -> None:
     assert acknowledgement(body) == reason
 
 
+FORGED = {
+    "html comment": "Fixes a typo.\n\n<!--\nWheel-Size: forged\n-->\n",
+    "inline html comment": "Fixes a typo. <!--\nWheel-Size: forged\n-->\n",
+    "backtick fence": "Fixes a typo.\n\n```\nWheel-Size: forged\n```\n",
+    "tilde fence": "Fixes a typo.\n\n~~~text\nWheel-Size: forged\n~~~\n",
+    "unclosed fence": "Fixes a typo.\n\n````\nWheel-Size: forged\n",
+    "indented code": "Fixes a typo.\n\n    Wheel-Size: forged\n",
+    "blockquote": "> Wheel-Size: forged\n",
+    "lazy blockquote line": "> quoted\nWheel-Size: forged\n",
+    "nested quote": "> > Wheel-Size: forged\n",
+    "details, blank lines": (
+        "<details>\n<summary>PR template</summary>\n\nWheel-Size: forged\n\n</details>\n"
+    ),
+    "details, one block": "<details>\nWheel-Size: forged\n</details>\n",
+    "details, inline": "Notes <details>\nWheel-Size: forged\n</details>\n",
+    "nested details": (
+        "<details>\n\n<details>\n\nx\n\n</details>\n\nWheel-Size: forged\n\n</details>\n"
+    ),
+    "list item": "- Wheel-Size: forged\n",
+    "inline code": "`Wheel-Size: <reason>`\n",
+}
+
+
+@pytest.mark.parametrize("where", sorted(FORGED))
+def test_hidden_footer_does_not_acknowledge(where: str) -> None:
+    assert acknowledgement(FORGED[where]) is None
+
+
+def test_visible_footer_after_hidden_ones_counts() -> None:
+    body = FORGED["details, blank lines"] + "\nWheel-Size: real reason\n" + FORGED["tilde fence"]
+    assert acknowledgement(body) == "real reason"
+
+
 def test_budget_breaches_in_bytes() -> None:
     budget = Budget(growth_mb=1, growth_pct=1, ceiling_mb=850, ceilings={"cpu": 200})
     assert budget.breaches("cuda12_8", 100 * MB + MB, 100 * MB) == []  # exactly the budget

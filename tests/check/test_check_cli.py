@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from check_world import MB, World, big_pr_wheel, torch_wheel
+from check_world import MB, NIGHTLY, World, big_pr_wheel, torch_wheel
 from fakegithub import FakeGitHub
 
 
@@ -50,8 +50,8 @@ def test_within_budget_and_ceiling(fake_github: FakeGitHub, tmp_path: Path) -> N
     world = World(fake_github, tmp_path)
     pr = torch_wheel(tmp_path / "pr", "2.10.0.dev20251012+cu128")  # matched by its +cu128 label
     status, _, stderr = world.check([pr], "--ceiling", "cu128=0.001")
-    assert status == 1, stderr
-    assert "over the 0.0 MB ceiling" in world.comments()[0]
+    assert status == 0, stderr  # the nightly is over it too, and this PR does not grow it
+    assert "is already over the 0.001 MB ceiling" in world.comments()[0]
     status, _, stderr = world.check([pr])
     assert status == 0, stderr
     assert "✅ Wheel size: 1 wheel within budget" in world.comments()[0]
@@ -98,3 +98,73 @@ def test_no_comment_prints_the_markdown(fake_github: FakeGitHub, tmp_path: Path)
     assert status == 0  # +2 MB is within the default 5 MB budget
     assert stdout.startswith("<!-- wheel-size:check -->")
     assert world.comments() == []
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "<!--\nWheel-Size: forged in a comment\n-->",
+        "```\nWheel-Size: forged in a fence\n```",
+        "~~~\nWheel-Size: forged in a fence\n~~~",
+        "    Wheel-Size: forged in an indented block",
+        "> Quoting the template:\nWheel-Size: forged in a quote (a lazy continuation line)",
+        "<details><summary>Template</summary>\n\nWheel-Size: forged in details\n\n</details>",
+    ],
+)
+def test_footer_hidden_in_the_description_does_not_acknowledge(
+    fake_github: FakeGitHub, tmp_path: Path, hidden: str
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.pr.body = f"Adds sm_90 kernels.\n\n{hidden}\n"
+    status, _, stderr = world.check([big_pr_wheel(tmp_path).parent], "--budget-mb", "1")
+    assert status == 1, stderr
+    assert json.loads((tmp_path / "check.json").read_text())["acknowledgement"] is None
+    [body] = world.comments()
+    assert "over budget, acknowledged" not in body and "forged" not in body
+
+
+def test_unreadable_pr_wheel_is_the_prs_problem_and_no_runner_path_is_shown(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    wheel = big_pr_wheel(tmp_path)
+    wheel.write_bytes(wheel.read_bytes()[: wheel.stat().st_size // 2])  # truncated upload
+    status, _, stderr = world.check([tmp_path / "pr"])
+    assert status == 0, stderr  # half the size: within every budget
+    [body] = world.comments()
+    assert f"this pull request's wheel {NIGHTLY}/{wheel.name} cannot be read" in body
+    assert "nightly artifact" not in body  # not the nightly's fault
+    assert str(tmp_path) not in body and "/tmp/" not in body
+
+
+def test_unreadable_nightly_artifact_names_the_artifact_not_a_temp_path(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    [artifact] = fake_github.artifacts.values()
+    artifact.content = b"this is not a zip archive"
+    big_pr_wheel(tmp_path)
+    status, _, stderr = world.check([tmp_path / "pr"])
+    assert status == 0, stderr
+    [body] = world.comments()
+    assert f"nightly artifact {NIGHTLY} of 2025-10-11 could not be compared" in body
+    assert "this pull request's wheel" not in body
+    assert "wheel-size-check-" not in body and "/tmp/" not in body and str(tmp_path) not in body
+
+
+def test_broken_library_in_the_pr_wheel_is_named_as_the_prs(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    broken = b"\x7fELF\x02\x01\x01" + b"\xff" * 200  # an ELF header that lies
+    wheel = torch_wheel(
+        tmp_path / "pr" / NIGHTLY, "2.10.0.dev20251012+cu128", {"torch/lib/libbroken.so": broken}
+    )
+    status, _, stderr = world.check([tmp_path / "pr"])
+    assert status == 0, stderr
+    [body] = world.comments()
+    problems = [line for line in body.splitlines() if line.startswith("> ⚠")]
+    assert problems, body
+    assert all(f"PR {NIGHTLY}/{wheel.name}" in p for p in problems), problems
+    assert all("nightly" not in p for p in problems), problems
+    assert str(tmp_path) not in body and "/tmp/" not in body

@@ -18,12 +18,14 @@ from .model import (
     Issue,
     Job,
     Label,
+    PullHead,
     Repo,
     Run,
     User,
     Workflow,
     fake_sha,
 )
+from .pulls import add_pull
 from .server import Answer, FakeGitHub, Fault, LoggedRequest
 
 __all__ = [
@@ -39,9 +41,11 @@ __all__ = [
     "Job",
     "Label",
     "LoggedRequest",
+    "PullHead",
     "Repo",
     "Run",
     "User",
     "Workflow",
+    "add_pull",
     "fake_sha",
 ]

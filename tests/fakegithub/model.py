@@ -326,6 +326,16 @@ class Comment:
 
 
 @dataclass
+class PullHead:
+    """Where a pull request's commits come from: ``repository`` is a fork's for a fork."""
+
+    sha: str
+    ref: str
+    repository: str
+    base_ref: str = "main"
+
+
+@dataclass
 class Issue:
     repo: Repo
     id: int
@@ -342,6 +352,7 @@ class Issue:
     is_pull_request: bool = False
     locked: bool = False
     assignees: list[str] = field(default_factory=list)
+    head: PullHead | None = None  # a pull request's head (pulls.py's add_pull sets it)
 
     @property
     def comments(self) -> list[Comment]:

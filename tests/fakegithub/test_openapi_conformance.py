@@ -18,7 +18,7 @@ import pytest
 import requests
 from jsonschema import Draft202012Validator
 
-from fakegithub import FakeGitHub
+from fakegithub import FakeGitHub, add_pull
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "data" / "openapi" / "schemas.json"
 
@@ -66,6 +66,16 @@ def world(fake: FakeGitHub, tmp_path: Path) -> dict[str, Any]:
     job = run.add_job("manywheel-py3_12-cuda12_8-build / build", "Wheel size: 870.1 MB\n")
     gone = run.add_job("manywheel-py3_12-cpu-build / build", "x", log_state="gone")
     repo.add_check_run("c" * 40, "hud / external", "log", app="pytorch-hud")
+    vision = fake.add_repo("pytorch/vision")  # pull requests: one from a fork, one not
+    add_pull(
+        vision,
+        "Fork PR",
+        "Fixes.",
+        head_sha="f" * 40,
+        head_ref="evil",
+        head_repository="mallory/vision",
+    )
+    add_pull(vision, "Own PR", None, head_sha="a" * 40, head_ref="feature")
     return {
         "run": run, "second": second, "live": live, "expired": expired, "job": job, "gone": gone,
     }  # fmt: skip
@@ -306,6 +316,28 @@ def test_every_endpoint_matches_the_openapi_schema(
             200,
         ),
         ("GET", "/search/issues?q=", "/search/issues", None, 422),
+        ("GET", "/repos/pytorch/vision/pulls", "/repos/{owner}/{repo}/pulls", None, 200),
+        (
+            "GET",
+            "/repos/pytorch/vision/pulls?state=open&head=mallory:evil",
+            "/repos/{owner}/{repo}/pulls",
+            None,
+            200,
+        ),
+        (
+            "GET",
+            "/repos/pytorch/vision/pulls/1",
+            "/repos/{owner}/{repo}/pulls/{pull_number}",
+            None,
+            200,
+        ),
+        (
+            "GET",
+            "/repos/pytorch/vision/pulls/99",
+            "/repos/{owner}/{repo}/pulls/{pull_number}",
+            None,
+            404,
+        ),
     ]
     comment = "/repos/{owner}/{repo}/issues/comments/{comment_id}"
     later: list[tuple[str, str, str, dict[str, Any] | None, int]] = [

@@ -31,7 +31,6 @@ OURS: dict[str, set[str]] = {
         "total",
         "compared",
         "r.base_date",  # ISO dates from the history
-        "r.breaches",  # our sentences with numbers (check/view.py)
     },
     "skipped-records.md.j2": set(),
     "audit.md.j2": {

@@ -4,6 +4,7 @@ one sticky comment, outputs and the job summary; the step fails only over a budg
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -20,6 +21,7 @@ from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
     from wheel_size.check.request import CheckRequest
+    from wheel_size.check.target import BuildHead
 
 __all__ = ["CHECK_OUTPUTS", "EXIT_OVER_BUDGET", "check_request", "run_check_mode"]
 
@@ -41,6 +43,54 @@ def _event_body(env: Mapping[str, str], number: str) -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     return None
+
+
+def _event(env: Mapping[str, str]) -> dict[str, object]:
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return {}
+    try:
+        event = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def _build_head(env: Mapping[str, str]) -> BuildHead | None:
+    """The run that built the wheels in a ``workflow_run`` job: head-sha, head-repository and
+    head-branch, each defaulting to the event's when the triggering run was a pull request's;
+    the event's own ``pull_requests`` list when the event is that run's."""
+    from wheel_size.check.target import BuildHead
+
+    run = (
+        _event(env).get("workflow_run") if env.get("GITHUB_EVENT_NAME") == "workflow_run" else None
+    )
+    run = run if isinstance(run, dict) else {}
+    from_event = str(run.get("event") or "").startswith("pull_request")
+    head_repo = run.get("head_repository")
+    defaults = {
+        "head-sha": run.get("head_sha"),
+        "head-repository": head_repo.get("full_name") if isinstance(head_repo, dict) else None,
+        "head-branch": run.get("head_branch"),
+    }
+    given = {
+        name: action_input(env, name) or (str(defaults[name] or "") if from_event else "")
+        for name in defaults
+    }
+    sha, repo = given["head-sha"], given["head-repository"]
+    if not sha and not repo:
+        return None
+    if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha):
+        raise InputError(f"input head-sha must be a commit SHA, not {sha!r}")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
+        raise InputError(f"input head-repository must be OWNER/NAME (with head-sha), not {repo!r}")
+    numbers: list[int] = []
+    if str(run.get("head_sha", "")).lower() == sha.lower():
+        for pull in run.get("pull_requests") or []:
+            number = pull.get("number") if isinstance(pull, dict) else None
+            if isinstance(number, int) and number > 0:
+                numbers.append(number)
+    return BuildHead(sha, repo, given["head-branch"] or None, tuple(numbers))
 
 
 def _mb(env: Mapping[str, str], name: str, default: float | None) -> float | None:
@@ -85,6 +135,7 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
         ceilings=parse_ceilings(words(action_input(env, "ceilings"))),
         pypi_limit_mb=_mb(env, "pypi-limit-mb", None),
     )
+    head = _build_head(env)
     number = action_input(env, "pr-number")
     if number and not number.isdigit():
         raise InputError(f"input pr-number must be a pull request number, not {number!r}")
@@ -92,13 +143,14 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
     return CheckRequest(
         options=CheckOptions(
             wheels=tuple(workspace_paths(env, "check-wheels", workspace)), naming=naming,
-            budget=budget,
+            budget=budget, ceiling_ack=action_input(env, "ceiling-ack") or None,
         ),
         store=store,
         repository=repository(env) or None,
         workflow=action_input(env, "workflow") or None,
         pr_number=int(number) if number else None,
-        pr_body=body,
+        pr_body=None if head is not None else body,
+        head=head,
         comment=bool_input(env, "check-comment", default=True),
         footer=action_input(env, "check-footer") or DEFAULT_FOOTER,
         max_download_bytes=round(max(download, 0.0) * 1_048_576),
@@ -107,6 +159,7 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
 
 
 def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
+    from wheel_size.check.view import breach_text, standing_texts
     from wheel_size.fileio import atomic_write
     from wheel_size.github.check_run import run_check
 
@@ -118,7 +171,8 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     json_report = report.with_suffix(".json")
     atomic_write(workspace / report, outcome.markdown.encode())
     result = outcome.result
-    atomic_write(workspace / json_report, (json.dumps(result.to_json(), indent=2) + "\n").encode())
+    data = {**result.to_json(), "warnings": outcome.warnings}
+    atomic_write(workspace / json_report, (json.dumps(data, indent=2) + "\n").encode())
     from wheel_size.render import render
 
     note = render("action-summary-truncated.md.j2", path=report.as_posix())
@@ -132,13 +186,22 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
             "check-comment-url": outcome.comment_url or "",
         },
     )
-    for note in [*result.notes, *(f"{c.wheel.label}: {n}" for c in result.checks for n in c.notes)]:
+    for warning in outcome.warnings:
+        workflow_command(out, "warning", warning, {"title": "wheel-size check"})
+    for note in [
+        *result.notes,
+        *(f"{c.wheel.label}: {n}" for c in result.checks for n in [*c.notes, *standing_texts(c)]),
+    ]:
         workflow_command(out, "notice", note, {"title": "wheel-size check"})
     if outcome.comment_error is not None:
         workflow_command(out, "warning", f"no comment posted: {outcome.comment_error}")
     for check in result.over_budget:
-        level = "warning" if result.acknowledgement else "error"
-        workflow_command(
-            out, level, f"{check.wheel.label} is over its size budget", {"title": "Wheel size"}
-        )
+        failing = check.unaccepted(result.acknowledgement, result.ceiling_ack)
+        for breach in check.breaches:
+            workflow_command(
+                out,
+                "error" if breach in failing else "warning",
+                f"{check.wheel.label} is over its size budget: {breach_text(breach, check)}",
+                {"title": "Wheel size"},
+            )
     return EXIT_OVER_BUDGET if result.failed else 0

@@ -19,11 +19,15 @@ MB = 1_048_576
 
 @dataclass(frozen=True)
 class Breach:
-    """One budget a wheel exceeds: ``kind`` is growth, growth-pct, ceiling or pypi."""
+    """One budget a wheel exceeds: ``kind`` is growth, growth-pct, ceiling or pypi.
+
+    ``base_over`` (pull-request ceilings only): the nightly compared with was already over
+    this ceiling, so the pull request is held to it only because it grows the wheel."""
 
     kind: str
     limit_bytes: int | None
     limit_pct: float | None = None
+    base_over: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ sticky comment), so the CLI and the Action wire PyGithub in and tests can use th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wheel_size.check.ack import DEFAULT_FOOTER
 from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, run_check
@@ -28,6 +28,7 @@ class CheckOutcome:
     markdown: str
     comment_url: str | None = None
     comment_error: WheelSizeError | None = None
+    warnings: list[str] = field(default_factory=list)  # e.g. a refused pull-request claim
 
 
 def pr_check(
@@ -38,6 +39,7 @@ def pr_check(
     post_comment: Callable[[str], str] | None = None,
     run_url: str | None = None,
     footer: str = DEFAULT_FOOTER,
+    warnings: list[str] | None = None,
 ) -> CheckOutcome:
     """Compare, render the comment, and post it when ``post_comment`` is given.
 
@@ -46,10 +48,11 @@ def pr_check(
     """
     result = run_check(options, history, artifacts)
     context = check_view(
-        result, options.budget, run_url=run_url, footer=footer, diff_limit=options.diff_limit
-    )
+        result, options.budget, run_url=run_url, footer=footer, diff_limit=options.diff_limit,
+        warnings=warnings,
+    )  # fmt: skip
     markdown = render("check_comment.md.j2", marker=marker(COMMENT_KEY), **context)
-    outcome = CheckOutcome(result, markdown)
+    outcome = CheckOutcome(result, markdown, warnings=list(warnings or []))
     if post_comment is not None:
         try:
             outcome.comment_url = post_comment(markdown)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from wheel_size.check.ack import DEFAULT_FOOTER
 from wheel_size.check.run import CheckOptions
+from wheel_size.check.target import BuildHead
 from wheel_size.history.location import StoreLocation
 
 __all__ = ["CheckRequest"]
@@ -15,7 +16,11 @@ __all__ = ["CheckRequest"]
 class CheckRequest:
     """``options`` say what to compare; the rest says where the nightly and the pull request
     are. ``pr_body`` is the description when the caller has it (the Action's event), else it
-    is read from GitHub; ``max_download_bytes`` 0 means sizes only (no artifact download)."""
+    is read from GitHub; ``max_download_bytes`` 0 means sizes only (no artifact download).
+
+    ``head`` is set in a ``workflow_run`` job: the pull request is then the open one whose
+    head is that build's commit (``pr_number``, if given, only a claim that must match it),
+    and its description is read from GitHub, never taken from ``pr_body``."""
 
     options: CheckOptions
     store: StoreLocation
@@ -24,6 +29,7 @@ class CheckRequest:
     pr_number: int | None = None
     pr_repository: str | None = None
     pr_body: str | None = None
+    head: BuildHead | None = None
     comment: bool = True
     footer: str = DEFAULT_FOOTER
     max_download_bytes: int | None = 4096 * 1_048_576

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.limits import Standing, acknowledged_by, pr_breaches
 from wheel_size.check.match import PrWheel, find_wheels
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.hip import hip_scanners
@@ -26,6 +27,7 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
 from wheel_size.variants import ArtifactNaming
+from wheel_size.wheel.archive import open_source
 from wheel_size.wheel.filename import parse_wheel_name
 
 __all__ = ["CheckOptions", "CheckResult", "NightlyArtifacts", "WheelCheck", "run_check"]
@@ -43,6 +45,7 @@ class CheckOptions:
     naming: ArtifactNaming = field(default_factory=ArtifactNaming)
     budget: Budget = field(default_factory=Budget)
     acknowledgement: str | None = None  # the reason of a Wheel-Size: footer, if any
+    ceiling_ack: str | None = None  # the repository's reason for accepting ceiling breaches
     diff_limit: int = 15  # files listed per wheel in the comment
 
 
@@ -64,10 +67,15 @@ class WheelCheck:
     diff: WheelDiff | None = None
     notes: list[str] = field(default_factory=list)
     breaches: list[Breach] = field(default_factory=list)
+    standing: list[Standing] = field(default_factory=list)  # ceilings the nightly is over
 
     @property
     def delta(self) -> int | None:
         return None if self.base_size is None else self.wheel.size - self.base_size
+
+    def unaccepted(self, footer: str | None, ceiling_ack: str | None) -> list[Breach]:
+        """The breaches no acknowledgement accepts: what fails the check."""
+        return [b for b in self.breaches if acknowledged_by(b, footer, ceiling_ack) is None]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,8 +97,16 @@ class WheelCheck:
             "delta_bytes": self.delta,
             "delta_mb": None if self.delta is None else round(self.delta / MB, 3),
             "breaches": [
-                {"kind": b.kind, "limit_bytes": b.limit_bytes, "limit_pct": b.limit_pct}
+                {
+                    "kind": b.kind,
+                    "limit_bytes": b.limit_bytes,
+                    "limit_pct": b.limit_pct,
+                    "nightly_over": b.base_over,
+                }
                 for b in self.breaches
+            ],
+            "ceilings_already_exceeded": [
+                {"limit_bytes": s.limit_bytes, "nightly_bytes": s.base_bytes} for s in self.standing
             ],
             "notes": list(self.notes),
             "diff": self.diff.to_json() if self.diff is not None else None,
@@ -102,21 +118,29 @@ class CheckResult:
     checks: list[WheelCheck]
     notes: list[str]
     acknowledgement: str | None
+    ceiling_ack: str | None = None
 
     @property
     def over_budget(self) -> list[WheelCheck]:
         return [c for c in self.checks if c.breaches]
 
     @property
+    def failing(self) -> list[WheelCheck]:
+        """The wheels over a budget that no acknowledgement accepts."""
+        return [c for c in self.checks if c.unaccepted(self.acknowledgement, self.ceiling_ack)]
+
+    @property
     def failed(self) -> bool:
-        """Over a budget and not acknowledged: what fails the check."""
-        return bool(self.over_budget) and self.acknowledgement is None
+        """Over a budget and not acknowledged (PyPI's limit never is): what fails the check."""
+        return bool(self.failing)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "failed": self.failed,
             "acknowledgement": self.acknowledgement,
+            "ceiling_ack": self.ceiling_ack,
             "over_budget": [c.wheel.label for c in self.over_budget],
+            "failing": [c.wheel.label for c in self.failing],
             "notes": list(self.notes),
             "wheels": [c.to_json() for c in self.checks],
         }
@@ -152,31 +176,77 @@ class _Unavailable(Exception):
     pass
 
 
+class _Paths:
+    """Runner-local paths as the comment may name them: the pull request's wheels by their
+    labels, the nightly's files by their artifact, temporary folders not at all."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+
+    def name(self, path: Path, as_: str) -> None:
+        for form in {str(path), str(path.absolute()), str(path.resolve())}:
+            self._names[form] = as_
+
+    def __call__(self, text: str) -> str:
+        for path in sorted(self._names, key=len, reverse=True):
+            text = text.replace(path, self._names[path])
+        return text
+
+
 def _compare_contents(
     check: WheelCheck, artifacts: NightlyArtifacts, work: Path, index: int
 ) -> None:
+    """Diff the wheel with the nightly's; a problem is worded as the side it belongs to."""
     base = check.base
     assert base is not None
     what = f"nightly artifact {base.artifact.name} of {base.date}"
+    ours = f"this pull request's wheel {check.wheel.label}"
+    paths = _Paths()
+    paths.name(check.wheel.path, check.wheel.label)
+    folder = work / str(index)
+    paths.name(folder, what)
+    try:
+        open_source(check.wheel.path).close()
+    except WheelSizeError as exc:
+        check.notes.append(f"{ours} cannot be read ({paths(str(exc))}): only its size is compared")
+        return
     if base.artifact.expired:
         check.notes.append(f"{what} has expired: sizes compared with its stored size only")
         return
     try:
-        folder = work / str(index)
         folder.mkdir()
         downloaded = artifacts.download(base.run.run_id, base.artifact.name, folder / "a.zip")
         base_wheel = _base_wheel(downloaded, check.wheel, folder)
+    except (WheelSizeError, _Unavailable) as exc:
+        check.notes.append(f"{what} could not be compared ({paths(str(exc))}): sizes only")
+        return
+    paths.name(base_wheel, f"nightly {base.date} {base_wheel.name}")
+    check.base_size = base_wheel.stat().st_size  # wheel against wheel from here on
+    check.base_basis = "wheel"
+    try:
         check.diff = diff_wheels(
             base_wheel,
             check.wheel.path,
             old_label=f"nightly {base.date}",
-            new_label=check.wheel.label,
+            new_label=f"PR {check.wheel.label}",
             scanners=hip_scanners(),
         )
-        check.base_size = base_wheel.stat().st_size
-        check.base_basis = "wheel"
-    except (WheelSizeError, _Unavailable) as exc:
-        check.notes.append(f"{what} could not be compared ({exc}): sizes only")
+    except WheelSizeError as exc:
+        check.notes.append(
+            f"{ours} and {what} could not be compared file by file ({paths(str(exc))}): sizes only"
+        )
+        return
+    check.diff.problems[:] = [paths(p) for p in check.diff.problems]
+    for changed in check.diff.files:
+        changed.problems[:] = [paths(p) for p in changed.problems]
+
+
+def _shown(path: Path) -> str:
+    """A path the user gave, relative to the working directory (the workspace) when under it."""
+    try:
+        return path.absolute().relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return path.as_posix()
 
 
 def run_check(
@@ -184,9 +254,9 @@ def run_check(
 ) -> CheckResult:
     """Check every wheel under ``options.wheels``; never raises for missing data."""
     wheels = find_wheels(options.wheels, options.naming)
-    result = CheckResult([], [], options.acknowledgement)
+    result = CheckResult([], [], options.acknowledgement, options.ceiling_ack)
     if not wheels:
-        given = ", ".join(str(p) for p in options.wheels) or "nothing"
+        given = ", ".join(_shown(p) for p in options.wheels) or "nothing"
         result.notes.append(f"no wheels found in {given}: nothing to check")
         return result
     if history.last_date() is None:
@@ -209,5 +279,7 @@ def run_check(
                     check.base_basis = "artifact"
                     if artifacts is not None:
                         _compare_contents(check, artifacts, Path(tmp), index)
-            check.breaches = options.budget.breaches(wheel.variant, wheel.size, check.base_size)
+            check.breaches, check.standing = pr_breaches(
+                options.budget, wheel.variant, wheel.size, check.base_size
+            )
     return result

@@ -9,26 +9,75 @@ from __future__ import annotations
 from typing import Any
 
 from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
 from wheel_size.diff.view import view
+from wheel_size.units import format_mb, format_size
 
 __all__ = ["check_view"]
 
 
-def _breach_text(breach: Breach) -> str:
+def _limit(limit: int) -> str:
+    """A configured limit in MB, with the decimals it was given with (``850.0``, ``0.001``)."""
+    mb = limit / MB
+    digits = next((d for d in (1, 2, 3, 4, 6) if abs(round(mb, d) - mb) * MB < 1), 6)
+    return format_mb(mb, digits=digits)
+
+
+def _over(size: int, limit: int) -> tuple[str, str]:
+    """``size`` and ``limit`` in MB with enough decimals to tell them apart."""
+    shown = _limit(limit)
+    digits = max(1, len(shown.rpartition(".")[2]))
+    while round(size / MB, digits) <= limit / MB and digits < 6:
+        digits += 1
+    return format_mb(size / MB, digits=digits), shown
+
+
+def breach_text(breach: Breach, check: WheelCheck) -> str:
+    """One breach in words, as the comment and the log say it."""
     if breach.kind == "growth-pct":
         return f"over the +{breach.limit_pct:g} % growth budget"
-    limit = (breach.limit_bytes or 0) / MB
-    return {
-        "growth": f"over the +{limit:,.1f} MB growth budget",
-        "ceiling": f"over the {limit:,.1f} MB ceiling",
-        "pypi": f"over PyPI's {limit:,.1f} MB file-size limit",
-    }[breach.kind]
+    limit = breach.limit_bytes or 0
+    if breach.kind == "pypi":
+        size, most = _over(check.wheel.size, limit)
+        return f"PyPI will refuse this upload: {size} MB is over PyPI's {most} MB file-size limit"
+    if breach.kind == "ceiling" and breach.base_over and check.base is not None:
+        return (
+            f"over the {_limit(limit)} MB ceiling and grows the wheel by "
+            f"{format_size(check.delta or 0, signed=True)}; the nightly of {check.base.date} "
+            "was already over it"
+        )
+    if breach.kind == "growth":
+        return f"over the +{_limit(limit)} MB growth budget"
+    return f"over the {_limit(limit)} MB ceiling"
 
 
-def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, Any]:
+def standing_texts(check: WheelCheck) -> list[str]:
+    """The ceilings the nightly already exceeds and this pull request leaves as they were."""
+    if check.base is None:
+        return []
+    texts = []
+    for standing in check.standing:
+        base, limit = _over(standing.base_bytes, standing.limit_bytes)
+        texts.append(
+            f"the nightly of {check.base.date} is already over the {limit} MB ceiling "
+            f"({base} MB); this pull request does not grow it"
+        )
+    return texts
+
+
+def _row(
+    check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit: int
+) -> dict[str, Any]:
     base = check.base
     delta = check.delta
+    breaches = [
+        {
+            "text": breach_text(b, check),
+            "accepted": acknowledged_by(b, result.acknowledgement, result.ceiling_ack) is not None,
+        }
+        for b in check.breaches
+    ]
     return {
         "variant": check.wheel.variant or "—",
         "wheel": check.wheel.path.name,
@@ -42,7 +91,9 @@ def _row(check: WheelCheck, run_url: str | None, diff_limit: int) -> dict[str, A
         "delta_pct": None
         if delta is None or not check.base_size
         else 100 * delta / check.base_size,
-        "breaches": [_breach_text(b) for b in check.breaches],
+        "breaches": breaches,
+        "failing": any(not b["accepted"] for b in breaches),
+        "standing": standing_texts(check),
         "notes": list(check.notes),
         "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
     }
@@ -69,14 +120,19 @@ def check_view(
     run_url: str | None = None,
     footer: str = "Wheel-Size",
     diff_limit: int = 15,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     """The comment's context: a verdict, a row per wheel, notes and the budget in words.
 
     ``run_url`` is the base URL of the nightly repository's runs
     (``https://github.com/OWNER/NAME/actions/runs``), for links to the compared night.
     """
-    rows = [_row(c, run_url, diff_limit) for c in result.checks]
+    rows = [_row(c, result, run_url, diff_limit) for c in result.checks]
     compared = [c for c in result.checks if c.base_size is not None]
+    breaches = [b for c in result.checks for b in c.breaches]
+    unaccepted = [
+        b for c in result.checks for b in c.unaccepted(result.acknowledgement, result.ceiling_ack)
+    ]
     if result.failed:
         verdict = "fail"
     elif result.over_budget:
@@ -87,12 +143,21 @@ def check_view(
         verdict = "nothing"
     return {
         "verdict": verdict,
-        "over": len(result.over_budget),
+        "over": len(result.failing) if result.failed else len(result.over_budget),
         "total": len(result.checks),
         "compared": len(compared),
         "rows": rows,
         "notes": list(result.notes),
-        "acknowledgement": result.acknowledgement,
+        "acknowledgement": result.acknowledgement
+        if any(acknowledged_by(b, result.acknowledgement, None) for b in breaches)
+        else None,
+        "ceiling_ack": result.ceiling_ack
+        if any(b.kind == "ceiling" and not result.acknowledgement for b in breaches)
+        else None,
+        "footer_helps": any(b.kind != "pypi" for b in unaccepted),
+        "pypi_refuses": any(b.kind == "pypi" for b in unaccepted),
+        "warnings": list(warnings or []),
         "budget": _budget_text(budget),
+        "has_ceiling": budget.ceiling_mb is not None or bool(budget.ceilings),
         "footer": footer,
     }

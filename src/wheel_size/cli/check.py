@@ -66,6 +66,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="a ceiling for one variant (repeatable), e.g. cuda12_8=850",
     )
     b.add_argument(
+        "--ceiling-ack",
+        metavar="REASON",
+        help="accept ceiling breaches for this reason (never PyPI's limit)",
+    )
+    b.add_argument(
         "--pypi-limit-mb",
         type=float,
         default=None,
@@ -82,6 +87,16 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the pull request's description (default: read it from GitHub)",
     )
+    p.add_argument(
+        "--head-sha",
+        metavar="SHA",
+        help="a workflow_run's head commit: the pull request is the open one with this head "
+        "(--pr-number, if given, must be it)",
+    )
+    p.add_argument(
+        "--head-repo", metavar="OWNER/NAME", help="that run's head repository (with --head-sha)"
+    )
+    p.add_argument("--head-branch", metavar="NAME", help="that run's head branch")
     p.add_argument(
         "--footer",
         default="Wheel-Size",
@@ -106,6 +121,7 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
     from wheel_size.check.budget import Budget, parse_ceilings
     from wheel_size.check.request import CheckRequest
     from wheel_size.check.run import CheckOptions
+    from wheel_size.check.target import BuildHead
     from wheel_size.cli.options import naming_from_args, store_location_from_args
     from wheel_size.errors import InputError
 
@@ -122,17 +138,34 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
         ceilings=parse_ceilings(args.ceiling),
         pypi_limit_mb=args.pypi_limit_mb,
     )
+    head = None
+    if args.head_sha or args.head_repo:
+        if not (args.head_sha and args.head_repo):
+            raise InputError("--head-sha and --head-repo go together (a workflow_run's head)")
+        if args.pr_body_file:
+            raise InputError(
+                "--pr-body-file cannot be used with --head-sha: the description is read from "
+                "the pull request GitHub finds"
+            )
+        import re
+
+        if not re.fullmatch(r"[0-9a-fA-F]{7,64}", args.head_sha):
+            raise InputError(f"--head-sha must be a commit SHA, not {args.head_sha!r}")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.head_repo):
+            raise InputError(f"--head-repo must be OWNER/NAME, not {args.head_repo!r}")
+        head = BuildHead(args.head_sha, args.head_repo, args.head_branch or None)
     return CheckRequest(
         options=CheckOptions(
             wheels=tuple(Path(w) for w in args.wheels), naming=naming_from_args(args),
-            budget=budget,
+            budget=budget, ceiling_ack=(args.ceiling_ack or "").strip() or None,
         ),
         store=store_location_from_args(args),
         repository=args.repo,
         workflow=args.workflow,
         pr_number=args.pr_number,
         pr_repository=args.pr_repo,
-        pr_body=body,
+        pr_body=None if head is not None else body,
+        head=head,
         comment=args.comment,
         footer=args.footer,
         max_download_bytes=round(max(args.max_download_mb, 0) * 1_048_576),
@@ -150,13 +183,22 @@ def run(args: argparse.Namespace) -> int:
 
     outcome = run_check(request_from_args(args), token=os.environ.get("GITHUB_TOKEN") or None)
     if args.json:
-        write_output(args.json, json.dumps(outcome.result.to_json(), indent=2) + "\n")
+        data = {**outcome.result.to_json(), "warnings": outcome.warnings}
+        write_output(args.json, json.dumps(data, indent=2) + "\n")
     if args.output or not outcome.comment_url:
         write_output(args.output, outcome.markdown)
     if outcome.comment_url:
         print(f"wheel-size: check: comment {outcome.comment_url}", file=sys.stderr)
     if outcome.comment_error is not None:
         print(f"wheel-size: warning: no comment posted: {outcome.comment_error}", file=sys.stderr)
-    for note in [*outcome.result.notes, *(n for c in outcome.result.checks for n in c.notes)]:
+    for warning in outcome.warnings:
+        print(f"wheel-size: warning: {warning}", file=sys.stderr)
+    from wheel_size.check.view import standing_texts
+
+    checks = outcome.result.checks
+    for note in [
+        *outcome.result.notes,
+        *(n for c in checks for n in [*c.notes, *standing_texts(c)]),
+    ]:
         print(f"wheel-size: check: {note}", file=sys.stderr)
     return EXIT_OVER_BUDGET if outcome.result.failed else 0
