@@ -47,7 +47,7 @@ def test_defaults(tmp_path: Path) -> None:
     inputs = track_inputs(_env(tmp_path, **{"create-issues": "true"}), tmp_path)
     assert inputs.nightly.issues is not None
     options = inputs.nightly.issues.builds
-    assert options.enabled and options.top == 3 and options.workflows == ()
+    assert options.enabled and options.top == 10 and options.workflows == ()
 
 
 def test_a_bad_template_names_the_input(tmp_path: Path) -> None:

@@ -52,9 +52,10 @@ def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--build-evidence-top",
         type=int,
-        default=3,
+        default=10,
         metavar="N",
-        help="check the first N candidates (default 3; costs are in docs/regressions.md)",
+        help="look at most N candidates up, going down the ranking until measured builds "
+        "account for the night's change (default 10; costs are in docs/regressions.md)",
     )
     g.add_argument(
         "--build-evidence-workflows",

@@ -41,14 +41,15 @@ class VariantKey:
         return text if self.os == "linux" else f"{text} ({self.os})"
 
 
-_PY = re.compile(r"(?:py|cp)3[._]?(1\d)t?", re.I)
+_PY = re.compile(r"(?:py|cp)3[._]?(1\d)(t?)", re.I)
 
 
 def variant_key(name: str) -> VariantKey:
-    """Parse ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13-cuda12_8``, ``cpu-aarch64``."""
+    """Parse ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13-cuda12_8``, ``py3_13t-cpu``,
+    ``cpu-aarch64``."""
     low = name.lower()
     py = _PY.search(low)
-    python = f"3.{py[1]}" if py else None
+    python = f"3.{py[1]}{py[2]}" if py else None  # "3.13t": free-threaded
     rest = _PY.sub("", low)
     os_name = "linux"
     if re.search(r"aarch64|arm64|sbsa", rest):

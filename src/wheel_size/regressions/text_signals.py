@@ -431,7 +431,8 @@ _CUDA_SCOPE = re.compile(
 )
 _ROCM_SCOPE = re.compile(r"(?<![\d.])([5-9])(?:[._](\d)|[._]?\*)(?![\d])", re.I)
 _ROCM_NAMED = re.compile(rf"rocm{_NAMED}([5-9])(?:[._](\d)|[._]?\*)?(?!\d)", re.I)
-_PY_SCOPE = re.compile(rf"python{_NAMED}3[._](1\d)|(?<![\d.])3\.(1\d)(?![\d.])", re.I)
+# "3.13t" is the free-threaded build, a wheel of its own: the "t" stays in the scope.
+_PY_SCOPE = re.compile(rf"python{_NAMED}3[._](1\d)(t?)|(?<![\d.])3\.(1\d)(t?)(?![\d.])", re.I)
 _EXPLICIT_SCOPE = re.compile(r"cuda|cu1\d|rocm|python", re.I)
 
 
@@ -465,7 +466,7 @@ def _scope_of(line: str, hint: str | None = None, explicit: bool = False) -> set
         found.add(f"rocm:{_version(m[1], m[2])}")
     for m in _PY_SCOPE.finditer(line):
         if m[1] or not explicit:
-            found.add(f"python:3.{m[1] or m[2]}")
+            found.add(f"python:3.{m[1] or m[3]}{m[2] or m[4] or ''}")
     if "rocm" in low or "hip" in low or (kind == "rocm" and not explicit):
         if not explicit:
             for m in _ROCM_SCOPE.finditer(line):
