@@ -427,7 +427,7 @@ def test_measured_builds_rerank_the_candidates(world: World) -> None:
             Status(None, "from the code"),
             None,
             None,
-        )  # fmt: skip
+        )
         for i, sha in enumerate(order)
     ]
     reranked = rerank(candidates, verdicts)
