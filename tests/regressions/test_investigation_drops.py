@@ -78,7 +78,7 @@ def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub)
     assert "CUDA 12.6, 12.8 shrank" in data["cross_variant_reading"]
     first = data["candidates"][0]
     assert first["sha"] == w.main[4], [c["title"] for c in data["candidates"]]
-    assert "fits a shrink" in first["why"] and first["reasons"]
+    assert "reach: " in first["why"] and first["reasons"]
     assert data["candidates"][-1]["title"] == "[CUDA] Add cuSPARSELt tests (#12)"
 
     md = run_cli([*args, "--variant", "cuda12_8"], env=fake_github.env())

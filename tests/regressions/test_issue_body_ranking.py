@@ -77,7 +77,7 @@ def test_top_ten_with_reasons_and_the_rest_collapsed() -> None:
     top_rows = [line for line in main.splitlines() if re.match(r"\| \d+ \| \[", line)]
     assert len(top_rows) == 10
     assert top_rows[0].startswith("| 1 | [`ffffffffffff`]")
-    assert "fits a shrink" in top_rows[0]  # the reasons, in the Why column
+    assert "reach: " in top_rows[0]  # the evidence, in the Why column
     rest_rows = [line for line in rest.split("</details>", 1)[0].splitlines() if "](" in line]
     assert len(rest_rows) == 5
 
