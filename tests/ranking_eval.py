@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from wheel_size.ports.builds import BuildArtifact, BuildDataUnavailable, BuildJob, BuildRun
+from wheel_size.regressions.build_attach import rerank_ranked
 from wheel_size.regressions.build_evidence import (
     BuildEvidenceOptions,
     SuspectRef,
@@ -23,7 +24,7 @@ from wheel_size.regressions.build_evidence import (
 from wheel_size.regressions.commits import Commit, commit_from_api
 from wheel_size.regressions.content_facts import facts_from_diff_json
 from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
-from wheel_size.regressions.rank import Ranked, rank_commits
+from wheel_size.regressions.rank import Ranked, leading_group, rank_commits
 from wheel_size.regressions.reverts import remove_revert_pairs
 
 DATA = Path(__file__).resolve().parent / "data" / "ranking"
@@ -62,6 +63,7 @@ class Result:
     statuses: dict[str, str | None] = field(default_factory=dict)
     said_no_jump: bool = False
     said_unclear: bool = False
+    group: list[Ranked] = field(default_factory=list)  # the leading group when unclear
 
     @property
     def culprit(self) -> Ranked | None:
@@ -81,7 +83,8 @@ class Result:
         """The window's question answered right: no jump, no clear culprit, or the culprits
         in the top 3."""
         if self.window.no_jump:
-            return self.said_no_jump
+            named = {name for name, _ in self.fingerprint.elsewhere}
+            return self.said_no_jump and set(self.window.expected_moved) <= named
         if self.window.unclear:
             return self.said_unclear
         return not self.said_no_jump and self.rank is not None and self.rank <= 3
@@ -180,11 +183,13 @@ class WindowBuilds:
 
 def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = True) -> Result:
     kept, _pairs = remove_revert_pairs(window.commits)
-    fp = fingerprint(window.variant, window.deltas)
+    own = window.deltas.get(window.variant)
+    jumped = own is not None and abs(own) >= window.threshold_mb
+    fp = fingerprint(window.variant, window.deltas, jumped=jumped, threshold_mb=window.threshold_mb)
     facts = facts_from_diff_json(window.content) if use_content else None
     ranked = rank_commits(kept, fp, facts)
     statuses: dict[str, str | None] = {}
-    if use_builds and window.builds_mb:
+    if use_builds and window.builds_mb and ranked:
         port = WindowBuilds(window)
         jump = window.deltas.get(window.variant) or 0.0
         verdicts = verify_candidates(
@@ -196,6 +201,17 @@ def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = Tru
             options=BuildEvidenceOptions(),
         )
         statuses = {sha: v.status for sha, v in verdicts.items()}
+        ranked = rerank_ranked(ranked, verdicts)
+    group = leading_group(ranked)
     ranks = [next((r.rank for r in ranked if r.commit.sha == s), None) for s in window.expected]
     rank = None if None in ranks or not ranks else max(r for r in ranks if r is not None)
-    return Result(window, ranked, fp, rank, statuses, said_no_jump=not ranked)
+    return Result(
+        window,
+        ranked,
+        fp,
+        rank,
+        statuses,
+        said_no_jump=not ranked and fp.direction == 0,
+        said_unclear=len(group) > 1,
+        group=group if len(group) > 1 else [],
+    )

@@ -119,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
     github = PyGithubPort(connect(token))
     try:
         repo = github.repository(repo_name)
-        inv = investigate(repo, event, series, max_details=args.max_commit_details)
+        inv = investigate(
+            repo, event, series, max_details=args.max_commit_details, thresholds=thresholds
+        )
         if evidence.enabled:
             inv = evidence_enricher(github, repo_name, evidence)(inv)
         inv.apply_content()  # rank again with the wheel contents, when they were read

@@ -10,7 +10,7 @@ disproved (CLEARED) goes below every candidate not measured.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from wheel_size.oneline import one_line
 from wheel_size.regressions.build_evidence import (
@@ -21,13 +21,20 @@ from wheel_size.regressions.build_evidence import (
     SuspectRef,
     verify_candidates,
 )
+from wheel_size.regressions.classify import Classified
 from wheel_size.regressions.evidence import CLEARED, CONFIRMED, NOT_CONFIRMED, with_build_status
 from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.rank import Ranked, Reason
 from wheel_size.render import render
 from wheel_size.series import MB
 
-__all__ = ["attach_build_evidence", "build_evidence_enricher", "build_markdown", "rerank"]
+__all__ = [
+    "attach_build_evidence",
+    "build_evidence_enricher",
+    "build_markdown",
+    "rerank",
+    "rerank_ranked",
+]
 
 #: Where a measured status puts a candidate: confirmed first, unmeasured in their order,
 #: then negligible impact, then disproved.
@@ -86,30 +93,47 @@ def _build_reason(verdict: BuildVerdict) -> Reason | None:
     return Reason("build", points, text)
 
 
+def _order_key(verdict: BuildVerdict | None, index: int) -> tuple[int, float, int]:
+    if verdict is None or not verdict.measured:
+        return 1, 0.0, index
+    return _TIER.get(verdict.status, 1), -abs(verdict.delta_bytes or 0), index
+
+
+def _with_build(item: Classified, verdict: BuildVerdict | None, rank: int) -> Classified:
+    reason = _build_reason(verdict) if verdict is not None else None
+    if isinstance(item, Ranked) and reason is not None:
+        kept = tuple(r for r in item.reasons if r.signal != "build")
+        item = dataclasses.replace(item, reasons=(reason, *kept))
+    return dataclasses.replace(item, rank=rank)
+
+
+def rerank_ranked(items: Sequence[Ranked], verdicts: dict[str, BuildVerdict]) -> list[Ranked]:
+    """:func:`rerank` for a plain ranking (the evaluation set uses it)."""
+    order = sorted(
+        range(len(items)), key=lambda i: _order_key(verdicts.get(items[i].commit.sha), i)
+    )
+    out = []
+    for position, i in enumerate(order, start=1):
+        ranked = _with_build(items[i], verdicts.get(items[i].commit.sha), position)
+        assert isinstance(ranked, Ranked)
+        out.append(ranked)
+    return out
+
+
 def rerank(candidates: list[Candidate], verdicts: dict[str, BuildVerdict]) -> list[Candidate]:
     """Order by the decisive evidence: CONFIRMED (the larger measured change first), then
     the candidates without a measured build in their order, then NOT CONFIRMED, then
     CLEARED; ranks renumbered, the build's numbers first among the reasons."""
-
-    def key(item: tuple[int, Candidate]) -> tuple[int, float, int]:
-        index, candidate = item
-        verdict = verdicts.get(candidate.classified.commit.sha)
-        if verdict is None or not verdict.measured:
-            return 1, 0.0, index
-        delta = verdict.delta_bytes or 0
-        return _TIER.get(verdict.status, 1), -abs(delta), index
-
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: _order_key(verdicts.get(candidates[i].classified.commit.sha), i),
+    )
     out = []
-    for position, (_, candidate) in enumerate(sorted(enumerate(candidates), key=key), start=1):
-        item = candidate.classified
-        verdict = verdicts.get(item.commit.sha)
-        reason = _build_reason(verdict) if verdict is not None else None
-        if isinstance(item, Ranked) and reason is not None:
-            kept = tuple(r for r in item.reasons if r.signal != "build")
-            item = dataclasses.replace(item, reasons=(reason, *kept))
-        out.append(
-            dataclasses.replace(candidate, classified=dataclasses.replace(item, rank=position))
-        )
+    for position, i in enumerate(order, start=1):
+        candidate = candidates[i]
+        verdict = verdicts.get(candidate.classified.commit.sha)
+        item = _with_build(candidate.classified, verdict, position)
+        out.append(dataclasses.replace(candidate, classified=item))
     return out
 
 

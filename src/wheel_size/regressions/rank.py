@@ -576,15 +576,24 @@ def rank_commits(
     return [dataclasses.replace(scored[i], rank=position + 1) for position, i in enumerate(order)]
 
 
+#: "No clear culprit" shows at most this many of the leading group.
+GROUP_MAX = 5
+
+
 def leading_group(ranked: Sequence[Ranked]) -> list[Ranked]:
-    """The candidates the evidence cannot tell from the leader: just the leader when it is
-    ahead of the next by :data:`CLEAR_MARGIN` in content or reach (or a build confirmed
-    it); else every candidate within the margins ("no clear culprit"). Text never
-    separates."""
-    if len(ranked) < 2:
-        return list(ranked[:1])
+    """The candidates the evidence cannot tell from the leader: just the leader when a build
+    confirmed it, or when it has evidence for it (content or reach) and is ahead of the
+    next by :data:`CLEAR_MARGIN` in the strongest tier where they differ. Otherwise ("no
+    clear culprit") the leader and every candidate within the margins, or, when nothing
+    speaks for the leader, the first few. Text never separates."""
+    if not ranked:
+        return []
     leader = ranked[0]
     if leader.tier_points("build") > 0:
+        return [leader]
+    if leader.tier_points("content") <= 0 and leader.tier_points("reach") <= 0:
+        return [r for r in ranked[:GROUP_MAX] if r.tier_points("build") >= 0] or [leader]
+    if len(ranked) < 2:
         return [leader]
 
     def close(other: Ranked) -> bool:
@@ -598,4 +607,4 @@ def leading_group(ranked: Sequence[Ranked]) -> list[Ranked]:
                 return True  # behind the leader only by a lower tier
         return True
 
-    return [leader, *(r for r in ranked[1:] if close(r))]
+    return [leader, *(r for r in ranked[1:] if close(r))][:GROUP_MAX]
