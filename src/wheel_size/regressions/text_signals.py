@@ -463,6 +463,12 @@ def patch_terms(patch: str) -> PatchTerms:
             elif is_header:
                 last_condition = set()
             continue
+        # A changed condition (an added "#if defined(USE_ROCM)", a new "3.13t)" case label)
+        # scopes the changed lines after it, as a context line would.
+        if _CONDITION.search(body) and not _ARCH_LINE.search(body):
+            condition = _scope_of(body, hint)
+            if condition:
+                last_condition = condition
         # A changed line names its own scope only explicitly ("cuda12.8"): bare numbers
         # in it are more likely an arch list ("8.0;9.0;12.0") than a toolkit version.
         own = _scope_of(body, explicit=True) if _EXPLICIT_SCOPE.search(body) else set()
