@@ -33,10 +33,8 @@ def test_hipified_cuda_sources_can_move_a_rocm_only_night() -> None:
     """A .cu change under aten/src/ATen/native/cuda builds into the ROCm wheels too: it is
     not ruled out of a ROCm-only growth, and the flat CUDA wheels do not count against it."""
     fp = fingerprint("rocm7_0", ROCM_ONLY)
-    kernel = score_commit(
-        commit("Add a vectorized path to index_put", {"filename": "aten/src/ATen/native/cuda/IndexKernel.cu"}),
-        fp,
-    )  # fmt: skip
+    path = "aten/src/ATen/native/cuda/IndexKernel.cu"
+    kernel = score_commit(commit("Add a vectorized path to index_put", {"filename": path}), fp)
     reasons = " ".join(r.text for r in kernel.reasons)
     assert kernel.tier_points("reach") > 0, reasons
     assert "cannot move" not in reasons and "would also move" not in reasons
@@ -55,10 +53,8 @@ def test_a_rocm_guard_in_the_changed_lines_keeps_hipified_code_to_rocm() -> None
 def test_a_build_image_moves_exactly_the_toolkits_its_commit_names() -> None:
     fp = fingerprint("cuda12_9", CUDA_129)
     image = {"filename": ".ci/docker/common/install_cuda.sh", "additions": 12, "deletions": 8}
-    named = score_commit(
-        commit("[CD] Update the manylinux builder images\n\nMoves the CUDA 12.9 builder to 12.9.1.", image),
-        fp,
-    )  # fmt: skip
+    message = "[CD] Update the manylinux builder images\n\nMoves the CUDA 12.9 builder to 12.9.1."
+    named = score_commit(commit(message, image), fp)
     texts = " ".join(r.text for r in named.reasons)
     assert "would also move" not in texts and "matches exactly what moved" in texts
     unnamed = score_commit(commit("[CD] Update the manylinux builder images", image), fp)
