@@ -31,6 +31,7 @@ DATA = Path(__file__).resolve().parent / "data" / "ranking"
 BLIND = Path(__file__).resolve().parent / "data" / "ranking_blind"
 MB = 1 << 20
 BASE_BYTES = 800 * MB
+BUILD_STATUSES = ("CONFIRMED", "NOT CONFIRMED", "CLEARED")
 
 
 @dataclass
@@ -75,8 +76,22 @@ class Result:
 
     @property
     def statuses_right(self) -> tuple[int, int]:
+        """(right, expected): a commit not looked up counts as not right (strict)."""
         want = self.window.expected_status
         return sum(self.statuses.get(s) == v for s, v in want.items()), len(want)
+
+    @property
+    def statuses_wrong(self) -> int:
+        """Build statuses given that contradict the expected ones (LIKELY is no status)."""
+        want = self.window.expected_status
+        given = {s: v for s, v in self.statuses.items() if v in BUILD_STATUSES}
+        return sum(1 for s, v in given.items() if s in want and want[s] != v)
+
+    @property
+    def statuses_not_looked_up(self) -> int:
+        """Expected statuses of commits the lookups never reached (the night was accounted
+        for by builds above them, or the budget ended)."""
+        return sum(1 for s in self.window.expected_status if self.statuses.get(s) is None)
 
     @property
     def answered(self) -> bool:
