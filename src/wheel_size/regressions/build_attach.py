@@ -68,7 +68,7 @@ def build_markdown(
                 "parent": (verdict.parent or "")[:12] or None,
                 "parent_url": f"{repo_url}/commit/{verdict.parent}",
                 # One status per candidate per issue: the candidate's own.
-                "status": status_of[sha] if sha in status_of else verdict.status,
+                "status": status_of.get(sha, verdict.status),
                 "measured": verdict.measured,
                 "base_mb": verdict.base.size_bytes / MB if verdict.base else None,
                 "delta_mb": None if delta is None else delta / MB,
