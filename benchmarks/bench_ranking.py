@@ -4,9 +4,10 @@ statuses Method A gives from the windows' per-commit builds.
 
 usage: python benchmarks/bench_ranking.py [--why] [DIR ...]
 
-Without DIR: tests/data/ranking (development: rules are written against it) and
+Without DIR: tests/data/ranking (development: rules are written against it),
 tests/data/ranking_blind (frozen blind: written before the rules it judges, never tuned on;
-a ranking change is judged there). docs/benchmarks.md reports the output.
+a ranking change is judged there) and tests/data/ranking_blind2 (frozen: written after
+those rules and run once). docs/benchmarks.md reports the output.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ranking_eval import BLIND, DATA, Result, Window, evaluate, load_windows
+from ranking_eval import BLIND, BLIND2, DATA, Result, Window, evaluate, load_windows
 
 
 def _answer(window: Window, result: Result) -> str:
@@ -85,6 +86,7 @@ def main(argv: list[str]) -> int:
     parts = [(str(d), d) for d in dirs] or [
         ("development part (tests/data/ranking)", DATA),
         ("frozen blind part (tests/data/ranking_blind)", BLIND),
+        ("frozen blind batch 2 (tests/data/ranking_blind2)", BLIND2),
     ]
     started = time.perf_counter()
     evaluated = []

@@ -1,8 +1,9 @@
 """The ranking evaluation set: load a window, explain it the way ``investigate`` does
 (revert pairs out, night fingerprint, content facts, per-commit builds), score the answer.
 
-Two parts: ``tests/data/ranking`` (development: rules may be written against it) and
-``tests/data/ranking_blind`` (frozen: written before the rules it judges; never tuned on).
+Parts: ``tests/data/ranking`` (development: rules may be written against it),
+``tests/data/ranking_blind`` (frozen: written before the rules it judges; never tuned on) and
+``tests/data/ranking_blind2`` (frozen: written after those rules, run once; never tuned on).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from wheel_size.regressions.reverts import remove_revert_pairs
 
 DATA = Path(__file__).resolve().parent / "data" / "ranking"
 BLIND = Path(__file__).resolve().parent / "data" / "ranking_blind"
+BLIND2 = Path(__file__).resolve().parent / "data" / "ranking_blind2"
 MB = 1 << 20
 BASE_BYTES = 800 * MB
 BUILD_STATUSES = ("CONFIRMED", "NOT CONFIRMED", "CLEARED")
