@@ -119,3 +119,29 @@ def test_content_diff_reranks_once() -> None:
     order = [c.classified.commit.sha for c in inv.candidates]
     inv.apply_content()
     assert [c.classified.commit.sha for c in inv.candidates] == order
+
+
+def test_measured_builds_stay_decisive_when_the_contents_come_later() -> None:
+    """Builds attached before the content diff: ranking again with the contents keeps the
+    build evidence first and the CONFIRMED candidate on top."""
+    import dataclasses
+
+    from wheel_size.regressions.rank import Reason
+
+    inv = investigation(3)
+    last = inv.candidates[-1]
+    build = Reason("build", 1000.0, "per-commit build: -67.10 MB against its parent (CONFIRMED)")
+    confirmed = dataclasses.replace(
+        last,
+        classified=dataclasses.replace(last.classified, reasons=(build, *last.classified.reasons)),
+        status=Status("CONFIRMED", "measured"),
+    )
+    inv.candidates = [confirmed, *inv.candidates[:-1]]
+    inv.evidence_json = {"diff": {"files": [{"path": "torch/lib/libtorch_cuda.so",
+                                             "status": "changed", "old_installed": 900 * MB,
+                                             "new_installed": 833 * MB}]}}  # fmt: skip
+    inv.apply_content()
+    top = inv.candidates[0]
+    assert top.classified.commit.sha == last.classified.commit.sha
+    assert top.status.status == "CONFIRMED" and top.why.startswith("build: per-commit build")
+    assert [c.classified.rank for c in inv.candidates] == list(range(1, len(inv.candidates) + 1))

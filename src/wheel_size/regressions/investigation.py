@@ -134,8 +134,26 @@ class Investigation:
             facts,
             table=self.reach_table,
         )
+        # Measured builds stay decisive whatever the order the steps ran in: their reasons
+        # are kept and they keep ordering the candidates (build_attach.rerank's tiers).
+        tier = {"CONFIRMED": 0, "NOT CONFIRMED": 2, "CLEARED": 3}
+        kept: list[Candidate] = []
+        for item in ranked:
+            old = by_sha[item.commit.sha]
+            build = tuple(r for r in getattr(old.classified, "reasons", ()) if r.signal == "build")
+            if build:
+                item = dataclasses.replace(item, reasons=(*build, *item.reasons))
+            kept.append(dataclasses.replace(old, classified=item))
+
+        def key(pair: tuple[int, Candidate]) -> tuple[int, int]:
+            index, cand = pair
+            measured = any(r.signal == "build" for r in getattr(cand.classified, "reasons", ()))
+            return (tier.get(cand.status.status or "", 1) if measured else 1), index
+
+        ordered = [c for _, c in sorted(enumerate(kept), key=key)]
         self.candidates = [
-            dataclasses.replace(by_sha[item.commit.sha], classified=item) for item in ranked
+            dataclasses.replace(c, classified=dataclasses.replace(c.classified, rank=i))
+            for i, c in enumerate(ordered, start=1)
         ]
         return self
 
