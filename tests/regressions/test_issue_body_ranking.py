@@ -145,3 +145,27 @@ def test_measured_builds_stay_decisive_when_the_contents_come_later() -> None:
     assert top.classified.commit.sha == last.classified.commit.sha
     assert top.status.status == "CONFIRMED" and top.why.startswith("build: per-commit build")
     assert [c.classified.rank for c in inv.candidates] == list(range(1, len(inv.candidates) + 1))
+
+
+def test_no_clear_culprit_in_the_issue_and_the_report_note() -> None:
+    """Nothing speaks for the leader (docs and Python only): the issue says "no clear
+    culprit" with the leading group, and the report's note names no cause."""
+    from wheel_size.regressions.notes import notes_for
+
+    inv = investigation(0)
+    fp = inv.fingerprint
+    assert fp is not None
+    docs = Commit("1" * 40, "[Docs] Typo", files=files_from_api(
+        [{"filename": "docs/a.md", "status": "modified"}]))  # fmt: skip
+    py = Commit("2" * 40, "[dynamo] Support groupby", files=files_from_api(
+        [{"filename": "torch/_dynamo/b.py", "status": "modified"}]))  # fmt: skip
+    inv.candidates = [
+        Candidate(r, Status(None, "plain"), None, None) for r in rank_commits([docs, py], fp)
+    ]
+    assert not inv.clear and len(inv.leading) == 2
+    body = render_body(inv, repo_url="https://github.com/o/r")
+    line = next(x for x in body.splitlines() if "**No clear culprit.**" in x)
+    assert "`111111111111`" in line and "`222222222222`" in line
+    note = notes_for(inv, [inv.event], 7, "https://github.com/o/r/issues/7")[0]
+    assert note.cause_sha is None and note.cause_title == "no clear culprit"
+    assert inv.to_json()["clear_culprit"] is False
