@@ -466,13 +466,15 @@ def _torch_library_points(
     total = sum(abs(v) for v in moved.values())
     if hit:
         share = sum(abs(moved[lib]) for lib in hit) / total
-        verb = "grew" if direction > 0 else "shrank"
-        names = ", ".join(f"lib{lib}" for lib in sorted(hit, key=lambda n: -abs(moved[n])))
+        names = ", ".join(
+            f"lib{lib} {moved[lib] / 1_048_576:+.1f} MB"
+            for lib in sorted(hit, key=lambda n: -abs(moved[n]))
+        )
         how = "its build changes rebuild them" if into is None else "its sources build into it"
         tally.add(
             "content",
             CONTENT_TORCH_LIBRARY * share,
-            f"{names} {verb} ({share:.0%} of what torch's libraries moved); {how}",
+            f"{names} ({share:.0%} of what torch's libraries moved); {how}",
         )
         return
     assert into is not None
