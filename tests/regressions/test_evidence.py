@@ -102,3 +102,15 @@ def test_a_lone_docs_commit_is_cleared_not_confirmed() -> None:
     got = assess(item("docs/index.md"), variant="cuda12_8", cross=cross, window_mode="base",
                  window_size=1, relevant_candidates=0)  # fmt: skip
     assert got.status == CLEARED
+
+
+def test_a_commit_with_no_files_listed_says_so_and_builds_make_it_likely() -> None:
+    from wheel_size.regressions.evidence import with_build_status
+
+    cross = cross_variant("cuda12_8", {"cuda12_8": 4.0, "cpu": 0.0})
+    empty = Classified(Commit("c" * 40, "Merge", files=[]), (), 0)
+    got = assess(empty, variant="cuda12_8", cross=cross, window_mode="base", window_size=3,
+                 relevant_candidates=1)  # fmt: skip
+    assert got.status is None and "no changed files" in got.evidence
+    after = with_build_status(got, LIKELY, "no build of cuda12_8 at cccccccccccc")
+    assert after.status == LIKELY and "no build of cuda12_8" in after.evidence

@@ -186,6 +186,10 @@ def assess(
         return Status(None, "changes only Python files, which add kilobytes, not megabytes")
     if commit.files is None:
         return Status(None, "changed files not checked (request cap); ranked by its message")
+    if not commit.files:
+        return Status(
+            None, "GitHub lists no changed files for it (an empty commit?); ranked by its message"
+        )
     weight = max((CATEGORIES[c].weight for c in categories), default=0)
     fits = (cross.pattern == "device" and categories & _DEVICE_CATEGORIES) or (
         cross.pattern == "shared" and categories & (_SHARED_CATEGORIES - {"cpp-code"})

@@ -558,7 +558,11 @@ def score_commit(
         cats,
         round(tally.total, 3),
         reasons=tuple(tally.reasons),
-        reach=reach.summary if reach else "files not checked",
+        reach=reach.summary
+        if reach
+        else "no files listed"
+        if commit.files is not None
+        else "files not checked",
     )
 
 
