@@ -1,7 +1,13 @@
-"""Ranking evaluation: the rank of each window's culprit (tests/data/ranking/*.yaml), with and
-without the wheel content diff, and the top-1 / top-3 rates.
+"""Ranking evaluation, development and frozen blind parts: each window's answer (culprit
+rank, with and without the wheel contents; no jump; no clear culprit) and the build
+statuses Method A gives from the windows' per-commit builds.
 
-usage: python benchmarks/bench_ranking.py [--why] [DIR]
+usage: python benchmarks/bench_ranking.py [--why] [DIR ...]
+
+Without DIR: tests/data/ranking (development: rules are written against it),
+tests/data/ranking_blind (frozen blind: written before the rules it judges, never tuned on;
+a ranking change is judged there) and tests/data/ranking_blind2 (frozen: written after
+those rules and run once). docs/benchmarks.md reports the output.
 """
 
 from __future__ import annotations
@@ -13,57 +19,88 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ranking_eval import DATA, Result, evaluate, load_windows
+from ranking_eval import BLIND, BLIND2, DATA, Result, Window, evaluate, load_windows
 
 
-def _cell(result: Result) -> str:
-    return "—" if result.rank is None else str(result.rank)
+def _answer(window: Window, result: Result) -> str:
+    if window.no_jump:
+        return "no jump: said" if result.answered else "no jump: MISSED"
+    if window.unclear:
+        return "no clear culprit: said" if result.answered else "no clear culprit: MISSED"
+    rank = "—" if result.rank is None else str(result.rank)
+    return rank + (" (said no clear culprit)" if result.said_unclear else "")
+
+
+def _table(rows: list[tuple[Window, Result, Result]], show_why: bool) -> None:
+    print("| Window | Night | Candidates | Answer | Without wheel contents | Build statuses |")
+    print("|---|---|---:|---|---|---|")
+    for window, full, bare in rows:
+        right, want = full.statuses_right
+        statuses = f"{right}/{want}" if want else ""
+        if full.statuses_wrong:
+            statuses += f", {full.statuses_wrong} wrong"
+        night = "no jump" if window.no_jump else window.direction
+        with_content = _answer(window, full) if window.content else "(no diff)"
+        print(
+            f"| `{window.path.stem}` | {night}, {full.fingerprint.scope()} | "
+            f"{len(full.ranked)} | {with_content} | {_answer(window, bare)} | {statuses} |"
+        )
+        if show_why and full.culprit is not None:
+            print(f"|  | why: {full.culprit.why()} | | | | |")
+
+
+def _summary(label: str, rows: list[tuple[Window, Result, Result]]) -> None:
+    ranked = [r for r in rows if not r[0].no_jump and not r[0].unclear]
+    n = len(ranked)
+    print(f"\n{label} ({len(rows)} windows):")
+    for name, index in (("with the wheel contents where available", 1), ("without", 2)):
+        results = [row[index] for row in ranked]
+        top3 = sum(r.answered for r in results)
+        top1 = sum(r.first for r in results)
+        mrr = sum(1 / r.rank for r in results if r.rank) / n if n else 0.0
+        print(
+            f"- culprits in the top 3, {name}: {top3}/{n}; first: {top1}/{n}; "
+            f"mean reciprocal rank {mrr:.2f}"
+        )
+    full = [row[1] for row in rows]
+    right = sum(r.statuses_right[0] for r in full)
+    want = sum(r.statuses_right[1] for r in full)
+    wrong = sum(r.statuses_wrong for r in full)
+    unlooked = sum(r.statuses_not_looked_up for r in full)
+    print(
+        f"- build statuses right: {right}/{want} ({wrong} wrong, {unlooked} not looked up: "
+        "the night was accounted for above them)"
+    )
+    for kind, attr in (("no-jump nights answered as such", "no_jump"),
+                       ("'no clear culprit' answered", "unclear")):  # fmt: skip
+        members = [row[1] for row in rows if getattr(row[0], attr)]
+        if members:
+            print(f"- {kind}: {sum(r.answered for r in members)}/{len(members)}")
+    said = sum(r.said_unclear for r in (row[1] for row in ranked))
+    print(f"- 'no clear culprit' said on windows that have a culprit: {said}/{n}")
 
 
 def main(argv: list[str]) -> int:
     show_why = "--why" in argv
-    dirs = [a for a in argv if not a.startswith("--")]
-    windows = load_windows(Path(dirs[0]) if dirs else DATA)
+    dirs = [Path(a) for a in argv if not a.startswith("--")]
+    parts = [(str(d), d) for d in dirs] or [
+        ("development part (tests/data/ranking)", DATA),
+        ("frozen blind part (tests/data/ranking_blind)", BLIND),
+        ("frozen blind batch 2 (tests/data/ranking_blind2)", BLIND2),
+    ]
     started = time.perf_counter()
-    rows = []
-    for window in windows:
-        with_content = evaluate(window)
-        without = evaluate(window, use_content=False)
-        rows.append((window, with_content, without))
+    evaluated = []
+    for label, directory in parts:
+        rows = [(w, evaluate(w), evaluate(w, use_content=False)) for w in load_windows(directory)]
+        evaluated.append((label, rows))
     elapsed = time.perf_counter() - started
-
-    print("| Window | Night | Candidates | Rank | Rank without wheel contents |")
-    print("|---|---|---:|---:|---:|")
-    for window, with_content, without in rows:
-        content = _cell(with_content) if window.content else "(no diff)"
-        print(
-            f"| `{window.path.stem}` | {window.direction}, {with_content.fingerprint.scope()} | "
-            f"{len(with_content.ranked)} | {content} | {_cell(without)} |"
-        )
-        if show_why and with_content.culprit is not None:
-            print(f"|  | why: {with_content.culprit.why()} | | | |")
-    groups = {
-        "all windows": rows,
-        "the blind batch (written after the rules)": [r for r in rows if "blind" in r[0].path.stem],
-    }
-    for group, members in groups.items():
-        n = len(members)
-        if not n:
-            continue
-        print(f"\n{group}:")
-        for label, index in (
-            ("with the wheel contents where available", 1),
-            ("text and paths only", 2),
-        ):
-            ranks = [row[1].rank if index == 1 else row[2].rank for row in members]
-            top1 = sum(r == 1 for r in ranks)
-            top3 = sum(r is not None and r <= 3 for r in ranks)
-            mrr = sum(1 / r for r in ranks if r) / n
-            print(
-                f"- {label}: top-1 {top1}/{n} ({100 * top1 / n:.0f} %), "
-                f"top-3 {top3}/{n} ({100 * top3 / n:.0f} %), mean reciprocal rank {mrr:.2f}"
-            )
-    print(f"\n{len(rows)} windows ranked twice in {elapsed:.2f} s")
+    for label, rows in evaluated:
+        print(f"## {label}\n")
+        _table(rows, show_why)
+        _summary(label, rows)
+        print()
+    count = sum(len(rows) for _, rows in evaluated)
+    print(f"{count} windows explained twice in {elapsed:.2f} s")
     return 0
 
 

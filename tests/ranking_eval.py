@@ -1,33 +1,60 @@
-"""The ranking evaluation set (tests/data/ranking/*.yaml): load a window, rank it the way
-``investigate`` does (revert pairs out, night fingerprint, content facts), find the culprit."""
+"""The ranking evaluation set: load a window, explain it the way ``investigate`` does
+(revert pairs out, night fingerprint, content facts, per-commit builds), score the answer.
+
+Parts: ``tests/data/ranking`` (development: rules may be written against it),
+``tests/data/ranking_blind`` (frozen: written before the rules it judges; never tuned on) and
+``tests/data/ranking_blind2`` (frozen: written after those rules, run once; never tuned on).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from wheel_size.ports.builds import BuildArtifact, BuildDataUnavailable, BuildJob, BuildRun
+from wheel_size.regressions.build_attach import rerank_ranked
+from wheel_size.regressions.build_evidence import (
+    BuildEvidenceOptions,
+    SuspectRef,
+    verify_candidates,
+)
 from wheel_size.regressions.commits import Commit, commit_from_api
 from wheel_size.regressions.content_facts import facts_from_diff_json
 from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
-from wheel_size.regressions.rank import Ranked, rank_commits
+from wheel_size.regressions.rank import Ranked, leading_group, rank_commits
 from wheel_size.regressions.reverts import remove_revert_pairs
 
 DATA = Path(__file__).resolve().parent / "data" / "ranking"
+BLIND = Path(__file__).resolve().parent / "data" / "ranking_blind"
+BLIND2 = Path(__file__).resolve().parent / "data" / "ranking_blind2"
+MB = 1 << 20
+BASE_BYTES = 800 * MB
+BUILD_STATUSES = ("CONFIRMED", "NOT CONFIRMED", "CLEARED")
 
 
 @dataclass
 class Window:
     name: str
     path: Path
-    direction: str
+    direction: str  # growth, shrink, or none (no jump in the investigated variant)
     variant: str
     deltas: dict[str, float | None]
     commits: list[Commit]
-    expected: str
+    expected: list[str]  # the culprits (several for joint culprits; none: no jump/unclear)
     content: dict[str, Any] | None
+    threshold_mb: float = 1.0
+    builds_mb: dict[str, float] = field(default_factory=dict)  # sha -> its per-commit delta
+    expected_status: dict[str, str] = field(default_factory=dict)
+    expected_moved: list[str] = field(default_factory=list)
+    unclear: bool = False  # the right answer is "no clear culprit"
+
+    @property
+    def no_jump(self) -> bool:
+        return self.direction == "none"
 
 
 @dataclass
@@ -35,11 +62,49 @@ class Result:
     window: Window
     ranked: list[Ranked]
     fingerprint: Fingerprint
-    rank: int | None  # None: the culprit was removed (as half of a revert pair)
+    rank: int | None  # the worst rank of the culprits; None: a culprit was removed
+    statuses: dict[str, str | None] = field(default_factory=dict)
+    said_no_jump: bool = False
+    said_unclear: bool = False
+    group: list[Ranked] = field(default_factory=list)  # the leading group when unclear
 
     @property
     def culprit(self) -> Ranked | None:
-        return next((r for r in self.ranked if r.commit.sha == self.window.expected), None)
+        return next((r for r in self.ranked if r.commit.sha in self.window.expected), None)
+
+    @property
+    def first(self) -> bool:
+        return bool(self.ranked) and self.ranked[0].commit.sha in self.window.expected
+
+    @property
+    def statuses_right(self) -> tuple[int, int]:
+        """(right, expected): a commit not looked up counts as not right (strict)."""
+        want = self.window.expected_status
+        return sum(self.statuses.get(s) == v for s, v in want.items()), len(want)
+
+    @property
+    def statuses_wrong(self) -> int:
+        """Build statuses given that contradict the expected ones (LIKELY is no status)."""
+        want = self.window.expected_status
+        given = {s: v for s, v in self.statuses.items() if v in BUILD_STATUSES}
+        return sum(1 for s, v in given.items() if s in want and want[s] != v)
+
+    @property
+    def statuses_not_looked_up(self) -> int:
+        """Expected statuses of commits the lookups never reached (the night was accounted
+        for by builds above them, or the budget ended)."""
+        return sum(1 for s in self.window.expected_status if self.statuses.get(s) is None)
+
+    @property
+    def answered(self) -> bool:
+        """The window's question answered right: no jump, no clear culprit, or the culprits
+        in the top 3."""
+        if self.window.no_jump:
+            named = {name for name, _ in self.fingerprint.elsewhere}
+            return self.said_no_jump and set(self.window.expected_moved) <= named
+        if self.window.unclear:
+            return self.said_unclear
+        return not self.said_no_jump and self.rank is not None and self.rank <= 3
 
 
 def _api_commit(entry: dict[str, Any]) -> dict[str, Any]:
@@ -62,6 +127,9 @@ def _api_commit(entry: dict[str, Any]) -> dict[str, Any]:
 
 def load_window(path: Path) -> Window:
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    expected = doc.get("expected_culprits") or (
+        [doc["expected_culprit"]] if doc.get("expected_culprit") else []
+    )
     return Window(
         name=doc["name"],
         path=path,
@@ -69,8 +137,13 @@ def load_window(path: Path) -> Window:
         variant=doc["variant"],
         deltas=dict(doc["deltas_mb"]),
         commits=[commit_from_api(_api_commit(c), with_files=True) for c in doc["commits"]],
-        expected=doc["expected_culprit"],
+        expected=list(expected),
         content=doc.get("content"),
+        threshold_mb=float(doc.get("threshold_mb", 1.0)),
+        builds_mb=dict(doc.get("builds_mb") or {}),
+        expected_status=dict(doc.get("expected_status") or {}),
+        expected_moved=list(doc.get("expected_moved") or []),
+        unclear=bool(doc.get("unclear")),
     )
 
 
@@ -78,10 +151,84 @@ def load_windows(directory: Path = DATA) -> list[Window]:
     return [load_window(p) for p in sorted(directory.glob("*.yaml"))]
 
 
-def evaluate(window: Window, *, use_content: bool = True) -> Result:
+class WindowBuilds:
+    """A build port answering from a window's ``builds_mb``: a run with the variant's
+    artifact at every measured commit and at its parent (sizes add up along the window)."""
+
+    def __init__(self, window: Window) -> None:
+        self.artifact = f"manywheel-py3_12-{window.variant}"
+        self.parents: dict[str, str] = {}
+        self.sizes: dict[str, int] = {}
+        previous = "0" * 40
+        size = BASE_BYTES
+        for commit in window.commits:
+            self.parents[commit.sha] = previous
+            if commit.sha in window.builds_mb:
+                self.sizes[previous] = size
+                size += int(window.builds_mb[commit.sha] * MB)
+                self.sizes[commit.sha] = size
+            previous = commit.sha
+        self.requests = 0
+
+    def runs_for_sha(self, sha: str) -> Sequence[BuildRun]:
+        self.requests += 1
+        if sha not in self.sizes:
+            return []
+        url = f"https://github.com/o/r/actions/runs/{sha[:8]}"
+        return [BuildRun(int(sha[:8], 16), "nightly-binaries", ".github/workflows/b.yml", sha,
+                         "completed", "success", url)]  # fmt: skip
+
+    def artifacts_of_run(self, run: BuildRun) -> Sequence[BuildArtifact]:
+        self.requests += 1
+        return [BuildArtifact(self.artifact, self.sizes[run.head_sha], False)]
+
+    def check_runs_for_sha(self, sha: str, max_pages: int) -> Sequence[BuildJob]:
+        self.requests += 1
+        return []
+
+    def jobs_of_run(self, run: BuildRun) -> Sequence[BuildJob]:
+        self.requests += 1
+        return []
+
+    def job_log(self, job: BuildJob) -> str:
+        raise BuildDataUnavailable("no logs in the evaluation set")
+
+    def parent_of(self, sha: str) -> str | None:
+        self.requests += 1
+        return self.parents.get(sha)
+
+
+def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = True) -> Result:
     kept, _pairs = remove_revert_pairs(window.commits)
-    fp = fingerprint(window.variant, window.deltas)
+    own = window.deltas.get(window.variant)
+    jumped = own is not None and abs(own) >= window.threshold_mb
+    fp = fingerprint(window.variant, window.deltas, jumped=jumped, threshold_mb=window.threshold_mb)
     facts = facts_from_diff_json(window.content) if use_content else None
     ranked = rank_commits(kept, fp, facts)
-    rank = next((r.rank for r in ranked if r.commit.sha == window.expected), None)
-    return Result(window, ranked, fp, rank)
+    statuses: dict[str, str | None] = {}
+    if use_builds and window.builds_mb and ranked:
+        port = WindowBuilds(window)
+        jump = window.deltas.get(window.variant) or 0.0
+        verdicts = verify_candidates(
+            port,  # type: ignore[arg-type]
+            [SuspectRef(r.commit.sha, (port.parents[r.commit.sha],)) for r in ranked],
+            variant=window.variant,
+            artifact=port.artifact,
+            jump_bytes=int(jump * MB),
+            options=BuildEvidenceOptions(),
+        )
+        statuses = {sha: v.status for sha, v in verdicts.items()}
+        ranked = rerank_ranked(ranked, verdicts)
+    group = leading_group(ranked)
+    ranks = [next((r.rank for r in ranked if r.commit.sha == s), None) for s in window.expected]
+    rank = None if None in ranks or not ranks else max(r for r in ranks if r is not None)
+    return Result(
+        window,
+        ranked,
+        fp,
+        rank,
+        statuses,
+        said_no_jump=not ranked and fp.direction == 0,
+        said_unclear=len(group) > 1,
+        group=group if len(group) > 1 else [],
+    )

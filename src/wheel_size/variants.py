@@ -31,7 +31,8 @@ _VERSION = r"(\d+)(?:[._](\d+))?(?:[._](\d+))?"
 _CUDA_WORDS = re.compile(rf"^(?:cuda|cu)?[\s_-]*{_VERSION}$")
 _CU_COMPACT = re.compile(r"^cu(\d{2,3})$")
 _ROCM = re.compile(rf"^rocm[\s_-]*{_VERSION}$")
-_PYTHON = re.compile(r"^(?:py|cp|python)?[\s_-]*(\d)[._]?(\d{1,2})$")
+# A trailing "t" is a free-threaded build (3.13t, cp313t, py3_13t): a wheel of its own.
+_PYTHON = re.compile(r"^(?:py|cp|python)?[\s_-]*(\d)[._]?(\d{1,2})(t?)$")
 
 
 def _joined(*parts: str | None) -> str:
@@ -65,11 +66,12 @@ def canonical_variant(text: str) -> str | None:
 
 
 def canonical_python(text: str) -> str:
-    """``3.12``, ``py3.12``, ``cp312``, ``py3_12`` → ``py3_12`` (the manywheel spelling)."""
+    """``3.12``, ``py3.12``, ``cp312``, ``py3_12`` → ``py3_12``; ``3.13t``, ``cp313t`` →
+    ``py3_13t`` (the manywheel spelling)."""
     m = _PYTHON.match(text.strip().lower())
     if not m:
         raise InputError(f"python tag {text!r} is not a Python version such as 3.12 or py3_12")
-    return f"py{m.group(1)}_{m.group(2)}"
+    return f"py{m.group(1)}_{m.group(2)}{m.group(3)}"
 
 
 @dataclass(frozen=True)

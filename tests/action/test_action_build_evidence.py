@@ -47,10 +47,37 @@ def test_defaults(tmp_path: Path) -> None:
     inputs = track_inputs(_env(tmp_path, **{"create-issues": "true"}), tmp_path)
     assert inputs.nightly.issues is not None
     options = inputs.nightly.issues.builds
-    assert options.enabled and options.top == 3 and options.workflows == ()
+    assert options.enabled and options.top == 10 and options.workflows == ()
 
 
 def test_a_bad_template_names_the_input(tmp_path: Path) -> None:
     env = _env(tmp_path, **{"create-issues": "true", "log-url-template": "ftp://x/{job_id}"})
     with pytest.raises(InputError, match="input log-url-template"):
+        track_inputs(env, tmp_path)
+
+
+def test_job_pattern_and_reach_table_inputs(tmp_path: Path) -> None:
+    (tmp_path / "reach.yaml").write_text("submodules:\n  mylib: {kind: rocm}\n", encoding="utf-8")
+    env = _env(
+        tmp_path,
+        **{
+            "create-issues": "true",
+            "build-evidence-job-pattern": "wheel-{variant}-{python}",
+            "reach-table": "reach.yaml",
+        },
+    )
+    issues = track_inputs(env, tmp_path).nightly.issues
+    assert issues is not None
+    assert issues.builds.job_pattern == "wheel-{variant}-{python}"
+    assert issues.reach_table is not None
+    assert issues.reach_table.submodule("third_party/mylib").kind == "rocm"  # type: ignore[union-attr]
+
+
+def test_bad_job_pattern_and_reach_table_name_the_input_or_file(tmp_path: Path) -> None:
+    env = _env(tmp_path, **{"create-issues": "true", "build-evidence-job-pattern": "wheel-build"})
+    with pytest.raises(InputError, match="input build-evidence-job-pattern"):
+        track_inputs(env, tmp_path)
+    (tmp_path / "reach.yaml").write_text("patterns:\n  nope: ['x']\n", encoding="utf-8")
+    env = _env(tmp_path, **{"create-issues": "true", "reach-table": "reach.yaml"})
+    with pytest.raises(InputError, match=r"reach\.yaml: patterns\.nope: unknown key"):
         track_inputs(env, tmp_path)

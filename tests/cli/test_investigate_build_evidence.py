@@ -5,6 +5,7 @@ proves it and the commit-page link in the Markdown."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from test_investigate_cli import make_world, store_history
@@ -62,3 +63,43 @@ def test_off_and_bad_input(tmp_path: Path, fake_github: FakeGitHub) -> None:
     assert bad.stderr.strip().endswith("needs a (?P<size>...) group with the number")
     bad = run_cli([*args, "--log-url-template", "ftp://x"], env=fake_github.env())
     assert bad.returncode == 2 and "{job_id}" in bad.stderr
+
+
+def test_expired_builds_rerank_and_each_candidate_has_one_status(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """The code ranks the -O3 commit first; its (expired) builds measure +0.00 MB, while the
+    kernel commit below it measures +4.2 MB: the kernel goes first, CONFIRMED, the -O3 commit
+    drops below the unmeasured ones, NOT CONFIRMED, and every table says the same word."""
+    w = make_world(tmp_path)
+    repo = fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
+    wf = repo.add_workflow(name="trunk")
+    sizes = {w.main[2]: 900 * MB, w.main[3]: 900 * MB, w.main[4]: 900 * MB + int(4.2 * MB)}
+    for sha, size in sizes.items():
+        wf.add_run(head_sha=sha, head_branch="main").add_artifact(
+            ARTIFACT, size_in_bytes=size, expired=True
+        )
+    history = store_history(tmp_path, w)
+    args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
+    args += ["--variant", "cuda12_8", "--no-evidence"]
+    result = run_cli([*args, "--format", "json"], env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    by_sha = {c["sha"]: c for c in data["candidates"]}
+    assert data["candidates"][0]["sha"] == w.main[4]
+    assert data["candidates"][0]["status"] == "CONFIRMED"
+    assert data["candidates"][0]["reasons"][0]["signal"] == "build"
+    assert by_sha[w.main[3]]["status"] == "NOT CONFIRMED"
+    unmeasured = [c["rank"] for c in data["candidates"] if c["status"] not in
+                  ("CONFIRMED", "NOT CONFIRMED", "CLEARED")]  # fmt: skip
+    assert all(rank < by_sha[w.main[3]]["rank"] for rank in unmeasured)
+    assert data["clear_culprit"] is True and data["leading_group"] == [w.main[4]]
+
+    md = run_cli(args, env=fake_github.env()).stdout
+    for sha, word in ((w.main[4], "CONFIRMED"), (w.main[3], "NOT CONFIRMED")):
+        own = re.compile(rf"^\| (\d+ \| )?\[`{sha[:12]}`\]")  # its rows, not a parent's
+        rows = [line for line in md.splitlines() if own.match(line)]
+        assert len(rows) == 2  # the candidate table and the per-commit builds table
+        assert rows and all(f"| {word} |" in r or f"**{word}**" in r for r in rows), rows
+        assert not any(other in r for r in rows for other in ("CLEARED", "LIKELY"))
+    assert "expired" in md

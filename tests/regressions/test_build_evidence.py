@@ -100,21 +100,26 @@ def test_confirmed_from_the_artifacts_of_runs_at_both_commits(world: World) -> N
     assert _api_requests(world.fake) == 4  # 2 run listings, 2 artifact listings
 
 
-def test_cleared_when_the_commit_did_not_change_the_size(world: World) -> None:
-    with_artifacts(world, BASE_SIZE, BASE_SIZE + 9_000)
-    verdict = world.verify()[SUSPECT]
-    assert verdict.status == CLEARED, verdict.reason
-    assert "did not change" in verdict.reason
-
-
 @pytest.mark.parametrize(
-    ("delta", "why"), [(-2 * MB, "the other way"), (int(0.6 * MB), "far less than the jump")]
+    ("delta", "why"),
+    [(9_000, "did not change"), (int(0.6 * MB), "far less than the jump")],
 )
-def test_not_confirmed_when_the_change_does_not_match(world: World, delta: int, why: str) -> None:
+def test_not_confirmed_when_the_build_shows_negligible_or_no_impact(
+    world: World, delta: int, why: str
+) -> None:
+    """The seed: NOT CONFIRMED = build logs show negligible or no impact."""
     with_artifacts(world, BASE_SIZE, BASE_SIZE + delta)
     verdict = world.verify()[SUSPECT]
     assert verdict.status == NOT_CONFIRMED, verdict.reason
     assert why in verdict.reason
+
+
+def test_cleared_when_the_build_disproves_it(world: World) -> None:
+    """The seed: CLEARED = build logs disprove the hypothesis (it moved the other way)."""
+    with_artifacts(world, BASE_SIZE, BASE_SIZE - 2 * MB)
+    verdict = world.verify()[SUSPECT]
+    assert verdict.status == CLEARED, verdict.reason
+    assert "the other way" in verdict.reason
 
 
 def test_drop_confirmed_by_a_shrinking_commit(world: World) -> None:
@@ -239,7 +244,7 @@ def test_bad_logs_keep_likely_with_the_reason(
     stream = bool(job_kwargs.pop("stream", False))
     kwargs = {"log": ls_line(BASE_SIZE), **job_kwargs}
     for sha in (PARENT, SUSPECT):
-        job = world.run_at(sha).add_job("build (cuda12_8)", **kwargs)
+        job = world.run_at(sha).add_job("manywheel-py3_12-cuda12_8-build / build", **kwargs)
         job.stream = stream
     gh = connect(world.fake.token, world.fake.url, retry=FAST)
     port = GitHubBuilds(gh, "pytorch/pytorch", max_log_bytes=65_536)
@@ -291,26 +296,29 @@ def test_request_count_within_the_documented_bound(world: World) -> None:
             run.add_artifact("other", size_in_bytes=1)
             run.add_job("manywheel-py3_12-cuda12_8-build / build", "nothing\n")
             run.add_job("manywheel-py3_12-cuda12_8-test / test", "nothing\n")
-    options = BuildEvidenceOptions()
+    options = BuildEvidenceOptions(top=3, max_requests=None)
     refs = [SuspectRef(sha) for sha in reversed(shas[1:])]
     cache = BuildCache()
-    verdicts = world.verify(refs, cache=cache)
+    verdicts = world.verify(refs, cache=cache, top=3, max_requests=None)
     assert all(v.status == LIKELY for v in verdicts.values())
     spent = _api_requests(world.fake)
     assert spent <= cache.requests <= request_bound(options) == 3 * (1 + 2 * (1 + 4 + 2 + 2))
     # 3 parent lookups, then 3 commits x (1 run list + 2 artifact lists + 1 check-run page
-    # + 2 logs); a parent is not measured once its candidate could not be, and shared
-    # commits are asked once.
-    assert spent == 3 + 3 * 6
+    # + 1 log: the build job's; the test job naming the variant is never read); a parent is
+    # not measured once its candidate could not be, and shared commits are asked once.
+    assert spent == 3 + 3 * 5
+    assert not any("test" in r.path for r in world.fake.requests if "/logs" in r.path)
     # A second variant of the same night costs nothing more.
     world.verify(refs, cache=cache)
     assert _api_requests(world.fake) == spent
 
 
 def test_request_budget_caps_an_event(world: World) -> None:
+    """The suspect explains a third of the jump: the lookups go on down the ranking until
+    the budget is spent; the candidate that hit it says so."""
     with_artifacts(world, BASE_SIZE, BASE_SIZE + JUMP)
     refs = [SuspectRef(SUSPECT, (PARENT,)), SuspectRef(OTHER, (SUSPECT,))]
-    verdicts = world.verify(refs, max_requests=5)
+    verdicts = world.verify(refs, jump=3 * JUMP, max_requests=5)
     assert verdicts[SUSPECT].status == CONFIRMED
     assert verdicts[OTHER].status == LIKELY
     assert "request budget of 5 per event is spent" in verdicts[OTHER].reason
@@ -321,3 +329,110 @@ def test_top_n_only_and_off(world: World) -> None:
     refs = [SuspectRef(SUSPECT, (PARENT,)), SuspectRef(OTHER, (SUSPECT,))]
     assert list(world.verify(refs, top=1)) == [SUSPECT]
     assert world.verify(refs, enabled=False) == {}
+
+
+# -- Method A finds the builds that exist (issue 18) --------------------------------------------
+
+
+def test_expired_artifacts_still_count_by_their_listed_size(world: World) -> None:
+    """Artifacts older than their retention cannot be downloaded, but the API still lists
+    their size_in_bytes: that is the measurement."""
+    world.run_at(PARENT).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE, expired=True)
+    world.run_at(SUSPECT).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE + JUMP, expired=True)
+    verdict = world.verify()[SUSPECT]
+    assert verdict.status == CONFIRMED, verdict.reason
+    assert verdict.delta_bytes == JUMP and "expired" in verdict.reason
+    assert world.fake.count("GET", r"/zip$") == 0  # nothing downloaded
+
+
+def test_the_build_job_is_chosen_by_the_wheel_it_produces_not_a_test_job(world: World) -> None:
+    """CI test jobs name the variant too (linux-jammy-cuda12.8-… / test) and come first;
+    their logs are never read, so the log budget reaches the manywheel build job."""
+    for sha, size in ((PARENT, BASE_SIZE), (SUSPECT, BASE_SIZE + JUMP)):
+        run = world.run_at(sha, "pull")
+        for shard in (1, 2, 3):
+            run.add_job(
+                f"linux-jammy-cuda12.8-py3.10-gcc11 / test (default, {shard}, 5)",
+                ls_line(BASE_SIZE + 7 * MB),  # a test job listing some other wheel
+            )
+        build = world.run_at(sha, "linux-binary-manywheel")
+        build.add_job("manywheel-py3_12-cuda12_8-build / build", ls_line(size))
+        build.add_job("manywheel-py3_12-cuda12_8-test / test", ls_line(size + 9 * MB))
+    verdict = world.verify()[SUSPECT]
+    assert verdict.status == CONFIRMED, verdict.reason
+    assert verdict.suspect is not None
+    assert verdict.suspect.source == "log of job manywheel-py3_12-cuda12_8-build / build"
+    assert verdict.delta_bytes == JUMP
+    assert world.fake.count("GET", r"/actions/jobs/\d+/logs$") == 2  # one per commit
+
+
+def test_the_job_pattern_is_configurable(world: World) -> None:
+    for sha, size in ((PARENT, BASE_SIZE), (SUSPECT, BASE_SIZE + JUMP)):
+        world.run_at(sha, "wheels").add_job("wheel cuda12_8 py3_12", ls_line(size))
+    assert world.verify()[SUSPECT].status == LIKELY  # the default pattern names no such job
+    world.fake.requests.clear()
+    verdict = world.verify(job_pattern="wheel {variant} {python}", cache=BuildCache())[SUSPECT]
+    assert verdict.status == CONFIRMED, verdict.reason
+
+
+def _chain(world: World, n: int) -> list[str]:
+    shas = [f"{i:x}" * 40 for i in range(4, 4 + n)]
+    for i, sha in enumerate(shas):
+        world.repo.add_commit(sha, f"c{i}", parents=[shas[i - 1]] if i else [OTHER])
+    return shas
+
+
+def test_lookups_go_down_the_ranking_until_a_build_accounts_for_the_night(world: World) -> None:
+    """Not a fixed top 3: the culprit ranked 5th is measured; the 6th is never asked."""
+    shas = _chain(world, 6)
+    parent_of = {sha: (shas[i - 1] if i else OTHER) for i, sha in enumerate(shas)}
+    for sha in shas[:4]:  # measured, 0 MB each
+        world.run_at(sha).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE)
+        world.run_at(parent_of[sha]).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE)
+    world.run_at(shas[4]).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE + JUMP)
+    refs = [SuspectRef(sha, (parent_of[sha],)) for sha in shas]
+    verdicts = world.verify(refs)
+    assert [verdicts[s].status for s in shas[:5]] == [NOT_CONFIRMED] * 4 + [CONFIRMED]
+    assert shas[5] not in verdicts
+
+
+def test_measured_builds_rerank_the_candidates(world: World) -> None:
+    """A candidate measured at +0.00 MB drops below the unmeasured ones; a CONFIRMED one
+    goes first, with the build's numbers as its first reason."""
+    from wheel_size.regressions.build_attach import rerank
+    from wheel_size.regressions.commits import Commit
+    from wheel_size.regressions.evidence import Status
+    from wheel_size.regressions.investigation import Candidate
+    from wheel_size.regressions.rank import Ranked, Reason
+
+    shas = _chain(world, 3)
+    parent_of = {sha: (shas[i - 1] if i else OTHER) for i, sha in enumerate(shas)}
+    world.run_at(OTHER).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE)
+    world.run_at(shas[0]).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE)  # +0.00 MB
+    world.run_at(shas[1]).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE)
+    world.run_at(shas[2]).add_artifact(ARTIFACT, size_in_bytes=BASE_SIZE + JUMP)
+    # The ranking from the code put the +0 MB commit first and the culprit last.
+    order = [shas[0], SUSPECT, shas[2]]
+    refs = [SuspectRef(sha, (parent_of.get(sha, PARENT),)) for sha in order]
+    verdicts = world.verify(refs)
+    candidates = [
+        Candidate(
+            Ranked(
+                Commit(sha, f"c {sha[:4]}"),
+                ("cpp-code",),
+                10.0 - i,
+                rank=i + 1,
+                reasons=(Reason("reach", 5.0, "can move CUDA"),),
+            ),
+            Status(None, "from the code"),
+            None,
+            None,
+        )
+        for i, sha in enumerate(order)
+    ]
+    reranked = rerank(candidates, verdicts)
+    assert [c.classified.commit.sha for c in reranked] == [shas[2], SUSPECT, shas[0]]
+    assert [c.classified.rank for c in reranked] == [1, 2, 3]
+    first = reranked[0].classified
+    assert isinstance(first, Ranked) and first.reasons[0].signal == "build"
+    assert "+4.00 MB" in first.reasons[0].text

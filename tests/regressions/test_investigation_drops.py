@@ -78,7 +78,7 @@ def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub)
     assert "CUDA 12.6, 12.8 shrank" in data["cross_variant_reading"]
     first = data["candidates"][0]
     assert first["sha"] == w.main[4], [c["title"] for c in data["candidates"]]
-    assert "fits a shrink" in first["why"] and first["reasons"]
+    assert "reach: " in first["why"] and first["reasons"]
     assert data["candidates"][-1]["title"] == "[CUDA] Add cuSPARSELt tests (#12)"
 
     md = run_cli([*args, "--variant", "cuda12_8"], env=fake_github.env())
@@ -87,3 +87,47 @@ def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub)
     assert "grew by" not in md.stdout and "-29.7" not in md.stdout.splitlines()[0]
     assert "| # | Commit | PR | Title | Why | Labels | Status |" in md.stdout
     assert "Ranked by the evidence for this shrink" in md.stdout
+
+
+def test_a_night_without_a_jump_ranks_nothing_and_names_what_moved(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """cuda13_0 did not move that night: no candidate is ranked, no status given, and the
+    variants that did move are named (issue 18: a -0.08 MB night got a LIKELY culprit)."""
+    w = make_world(tmp_path)
+    fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
+    history = store_history(tmp_path, w)
+    args = ["investigate", "--history", str(history), "--date", "2026-01-06", "--no-evidence"]
+    result = run_cli([*args, "--variant", "cuda13_0", "--format", "json"], env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["no_jump"] is True and data["candidates"] == []
+    assert data["fingerprint"]["direction"] == "none"
+    assert "cuda12_6 (-29.50 MB)" in data["cross_variant_reading"]
+    assert "cuda12_8 (-29.70 MB)" in data["cross_variant_reading"]
+    md = run_cli([*args, "--variant", "cuda13_0"], env=fake_github.env())
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("## `manywheel-py3_12-cuda13_0` did not jump on 2026-01-06")
+    assert "LIKELY" not in md.stdout and "| # | Commit |" not in md.stdout
+    assert "grew by" not in md.stdout and "shrank by" not in md.stdout
+
+
+def test_a_bad_reach_table_is_one_line_naming_the_file_and_the_key(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make_world(tmp_path)
+    fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
+    history = store_history(tmp_path, w)
+    table = tmp_path / "reach.yaml"
+    table.write_text("submodules:\n  cutlass: {kind: cuda}\nhipify: 1\n", encoding="utf-8")
+    out = tmp_path / "out.md"
+    args = ["investigate", "--history", str(history), "--date", "2026-01-06", "--no-evidence"]
+    result = run_cli(
+        [*args, "--variant", "cuda12_8", "--reach-table", str(table), "-o", str(out)],
+        env=fake_github.env(),
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert str(table) in result.stderr and "hipify" in result.stderr
+    assert not out.exists()
+    assert not fake_github.requests  # refused before any request

@@ -77,7 +77,7 @@ def test_top_ten_with_reasons_and_the_rest_collapsed() -> None:
     top_rows = [line for line in main.splitlines() if re.match(r"\| \d+ \| \[", line)]
     assert len(top_rows) == 10
     assert top_rows[0].startswith("| 1 | [`ffffffffffff`]")
-    assert "fits a shrink" in top_rows[0]  # the reasons, in the Why column
+    assert "reach: " in top_rows[0]  # the evidence, in the Why column
     rest_rows = [line for line in rest.split("</details>", 1)[0].splitlines() if "](" in line]
     assert len(rest_rows) == 5
 
@@ -119,3 +119,53 @@ def test_content_diff_reranks_once() -> None:
     order = [c.classified.commit.sha for c in inv.candidates]
     inv.apply_content()
     assert [c.classified.commit.sha for c in inv.candidates] == order
+
+
+def test_measured_builds_stay_decisive_when_the_contents_come_later() -> None:
+    """Builds attached before the content diff: ranking again with the contents keeps the
+    build evidence first and the CONFIRMED candidate on top."""
+    import dataclasses
+
+    from wheel_size.regressions.rank import Reason
+
+    inv = investigation(3)
+    last = inv.candidates[-1]
+    build = Reason("build", 1000.0, "per-commit build: -67.10 MB against its parent (CONFIRMED)")
+    confirmed = dataclasses.replace(
+        last,
+        classified=dataclasses.replace(last.classified, reasons=(build, *last.classified.reasons)),
+        status=Status("CONFIRMED", "measured"),
+    )
+    inv.candidates = [confirmed, *inv.candidates[:-1]]
+    inv.evidence_json = {"diff": {"files": [{"path": "torch/lib/libtorch_cuda.so",
+                                             "status": "changed", "old_installed": 900 * MB,
+                                             "new_installed": 833 * MB}]}}  # fmt: skip
+    inv.apply_content()
+    top = inv.candidates[0]
+    assert top.classified.commit.sha == last.classified.commit.sha
+    assert top.status.status == "CONFIRMED" and top.why.startswith("build: per-commit build")
+    assert [c.classified.rank for c in inv.candidates] == list(range(1, len(inv.candidates) + 1))
+
+
+def test_no_clear_culprit_in_the_issue_and_the_report_note() -> None:
+    """Nothing speaks for the leader (docs and Python only): the issue says "no clear
+    culprit" with the leading group, and the report's note names no cause."""
+    from wheel_size.regressions.notes import notes_for
+
+    inv = investigation(0)
+    fp = inv.fingerprint
+    assert fp is not None
+    docs = Commit("1" * 40, "[Docs] Typo", files=files_from_api(
+        [{"filename": "docs/a.md", "status": "modified"}]))  # fmt: skip
+    py = Commit("2" * 40, "[dynamo] Support groupby", files=files_from_api(
+        [{"filename": "torch/_dynamo/b.py", "status": "modified"}]))  # fmt: skip
+    inv.candidates = [
+        Candidate(r, Status(None, "plain"), None, None) for r in rank_commits([docs, py], fp)
+    ]
+    assert not inv.clear and len(inv.leading) == 2
+    body = render_body(inv, repo_url="https://github.com/o/r")
+    line = next(x for x in body.splitlines() if "**No clear culprit.**" in x)
+    assert "`111111111111`" in line and "`222222222222`" in line
+    note = notes_for(inv, [inv.event], 7, "https://github.com/o/r/issues/7")[0]
+    assert note.cause_sha is None and note.cause_title == "no clear culprit"
+    assert inv.to_json()["clear_culprit"] is False

@@ -103,7 +103,7 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     kernel = next(i for i, row in enumerate(table) if "Half reduce kernels" in row)
     docs = next(i for i, row in enumerate(table) if "Docs: thanks" in row)
     assert kernel < docs
-    assert "LIKELY" in table[kernel] and "CLEARED" in table[docs]
+    assert "LIKELY" in table[kernel] and table[docs].endswith("| — |")  # no build: no status
     assert "### Revert pairs removed" in body
     pairs = body.split("### Revert pairs removed", 1)[1]
     assert "Bad idea" in pairs

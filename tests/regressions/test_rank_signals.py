@@ -7,7 +7,7 @@ from wheel_size.regressions.content_facts import facts_from_diff_json
 from wheel_size.regressions.fingerprint import fingerprint, variant_key
 from wheel_size.regressions.rank import rank_commits, score_commit
 from wheel_size.regressions.reach import reach_of
-from wheel_size.regressions.text_signals import mentions, patch_terms, polarity, read_text
+from wheel_size.regressions.text_signals import mentions, patch_terms, read_text
 
 NIGHT_12X = {
     "cpu": 0.0,
@@ -82,11 +82,14 @@ def test_platform_paths_cannot_move_other_variants() -> None:
     windows = reach_of([ChangedFile(".ci/pytorch/windows/internal/copy.bat", "modified")])
     assert windows.strength(variant_key("cuda12_8")) == 0
     assert windows.strength(variant_key("win-cuda12_8")) == 1
-    # CUDA sources are hipified: they reach ROCm, but weakly.
+    # CUDA sources are hipified: they build into the ROCm wheels too. Which one a change
+    # moves depends on guards, so a flat CUDA or ROCm wheel is no evidence against it.
     cu = reach_of([ChangedFile("aten/src/ATen/native/cuda/Reduce.cu", "modified")])
     assert cu.strength(variant_key("cuda12_8")) == 1
-    assert cu.strength(variant_key("rocm6_4")) == 0.5
+    assert cu.strength(variant_key("rocm6_4")) == 1
     assert cu.strength(variant_key("cpu")) == 0
+    assert cu.bulk_strength(variant_key("rocm6_4")) == 0
+    assert cu.bulk_strength(variant_key("cuda12_8")) == 0
 
 
 def test_build_script_scoped_to_toolkit_versions() -> None:
@@ -128,16 +131,16 @@ def test_only_deleting_headers_is_dead_code() -> None:
 # -- text -----------------------------------------------------------------------------------
 
 
-def test_polarity_of_titles() -> None:
-    assert polarity("[CI] Stop bundling cuSPARSELt in CUDA 12.x wheels")[0] == -1
-    assert polarity("Remove forced -O2 from torch_compile_options")[0] == 1
-    assert polarity("Remove USE_ROCM guards for Half reductions")[0] == 1
-    assert polarity('Revert "Stop bundling cuSPARSELt in CUDA 12.x wheels (#1)"')[0] == 1
-    assert polarity("Enable fatbin compression")[0] == -1
-    assert polarity("Use the nvidia-cufile wheel instead of bundling libcufile")[0] == -1
-    assert polarity("Link with --gc-sections to drop unused code")[0] == -1
-    assert polarity("Deduplicate kernel instantiations in Loops.cuh")[0] == -1
-    assert polarity("Fix a typo")[0] == 0
+def test_verbs_carry_no_weight() -> None:
+    """Real culprits often say the opposite of their effect (pytorch/pytorch#164894 "Remove
+    forcing of -O2" grew every wheel): verbs are not evidence, on either night."""
+    fp_growth = fingerprint("cuda12_8", {"cpu": 3.0, "cuda12_8": 4.0})
+    fp_shrink = fingerprint("cuda12_8", {"cpu": -3.0, "cuda12_8": -4.0})
+    files = {"filename": "aten/src/ATen/native/TensorShape.cpp", "additions": 40}
+    for fp in (fp_growth, fp_shrink):
+        add = score_commit(commit("Add a fast path to cat", files, sha="a"), fp)
+        remove = score_commit(commit("Remove a fast path from cat", files, sha="b"), fp)
+        assert add.evidence_key() == remove.evidence_key()
 
 
 def test_versions_archs_and_libraries_in_titles() -> None:
@@ -244,5 +247,4 @@ def test_shrink_of_12x_ranks_the_unbundling_first() -> None:
     ranked = rank_commits([refactor, growth, culprit], fp)
     assert ranked[0].commit.sha[0] == "c"
     why = ranked[0].why()
-    assert "“stop” fits a shrink" in why and "CUDA 12" in why
-    assert "goes against a shrink" in score_commit(growth, fp).why()
+    assert why.startswith("reach: ") and "CUDA 12" in why

@@ -26,6 +26,7 @@ from wheel_size.regressions.options import IssueOptions, parse_labels
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
+    from wheel_size.regressions.reach_table import ReachTable
 
 __all__ = ["TrackInputs", "record_files", "track_inputs"]
 
@@ -119,12 +120,28 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
             log_pattern=action_input(env, "build-evidence-log-pattern") or None,
             log_url_template=action_input(env, "log-url-template") or None,
             commit_url_template=action_input(env, "commit-url-template") or None,
+            job_pattern=action_input(env, "build-evidence-job-pattern") or None,
             names={
                 "log_url_template": "input log-url-template",
                 "commit_url_template": "input commit-url-template",
+                "job_pattern": "input build-evidence-job-pattern",
             },
         ),
+        reach_table=_reach_table(env),
     )
+
+
+def _reach_table(env: Mapping[str, str]) -> ReachTable | None:
+    """The ``reach-table`` input: a YAML file in the workspace, or None (the packaged one)."""
+    from wheel_size.regressions.reach_table import load_reach_table
+
+    given = action_input(env, "reach-table")
+    if not given:
+        return None
+    path = Path(given)
+    if not path.is_absolute():
+        path = Path(env.get("GITHUB_WORKSPACE") or ".") / path
+    return load_reach_table(path)
 
 
 def _limits(env: Mapping[str, str]) -> Limits | None:

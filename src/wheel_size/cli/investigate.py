@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.cli.issue_options import (
         build_evidence_options_from_args,
         evidence_options_from_args,
+        reach_table_from_args,
     )
     from wheel_size.cli.options import (
         naming_from_args,
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     thresholds = thresholds_from_args(args)
     evidence = evidence_options_from_args(args)
     builds = build_evidence_options_from_args(args)
+    reach_table = reach_table_from_args(args)
     if args.max_commit_details < 0:
         raise InputError("--max-commit-details must not be negative")
     token = os.environ.get("GITHUB_TOKEN") or None
@@ -119,7 +121,14 @@ def run(args: argparse.Namespace) -> int:
     github = PyGithubPort(connect(token))
     try:
         repo = github.repository(repo_name)
-        inv = investigate(repo, event, series, max_details=args.max_commit_details)
+        inv = investigate(
+            repo,
+            event,
+            series,
+            max_details=args.max_commit_details,
+            thresholds=thresholds,
+            reach_table=reach_table,
+        )
         if evidence.enabled:
             inv = evidence_enricher(github, repo_name, evidence)(inv)
         inv.apply_content()  # rank again with the wheel contents, when they were read

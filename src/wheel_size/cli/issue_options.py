@@ -4,6 +4,7 @@ and of their wheel-contents evidence, turned into the library's option dataclass
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from wheel_size.evidence.options import (
     DEFAULT_MAX_DOWNLOAD_MB,
@@ -14,6 +15,7 @@ from wheel_size.evidence.options import (
 from wheel_size.history.location import StoreLocation
 from wheel_size.regressions.build_evidence import BuildEvidenceOptions
 from wheel_size.regressions.options import DEFAULT_MAX_ISSUE_NIGHTS, IssueOptions, parse_labels
+from wheel_size.regressions.reach_table import ReachTable, load_reach_table
 
 __all__ = [
     "add_build_evidence_options",
@@ -23,6 +25,7 @@ __all__ = [
     "build_evidence_options_from_args",
     "evidence_options_from_args",
     "issue_options_from_args",
+    "reach_table_from_args",
 ]
 
 
@@ -35,6 +38,12 @@ def add_investigation_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="fetch the changed files of at most N candidate commits (one API request each; "
         "the others are ranked by their message; default 100)",
+    )
+    g.add_argument(
+        "--reach-table",
+        metavar="FILE",
+        help="YAML file overriding keys of the reach table (which variants and libraries a "
+        "changed path can move; docs/regressions.md)",
     )
     add_build_evidence_options(parser)
 
@@ -52,9 +61,10 @@ def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--build-evidence-top",
         type=int,
-        default=3,
+        default=10,
         metavar="N",
-        help="check the first N candidates (default 3; costs are in docs/regressions.md)",
+        help="look at most N candidates up, going down the ranking until measured builds "
+        "account for the night's change (default 10; costs are in docs/regressions.md)",
     )
     g.add_argument(
         "--build-evidence-workflows",
@@ -81,6 +91,12 @@ def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
         help="link every candidate to this commit page, e.g. "
         "https://hud.pytorch.org/pytorch/pytorch/commit/{sha}",
     )
+    g.add_argument(
+        "--build-evidence-job-pattern",
+        metavar="PATTERN",
+        help="name pattern (fnmatch, with {variant} and {python}) of the job that builds a "
+        "variant's wheel, whose log is read (default manywheel-{python}-{variant}-build)",
+    )
 
 
 def build_evidence_options_from_args(args: argparse.Namespace) -> BuildEvidenceOptions:
@@ -92,7 +108,14 @@ def build_evidence_options_from_args(args: argparse.Namespace) -> BuildEvidenceO
         log_pattern=args.build_evidence_log_pattern,
         log_url_template=args.log_url_template,
         commit_url_template=args.commit_url_template,
+        job_pattern=getattr(args, "build_evidence_job_pattern", None),
     )
+
+
+def reach_table_from_args(args: argparse.Namespace) -> ReachTable | None:
+    """The project's reach table (``--reach-table``), or None for the packaged one."""
+    path = getattr(args, "reach_table", None)
+    return load_reach_table(Path(path)) if path else None
 
 
 def add_issue_options(parser: argparse.ArgumentParser) -> None:
@@ -181,6 +204,7 @@ def issue_options_from_args(args: argparse.Namespace, store: StoreLocation) -> I
         drop_issues=bool(getattr(args, "drop_issues", False)),
         cc_culprit=bool(getattr(args, "cc_culprit", False)),
         builds=build_evidence_options_from_args(args),
+        reach_table=reach_table_from_args(args),
     )
 
 

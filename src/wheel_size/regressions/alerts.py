@@ -41,6 +41,7 @@ from wheel_size.regressions.lifecycle import (
     previous_point,
     returned,
 )
+from wheel_size.regressions.reach_table import ReachTable
 from wheel_size.regressions.series import Series, SizePoint, point_on
 from wheel_size.regressions.window import Night, Window, fetch_window
 
@@ -56,6 +57,7 @@ class AlertSettings:
     max_details: int = DEFAULT_MAX_DETAILS
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
     cc_culprit: bool = False  # mention the author of a CONFIRMED top candidate
+    reach_table: ReachTable | None = None  # None: the packaged one
 
 
 def events_for_night(
@@ -219,7 +221,12 @@ def alert_night(
 
         def body(group: NightGroup = group, made: list[Investigation] = made) -> str:
             inv = investigate(
-                source_repo, group.primary, series, max_details=settings.max_details, cache=cache
+                source_repo,
+                group.primary,
+                series,
+                max_details=settings.max_details,
+                cache=cache,
+                reach_table=settings.reach_table,
             )
             if enrich is not None:
                 inv = enrich(inv)

@@ -1,14 +1,16 @@
 """Put per-commit build evidence into an investigation: statuses, a Markdown section, JSON.
 
-The enricher runs :func:`~wheel_size.regressions.build_evidence.verify_candidates` for the
-top candidates of a jump and never fails the issue: an unexpected error becomes a note and
-the candidates keep their statuses.
+The enricher runs :func:`~wheel_size.regressions.build_evidence.verify_candidates` down the
+ranking of a jump and never fails the issue: an unexpected error becomes a note and the
+candidates keep their statuses. Measured builds are the decisive evidence, so they re-rank:
+a CONFIRMED candidate goes first, one measured with negligible impact (NOT CONFIRMED) or
+disproved (CLEARED) goes below every candidate not measured.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from wheel_size.oneline import one_line
 from wheel_size.regressions.build_evidence import (
@@ -19,12 +21,24 @@ from wheel_size.regressions.build_evidence import (
     SuspectRef,
     verify_candidates,
 )
-from wheel_size.regressions.evidence import with_build_status
-from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.classify import Classified
+from wheel_size.regressions.evidence import CLEARED, CONFIRMED, NOT_CONFIRMED, with_build_status
+from wheel_size.regressions.investigation import Candidate, Investigation
+from wheel_size.regressions.rank import Ranked, Reason
 from wheel_size.render import render
 from wheel_size.series import MB
 
-__all__ = ["attach_build_evidence", "build_evidence_enricher", "build_markdown"]
+__all__ = [
+    "attach_build_evidence",
+    "build_evidence_enricher",
+    "build_markdown",
+    "rerank",
+    "rerank_ranked",
+]
+
+#: Where a measured status puts a candidate: confirmed first, unmeasured in their order,
+#: then negligible impact, then disproved.
+_TIER = {CONFIRMED: 0, NOT_CONFIRMED: 2, CLEARED: 3}
 
 
 def _proofs(verdict: BuildVerdict) -> list[dict[str, str]]:
@@ -41,6 +55,7 @@ def build_markdown(
     """The "Per-commit builds" section (text from logs and names is neutralised)."""
     repo_url = f"https://github.com/{inv.repo}"
     by_sha = {c.classified.commit.sha: c.classified.commit for c in inv.candidates}
+    status_of = {c.classified.commit.sha: c.status.status for c in inv.candidates}
     rows = []
     for sha, verdict in verdicts.items():
         commit = by_sha.get(sha)
@@ -52,20 +67,81 @@ def build_markdown(
                 "page_url": options.commit_url(sha),
                 "parent": (verdict.parent or "")[:12] or None,
                 "parent_url": f"{repo_url}/commit/{verdict.parent}",
-                "status": verdict.status,
+                # One status per candidate per issue: the candidate's own.
+                "status": status_of.get(sha, verdict.status),
+                "measured": verdict.measured,
                 "base_mb": verdict.base.size_bytes / MB if verdict.base else None,
                 "delta_mb": None if delta is None else delta / MB,
                 "proofs": _proofs(verdict),
                 "reason": verdict.reason,
             }
         )
-    return render("build_evidence.md.j2", rows=rows, jump_mb=inv.event.delta_mb)
+    return render(
+        "build_evidence.md.j2",
+        rows=rows,
+        measured=[r for r in rows if r["measured"]],
+        jump_mb=inv.event.delta_mb,
+    )
+
+
+def _build_reason(verdict: BuildVerdict) -> Reason | None:
+    delta = verdict.delta_bytes
+    if not verdict.measured or delta is None:
+        return None
+    text = f"per-commit build: {delta / MB:+.2f} MB against its parent ({verdict.status})"
+    points = {CONFIRMED: 1000.0, NOT_CONFIRMED: -1000.0, CLEARED: -1000.0}.get(verdict.status, 0.0)
+    return Reason("build", points, text)
+
+
+def _order_key(verdict: BuildVerdict | None, index: int) -> tuple[int, float, int]:
+    if verdict is None or not verdict.measured:
+        return 1, 0.0, index
+    return _TIER.get(verdict.status, 1), -abs(verdict.delta_bytes or 0), index
+
+
+def _with_build(item: Classified, verdict: BuildVerdict | None, rank: int) -> Classified:
+    reason = _build_reason(verdict) if verdict is not None else None
+    if isinstance(item, Ranked) and reason is not None:
+        kept = tuple(r for r in item.reasons if r.signal != "build")
+        item = dataclasses.replace(item, reasons=(reason, *kept))
+    return dataclasses.replace(item, rank=rank)
+
+
+def rerank_ranked(items: Sequence[Ranked], verdicts: dict[str, BuildVerdict]) -> list[Ranked]:
+    """:func:`rerank` for a plain ranking (the evaluation set uses it)."""
+    order = sorted(
+        range(len(items)), key=lambda i: _order_key(verdicts.get(items[i].commit.sha), i)
+    )
+    out = []
+    for position, i in enumerate(order, start=1):
+        ranked = _with_build(items[i], verdicts.get(items[i].commit.sha), position)
+        assert isinstance(ranked, Ranked)
+        out.append(ranked)
+    return out
+
+
+def rerank(candidates: list[Candidate], verdicts: dict[str, BuildVerdict]) -> list[Candidate]:
+    """Order by the decisive evidence: CONFIRMED (the larger measured change first), then
+    the candidates without a measured build in their order, then NOT CONFIRMED, then
+    CLEARED; ranks renumbered, the build's numbers first among the reasons."""
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: _order_key(verdicts.get(candidates[i].classified.commit.sha), i),
+    )
+    out = []
+    for position, i in enumerate(order, start=1):
+        candidate = candidates[i]
+        verdict = verdicts.get(candidate.classified.commit.sha)
+        item = _with_build(candidate.classified, verdict, position)
+        out.append(dataclasses.replace(candidate, classified=item))
+    return out
 
 
 def attach_build_evidence(
     inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
 ) -> Investigation:
-    """Statuses from the builds (measured data replaces code reading), the section, JSON."""
+    """Statuses from the builds (measured data replaces code reading), the order they
+    decide, the section, JSON."""
     inv.commit_url_template = options.commit_url_template
     if not verdicts:
         return inv
@@ -76,7 +152,7 @@ def attach_build_evidence(
             status = with_build_status(candidate.status, verdict.status, verdict.reason)
             candidate = dataclasses.replace(candidate, status=status)
         updated.append(candidate)
-    inv.candidates = updated
+    inv.candidates = rerank(updated, verdicts)
     inv.build_markdown = build_markdown(inv, verdicts, options)
     inv.build_json = [v.to_json() for v in verdicts.values()]
     return inv

@@ -1,15 +1,20 @@
 """Per-commit build evidence (the seed's Method A, generalised): did this commit move the size?
 
-For the top candidates of an event and their parents we look for builds at exactly those
-commits: workflow runs with that head SHA that uploaded the variant's artifact (its size is
-what the history measures), else check runs / jobs whose logs print the wheel's size
-(:mod:`wheel_size.regressions.build_logs`). Suspect minus parent, against the night's jump,
-gives the status:
+Going down the ranking, for each candidate and its parent we look for builds at exactly
+those commits: workflow runs with that head SHA that uploaded the variant's artifact (its
+size is what the history measures; an expired artifact still lists its ``size_in_bytes``),
+else the log of the job that builds that wheel (chosen by a job-name pattern, by default
+PyTorch's ``manywheel-{python}-{variant}-build``; never a test job that merely names the
+variant), read by :mod:`wheel_size.regressions.build_logs`. The lookups stop once measured
+builds account for the night's change, when ``top`` candidates were looked at, or when the
+request budget is spent. Suspect minus parent, against the night's jump, gives the status,
+in the seed's words:
 
-* CONFIRMED: same direction, and explains the jump within tolerance (at least ``min_share``
-  and at most ``max_share`` of it, after the logs' rounding);
-* CLEARED: the size did not change at this commit (within ``noise``) while the jump exists;
-* NOT CONFIRMED: both measured, and the change does not match (the other way, or far less);
+* CONFIRMED: the build shows a real share of the jump on this commit (same direction, at
+  least ``min_share`` and at most ``max_share`` of it, after the logs' rounding);
+* NOT CONFIRMED: the build shows negligible or no impact (within ``noise``, or less than
+  ``min_share`` of the jump);
+* CLEARED: the build disproves it: the size moved the other way at this commit;
 * LIKELY, with the reason, whenever the data is missing or cannot decide ("no build at
   <sha>", "check-runs API forbidden (403)", "log too large", ...). Nothing here raises for
   missing data: the port reports it as :class:`BuildDataUnavailable` and it becomes a reason.
@@ -55,7 +60,15 @@ __all__ = [
     "verify_candidates",
 ]
 
-DEFAULT_TOP = 3
+#: Candidates looked at, at most, going down the ranking (the lookups stop earlier once
+#: measured builds account for the night's change).
+DEFAULT_TOP = 10
+#: API requests per event, at most (a candidate and its parent with artifacts cost ~5).
+DEFAULT_MAX_REQUESTS = 60
+#: The job that builds a variant's wheel; ``{python}``/``{variant}`` from the artifact name.
+DEFAULT_JOB_PATTERN = "manywheel-{python}-{variant}-build"
+#: Measured builds "account for" the night once they explain this share of it.
+ACCOUNTED_SHARE = 0.8
 DEFAULT_MAX_RUNS = 2
 DEFAULT_MAX_LOGS = 2
 DEFAULT_CHECK_PAGES = 2
@@ -70,8 +83,12 @@ class BuildEvidenceOptions:
     enabled: bool = True
     top: int = DEFAULT_TOP  # candidates checked, in rank order
     # fnmatch patterns (case-insensitive) naming the workflows (name or file) and check
-    # runs / jobs that count; empty: any run, and jobs whose name names the variant.
+    # runs / jobs that count; empty: any run, and the job named by ``job_pattern``.
     workflows: tuple[str, ...] = ()
+    # fnmatch pattern (case-insensitive) of the job that builds the wheel, matched against
+    # the job's name and each " / " part of it ("linux-binary-manywheel / manywheel-py3_12-
+    # cuda12_8-build / build"); ``{python}`` and ``{variant}`` come from the artifact name.
+    job_pattern: str = DEFAULT_JOB_PATTERN
     log_patterns: tuple[re.Pattern[str], ...] = DEFAULT_PATTERNS
     log_url_template: str | None = None  # e.g. https://logs.example/{job_id}
     commit_url_template: str | None = None  # e.g. https://hud.pytorch.org/o/r/commit/{sha}
@@ -79,8 +96,8 @@ class BuildEvidenceOptions:
     max_logs: int = DEFAULT_MAX_LOGS  # logs read per commit
     check_pages: int = DEFAULT_CHECK_PAGES  # pages of 100 check runs per commit
     max_log_bytes: int = DEFAULT_MAX_LOG_BYTES
-    max_requests: int | None = None  # per event; None: request_bound(self)
-    min_share: float = 0.5
+    max_requests: int | None = DEFAULT_MAX_REQUESTS  # per event; None: request_bound(self)
+    min_share: float = 0.25
     max_share: float = 2.0
     noise_mb: float = 0.1
     noise_share: float = 0.05
@@ -101,6 +118,7 @@ class BuildEvidenceOptions:
         log_url_template: str | None = None,
         commit_url_template: str | None = None,
         names: dict[str, str] | None = None,
+        job_pattern: str | None = None,
     ) -> BuildEvidenceOptions:
         """The options as a user gives them (text); ``names`` says how the CLI or the Action
         calls each one in its error messages."""
@@ -114,9 +132,14 @@ class BuildEvidenceOptions:
         }
         if top < 0:
             raise InputError(f"{said['top']} must not be negative")
+        pattern = (job_pattern or "").strip() or DEFAULT_JOB_PATTERN
+        if "{variant}" not in pattern:
+            said_job = said.get("job_pattern", "--build-evidence-job-pattern")
+            raise InputError(f"{said_job} {pattern!r}: give a job-name pattern with {{variant}}")
         return cls(
             enabled=enabled,
             top=top,
+            job_pattern=pattern,
             workflows=tuple(w.strip() for w in workflows.split(",") if w.strip()),
             log_patterns=(compile_log_pattern(log_pattern),) if log_pattern else DEFAULT_PATTERNS,
             log_url_template=_url_template(log_url_template, said["log_url_template"], "{job_id}"),
@@ -268,6 +291,22 @@ def _names_variant(name: str, variant: str, artifact: str | None) -> bool:
     return _squash(variant) in squashed or bool(artifact and _squash(artifact) in squashed)
 
 
+_ARTIFACT_PYTHON = re.compile(r"(?:^|[-_])(py3_\d+t?|cp3\d+t?)(?:$|[-_])", re.I)
+
+
+def _names_job(name: str, pattern: str) -> bool:
+    low = name.lower()
+    parts = [low, *(p.strip() for p in low.split(" / "))]
+    return any(fnmatch.fnmatchcase(p, pattern) for p in parts)
+
+
+def build_job_pattern(pattern: str, variant: str, artifact: str | None) -> str:
+    """The job-name pattern for one variant: ``{python}`` from the artifact name
+    (``manywheel-py3_12-cuda12_8`` → ``py3_12``; none: ``*``)."""
+    found = _ARTIFACT_PYTHON.search(artifact or "")
+    return pattern.replace("{variant}", variant).replace("{python}", found[1] if found else "*")
+
+
 def _short(sha: str) -> str:
     return sha[:12]
 
@@ -290,12 +329,16 @@ def _runs(session: _Session, sha: str, options: BuildEvidenceOptions) -> list[Bu
 def _wanted_jobs(
     jobs: Sequence[BuildJob], target: _Target, options: BuildEvidenceOptions
 ) -> list[BuildJob]:
+    """The jobs that build the variant's wheel: named by the job pattern (a test job such
+    as ``linux-jammy-cuda12.8-py3.10 / test`` names the variant but builds no wheel)."""
     done = [j for j in jobs if j.conclusion in _DONE]
+    wanted = build_job_pattern(options.job_pattern, target.variant, target.artifact).lower()
+    chosen = [j for j in done if _names_job(j.name, wanted)]
     if options.workflows:
-        chosen = [j for j in done if _matches(options.workflows, j.name, j.workflow)]
+        chosen += [
+            j for j in done if j not in chosen and _matches(options.workflows, j.name, j.workflow)
+        ]
         chosen.sort(key=lambda j: not _names_variant(j.name, target.variant, target.artifact))
-    else:
-        chosen = [j for j in done if _names_variant(j.name, target.variant, target.artifact)]
     chosen.sort(key=lambda j: j.conclusion != "success")
     return chosen[: options.max_logs]
 
@@ -315,10 +358,12 @@ def _measure(
         except BuildDataUnavailable:
             continue
         for artifact in artifacts:
-            if artifact.name == target.artifact and not artifact.expired:
+            # An expired artifact cannot be downloaded, but its size is still listed.
+            if artifact.name == target.artifact and artifact.size_in_bytes > 0:
+                gone = ", expired" if artifact.expired else ""
                 return Measurement(
                     sha, artifact.size_in_bytes, 1, "artifact",
-                    f"artifact {artifact.name} of run {run.id} ({run.name})", run.html_url,
+                    f"artifact {artifact.name} of run {run.id} ({run.name}{gone})", run.html_url,
                 )  # fmt: skip
     try:
         jobs = session.call(
@@ -385,13 +430,13 @@ def _judge(
         return BuildVerdict(ref, parent, status, f"{said}: {why}", suspect, base)
 
     if high <= noise:
-        return verdict(CLEARED, "the size did not change at this commit")
+        return verdict(NOT_CONFIRMED, "no impact: the size did not change at this commit")
     if same and options.min_share * abs(jump) <= low <= options.max_share * abs(jump):
         return verdict(CONFIRMED, f"this commit explains {low / abs(jump):.0%} of the jump or more")
     if same and high < options.min_share * abs(jump):
-        return verdict(NOT_CONFIRMED, "far less than the jump")
+        return verdict(NOT_CONFIRMED, "negligible impact: far less than the jump")
     if not same and low > noise:
-        return verdict(NOT_CONFIRMED, "it moved the other way")
+        return verdict(CLEARED, "disproved: the size moved the other way at this commit")
     if same and low > options.max_share * abs(jump):
         return verdict(LIKELY, "far more than the jump; the builds may not be comparable")
     return verdict(LIKELY, f"the sizes are too coarse (±{slack / MB:.2f} MB) to tell")
@@ -407,7 +452,10 @@ def verify_candidates(
     options: BuildEvidenceOptions,
     cache: BuildCache | None = None,
 ) -> dict[str, BuildVerdict]:
-    """Verdicts for the first ``options.top`` of ``candidates`` (rank order), keyed by SHA.
+    """Verdicts going down ``candidates`` (rank order), keyed by SHA: until CONFIRMED
+    builds account for :data:`ACCOUNTED_SHARE` of the night's change, ``options.top``
+    candidates were looked at, or the request budget is spent (that candidate says so;
+    the ones below it get no verdict).
 
     ``variant``/``artifact`` name what the history measures (e.g. ``cuda12_8`` /
     ``manywheel-py3_12-cuda12_8``); ``jump_bytes`` is the night's change (negative for a
@@ -421,15 +469,22 @@ def verify_candidates(
     session = _Session(port, cache, limit)
     target = _Target(variant, artifact)
     verdicts: dict[str, BuildVerdict] = {}
+    explained = 0
     for ref in candidates[: options.top]:
         try:
-            verdicts[ref.sha] = _verify_one(session, ref, target, jump_bytes, options)
+            verdict = _verify_one(session, ref, target, jump_bytes, options)
         except _Budget:
             verdicts[ref.sha] = BuildVerdict(
                 ref.sha, None, LIKELY,
                 f"not checked against per-commit builds: the request budget of {limit} "
                 "per event is spent",
             )  # fmt: skip
+            break
+        verdicts[ref.sha] = verdict
+        if verdict.status == CONFIRMED and verdict.delta_bytes is not None:
+            explained += verdict.delta_bytes
+            if jump_bytes and explained / jump_bytes >= ACCOUNTED_SHARE:
+                break
     return verdicts
 
 

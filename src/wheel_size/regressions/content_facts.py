@@ -24,6 +24,9 @@ _LIBRARY_FILE = re.compile(r"\.(so|dll|dylib)(\.\d+)*$|\.libs/|/lib/", re.I)
 #: A change this small (bytes) is noise for matching purposes.
 _MIN_BYTES = 64 * 1024
 _MIN_RESIZE = 1024 * 1024
+_TORCH_LIBRARY = re.compile(
+    r"(?:^|/)(?:lib)?(torch(?:_[a-z]+)?|c10(?:_[a-z]+)?)\.(?:so|dll|dylib)$"
+)
 
 
 @dataclass
@@ -42,6 +45,18 @@ class ContentFacts:
     device_delta: int = 0
     debug_delta: int = 0
     host_delta: int = 0
+    # torch's own libraries (``torch_cuda`` for libtorch_cuda.so / torch_cuda.dll) -> bytes
+    # changed: matched against the libraries each commit's sources build into.
+    torch_libraries: dict[str, int] = field(default_factory=dict)
+
+    def torch_moved(self, direction: int) -> dict[str, int]:
+        """torch libraries that moved with the night: a real share of it (≥ 20 %, ≥ 64 KiB)."""
+        bar = max(_MIN_BYTES, abs(self.delta) // 5)
+        return {lib: d for lib, d in self.torch_libraries.items() if d * direction >= bar}
+
+    def torch_still(self) -> set[str]:
+        """torch libraries in the diff that did not change (less than 64 KiB)."""
+        return {lib for lib, d in self.torch_libraries.items() if abs(d) < _MIN_BYTES}
 
     def appeared(self, direction: int) -> dict[str, str]:
         """Libraries that explain a change in ``direction`` (added for growth)."""
@@ -102,6 +117,10 @@ def facts_from_diff_json(diff: Mapping[str, Any] | None) -> ContentFacts | None:
             new = int(item.get("new_installed") or 0)
             file_sum += new - old
             status = item.get("status")
+            own = _TORCH_LIBRARY.search(path)
+            if own:
+                name = own[1]
+                facts.torch_libraries[name] = facts.torch_libraries.get(name, 0) + new - old
             if status == "changed" and not re.search(r"(^|/)libtorch", path):
                 changed_lib = library_of(path)
                 if changed_lib:

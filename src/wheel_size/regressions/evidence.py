@@ -3,9 +3,10 @@
 The seed's "Method B": the same night's change in every variant tells device code from
 shared code. Growth in CUDA builds but not in the CPU build points to compiled CUDA code
 (new kernel instantiations, CUTLASS kernels); growth everywhere points to shared C++ or
-build configuration. Statuses (CONFIRMED / LIKELY / NOT CONFIRMED / CLEARED) are given
-only where the evidence we hold supports them, with the evidence spelled out; everything
-else stays unassessed.
+build configuration. Statuses are the seed's words and mean what the seed says: CONFIRMED,
+NOT CONFIRMED and CLEARED come only from builds (a per-commit build, or the two nightlies
+when they are builds of one commit and its parent); reading the code gives at most LIKELY,
+or plain words ("ships no code") with no status.
 """
 
 from __future__ import annotations
@@ -165,12 +166,16 @@ def assess(
     removed; ``relevant_candidates`` how many candidates are in a size-relevant category.
     """
     commit, categories = item.commit, set(item.categories)
-    if categories == {"docs-tests-only"}:
+    if window_mode == "base" and window_size == 1 and categories == {"docs-tests-only"}:
         return Status(
-            CLEARED, "changes only docs, tests or CI files, none of which ships in the wheel"
+            CLEARED,
+            "the nightlies before and after are builds of its parent and of this commit, but "
+            "it ships no code: the change landed elsewhere (the build environment)",
         )
+    if categories == {"docs-tests-only"}:
+        return Status(None, "ships no code: changes only docs, tests or CI files")
     if variant_kind(variant) == "cpu" and commit.files is not None and is_device_only(commit.files):
-        return Status(CLEARED, "changes only GPU code, which is not in the CPU wheel")
+        return Status(None, "changes only GPU code, which is not in the CPU wheel")
     if window_mode == "base" and window_size == 1:
         return Status(
             CONFIRMED,
@@ -178,12 +183,13 @@ def assess(
             "and after are builds of its parent and of this commit",
         )
     if categories == {"python-only"}:
-        return Status(
-            NOT_CONFIRMED,
-            "changes only Python files, which add kilobytes, not megabytes",
-        )
+        return Status(None, "changes only Python files, which add kilobytes, not megabytes")
     if commit.files is None:
         return Status(None, "changed files not checked (request cap); ranked by its message")
+    if not commit.files:
+        return Status(
+            None, "GitHub lists no changed files for it (an empty commit?); ranked by its message"
+        )
     weight = max((CATEGORIES[c].weight for c in categories), default=0)
     fits = (cross.pattern == "device" and categories & _DEVICE_CATEGORIES) or (
         cross.pattern == "shared" and categories & (_SHARED_CATEGORIES - {"cpp-code"})
@@ -206,7 +212,7 @@ def assess(
         and is_host_only(item)
     ):
         return Status(
-            NOT_CONFIRMED,
+            None,
             "changes only host code, but the CPU wheel, which it would also change, did not grow",
         )
     return Status(None, "no per-commit size data; ranked by the files it changed")
@@ -226,9 +232,10 @@ def with_build_status(current: Status, build_status: str, build_reason: str) -> 
     """A candidate's status once its per-commit builds were looked at (Method A).
 
     A status the builds decided (CONFIRMED / NOT CONFIRMED / CLEARED) replaces one read from
-    the code: measured data wins. Without one the candidate is LIKELY with the reason the
-    builds could not decide; a status that already rests on build data (the only commit
-    between two nightlies) or on what ships (docs-only) keeps its word, with the reason added.
+    the code: measured data wins. Without one, a status that already rests on build data
+    (the only commit between two nightlies) keeps its word with the reason added; plain
+    words ("ships no code") stay plain; anything else is LIKELY with the reason the builds
+    could not decide.
     """
     if build_status != LIKELY:
         return Status(build_status, build_reason)
@@ -237,5 +244,7 @@ def with_build_status(current: Status, build_status: str, build_reason: str) -> 
         return Status(current.status, f"{current.evidence}; {reason}")
     code = current.evidence.rstrip(".")
     if current.status is None:
+        if code.startswith(("ships no code", "changes only")):
+            return Status(None, f"{code}; {reason}")
         return Status(LIKELY, f"{reason} (ranked by its changes: {code})")
     return Status(LIKELY, f"{code}; {reason}")

@@ -41,14 +41,15 @@ class VariantKey:
         return text if self.os == "linux" else f"{text} ({self.os})"
 
 
-_PY = re.compile(r"(?:py|cp)3[._]?(1\d)t?", re.I)
+_PY = re.compile(r"(?:py|cp)3[._]?(1\d)(t?)", re.I)
 
 
 def variant_key(name: str) -> VariantKey:
-    """Parse ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13-cuda12_8``, ``cpu-aarch64``."""
+    """Parse ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13-cuda12_8``, ``py3_13t-cpu``,
+    ``cpu-aarch64``."""
     low = name.lower()
     py = _PY.search(low)
-    python = f"3.{py[1]}" if py else None
+    python = f"3.{py[1]}{py[2]}" if py else None  # "3.13t": free-threaded
     rest = _PY.sub("", low)
     os_name = "linux"
     if re.search(r"aarch64|arm64|sbsa", rest):
@@ -85,6 +86,10 @@ class Fingerprint:
     flat: tuple[VariantKey, ...]
     opposite: tuple[VariantKey, ...]
     missing: tuple[str, ...]
+    # A night without a jump in ``variant``: its own change, and the variants that did
+    # move (name, MB) -- said instead of ranking anything.
+    own_mb: float | None = None
+    elsewhere: tuple[tuple[str, float], ...] = ()
 
     @property
     def large(self) -> bool:
@@ -130,7 +135,11 @@ class Fingerprint:
     def reading(self) -> str:
         """One sentence for the issue: what the pattern points to, growth or shrink."""
         if self.direction == 0 or not self.moved:
-            return f"{self.variant} has no delta that night."
+            own = "no delta" if self.own_mb is None else f"no jump ({self.own_mb:+.2f} MB)"
+            if not self.elsewhere:
+                return f"{self.variant} has {own} that night, and no other variant jumped."
+            moved = ", ".join(f"{name} ({mb:+.2f} MB)" for name, mb in self.elsewhere)
+            return f"{self.variant} has {own} that night; the variants that moved: {moved}."
         mb = f"{self.magnitude_mb:.1f} MB"
         size = (
             "tens of MB point to a bundled library, an architecture list or a dependency"
@@ -178,12 +187,29 @@ class Fingerprint:
         return f"{what} {self.verb} ({mb} here).{cpu_note} This {noun} points to {cause}; {size}."
 
 
-def fingerprint(variant: str, deltas: Mapping[str, float | None]) -> Fingerprint:
-    """Read the night's ``deltas`` (MB, None: no data) around the event's ``variant``."""
+def fingerprint(
+    variant: str,
+    deltas: Mapping[str, float | None],
+    *,
+    jumped: bool = True,
+    threshold_mb: float = MOVED_MIN_MB,
+) -> Fingerprint:
+    """Read the night's ``deltas`` (MB, None: no data) around the event's ``variant``.
+
+    ``jumped=False``: the variant did not cross the threshold that night; nothing is read
+    into its change (direction 0, nothing to rank) and the variants whose change reached
+    ``threshold_mb`` are named instead."""
     table = dict(sorted(deltas.items()))
     jump = table.get(variant)
-    if jump is None or jump == 0:
-        return Fingerprint(0, variant, 0.0, table, (), (), (), tuple(sorted(table)))
+    if jump is None or jump == 0 or not jumped:
+        elsewhere = tuple(
+            (name, delta)
+            for name, delta in table.items()
+            if name != variant and delta is not None and abs(delta) >= threshold_mb
+        )
+        return Fingerprint(
+            0, variant, abs(jump or 0.0), table, (), (), (), tuple(sorted(table)), jump, elsewhere
+        )
     direction = 1 if jump > 0 else -1
     bar = max(MOVED_MIN_MB, MOVED_SHARE * abs(jump))
     moved, flat, opposite, missing = [], [], [], []

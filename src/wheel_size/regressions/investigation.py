@@ -24,10 +24,12 @@ from wheel_size.regressions.evidence import (
     cross_variant,
 )
 from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
-from wheel_size.regressions.rank import Ranked, rank_commits, score_commit
+from wheel_size.regressions.rank import Ranked, leading_group, rank_commits, score_commit
+from wheel_size.regressions.reach_table import ReachTable
 from wheel_size.regressions.reverts import RevertPair, remove_revert_pairs, revert_target
 from wheel_size.regressions.series import Series, SizePoint, delta_on
 from wheel_size.regressions.window import Night, Window, fetch_files, fetch_window
+from wheel_size.series.thresholds import Thresholds
 
 __all__ = ["Candidate", "Investigation", "investigate"]
 
@@ -90,6 +92,27 @@ class Investigation:
     evidence_json: dict[str, Any] | None = None
     fingerprint: Fingerprint | None = None
     content_ranked: bool = False  # the ranking already used the content diff
+    reach_table: ReachTable | None = None  # None: the packaged one
+
+    @property
+    def no_jump(self) -> bool:
+        """The investigated variant did not jump that night: nothing is ranked."""
+        return self.fingerprint is not None and self.fingerprint.direction == 0
+
+    @property
+    def leading(self) -> list[Candidate]:
+        """The candidates the evidence cannot tell apart at the top: one when the leader is
+        clear, several when there is "no clear culprit", none when nothing is ranked."""
+        items = [c.classified for c in self.candidates]
+        if not items or not all(isinstance(i, Ranked) for i in items):
+            return self.candidates[:1]
+        group = leading_group([i for i in items if isinstance(i, Ranked)])
+        shas = {r.commit.sha for r in group}
+        return [c for c in self.candidates if c.classified.commit.sha in shas]
+
+    @property
+    def clear(self) -> bool:
+        return len(self.leading) == 1
 
     def apply_content(self) -> Investigation:
         """Rank again with the wheel content diff, once it is attached (``evidence_json``).
@@ -106,10 +129,31 @@ class Investigation:
         self.content_ranked = True
         by_sha = {c.classified.commit.sha: c for c in self.candidates}
         ranked = rank_commits(
-            [c.classified.commit for c in self.candidates], self.fingerprint, facts
+            [c.classified.commit for c in self.candidates],
+            self.fingerprint,
+            facts,
+            table=self.reach_table,
         )
+        # Measured builds stay decisive whatever the order the steps ran in: their reasons
+        # are kept and they keep ordering the candidates (build_attach.rerank's tiers).
+        tier = {"CONFIRMED": 0, "NOT CONFIRMED": 2, "CLEARED": 3}
+        kept: list[Candidate] = []
+        for item in ranked:
+            old = by_sha[item.commit.sha]
+            build = tuple(r for r in getattr(old.classified, "reasons", ()) if r.signal == "build")
+            if build:
+                item = dataclasses.replace(item, reasons=(*build, *item.reasons))
+            kept.append(dataclasses.replace(old, classified=item))
+
+        def key(pair: tuple[int, Candidate]) -> tuple[int, int]:
+            index, cand = pair
+            measured = any(r.signal == "build" for r in getattr(cand.classified, "reasons", ()))
+            return (tier.get(cand.status.status or "", 1) if measured else 1), index
+
+        ordered = [c for _, c in sorted(enumerate(kept), key=key)]
         self.candidates = [
-            dataclasses.replace(by_sha[item.commit.sha], classified=item) for item in ranked
+            dataclasses.replace(c, classified=dataclasses.replace(c.classified, rank=i))
+            for i, c in enumerate(ordered, start=1)
         ]
         return self
 
@@ -170,6 +214,9 @@ class Investigation:
             "cross_variant_pattern": self.cross.pattern,
             "cross_variant_reading": self.cross.reading,
             "fingerprint": _fingerprint_json(self.fingerprint),
+            "no_jump": self.no_jump,
+            "clear_culprit": bool(self.candidates) and self.clear,
+            "leading_group": [c.classified.commit.sha for c in self.leading],
             "chart": [
                 {"date": p.date.isoformat(), "size_mb": round(p.size_mb, 3)} for p in self.chart
             ],
@@ -191,8 +238,13 @@ def investigate(
     *,
     max_details: int = DEFAULT_MAX_DETAILS,
     cache: dict[str, Any] | None = None,
+    thresholds: Thresholds | None = None,
+    reach_table: ReachTable | None = None,
 ) -> Investigation:
-    """Investigate one event: ``repo`` is the repository the nightlies were built from."""
+    """Investigate one event: ``repo`` is the repository the nightlies were built from.
+
+    With ``thresholds``, a night whose change does not cross them is said to have no jump:
+    nothing is ranked, and the variants that did move are named."""
     before = Night(
         event.before.date.isoformat(),
         event.before.head_sha,
@@ -225,8 +277,23 @@ def investigate(
             variant: _span_delta(points, event.before.date, event.date)
             for variant, points in series.items()
         }
-    fp = fingerprint(event.variant, deltas)
+    jumped = (
+        thresholds is None
+        or event.kind != "jump"
+        or thresholds.crossed(
+            event.after.size_bytes - event.before.size_bytes, event.before.size_bytes
+        )
+    )
+    fp = fingerprint(
+        event.variant,
+        deltas,
+        jumped=jumped,
+        threshold_mb=(thresholds.mb if thresholds and thresholds.mb else 0.2),
+    )
     cross = _cross(event.variant, deltas, fp)
+    if not jumped:
+        notes.append(fp.reading())
+        kept = []
 
     # With more commits than the request cap, check the likeliest ones by message first.
     commit_cache = cache.setdefault("commits", {}) if cache is not None else None
@@ -234,7 +301,7 @@ def investigate(
         repo,
         kept,
         limit=max_details,
-        priority=lambda c: -score_commit(c, fp).score,
+        priority=lambda c: -score_commit(c, fp, table=reach_table).score,
         cache=commit_cache,
     )
     if fetched < len(kept):
@@ -244,7 +311,7 @@ def investigate(
             "message only"
         )
 
-    ranked = rank_commits(detailed, fp)
+    ranked = rank_commits(detailed, fp, table=reach_table)
     relevant = sum(1 for item in ranked if max(CATEGORIES[c].weight for c in item.categories) >= 50)
     repo_html = repo.html_url
     candidates = []
@@ -283,6 +350,7 @@ def investigate(
         notes=notes,
         details_fetched=fetched,
         fingerprint=fp,
+        reach_table=reach_table,
     )
 
 
@@ -295,6 +363,8 @@ def _cross(variant: str, deltas: dict[str, float | None], fp: Fingerprint) -> Cr
         return CrossVariant(dict(sorted(deltas.items())), base.pattern, fp.reading())
     base = cross_variant(variant, deltas)
     if fp.direction == 0:
+        if fp.own_mb is not None:  # a night without a jump: say so, read nothing into it
+            return CrossVariant(base.deltas, "unknown", fp.reading())
         return base
     return CrossVariant(base.deltas, base.pattern, fp.reading())
 

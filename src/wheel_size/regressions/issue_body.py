@@ -226,6 +226,16 @@ def _context(
         "reproduce": reproduce.command() if reproduce else None,
         "accepted_label": accepted_label,
         "cc": _culprit_login(inv) if cc_culprit else None,
+        "no_jump": inv.no_jump,
+        "unclear": [
+            {
+                "sha": c.classified.commit.short_sha,
+                "title": neutralise_cell(c.classified.commit.title, 80),
+            }
+            for c in inv.leading
+        ]
+        if inv.candidates and not inv.clear
+        else [],
     }
 
 

@@ -17,6 +17,9 @@ def notes_for(
     """One note per event of the issue (a night event's variants share its cause): the
     issue and the top-ranked candidate with its status."""
     top = inv.candidates[0] if inv is not None and inv.candidates else None
+    unclear = inv is not None and bool(inv.candidates) and not inv.clear
+    if unclear:  # the report says "no clear culprit", never names the tie-break's winner
+        top = None
     commit = top.classified.commit if top is not None else None
     return [
         InvestigationNote(
@@ -24,7 +27,9 @@ def notes_for(
             issue=issue,
             issue_url=issue_url,
             cause_sha=commit.sha if commit is not None else None,
-            cause_title=commit.title if commit is not None else None,
+            cause_title=commit.title
+            if commit is not None
+            else ("no clear culprit" if unclear else None),
             cause_status=top.status.status if top is not None else None,
             cause_url=(commit.html_url or None) if commit is not None else None,
         )

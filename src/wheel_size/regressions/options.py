@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from wheel_size.errors import InputError
 from wheel_size.regressions.build_evidence import BuildEvidenceOptions
+from wheel_size.regressions.reach_table import ReachTable
 
 if TYPE_CHECKING:
     from wheel_size.regressions.alerts import AlertSettings
@@ -52,6 +53,7 @@ class IssueOptions:
     builds: BuildEvidenceOptions = field(default_factory=_default_builds)
     drop_issues: bool = False  # a crossing drop opens an issue too
     cc_culprit: bool = False  # mention the author of a CONFIRMED culprit
+    reach_table: ReachTable | None = None  # --reach-table; None: the packaged one
 
     def __post_init__(self) -> None:
         if not self.labels or not all(label.strip() for label in self.labels):
@@ -85,4 +87,5 @@ class IssueOptions:
             max_details=self.max_commit_details,
             include_drops=self.drop_issues,
             cc_culprit=self.cc_culprit,
+            reach_table=self.reach_table,
         )

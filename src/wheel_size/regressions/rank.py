@@ -1,28 +1,44 @@
 """Rank a window's commits by the evidence, for growth and for shrink, and say why.
 
-Each candidate collects points from independent signals; the weights below are the whole
-model (no per-project tuning), documented in docs/regressions.md:
+Each candidate carries evidence items (:class:`Reason`), each with its source and strength,
+and the order follows the strongest evidence present, tier by tier (docs/regressions.md):
 
-* **prior**: a tenth of the seed category's weight (compiler flags 9 … docs 0): the labels
-  stay the seed's, but they only break near-ties;
-* **reach** (paths and changed lines): ships in no wheel −40; Python only −12; cannot move
-  any variant that moved −30; moves the variants that moved +12 × share; would also move
-  variants that stayed flat −10 × share; platform- or version-specific and matching exactly
-  what moved +8 (+6 more when scoped to toolkit versions);
-* **text** (title strong, body weak): names the platforms/versions that moved +6 × share,
-  names only ones that did not −8, names exactly the versions that moved +4; growth words on
-  a growth night (removal words on a shrink) +8, the other way −8 (half for body words);
-  mentions binary size +3; a change of the right size class (bundled libraries, arch lists,
-  dependencies for tens of MB; flags and kernels for a few MB) +5, the wrong one −3;
-* **content** (the wheel diff, when downloaded): a library that appeared/disappeared and the
-  candidate names it +25; GPU architectures that appeared/vanished and it names them +25;
-  device code changed in a few architectures it names +12; device code changed everywhere and
-  it changes GPU sources +8 (host-only code −4); host code changed and it changes shared native
-  code +6 (device-only −4); debug sections and it changes flags +10;
-* **amount**: up to +3 for the lines of shipped native code it adds (growth) or deletes
-  (shrink), log-scaled, so a 2,000-line refactor cannot outweigh a one-line flag change.
+1. **build** (decisive; added by ``build_attach`` from per-commit builds): the size at the
+   commit against its parent;
+2. **content**: what moved in the two nights' wheels (libraries that appeared, left or
+   resized, torch's own libraries, GPU architectures, device/host/debug sections) matched
+   against what the commit touched, through the reach table's map from source paths to the
+   shipped libraries they build into;
+3. **reach**: the night's fingerprint (which variants moved) against what the commit's
+   files can move (the reach table: data, overridable per project); the changed lines
+   (toolkit-scoped build scripts, code-generation flags, pinned versions) count here;
+4. **text**: the title and body (platforms, versions, architectures named, size words, the
+   kind of change), the seed's category as a prior, the lines added: a weak prior and a
+   tie-breaker only. Verbs ("remove", "support") carry no weight: real culprits often say
+   the opposite of their effect.
 
-Ties keep the window's chronological order, so the ranking is deterministic.
+Candidates are ordered by their content points, then their reach points (both rounded to
+whole points), then text: text never overturns a difference above it. Ties keep the
+window's chronological order, so the ranking is deterministic.
+
+Points (the whole model, no per-project tuning):
+
+* reach: ships in no wheel −40; Python only −12; cannot move any variant that moved −30;
+  moves the variants that moved +12 × share; surely moves variants that stayed flat −10 ×
+  share; platform- or version-specific and matching exactly what moved +8 (+6 more when
+  scoped to toolkit versions); only deletes dead headers −10; a pinned dependency's
+  version changes +5; changes code-generation flags in its lines +4;
+* content: a library that appeared/left and the candidate names it +25 (its body: +12.5);
+  a bundled library resized and it names it +12; GPU architectures that appeared/vanished
+  and it names them +25; device code changed in a few architectures it names +12; torch's
+  own library moved and its sources build into it +10, its libraries did not move −8;
+  device code changed and it changes GPU sources +8 (host-only code −4); host code changed
+  and it changes shared native code +6 (device-only −4); debug sections and it changes
+  flags +10;
+* text: names the platforms/versions that moved +6 × share, only ones that did not −8,
+  exactly the versions that moved +4; mentions binary size +3; the kind of change fits the
+  size class +5 (does not −3); a tenth of the seed category's weight; up to +3 for the
+  lines of shipped code added (growth) or deleted (shrink), log-scaled.
 """
 
 from __future__ import annotations
@@ -38,6 +54,7 @@ from wheel_size.regressions.commits import Commit
 from wheel_size.regressions.content_facts import ContentFacts
 from wheel_size.regressions.fingerprint import Fingerprint, VariantKey
 from wheel_size.regressions.reach import Part, Reach, narrow, reach_of
+from wheel_size.regressions.reach_table import ReachTable, default_table
 from wheel_size.regressions.text_signals import (
     CODEGEN_FLAGS,
     Mentions,
@@ -49,7 +66,15 @@ from wheel_size.regressions.text_signals import (
     read_text,
 )
 
-__all__ = ["Ranked", "Reason", "rank_commits", "score_commit"]
+__all__ = ["TIERS", "Ranked", "Reason", "leading_group", "rank_commits", "score_commit"]
+
+#: Evidence tiers, strongest first; ``prior`` and ``amount`` are text-tier readings.
+TIERS = ("build", "content", "reach", "text")
+_TIER_OF = {"build": "build", "content": "content", "reach": "reach", "text": "text",
+            "prior": "text", "amount": "text"}  # fmt: skip
+#: The leader is "clear" when it is ahead of the next candidate by this much in the
+#: strongest tier where they differ (content or reach); text never separates.
+CLEAR_MARGIN = {"content": 5.0, "reach": 4.0}
 
 PRIOR_SCALE = 0.1
 NO_SHIP = -40.0
@@ -62,7 +87,8 @@ SCOPED_EXACT = 6.0
 TEXT_COVER = 6.0
 TEXT_MISS = -8.0
 TEXT_EXACT = 4.0
-POLARITY = 8.0
+CONTENT_TORCH_LIBRARY = 10.0
+CONTENT_TORCH_STILL = -8.0
 SIZE_WORDS = 3.0
 MAGNITUDE_FIT = 5.0
 MAGNITUDE_MISFIT = -3.0
@@ -83,12 +109,23 @@ NO_SHIP_TAG = -20.0  # files unknown, but the title is tagged [CI], [Docs], [tes
 
 @dataclass(frozen=True)
 class Reason:
-    signal: str  # prior, reach, text, content, amount
+    """One evidence item: its source (``signal``), its strength (points) and what it says."""
+
+    signal: str  # build, content, reach, text, prior, amount
     points: float
     text: str
 
+    @property
+    def tier(self) -> str:
+        return _TIER_OF.get(self.signal, "text")
+
     def to_json(self) -> dict[str, Any]:
-        return {"signal": self.signal, "points": round(self.points, 1), "text": self.text}
+        return {
+            "signal": self.signal,
+            "tier": self.tier,
+            "points": round(self.points, 1),
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True)
@@ -98,18 +135,31 @@ class Ranked(Classified):
     reasons: tuple[Reason, ...] = ()
     reach: str = ""  # what its changed files can move, in a few words
 
+    def tier_points(self, tier: str) -> float:
+        return sum(r.points for r in self.reasons if r.tier == tier)
+
+    def evidence_key(self) -> tuple[float, float, float]:
+        """Content, then reach (whole points), then text: the order of the evidence."""
+        return (
+            round(self.tier_points("content")),
+            round(self.tier_points("reach")),
+            self.tier_points("text"),
+        )
+
     def why(self, limit: int = 4) -> str:
-        """The few signals that placed it, strongest first, in one line."""
+        """The evidence that placed it in tier order (build, content, reach, text), with its
+        numbers, in one line; what speaks against it last."""
+        order = {t: i for i, t in enumerate(TIERS)}
         strong = sorted(
             (r for r in self.reasons if r.signal != "prior" and abs(r.points) >= 2),
-            key=lambda r: -abs(r.points),
-        )[:limit]
-        pros = [r.text for r in strong if r.points > 0]
-        cons = [r.text for r in strong if r.points < 0]
+            key=lambda r: (order[r.tier], -abs(r.points)),
+        )
+        pros = [f"{r.tier}: {r.text}" for r in strong if r.points > 0][:limit]
+        cons = [f"{r.tier}: {r.text}" for r in strong if r.points < 0][: max(1, limit - len(pros))]
         text = "; ".join(pros)
         if cons:
             text = (text + "; " if text else "") + "against: " + "; ".join(cons)
-        return text or "no signal beyond its category"
+        return text or "no evidence beyond its category"
 
 
 @dataclass
@@ -251,14 +301,6 @@ def _text_points(
             and any(k.version for k in others if k.kind in fp.moved_kinds())
         ):
             tally.add("text", TEXT_EXACT * weight * damp, "names exactly the versions that moved")
-    if fp.direction and text.polarity:
-        fits = text.polarity == fp.direction
-        words = text.polarity_words or ""
-        points = POLARITY if fits else -POLARITY
-        if fits:
-            points *= damp
-        night = "growth" if fp.direction > 0 else "shrink"
-        tally.add("text", points, f"“{words}” {'fits' if fits else 'goes against'} a {night}")
     if text.size_words:
         tally.add("text", SIZE_WORDS * damp, "talks about binary size")
     if text.magnitude and fp.direction and (fp.large or fp.small):
@@ -338,15 +380,21 @@ def _content_points(
         p.kind in ("cuda", "rocm", "xpu") and p.strength >= 1 and "build" not in p.why
         for p in reach.parts
     )
+    # A GPU toolkit, image or build setting recompiles the device code too.
+    gpu_build = any(
+        p.kind in ("cuda", "rocm", "xpu") and ("build" in p.why or "submodule" in p.why)
+        for p in reach.parts
+    )
     host = any(p.kind == "all" and p.os is None for p in reach.parts)
     if facts.share(facts.device_delta) >= 0.6 and not (
         facts.libraries_added or facts.libraries_removed
     ):
-        if gpu_sources or "cutlass-fbgemm" in categories:
+        if gpu_sources or gpu_build or "cutlass-fbgemm" in categories:
+            what = "GPU sources" if gpu_sources else "the GPU build"
             tally.add(
                 "content",
                 CONTENT_DEVICE,
-                "the wheels' device code changed, and it changes GPU sources",
+                f"the wheels' device code changed, and it changes {what}",
             )
         elif host and reach.native and not gpu_sources:
             tally.add(
@@ -376,13 +424,79 @@ def _content_points(
             )
 
 
+def _named_toolkits(text: TextSignals) -> frozenset[str]:
+    """Toolkit versions the title and body name (``cuda:12.9``): they scope a build image."""
+    named = text.title | text.body
+    cuda = {f"cuda:{v}" for v in named.cuda_versions}
+    rocm = {f"rocm:{v}" for v in named.rocm_versions}
+    return frozenset(cuda | rocm)
+
+
+def _builds_into(commit: Commit, table: ReachTable) -> set[str] | None:
+    """The torch libraries the commit's files build into; None: all of them (a commit of
+    build configuration only: flags, images, toolchains rebuild every object). Build files
+    next to sources (a CMake list registering them) build those sources."""
+    into: set[str] = set()
+    rebuilds_all = False
+    for changed in commit.files or ():
+        path = changed.filename
+        if table.match("no_ship", path) and not table.match("binary_ci", path):
+            continue
+        named = table.libraries_of(path)
+        if named:
+            into |= set(named)
+        elif changed.submodule or table.match("build", path) or table.match("binary_ci", path):
+            rebuilds_all = True
+    return None if rebuilds_all and not into else into
+
+
+def _torch_library_points(
+    tally: _Tally, commit: Commit, facts: ContentFacts, fp: Fingerprint, table: ReachTable
+) -> None:
+    """torch's own libraries that moved, against the ones the commit's files build into:
+    points for the share of the moved bytes it can explain."""
+    if not facts.torch_libraries or not commit.files:
+        return
+    direction = fp.direction or (1 if facts.delta >= 0 else -1)
+    moved = facts.torch_moved(direction)
+    into = _builds_into(commit, table)
+    if not moved or into == set():
+        return
+    hit = set(moved) if into is None else set(moved) & into
+    total = sum(abs(v) for v in moved.values())
+    if hit:
+        share = sum(abs(moved[lib]) for lib in hit) / total
+        names = ", ".join(
+            f"lib{lib} {moved[lib] / 1_048_576:+.1f} MB"
+            for lib in sorted(hit, key=lambda n: -abs(moved[n]))
+        )
+        how = "its build changes rebuild them" if into is None else "its sources build into it"
+        tally.add(
+            "content",
+            CONTENT_TORCH_LIBRARY * share,
+            f"{names} ({share:.0%} of what torch's libraries moved); {how}",
+        )
+        return
+    assert into is not None
+    seen = into & set(facts.torch_libraries)
+    if seen and seen <= facts.torch_still():
+        names = ", ".join(f"lib{n}" for n in sorted(seen))
+        tally.add(
+            "content",
+            CONTENT_TORCH_STILL,
+            f"{names}, which its sources build into, did not change",
+        )
+
+
 def score_commit(
     commit: Commit,
     fp: Fingerprint,
     facts: ContentFacts | None = None,
     categories: tuple[str, ...] | None = None,
+    table: ReachTable | None = None,
 ) -> Ranked:
-    """Score one candidate (unranked)."""
+    """Score one candidate (unranked): its evidence items, tier by tier."""
+    table = table or default_table()
     cats = categories if categories is not None else categorize(commit)
     tally = _Tally()
     weight = max((CATEGORIES[c].weight for c in cats), default=0)
@@ -393,7 +507,7 @@ def score_commit(
     reach: Reach | None = None
     damp = 1.0
     if commit.files is not None and commit.files:
-        reach = reach_of(commit.files)
+        reach = reach_of(commit.files, table, _named_toolkits(text))
         if text.title.tagged:
             reach = narrow(reach, text.title.tagged)
         elif text.title.platforms:
@@ -404,25 +518,31 @@ def score_commit(
     elif text.title.no_ship_tag:
         tally.add("reach", NO_SHIP_TAG, "files not checked; its title is tagged as CI/docs/tests")
     _text_points(tally, text, fp, reach, damp)
-    if (
-        text.version_change
-        and (reach is None or reach.pins or reach.native)
-        and ((reach is not None and reach.pins) or text.title.libraries)
-    ):
+    if reach is not None and reach.pins and reach.native:
+        tally.add("text", VERSION_BUMP, "a pinned dependency's version changes")
+    elif text.version_change and reach is None and text.title.libraries:
         tally.add(
-            "text", VERSION_BUMP, "a dependency's version changes: it can move size either way"
+            "text", VERSION_BUMP, "its title bumps a dependency's version (files not checked)"
         )
-    flags = {m.group(0) for m in CODEGEN_FLAGS.finditer(commit.title)}
+    line_flags: set[str] = set()
     for changed in commit.files or ():
-        flags |= {
+        line_flags |= {
             t for t in changed.terms.added | changed.terms.removed if CODEGEN_FLAGS.fullmatch(t)
         }
-    if flags and (reach is None or reach.native):
-        tally.add(
-            "text", CODEGEN_FLAG, f"changes code-generation flags ({', '.join(sorted(flags)[:3])})"
-        )
-    if facts is not None and (reach is None or reach.native):
+    title_flags = {m.group(0) for m in CODEGEN_FLAGS.finditer(commit.title)} - line_flags
+    if line_flags and (reach is None or reach.native):
+        flags = ", ".join(sorted(line_flags)[:3])
+        tally.add("text", CODEGEN_FLAG, f"its changed lines change code-generation flags ({flags})")
+    elif title_flags and (reach is None or reach.native):
+        flags = ", ".join(sorted(title_flags)[:3])
+        tally.add("text", CODEGEN_FLAG, f"its title names code-generation flags ({flags})")
+    # The wheels' contents count only for a commit that can build into what moved.
+    reachable = reach is None or (
+        reach.native and (not fp.moved or any(reach.strength(k) for k in fp.moved))
+    )
+    if facts is not None and reachable:
         _content_points(tally, commit, text, reach, facts, fp, cats)
+        _torch_library_points(tally, commit, facts, fp, table)
     if reach is not None and reach.native and fp.direction:
         # Net lines: a refactor that moves 900 lines adds nothing.
         net = reach.native_added - reach.native_deleted
@@ -438,14 +558,59 @@ def score_commit(
         cats,
         round(tally.total, 3),
         reasons=tuple(tally.reasons),
-        reach=reach.summary if reach else "files not checked",
+        reach=reach.summary
+        if reach
+        else "no files listed"
+        if commit.files is not None
+        else "files not checked",
     )
 
 
 def rank_commits(
-    commits: Sequence[Commit], fp: Fingerprint, facts: ContentFacts | None = None
+    commits: Sequence[Commit],
+    fp: Fingerprint,
+    facts: ContentFacts | None = None,
+    table: ReachTable | None = None,
 ) -> list[Ranked]:
-    """Score every commit and rank them (1 = likeliest); ties keep the given order."""
-    scored = [score_commit(c, fp, facts) for c in commits]
-    order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
+    """Rank the commits by their evidence, tier by tier (1 = likeliest); ties keep the
+    given order. A night without a jump (``fp.direction == 0``) ranks nothing."""
+    if fp.direction == 0:
+        return []
+    scored = [score_commit(c, fp, facts, table=table) for c in commits]
+    keys = [s.evidence_key() for s in scored]
+    order = sorted(range(len(scored)), key=lambda i: (tuple(-k for k in keys[i]), i))
     return [dataclasses.replace(scored[i], rank=position + 1) for position, i in enumerate(order)]
+
+
+#: "No clear culprit" shows at most this many of the leading group.
+GROUP_MAX = 5
+
+
+def leading_group(ranked: Sequence[Ranked]) -> list[Ranked]:
+    """The candidates the evidence cannot tell from the leader: just the leader when a build
+    confirmed it, or when it has evidence for it (content or reach) and is ahead of the
+    next by :data:`CLEAR_MARGIN` in the strongest tier where they differ. Otherwise ("no
+    clear culprit") the leader and every candidate within the margins, or, when nothing
+    speaks for the leader, the first few. Text never separates."""
+    if not ranked:
+        return []
+    leader = ranked[0]
+    if leader.tier_points("build") > 0:
+        return [leader]
+    if leader.tier_points("content") <= 0 and leader.tier_points("reach") <= 0:
+        return [r for r in ranked[:GROUP_MAX] if r.tier_points("build") >= 0] or [leader]
+    if len(ranked) < 2:
+        return [leader]
+
+    def close(other: Ranked) -> bool:
+        if other.tier_points("build") < 0:
+            return False
+        for tier in ("content", "reach"):
+            gap = leader.tier_points(tier) - other.tier_points(tier)
+            if gap >= CLEAR_MARGIN[tier]:
+                return False
+            if gap <= -CLEAR_MARGIN[tier]:
+                return True  # behind the leader only by a lower tier
+        return True
+
+    return [leader, *(r for r in ranked[1:] if close(r))][:GROUP_MAX]

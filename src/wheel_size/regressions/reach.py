@@ -1,9 +1,14 @@
 """Which variants a commit can move, from the paths it changed and the lines it changed.
 
-Tests, docs, benchmarks and CI configuration that builds no wheel ship nothing; ROCm/HIP,
-CUDA-only, XPU, Windows, macOS and aarch64 paths cannot move other variants; a build script
-whose changed lines sit under a ``12.8|12.9)`` case label only moves those two CUDA builds.
-GPU sources under ``cuda/`` are hipified for ROCm too, so they reach ROCm weakly.
+The path rules are data (:mod:`wheel_size.regressions.reach_table`). Tests, docs,
+benchmarks and CI configuration that builds no wheel ship nothing; ROCm/HIP, CUDA-only, XPU,
+Windows, macOS and aarch64 paths cannot move other variants; a build script whose changed
+lines sit under a ``12.8|12.9)`` case label only moves those two CUDA builds; a build image
+moves the toolkits the commit names; a submodule bump moves the variants of the libraries
+that link it. GPU sources under ``cuda/`` are hipified, so they can move the CUDA and the
+ROCm wheels; which one depends on guards we do not see, so they *may* move either
+(``certain=False``): they match a night that moved either, and a flat one does not count
+against them.
 """
 
 from __future__ import annotations
@@ -16,11 +21,9 @@ from pathlib import PurePosixPath
 
 from wheel_size.regressions.commits import ChangedFile
 from wheel_size.regressions.fingerprint import VariantKey
+from wheel_size.regressions.reach_table import ReachTable, default_table
 
 __all__ = ["Part", "Reach", "file_parts", "reach_of"]
-
-#: How strongly hipified CUDA sources reach the ROCm builds (often guarded out).
-HIPIFIED = 0.5
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,9 @@ class Part:
     versions: frozenset[str] | None = None  # "cuda:12.8", "cuda:12.*", "rocm:7.0", "python:3.14"
     os: str | None = None  # windows, macos, aarch64; None: every OS
     why: str = ""
+    # False: it can move these variants, or not (hipified code behind guards): it matches a
+    # night that moved them, but a night that left them flat is no evidence against it.
+    certain: bool = True
 
     def reaches(self, key: VariantKey) -> float:
         if self.kind in ("none",):
@@ -79,55 +85,21 @@ def _ver(text: str) -> tuple[int, int]:
     return (int(major) if major.isdigit() else 0, int(minor) if minor.isdigit() else 0)
 
 
-_NO_SHIP = re.compile(
-    r"^(test|tests|testing|docs?|benchmarks?|examples?|scripts|android|ios|\.circleci|\.devcontainer"
-    r"|\.vscode|\.ci/pytorch/(?!windows/)|\.ci/docker/(ci_commit_pins|requirements|ubuntu|centos"
-    r"|linter|triton|almalinux/Dockerfile$|build\.sh$)|tools/(linter|testing|stats|test"
-    r"|code_coverage|flight_recorder|nightly)|third_party/[^/]+/(test|tests|docs?|examples?)/)"
-    r"|(^|/)(test|tests|testing)/"
-    r"|(^|/)(README|CHANGELOG|CONTRIBUTING|LICENSE|NOTICE|CODEOWNERS|SECURITY)[^/]*$"
-    r"|\.(md|rst|ipynb)$|(^|/)\.(lintrunner\.toml|flake8|clang-format|clang-tidy|gitignore"
-    r"|editorconfig|pre-commit-config\.yaml|bazelrc|bazelversion|git-blame-ignore-revs)$"
-    r"|(^|/)(mypy[^/]*\.ini|pytest\.ini|BUILD|BUILD\.bazel|BUCK|WORKSPACE|MODULE\.bazel)$"
-    r"|(?<!build_variables)\.bzl$|(^|/)requirements[^/]*\.txt$",
-    re.I,
-)
-_BINARY_CI = re.compile(
-    r"^\.github/(workflows/generated-[^/]*binary|workflows/_binary|scripts/generate_binary"
-    r"|templates/[^/]*binary|scripts/[^/]*(manywheel|binary_build|build_triton))",
-    re.I,
-)
-_WINDOWS = re.compile(r"(^|/)win(dows)?([/_-]|$)|windows|\.(bat|ps1)$|_win\.|/win32|msvc", re.I)
-_MACOS = re.compile(r"(^|/)mps/|\.mm$|\.metal$|(^|/)metal/|macos|darwin|^\.ci/wheel/|apple", re.I)
-_AARCH64 = re.compile(r"aarch64|(^|/)sve\d*/|kleidi|(^|/)neon/|arm64|_sve\.|sbsa", re.I)
-_XPU = re.compile(r"(^|/)xpu/|xpu|sycl|level_zero", re.I)
-_ROCM = re.compile(
-    r"(^|/)(hip|rocm|miopen)/|\.hip$|rocm|hipblaslt|hipsparselt|aotriton|composable_kernel"
-    r"|(^|/)ck/|/ck_|loadhip|amd_build|rccl|/hip_|hipify_|_hip\.",
-    re.I,
-)
-_CUDA_ONLY = re.compile(
-    r"cutlass|cudnn|cusparselt|nvshmem|flash_attn|flash-attention|mem_eff_attention|cufile"
-    r"|cuda\.cmake|build_cuda|install_cuda|cuda_fix|_cuda\.sh|Dockerfile_cuda|nvtx|cudss"
-    r"|fbgemm_genai|(^|/)cuda\d|nvfuser",
-    re.I,
-)
-_GPU = re.compile(r"(^|/)cuda/|\.cuh?$|nccl|/cuda_|cuda[A-Z_]|CUDA|(^|/)cuda[^/]*\.(cpp|h)$", re.I)
-_CPU_BUILD = re.compile(r"^\.ci/manywheel/build_cpu|Dockerfile_cpu|_cpu\.sh$", re.I)
-_BUILD = re.compile(
-    r"^\.ci/(manywheel|docker/(manywheel|common)|pytorch/windows)/|CMakeLists\.txt$|\.cmake$"
-    r"|(^|/)cmake/|^setup\.py$|^tools/setup_helpers/|build_variables\.bzl$|^\.gitmodules$"
-    r"|^third_party/[^/]+$|^third_party/[^/]+\.txt$|^pyproject\.toml$",
-    re.I,
-)
-_NATIVE = re.compile(
-    r"\.(c|cc|cpp|cxx|cu|cuh|hip|h|hh|hpp|hxx|inl|tcc|mm|m|metal|S|asm|yaml|ya?ml\.in)$",
-    re.I,
-)
-_PIN = re.compile(r"^third_party/[^/]+(\.txt)?$|ci_commit_pins/|^\.gitmodules$|/External/", re.I)
-_HEADER = re.compile(r"\.(h|hh|hpp|hxx|cuh|inl|tcc)$", re.I)
-_CODEGEN = re.compile(r"^(torchgen|tools/autograd|tools/codegen)/", re.I)
-_PY = re.compile(r"\.(py|pyi|json|txt|cfg|ini|toml|in)$", re.I)
+def _hipified(scope: set[str], os_name: str | None, strength: float) -> list[Part]:
+    """Hipified GPU code may move CUDA and ROCm; a platform condition in its changed lines
+    (``#if defined(USE_ROCM)`` → ``rocm:*``) keeps it to that platform."""
+    why = "GPU code (hipified: CUDA and ROCm)"
+    spaces = {s.split(":")[0] for s in scope if s.split(":")[0] in ("cuda", "rocm")}
+    parts = []
+    for space, power in (("cuda", 1.0), ("rocm", strength)):
+        if spaces and space not in spaces:
+            continue
+        versions = {s for s in scope if s.startswith(space + ":") and not s.endswith(":*")}
+        label = why if not spaces else f"GPU code guarded for {space.upper()}"
+        parts.append(
+            Part(space, power, frozenset(versions) or None, os_name, label, certain=bool(spaces))
+        )
+    return parts
 
 
 def _path_versions(path: str) -> set[str]:
@@ -139,42 +111,59 @@ def _path_versions(path: str) -> set[str]:
     return found
 
 
-def file_parts(changed: ChangedFile) -> list[Part]:
-    """What one changed file can move (an empty list: nothing)."""
+def file_parts(
+    changed: ChangedFile, table: ReachTable | None = None, named: frozenset[str] = frozenset()
+) -> list[Part]:
+    """What one changed file can move (an empty list: nothing). ``named``: the toolkit
+    versions the commit's words name (``cuda:12.9``), which scope a build image."""
+    t = table or default_table()
     path = changed.filename
-    binary_ci = bool(_BINARY_CI.search(path))
-    if not binary_ci and (_NO_SHIP.search(path) or path.startswith(".github/")):
+    binary_ci = t.match("binary_ci", path)
+    if not binary_ci and (t.match("no_ship", path) or path.startswith(".github/")):
         return [Part("none", 0.0, why="ships in no wheel")]
     if path.startswith("torch/testing/"):
         return [Part("python", why="Python")]
-    build = binary_ci or bool(_BUILD.search(path)) or changed.submodule
-    native = build or bool(_NATIVE.search(path))
+    build = binary_ci or t.match("build", path) or changed.submodule
+    native = build or t.match("native", path)
     scope = set(changed.terms.scope) | _path_versions(path)
     os_name = None
-    if _WINDOWS.search(path):
+    if t.match("windows", path):
         os_name = "windows"
-    elif _MACOS.search(path):
+    elif t.match("macos", path):
         os_name = "macos"
-    elif _AARCH64.search(path):
+    elif t.match("aarch64", path):
         os_name = "aarch64"
     if not native:
-        if _CODEGEN.search(path):
+        if t.match("codegen", path):
             return [Part("all", 0.5, os=os_name, why="code generator")]
         return [Part("python", os=os_name, why="Python")]
     kind, strength, why = "all", 1.0, "shared native code" if not build else "build configuration"
     extra: list[Part] = []
     where = "build configuration" if build else "path"
-    if _XPU.search(path):
+    sub = t.submodule(path) if (changed.submodule or t.match("pin", path)) else None
+    if sub is not None:
+        label = {"all": "every variant", "cpu": "the CPU build"}.get(sub.kind, sub.kind.upper())
+        libs = ", ".join(f"lib{lib}" for lib in sub.libraries) or "its libraries"
+        kind, why = sub.kind, f"submodule linked into {libs} ({label})"
+    elif t.match("xpu", path):
         kind, why = "xpu", f"XPU-only {where}"
-    elif _ROCM.search(path):
+    elif t.match("rocm", path):
         kind, why = "rocm", f"ROCm-only {where}"
-    elif _CUDA_ONLY.search(path):
+    elif t.match("cuda_only", path):
         kind, why = "cuda", f"CUDA-only {where}"
-    elif _GPU.search(path) and not build:
-        kind, why = "cuda", "GPU code (hipified for ROCm too)"
-        extra.append(Part("rocm", HIPIFIED, os=os_name, why=why))
-    elif _CPU_BUILD.search(path):
+    elif t.match("hipified", path) and not build:
+        return _hipified(scope, os_name, t.hipified_strength)
+    elif t.match("cpu_build", path):
         kind, why = "cpu", "CPU build only"
+    if (
+        build
+        and t.match("build_image", path)
+        and named
+        and not any(not s.startswith("python:") for s in scope)
+    ):
+        # A build image or toolkit installer moves exactly the toolkits the commit names.
+        scope |= set(named)
+        why = f"build image naming {', '.join(sorted(v.replace(':', ' ') for v in named))}"
     toolkit = {s for s in scope if not s.startswith("python:")}
     pythons = {s for s in scope if s.startswith("python:")}
     if toolkit and (build or kind != "all"):
@@ -214,7 +203,8 @@ class Reach:
     pins: bool = False  # changes a submodule or a pinned dependency version
 
     def bulk_strength(self, key: VariantKey) -> float:
-        return max((p.reaches(key) for p in self.bulk or self.parts), default=0.0)
+        """How surely its bulk moves ``key`` (parts that only *may* move it count 0)."""
+        return max((p.reaches(key) for p in self.bulk or self.parts if p.certain), default=0.0)
 
     def strength(self, key: VariantKey) -> float:
         return max((p.reaches(key) for p in self.parts), default=0.0)
@@ -228,21 +218,27 @@ class Reach:
         )
 
 
-def reach_of(files: Iterable[ChangedFile]) -> Reach:
-    """Combine the parts of every changed file of a commit."""
+def reach_of(
+    files: Iterable[ChangedFile],
+    table: ReachTable | None = None,
+    named: frozenset[str] = frozenset(),
+) -> Reach:
+    """Combine the parts of every changed file of a commit (``named``: the toolkit
+    versions its words name, for build images)."""
+    t = table or default_table()
     parts: list[Part] = []
     added = deleted = 0
     files_seen = list(files)
     weighted: list[tuple[int, list[Part]]] = []
     pins = False
     for changed in files_seen:
-        found = file_parts(changed)
+        found = file_parts(changed, t, named)
         parts.extend(found)
         if any(p.kind not in ("none", "python") for p in found):
             added += changed.additions
             deleted += changed.deletions
             weighted.append((max(1, changed.additions + changed.deletions), found))
-        if changed.submodule or _PIN.search(changed.filename):
+        if changed.submodule or t.match("pin", changed.filename):
             pins = True
     total = sum(w for w, _ in weighted)
     bulk: list[Part] = []
@@ -263,10 +259,12 @@ def reach_of(files: Iterable[ChangedFile]) -> Reach:
         summary = "; ".join(whys[:2])
     unique = tuple(dict.fromkeys(shipped))
     native_files = [
-        f for f in files_seen if any(p.kind not in ("none", "python") for p in file_parts(f))
+        f
+        for f in files_seen
+        if any(p.kind not in ("none", "python") for p in file_parts(f, t, named))
     ]
     dead = bool(native_files) and all(
-        f.status == "removed" and _HEADER.search(f.filename) for f in native_files
+        f.status == "removed" and t.match("header", f.filename) for f in native_files
     )
     return Reach(
         parts=unique,
@@ -321,4 +319,4 @@ def narrow(reach: Reach, platforms: Iterable[str], *, shared_too: bool = True) -
 
 
 def is_native_path(path: str) -> bool:
-    return bool(_NATIVE.search(PurePosixPath(path).name))
+    return default_table().match("native", PurePosixPath(path).name)

@@ -1,9 +1,10 @@
 """What a commit's words say about size: platforms, toolkit versions, GPU architectures,
-libraries, growth-or-removal verbs and the kind of change (big or small).
+libraries, size words and the kind of change (big or small). Verbs are not read: "remove"
+and "support" say nothing reliable about the direction of a size change (issue 18).
 
 Release engineers read titles such as "Stop bundling cuSPARSELt in CUDA 12.x wheels" or
-"[ROCm] Add gfx950 to the ROCm 7.0 arch list" and know at once which variants can move and
-in which direction. These are the same readings, from regular expressions over the title,
+"[ROCm] Add gfx950 to the ROCm 7.0 arch list" and know at once which variants can move.
+These are the same readings, from regular expressions over the title,
 the body and the changed lines of a patch, so they are deterministic and cheap.
 """
 
@@ -23,7 +24,6 @@ __all__ = [
     "library_of",
     "mentions",
     "patch_terms",
-    "polarity",
     "read_text",
 ]
 
@@ -163,33 +163,6 @@ _GFX = re.compile(r"\bgfx(\d{2,4}[a-z]?)\b", re.I)
 _ARCH_LINE = re.compile(r"arch", re.I)
 _ARCH_NUMBER = re.compile(r"(?<![\d.])(\d{1,2})\.(\d)(?:\+ptx|a|f)?(?![\d.])", re.I)
 
-_GROWTH_VERB = re.compile(
-    r"\b(add(s|ed|ing)?|enabl(e|es|ed|ing)|(?<!un)bundl(e|es|ed|ing)|instantiat(e|es|ed|ing)"
-    r"|introduc(e|es|ed|ing)|generat(e|es|ed|ing)"
-    r"|support(s|ed|ing)?|includ(e|es|ed|ing)|extend\w*|expand\w*|port(s|ed)?|re-?land\w*"
-    r"|turn on|build \w+ for|ship(s|ped)?|vendor(s|ed)?|upgrad\w*|new)\b",
-    re.I,
-)
-_REMOVAL_VERB = re.compile(
-    r"\b(remov\w*|drop(s|ped|ping)?|delet\w*|stop\w*|unbundl\w*|trim\w*|prun\w*|strip\w*"
-    r"|disabl\w*|exclud\w*|deprecat\w*|no longer|reduc(e|es|ed|ing)|shrink\w*|slim\w*|get rid of"
-    r"|turn off|de-?dup\w*|dedupe|cut(s|ting)?|skip building|avoid\w*|compress\w*|instead of"
-    r"|rather than|without|(don'?t|do not|never) (export|build|ship|compil|instantiat|link|bundl"
-    r"|includ|generat|emit)\w*)\b",
-    re.I,
-)
-# Objects that turn a verb around: removing a guard or -O2 grows, enabling compression shrinks.
-_INVERSE_OBJECT = re.compile(
-    r"(-o[0-2s]\b|\bo2\b|-os\b|guards?\b|#?ifdef|restrict\w*|\blimit\w*|workaround"
-    r"|exclu\w*|compress\w*|\blto\b|-flto|gc-sections|--strip\S*|size optimi\w+)",
-    re.I,
-)
-# "stop bundling", "no longer ship": a removal verb that governs the growth verb after it.
-_GOVERNED = re.compile(r"^\W{0,3}(\w+\W{1,3})?$")
-_GROWTH_OBJECT = re.compile(r"(-o3\b|\bo3\b|-g[123]?\b|debug info|unroll\w*|inlining)", re.I)
-_SHRINK_OBJECT = re.compile(
-    r"(-os\b|compress\w*|--strip|gc-sections|\blto\b|-flto|-fvisibility\S*)", re.I
-)
 _REVERT = re.compile(r'^\s*(revert|back out)\s*"?(?P<inner>.*?)"?\s*$', re.I)
 _SIZE_WORDS = re.compile(
     r"\b(binary|wheel|package|library|lib|artifact|install) sizes?\b|\bsize (reduction|regression)"
@@ -360,44 +333,6 @@ def mentions(text: str) -> Mentions:
     )
 
 
-def polarity(title: str) -> tuple[int, str | None]:
-    """+1 for growth words, -1 for removal words, 0 for neither; and the words that decided.
-
-    A verb is turned around by what it acts on ("remove forced -O2", "enable compression"),
-    and a revert turns around what it reverts.
-    """
-    revert = _REVERT.match(title)
-    if revert and revert["inner"]:
-        inner, words = polarity(revert["inner"])
-        return -inner, (f"reverts “{words}”" if words else None)
-    total = 0
-    decided: list[str] = []
-    removal_ends = [m.end() for m in _REMOVAL_VERB.finditer(title)]
-    for pattern, sign in ((_GROWTH_VERB, 1), (_REMOVAL_VERB, -1)):
-        for m in pattern.finditer(title):
-            if sign > 0 and any(
-                end <= m.start() and _GOVERNED.match(title[end : m.start()]) for end in removal_ends
-            ):
-                continue
-            tail = " ".join(title[m.end() :].split()[:6])
-            verb = m.group(0).lower()
-            effect = sign
-            obj = _INVERSE_OBJECT.search(tail)
-            if obj and not verb.startswith("compress"):
-                effect = -sign
-                decided.append(f"{verb} {obj.group(0).lower()}")
-            else:
-                decided.append(verb)
-            total += effect
-    if total == 0:
-        if _GROWTH_OBJECT.search(title) and not _SHRINK_OBJECT.search(title):
-            return 1, _GROWTH_OBJECT.search(title).group(0)  # type: ignore[union-attr]
-        if _SHRINK_OBJECT.search(title):
-            return -1, _SHRINK_OBJECT.search(title).group(0)  # type: ignore[union-attr]
-        return 0, None
-    return (1 if total > 0 else -1), ", ".join(dict.fromkeys(decided))
-
-
 @dataclass(frozen=True)
 class PatchTerms:
     """What the changed lines of one file's patch name (context lines are ignored).
@@ -431,7 +366,8 @@ _CUDA_SCOPE = re.compile(
 )
 _ROCM_SCOPE = re.compile(r"(?<![\d.])([5-9])(?:[._](\d)|[._]?\*)(?![\d])", re.I)
 _ROCM_NAMED = re.compile(rf"rocm{_NAMED}([5-9])(?:[._](\d)|[._]?\*)?(?!\d)", re.I)
-_PY_SCOPE = re.compile(rf"python{_NAMED}3[._](1\d)|(?<![\d.])3\.(1\d)(?![\d.])", re.I)
+# "3.13t" is the free-threaded build, a wheel of its own: the "t" stays in the scope.
+_PY_SCOPE = re.compile(rf"python{_NAMED}3[._](1\d)(t?)|(?<![\d.])3\.(1\d)(t?)(?![\d.])", re.I)
 _EXPLICIT_SCOPE = re.compile(r"cuda|cu1\d|rocm|python", re.I)
 
 
@@ -465,7 +401,7 @@ def _scope_of(line: str, hint: str | None = None, explicit: bool = False) -> set
         found.add(f"rocm:{_version(m[1], m[2])}")
     for m in _PY_SCOPE.finditer(line):
         if m[1] or not explicit:
-            found.add(f"python:3.{m[1] or m[2]}")
+            found.add(f"python:3.{m[1] or m[3]}{m[2] or m[4] or ''}")
     if "rocm" in low or "hip" in low or (kind == "rocm" and not explicit):
         if not explicit:
             for m in _ROCM_SCOPE.finditer(line):
@@ -527,6 +463,12 @@ def patch_terms(patch: str) -> PatchTerms:
             elif is_header:
                 last_condition = set()
             continue
+        # A changed condition (an added "#if defined(USE_ROCM)", a new "3.13t)" case label)
+        # scopes the changed lines after it, as a context line would.
+        if _CONDITION.search(body) and not _ARCH_LINE.search(body):
+            condition = _scope_of(body, hint)
+            if condition:
+                last_condition = condition
         # A changed line names its own scope only explicitly ("cuda12.8"): bare numbers
         # in it are more likely an arch list ("8.0;9.0;12.0") than a toolkit version.
         own = _scope_of(body, explicit=True) if _EXPLICIT_SCOPE.search(body) else set()
@@ -556,8 +498,6 @@ class TextSignals:
 
     title: Mentions
     body: Mentions
-    polarity: int
-    polarity_words: str | None
     size_words: bool
     magnitude: Magnitude | None
     revert: bool = False
@@ -567,10 +507,6 @@ class TextSignals:
 
 def read_text(title: str, body: str = "") -> TextSignals:
     """Read a commit's title (strong) and body (weak)."""
-    pol, words = polarity(title)
-    if pol == 0 and body:
-        first = body.strip().split("\n\n", 1)[0][:300]
-        pol, words = polarity(first)
     text = f"{title}\n{body[:2000]}"
     t = mentions(title)
     # Kernels for one architecture are a few MB; a whole architecture's cubins are tens.
@@ -587,8 +523,6 @@ def read_text(title: str, body: str = "") -> TextSignals:
     return TextSignals(
         title=t,
         body=mentions(body[:2000]),
-        polarity=pol,
-        polarity_words=words,
         size_words=bool(_SIZE_WORDS.search(text)),
         magnitude=magnitude,
         revert=bool(_REVERT.match(title)),
