@@ -59,5 +59,7 @@ def decompress_block(data: bytes, size: int, where: str) -> bytes:
             chunk = bytes(out[start:])
             out += (chunk * (match // offset + 1))[:match]
     if len(out) != size:
-        raise InvalidBundle(f"{where}: LZ4 block decodes to {len(out)} bytes, not the claimed {size}")
+        raise InvalidBundle(
+            f"{where}: LZ4 block decodes to {len(out)} bytes, not the claimed {size}"
+        )
     return bytes(out)

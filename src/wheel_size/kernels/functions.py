@@ -130,7 +130,9 @@ def _candidates(
             lies += 1
             example = example or (
                 f"{symbol.name[:80]!r} claims {symbol.size} bytes at {symbol.value:#x} in "
-                f"{section.name}" if not symbol.unterminated else f"{symbol.name[:80]!r} has no terminator"
+                f"{section.name}"
+                if not symbol.unterminated
+                else f"{symbol.name[:80]!r} has no terminator"
             )
             continue
         if len(found) >= MAX_FUNCTIONS:
@@ -156,4 +158,3 @@ def ptx_functions(data: bytes, where: str) -> CodeObjectFunctions:
         )
     result.unattributed = len(data) - covered
     return result
-

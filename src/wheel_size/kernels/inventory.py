@@ -1,0 +1,112 @@
+"""What one side of a comparison holds, per architecture and name: the kernels (and
+device functions) of every code object, or the host symbols, with bytes and copies.
+
+Keys are demangled names (``c++filt``'s text); a name the demangler rejects keeps its
+mangled text and belongs to the family :data:`UNATTRIBUTED`, and one problem per library
+says how many. For each architecture the bytes no function covers are kept too, so an
+architecture's functions plus its unattributed bytes are its code objects' bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from wheel_size.errors import WheelSizeError
+from wheel_size.kernels.demangle import demangle
+from wheel_size.kernels.family import family
+from wheel_size.kernels.host import host_symbols
+from wheel_size.kernels.library import iter_code_objects
+from wheel_size.rocm.elf_file import ElfImage
+
+__all__ = ["UNATTRIBUTED", "Inventory", "Item", "read_inventory"]
+
+UNATTRIBUTED = "(unattributed)"
+
+
+@dataclass
+class Item:
+    """One name in one architecture: its bytes summed over copies, and how many copies
+    (one per code object that holds it: translation units the device linker did not fold)."""
+
+    family: str
+    bytes: int = 0
+    copies: int = 0
+
+
+@dataclass
+class Inventory:
+    """``items[(arch, name)]``; for host symbols ``arch`` is the ELF section."""
+
+    items: dict[tuple[str, str], Item] = field(default_factory=dict)
+    unattributed: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, arch: str, mangled: str, size: int) -> bool:
+        """Count one function; False when its name could not be demangled."""
+        shown = demangle(mangled)
+        name = shown.text
+        if shown.ok and name == mangled and mangled.startswith("$"):
+            shown_family = mangled  # nvcc's ``$kernel$helper`` names are not C++
+        else:
+            shown_family = family(name) if shown.ok else UNATTRIBUTED
+        item = self.items.get((arch, name))
+        if item is None:
+            item = self.items[(arch, name)] = Item(shown_family)
+        item.bytes += size
+        item.copies += 1
+        return shown.ok
+
+    def leftover(self, arch: str, size: int) -> None:
+        self.unattributed[arch] = self.unattributed.get(arch, 0) + size
+
+    def archs(self) -> set[str]:
+        return {arch for arch, _name in self.items} | set(self.unattributed)
+
+    def total(self, arch: str) -> int:
+        """Every byte of the architecture: its functions and its unattributed bytes."""
+        named = sum(i.bytes for (a, _n), i in self.items.items() if a == arch)
+        return named + self.unattributed.get(arch, 0)
+
+
+def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
+    rejected = 0
+    for code in iter_code_objects(stream, source, inventory.problems):
+        found = code.functions
+        inventory.problems.extend(found.problems)
+        inventory.leftover(code.arch, found.unattributed)
+        for function in found.functions:
+            if not inventory.add(code.arch, function.name, function.size):
+                rejected += 1
+    if rejected:
+        inventory.problems.append(
+            f"{source}: {rejected} name(s) the demangler rejects are shown mangled, "
+            f"in the family {UNATTRIBUTED}"
+        )
+
+
+def _add_symbols(inventory: Inventory, stream: IO[bytes], source: str) -> None:
+    try:
+        found = host_symbols(ElfImage(stream, source))
+    except WheelSizeError as exc:
+        inventory.problems.append(f"{exc}; its symbols are not listed")
+        return
+    inventory.problems.extend(found.problems)
+    for section in found.sections:
+        inventory.leftover(section.name, section.unattributed)
+        for name, size in section.symbols.items():
+            inventory.add(section.name, name, size)
+
+
+def read_inventory(inventory: Inventory, path: Path, source: str, by: str) -> None:
+    """Add the library at ``path`` (named ``source`` in messages) to ``inventory``:
+    its kernels (``by`` kernel or family) or its host symbols (``by`` symbol)."""
+    try:
+        with path.open("rb") as stream:
+            if by == "symbol":
+                _add_symbols(inventory, stream, source)
+            else:
+                _add_kernels(inventory, stream, source)
+    except OSError as exc:
+        inventory.problems.append(f"{source}: cannot read: {exc.strerror or exc}")
