@@ -86,14 +86,16 @@ def _build_cuda(out: Path, version: int, extra: list[str], work: Path) -> dict[s
         _add(table, f"sm_{arch}", _functions(cubin))
     for ptx in sorted(keep.glob("*.ptx")):
         arch = re.findall(r"compute_(\d+)", ptx.name)[-1]
+        if f"compute_{arch}]" not in " ".join(CUDA_ARCHS):
+            continue  # kept by nvcc -keep, not embedded (no code=compute_XX)
         names = re.findall(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([^\s(]+)", ptx.read_text(), re.M)
         _add(table, f"compute_{arch}", dict.fromkeys(names, 0))
     return table
 
 
 def _build_hip(out: Path, version: int, extra: list[str], work: Path) -> dict[str, dict[str, list[int]]]:
-    cmd = [CLANG, "-x", "hip", "-nogpulib", "-nogpuinc", "-fPIC", "-shared", f"-DVERSION={version}",
-           *HIP_ARCHS, *extra, "-save-temps", *(str(SRC / s) for s in SOURCES), "-o", str(out)]  # fmt: skip
+    cmd = [CLANG, "-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-fPIC", "-shared", "-no-hip-rt",
+           f"-DVERSION={version}", *HIP_ARCHS, *extra, "-save-temps", *(str(SRC / s) for s in SOURCES), "-o", str(out)]  # fmt: skip
     subprocess.run(cmd, check=True, cwd=work)
     table: dict[str, dict[str, list[int]]] = {}
     for code in sorted(work.glob("*-hip-amdgcn-amd-amdhsa-*.out")):
@@ -123,7 +125,7 @@ def main(argv: list[str]) -> int:
             "arguments": extra,
             "functions": functions,
         }
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        old.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0
 
 
