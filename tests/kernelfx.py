@@ -40,5 +40,6 @@ def kernel_wheel(out: Path, version: str, libraries: dict[str, str]) -> Path:
     """A wheel ``kern-{version}`` holding fixture libraries under the member names given."""
     files = [(member, library(name).read_bytes(), 0o755) for member, name in libraries.items()]
     files.append(("kern/__init__.py", b"", 0o644))
+    out.mkdir(parents=True, exist_ok=True)
     path = out / f"kern-{version}-cp311-cp311-linux_x86_64.whl"
     return write_wheel(path, files)
