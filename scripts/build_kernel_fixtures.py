@@ -35,14 +35,21 @@ SRC = ROOT / "tests" / "data" / "kernels" / "src"
 NVCC = os.environ.get("NVCC", "nvcc")
 CLANG = os.environ.get("CLANG19", "clang++-19")
 SOURCES = ["tu_a.cu", "tu_b.cu"]
-CUDA_ARCHS = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
-HIP_ARCHS = ["--offload-arch=gfx942", "--offload-arch=gfx1100"]
+CUDA_ARCHS = [
+    "-gencode",
+    "arch=compute_80,code=sm_80",
+    "-gencode",
+    "arch=compute_90,code=[sm_90,compute_90]",
+]
+HIP_ARCHS = ["--offload-arch=gfx942", "--offload-arch=gfx1100", "--offload-arch=gfx1151"]
 
 # name -> (compiler, VERSION, extra arguments)
 LIBRARIES: dict[str, tuple[str, int, list[str]]] = {
     "libkern_v1.so": ("nvcc", 1, []),  # nvcc 13's default: SASS raw, PTX zstd
     "libkern_v2.so": ("nvcc", 2, ["-Xfatbin", "-compress-all"]),  # everything zstd
     "libkern_v2_lz4.so": ("nvcc", 2, ["-Xfatbin", "-compress-all", "--compress-mode=speed"]),
+    # sm_90a next to sm_90: the same SASS twice (what `wheel-size bloat` calls twins)
+    "libkern_twin.so": ("nvcc", 1, ["-gencode", "arch=compute_90a,code=sm_90a"]),
     "libhkern_v1.so": ("clang", 1, []),  # one plain offload bundle per translation unit
     "libhkern_v2.so": ("clang", 2, ["--offload-compress"]),  # CCOB
 }
@@ -73,7 +80,9 @@ def _add(table: dict[str, dict[str, list[int]]], arch: str, functions: dict[str,
         entry[1] += 1
 
 
-def _build_cuda(out: Path, version: int, extra: list[str], work: Path) -> dict[str, dict[str, list[int]]]:
+def _build_cuda(
+    out: Path, version: int, extra: list[str], work: Path
+) -> dict[str, dict[str, list[int]]]:
     keep = work / "keep"
     keep.mkdir()
     cmd = [NVCC, "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", f"-DVERSION={version}",
@@ -88,14 +97,19 @@ def _build_cuda(out: Path, version: int, extra: list[str], work: Path) -> dict[s
         arch = re.findall(r"compute_(\d+)", ptx.name)[-1]
         if f"compute_{arch}]" not in " ".join(CUDA_ARCHS):
             continue  # kept by nvcc -keep, not embedded (no code=compute_XX)
-        names = re.findall(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([^\s(]+)", ptx.read_text(), re.M)
+        names = re.findall(
+            r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([^\s(]+)", ptx.read_text(), re.M
+        )
         _add(table, f"compute_{arch}", dict.fromkeys(names, 0))
     return table
 
 
-def _build_hip(out: Path, version: int, extra: list[str], work: Path) -> dict[str, dict[str, list[int]]]:
+def _build_hip(
+    out: Path, version: int, extra: list[str], work: Path
+) -> dict[str, dict[str, list[int]]]:
     cmd = [CLANG, "-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-fPIC", "-shared", "-no-hip-rt",
-           f"-DVERSION={version}", *HIP_ARCHS, *extra, "-save-temps", *(str(SRC / s) for s in SOURCES), "-o", str(out)]  # fmt: skip
+           f"-DVERSION={version}", *HIP_ARCHS, *extra, "-save-temps",
+           *(str(SRC / s) for s in SOURCES), "-o", str(out)]  # fmt: skip
     subprocess.run(cmd, check=True, cwd=work)
     table: dict[str, dict[str, list[int]]] = {}
     for code in sorted(work.glob("*-hip-amdgcn-amd-amdhsa-*.out")):

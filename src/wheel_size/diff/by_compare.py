@@ -22,6 +22,9 @@ from wheel_size.wheel.archive import WheelSource, open_source
 
 __all__ = ["arch_key", "compare_inventories", "diff_wheels_by"]
 
+# added in some arch, removed in some arch, old names, new names
+_Names = tuple[set[str], set[str], set[str], set[str]]
+
 
 def arch_key(arch: str) -> tuple[str, int, str]:
     """Architectures in a natural order: sm_75 < sm_80 < sm_100, gfx90a < gfx942."""
@@ -67,7 +70,7 @@ def _table(arch: str, rows: list[ByRow], top: int) -> ByTable:
 
 
 def _sum(
-    per_arch: Iterable[tuple[str, list[ByRow]]], by: str, names: dict[str, set[str]]
+    per_arch: Iterable[tuple[str, list[ByRow]]], by: str, names: dict[str, _Names]
 ) -> list[ByRow]:
     summed: dict[str, ByRow] = {}
     for arch, rows in per_arch:
@@ -87,11 +90,9 @@ def _sum(
     return list(summed.values())
 
 
-def _family_names(
-    old: Inventory, new: Inventory
-) -> dict[str, tuple[set[str], set[str], set[str], set[str]]]:
+def _family_names(old: Inventory, new: Inventory) -> dict[str, _Names]:
     """family -> (names added in some arch, names removed in some arch, old names, new names)."""
-    out: dict[str, tuple[set[str], set[str], set[str], set[str]]] = {}
+    out: dict[str, _Names] = {}
     for side, inventory in ((2, old), (3, new)):
         for (_arch, name), item in inventory.items.items():
             out.setdefault(item.family, (set(), set(), set(), set()))[side].add(name)

@@ -20,7 +20,16 @@ _AXIS = {"kernel": "architecture", "symbol": "section", "family": "architecture"
 
 def arch_word(archs: list[str], count: int) -> str:
     """``SM architectures``, ``gfx architectures``, ``PTX architectures`` or plain."""
-    kinds = {"SM" if a.startswith("sm_") else "gfx" if a.startswith("gfx") else "PTX" if a.startswith("compute_") else "" for a in archs}
+    kinds = {
+        "SM"
+        if a.startswith("sm_")
+        else "gfx"
+        if a.startswith("gfx")
+        else "PTX"
+        if a.startswith("compute_")
+        else ""
+        for a in archs
+    }
     kind = kinds.pop() + " " if len(kinds) == 1 and "" not in kinds else ""
     return f"{kind}architecture{'s' if count != 1 else ''}"
 

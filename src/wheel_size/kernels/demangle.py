@@ -18,6 +18,7 @@ import ctypes
 import ctypes.util
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["MAX_NAME", "Demangled", "available", "demangle"]
 
@@ -32,7 +33,7 @@ class Demangled:
     ok: bool  # False: ``text`` is the name as found (not mangled, or rejected)
 
 
-def _load() -> tuple[ctypes._CFuncPtr, ctypes._CFuncPtr] | None:
+def _load() -> tuple[Any, Any] | None:
     for candidate in (ctypes.util.find_library("stdc++"), "libstdc++.so.6"):
         if not candidate:
             continue
