@@ -19,6 +19,7 @@ order-independent fingerprint.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shutil
 import tempfile
@@ -100,7 +101,9 @@ def _library(
                 entry = slot.seen.setdefault(key, [function.size, 0])
                 entry[1] += 1
                 mark = hashlib.blake2b(function.name.encode() + function.digest, digest_size=16)
-                slot.fingerprint = (slot.fingerprint + int.from_bytes(mark.digest())) % (1 << 128)
+                slot.fingerprint = (slot.fingerprint + int.from_bytes(mark.digest(), "little")) % (
+                    1 << 128
+                )
                 shown = demangle(function.name)
                 total = families.setdefault(
                     family(shown.text) if shown.ok else shown.text, FamilyTotal("")
@@ -113,12 +116,10 @@ def _library(
             if copies > 1:
                 report.duplicates.append(Duplicate(source, arch, demangle(name).text, size, copies))
     ordered = sorted(archs.items(), key=lambda item: (item[0][0], arch_key(item[0][1])))
-    for (before, a), (after, b) in zip(ordered, ordered[1:], strict=False):
-        if before[0] == after[0] and a.functions and a.fingerprint == b.fingerprint:
-            if a.functions == b.functions:
-                report.twins.append(
-                    TwinArch(source, after[1], before[1], b.functions, b.code_bytes)
-                )
+    for (before, a), (after, b) in itertools.pairwise(ordered):
+        same = a.fingerprint == b.fingerprint and a.functions == b.functions
+        if before[0] == after[0] and a.functions and same:
+            report.twins.append(TwinArch(source, after[1], before[1], b.functions, b.code_bytes))
 
 
 def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> BloatReport:
