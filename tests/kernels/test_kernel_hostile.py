@@ -1,0 +1,113 @@
+"""Code objects that lie: symbols past their section, names without terminators, a million
+symbols, names the demangler rejects, corrupt or unknown fatbin compression. Each is shown
+mangled or counted as unattributed with one problem line; nothing raises."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from kernelfx import library
+from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD
+from wheel_size.cuda.library import scan_cuda_sections
+from wheel_size.kernels.functions import MAX_FUNCTIONS, elf_functions
+from wheel_size.kernels.inventory import UNATTRIBUTED, Inventory, read_inventory
+
+_SYM = struct.Struct("<IBBHQQ")
+_SHDR = struct.Struct("<IIQQQQIIQQ")
+STT_FUNC = 2
+
+
+def _elf(symbols: bytes, strtab: bytes, text_size: int = 256) -> bytes:
+    """A minimal ELF64 code object: .text, .symtab, .strtab, .shstrtab."""
+    shstrtab = b"\0.text\0.symtab\0.strtab\0.shstrtab\0"
+    text = bytes(text_size)
+    symtab = bytes(_SYM.size) + symbols  # the null symbol first
+    body = [text, symtab, strtab, shstrtab]
+    offset = 64
+    offsets = []
+    for part in body:
+        offsets.append(offset)
+        offset += len(part)
+    shoff = offset
+    headers = [bytes(_SHDR.size)]
+    headers.append(_SHDR.pack(1, 1, 0x6, 0, offsets[0], len(text), 0, 0, 16, 0))
+    headers.append(_SHDR.pack(7, 2, 0, 0, offsets[1], len(symtab), 3, 1, 8, _SYM.size))
+    headers.append(_SHDR.pack(15, 3, 0, 0, offsets[2], len(strtab), 0, 0, 1, 0))
+    headers.append(_SHDR.pack(23, 3, 0, 0, offsets[3], len(shstrtab), 0, 0, 1, 0))
+    ehdr = struct.pack(
+        "<16sHHIQQQIHHHHHH",
+        b"\x7fELF\x02\x01\x01" + bytes(9),
+        2, 224, 1, 0, 0, shoff, 0, 64, 0, 0, _SHDR.size, len(headers), 4,
+    )  # fmt: skip
+    return ehdr + b"".join(body) + b"".join(headers)
+
+
+def _func(name_offset: int, value: int, size: int) -> bytes:
+    return _SYM.pack(name_offset, 0x10 | STT_FUNC, 0, 1, value, size)
+
+
+def test_sizes_past_the_section_are_unattributed() -> None:
+    strtab = b"\0_Z4goodv\0_Z3badv\0"
+    data = _elf(_func(1, 0, 64) + _func(10, 128, 1 << 40), strtab)
+    found = elf_functions(data, "lib.so: code object")
+    assert [f.name for f in found.functions] == ["_Z4goodv"]
+    assert found.attributed + found.unattributed == len(data)
+    [problem] = found.problems
+    assert problem.startswith("lib.so: code object: 1 symbol(s) lie") and "_Z3badv" in problem
+
+
+def test_a_name_without_terminator_is_unattributed() -> None:
+    strtab = b"\0_Z4goodv\0_Z3endless"  # the last name runs off the table
+    data = _elf(_func(1, 0, 64) + _func(10, 64, 64), strtab)
+    found = elf_functions(data, "lib.so: code object")
+    assert [f.name for f in found.functions] == ["_Z4goodv"]
+    assert found.unattributed == len(data) - 64
+    assert "no terminator" in found.problems[0]
+
+
+def test_a_million_symbols_keep_a_bounded_list() -> None:
+    strtab = b"\0_Z4manyv\0"
+    symbols = b"".join(_func(1, (i % 64) * 4, 4) for i in range(64)) * (10**6 // 64)
+    data = _elf(symbols, strtab)
+    found = elf_functions(data, "lib.so: code object")
+    assert len(found.functions) <= MAX_FUNCTIONS
+    assert any(f"more than {MAX_FUNCTIONS} functions" in p for p in found.problems)
+    assert found.attributed + found.unattributed == len(data)
+
+
+def test_names_the_demangler_rejects_are_shown_mangled() -> None:
+    inventory = Inventory()
+    assert not inventory.add("sm_90", "_Z3badX", 64)
+    item = inventory.items[("sm_90", "_Z3badX")]
+    assert item.family == UNATTRIBUTED
+
+
+def _patched(tmp_path: Path, name: str, patch: str) -> Path:
+    data = bytearray(library(name).read_bytes())
+    with library(name).open("rb") as stream:
+        from wheel_size.rocm.elf_file import ElfImage
+
+        elf = ElfImage(stream, name)
+        found = scan_cuda_sections(stream, source=name, elf=elf)
+    entry = next(f for f in found if f.entry.compression)
+    section = next(s for s in elf.sections if s.name == entry.section)
+    at = section.offset + entry.entry.offset
+    if patch == "payload":
+        start = at + entry.entry.header_size  # the frame header / first LZ4 tokens
+        data[start : start + 16] = b"\xff" * 16
+    else:  # both compression flags
+        (flags,) = struct.unpack_from("<Q", data, at + 40)
+        struct.pack_into("<Q", data, at + 40, flags | FLAG_LZ4 | FLAG_ZSTD)
+    out = tmp_path / f"{patch}-{name}"
+    out.write_bytes(bytes(data))
+    return out
+
+
+def test_corrupt_or_unknown_compression_is_one_problem(tmp_path: Path) -> None:
+    for name in ("libkern_v2.so", "libkern_v2_lz4.so"):
+        for patch in ("payload", "flags"):
+            inventory = Inventory()
+            read_inventory(inventory, _patched(tmp_path, name, patch), f"whl:{name}", "kernel")
+            assert len(inventory.problems) == 1, inventory.problems
+            assert inventory.problems[0].startswith(f"whl:{name}: .nv_fatbin")
