@@ -3,10 +3,10 @@
 Why this demangler (docs/diff-format.md, "Kernel names"): libstdc++'s ``__cxa_demangle`` is
 libiberty's ``cp-demangle.c``, the code binutils ``c++filt`` runs, kept by the GCC
 maintainers and present wherever a C++ program (or nvcc, or clang) runs; through ctypes it
-costs no dependency and no process per name. The pure-Python Itanium demanglers on PyPI
-(``itanium_demangler``) are unmaintained and reject much of what CUDA templates produce;
-``llvm-cxxfilt`` and ``c++filt`` are the same algorithms behind a pipe, which the tests use
-as the reference.
+costs no dependency and no process per name (the ``cxxfilt`` package wraps the same call
+and was last released in 2021). A pure-Python Itanium parser (``itanium-demangler``) is a
+second grammar whose text can differ from ``c++filt``'s; ``llvm-cxxfilt`` and ``c++filt``
+need a process and a pipe, and the tests use ``c++filt`` as the reference.
 
 A name that is not mangled, is longer than ``MAX_NAME`` or that the demangler rejects is
 returned as it is, with ``ok`` false so callers can count it and warn once.
