@@ -9,7 +9,6 @@ arguments, counting instantiations. Only members that differ are read (RECORD ha
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -17,21 +16,14 @@ from pathlib import Path
 
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
+from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, read_inventory
 from wheel_size.wheel.archive import WheelSource, open_source
 
-__all__ = ["arch_key", "compare_inventories", "diff_wheels_by"]
+__all__ = ["compare_inventories", "diff_wheels_by"]
 
 # added in some arch, removed in some arch, old names, new names
 _Names = tuple[set[str], set[str], set[str], set[str]]
-
-
-def arch_key(arch: str) -> tuple[str, int, str]:
-    """Architectures in a natural order: sm_75 < sm_80 < sm_100, gfx90a < gfx942."""
-    match = re.match(r"([a-z_]*?)(\d+)(.*)", arch)
-    if not match:
-        return (arch, 0, "")
-    return (match.group(1), int(match.group(2)), match.group(3))
 
 
 def _rows(old: Inventory, new: Inventory, arch: str, by: str) -> list[ByRow]:

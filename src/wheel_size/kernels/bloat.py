@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wheel_size.diff.by_compare import arch_key
+from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.demangle import demangle
 from wheel_size.kernels.family import family
 from wheel_size.kernels.library import iter_code_objects
