@@ -17,7 +17,7 @@ from pathlib import Path
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
 from wheel_size.kernels.archs import arch_key
-from wheel_size.kernels.inventory import Inventory, read_inventory
+from wheel_size.kernels.inventory import Inventory, Item, read_inventory
 from wheel_size.wheel.archive import WheelSource, open_source
 
 __all__ = ["compare_inventories", "diff_wheels_by"]
@@ -26,10 +26,8 @@ __all__ = ["compare_inventories", "diff_wheels_by"]
 _Names = tuple[set[str], set[str], set[str], set[str]]
 
 
-def _rows(old: Inventory, new: Inventory, arch: str, by: str) -> list[ByRow]:
+def _rows(olds: dict[str, Item], news: dict[str, Item], arch: str, by: str) -> list[ByRow]:
     rows: dict[str, ByRow] = {}
-    olds = {n: i for (a, n), i in old.items.items() if a == arch}
-    news = {n: i for (a, n), i in new.items.items() if a == arch}
     for name in olds.keys() | news.keys():
         a, b = olds.get(name), news.get(name)
         key = name if by != "family" else (b or a).family  # type: ignore[union-attr]
@@ -103,11 +101,14 @@ def compare_inventories(
     """Per-architecture and summed tables of what changed between two inventories."""
     result = ByDiff(old_label, new_label, by, problems=[*old.problems, *new.problems])
     per_arch: list[tuple[str, list[ByRow]]] = []
-    for arch in sorted(old.archs() | new.archs(), key=arch_key):
-        rows = _rows(old, new, arch, by)
+    old_groups, new_groups = old.by_arch(), new.by_arch()
+    for arch in sorted(old_groups.keys() | new_groups.keys(), key=arch_key):
+        olds, news = old_groups.get(arch, {}), new_groups.get(arch, {})
+        rows = _rows(olds, news, arch, by)
         per_arch.append((arch, list(rows)))
         table = _table(arch, rows, top)
-        table.old_total, table.new_total = old.total(arch), new.total(arch)
+        table.old_total = sum(i.bytes for i in olds.values()) + old.unattributed.get(arch, 0)
+        table.new_total = sum(i.bytes for i in news.values()) + new.unattributed.get(arch, 0)
         table.old_unattributed = old.unattributed.get(arch, 0)
         table.new_unattributed = new.unattributed.get(arch, 0)
         if rows or table.old_total != table.new_total:

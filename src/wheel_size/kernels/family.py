@@ -13,6 +13,7 @@ import re
 __all__ = ["ELLIPSIS", "family"]
 
 ELLIPSIS = "<…>"
+_ANGLE = re.compile(r"[<>]")
 # Operator names hold brackets that are not nesting: shield them before scanning.
 _OPERATOR = re.compile(r"operator(?:<<=|>>=|<=>|<<|>>|<=|>=|->\*|->|\(\)|\[\]|<|>)")
 
@@ -53,20 +54,26 @@ def _signature_start(text: str) -> int:
 
 
 def _collapse(text: str) -> str:
-    """Every outermost ``<…>`` replaced by :data:`ELLIPSIS`."""
+    """Every outermost ``<…>`` replaced by :data:`ELLIPSIS` (only the brackets are visited:
+    real kernel names run to kilobytes)."""
+    if "<" not in text:
+        return text
     out: list[str] = []
     depth = 0
-    for ch in text:
-        if ch == "<":
+    kept = 0
+    for match in _ANGLE.finditer(text):
+        at = match.start()
+        if match.group() == "<":
+            if not depth:
+                out.append(text[kept:at])
             depth += 1
-            continue
-        if depth and ch == ">":
+        elif depth:
             depth -= 1
             if not depth:
                 out.append(ELLIPSIS)
-            continue
-        if not depth:
-            out.append(ch)
+                kept = at + 1
+    if not depth:
+        out.append(text[kept:])
     return "".join(out)
 
 

@@ -42,27 +42,43 @@ class Inventory:
     items: dict[tuple[str, str], Item] = field(default_factory=dict)
     unattributed: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # mangled -> (shown name, family, demangled): one string per name however many
+    # architectures hold it (torch's names run to kilobytes).
+    _names: dict[str, tuple[str, str, bool]] = field(default_factory=dict, repr=False)
+
+    def _name(self, mangled: str) -> tuple[str, str, bool]:
+        known = self._names.get(mangled)
+        if known is None:
+            shown = demangle(mangled)
+            if shown.ok and shown.text == mangled and mangled.startswith("$"):
+                kin = mangled  # nvcc's ``$kernel$helper`` names are not C++
+            else:
+                kin = family(shown.text) if shown.ok else UNATTRIBUTED
+            known = self._names[mangled] = (shown.text, kin, shown.ok)
+        return known
 
     def add(self, arch: str, mangled: str, size: int) -> bool:
         """Count one function; False when its name could not be demangled."""
-        shown = demangle(mangled)
-        name = shown.text
-        if shown.ok and name == mangled and mangled.startswith("$"):
-            shown_family = mangled  # nvcc's ``$kernel$helper`` names are not C++
-        else:
-            shown_family = family(name) if shown.ok else UNATTRIBUTED
+        name, kin, ok = self._name(mangled)
         item = self.items.get((arch, name))
         if item is None:
-            item = self.items[(arch, name)] = Item(shown_family)
+            item = self.items[(arch, name)] = Item(kin)
         item.bytes += size
         item.copies += 1
-        return shown.ok
+        return ok
 
     def leftover(self, arch: str, size: int) -> None:
         self.unattributed[arch] = self.unattributed.get(arch, 0) + size
 
     def archs(self) -> set[str]:
         return {arch for arch, _name in self.items} | set(self.unattributed)
+
+    def by_arch(self) -> dict[str, dict[str, Item]]:
+        """``{arch: {name: item}}``, built in one pass."""
+        grouped: dict[str, dict[str, Item]] = {arch: {} for arch in self.unattributed}
+        for (arch, name), item in self.items.items():
+            grouped.setdefault(arch, {})[name] = item
+        return grouped
 
     def total(self, arch: str) -> int:
         """Every byte of the architecture: its functions and its unattributed bytes."""
