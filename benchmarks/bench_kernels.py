@@ -39,7 +39,8 @@ def _fetch(version: str, cache: Path) -> Path:
 
 def _timed(cmd: list[str]) -> tuple[float, int, str]:
     """Wall seconds, peak RSS of the child in MiB, stdout."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    paths = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     wall = time.perf_counter() - start

@@ -64,9 +64,10 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=12).digest()
 
 
-def elf_functions(data: bytes, where: str) -> CodeObjectFunctions:
+def elf_functions(data: bytes, where: str, *, digests: bool = True) -> CodeObjectFunctions:
     """The functions of the code object ``data`` (a cubin or AMDGPU ELF); never raises
-    for bad bytes: an unreadable code object is all unattributed, with the reason."""
+    for bad bytes: an unreadable code object is all unattributed, with the reason.
+    ``digests`` hashes each function's bytes (for duplicates; a diff does not need it)."""
     result = CodeObjectFunctions(size=len(data))
     try:
         elf = ElfImage(data, where)
@@ -85,8 +86,8 @@ def elf_functions(data: bytes, where: str) -> CodeObjectFunctions:
             continue
         cover_end[shndx] = offset + size
         kernel = bool(other & STO_CUDA_ENTRY) or name in descriptors
-        body = elf.read(elf.sections[shndx], offset, size)
-        result.functions.append(Function(name, size, kernel, _digest(body)))
+        digest = _digest(elf.read(elf.sections[shndx], offset, size)) if digests else b""
+        result.functions.append(Function(name, size, kernel, digest))
         covered += size
     result.unattributed = len(data) - covered
     if lies:
@@ -142,7 +143,7 @@ def _candidates(
     return found, lies, [example, "1" if capped else ""], descriptors
 
 
-def ptx_functions(data: bytes, where: str) -> CodeObjectFunctions:
+def ptx_functions(data: bytes, where: str, *, digests: bool = True) -> CodeObjectFunctions:
     """The ``.entry`` kernels of PTX text, each sized as its text up to the next entry."""
     result = CodeObjectFunctions(size=len(data))
     starts = [(m.start(), m.group(1).decode("utf-8", "replace")) for m in _PTX_ENTRY.finditer(data)]
@@ -150,7 +151,7 @@ def ptx_functions(data: bytes, where: str) -> CodeObjectFunctions:
     for i, (start, name) in enumerate(starts[:MAX_FUNCTIONS]):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(data.rstrip(b"\0"))
         body = data[start:end]
-        result.functions.append(Function(name, len(body), True, _digest(body)))
+        result.functions.append(Function(name, len(body), True, _digest(body) if digests else b""))
         covered += len(body)
     if len(starts) > MAX_FUNCTIONS:
         result.problems.append(

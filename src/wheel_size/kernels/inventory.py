@@ -88,7 +88,7 @@ class Inventory:
 
 def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
     rejected = 0
-    for code in iter_code_objects(stream, source, inventory.problems):
+    for code in iter_code_objects(stream, source, inventory.problems, digests=False):
         found = code.functions
         inventory.problems.extend(found.problems)
         inventory.leftover(code.arch, found.unattributed)

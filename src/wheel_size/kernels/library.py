@@ -35,32 +35,44 @@ class CodeObjectReport:
     functions: CodeObjectFunctions
 
 
-def _cuda(stream: IO[bytes], elf: ElfImage, source: str) -> Iterator[CodeObjectReport]:
+def _cuda(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool
+) -> Iterator[CodeObjectReport]:
     for number, image in enumerate(iter_images(stream, elf, source, frozenset({"sass", "ptx"}))):
         entry = image.entry
         where = f"{source}: {image.section} {entry.image} {entry.arch} #{number}"
         if entry.image == "ptx":
             arch = entry.arch.replace("sm_", "compute_", 1)
-            yield CodeObjectReport("cuda", arch, ptx_functions(image.data, where))
+            yield CodeObjectReport("cuda", arch, ptx_functions(image.data, where, digests=digests))
         else:
-            yield CodeObjectReport("cuda", entry.arch, elf_functions(image.data, where))
+            found = elf_functions(image.data, where, digests=digests)
+            yield CodeObjectReport("cuda", entry.arch, found)
 
 
-def _hip(stream: IO[bytes], elf: ElfImage, source: str) -> Iterator[CodeObjectReport]:
+def _hip(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool
+) -> Iterator[CodeObjectReport]:
     section = elf.section(FATBIN_SECTION)
     if section is None or not section.file_size or not (elf.is64 and elf.little_endian):
         return
     library = read_library(stream, source)
     for code in library.iter_code_objects():
         where = f"{source}: {FATBIN_SECTION} bundle {code.bundle} {code.target}"
-        yield CodeObjectReport("hip", code.target, elf_functions(code.data, where))
+        found = elf_functions(code.data, where, digests=digests)
+        yield CodeObjectReport("hip", code.target, found)
 
 
 def iter_code_objects(
-    stream: IO[bytes], source: str, problems: list[str], elf: ElfImage | None = None
+    stream: IO[bytes],
+    source: str,
+    problems: list[str],
+    elf: ElfImage | None = None,
+    *,
+    digests: bool = True,
 ) -> Iterator[CodeObjectReport]:
     """The code objects of the ELF library in ``stream``; reasons it could not be read go
-    to ``problems`` (the code objects before the fault have been handed out)."""
+    to ``problems`` (the code objects before the fault have been handed out). ``digests``
+    hashes every function's bytes (duplicates need it, a diff does not)."""
     try:
         elf = elf if elf is not None else ElfImage(stream, source)
     except (WheelSizeError, *_STRAY) as exc:
@@ -68,6 +80,6 @@ def iter_code_objects(
         return
     for scan in (_cuda, _hip):
         try:
-            yield from scan(stream, elf, source)
+            yield from scan(stream, elf, source, digests)
         except (WheelSizeError, *_STRAY) as exc:
             problems.append(f"{exc}; its kernels are not listed")
