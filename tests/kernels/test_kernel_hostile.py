@@ -111,3 +111,34 @@ def test_corrupt_or_unknown_compression_is_one_problem(tmp_path: Path) -> None:
             read_inventory(inventory, _patched(tmp_path, name, patch), f"whl:{name}", "kernel")
             assert len(inventory.problems) == 1, inventory.problems
             assert inventory.problems[0].startswith(f"whl:{name}: .nv_fatbin")
+
+
+def test_every_cubin_lying_is_one_warning_for_the_library(tmp_path: Path) -> None:
+    from wheel_size.cuda.images import iter_images
+    from wheel_size.rocm.elf_file import ElfImage
+
+    path = library("libkern_v1.so")  # raw SASS: the cubins sit in the file as they are
+    data = bytearray(path.read_bytes())
+    lied = 0
+    with path.open("rb") as stream:
+        elf = ElfImage(stream, "lib")
+        sections = {s.name: s for s in elf.sections}
+        for image in iter_images(stream, elf, "lib"):
+            base = sections[image.section].offset + image.entry.offset + image.entry.header_size
+            cubin = ElfImage(image.data, "cubin")
+            for sec in cubin.sections:
+                if sec.type != 2:  # SHT_SYMTAB
+                    continue
+                for at in range(sec.offset, sec.offset + sec.size, _SYM.size):
+                    name, info, other, shndx, value, size = _SYM.unpack_from(image.data, at)
+                    if info & 0xF == STT_FUNC and size:
+                        _SYM.pack_into(data, base + at, name, info, other, shndx, value, 1 << 40)
+                        lied += 1
+    assert lied > 4
+    hostile = tmp_path / "libkern_v1.so"
+    hostile.write_bytes(bytes(data))
+    inventory = Inventory()
+    read_inventory(inventory, hostile, "whl:libkern_v1.so", "kernel")
+    [problem] = inventory.problems
+    assert "lie about their bytes" in problem and "more problems in whl:libkern_v1.so" in problem
+    assert not [key for key in inventory.items if key[0].startswith("sm_")]

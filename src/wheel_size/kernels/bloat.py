@@ -29,7 +29,7 @@ from pathlib import Path
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.demangle import demangle
 from wheel_size.kernels.family import family
-from wheel_size.kernels.library import iter_code_objects
+from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.native import ELF_MAGIC
 from wheel_size.wheel.archive import open_source
 
@@ -88,10 +88,11 @@ def _library(
     path: Path, source: str, report: BloatReport, families: dict[str, FamilyTotal]
 ) -> None:
     archs: dict[tuple[str, str], _Arch] = {}
+    problems: list[str] = []
     with path.open("rb") as stream:
         for code in iter_code_objects(stream, source, report.problems):
             found = code.functions
-            report.problems.extend(found.problems)
+            problems.extend(found.problems)
             report.code_bytes += found.size
             slot = archs.setdefault((code.kind, code.arch), _Arch())
             slot.code_bytes += found.size
@@ -111,6 +112,7 @@ def _library(
                 total.bytes += function.size
                 total.names.add(shown.text)
                 total.archs.add(code.arch)
+    report.problems.extend(one_problem(problems, source))
     for (_kind, arch), slot in archs.items():
         for (name, _digest), (size, copies) in slot.seen.items():
             if copies > 1:

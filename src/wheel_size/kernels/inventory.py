@@ -17,7 +17,7 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.demangle import demangle
 from wheel_size.kernels.family import family
 from wheel_size.kernels.host import host_symbols
-from wheel_size.kernels.library import iter_code_objects
+from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.rocm.elf_file import ElfImage
 
 __all__ = ["UNATTRIBUTED", "Inventory", "Item", "read_inventory"]
@@ -88,13 +88,15 @@ class Inventory:
 
 def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
     rejected = 0
+    problems: list[str] = []
     for code in iter_code_objects(stream, source, inventory.problems, digests=False):
         found = code.functions
-        inventory.problems.extend(found.problems)
+        problems.extend(found.problems)
         inventory.leftover(code.arch, found.unattributed)
         for function in found.functions:
             if not inventory.add(code.arch, function.name, function.size):
                 rejected += 1
+    inventory.problems.extend(one_problem(problems, source))
     if rejected:
         inventory.problems.append(
             f"{source}: {rejected} name(s) the demangler rejects are shown mangled, "

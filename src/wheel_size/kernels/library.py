@@ -20,7 +20,7 @@ from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 
-__all__ = ["CodeObjectReport", "iter_code_objects"]
+__all__ = ["CodeObjectReport", "iter_code_objects", "one_problem"]
 
 _STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
 
@@ -83,3 +83,11 @@ def iter_code_objects(
             yield from scan(stream, elf, source, digests)
         except (WheelSizeError, *_STRAY) as exc:
             problems.append(f"{exc}; its kernels are not listed")
+
+
+def one_problem(problems: list[str], source: str) -> list[str]:
+    """The code objects' problems of one library as at most one line: the first, and how
+    many more (a hostile library of thousands of code objects is one warning)."""
+    if len(problems) <= 1:
+        return problems
+    return [f"{problems[0]} (and {len(problems) - 1} more problems in {source})"]
