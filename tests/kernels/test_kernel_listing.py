@@ -9,7 +9,8 @@ import subprocess
 import pytest
 
 from kernelfx import library, manifest
-from wheel_size.kernels.demangle import available, demangle
+from wheel_size.kernels.demangle import available, demangle, demangle_many, llvm_cxxfilt
+from wheel_size.kernels.inventory import Inventory
 from wheel_size.kernels.library import iter_code_objects
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.elf_tables import iter_symbols
@@ -74,3 +75,43 @@ def test_demangled_names_equal_cxxfilt() -> None:
         ["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert [demangle(n).text for n in names] == reference
+
+
+# A CUTLASS kernel of torch 2.9.0's libtorch_cuda.so that GCC 12's libiberty (libstdc++,
+# binutils c++filt) rejects and LLVM's demangler reads.
+CUTLASS = (
+    "_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalIN4cute5tupleIJiiiEEENS1_10coll"
+    "ective13CollectiveMmaINS1_34MainloopSm90TmaGmmaWarpSpecializedILi4ENS5_IJNS4_1CILi2EEENS"
+    "A_ILi1EEESC_EEENS1_35KernelTmaWarpSpecializedCooperativeEEENS5_IJNSA_ILi128EEENSA_ILi256"
+    "EEENSA_ILi64EEEEEENS_10bfloat16_tENS5_IJlSC_lEEESK_SL_NS4_8TiledMMAINS4_8MMA_AtomIJNS4_4"
+    "SM904GMMA28MMA_64x256x16_F32BF16BF16_SSILNSP_5MajorE0ELSR_0ELNSP_7ScaleInE1ELSS_1EEEEEEN"
+    "S4_6LayoutISD_NS5_IJSC_NSA_ILi0EEESW_EEEEENS5_IJNS4_10UnderscoreESZ_SZ_EEEEENS4_13SM90_T"
+    "MA_LOADENS4_14ComposedLayoutINS4_7SwizzleILi3ELi4ELi3EEENS4_18smem_ptr_flag_bitsILi16EEE"
+    "NSV_INS5_IJNSA_ILi8EEESI_EEENS5_IJSI_SC_EEEEEEEvNS4_8identityENS4_23SM90_TMA_LOAD_MULTIC"
+    "ASTES1C_vS1D_EENS_8epilogue10collective18CollectiveEpilogueINS1G_22Sm90TmaWarpSpecialize"
+    "dILi4ELi2ELi16ELb1ELb0EEEJSJ_NS5_IJSG_NSA_ILi32EEEEEESK_SL_SK_SL_NS1G_6fusion15FusionCal"
+    "lbacksIS1K_NS1N_17LinearCombinationISK_fSK_fLNS_15FloatRoundStyleE2EEESJ_S1M_JEEES12_NS1"
+    "3_INS14_ILi2ELi4ELi3EEES17_NSV_INS5_IJS18_S1L_EEENS5_IJS1L_SC_EEEEEEENS4_17SM75_U32x4_LD"
+    "SM_NENS4_14SM90_TMA_STOREES1X_NS4_17SM90_U32x4_STSM_NENS4_9Copy_AtomIJS20_NS_6half_tEEEE"
+    "vEEENS1_29PersistentAsyncInputSchedulerISE_vEEvEEEEvNT_6ParamsE"
+)
+
+
+def test_names_libstdcxx_rejects_go_to_llvm_cxxfilt() -> None:
+    tool = llvm_cxxfilt()
+    if tool is None:
+        pytest.skip("llvm-cxxfilt not installed")
+    want = subprocess.run(
+        [tool], input=CUTLASS + "\n", capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert want.startswith("void cutlass::device_kernel<")
+    shown = demangle_many([CUTLASS])[CUTLASS]
+    assert shown.ok
+    if not demangle(CUTLASS).ok:  # libstdc++ rejects it: the answer is LLVM's
+        assert shown.text == want
+    inventory = Inventory()
+    inventory.add("sm_90", CUTLASS, 100)
+    inventory.add("sm_80", CUTLASS, 50)
+    assert inventory.resolve() == 0
+    assert {name for _arch, name in inventory.items} == {shown.text}
+    assert {item.family for item in inventory.items.values()} == {"cutlass::device_kernel<…>"}

@@ -25,10 +25,12 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wheel_size.kernels.archs import arch_key
-from wheel_size.kernels.demangle import demangle
+from wheel_size.kernels.demangle import demangle_many
 from wheel_size.kernels.family import family
+from wheel_size.kernels.inventory import UNATTRIBUTED
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.native import ELF_MAGIC
 from wheel_size.wheel.archive import open_source
@@ -84,9 +86,7 @@ class _Arch:
     seen: dict[tuple[str, bytes], list[int]] = field(default_factory=dict)  # -> [size, n]
 
 
-def _library(
-    path: Path, source: str, report: BloatReport, families: dict[str, FamilyTotal]
-) -> None:
+def _library(path: Path, source: str, report: BloatReport, families: dict[str, list[Any]]) -> None:
     archs: dict[tuple[str, str], _Arch] = {}
     problems: list[str] = []
     with path.open("rb") as stream:
@@ -105,18 +105,14 @@ def _library(
                 slot.fingerprint = (slot.fingerprint + int.from_bytes(mark.digest(), "little")) % (
                     1 << 128
                 )
-                shown = demangle(function.name)
-                total = families.setdefault(
-                    family(shown.text) if shown.ok else shown.text, FamilyTotal("")
-                )
-                total.bytes += function.size
-                total.names.add(shown.text)
-                total.archs.add(code.arch)
+                total = families.setdefault(function.name, [0, set()])
+                total[0] += function.size
+                total[1].add(code.arch)
     report.problems.extend(one_problem(problems, source))
     for (_kind, arch), slot in archs.items():
         for (name, _digest), (size, copies) in slot.seen.items():
             if copies > 1:
-                report.duplicates.append(Duplicate(source, arch, demangle(name).text, size, copies))
+                report.duplicates.append(Duplicate(source, arch, name, size, copies))
     ordered = sorted(archs.items(), key=lambda item: (item[0][0], arch_key(item[0][1])))
     for (before, a), (after, b) in itertools.pairwise(ordered):
         same = a.fingerprint == b.fingerprint and a.functions == b.functions
@@ -127,7 +123,7 @@ def _library(
 def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> BloatReport:
     """The bloat report of one wheel (or unpacked wheel directory)."""
     report = BloatReport(label or str(wheel))
-    families: dict[str, FamilyTotal] = {}
+    families: dict[str, list[Any]] = {}  # mangled name -> [bytes, architectures]
     with tempfile.TemporaryDirectory(prefix="wheel-size-bloat-") as tmp, open_source(wheel) as src:
         for member in src.members:
             if member.size < len(ELF_MAGIC):
@@ -143,9 +139,22 @@ def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> Bloat
                 _library(path, f"{report.wheel}:{member.name}", report, families)
             finally:
                 path.unlink(missing_ok=True)
+    names = demangle_many({*families, *(d.name for d in report.duplicates)})
+    report.duplicates = [
+        Duplicate(d.library, d.arch, names[d.name].text, d.size, d.copies)
+        for d in report.duplicates
+    ]
     report.duplicates.sort(key=lambda d: (-d.saving, d.library, arch_key(d.arch), d.name))
-    for name, total in families.items():
-        total.family = name
-    report.families = sorted(families.values(), key=lambda f: (-f.bytes, f.family))[:top]
+    grouped: dict[str, FamilyTotal] = {}
+    for mangled, (size, archs) in families.items():
+        shown = names[mangled]
+        kin = shown.text if mangled.startswith("$") else UNATTRIBUTED
+        if shown.ok and not mangled.startswith("$"):
+            kin = family(shown.text)
+        total = grouped.setdefault(kin, FamilyTotal(kin))
+        total.bytes += size
+        total.names.add(shown.text)
+        total.archs.update(archs)
+    report.families = sorted(grouped.values(), key=lambda f: (-f.bytes, f.family))[:top]
     report.twins.sort(key=lambda t: (-t.saving, t.library, arch_key(t.arch)))
     return report

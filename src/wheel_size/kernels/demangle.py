@@ -8,7 +8,10 @@ and was last released in 2021). A pure-Python Itanium parser (``itanium-demangle
 second grammar whose text can differ from ``c++filt``'s; ``llvm-cxxfilt`` and ``c++filt``
 need a process and a pipe, and the tests use ``c++filt`` as the reference.
 
-A name that is not mangled, is longer than ``MAX_NAME`` or that the demangler rejects is
+libiberty (GCC 12's, and binutils ``c++filt`` with it) rejects some names LLVM's demangler
+reads: CUTLASS kernels in libtorch_cuda.so, ~2,200 of them. :func:`demangle_many` therefore
+sends the names libstdc++ rejects to ``llvm-cxxfilt`` when it is installed, all in one
+process. A name that is not mangled, is longer than ``MAX_NAME`` or that both reject is
 returned as it is, with ``ok`` false so callers can count it and warn once.
 """
 
@@ -17,10 +20,17 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import shutil
+import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_NAME", "Demangled", "available", "demangle"]
+__all__ = ["MAX_NAME", "Demangled", "available", "demangle", "demangle_many", "llvm_cxxfilt"]
+
+# The LLVM demangler, newest first; WHEEL_SIZE has no say in which LLVM is installed.
+_LLVM_TOOLS = ("llvm-cxxfilt", *(f"llvm-cxxfilt-{v}" for v in range(22, 13, -1)))
+_LLVM_TIMEOUT = 300
 
 # Nested template arguments make names long, and libiberty recurses on them: a name past
 # this many bytes is shown mangled rather than handed to a recursive parser.
@@ -80,3 +90,45 @@ def demangle(name: str) -> Demangled:
     finally:
         free(pointer)
     return Demangled(text, True)
+
+
+@functools.lru_cache(maxsize=1)
+def llvm_cxxfilt() -> str | None:
+    """The path of an installed ``llvm-cxxfilt``, or None."""
+    for tool in _LLVM_TOOLS:
+        found = shutil.which(tool)
+        if found:
+            return found
+    return None
+
+
+def demangle_many(names: Iterable[str]) -> dict[str, Demangled]:
+    """Each name demangled: libstdc++ first, the rest through one ``llvm-cxxfilt`` run."""
+    result = {name: demangle(name) for name in names}
+    retry = [
+        name
+        for name, shown in result.items()
+        if not shown.ok and name.startswith("_Z") and len(name) <= MAX_NAME
+        and name.isprintable() and name.isascii()
+    ]  # fmt: skip
+    tool = llvm_cxxfilt()
+    if not retry or tool is None:
+        return result
+    try:
+        proc = subprocess.run(
+            [tool],
+            input="\n".join(retry) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=_LLVM_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return result
+    lines = proc.stdout.splitlines()
+    if proc.returncode or len(lines) != len(retry):
+        return result
+    for name, text in zip(retry, lines, strict=True):
+        if text != name:
+            result[name] = Demangled(text, True)
+    return result

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from wheel_size.errors import WheelSizeError
-from wheel_size.rocm.elf_file import SHT_NOBITS, ElfImage, check_span
+from wheel_size.rocm.elf_file import ElfImage, check_span
 from wheel_size.rocm.elf_tables import iter_symbols
 
 __all__ = ["MAX_FUNCTIONS", "CodeObjectFunctions", "Function", "elf_functions", "ptx_functions"]
@@ -124,7 +124,7 @@ def _candidates(
         if not 0 < symbol.shndx < len(elf.sections):
             continue
         section = elf.sections[symbol.shndx]
-        if section.type == SHT_NOBITS or not section.flags & SHF_EXECINSTR:
+        if not section.file_size or not section.flags & SHF_EXECINSTR:
             continue
         offset = symbol.value - section.addr
         if symbol.unterminated or not check_span(offset, symbol.size, section.size):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wheel_size.rocm.elf_file import SHT_NOBITS, ElfImage, check_span
+from wheel_size.rocm.elf_file import ElfImage, check_span
 from wheel_size.rocm.elf_tables import SHT_SYMTAB, iter_symbols
 
 __all__ = ["MAX_SYMBOLS", "HostSection", "HostSymbols", "host_symbols"]
@@ -50,7 +50,7 @@ def host_symbols(elf: ElfImage) -> HostSymbols:
     sections = {
         s.index: HostSection(s.name or f"#{s.index}", s.size)
         for s in elf.sections
-        if s.type != SHT_NOBITS and s.size and s.index
+        if s.file_size and s.index
     }
     found: list[tuple[int, int, int, str]] = []
     lies = 0

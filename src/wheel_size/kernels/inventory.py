@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from wheel_size.errors import WheelSizeError
-from wheel_size.kernels.demangle import demangle
+from wheel_size.kernels.demangle import Demangled, demangle, demangle_many
 from wheel_size.kernels.family import family
 from wheel_size.kernels.host import host_symbols
 from wheel_size.kernels.library import iter_code_objects, one_problem
@@ -45,11 +45,13 @@ class Inventory:
     # mangled -> (shown name, family, demangled): one string per name however many
     # architectures hold it (torch's names run to kilobytes).
     _names: dict[str, tuple[str, str, bool]] = field(default_factory=dict, repr=False)
+    # (arch, mangled) of items whose name libstdc++ rejected, for :meth:`resolve`
+    _pending: set[tuple[str, str]] = field(default_factory=set, repr=False)
 
-    def _name(self, mangled: str) -> tuple[str, str, bool]:
-        known = self._names.get(mangled)
+    def _name(self, mangled: str, shown: Demangled | None = None) -> tuple[str, str, bool]:
+        known = self._names.get(mangled) if shown is None else None
         if known is None:
-            shown = demangle(mangled)
+            shown = shown or demangle(mangled)
             if shown.ok and shown.text == mangled and mangled.startswith("$"):
                 kin = mangled  # nvcc's ``$kernel$helper`` names are not C++
             else:
@@ -58,14 +60,38 @@ class Inventory:
         return known
 
     def add(self, arch: str, mangled: str, size: int) -> bool:
-        """Count one function; False when its name could not be demangled."""
+        """Count one function; False when its name could not be demangled (yet: see
+        :meth:`resolve`)."""
         name, kin, ok = self._name(mangled)
+        if not ok:
+            self._pending.add((arch, name))
         item = self.items.get((arch, name))
         if item is None:
             item = self.items[(arch, name)] = Item(kin)
         item.bytes += size
         item.copies += 1
         return ok
+
+    def resolve(self) -> int:
+        """Demangle what libstdc++ rejected through ``llvm-cxxfilt`` (one process) and move
+        those items under their names; returns how many names stay mangled."""
+        if not self._pending:
+            return 0
+        pending, self._pending = self._pending, set()
+        found = demangle_many({mangled for _arch, mangled in pending})
+        still = 0
+        for mangled, shown in found.items():
+            self._name(mangled, shown)
+            still += not shown.ok
+        for arch, mangled in pending:
+            name, kin, ok = self._names[mangled]
+            if not ok:
+                continue
+            old = self.items.pop((arch, mangled))
+            item = self.items.setdefault((arch, name), Item(kin))
+            item.bytes += old.bytes
+            item.copies += old.copies
+        return still
 
     def leftover(self, arch: str, size: int) -> None:
         self.unattributed[arch] = self.unattributed.get(arch, 0) + size
@@ -87,16 +113,15 @@ class Inventory:
 
 
 def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
-    rejected = 0
     problems: list[str] = []
     for code in iter_code_objects(stream, source, inventory.problems, digests=False):
         found = code.functions
         problems.extend(found.problems)
         inventory.leftover(code.arch, found.unattributed)
         for function in found.functions:
-            if not inventory.add(code.arch, function.name, function.size):
-                rejected += 1
+            inventory.add(code.arch, function.name, function.size)
     inventory.problems.extend(one_problem(problems, source))
+    rejected = inventory.resolve()
     if rejected:
         inventory.problems.append(
             f"{source}: {rejected} name(s) the demangler rejects are shown mangled, "
@@ -115,6 +140,7 @@ def _add_symbols(inventory: Inventory, stream: IO[bytes], source: str) -> None:
         inventory.leftover(section.name, section.unattributed)
         for name, size in section.symbols.items():
             inventory.add(section.name, name, size)
+    inventory.resolve()
 
 
 def read_inventory(inventory: Inventory, path: Path, source: str, by: str) -> None:
