@@ -12,13 +12,14 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
-from wheel_size.wheel.archive import WheelSource, open_source
+from wheel_size.wheel.archive import open_source
 
 __all__ = ["compare_inventories", "diff_wheels_by"]
 
@@ -123,31 +124,33 @@ def compare_inventories(
     return result
 
 
-def _read(
-    source: WheelSource, name: str, label: str, inventory: Inventory, by: str, work: Path
-) -> None:
-    fd, tmp_name = tempfile.mkstemp(dir=work, suffix=".so")
-    tmp = Path(tmp_name)
-    try:
-        with source.open(name) as src, os.fdopen(fd, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
-        read_inventory(inventory, tmp, f"{label}:{name}", by)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def diff_wheels_by(
-    old: Path, new: Path, *, by: str, top: int, old_label: str, new_label: str
-) -> ByDiff:
-    """Compare the libraries that differ between two wheels by kernel, symbol or family."""
-    old_inv, new_inv = Inventory(), Inventory()
+def _side(path: Path, names: list[str], label: str, by: str) -> Inventory:
+    """The inventory of the members ``names`` of one wheel, each streamed to a temporary
+    file and read there (one worker process per side when two cores are free)."""
+    inventory = Inventory()
     with (
         tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp,
-        open_source(old) as a_src,
-        open_source(new) as b_src,
+        open_source(path) as source,
     ):
-        work = Path(tmp)
-        problems: list[str] = []
+        for name in names:
+            fd, tmp_name = tempfile.mkstemp(dir=tmp, suffix=".so")
+            member = Path(tmp_name)
+            try:
+                with source.open(name) as src, os.fdopen(fd, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                read_inventory(inventory, member, f"{label}:{name}", by)
+            finally:
+                member.unlink(missing_ok=True)
+    return inventory
+
+
+def _changed(
+    old: Path, new: Path, old_label: str, new_label: str, problems: list[str]
+) -> tuple[list[str], list[str]]:
+    """The ELF members of each wheel that differ from the other wheel's (RECORD first)."""
+    old_names: list[str] = []
+    new_names: list[str] = []
+    with open_source(old) as a_src, open_source(new) as b_src:
         a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
         a_members = {normalise_path(m.name): m for m in a_src.members}
         b_members = {normalise_path(m.name): m for m in b_src.members}
@@ -156,9 +159,32 @@ def diff_wheels_by(
             if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
                 continue
             if a and _is_elf(a_src, a):
-                _read(a_src, a.name, old_label, old_inv, by, work)
+                old_names.append(a.name)
             if b and _is_elf(b_src, b):
-                _read(b_src, b.name, new_label, new_inv, by, work)
+                new_names.append(b.name)
+    return old_names, new_names
+
+
+def _workers() -> int:
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(2, usable or 1)
+
+
+def diff_wheels_by(
+    old: Path, new: Path, *, by: str, top: int, old_label: str, new_label: str
+) -> ByDiff:
+    """Compare the libraries that differ between two wheels by kernel, symbol or family;
+    the two sides are read in two processes when the machine has two cores."""
+    problems: list[str] = []
+    old_names, new_names = _changed(old, new, old_label, new_label, problems)
+    if _workers() > 1 and old_names and new_names:
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            later = pool.submit(_side, new, new_names, new_label, by)
+            old_inv = _side(old, old_names, old_label, by)
+            new_inv = later.result()
+    else:
+        old_inv = _side(old, old_names, old_label, by)
+        new_inv = _side(new, new_names, new_label, by)
     result = compare_inventories(
         old_inv, new_inv, by=by, top=top, old_label=old_label, new_label=new_label
     )
