@@ -84,6 +84,10 @@ def main() -> int:
     dup = sum(d["saving"] for d in bloat["duplicates"])
     twin = sum(t["saving"] for t in bloat["twins"])
     print(f"bloat: {bloat['code_bytes']:,} code bytes; duplicates save {dup:,}; twins {twin:,}")
+    for item in bloat["duplicates"][:5]:
+        print(
+            f"  dup {item['arch']} x{item['copies']} {item['name'][:90]}: saves {item['saving']:,}"
+        )
     for family in bloat["families"][:10]:
         print(f"  {family['family'][:90]}: {family['bytes']:,} bytes, {family['instantiations']}")
     return 0
