@@ -142,3 +142,22 @@ def test_every_cubin_lying_is_one_warning_for_the_library(tmp_path: Path) -> Non
     [problem] = inventory.problems
     assert "lie about their bytes" in problem and "more problems in whl:libkern_v1.so" in problem
     assert not [key for key in inventory.items if key[0].startswith("sm_")]
+
+
+def test_host_symbols_that_lie_are_unattributed_and_sections_add_up() -> None:
+    from wheel_size.kernels.host import host_symbols
+    from wheel_size.rocm.elf_file import ElfImage
+
+    strtab = b"\0good\0alias\0bad\0inner\0"
+    symbols = (
+        _func(1, 0, 64)  # good: [0, 64)
+        + _func(6, 0, 64)  # alias: same bytes, counted once
+        + _func(12, 200, 100)  # bad: past the 256-byte .text
+        + _func(16, 16, 8)  # inner: inside good
+    )
+    found = host_symbols(ElfImage(_elf(symbols, strtab), "lib.so"))
+    [text] = [s for s in found.sections if s.name == ".text"]
+    assert sum(text.symbols.values()) == 64 and len(text.symbols) == 1
+    assert text.unattributed == 256 - 64
+    [problem] = found.problems
+    assert problem.startswith("lib.so: 1 symbol(s) lie")
