@@ -20,6 +20,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit", type=int, default=25, help="files listed per comparison (default 25)"
     )
+    parser.add_argument(
+        "--by",
+        choices=("kernel", "symbol", "family"),
+        help="compare GPU kernels, host symbols or kernel template families instead of files",
+    )
+    parser.add_argument(
+        "--top", type=int, default=20, help="rows per table with --by, the rest summed (20)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
+    if args.by:
+        return _run_by(args)
     report = diff_inputs(args.old, args.new)
     if args.format == "json":
         text = json.dumps(report.to_json(), indent=2) + "\n"
@@ -37,6 +47,26 @@ def run(args: argparse.Namespace) -> int:
             comparisons=[view(c, limit=args.limit) for c in report.comparisons],
             problems=[cell(p) for p in report.problems],
         )
+    if args.output:
+        atomic_write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    for problem in [*report.problems, *(p for c in report.comparisons for p in c.problems)]:
+        print(f"wheel-size: warning: {problem}", file=sys.stderr)
+    return 0
+
+
+def _run_by(args: argparse.Namespace) -> int:
+    from wheel_size.diff.by_run import diff_inputs_by
+    from wheel_size.diff.by_view import by_view
+    from wheel_size.fileio import atomic_write_text
+    from wheel_size.render import render
+
+    report = diff_inputs_by(args.old, args.new, by=args.by, top=args.top)
+    if args.format == "json":
+        text = json.dumps(report.to_json(), indent=2) + "\n"
+    else:
+        text = render("diff_by.md.j2", **by_view(report))
     if args.output:
         atomic_write_text(args.output, text)
     else:

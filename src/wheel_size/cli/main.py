@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dashboard": ("wheel_size.cli.dashboard", "draw the history dashboard (index.html)"),
     "plan-chunks": ("wheel_size.cli.plan_chunks", "split a backfill range into matrix jobs"),
     "diff": ("wheel_size.cli.diff", "explain the size difference of two wheels"),
+    "bloat": ("wheel_size.cli.bloat", "duplicate kernels, big template families, twin GPU archs"),
     "audit": ("wheel_size.cli.audit", "audit a build matrix's wheels: keep, drop or fix"),
     "split": ("wheel_size.cli.split", "split a ROCm fat wheel into host and per-GPU device wheels"),
     "check": (

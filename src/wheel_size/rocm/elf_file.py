@@ -31,6 +31,10 @@ __all__ = [
 ]
 
 SHT_NOBITS = 8
+# CUDA relocatable cubins (nvcc -rdc, e.g. libtorch_nvshmem's __nv_relfatbin) carry
+# ``.nv_debug.shared`` with this processor-specific type: memory only, like NOBITS.
+EM_CUDA = 190
+SHT_CUDA_NOBITS = 0x7000000A
 SHT_RELA = 4
 SHT_REL = 9
 SHT_RELR = 19
@@ -72,11 +76,12 @@ class Section:
     info: int
     addralign: int
     entsize: int
+    nobits: bool = False  # no bytes in the file (SHT_NOBITS, or CUDA's own NOBITS type)
 
     @property
     def file_size(self) -> int:
         """Bytes the section occupies in the file (0 for NOBITS)."""
-        return 0 if self.type == SHT_NOBITS else self.size
+        return 0 if self.type == SHT_NOBITS or self.nobits else self.size
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,10 @@ class ElfImage:
                 end = names.find(b"\0", sh_name)
                 text = names[sh_name : end if end >= 0 else len(names)].decode("utf-8", "replace")
             what = f"section {text or i}"
-            if sh_type != SHT_NOBITS and sh_size and not check_span(offset, sh_size, size):
+            nobits = sh_type == SHT_NOBITS or (
+                self.machine == EM_CUDA and sh_type == SHT_CUDA_NOBITS
+            )
+            if not nobits and sh_size and not check_span(offset, sh_size, size):
                 raise InvalidElf(
                     f"{self.name}: {what} (offset {offset:#x}, size {sh_size:#x}) lies "
                     f"outside the file ({size:#x} bytes; truncated or corrupt)"
@@ -266,9 +274,8 @@ class ElfImage:
                 right = want[0 if self.is64 else 1]
                 if entsize != right and (entsize or sh_type in (2, 11)):  # symbol tables
                     raise InvalidElf(f"{self.name}: {what} has {entsize}-byte entries, not {right}")
-            sections.append(
-                Section(i, text, sh_type, flags, addr, offset, sh_size, link, info, align, entsize)
-            )
+            fields = (addr, offset, sh_size, link, info, align, entsize)
+            sections.append(Section(i, text, sh_type, flags, *fields, nobits))
         return sections
 
     def require_64le(self) -> None:
@@ -297,7 +304,7 @@ class ElfImage:
         """``size`` bytes (default: to the end) at ``offset`` inside section ``sec``;
         InvalidElf for a range outside the section or a section without file bytes."""
         size = sec.size - offset if size is None else size
-        if sec.type == SHT_NOBITS or not check_span(offset, size, sec.size):
+        if sec.type == SHT_NOBITS or sec.nobits or not check_span(offset, size, sec.size):
             raise InvalidElf(
                 f"{self.name}: read of {size} bytes at {offset} lies outside section "
                 f"{sec.name or sec.index} ({sec.file_size} bytes in the file)"

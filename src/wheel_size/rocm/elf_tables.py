@@ -32,6 +32,10 @@ class Symbol:
     value: int
     shndx: int  # 0 = undefined
     table: str  # ".dynsym" or ".symtab"
+    size: int = 0
+    info: int = 0  # st_info: binding << 4 | type
+    other: int = 0
+    unterminated: bool = False  # the name ran to the end of its string table
 
 
 def _strings(elf: ElfImage, sec: Section) -> bytes:
@@ -64,11 +68,12 @@ def iter_symbols(elf: ElfImage) -> Iterator[Symbol]:
             raw = elf.read(sec, start, min(step, usable - start))
             for fields in entry.iter_unpack(raw):
                 if elf.is64:
-                    st_name, _info, _other, shndx, value, _size = fields
+                    st_name, info, other, shndx, value, size = fields
                 else:
-                    st_name, value, _size, _info, _other, shndx = fields
+                    st_name, value, size, info, other, shndx = fields
                 name = _string(names, st_name, elf, "symbol") if st_name else ""
-                yield Symbol(name, value, shndx, sec.name)
+                open_end = bool(st_name) and names.find(b"\0", st_name) < 0
+                yield Symbol(name, value, shndx, sec.name, size, info, other, open_end)
 
 
 def needed_libraries(elf: ElfImage) -> list[str]:

@@ -1,0 +1,73 @@
+"""The device images of a host library's fatbins, decompressed one at a time.
+
+:mod:`wheel_size.cuda.fatbin` reads headers only; listing kernels needs the cubin itself.
+Each entry's payload is read from inside its ELF section (the validated reader checked the
+section against the file, the fatbin parser the entry against its container) and inflated
+to exactly the size its header claims, at most ``MAX_CODE_OBJECT`` bytes: one image is in
+memory at a time, whatever the library holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+
+import zstandard
+
+from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD, FatbinEntry
+from wheel_size.cuda.library import scan_cuda_sections
+from wheel_size.cuda.lz4block import decompress_block
+from wheel_size.errors import InvalidBundle
+from wheel_size.rocm.elf_file import ElfImage
+from wheel_size.rocm.limits import MAX_CODE_OBJECT
+
+__all__ = ["DeviceImage", "iter_images"]
+
+
+@dataclass(frozen=True)
+class DeviceImage:
+    """One fatbin entry and its decompressed bytes (a cubin, PTX text or LTO-IR)."""
+
+    section: str
+    entry: FatbinEntry
+    data: bytes
+
+
+def _inflate(entry: FatbinEntry, raw: bytes, where: str) -> bytes:
+    size = entry.decompressed_size
+    if size > MAX_CODE_OBJECT:
+        raise InvalidBundle(f"{where}: claims {size} decompressed bytes, over the limit")
+    if entry.flags & FLAG_ZSTD:
+        try:
+            out = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        except zstandard.ZstdError as exc:
+            raise InvalidBundle(f"{where}: zstd payload does not decompress ({exc})") from None
+        if len(out) != size:
+            raise InvalidBundle(f"{where}: decompresses to {len(out)} bytes, not {size}")
+        return out
+    return decompress_block(raw, size, where)
+
+
+def iter_images(
+    stream: IO[bytes], elf: ElfImage, source: str, kinds: frozenset[str] = frozenset({"sass"})
+) -> Iterator[DeviceImage]:
+    """Every fatbin entry of ``kinds`` (``sass``, ``ptx``, ``lto``) with its bytes, in file
+    order. InvalidBundle for a payload that does not decompress to its claimed size or
+    carries a compression flag we do not know."""
+    sections = {s.name: s for s in elf.sections}
+    for found in scan_cuda_sections(stream, source=source, elf=elf):
+        entry = found.entry
+        if entry.image not in kinds:
+            continue
+        where = f"{source}: {found.section} entry at {entry.offset} ({entry.arch} {entry.image})"
+        section = sections[found.section]
+        compressed = entry.flags & (FLAG_LZ4 | FLAG_ZSTD)
+        if compressed == FLAG_LZ4 | FLAG_ZSTD:
+            raise InvalidBundle(f"{where}: both LZ4 and zstd compression flags are set")
+        length = entry.compressed_size if compressed else entry.payload_size
+        if length > MAX_CODE_OBJECT:
+            raise InvalidBundle(f"{where}: a {length}-byte payload is over the limit")
+        raw = elf.read(section, entry.offset + entry.header_size, length)
+        data = _inflate(entry, raw, where) if compressed else raw
+        yield DeviceImage(found.section, entry, data)

@@ -1,0 +1,192 @@
+"""``diff --by``: compare two inventories (:mod:`wheel_size.kernels.inventory`) per
+architecture and summed across architectures.
+
+Kernels and symbols are compared by demangled name; families by the name without template
+arguments, counting instantiations. Only members that differ are read (RECORD hashes, as in
+:mod:`wheel_size.diff.compare`): an unchanged library changes no kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
+from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
+from wheel_size.kernels.archs import arch_key
+from wheel_size.kernels.inventory import Inventory, Item, read_inventory
+from wheel_size.wheel.archive import open_source
+
+__all__ = ["compare_inventories", "diff_wheels_by"]
+
+# added in some arch, removed in some arch, old names, new names
+_Names = tuple[set[str], set[str], set[str], set[str]]
+
+
+def _rows(olds: dict[str, Item], news: dict[str, Item], arch: str, by: str) -> list[ByRow]:
+    rows: dict[str, ByRow] = {}
+    for name in olds.keys() | news.keys():
+        a, b = olds.get(name), news.get(name)
+        key = name if by != "family" else (b or a).family  # type: ignore[union-attr]
+        row = rows.setdefault(key, ByRow(key, archs=[arch]))
+        if a:
+            row.old_bytes += a.bytes
+            row.old_count += 1 if by == "family" else a.copies
+        if b:
+            row.new_bytes += b.bytes
+            row.new_count += 1 if by == "family" else b.copies
+        if by == "family":
+            row.added += a is None
+            row.removed += b is None
+    return [r for r in rows.values() if r.delta or r.old_count != r.new_count or r.added]
+
+
+def _table(arch: str, rows: list[ByRow], top: int) -> ByTable:
+    rows.sort(key=lambda r: (-abs(r.delta), r.name))
+    table = ByTable(arch, rows=rows[:top])
+    rest = rows[top:]
+    table.rest_count = len(rest)
+    table.rest_delta = sum(r.delta for r in rest)
+    statuses = [r.status for r in rows]
+    table.counts = {
+        s: statuses.count(s) for s in ("added", "removed", "grown", "shrunk", "changed")
+    }
+    table.counts["up"] = sum(r.delta for r in rows if r.delta > 0)
+    table.counts["down"] = sum(r.delta for r in rows if r.delta < 0)
+    return table
+
+
+def _sum(
+    per_arch: Iterable[tuple[str, list[ByRow]]], by: str, names: dict[str, _Names]
+) -> list[ByRow]:
+    summed: dict[str, ByRow] = {}
+    for arch, rows in per_arch:
+        for row in rows:
+            total = summed.setdefault(row.name, ByRow(row.name))
+            total.old_bytes += row.old_bytes
+            total.new_bytes += row.new_bytes
+            total.old_count += row.old_count
+            total.new_count += row.new_count
+            total.archs.append(arch)
+    if by == "family":
+        # Instantiations are names, the same in every architecture: count each once.
+        for row in summed.values():
+            added, removed, old_n, new_n = names.get(row.name, (set(), set(), set(), set()))
+            row.added, row.removed = len(added), len(removed)
+            row.old_count, row.new_count = len(old_n), len(new_n)
+    return list(summed.values())
+
+
+def _family_names(old: Inventory, new: Inventory) -> dict[str, _Names]:
+    """family -> (names added in some arch, names removed in some arch, old names, new names)."""
+    out: dict[str, _Names] = {}
+    for side, inventory in ((2, old), (3, new)):
+        for (_arch, name), item in inventory.items.items():
+            out.setdefault(item.family, (set(), set(), set(), set()))[side].add(name)
+    for (arch, name), item in new.items.items():
+        if (arch, name) not in old.items:
+            out[item.family][0].add(name)
+    for (arch, name), item in old.items.items():
+        if (arch, name) not in new.items:
+            out[item.family][1].add(name)
+    return out
+
+
+def compare_inventories(
+    old: Inventory, new: Inventory, *, by: str, top: int, old_label: str, new_label: str
+) -> ByDiff:
+    """Per-architecture and summed tables of what changed between two inventories."""
+    result = ByDiff(old_label, new_label, by, problems=[*old.problems, *new.problems])
+    per_arch: list[tuple[str, list[ByRow]]] = []
+    old_groups, new_groups = old.by_arch(), new.by_arch()
+    for arch in sorted(old_groups.keys() | new_groups.keys(), key=arch_key):
+        olds, news = old_groups.get(arch, {}), new_groups.get(arch, {})
+        rows = _rows(olds, news, arch, by)
+        per_arch.append((arch, list(rows)))
+        table = _table(arch, rows, top)
+        table.old_total = sum(i.bytes for i in olds.values()) + old.unattributed.get(arch, 0)
+        table.new_total = sum(i.bytes for i in news.values()) + new.unattributed.get(arch, 0)
+        table.old_unattributed = old.unattributed.get(arch, 0)
+        table.new_unattributed = new.unattributed.get(arch, 0)
+        if rows or table.old_total != table.new_total:
+            result.archs.append(table)
+    names = _family_names(old, new) if by == "family" else {}
+    summed = _table("", _sum(per_arch, by, names), top)
+    summed.old_total = sum(t.old_total for t in result.archs)
+    summed.new_total = sum(t.new_total for t in result.archs)
+    summed.old_unattributed = sum(t.old_unattributed for t in result.archs)
+    summed.new_unattributed = sum(t.new_unattributed for t in result.archs)
+    result.summed = summed
+    return result
+
+
+def _side(path: Path, names: list[str], label: str, by: str) -> Inventory:
+    """The inventory of the members ``names`` of one wheel, each streamed to a temporary
+    file and read there (one worker process per side when two cores are free)."""
+    inventory = Inventory()
+    with (
+        tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp,
+        open_source(path) as source,
+    ):
+        for name in names:
+            fd, tmp_name = tempfile.mkstemp(dir=tmp, suffix=".so")
+            member = Path(tmp_name)
+            try:
+                with source.open(name) as src, os.fdopen(fd, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                read_inventory(inventory, member, f"{label}:{name}", by)
+            finally:
+                member.unlink(missing_ok=True)
+    return inventory
+
+
+def _changed(
+    old: Path, new: Path, old_label: str, new_label: str, problems: list[str]
+) -> tuple[list[str], list[str]]:
+    """The ELF members of each wheel that differ from the other wheel's (RECORD first)."""
+    old_names: list[str] = []
+    new_names: list[str] = []
+    with open_source(old) as a_src, open_source(new) as b_src:
+        a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
+        a_members = {normalise_path(m.name): m for m in a_src.members}
+        b_members = {normalise_path(m.name): m for m in b_src.members}
+        for key in sorted(a_members.keys() | b_members.keys()):
+            a, b = a_members.get(key), b_members.get(key)
+            if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
+                continue
+            if a and _is_elf(a_src, a):
+                old_names.append(a.name)
+            if b and _is_elf(b_src, b):
+                new_names.append(b.name)
+    return old_names, new_names
+
+
+def _workers() -> int:
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(2, usable or 1)
+
+
+def diff_wheels_by(
+    old: Path, new: Path, *, by: str, top: int, old_label: str, new_label: str
+) -> ByDiff:
+    """Compare the libraries that differ between two wheels by kernel, symbol or family;
+    the two sides are read in two processes when the machine has two cores."""
+    problems: list[str] = []
+    old_names, new_names = _changed(old, new, old_label, new_label, problems)
+    if _workers() > 1 and old_names and new_names:
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            later = pool.submit(_side, new, new_names, new_label, by)
+            old_inv = _side(old, old_names, old_label, by)
+            new_inv = later.result()
+    else:
+        old_inv = _side(old, old_names, old_label, by)
+        new_inv = _side(new, new_names, new_label, by)
+    result = compare_inventories(
+        old_inv, new_inv, by=by, top=top, old_label=old_label, new_label=new_label
+    )
+    result.problems[:0] = problems
+    return result

@@ -1,0 +1,131 @@
+"""The result of ``wheel-size diff --by kernel|symbol|family``, as plain data.
+
+One :class:`ByTable` per architecture (per ELF section for host symbols) and one summed
+across them; each lists the names that were added, removed, grew or shrank, the top N by
+size of change, and the rest summarised, so the rows plus ``rest`` are the table's change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BY_CHOICES", "ByDiff", "ByReport", "ByRow", "ByTable"]
+
+BY_CHOICES = ("kernel", "symbol", "family")
+
+
+@dataclass
+class ByRow:
+    """One kernel, symbol or family: bytes and counts on each side.
+
+    ``*_count`` is copies for kernels and symbols, instantiations (distinct names) for
+    families; ``added`` / ``removed`` are the instantiations that appeared or went (family
+    rows); ``archs`` are the architectures (sections) where this row changed."""
+
+    name: str
+    old_bytes: int = 0
+    new_bytes: int = 0
+    old_count: int = 0
+    new_count: int = 0
+    added: int = 0
+    removed: int = 0
+    archs: list[str] = field(default_factory=list)
+
+    @property
+    def delta(self) -> int:
+        return self.new_bytes - self.old_bytes
+
+    @property
+    def status(self) -> str:
+        if not self.old_count:
+            return "added"
+        if not self.new_count:
+            return "removed"
+        if self.delta > 0:
+            return "grown"
+        if self.delta < 0:
+            return "shrunk"
+        return "changed"  # same bytes, other instantiations
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "old_bytes": self.old_bytes,
+            "new_bytes": self.new_bytes,
+            "old_count": self.old_count,
+            "new_count": self.new_count,
+            "added": self.added,
+            "removed": self.removed,
+            "archs": self.archs,
+        }
+
+
+@dataclass
+class ByTable:
+    """One architecture (``arch``; empty for the sum across architectures)."""
+
+    arch: str
+    old_total: int = 0  # every byte of the code objects (functions + unattributed)
+    new_total: int = 0
+    old_unattributed: int = 0
+    new_unattributed: int = 0
+    rows: list[ByRow] = field(default_factory=list)  # the top N, largest change first
+    rest_count: int = 0
+    rest_delta: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "arch": self.arch,
+            "old_total": self.old_total,
+            "new_total": self.new_total,
+            "old_unattributed": self.old_unattributed,
+            "new_unattributed": self.new_unattributed,
+            "counts": self.counts,
+            "rows": [r.to_json() for r in self.rows],
+            "rest": {"count": self.rest_count, "delta": self.rest_delta},
+        }
+
+
+@dataclass
+class ByDiff:
+    """Two wheels compared by kernel, symbol or family."""
+
+    old: str
+    new: str
+    by: str
+    archs: list[ByTable] = field(default_factory=list)
+    summed: ByTable = field(default_factory=lambda: ByTable(""))
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "old": self.old,
+            "new": self.new,
+            "by": self.by,
+            "archs": [t.to_json() for t in self.archs],
+            "summed": self.summed.to_json(),
+            "problems": self.problems,
+        }
+
+
+@dataclass
+class ByReport:
+    by: str
+    top: int
+    comparisons: list[ByDiff] = field(default_factory=list)
+    unpaired_old: list[str] = field(default_factory=list)
+    unpaired_new: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "top": self.top,
+            "comparisons": [c.to_json() for c in self.comparisons],
+            "unpaired_old": self.unpaired_old,
+            "unpaired_new": self.unpaired_new,
+            "problems": self.problems,
+        }

@@ -1,0 +1,100 @@
+"""Shape a :class:`~wheel_size.diff.by_model.ByReport` for ``templates/diff_by.md.j2``.
+
+Sizes are formatted with :mod:`wheel_size.units`; names from the wheel go through the
+template's ``code`` filter. A family row also gets its sentence's parts: "312 new
+instantiations of ``reduce_kernel<…>`` × 9 SM architectures = +2.2 MB".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wheel_size.diff.by_model import ByDiff, ByReport, ByRow, ByTable
+from wheel_size.units import format_size
+
+__all__ = ["arch_word", "by_view", "family_line"]
+
+_WHAT = {"kernel": "kernel", "symbol": "symbol", "family": "template family"}
+_AXIS = {"kernel": "architecture", "symbol": "section", "family": "architecture"}
+
+
+def arch_word(archs: list[str], count: int) -> str:
+    """``SM architectures``, ``gfx architectures``, ``PTX architectures`` or plain."""
+    kinds = {
+        "SM"
+        if a.startswith("sm_")
+        else "gfx"
+        if a.startswith("gfx")
+        else "PTX"
+        if a.startswith("compute_")
+        else ""
+        for a in archs
+    }
+    kind = kinds.pop() + " " if len(kinds) == 1 and "" not in kinds else ""
+    return f"{kind}architecture{'s' if count != 1 else ''}"
+
+
+def family_line(row: ByRow) -> dict[str, Any]:
+    """The parts of one family's sentence (numbers and our words; the name is the caller's)."""
+    return {
+        "name": row.name,
+        "added": row.added,
+        "removed": row.removed,
+        "archs": len(row.archs),
+        "arch_word": arch_word(row.archs, len(row.archs)),
+        "delta": format_size(row.delta, signed=True),
+        "status": row.status,
+    }
+
+
+def _row(row: ByRow) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "status": row.status,
+        "old": format_size(row.old_bytes),
+        "new": format_size(row.new_bytes),
+        "delta": format_size(row.delta, signed=True),
+        "count": f"{row.old_count} → {row.new_count}",
+        "archs": len(row.archs),
+    }
+
+
+def _table(table: ByTable) -> dict[str, Any]:
+    c = table.counts
+    return {
+        "arch": table.arch,
+        "old": format_size(table.old_total),
+        "new": format_size(table.new_total),
+        "delta": format_size(table.new_total - table.old_total, signed=True),
+        "unattributed": format_size(table.new_unattributed - table.old_unattributed, signed=True),
+        "counts": f"{c.get('added', 0)} added, {c.get('removed', 0)} removed, "
+        f"{c.get('grown', 0)} grown, {c.get('shrunk', 0)} shrunk",
+        "up": format_size(c.get("up", 0), signed=True),
+        "down": format_size(c.get("down", 0), signed=True),
+        "rows": [_row(r) for r in table.rows],
+        "rest_count": table.rest_count,
+        "rest_delta": format_size(table.rest_delta, signed=True),
+    }
+
+
+def _comparison(diff: ByDiff) -> dict[str, Any]:
+    return {
+        "old": diff.old,
+        "new": diff.new,
+        "summed": _table(diff.summed),
+        "families": [family_line(r) for r in diff.summed.rows] if diff.by == "family" else [],
+        "archs": [_table(t) for t in diff.archs],
+        "problems": diff.problems,
+    }
+
+
+def by_view(report: ByReport) -> dict[str, Any]:
+    """Template context for ``diff_by.md.j2``."""
+    return {
+        "by": report.by,
+        "what": _WHAT[report.by],
+        "axis": _AXIS[report.by],
+        "top": report.top,
+        "comparisons": [_comparison(c) for c in report.comparisons],
+        "problems": report.problems,
+    }

@@ -1,0 +1,98 @@
+"""Shape a :class:`~wheel_size.kernels.bloat.BloatReport` for ``templates/bloat.md.j2``
+and for JSON (sizes through :mod:`wheel_size.units` in the text; raw bytes in JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wheel_size.kernels.bloat import BloatReport
+from wheel_size.units import format_size
+
+__all__ = ["bloat_json", "bloat_view"]
+
+
+def _member(library: str, wheel: str) -> str:
+    return library.removeprefix(f"{wheel}:")
+
+
+def bloat_view(report: BloatReport, *, top: int = 20) -> dict[str, Any]:
+    """Template context: the top ``top`` of each list and what the rest adds up to."""
+    dups, twins = report.duplicates, report.twins
+    return {
+        "wheel": report.wheel,
+        "code_bytes": format_size(report.code_bytes),
+        "dup_saving": format_size(sum(d.saving for d in dups)),
+        "duplicates": [
+            {
+                "library": _member(d.library, report.wheel),
+                "arch": d.arch,
+                "name": d.name,
+                "copies": d.copies,
+                "size": format_size(d.size),
+                "saving": format_size(d.saving),
+            }
+            for d in dups[:top]
+        ],
+        "more_duplicates": max(0, len(dups) - top),
+        "families": [
+            {
+                "name": f.family,
+                "bytes": format_size(f.bytes),
+                "instantiations": len(f.names),
+                "archs": len(f.archs),
+            }
+            for f in report.families[:top]
+        ],
+        "twin_saving": format_size(sum(t.saving for t in twins)),
+        "twins": [
+            {
+                "library": _member(t.library, report.wheel),
+                "arch": t.arch,
+                "twin": t.twin,
+                "functions": t.functions,
+                "saving": format_size(t.saving),
+            }
+            for t in twins[:top]
+        ],
+        "more_twins": max(0, len(twins) - top),
+        "problems": report.problems,
+    }
+
+
+def bloat_json(report: BloatReport) -> dict[str, Any]:
+    """The report as JSON data (bytes as integers)."""
+    return {
+        "wheel": report.wheel,
+        "code_bytes": report.code_bytes,
+        "duplicates": [
+            {
+                "library": _member(d.library, report.wheel),
+                "arch": d.arch,
+                "name": d.name,
+                "size": d.size,
+                "copies": d.copies,
+                "saving": d.saving,
+            }
+            for d in report.duplicates
+        ],
+        "families": [
+            {
+                "family": f.family,
+                "bytes": f.bytes,
+                "instantiations": len(f.names),
+                "archs": sorted(f.archs),
+            }
+            for f in report.families
+        ],
+        "twins": [
+            {
+                "library": _member(t.library, report.wheel),
+                "arch": t.arch,
+                "twin": t.twin,
+                "functions": t.functions,
+                "saving": t.saving,
+            }
+            for t in report.twins
+        ],
+        "problems": report.problems,
+    }

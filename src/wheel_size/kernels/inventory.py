@@ -1,0 +1,156 @@
+"""What one side of a comparison holds, per architecture and name: the kernels (and
+device functions) of every code object, or the host symbols, with bytes and copies.
+
+Keys are demangled names (``c++filt``'s text); a name the demangler rejects keeps its
+mangled text and belongs to the family :data:`UNATTRIBUTED`, and one problem per library
+says how many. For each architecture the bytes no function covers are kept too, so an
+architecture's functions plus its unattributed bytes are its code objects' bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from wheel_size.errors import WheelSizeError
+from wheel_size.kernels.demangle import Demangled, demangle, demangle_many
+from wheel_size.kernels.family import family
+from wheel_size.kernels.host import host_symbols
+from wheel_size.kernels.library import iter_code_objects, one_problem
+from wheel_size.rocm.elf_file import ElfImage
+
+__all__ = ["UNATTRIBUTED", "Inventory", "Item", "read_inventory"]
+
+UNATTRIBUTED = "(unattributed)"
+
+
+@dataclass
+class Item:
+    """One name in one architecture: its bytes summed over copies, and how many copies
+    (one per code object that holds it: translation units the device linker did not fold)."""
+
+    family: str
+    bytes: int = 0
+    copies: int = 0
+
+
+@dataclass
+class Inventory:
+    """``items[(arch, name)]``; for host symbols ``arch`` is the ELF section."""
+
+    items: dict[tuple[str, str], Item] = field(default_factory=dict)
+    unattributed: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    # mangled -> (shown name, family, demangled): one string per name however many
+    # architectures hold it (torch's names run to kilobytes).
+    _names: dict[str, tuple[str, str, bool]] = field(default_factory=dict, repr=False)
+    # (arch, mangled) of items whose name libstdc++ rejected, for :meth:`resolve`
+    _pending: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    def _name(self, mangled: str, shown: Demangled | None = None) -> tuple[str, str, bool]:
+        known = self._names.get(mangled) if shown is None else None
+        if known is None:
+            shown = shown or demangle(mangled)
+            if shown.ok and shown.text == mangled and mangled.startswith("$"):
+                kin = mangled  # nvcc's ``$kernel$helper`` names are not C++
+            else:
+                kin = family(shown.text) if shown.ok else UNATTRIBUTED
+            known = self._names[mangled] = (shown.text, kin, shown.ok)
+        return known
+
+    def add(self, arch: str, mangled: str, size: int) -> bool:
+        """Count one function; False when its name could not be demangled (yet: see
+        :meth:`resolve`)."""
+        name, kin, ok = self._name(mangled)
+        if not ok:
+            self._pending.add((arch, name))
+        item = self.items.get((arch, name))
+        if item is None:
+            item = self.items[(arch, name)] = Item(kin)
+        item.bytes += size
+        item.copies += 1
+        return ok
+
+    def resolve(self) -> int:
+        """Demangle what libstdc++ rejected through ``llvm-cxxfilt`` (one process) and move
+        those items under their names; returns how many names stay mangled."""
+        if not self._pending:
+            return 0
+        pending, self._pending = self._pending, set()
+        found = demangle_many({mangled for _arch, mangled in pending})
+        still = 0
+        for mangled, shown in found.items():
+            self._name(mangled, shown)
+            still += not shown.ok
+        for arch, mangled in pending:
+            name, kin, ok = self._names[mangled]
+            if not ok:
+                continue
+            old = self.items.pop((arch, mangled))
+            item = self.items.setdefault((arch, name), Item(kin))
+            item.bytes += old.bytes
+            item.copies += old.copies
+        return still
+
+    def leftover(self, arch: str, size: int) -> None:
+        self.unattributed[arch] = self.unattributed.get(arch, 0) + size
+
+    def archs(self) -> set[str]:
+        return {arch for arch, _name in self.items} | set(self.unattributed)
+
+    def by_arch(self) -> dict[str, dict[str, Item]]:
+        """``{arch: {name: item}}``, built in one pass."""
+        grouped: dict[str, dict[str, Item]] = {arch: {} for arch in self.unattributed}
+        for (arch, name), item in self.items.items():
+            grouped.setdefault(arch, {})[name] = item
+        return grouped
+
+    def total(self, arch: str) -> int:
+        """Every byte of the architecture: its functions and its unattributed bytes."""
+        named = sum(i.bytes for (a, _n), i in self.items.items() if a == arch)
+        return named + self.unattributed.get(arch, 0)
+
+
+def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
+    problems: list[str] = []
+    for code in iter_code_objects(stream, source, inventory.problems, digests=False):
+        found = code.functions
+        problems.extend(found.problems)
+        inventory.leftover(code.arch, found.unattributed)
+        for function in found.functions:
+            inventory.add(code.arch, function.name, function.size)
+    inventory.problems.extend(one_problem(problems, source))
+    rejected = inventory.resolve()
+    if rejected:
+        inventory.problems.append(
+            f"{source}: {rejected} name(s) the demangler rejects are shown mangled, "
+            f"in the family {UNATTRIBUTED}"
+        )
+
+
+def _add_symbols(inventory: Inventory, stream: IO[bytes], source: str) -> None:
+    try:
+        found = host_symbols(ElfImage(stream, source))
+    except WheelSizeError as exc:
+        inventory.problems.append(f"{exc}; its symbols are not listed")
+        return
+    inventory.problems.extend(found.problems)
+    for section in found.sections:
+        inventory.leftover(section.name, section.unattributed)
+        for name, size in section.symbols.items():
+            inventory.add(section.name, name, size)
+    inventory.resolve()
+
+
+def read_inventory(inventory: Inventory, path: Path, source: str, by: str) -> None:
+    """Add the library at ``path`` (named ``source`` in messages) to ``inventory``:
+    its kernels (``by`` kernel or family) or its host symbols (``by`` symbol)."""
+    try:
+        with path.open("rb") as stream:
+            if by == "symbol":
+                _add_symbols(inventory, stream, source)
+            else:
+                _add_kernels(inventory, stream, source)
+    except OSError as exc:
+        inventory.problems.append(f"{source}: cannot read: {exc.strerror or exc}")

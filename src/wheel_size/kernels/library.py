@@ -1,0 +1,93 @@
+"""Every code object of one host library with its functions, one at a time.
+
+CUDA: each SASS cubin and PTX text of the fatbin sections (:mod:`wheel_size.cuda.images`,
+LZ4 and zstd entries inflated to their claimed size). HIP: each code object of the
+``.hip_fatbin`` offload bundles, plain or CCOB (:mod:`wheel_size.rocm.fatbin_library`).
+Only one code object's bytes are held at a time. A device section that cannot be read is
+one problem naming the library, and its code objects are not listed.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+
+from wheel_size.cuda.images import iter_images
+from wheel_size.errors import WheelSizeError
+from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
+from wheel_size.rocm.elf_file import ElfImage
+from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
+
+__all__ = ["CodeObjectReport", "iter_code_objects", "one_problem"]
+
+_STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
+
+
+@dataclass(frozen=True)
+class CodeObjectReport:
+    """One code object: ``cuda`` or ``hip``, its architecture (``sm_90``, ``compute_90``
+    for PTX, a gfx target ID) and its functions."""
+
+    kind: str
+    arch: str
+    functions: CodeObjectFunctions
+
+
+def _cuda(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool
+) -> Iterator[CodeObjectReport]:
+    for number, image in enumerate(iter_images(stream, elf, source, frozenset({"sass", "ptx"}))):
+        entry = image.entry
+        where = f"{source}: {image.section} {entry.image} {entry.arch} #{number}"
+        if entry.image == "ptx":
+            arch = entry.arch.replace("sm_", "compute_", 1)
+            yield CodeObjectReport("cuda", arch, ptx_functions(image.data, where, digests=digests))
+        else:
+            found = elf_functions(image.data, where, digests=digests)
+            yield CodeObjectReport("cuda", entry.arch, found)
+
+
+def _hip(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool
+) -> Iterator[CodeObjectReport]:
+    section = elf.section(FATBIN_SECTION)
+    if section is None or not section.file_size or not (elf.is64 and elf.little_endian):
+        return
+    library = read_library(stream, source)
+    for code in library.iter_code_objects():
+        where = f"{source}: {FATBIN_SECTION} bundle {code.bundle} {code.target}"
+        found = elf_functions(code.data, where, digests=digests)
+        yield CodeObjectReport("hip", code.target, found)
+
+
+def iter_code_objects(
+    stream: IO[bytes],
+    source: str,
+    problems: list[str],
+    elf: ElfImage | None = None,
+    *,
+    digests: bool = True,
+) -> Iterator[CodeObjectReport]:
+    """The code objects of the ELF library in ``stream``; reasons it could not be read go
+    to ``problems`` (the code objects before the fault have been handed out). ``digests``
+    hashes every function's bytes (duplicates need it, a diff does not)."""
+    try:
+        elf = elf if elf is not None else ElfImage(stream, source)
+    except (WheelSizeError, *_STRAY) as exc:
+        problems.append(f"{exc}; its kernels are not listed")
+        return
+    for scan in (_cuda, _hip):
+        try:
+            yield from scan(stream, elf, source, digests)
+        except (WheelSizeError, *_STRAY) as exc:
+            problems.append(f"{exc}; its kernels are not listed")
+
+
+def one_problem(problems: list[str], source: str) -> list[str]:
+    """The code objects' problems of one library as at most one line: the first, and how
+    many more (a hostile library of thousands of code objects is one warning)."""
+    if len(problems) <= 1:
+        return problems
+    return [f"{problems[0]} (and {len(problems) - 1} more problems in {source})"]

@@ -1,0 +1,3 @@
+#include "family.h"
+
+template __global__ void dup_kernel<int>(int*, int);

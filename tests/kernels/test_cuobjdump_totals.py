@@ -1,0 +1,41 @@
+"""Per-architecture SASS totals equal what ``cuobjdump -xelf all`` extracts.
+
+cuobjdump is on PyPI (``nvidia-cuda-cuobjdump``); point ``CUOBJDUMP`` at it or put it on
+PATH, otherwise the test skips."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kernelfx import library
+from wheel_size.kernels.library import iter_code_objects
+
+
+def _cuobjdump() -> str:
+    tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    if not tool:
+        pytest.skip("cuobjdump not installed (pip install nvidia-cuda-cuobjdump; CUOBJDUMP=...)")
+    return tool
+
+
+@pytest.mark.parametrize("name", ["libkern_v1.so", "libkern_v2.so", "libkern_v2_lz4.so"])
+def test_sass_totals_equal_cuobjdump(tmp_path: Path, name: str) -> None:
+    tool = _cuobjdump()
+    path = library(name)
+    subprocess.run([tool, "-xelf", "all", str(path)], cwd=tmp_path, check=True, capture_output=True)
+    want: Counter[str] = Counter()
+    for cubin in tmp_path.glob("*.cubin"):
+        want[re.findall(r"\.(sm_\d+a?)\.cubin$", cubin.name)[0]] += cubin.stat().st_size
+    got: Counter[str] = Counter()
+    with path.open("rb") as stream:
+        for code in iter_code_objects(stream, name, [], digests=False):
+            if code.arch.startswith("sm_"):
+                got[code.arch] += code.functions.attributed + code.functions.unattributed
+    assert got == want

@@ -1,0 +1,120 @@
+"""``wheel-size diff --by kernel|family|symbol`` on wheels of the kernel fixtures: the planted
+additions, removals and growth are reported exactly, per architecture and summed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import run_cli
+from kernelfx import ADDED, GROWN, REMOVED, kernel_wheel, manifest
+from wheel_size.diff.by_model import ByDiff
+from wheel_size.diff.by_run import diff_inputs_by
+from wheel_size.kernels.demangle import demangle
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "docs" / "diff-format.schema.json").read_text()
+)
+PAIRS = {
+    "cuda": ("libkern_v1.so", "libkern_v2.so"),  # raw SASS -> zstd
+    "cuda-lz4": ("libkern_v1.so", "libkern_v2_lz4.so"),
+    "hip": ("libhkern_v1.so", "libhkern_v2.so"),  # plain bundle -> CCOB
+}
+
+
+def _wheels(tmp_path: Path, old: str, new: str) -> tuple[Path, Path]:
+    a = kernel_wheel(tmp_path / "a", "1.0", {"kern/libkern.so": old})
+    b = kernel_wheel(tmp_path / "b", "2.0", {"kern/libkern.so": new})
+    return a, b
+
+
+def _expected_deltas(old: str, new: str) -> dict[str, dict[str, int]]:
+    """arch -> demangled name -> byte change, from the compilers' code objects."""
+    libs = manifest()["libraries"]
+    out: dict[str, dict[str, int]] = {}
+    for arch in libs[old]["functions"].keys() | libs[new]["functions"].keys():
+        if arch.startswith("compute_"):
+            continue  # PTX sizes are text spans, not in the manifest
+        a = libs[old]["functions"].get(arch, {})
+        b = libs[new]["functions"].get(arch, {})
+        for name in a.keys() | b.keys():
+            delta = b.get(name, [0])[0] - a.get(name, [0])[0]
+            if delta:
+                out.setdefault(arch, {})[demangle(name).text] = delta
+    return out
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_planted_kernels_are_reported_exactly(tmp_path: Path, pair: str) -> None:
+    a, b = _wheels(tmp_path, *PAIRS[pair])
+    report = diff_inputs_by(a, b, by="kernel", top=50)
+    [diff] = report.comparisons
+    assert diff.problems == []
+    status = {r.name: r.status for r in diff.summed.rows}
+    assert {n for n, s in status.items() if s == "added"} == ADDED
+    assert {n for n, s in status.items() if s == "removed"} == REMOVED
+    assert {n for n, s in status.items() if s == "grown"} == GROWN
+    assert set(status) == ADDED | REMOVED | GROWN  # nothing else changed
+    want = _expected_deltas(*PAIRS[pair])
+    got = {
+        t.arch: {r.name: r.delta for r in t.rows}
+        for t in diff.archs
+        if not t.arch.startswith("compute_") and t.rows
+    }
+    assert got == want
+    for table in [*diff.archs, diff.summed]:
+        shown = sum(r.delta for r in table.rows) + table.rest_delta
+        attributed = table.new_total - table.new_unattributed - table.old_total
+        assert shown == attributed + table.old_unattributed  # totals add up
+
+
+def _family(diff: ByDiff, name: str) -> tuple[int, int, int]:
+    [row] = [r for r in diff.summed.rows if r.name == name]
+    return row.added, row.removed, len(row.archs)
+
+
+@pytest.mark.parametrize("pair", ["cuda", "hip"])
+def test_family_counts_instantiations_per_architecture(tmp_path: Path, pair: str) -> None:
+    a, b = _wheels(tmp_path, *PAIRS[pair])
+    [diff] = diff_inputs_by(a, b, by="family", top=10).comparisons
+    archs = 3  # sm_80, sm_90, compute_90 PTX / gfx942, gfx1100, gfx1151
+    assert _family(diff, "scale_kernel<…>") == (2, 1, archs)
+    assert {r.name for r in diff.summed.rows} == {"scale_kernel<…>", "grow_kernel<…>"}
+
+
+def test_cli_json_follows_the_schema_and_text_names_families(tmp_path: Path) -> None:
+    a, b = _wheels(tmp_path, *PAIRS["hip"])
+    result = run_cli(["diff", "--by", "family", "--format", "json", str(a), str(b)])
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, SCHEMA)
+    assert data["by"] == "family"
+    text = run_cli(["diff", "--by", "family", str(a), str(b)])
+    assert text.returncode == 0, text.stderr
+    assert "2 new instantiations of `scale_kernel<…>` × 3 gfx architectures = +" in text.stdout, (
+        text.stdout
+    )
+    kernels = run_cli(["diff", "--by", "kernel", "--top", "1", str(a), str(b)])
+    assert "more |" in kernels.stdout  # the rest summarised
+
+
+def test_symbol_view_adds_up_per_section(tmp_path: Path) -> None:
+    a, b = _wheels(tmp_path, *PAIRS["cuda"])
+    [diff] = diff_inputs_by(a, b, by="symbol", top=100).comparisons
+    text = {t.arch: t for t in diff.archs}[".text"]
+    names = {r.name for r in text.rows}
+    assert any("scale_kernel<int, 2>" in n for n in names)  # the host launch stub
+    for table in diff.archs:
+        change = sum(r.delta for r in table.rows) + table.rest_delta
+        unattributed = table.new_unattributed - table.old_unattributed
+        assert change + unattributed == table.new_total - table.old_total
+
+
+def test_unknown_by_is_one_line(tmp_path: Path) -> None:
+    a, b = _wheels(tmp_path, *PAIRS["cuda"])
+    result = run_cli(["diff", "--by", "bogus", str(a), str(b)])
+    assert result.returncode != 0
+    assert "bogus" in result.stderr
