@@ -3,7 +3,6 @@ runner's rules, and the build context .dockerignore leaves still builds a comple
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT
+from image_env import docker_context
 
 
 def dockerfile() -> list[str]:
@@ -41,32 +41,10 @@ def test_dockerfile_follows_container_action_rules() -> None:
     assert all(k == k.lower() and "_" not in k for k in action["inputs"])  # kebab-case
 
 
-def _context(dest: Path) -> None:
-    """Copy what `docker build` would send: the repository minus .dockerignore."""
-    patterns = [
-        p.strip()
-        for p in (REPO_ROOT / ".dockerignore").read_text().splitlines()
-        if p.strip() and not p.startswith("#")
-    ]
-    tracked = subprocess.run(
-        ["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-    ).stdout.splitlines()
-    for rel in tracked:
-        parts = Path(rel).parts
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        if any(fnmatch.fnmatch(p, pat.removeprefix("**/")) for p in prefixes for pat in patterns):
-            continue
-        if not (REPO_ROOT / rel).exists():
-            continue
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO_ROOT / rel, target)
-
-
 def test_build_context_makes_a_complete_wheel(tmp_path: Path) -> None:
     pytest.importorskip("hatchling", reason="hatchling not installed: cannot build the wheel")
     ctx = tmp_path / "ctx"
-    _context(ctx)
+    docker_context(ctx)
     assert (ctx / "entrypoint").is_file() and not (ctx / "tests").exists()
     out = tmp_path / "dist"
     res = subprocess.run(

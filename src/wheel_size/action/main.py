@@ -71,6 +71,7 @@ def _written(spec: str, env: Mapping[str, str], workspace: Workspace) -> list[Pa
         found = with_json(path("report-path", DEFAULT_REPORT))
         if action_input(env, "history-dir"):
             found.append(path("history-dir", ""))
+        found += _local_remote(env, workspace)[:1]  # a data remote in the workspace
     return [p for p in found if p is not None]
 
 
@@ -138,13 +139,19 @@ def _main(env: MutableMapping[str, str], out: TextIO, name: str) -> int:
     check_inputs(env, allowed, spec)
     use_system_trust_store(env)
     workspace = Workspace.of(env)
-    workspace.trust_for_git(env, *_local_remote(env, workspace))
+    previous_gitconfig = env.get("GIT_CONFIG_GLOBAL")
+    gitconfig = workspace.trust_for_git(env, *_local_remote(env, workspace))
     if token:
         env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
     try:
         return _run(env, out, job, workspace)
     finally:
         workspace.hand_over(*_written(job, env, workspace))
+        gitconfig.unlink(missing_ok=True)
+        if previous_gitconfig is None:
+            env.pop("GIT_CONFIG_GLOBAL", None)
+        else:
+            env["GIT_CONFIG_GLOBAL"] = previous_gitconfig
 
 
 def _run(env: MutableMapping[str, str], out: TextIO, job: str, workspace: Workspace) -> int:

@@ -11,20 +11,21 @@ owns as another user (uid 1001 on github.com). Three things follow:
 * Files written as root cannot be removed by the runner's user (``rm -rf``, ``git clean``,
   the next job's checkout): everything written is handed to the workspace's owner.
 * Git refuses a repository owned by another user ("dubious ownership"); the repositories
-  the Action opens get ``safe.directory`` through ``GIT_CONFIG_*`` variables of its own git
-  processes, never through the user's global configuration.
+  the Action opens get ``safe.directory`` through ``GIT_CONFIG_GLOBAL`` of its own git
+  processes, never by writing the user's global configuration.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from wheel_size.errors import InputError
 
-__all__ = ["DEFAULT_WORKSPACE", "Workspace", "add_git_config"]
+__all__ = ["DEFAULT_WORKSPACE", "Workspace"]
 
 DEFAULT_WORKSPACE = "/github/workspace"
 _MAGIC = frozenset("*?[")
@@ -155,27 +156,29 @@ class Workspace:
 
     # -- git --------------------------------------------------------------------------------
 
-    def trust_for_git(self, env: MutableMapping[str, str], *paths: Path) -> None:
+    def trust_for_git(self, env: MutableMapping[str, str], *paths: Path) -> Path:
         """Let the Action's own git processes open the workspace and ``paths`` (local
-        repositories it reads, such as a data remote in the workspace) although another
-        user owns them."""
-        for path in (self.root, *paths):
-            add_git_config(env, "safe.directory", str(path))
+        repositories it reads, such as a data remote in the workspace) although another user
+        owns them; returns the configuration file to remove at the end.
+
+        ``GIT_CONFIG_GLOBAL`` names a private file that includes the user's global
+        configuration and adds ``safe.directory`` entries: unlike ``GIT_CONFIG_COUNT``
+        entries (which git drops when it starts ``upload-pack`` for a local remote), it
+        reaches every git process, and the user's own ``~/.gitconfig`` is never written."""
+        home = Path(env.get("HOME") or Path.home())
+        xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+        previous = env.get("GIT_CONFIG_GLOBAL")
+        includes = [Path(previous)] if previous else [xdg / "git" / "config", home / ".gitconfig"]
+        lines = ["[include]", *(f"\tpath = {_quoted(str(p))}" for p in includes if p.is_file())]
+        lines.append("[safe]")
+        lines += [f"\tdirectory = {_quoted(str(p))}" for p in (self.root, *paths)]
+        fd, name = tempfile.mkstemp(prefix="wheel-size-gitconfig-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+        env["GIT_CONFIG_GLOBAL"] = name
+        return Path(name)
 
 
-def add_git_config(env: MutableMapping[str, str], key: str, value: str) -> None:
-    """Append ``key = value`` to the ``GIT_CONFIG_*`` entries of ``env`` (the environment
-    git children inherit), after any entries already there."""
-    try:
-        count = int(env.get("GIT_CONFIG_COUNT", "0") or "0")
-    except ValueError:
-        count = 0
-    for index in range(count):
-        if (
-            env.get(f"GIT_CONFIG_KEY_{index}") == key
-            and env.get(f"GIT_CONFIG_VALUE_{index}") == value
-        ):
-            return
-    env[f"GIT_CONFIG_KEY_{count}"] = key
-    env[f"GIT_CONFIG_VALUE_{count}"] = value
-    env["GIT_CONFIG_COUNT"] = str(count + 1)
+def _quoted(value: str) -> str:
+    """A git configuration value in double quotes (backslash and quote escaped)."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
