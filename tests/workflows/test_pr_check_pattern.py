@@ -34,6 +34,6 @@ def test_privileged_job_never_runs_the_pull_requests_code() -> None:
         runs = " ".join(str(s.get("run", "")) for s in steps)
         assert "pip install" not in runs and "python " not in runs  # nothing from the PR runs
         assert "^[0-9]+$" in runs  # the number read from the artifact is validated
-        check = next(s for s in steps if "wheel-size-action@" in str(s.get("uses", "")))
-        assert check["with"]["mode"] == "check"
+        check = next(s for s in steps if "wheel-size-action/check@" in str(s.get("uses", "")))
+        assert "mode" not in check["with"]  # the check action, not the deprecated mode
         assert check["with"]["pr-number"] == "${{ steps.pr.outputs.number }}"
