@@ -35,7 +35,7 @@ def test_an_input_of_another_action_names_it() -> None:
         "action: move it to a step with uses: OWNER/wheel-size-action/check@v1"
     )
     shared = {"INPUT_REPORT-PATH": "r.md", "INPUT_CEILING-MB": "1"}
-    with pytest.raises(InputError, match="report-path .* belongs to the nightly action and the"):
+    with pytest.raises(InputError, match=r"report-path .* belongs to the nightly action and the"):
         check_inputs({"INPUT_REPORT-PATH": "r.md"}, ACTIONS["split"].inputs, ACTIONS["split"])
     check_inputs({**shared, "INPUT_SOMETHING-ELSE": "x"}, ACTIONS["track"].inputs, ACTIONS["track"])
 

@@ -20,6 +20,7 @@ import pytest
 
 from action_runner import read_outputs, runner_env
 from check_world import NIGHTLY, World, big_pr_wheel
+from conftest import run_cli
 from fakegithub import FakeGitHub
 from fatwheel import build_fat_wheel
 from image_env import ImageEnv, build_image_env
@@ -273,3 +274,40 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(
     assert message.replace("{tmp}", tmp) in errors[0]
     assert "Traceback" not in done.stderr
     assert _snapshot(workspace) == before
+
+
+def test_a_file_url_data_remote_is_marked_safe_too(
+    image: ImageEnv, fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The data remote as a path or a file:// URL is one repository the Action opens."""
+    add_month(add_world(fake_github), 2025, 10)
+    workspace = _workspace(tmp_path)
+    remote = tmp_path / "elsewhere" / "sizes.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    _give(remote.parent)
+    inputs = {
+        "workflow": str(WORKFLOW_ID),
+        "months": "October 2025",
+        "data-remote": f"file://{remote}",
+    }
+    done = _run(image, _env(fake_github, tmp_path, inputs, ""))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _not_owned(workspace) == []
+
+
+def test_git_refusing_a_repository_says_why(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """Outside the Action (``wheel-size track`` as root), git's own reason is the error, not
+    the "Could not read from remote repository" that follows it."""
+    add_month(add_world(fake_github), 2025, 10)
+    remote = tmp_path / "elsewhere" / "sizes.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    _give(remote.parent)
+    (tmp_path / "home").mkdir()
+    done = run_cli(
+        ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID), "--month",
+         "October 2025", "--data-remote", str(remote)],
+        env={**fake_github.env(), "HOME": str(tmp_path / "home")}, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"detected dubious ownership in repository at '{remote}'" in done.stderr
+    assert "Could not read from remote repository" not in done.stderr

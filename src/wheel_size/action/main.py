@@ -37,9 +37,9 @@ __all__ = ["main"]
 
 
 def _local_remote(env: Mapping[str, str], workspace: Workspace) -> list[Path]:
-    """A ``data-remote`` that is a path (git's rule: no ``scheme://`` and no ``host:``
-    before the first slash): git opens that repository too."""
-    remote = action_input(env, "data-remote")
+    """A ``data-remote`` that is a path or a ``file://`` URL (git's rule for a path: no
+    ``scheme://`` and no ``host:`` before the first slash): git opens that repository too."""
+    remote = action_input(env, "data-remote").removeprefix("file://")
     colon, slash = remote.find(":"), remote.find("/")
     if not remote or "://" in remote or not (colon < 0 or 0 <= slash < colon):
         return []
