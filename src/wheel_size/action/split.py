@@ -75,7 +75,9 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     wheels = _inputs(env, workspace)
     place = Workspace.at(workspace)
     out_root = place.output(
-        "split-output-dir", action_input(env, "split-output-dir") or "wheel-size-split"
+        "split-output-dir",
+        action_input(env, "split-output-dir") or "wheel-size-split",
+        directory=True,
     )
     options = split_options(env)
     pr = action_input(env, "pr-number")
@@ -103,6 +105,7 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
 
             post = split_commenter(repository(env), int(pr), wheel.stem)
         outcome = run_split_job(request, post)
+        place.hand_over(out_dir, report, report.with_suffix(".json"))
         written += [place.relative(p) for p in outcome.outputs]
         reports.append(report)
         note = render("action-summary-truncated.md.j2", path=report.name)

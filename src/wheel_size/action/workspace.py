@@ -107,11 +107,11 @@ class Workspace:
                     found.append(match)
         return found
 
-    def output(self, name: str, value: str) -> Path:
+    def output(self, name: str, value: str, *, directory: bool = False) -> Path:
         """Where the output input ``name`` (a path to write, relative or absolute) points,
-        refused outside the workspace."""
+        refused outside the workspace; a ``directory`` may be the workspace itself."""
         path = self._place(name, value)
-        if path == self.root:
+        if path == self.root and not directory:
             raise InputError(f"input {name}: {value} is the workspace itself, not a file in it")
         return path
 
