@@ -102,9 +102,8 @@ def main(
 def _failure_summary(env: Mapping[str, str], message: str) -> None:
     """The step summary of a run that failed before it had a report of its own."""
     from wheel_size.render import render
-    from wheel_size.render.safe_markdown import neutralise
 
-    text = render("action-failure-summary.md.j2", message=neutralise(message))
+    text = render("action-failure-summary.md.j2", message=message)
     write_step_summary(env.get("GITHUB_STEP_SUMMARY"), text, "")
 
 
