@@ -53,12 +53,22 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return where
 
 
+def _server_context_class() -> type[ssl.SSLContext]:
+    """The standard library's SSLContext, even after an in-process ``connect()`` put
+    truststore's (a client-side context) in its place."""
+    try:
+        from truststore._api import _original_SSLContext
+    except ImportError:
+        return ssl.SSLContext
+    return _original_SSLContext  # type: ignore[no-any-return]
+
+
 @pytest.fixture
 def enterprise(certificates: Path) -> Iterator[tuple[FakeGitHub, str]]:
     """The fake GitHub behind TLS: (the fake, its https API URL)."""
     with FakeGitHub() as fake:
         fake.add_repo("pytorch/pytorch")
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context = _server_context_class()(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(certificates / "server.pem", certificates / "server.key")
         server = fake._server
         assert server is not None
