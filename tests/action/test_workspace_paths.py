@@ -3,6 +3,7 @@ to it. (Absolute globs used to crash with NotImplementedError: pathlib's glob re
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,29 @@ def test_outputs_stay_inside_and_are_named_relative(place: Workspace) -> None:
 def test_an_unreadable_workspace_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"^workspace .*/gone: cannot read it"):
         Workspace.of({"GITHUB_WORKSPACE": str(tmp_path / "gone")})
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="handing files over needs root, as in the container")
+def test_hand_over_gives_written_trees_and_their_parents_to_the_owner(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "kept").mkdir(parents=True)
+    os.chown(root, 1001, 1002)
+    written = root / "a" / "b" / "history"
+    (written / "runs").mkdir(parents=True)
+    (written / "runs" / "r.json").write_text("{}")
+    (written / "link").symlink_to("/etc/passwd")
+    outside = tmp_path / "outside.md"
+    outside.write_text("")
+    place = Workspace.at(root)
+    place.hand_over(written, outside, None, root / "gone")
+    for path in (
+        root / "a",
+        root / "a" / "b",
+        written,
+        written / "runs",
+        written / "runs" / "r.json",
+    ):
+        assert (path.stat().st_uid, path.stat().st_gid) == (1001, 1002), path
+    assert (written / "link").lstat().st_uid == 1001  # the link itself, not /etc/passwd
+    assert Path("/etc/passwd").stat().st_uid == 0
+    assert outside.stat().st_uid == 0 and (root / "kept").stat().st_uid == 0
