@@ -26,53 +26,14 @@ from wheel_size.action.commands import (
     write_step_summary,
 )
 from wheel_size.action.inputs import action_input, repository
-from wheel_size.action.track_inputs import DEFAULT_REPORT
 from wheel_size.action.track_outputs import DEFAULT_OUTPUTS, TrackPublisher
 from wheel_size.action.workspace import Workspace
+from wheel_size.action.written import local_remote, written_paths
 from wheel_size.crash import internal_error
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.github.client import use_system_trust_store
 
 __all__ = ["main"]
-
-
-def _local_remote(env: Mapping[str, str], workspace: Workspace) -> list[Path]:
-    """A ``data-remote`` that is a path or a ``file://`` URL (git's rule for a path: no
-    ``scheme://`` and no ``host:`` before the first slash): git opens that repository too."""
-    remote = action_input(env, "data-remote").removeprefix("file://")
-    colon, slash = remote.find(":"), remote.find("/")
-    if not remote or "://" in remote or not (colon < 0 or 0 <= slash < colon):
-        return []
-    path = Path(os.path.normpath(workspace.root / Path(remote).expanduser()))
-    return [path, path / ".git"]
-
-
-def _written(spec: str, env: Mapping[str, str], workspace: Workspace) -> list[Path]:
-    """What the action ``spec`` writes into the workspace, for :meth:`Workspace.hand_over`
-    (the same inputs and defaults the modes use; a path an input refuses is not written)."""
-
-    def path(name: str, default: str) -> Path | None:
-        try:
-            return workspace.output(name, action_input(env, name) or default)
-        except InputError:
-            return None
-
-    def with_json(report: Path | None) -> list[Path | None]:
-        return [report, report.with_suffix(".json") if report else None]
-
-    found: list[Path | None]
-    if spec == "split":
-        found = [path("split-output-dir", "wheel-size-split")]
-    elif spec == "audit":
-        found = with_json(path("report-path", "wheel-size-audit.md"))
-    elif spec == "check":
-        found = with_json(path("check-report-path", "wheel-size-check.md"))
-    else:
-        found = with_json(path("report-path", DEFAULT_REPORT))
-        if action_input(env, "history-dir"):
-            found.append(path("history-dir", ""))
-        found += _local_remote(env, workspace)[:1]  # a data remote in the workspace
-    return [p for p in found if p is not None]
 
 
 def main(
@@ -92,8 +53,9 @@ def main(
     except Exception as exc:  # before a run could keep track of its outputs
         error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
         workflow_command(out, "error", str(error), {"title": "wheel-size"})
-        with contextlib.suppress(Exception):
-            write_outputs(env.get("GITHUB_OUTPUT"), dict(DEFAULT_OUTPUTS))
+        if not argv:  # the nightly action's outputs say "nothing happened"
+            with contextlib.suppress(Exception):
+                write_outputs(env.get("GITHUB_OUTPUT"), dict(DEFAULT_OUTPUTS))
         with contextlib.suppress(Exception):
             _failure_summary(env, str(error))
         return error.exit_code
@@ -139,13 +101,13 @@ def _main(env: MutableMapping[str, str], out: TextIO, name: str) -> int:
     use_system_trust_store(env)
     workspace = Workspace.of(env)
     previous_gitconfig = env.get("GIT_CONFIG_GLOBAL")
-    gitconfig = workspace.trust_for_git(env, *_local_remote(env, workspace))
+    gitconfig = workspace.trust_for_git(env, *local_remote(env, workspace))
     if token:
         env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
     try:
         return _run(env, out, job, workspace)
     finally:
-        workspace.hand_over(*_written(job, env, workspace))
+        workspace.hand_over(*written_paths(job, env, workspace))
         gitconfig.unlink(missing_ok=True)
         if previous_gitconfig is None:
             env.pop("GIT_CONFIG_GLOBAL", None)
