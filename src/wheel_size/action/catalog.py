@@ -47,8 +47,8 @@ TRACK = ActionSpec(
             "accepted-label", "close-on-rollback", "drop-issues", "cc-culprit", "creep-mb",
             "creep-days", "evidence", "evidence-max-download-mb", "evidence-memory-mb",
             "evidence-time-budget", "build-evidence", "build-evidence-workflows",
-            "build-evidence-log-pattern", "log-url-template", "commit-url-template",
-            "report-path",
+            "build-evidence-job-pattern", "build-evidence-log-pattern", "log-url-template",
+            "commit-url-template", "reach-table", "report-path",
         )
     ),
 )  # fmt: skip
@@ -61,6 +61,7 @@ CHECK = ActionSpec(
             *_COMMON, *_STORE, *_NAMING, *_LIMITS,
             "workflow", "check-wheels", "check-budget-mb", "check-budget-pct", "check-footer",
             "check-comment", "check-max-download-mb", "check-report-path", "pr-number",
+            "head-sha", "head-repository", "head-branch",
         )
     ),
 )  # fmt: skip
