@@ -1,14 +1,22 @@
-# The wheel-size container action. Releases pull a prebuilt image of this file from GHCR
+# The wheel-size container actions (the nightly job at the root, check/, split/ and audit/ all
+# run this image). Releases pull a prebuilt multi-arch image of this file from GHCR
 # (.github/workflows/release.yml); a fork or branch builds it from here.
 #
+# The base image is pinned by digest (the multi-arch index of python:3.12-slim), so a build
+# today and a build next month start from the same bytes. To move it, look the new digest up
+# with `docker buildx imagetools inspect python:3.12-slim` and change this one line.
+ARG PYTHON_IMAGE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
+
 # Two stages: the first builds our wheel and fetches the dependencies' wheels (all have
-# manylinux wheels, so nothing is compiled); the second installs them into a slim image with
-# git (for the data branch) and no build tools, pip caches or sources.
-FROM python:3.12-slim AS build
+# manylinux wheels for x86_64 and aarch64, so nothing is compiled); the second installs them
+# into a slim image with git (for the data branch) and no build tools, pip caches or sources.
+FROM ${PYTHON_IMAGE} AS build
 COPY . /src
 RUN python -m pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels /src
 
-FROM python:3.12-slim
+FROM ${PYTHON_IMAGE}
+# ca-certificates is the system trust store every HTTPS call is verified against (truststore);
+# a private CA of GitHub Enterprise Server comes in through REQUESTS_CA_BUNDLE (docs/workflows.md).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
@@ -18,5 +26,6 @@ RUN python -m pip install --no-cache-dir --disable-pip-version-check --no-index 
     && rm -rf /wheels
 COPY entrypoint /opt/wheel-size-action/entrypoint
 
-# Exec form: inputs arrive as INPUT_* variables (hyphens kept), which a shell would drop.
+# Exec form: inputs arrive as INPUT_* variables (hyphens kept), which a shell would drop; the
+# action's runs.args (check, split, audit) arrive as arguments.
 ENTRYPOINT ["/opt/wheel-size-action/entrypoint"]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Write the input/output tables of README.md and docs/workflows.md from action.yml and the
-reusable workflow, so the docs can never miss an input again.
+"""Write the input/output tables of README.md and docs/workflows.md from the four action.yml
+files (the root, check/, split/, audit/) and the reusable workflow, so the docs can never miss
+an input again.
 
 Each table sits between two markers in the Markdown file::
 
@@ -101,9 +102,14 @@ def workflow_outputs(path: Path) -> str:
     return _outputs_table(_workflow_call(path).get("outputs") or {})
 
 
-# marker source -> (file, inputs renderer, outputs renderer)
+# marker source -> (file, inputs renderer, outputs renderer): the four actions (the nightly
+# job at the root, check/, split/, audit/) and the reusable workflow.
 SOURCES: dict[str, tuple[Path, Callable[[Path], str], Callable[[Path], str]]] = {
     "action.yml": (ACTION, action_inputs, action_outputs),
+    **{
+        f"{name}/action.yml": (REPO_ROOT / name / "action.yml", action_inputs, action_outputs)
+        for name in ("check", "split", "audit")
+    },
     ".github/workflows/wheel-size.yml": (REUSABLE, workflow_inputs, workflow_outputs),
 }
 DOCS = [REPO_ROOT / "README.md", REPO_ROOT / "docs" / "workflows.md"]

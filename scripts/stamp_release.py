@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Point a release commit at its prebuilt image and its own tag (run by release.yml).
 
-On main, ``action.yml`` builds the Dockerfile (forks and branches keep working) and the
-reusable workflow has no fixed ref. A release commit instead says::
+On main, the four ``action.yml`` files (the root, ``check/``, ``split/``, ``audit/``) build the
+Dockerfile (forks and branches keep working) and the reusable workflow has no fixed ref. A
+release commit instead says, in each of them::
 
     runs:
-      image: docker://ghcr.io/OWNER/NAME:1.2.0
+      image: docker://ghcr.io/OWNER/NAME:1.2.0@sha256:...
 
-so a step starts by pulling the image, and the reusable workflow's install steps get
-``SELF: OWNER/NAME@v1.2.0``. Both edits are textual, so comments and order survive.
+so a step starts by pulling the image (by digest: what the release pushed and checked), and
+the reusable workflow's install steps get ``SELF: OWNER/NAME@v1.2.0``. Both edits are
+textual, so comments and order survive.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def stamp_action(text: str, image: str) -> str:
-    new, count = re.subn(r"(?m)^(  image: )Dockerfile$", rf"\g<1>{image}", text)
+ACTIONS = ("action.yml", "check/action.yml", "split/action.yml", "audit/action.yml")
+
+
+def stamp_action(text: str, image: str, name: str = "action.yml") -> str:
+    new, count = re.subn(r"(?m)^(  image: )(?:\.\./)?Dockerfile$", rf"\g<1>{image}", text)
     if count != 1:
-        raise SystemExit("action.yml: expected exactly one `  image: Dockerfile` line")
+        raise SystemExit(f"{name}: expected exactly one `  image: Dockerfile` line")
     return new
 
 
@@ -41,13 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--self", dest="self_ref", required=True, help="owner/name@v1.2.0")
     parser.add_argument("--root", type=Path, default=REPO_ROOT)
     args = parser.parse_args(argv)
-    if not re.fullmatch(r"docker://[a-z0-9./_-]+:[\w.-]+", args.image):
-        raise SystemExit(f"--image {args.image!r}: expected docker://REGISTRY/NAME:TAG")
+    if not re.fullmatch(r"docker://[a-z0-9./_-]+:[\w.-]+(@sha256:[0-9a-f]{64})?", args.image):
+        raise SystemExit(f"--image {args.image!r}: expected docker://REGISTRY/NAME:TAG[@DIGEST]")
     if not re.fullmatch(r"[\w.-]+/[\w.-]+@[\w.-]+", args.self_ref):
         raise SystemExit(f"--self {args.self_ref!r}: expected OWNER/NAME@TAG")
-    action = args.root / "action.yml"
     workflow = args.root / ".github" / "workflows" / "wheel-size.yml"
-    action.write_text(stamp_action(action.read_text(encoding="utf-8"), args.image), "utf-8")
+    for name in ACTIONS:
+        action = args.root / name
+        action.write_text(stamp_action(action.read_text("utf-8"), args.image, name), "utf-8")
     stamped = stamp_workflow(workflow.read_text(encoding="utf-8"), args.self_ref)
     workflow.write_text(stamped, "utf-8")
     return 0

@@ -46,10 +46,14 @@ def runner_env(
     *,
     repository: str = "pytorch/pytorch",
     extra: Mapping[str, str] | None = None,
+    action: str = "",
 ) -> dict[str, str]:
-    """The environment of the Action's container; ``extra`` adds or overrides variables."""
-    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
-    values = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    """The environment of the container of ``action`` (``check``, ``split``, ``audit``; the
+    root action by default); ``extra`` adds or overrides variables."""
+    metadata = yaml.safe_load((REPO_ROOT / action / "action.yml").read_text())
+    values = {k: str(v.get("default", "")) for k, v in metadata["inputs"].items()}
+    # an expression the runner evaluates (github.event.pull_request.number on a push): empty
+    values = {k: "" if v.startswith("${{") else v for k, v in values.items()}
     values.update({"github-token": fake.token, "repository": repository}, **inputs)
     for name in ("workspace", "home"):
         (tmp / name).mkdir(exist_ok=True)
@@ -73,10 +77,11 @@ def runner_env(
     return env
 
 
-def run_entrypoint(env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run ``entrypoint`` in the workspace, as the container's command."""
+def run_entrypoint(env: Mapping[str, str], action: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``entrypoint`` in the workspace, as the container's command, with the action's
+    ``runs.args`` (its name; none for the root action)."""
     assert os.access(ENTRYPOINT, os.X_OK), "entrypoint must be executable"
     return subprocess.run(
-        [str(ENTRYPOINT)], env=dict(env), cwd=env["GITHUB_WORKSPACE"], capture_output=True,
-        text=True, timeout=300, check=False,
+        [str(ENTRYPOINT), *([action] if action else [])], env=dict(env),
+        cwd=env["GITHUB_WORKSPACE"], capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip

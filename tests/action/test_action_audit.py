@@ -13,8 +13,8 @@ from wheel_factory import make_1747_matrix, make_artifact
 
 
 def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    env = runner_env(fake, tmp, {"mode": "audit", **inputs}, repository="pytorch/ao")
-    return run_entrypoint(env)
+    env = runner_env(fake, tmp, inputs, repository="pytorch/ao", action="audit")
+    return run_entrypoint(env, "audit")
 
 
 def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) 
     assert result.returncode == 0, result.stdout + result.stderr
     found = read_outputs(tmp_path / "output")
     assert (found["audit-keep"], found["audit-drop"], found["audit-fix"]) == ("2", "5", "0")
-    report = json.loads(Path(found["audit-report-json-path"]).read_text())
+    report = json.loads((tmp_path / "workspace" / found["audit-report-json-path"]).read_text())
     assert any(
         v["wheel"] == "artifacts/linux-xpu/torchao-0.8.0+xpu-py3-none-any.whl"
         for v in report["verdicts"]
@@ -50,7 +50,7 @@ def test_action_and_cli_give_the_same_report(fake_github: FakeGitHub, tmp_path: 
     result = _run(fake_github, tmp_path, {"audit-input": "artifacts"})
     assert result.returncode == 0, result.stdout + result.stderr
     found = read_outputs(tmp_path / "output")
-    action_json = Path(found["audit-report-json-path"]).read_text()
+    action_json = (tmp_path / "workspace" / found["audit-report-json-path"]).read_text()
     cli = run_cli(["audit", "artifacts", "--format", "json"], cwd=workspace)
     assert cli.returncode == 0, cli.stderr
     assert action_json == cli.stdout
@@ -84,7 +84,7 @@ def test_action_applies_the_download_limit_and_preference(
         and "over the download limit of 4,294,967,296" in result.stdout
     )
     found = read_outputs(tmp_path / "output")
-    report = json.loads(Path(found["audit-report-json-path"]).read_text())
+    report = json.loads((tmp_path / "workspace" / found["audit-report-json-path"]).read_text())
     assert len(report["verdicts"]) == 7  # the huge artifact was not downloaded
     (group,) = report["redundant_groups"]
     assert group["keep"] == f"run {run.id}/wheels-windows!torchao-0.8.0-py3-none-any.whl"
@@ -92,7 +92,9 @@ def test_action_applies_the_download_limit_and_preference(
     small = _run(fake_github, tmp_path, {"audit-run-id": str(run.id), "audit-max-download-mb": "0"})
     assert small.returncode == 0, small.stdout + small.stderr
     report = json.loads(
-        Path(read_outputs(tmp_path / "output")["audit-report-json-path"]).read_text()
+        (
+            tmp_path / "workspace" / read_outputs(tmp_path / "output")["audit-report-json-path"]
+        ).read_text()
     )
     assert len(report["verdicts"]) == 8  # 0: no limit
 

@@ -40,5 +40,5 @@ def test_workspace_paths_expand_globs_and_name_a_missing_file(tmp_path: Path) ->
         tmp_path / "b.whl",
         tmp_path / "notes.txt",
     ]
-    with pytest.raises(InputError, match=r"^audit-input: .*gone\.whl: no such file"):
+    with pytest.raises(InputError, match=r"^input audit-input: gone\.whl: no such file"):
         workspace_paths({"INPUT_AUDIT-INPUT": "gone.whl"}, "audit-input", tmp_path)

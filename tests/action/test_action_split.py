@@ -15,7 +15,8 @@ REPO = "rocm/torch-builds"
 
 
 def runner(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return run_entrypoint(runner_env(fake, tmp, {"pr-number": "", **inputs}, repository=REPO))
+    env = runner_env(fake, tmp, {"pr-number": "", **inputs}, repository=REPO, action="split")
+    return run_entrypoint(env, "split")
 
 
 def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
@@ -23,17 +24,16 @@ def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
 ) -> None:
     pr = fake_github.add_repo(REPO).add_issue("ROCm build", pull_request=True)
     wheel = build_fat_wheel(tmp_path / "workspace" / "dist")
-    inputs = {"mode": "split", "split-input": "dist/*.whl", "pr-number": str(pr.number)}
+    inputs = {"split-input": "dist/*.whl", "pr-number": str(pr.number)}
     result = runner(fake_github, tmp_path, inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "::warning title=wheel-size split::" in result.stdout  # gfx803 / gfx940
     found = read_outputs(tmp_path / "output")
-    written = [Path(p) for p in json.loads(found["split-wheels"])]
-    assert any(p.name == wheel.name for p in written) and all(p.is_file() for p in written)
-    assert all(
-        p.parent == tmp_path / "workspace" / "wheel-size-split" / wheel.stem for p in written
-    )
-    report = json.loads(Path(found["split-report-json-path"]).read_text())
+    written = [Path(p) for p in json.loads(found["split-wheels"])]  # relative to the workspace
+    assert any(p.name == wheel.name for p in written)
+    assert all((tmp_path / "workspace" / p).is_file() for p in written)
+    assert all(p.parent == Path("wheel-size-split") / wheel.stem for p in written)
+    report = json.loads((tmp_path / "workspace" / found["split-report-json-path"]).read_text())
     assert report["host"]["file"] == wheel.name
     summary = (tmp_path / "summary").read_text()
     assert "| gfx1100 | host + gfx1100 + gfx110x + gfx11 |" in summary
@@ -46,17 +46,21 @@ def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
 
 def test_split_mode_errors_are_annotations(fake_github: FakeGitHub, tmp_path: Path) -> None:
     (tmp_path / "workspace").mkdir()
-    result = runner(fake_github, tmp_path, {"mode": "split", "split-input": "dist/*.whl"})
+    result = runner(fake_github, tmp_path, {"split-input": "dist/*.whl"})
     assert result.returncode == 2
-    assert "::error title=wheel-size::split-input:" in result.stdout
-    result = runner(fake_github, tmp_path, {"mode": "split", "split-input": ""})
+    assert (
+        "::error title=wheel-size::input split-input: dist/*.whl matches no file in the workspace"
+        in result.stdout
+    )
+    result = runner(fake_github, tmp_path, {"split-input": ""})
     assert "::error title=wheel-size::input split-input is required" in result.stdout
     bad = tmp_path / "workspace" / "torch-1.0-py3-none-any.whl"
     bad.write_bytes(b"not a zip")
-    result = runner(fake_github, tmp_path, {"mode": "split", "split-input": bad.name})
+    result = runner(fake_github, tmp_path, {"split-input": bad.name})
     assert result.returncode == 2 and "not a zip archive" in result.stdout
     assert not (tmp_path / "workspace" / "wheel-size-split" / "torch-1.0-py3-none-any").exists()
-    result = runner(fake_github, tmp_path, {"mode": "sideways"})
+    env = runner_env(fake_github, tmp_path, {"mode": "sideways"}, repository=REPO)
+    result = run_entrypoint(env)
     assert (
         result.returncode == 2
         and "input mode must be track, split, audit or check" in result.stdout

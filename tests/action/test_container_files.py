@@ -3,9 +3,9 @@ runner's rules, and the build context .dockerignore leaves still builds a comple
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +16,10 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT
+from image_env import docker_context
+
+ACTIONS = ("action.yml", "check/action.yml", "split/action.yml", "audit/action.yml")
+IMAGE = "docker://ghcr.io/owner/wheel-size-action:1.2.0@sha256:" + "ab" * 32
 
 
 def dockerfile() -> list[str]:
@@ -26,8 +30,11 @@ def dockerfile() -> list[str]:
 def test_dockerfile_follows_container_action_rules() -> None:
     lines = dockerfile()
     stages = [ln.split()[1] for ln in lines if ln.startswith("FROM ")]
-    assert stages and all(s.startswith("python:") and s.endswith("-slim") for s in stages)
-    assert len(stages) == 2  # build stage, then a runtime stage without build tools
+    assert stages == ["${PYTHON_IMAGE}", "${PYTHON_IMAGE}"]  # build, then a runtime stage
+    (base,) = [ln.split("=", 1)[1] for ln in lines if ln.startswith("ARG PYTHON_IMAGE=")]
+    # pinned by digest: every build starts from the same bytes
+    assert re.fullmatch(r"python:3\.\d+-slim@sha256:[0-9a-f]{64}", base), base
+    assert lines.index(f"ARG PYTHON_IMAGE={base}") < lines.index("FROM ${PYTHON_IMAGE} AS build")
     assert any("apt-get install" in ln for ln in lines)
     assert "git" in (REPO_ROOT / "Dockerfile").read_text().split("apt-get install", 1)[1]
     assert not any(ln.startswith(("USER", "WORKDIR")) for ln in lines)  # runner rules
@@ -39,34 +46,17 @@ def test_dockerfile_follows_container_action_rules() -> None:
     action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
     assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
     assert all(k == k.lower() and "_" not in k for k in action["inputs"])  # kebab-case
-
-
-def _context(dest: Path) -> None:
-    """Copy what `docker build` would send: the repository minus .dockerignore."""
-    patterns = [
-        p.strip()
-        for p in (REPO_ROOT / ".dockerignore").read_text().splitlines()
-        if p.strip() and not p.startswith("#")
-    ]
-    tracked = subprocess.run(
-        ["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-    ).stdout.splitlines()
-    for rel in tracked:
-        parts = Path(rel).parts
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        if any(fnmatch.fnmatch(p, pat.removeprefix("**/")) for p in prefixes for pat in patterns):
-            continue
-        if not (REPO_ROOT / rel).exists():
-            continue
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO_ROOT / rel, target)
+    for name in ("check", "split", "audit"):  # one image; the runner joins image to the
+        # action's directory and builds with the Dockerfile's directory as the context
+        sub = yaml.safe_load((REPO_ROOT / name / "action.yml").read_text())
+        assert sub["runs"] == {"using": "docker", "image": "../Dockerfile", "args": [name]}
+        assert all(k == k.lower() and "_" not in k for k in sub["inputs"])
 
 
 def test_build_context_makes_a_complete_wheel(tmp_path: Path) -> None:
     pytest.importorskip("hatchling", reason="hatchling not installed: cannot build the wheel")
     ctx = tmp_path / "ctx"
-    _context(ctx)
+    docker_context(ctx)
     assert (ctx / "entrypoint").is_file() and not (ctx / "tests").exists()
     out = tmp_path / "dist"
     res = subprocess.run(
@@ -89,7 +79,9 @@ def test_build_context_makes_a_complete_wheel(tmp_path: Path) -> None:
 
 def test_release_stamp_points_action_at_image_and_workflow_at_its_tag(tmp_path: Path) -> None:
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "action.yml", tmp_path / "action.yml")
+    for name in ACTIONS:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO_ROOT / name, tmp_path / name)
     workflow = tmp_path / ".github" / "workflows" / "wheel-size.yml"
     shutil.copy(REPO_ROOT / ".github" / "workflows" / "wheel-size.yml", workflow)
     done = subprocess.run(
@@ -97,7 +89,7 @@ def test_release_stamp_points_action_at_image_and_workflow_at_its_tag(tmp_path: 
             sys.executable,
             str(REPO_ROOT / "scripts" / "stamp_release.py"),
             "--image",
-            "docker://ghcr.io/owner/wheel-size-action:1.2.0",
+            IMAGE,
             "--self",
             "owner/wheel-size-action@v1.2.0",
             "--root",
@@ -108,8 +100,9 @@ def test_release_stamp_points_action_at_image_and_workflow_at_its_tag(tmp_path: 
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    action = yaml.safe_load((tmp_path / "action.yml").read_text())
-    assert action["runs"]["image"] == "docker://ghcr.io/owner/wheel-size-action:1.2.0"
+    for name in ACTIONS:  # all four actions pull the one image, by digest
+        action = yaml.safe_load((tmp_path / name).read_text())
+        assert action["runs"]["image"] == IMAGE, name
     jobs = yaml.safe_load(workflow.read_text())["jobs"]
     installs = [
         step

@@ -78,7 +78,6 @@ class Scene:
             )
         )
         values = {
-            "mode": "check",
             "check-wheels": "pr-build/pr",
             "history-dir": str(self.world.history),
             "check-budget-mb": "1",
@@ -90,9 +89,10 @@ class Scene:
             self.tmp,
             values,
             extra={"GITHUB_EVENT_PATH": str(event), "GITHUB_EVENT_NAME": "workflow_run"},
+            action="check",
         )
         (self.tmp / "output").write_text("")
-        done = run_entrypoint(env)
+        done = run_entrypoint(env, "check")
         assert "Traceback" not in done.stderr + done.stdout
         result = json.loads((self.workspace / "wheel-size-check.json").read_text())
         return done.returncode, done.stdout, result
@@ -196,13 +196,12 @@ def test_fork_claim_on_the_command_line_is_refused_too(scene: Scene) -> None:
 
 def test_bad_head_input_is_one_line_and_nothing_written(scene: Scene) -> None:
     inputs = {
-        "mode": "check",
         "check-wheels": "pr-build/pr",
         "history-dir": str(scene.world.history),
         "head-sha": "$(curl evil)",
         "head-repository": FORK,
     }
-    done = run_entrypoint(runner_env(scene.fake, scene.tmp, inputs))
+    done = run_entrypoint(runner_env(scene.fake, scene.tmp, inputs, action="check"), "check")
     assert done.returncode == 2
     assert "::error title=wheel-size::input head-sha must be a commit SHA" in done.stdout
     assert not (scene.workspace / "wheel-size-check.md").exists()

@@ -19,7 +19,7 @@ def test_ci_runs_the_readme_test_command_as_written() -> None:
     install_and_run, install_and_test = _quick_start_commands()
     ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert install_and_test in ci
-    assert "wheel-size report --history examples/history" in install_and_run
+    assert install_and_run.endswith(".venv/bin/python examples/quickstart.py")
 
 
 def test_both_commands_install_into_a_virtual_environment() -> None:

@@ -21,6 +21,7 @@ SAFE_FILTERS = {"md", "code", "url", "one_line", "mb", "in_mb", "size", "pct", "
 # Values our own code writes (numbers formatted by us, dates, enums, markers, sentences
 # without outside text, Markdown already rendered by a template), per template.
 OURS: dict[str, set[str]] = {
+    "action-failure-summary.md.j2": set(),
     "action-summary-truncated.md.j2": set(),
     "build_evidence.md.j2": {
         "r.status",  # CONFIRMED / NOT CONFIRMED / CLEARED / LIKELY

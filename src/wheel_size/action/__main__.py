@@ -1,4 +1,5 @@
-"""``python -m wheel_size.action``: the container action's job on any runner.
+"""``python -m wheel_size.action [check|split|audit]``: the container actions' jobs on any
+runner.
 
 The reusable workflow installs the package with pip and runs this with the same INPUT_*
 variables the container would get, so both paths share outputs, summary and annotations.
@@ -9,4 +10,4 @@ import sys
 from wheel_size.action.main import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(argv=sys.argv[1:]))

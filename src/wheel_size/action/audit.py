@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
 from wheel_size.action.inputs import action_input, bool_input, repository, words, workspace_paths
+from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
     from wheel_size.audit.run import DEFAULT_MAX_DOWNLOAD_MB, AuditOptions
 
     paths = workspace_paths(env, "audit-input", workspace)
+    place = Workspace.at(workspace)
     run_id = action_input(env, "audit-run-id")
     if not paths and not run_id:
         raise InputError("audit mode needs audit-input (wheels, folders, zips) or audit-run-id")
@@ -42,7 +44,7 @@ def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
         raise InputError(f"input audit-max-download-mb must be a whole number, not {limit!r}")
     return AuditOptions(
         paths=tuple(paths),
-        display={p: str(p.relative_to(workspace)) for p in paths if p.is_relative_to(workspace)},
+        display={p: place.relative(p) for p in paths},
         repo=repository(env) if run_id else None,
         run_id=int(run_id) if run_id else None,
         artifact_pattern=action_input(env, "audit-artifact-pattern") or "*",
@@ -58,7 +60,10 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.render import render
 
     options = audit_options(env, workspace)
-    report_path = workspace / (action_input(env, "report-path") or "wheel-size-audit.md")
+    place = Workspace.at(workspace)
+    report_path = place.output(
+        "report-path", action_input(env, "report-path") or "wheel-size-audit.md"
+    )
     result = audit_run.run_audit(options)
     for message in result.skipped:
         workflow_command(out, "warning", message, {"title": "wheel-size audit"})
@@ -79,8 +84,8 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     write_outputs(
         env.get("GITHUB_OUTPUT"),
         {
-            "audit-report-path": str(report_path),
-            "audit-report-json-path": str(json_path),
+            "audit-report-path": place.relative(report_path),
+            "audit-report-json-path": place.relative(json_path),
             "audit-keep": str(summary["keep"]),
             "audit-drop": str(summary["drop"]),
             "audit-fix": str(summary["fix"]),

@@ -17,6 +17,7 @@ from wheel_size.action.inputs import (
     words,
     workspace_paths,
 )
+from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
@@ -166,13 +167,17 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     number = action_input(env, "pr-number")
     body = _event_body(env, number) if number else None
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
+    place = Workspace.at(workspace)  # a report path outside it is refused before the check
+    target = place.output(
+        "check-report-path", action_input(env, "check-report-path") or "wheel-size-check.md"
+    )
     outcome = run_check(check_request(env, workspace, body), token=token, environ=env)
-    report = Path(action_input(env, "check-report-path") or "wheel-size-check.md")
+    report = Path(place.relative(target))
     json_report = report.with_suffix(".json")
-    atomic_write(workspace / report, outcome.markdown.encode())
+    atomic_write(target, outcome.markdown.encode())
     result = outcome.result
     data = {**result.to_json(), "warnings": outcome.warnings}
-    atomic_write(workspace / json_report, (json.dumps(data, indent=2) + "\n").encode())
+    atomic_write(target.with_suffix(".json"), (json.dumps(data, indent=2) + "\n").encode())
     from wheel_size.render import render
 
     note = render("action-summary-truncated.md.j2", path=report.as_posix())

@@ -43,12 +43,9 @@ def words(text: str) -> list[str]:
 
 
 def workspace_paths(env: Mapping[str, str], name: str, workspace: Path) -> list[Path]:
-    """The files the input ``name`` lists (paths or glob patterns, relative to the workspace)."""
-    found: list[Path] = []
-    for item in words(action_input(env, name)):
-        matches = sorted(workspace.glob(item)) if any(c in item for c in "*?[") else []
-        found.extend(matches or [workspace / item])
-    missing = [str(p) for p in found if not p.exists()]
-    if missing:
-        raise InputError(f"{name}: {missing[0]}: no such file or directory")
-    return found
+    """The files the input ``name`` lists: paths or glob patterns, relative to the workspace
+    or absolute inside it (``${{ github.workspace }}/dist/*.whl``). One that matches
+    nothing or leads out of the workspace is an input error naming ``name``."""
+    from wheel_size.action.workspace import Workspace
+
+    return Workspace.at(workspace).files(name, words(action_input(env, name)))

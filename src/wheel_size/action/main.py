@@ -1,83 +1,138 @@
-"""Entry point of the container Action: INPUT_* → the nightly job → outputs, summary.
+"""Entry point of the container actions: INPUT_* → the job → outputs, summary.
 
 The runner passes every input as ``INPUT_<NAME>`` with hyphens kept (``INPUT_GITHUB-TOKEN``),
-mounts the workspace at /github/workspace (owned by another user, so git needs it marked
-safe) and reads outputs and the job summary from the files GITHUB_OUTPUT and
-GITHUB_STEP_SUMMARY name. ``mode: track`` turns the inputs into the library's options
-(:mod:`wheel_size.action.track_inputs`) and calls :func:`wheel_size.nightly.run_nightly`,
-as ``wheel-size track`` does with its flags.
+the action's ``runs.args`` (``check``, ``split``, ``audit``; none at the root) as arguments,
+mounts the workspace at /github/workspace (owned by another user: see
+:mod:`wheel_size.action.workspace`) and reads outputs and the job summary from the files
+GITHUB_OUTPUT and GITHUB_STEP_SUMMARY name. The nightly job turns the inputs into the
+library's options (:mod:`wheel_size.action.track_inputs`) and calls
+:func:`wheel_size.nightly.run_nightly`, as ``wheel-size track`` does with its flags.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from wheel_size.action.commands import add_mask, workflow_command, write_outputs
+from wheel_size.action.catalog import ACTIONS, DEPRECATED_MODES, ActionSpec, check_inputs, uses_line
+from wheel_size.action.commands import (
+    add_mask,
+    workflow_command,
+    write_outputs,
+    write_step_summary,
+)
 from wheel_size.action.inputs import action_input, repository
 from wheel_size.action.track_outputs import DEFAULT_OUTPUTS, TrackPublisher
+from wheel_size.action.workspace import Workspace
+from wheel_size.action.written import local_remote, written_paths
 from wheel_size.crash import internal_error
 from wheel_size.errors import InputError, WheelSizeError
+from wheel_size.github.client import use_system_trust_store
 
 __all__ = ["main"]
 
 
-def _mark_safe(workspace: str) -> None:
-    """Git ≥ 2.35.2 refuses a repository owned by another user (the runner's uid 1001)."""
-    # no git: only a directory store can work, and the store says so if not
-    with contextlib.suppress(FileNotFoundError):
-        subprocess.run(
-            ["git", "config", "--global", "--add", "safe.directory", workspace],
-            check=False,
-            capture_output=True,
-        )
-
-
-def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
-    """Run the Action; every failure ends as one ``::error::`` and exit 2 (1 for
-    fail-on-regression), with the outputs and step summary written as far as they got.
-    Unexpected exceptions (MemoryError, RecursionError, bugs) included: no traceback unless
-    ``WHEEL_SIZE_DEBUG=1``."""
+def main(
+    environ: MutableMapping[str, str] | None = None,
+    stdout: TextIO | None = None,
+    argv: Sequence[str] = (),
+) -> int:
+    """Run the action named by ``argv`` (``check``, ``split``, ``audit``; none for the
+    nightly job at the root); every failure ends as one ``::error::`` and exit 2 (1 for
+    fail-on-regression and a failed check), with the outputs and step summary written as
+    far as they got. Unexpected exceptions (MemoryError, RecursionError, bugs) included: no
+    traceback unless ``WHEEL_SIZE_DEBUG=1``."""
     env = os.environ if environ is None else environ
     out = stdout or sys.stdout
     try:
-        return _main(env, out)
+        return _main(env, out, argv[0] if argv else "track")
     except Exception as exc:  # before a run could keep track of its outputs
         error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
         workflow_command(out, "error", str(error), {"title": "wheel-size"})
+        if not argv:  # the nightly action's outputs say "nothing happened"
+            with contextlib.suppress(Exception):
+                write_outputs(env.get("GITHUB_OUTPUT"), dict(DEFAULT_OUTPUTS))
         with contextlib.suppress(Exception):
-            write_outputs(env.get("GITHUB_OUTPUT"), dict(DEFAULT_OUTPUTS))
+            _failure_summary(env, str(error))
         return error.exit_code
 
 
-def _main(env: MutableMapping[str, str], out: TextIO) -> int:
+def _failure_summary(env: Mapping[str, str], message: str) -> None:
+    """The step summary of a run that failed before it had a report of its own."""
+    from wheel_size.render import render
+
+    text = render("action-failure-summary.md.j2", message=message)
+    write_step_summary(env.get("GITHUB_STEP_SUMMARY"), text, "")
+
+
+def _resolve(env: Mapping[str, str], out: TextIO, name: str) -> tuple[ActionSpec, str]:
+    """The action the container runs and the job it does (``mode:`` of the root action
+    still picks another action's job, with a deprecation warning)."""
+    spec = ACTIONS.get(name)
+    if spec is None:
+        raise InputError(f"unknown action {name!r}: the image runs track, check, split or audit")
+    if spec.name != "track":
+        return spec, spec.name
+    mode = action_input(env, "mode") or "track"
+    if mode == "track":
+        return spec, "track"
+    if mode not in DEPRECATED_MODES:
+        raise InputError(f"input mode must be track, split, audit or check, not {mode!r}")
+    workflow_command(
+        out,
+        "warning",
+        f"input mode is deprecated and goes away in v2: use "
+        f"`uses: {uses_line(ACTIONS[mode], env)}` with the same inputs instead of mode: {mode}",
+        {"title": "wheel-size"},
+    )
+    return spec, mode
+
+
+def _main(env: MutableMapping[str, str], out: TextIO, name: str) -> int:
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN", "")
     add_mask(out, token)
-    workspace = env.get("GITHUB_WORKSPACE") or "/github/workspace"
-    _mark_safe(workspace)
+    spec, job = _resolve(env, out, name)
+    allowed = spec.inputs | ACTIONS[job].inputs
+    check_inputs(env, allowed, spec)
+    use_system_trust_store(env)
+    workspace = Workspace.of(env)
+    previous_gitconfig = env.get("GIT_CONFIG_GLOBAL")
+    gitconfig = workspace.trust_for_git(env, *local_remote(env, workspace))
     if token:
         env["GITHUB_TOKEN"] = token  # where the GitHub client and the data branch read it
-    mode = action_input(env, "mode") or "track"
-    if mode in ("split", "audit", "check"):
+    try:
+        return _run(env, out, job, workspace)
+    finally:
+        workspace.hand_over(*written_paths(job, env, workspace))
+        gitconfig.unlink(missing_ok=True)
+        if previous_gitconfig is None:
+            env.pop("GIT_CONFIG_GLOBAL", None)
+        else:
+            env["GIT_CONFIG_GLOBAL"] = previous_gitconfig
+
+
+def _run(env: MutableMapping[str, str], out: TextIO, job: str, workspace: Workspace) -> int:
+    if job in ("split", "audit", "check"):
         from wheel_size.action.audit import run_audit
         from wheel_size.action.check import run_check_mode
         from wheel_size.action.split import run_split
 
-        runner = {"split": run_split, "audit": run_audit, "check": run_check_mode}[mode]
+        runner = {"split": run_split, "audit": run_audit, "check": run_check_mode}[job]
         try:
-            return runner(env, out, Path(workspace))
+            return runner(env, out, workspace.root)
         except Exception as exc:
             error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
             workflow_command(out, "error", str(error), {"title": "wheel-size"})
+            with contextlib.suppress(Exception):
+                _failure_summary(env, str(error))
             return error.exit_code
-    run = _TrackRun(env, out, Path(workspace))
+    run = _TrackRun(env, out, workspace.root)
     try:
-        return run.track(mode)
+        return run.track()
     except Exception as exc:
         return run.fail(exc if isinstance(exc, WheelSizeError) else internal_error(exc))
 
@@ -92,10 +147,8 @@ class _TrackRun:
         self.workspace = workspace
         self.publisher = TrackPublisher(env, out, workspace, repository=repository(env))
 
-    def track(self, mode: str) -> int:
+    def track(self) -> int:
         env, out = self.env, self.out
-        if mode != "track":
-            raise InputError(f"input mode must be track, split, audit or check, not {mode!r}")
         from wheel_size.action.track_inputs import track_inputs
         from wheel_size.github.client import connect
         from wheel_size.github.port import PyGithubPort

@@ -17,6 +17,7 @@ from wheel_size.action.inputs import (
     words,
     workspace_paths,
 )
+from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 from wheel_size.fileio import make_dirs, path_inside
 from wheel_size.split.plan import SplitOptions
@@ -72,7 +73,12 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.split.job import SplitRequest, run_split_job
 
     wheels = _inputs(env, workspace)
-    out_root = workspace / (action_input(env, "split-output-dir") or "wheel-size-split")
+    place = Workspace.at(workspace)
+    out_root = place.output(
+        "split-output-dir",
+        action_input(env, "split-output-dir") or "wheel-size-split",
+        directory=True,
+    )
     options = split_options(env)
     pr = action_input(env, "pr-number")
     comment = bool(pr) and bool_input(env, "split-comment", default=True)
@@ -99,7 +105,8 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
 
             post = split_commenter(repository(env), int(pr), wheel.stem)
         outcome = run_split_job(request, post)
-        written += [str(p) for p in outcome.outputs]
+        place.hand_over(out_dir, report, report.with_suffix(".json"))
+        written += [place.relative(p) for p in outcome.outputs]
         reports.append(report)
         note = render("action-summary-truncated.md.j2", path=report.name)
         write_step_summary(env.get("GITHUB_STEP_SUMMARY"), outcome.markdown, note)
@@ -112,8 +119,8 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         env.get("GITHUB_OUTPUT"),
         {
             "split-wheels": json.dumps(written),
-            "split-report-path": str(reports[-1]),
-            "split-report-json-path": str(reports[-1].with_suffix(".json")),
+            "split-report-path": place.relative(reports[-1]),
+            "split-report-json-path": place.relative(reports[-1].with_suffix(".json")),
         },
     )
     return 0

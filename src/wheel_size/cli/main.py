@@ -49,8 +49,10 @@ class _Subcommand(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every registered subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the top-level parser with every registered subcommand; with ``only``, import
+    and configure that one alone (the others are listed by name and help, so ``--help``
+    and a single command never import every mode)."""
     parser = argparse.ArgumentParser(
         prog="wheel-size",
         description="Track, explain, split and audit the size of Python wheels.",
@@ -61,11 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in SUBCOMMANDS.items():
-        module: _Subcommand = importlib.import_module(module_name)
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if only is not None and name != only:
+            continue
+        module: _Subcommand = importlib.import_module(module_name)
         module.configure_parser(sub_parser)
         sub_parser.set_defaults(_run=module.run)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str:
+    """The subcommand ``argv`` names (the first word that is not an option), or ""."""
+    return next((arg for arg in argv if not arg.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,8 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``internal error: <type>: <message> (please report)``; no traceback unless
     ``WHEEL_SIZE_DEBUG=1``. Stored records that were skipped are warned about first.
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=_command(words))
+    args = parser.parse_args(words)
     error: WheelSizeError | None = None
     status = 0
     try:

@@ -172,6 +172,12 @@ class GitBranchStore:
     def _last_line(self, proc: subprocess.CompletedProcess[str]) -> str:
         lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines()]
         lines = [ln for ln in lines if ln and not ln.startswith(("hint:", "To ", "Done"))]
+        refused = [ln for ln in lines if "dubious ownership" in ln]  # git's own reason, not
+        if refused:  # the "Could not read from remote repository" that follows it
+            return self._redact(
+                f"{refused[0]} (git refuses a repository another user owns; mark it safe: "
+                "git config --global --add safe.directory PATH)"
+            )
         interesting = [ln for ln in lines if "error" in ln.lower() or "fatal" in ln.lower()]
         picked = (interesting or lines or [f"exit status {proc.returncode}"])[-1]
         return self._redact(picked)

@@ -1,0 +1,32 @@
+"""The README's quick start runs the main job: `track --create-issues` on a recorded month
+served by the fake GitHub on loopback, printing the step summary and the issue it opened."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO_ROOT, checkout_env
+
+
+def test_the_quick_start_opens_the_october_issues(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "quickstart.py"), "--keep", str(tmp_path)],
+        env=checkout_env(), capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert out.startswith("## Wheel sizes: pytorch/pytorch")  # the step summary
+    assert (
+        "- Opened [#1](https://github.com/pytorch/pytorch/issues/1): cuda12_8, jump of 2025-10-11"
+        in out
+    )
+    assert "2 issue(s) opened; the first one:" in out
+    issue = out.split("the first one:", 1)[1]
+    assert "# #1 Wheel size: cuda12_8 +4.0 MB on 2025-10-11" in issue
+    candidates = issue.split("### Candidate commits", 1)[1]
+    first = next(ln for ln in candidates.splitlines() if ln.startswith("| 1 |"))
+    assert "Build CUDA kernels with -O3 instead of -O2" in first
+    assert len(list((tmp_path / "history" / "runs").rglob("*.json"))) == 32
+    assert (tmp_path / "report.md").is_file()
