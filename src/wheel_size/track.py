@@ -320,14 +320,18 @@ def _analysis_window(
 ) -> DateRange:
     """The one stretch of history this run loads: what the report, the dashboard and the
     regression issues each need, together."""
-    windows = [report_window(periods)]
+    windows = [report_window(periods, options.thresholds)]
     chart = _dashboard_period(options, periods) if options.dashboard else None
     if chart is not None:
-        windows.append(report_window([chart]))
+        windows.append(report_window([chart], options.thresholds))
     if new_dates:
         # Every new night is checked for crossings, so the load reaches the night before
-        # the first of them (and further back when the regression issues read creep).
-        days = max(options.issue_lookback_days or 0, PREVIOUS_NIGHT_DAYS)
+        # the first of them (and further back when the regression issues read creep, or
+        # the jumps are measured against a baseline of several nights).
+        days = max(
+            options.issue_lookback_days or 0,
+            PREVIOUS_NIGHT_DAYS + options.thresholds.baseline.lookback_days,
+        )
         windows.append(DateRange(min(new_dates) - dt.timedelta(days=days), max(new_dates)))
     return DateRange(min(w.start for w in windows), max(w.end for w in windows))
 

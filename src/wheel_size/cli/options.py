@@ -125,6 +125,14 @@ def add_threshold_options(parser: argparse.ArgumentParser) -> None:
         help="a change of at least this percent is a jump too (default off)",
     )
     g.add_argument(
+        "--baseline",
+        default="previous",
+        metavar="previous|median:N|window:N",
+        help="what a night is measured against: the previous night (default), the median "
+        "of the N nights before it, or the mean of the last N nights against the N before "
+        "(a change that keeps crossing is one jump)",
+    )
+    g.add_argument(
         "--rollback-days",
         type=int,
         default=10,
@@ -138,8 +146,14 @@ def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
 
     if args.rollback_days < 1:
         raise InputError("--rollback-days must be at least 1")
+    from wheel_size.series import Baseline
+
     # 0 turns a rule off; a negative value is refused by Thresholds itself.
-    return Thresholds(mb=args.threshold_mb or None, pct=args.threshold_pct or None)
+    return Thresholds(
+        mb=args.threshold_mb or None,
+        pct=args.threshold_pct or None,
+        baseline=Baseline.parse(getattr(args, "baseline", None)),
+    )
 
 
 def naming_from_args(args: argparse.Namespace) -> ArtifactNaming:

@@ -18,12 +18,16 @@ from wheel_size.variants import ArtifactNaming
 __all__ = ["report_window", "reports_for", "reports_from_series", "reports_from_store"]
 
 
-def report_window(periods: Sequence[DateRange]) -> DateRange:
+def report_window(periods: Sequence[DateRange], thresholds: Thresholds | None = None) -> DateRange:
     """The nights a report over ``periods`` reads: LOOKBACK_DAYS before the first one, for
     the first night's change, to LOOKBACK_DAYS after the last one, to tell nights that were
-    never collected (the history ends) from nights without a run (it goes on)."""
+    never collected (the history ends) from nights without a run (it goes on). A baseline
+    of several nights (``thresholds.baseline``) reads further back."""
     margin = dt.timedelta(days=LOOKBACK_DAYS)
-    return DateRange(min(p.start for p in periods) - margin, max(p.end for p in periods) + margin)
+    extra = dt.timedelta(days=thresholds.baseline.lookback_days if thresholds else 0)
+    return DateRange(
+        min(p.start for p in periods) - margin - extra, max(p.end for p in periods) + margin
+    )
 
 
 def reports_for(
@@ -43,7 +47,7 @@ def reports_for(
     """
     if not periods:
         raise InputError("a report needs at least one date range")
-    window = report_window(periods)
+    window = report_window(periods, thresholds)
     series = load_series(
         store,
         window.start,

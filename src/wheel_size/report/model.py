@@ -14,6 +14,7 @@ from typing import Any
 
 from wheel_size.dates import DateRange
 from wheel_size.series import MB, NightState, Step, Thresholds
+from wheel_size.series.baseline import BaselineInfo
 
 __all__ = [
     "MB",
@@ -148,6 +149,9 @@ class Jump:
     prev_base_sha: str | None
     # What the regression issue concluded (a note stored beside the history), if any.
     cause: LikelyCause | None = None
+    # What a jump found against a several-night baseline was measured against (None with
+    # the day-over-day rule, whose baseline is prev_size_bytes).
+    baseline: BaselineInfo | None = None
 
     @classmethod
     def of(cls, step: Step, variant: str, artifact: str) -> Jump:
@@ -166,6 +170,7 @@ class Jump:
             prev_head_sha=before.head_sha,
             base_sha=after.base_sha,
             prev_base_sha=before.base_sha,
+            baseline=step.baseline,
         )
 
     @property
@@ -208,6 +213,8 @@ class Jump:
             "base_sha": self.base_sha,
             "prev_base_sha": self.prev_base_sha,
             "likely_cause": self.cause.to_dict() if self.cause is not None else None,
+            # only with --baseline median:N / window:N: the day-over-day JSON is unchanged
+            **({"baseline": self.baseline.to_dict()} if self.baseline is not None else {}),
         }
 
 
@@ -314,7 +321,7 @@ class Report:
             "periods": [
                 {"from": p.start.isoformat(), "to": p.end.isoformat()} for p in self.periods
             ],
-            "thresholds": {"mb": self.thresholds.mb, "pct": self.thresholds.pct},
+            "thresholds": self._thresholds_dict(),
             "start": _point(self.start),
             "end": _point(self.end),
             "change_mb": self.change_mb,
@@ -325,6 +332,12 @@ class Report:
             "observations": [o.to_dict() for o in self.observations],
             "months": [m.to_dict() for m in self.months],
         }
+
+    def _thresholds_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mb": self.thresholds.mb, "pct": self.thresholds.pct}
+        if not self.thresholds.baseline.is_previous:
+            out["baseline"] = self.thresholds.baseline.spec
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
