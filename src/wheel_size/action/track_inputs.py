@@ -26,6 +26,7 @@ from wheel_size.regressions.options import IssueOptions, parse_labels
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
+    from wheel_size.series import Baseline
 
 __all__ = ["TrackInputs", "record_files", "track_inputs"]
 
@@ -149,6 +150,16 @@ def _evidence(env: Mapping[str, str]) -> EvidenceOptions:
     )
 
 
+def _baseline(env: Mapping[str, str]) -> Baseline:
+    """Input ``baseline``: previous (default), median:N or window:N."""
+    from wheel_size.series import Baseline
+
+    try:
+        return Baseline.parse(action_input(env, "baseline"))
+    except InputError as exc:
+        raise InputError(f"input {exc}") from None
+
+
 def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
     """The options of ``mode: track``, from ``INPUT_*`` (see action.yml)."""
     from wheel_size.collect.runs import WorkflowSource
@@ -194,6 +205,7 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
         thresholds=Thresholds(
             mb=_number(env, "threshold-mb", 1.0) or None,
             pct=_number(env, "threshold-pct", None) or None,
+            baseline=_baseline(env),
         ),
         rollback_days=rollback_days,
         periods=periods,

@@ -5,10 +5,13 @@ A night *crosses* when its value differs from its baseline by at least the thres
 * ``median:N`` — value: the night's size; baseline: the median of the N nights with a
   size before it.
 * ``window:N`` — value: the mean of the last N nights with a size (the night included);
-  baseline: the mean of the N nights before those. With fewer than 2N nights available,
-  both windows shrink to half of what there is (one night each: day-over-day).
+  baseline: the mean of the N nights before those.
 
-Every night of a baseline lies within :data:`BASELINE_DAYS` days before the night measured,
+A night with fewer nights than that (N, or 2N for a window, the night included) within
+:data:`BASELINE_DAYS` days before it is not measured: a shorter baseline would let the
+noise through again. The day-over-day rule (``previous``) bridges any gap.
+
+Every night of a baseline lies within BASELINE_DAYS days before the night measured,
 so every consumer that loads that far back sees the same answer. The noise band shown with
 a jump is the lowest and highest size of the baseline nights.
 
@@ -41,7 +44,7 @@ class BaselineInfo:
     """How a jump measured against a baseline was measured (shown with the jump)."""
 
     spec: str  # "median:7", "window:5"
-    nights: int  # baseline nights actually used (fewer near the start of a history)
+    nights: int  # baseline nights (N)
     value_bytes: int  # the median or mean of the baseline nights (rounded to a byte)
     low_bytes: int  # the noise band: lowest and highest baseline night
     high_bytes: int
@@ -101,18 +104,18 @@ def _mean(points: Sequence[SizePoint]) -> Fraction:
 
 def _measure(points: Sequence[SizePoint], i: int, baseline: Baseline) -> _Measure | None:
     """Night ``i`` against its baseline; None when no night before it is near enough."""
+    n = baseline.nights
     if baseline.kind == "median":
-        ref = _before(points, i, baseline.nights)
-        if not ref:
-            return None
+        ref = _before(points, i, n)
+        if len(ref) < n:
+            return None  # too few nights: a shorter baseline would be the noise again
         base = Fraction(median(p.size_bytes for p in ref))
         value = Fraction(points[i].size_bytes)
     else:
-        near = [*_before(points, i, 2 * baseline.nights - 1), points[i]]
-        n = min(baseline.nights, len(near) // 2)
-        if n < 1:
+        near = [*_before(points, i, 2 * n - 1), points[i]]
+        if len(near) < 2 * n:
             return None
-        ref, last = near[-2 * n : -n], near[-n:]
+        ref, last = near[:n], near[n:]
         base, value = _mean(ref), _mean(last)
     sizes = [p.size_bytes for p in ref]
     return _Measure(value, base, (min(sizes), max(sizes)), len(ref))

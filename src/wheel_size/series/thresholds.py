@@ -128,16 +128,16 @@ class Thresholds:
         A change of zero is never a jump, whatever the thresholds (a threshold of 0 would
         otherwise flag every quiet night).
         """
-        change = abs(delta_bytes)
+        change = abs(Fraction(delta_bytes))
         if change == 0:
             return False
         if self.mb is not None:
             limit = _exact(self.mb)
-            if limit is not None and Fraction(change, MB) >= limit:
+            if limit is not None and change / MB >= limit:
                 return True
         if self.pct is not None and base_bytes > 0:
             limit = _exact(self.pct)
-            if limit is not None and Fraction(100 * change, base_bytes) >= limit:
+            if limit is not None and 100 * change / Fraction(base_bytes) >= limit:
                 return True
         return False
 
