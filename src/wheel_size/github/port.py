@@ -21,6 +21,7 @@ from github.Issue import Issue
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.Repository import Repository as GithubRepository
+from github.WorkflowJob import WorkflowJob
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import (
@@ -287,6 +288,17 @@ class PyGithubPort:
                 Artifact, self.gh.requester, artifacts_url, None, list_item="artifacts"
             )
             return [a.raw_data for a in listing]
+
+    def run_jobs_json(self, jobs_url: str) -> list[Mapping[str, Any]]:
+        with _port(f"listing jobs at {jobs_url}"):
+            listing = PaginatedList(
+                WorkflowJob,
+                self.gh.requester,
+                jobs_url,
+                {"filter": "latest"},
+                list_item="jobs",
+            )
+            return [j.raw_data for j in listing]
 
     # -- artifact downloads
 

@@ -6,12 +6,21 @@ only lays them out as report days and summaries.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history.history import History
-from wheel_size.report.model import Day, DayStatus, Jump, MonthSummary, Report, Thresholds
+from wheel_size.report.model import (
+    BuildJump,
+    Day,
+    DayStatus,
+    Jump,
+    MonthSummary,
+    Report,
+    Thresholds,
+)
 from wheel_size.report.observations import observe
 from wheel_size.series import (
     PREVIOUS_NIGHT_DAYS,
@@ -20,6 +29,7 @@ from wheel_size.series import (
     VariantSeries,
     variant_family,
 )
+from wheel_size.series.buildtime import BuildThresholds, build_time
 from wheel_size.variants import ArtifactNaming
 
 __all__ = ["LOOKBACK_DAYS", "build_report", "variant_family"]
@@ -34,7 +44,11 @@ def _day(night: Night, series: VariantSeries) -> Day:
     if night.state == DayStatus.OK:
         assert night.point is not None and night.run is not None
         prev = series.previous(night.date)
+        built = build_time(night.run, night.run.artifact(series.artifact), series.artifact)
         return Day(
+            build_seconds=built.seconds,
+            build_note=built.note,
+            build_collected=built.collected,
             date=night.date,
             status=DayStatus.OK,
             size_bytes=night.point.size_bytes,
@@ -77,6 +91,7 @@ def build_report(
     thresholds: Thresholds | None = None,
     rollback_days: int = 10,
     repository: str | None = None,
+    build_thresholds: BuildThresholds | None = None,
 ) -> Report:
     """The seed's report for ``variant`` over ``periods`` (sorted, non-overlapping ranges).
 
@@ -102,7 +117,10 @@ def build_report(
         ]
     months = _months(days)
     observations = observe(days, jumps, thresholds, points.artifact, rollback_days)
+    build_thresholds = build_thresholds or BuildThresholds()
     return Report(
+        build_jumps=build_jumps(days, build_thresholds),
+        build_thresholds=build_thresholds,
         variant=variant,
         artifact=points.artifact,
         repository=repository,
@@ -113,6 +131,22 @@ def build_report(
         observations=tuple(observations),
         months=months,
     )
+
+
+def build_jumps(days: Sequence[Day], thresholds: BuildThresholds) -> tuple[BuildJump, ...]:
+    """Day-over-day build-time changes that cross ``thresholds``, between the report's
+    nights that have a build time (a night left out is skipped, not guessed)."""
+    timed = [d for d in days if d.build_seconds is not None]
+    out = []
+    for before, after in itertools.pairwise(timed):
+        assert before.build_seconds is not None and after.build_seconds is not None
+        if thresholds.crossed(after.build_seconds - before.build_seconds, before.build_seconds):
+            out.append(
+                BuildJump(
+                    after.date, before.date, after.build_seconds, before.build_seconds, after.run_id
+                )
+            )
+    return tuple(out)
 
 
 def _stored_parts(periods: Sequence[DateRange], series: SizeSeries) -> list[DateRange]:

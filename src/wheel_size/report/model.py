@@ -15,10 +15,12 @@ from typing import Any
 from wheel_size.dates import DateRange
 from wheel_size.series import MB, NightState, Step, Thresholds
 from wheel_size.series.baseline import BaselineInfo
+from wheel_size.series.buildtime import BuildThresholds
 
 __all__ = [
     "MB",
     "REPORT_SCHEMA",
+    "BuildJump",
     "Day",
     "DayStatus",
     "Jump",
@@ -64,6 +66,15 @@ class Day:
     conclusion: str | None = None
     renamed_to: tuple[str, ...] = ()
     renamed_size_bytes: int | None = None
+    # Build time (docs/report-format.md): the seconds, or why they are left out; nothing
+    # when the run's jobs were never listed.
+    build_seconds: int | None = None
+    build_note: str | None = None
+    build_collected: bool = False
+
+    @property
+    def build_minutes(self) -> float | None:
+        return None if self.build_seconds is None else round(self.build_seconds / 60, 1)
 
     @property
     def delta_bytes(self) -> int | None:
@@ -219,6 +230,46 @@ class Jump:
 
 
 @dataclass(frozen=True)
+class BuildJump:
+    """A day-over-day change of build time that crossed the build-time thresholds."""
+
+    date: dt.date
+    prev_date: dt.date
+    seconds: int
+    prev_seconds: int
+    run_id: int | None
+
+    @property
+    def delta_seconds(self) -> int:
+        return self.seconds - self.prev_seconds
+
+    @property
+    def delta_minutes(self) -> float:
+        return round(self.delta_seconds / 60, 1)
+
+    @property
+    def minutes(self) -> float:
+        return round(self.seconds / 60, 1)
+
+    @property
+    def delta_pct(self) -> float | None:
+        return _pct(self.delta_seconds, self.prev_seconds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "date": self.date.isoformat(),
+            "prev_date": self.prev_date.isoformat(),
+            "minutes": self.minutes,
+            "seconds": self.seconds,
+            "prev_seconds": self.prev_seconds,
+            "delta_minutes": self.delta_minutes,
+            "delta_seconds": self.delta_seconds,
+            "delta_pct": self.delta_pct,
+            "run_id": self.run_id,
+        }
+
+
+@dataclass(frozen=True)
 class Observation:
     """A pattern found in the data, with the days it is about and one sentence on it."""
 
@@ -281,6 +332,13 @@ class Report:
     jumps: tuple[Jump, ...]
     observations: tuple[Observation, ...]
     months: tuple[MonthSummary, ...] = field(default=())
+    build_jumps: tuple[BuildJump, ...] = ()
+    build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+
+    @property
+    def has_build_time(self) -> bool:
+        """Whether any night's jobs were listed (else no build-time column at all)."""
+        return any(d.build_collected for d in self.days)
 
     @property
     def ok_days(self) -> list[Day]:
@@ -328,9 +386,28 @@ class Report:
             "change_bytes": self.change_bytes,
             "change_pct": self.change_pct,
             "jumps": [j.to_dict() for j in self.jumps],
-            "days": [d.to_dict() for d in self.days],
+            "days": [self._day_dict(d) for d in self.days],
             "observations": [o.to_dict() for o in self.observations],
             "months": [m.to_dict() for m in self.months],
+            # only when build time was collected: a report without it is unchanged
+            **({"build_time": self._build_dict()} if self.has_build_time else {}),
+        }
+
+    def _day_dict(self, day: Day) -> dict[str, Any]:
+        out = day.to_dict()
+        if self.has_build_time:
+            out.update(
+                build_minutes=day.build_minutes,
+                build_seconds=day.build_seconds,
+                build_note=day.build_note,
+            )
+        return out
+
+    def _build_dict(self) -> dict[str, Any]:
+        t = self.build_thresholds
+        return {
+            "thresholds": {"minutes": t.minutes, "pct": t.pct},
+            "jumps": [j.to_dict() for j in self.build_jumps],
         }
 
     def _thresholds_dict(self) -> dict[str, Any]:
