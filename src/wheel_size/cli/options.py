@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from wheel_size.github.port import PyGithubPort
     from wheel_size.history.store import HistoryStore
     from wheel_size.report.model import Thresholds
+    from wheel_size.series.buildtime import BuildThresholds
     from wheel_size.variants import ArtifactNaming
 
 __all__ = [
@@ -133,6 +134,21 @@ def add_threshold_options(parser: argparse.ArgumentParser) -> None:
         "(a change that keeps crossing is one jump)",
     )
     g.add_argument(
+        "--build-threshold-min",
+        type=float,
+        default=10.0,
+        metavar="MIN",
+        help="a day-over-day build-time change of at least this many minutes is a build-time "
+        "jump (reported only; default 10; 0 = off)",
+    )
+    g.add_argument(
+        "--build-threshold-pct",
+        type=float,
+        default=25.0,
+        metavar="PCT",
+        help="a build-time change of at least this percent is one too (default 25; 0 = off)",
+    )
+    g.add_argument(
         "--rollback-days",
         type=int,
         default=10,
@@ -153,6 +169,14 @@ def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
         mb=args.threshold_mb or None,
         pct=args.threshold_pct or None,
         baseline=Baseline.parse(getattr(args, "baseline", None)),
+    )
+
+
+def build_thresholds_from_args(args: argparse.Namespace) -> BuildThresholds:
+    from wheel_size.series.buildtime import BuildThresholds
+
+    return BuildThresholds(
+        minutes=args.build_threshold_min or None, pct=args.build_threshold_pct or None
     )
 
 

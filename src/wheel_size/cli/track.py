@@ -20,6 +20,7 @@ from wheel_size.cli.options import (
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
+    from wheel_size.collect.jobs import JobPattern
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
 
@@ -74,6 +75,19 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="history shown by the dashboard's charts, in days up to the newest night "
         "(default 365)",
     )
+    parser.add_argument(
+        "--build-time",
+        action="store_true",
+        help="also track build time: list each new run's jobs (one more request a run) and "
+        "store the jobs that built the artifacts",
+    )
+    parser.add_argument(
+        "--job-pattern",
+        default=None,
+        metavar="PATTERN",
+        help="name of the job that builds an artifact, with the artifact pattern's {python} "
+        "and {variant} (default manywheel-{python}-{variant}-build)",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the Markdown report here")
     parser.add_argument("--json", metavar="FILE", help="write the result (jumps, reports) as JSON")
     add_issue_options(parser)
@@ -118,6 +132,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
 
     from wheel_size.cli.issue_options import evidence_options_from_args, issue_options_from_args
     from wheel_size.cli.options import (
+        build_thresholds_from_args,
         explicit_periods,
         naming_from_args,
         source_from_args,
@@ -148,6 +163,8 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         dashboard=args.dashboard,
         dashboard_days=args.dashboard_days,
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        jobs=_job_pattern(args),
+        build_thresholds=build_thresholds_from_args(args),
     )
     issues = (
         issue_options_from_args(args, store_location_from_args(args))
@@ -157,6 +174,18 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
     return NightlyOptions(
         track, issues=issues, evidence=evidence_options_from_args(args), limits=_limits(args)
     )
+
+
+def _job_pattern(args: argparse.Namespace) -> JobPattern | None:
+    """``--build-time`` (with ``--job-pattern``): the jobs to list, or None (off)."""
+    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN, JobPattern
+    from wheel_size.errors import InputError
+
+    if not args.build_time:
+        if args.job_pattern is not None:
+            raise InputError("--job-pattern needs --build-time")
+        return None
+    return JobPattern(args.job_pattern or DEFAULT_JOB_PATTERN, args.artifact_pattern)
 
 
 def _limits(args: argparse.Namespace) -> Limits | None:

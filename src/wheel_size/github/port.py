@@ -21,7 +21,6 @@ from github.Issue import Issue
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.Repository import Repository as GithubRepository
-from github.WorkflowJob import WorkflowJob
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import (
@@ -44,6 +43,10 @@ if TYPE_CHECKING:
     from wheel_size.github.checks import GitHubBuilds
 
 __all__ = ["PyGithubPort", "PyGithubRepository", "failure"]
+
+# A run's jobs listing is read to this many pages (100 jobs each): PyTorch's largest
+# nightly workflow has a few hundred jobs.
+MAX_JOB_PAGES = 20
 
 T = TypeVar("T")
 
@@ -290,15 +293,23 @@ class PyGithubPort:
             return [a.raw_data for a in listing]
 
     def run_jobs_json(self, jobs_url: str) -> list[Mapping[str, Any]]:
-        with _port(f"listing jobs at {jobs_url}"):
-            listing = PaginatedList(
-                WorkflowJob,
-                self.gh.requester,
-                jobs_url,
-                {"filter": "latest"},
-                list_item="jobs",
-            )
-            return [j.raw_data for j in listing]
+        # Pages read as JSON through the requester: a listed WorkflowJob would fetch itself
+        # again (one request a job) if its raw data were asked for.
+        jobs: list[Mapping[str, Any]] = []
+        with _port(f"listing jobs at {jobs_url}", everything=True):
+            for page in range(1, MAX_JOB_PAGES + 1):
+                params: dict[str, Any] = {"filter": "latest", "per_page": self.per_page}
+                if page > 1:
+                    params["page"] = page
+                _, data = self.gh.requester.requestJsonAndCheck("GET", jobs_url, parameters=params)
+                listed = data["jobs"]
+                total = data["total_count"]
+                if not isinstance(listed, list) or not isinstance(total, int):
+                    raise TypeError("the jobs listing has no jobs list or total_count")
+                jobs += [j for j in listed if isinstance(j, Mapping)]
+                if not listed or len(jobs) >= total:
+                    break
+        return jobs
 
     # -- artifact downloads
 
