@@ -6,6 +6,7 @@ only lays them out as report days and summaries.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections.abc import Sequence
 
@@ -168,3 +169,32 @@ def _months(days: list[Day]) -> tuple[MonthSummary, ...]:
         ok = [d for d in days if d.status == DayStatus.OK and d.date.strftime("%Y-%m") == key]
         out.append(MonthSummary(key, ok[0] if ok else None, ok[-1] if ok else None))
     return tuple(out)
+
+
+def build_lines(reports: Sequence[Report], day: dt.date | None) -> list[dict[str, object]]:
+    """Night ``day``'s build time per report that carries build time (the step summary's
+    lines): minutes and the change against the previous night with a build time, whether
+    that crossed the build-time thresholds, or why the night has none."""
+    out: list[dict[str, object]] = []
+    for report in reports:
+        if day is None or not report.has_build_time:
+            continue
+        night = next((d for d in report.days if d.date == day), None)
+        if night is None:
+            continue
+        earlier = [d for d in report.days if d.date < day and d.build_seconds is not None]
+        delta = (
+            round((night.build_seconds - earlier[-1].build_seconds) / 60, 1)
+            if night.build_seconds is not None and earlier and earlier[-1].build_seconds
+            else None
+        )
+        out.append(
+            {
+                "variant": report.variant,
+                "minutes": night.build_minutes,
+                "delta": delta,
+                "jump": any(j.date == day for j in report.build_jumps),
+                "note": night.build_note or ("no size that night" if night.status != "ok" else ""),
+            }
+        )
+    return out
