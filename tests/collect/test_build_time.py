@@ -203,3 +203,36 @@ def test_pattern_matches_jobs_of_a_reusable_workflow() -> None:
     assert p.artifact_of("get-label-type / runner-determinator") is None
     other = JobPattern("build ({variant})", "torchvision-{variant}")
     assert other.artifact_of("build (cu128)") == "torchvision-cu128"
+
+
+def test_job_pattern_needs_build_time(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    args = ["track", "--repo", "pytorch/pytorch", "--workflow", "1", "--no-collect"]
+    args += ["--history", str(tmp_path / "h"), "--job-pattern", "build-{variant}"]
+    res = run_cli(args)
+    assert res.returncode == 2
+    assert res.stderr.strip().endswith("--job-pattern needs --build-time")
+    assert not (tmp_path / "h").exists()
+
+
+def test_action_inputs_turn_build_time_on(tmp_path: Path) -> None:
+    from wheel_size.action.track_inputs import track_inputs
+
+    env = {"GITHUB_WORKSPACE": str(tmp_path), "GITHUB_REPOSITORY": "pytorch/pytorch",
+           "INPUT_WORKFLOW": "nightly.yml", "INPUT_HISTORY-DIR": "h"}  # fmt: skip
+    off = track_inputs(env, tmp_path).nightly.track
+    assert off.jobs is None and off.build_thresholds.minutes == 10.0
+    on = track_inputs(
+        {
+            **env,
+            "INPUT_BUILD-TIME": "true",
+            "INPUT_BUILD-THRESHOLD-MIN": "5",
+            "INPUT_JOB-PATTERN": "wheel-{python}-{variant}-build",
+        },
+        tmp_path,
+    ).nightly.track
+    assert on.jobs == JobPattern("wheel-{python}-{variant}-build")
+    assert on.build_thresholds.minutes == 5.0
+    with pytest.raises(InputError, match=r"^input job pattern 'build' must contain"):
+        track_inputs({**env, "INPUT_BUILD-TIME": "true", "INPUT_JOB-PATTERN": "build"}, tmp_path)

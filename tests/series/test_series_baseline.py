@@ -165,3 +165,16 @@ def test_default_is_the_seed_day_over_day_rule() -> None:
         Thresholds(mb=1.0, baseline=Baseline.parse("median:7")).describe()
         == "±1 MB against the median of the previous 7 nights"
     )
+
+
+def test_regression_issues_open_once_per_event() -> None:
+    """The issue step asks night by night (regressions.events.detect_jump): one event."""
+    from wheel_size.regressions.events import detect_jump
+
+    sizes: list[int | None] = [BASE] * 8 + [BASE + 2 * MB] + [BASE + 4 * MB] * 6
+    p = pts(sizes)
+    median = Thresholds(mb=1.0, baseline=Baseline.parse("median:5"))
+    opened = [d for d in range(15) if detect_jump(p, day(d), median) is not None]
+    assert opened == [8]
+    day_over_day = [d for d in range(15) if detect_jump(p, day(d), Thresholds(mb=1.0))]
+    assert day_over_day == [8, 9]
