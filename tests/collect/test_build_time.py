@@ -4,6 +4,7 @@ the report with its own jumps; values that cannot be known are left out with the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -236,3 +237,27 @@ def test_action_inputs_turn_build_time_on(tmp_path: Path) -> None:
     assert on.build_thresholds.minutes == 5.0
     with pytest.raises(InputError, match=r"^input job pattern 'build' must contain"):
         track_inputs({**env, "INPUT_BUILD-TIME": "true", "INPUT_JOB-PATTERN": "build"}, tmp_path)
+
+
+def test_jobs_of_two_attempts_never_make_one_span() -> None:
+    from wheel_size.history.model import ArtifactRecord, JobRecord, RunRecord
+    from wheel_size.series.buildtime import build_time
+
+    name = "manywheel-py3_12-cpu"
+    first = JobRecord(f"{name}-build / build", 1, 1, "completed", "failure",
+                      "2025-10-01T07:33:00Z", "2025-10-01T07:50:00Z", name)  # fmt: skip
+    second = JobRecord(f"{name}-build / build", 2, 2, "completed", "success",
+                       "2025-10-01T09:00:00Z", "2025-10-01T09:41:00Z", name)  # fmt: skip
+    upload = ArtifactRecord(name, 1, created_at="2025-10-01T09:40:30Z")
+    run = RunRecord("pytorch/pytorch", D(2025, 10, 1), 7, run_attempt=2, status="completed",
+                    artifacts=(upload,), jobs=(first, second))  # fmt: skip
+    built = build_time(run, upload, name)
+    assert (built.seconds, built.note) == (41 * 60, None)  # attempt 2's job alone
+    moved = ArtifactRecord(name, 1, created_at="2025-10-01T07:49:00Z")  # attempt 1's upload
+    late = build_time(dataclasses.replace(run, artifacts=(moved,)), moved, name)
+    assert late.seconds is None
+    assert late.note == (
+        "re-run (attempt 2): the artifact was not uploaded by the listed job of attempt 2"
+    )
+    # a record without jobs says nothing at all (build time was off)
+    assert build_time(dataclasses.replace(run, jobs=None), upload, name).collected is False

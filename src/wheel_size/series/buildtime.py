@@ -106,9 +106,13 @@ def build_time(run: RunRecord, artifact: ArtifactRecord | None, name: str) -> Bu
     """The build time of artifact ``name`` in ``run`` (``artifact``: its upload, if any)."""
     if run.jobs is None:
         return NOT_COLLECTED
-    jobs: Sequence[JobRecord] = [j for j in run.jobs if j.artifact == name]
-    if not jobs:
+    matched: Sequence[JobRecord] = [j for j in run.jobs if j.artifact == name]
+    if not matched:
         return BuildTime(None, f"no job building {name} in run {run.run_id}")
+    # Jobs of two attempts may both be stored (listings merged across a re-run): only the
+    # newest attempt's jobs are this night's build, never a span across attempts.
+    attempt = max(j.run_attempt or run.run_attempt for j in matched)
+    jobs = [j for j in matched if (j.run_attempt or run.run_attempt) == attempt]
     names = tuple(j.name for j in jobs)
     for job in jobs:
         reason = _left_out(job)
@@ -118,8 +122,7 @@ def build_time(run: RunRecord, artifact: ArtifactRecord | None, name: str) -> Bu
     ends = [_stamp(j.completed_at) for j in jobs]
     start = min(s for s in starts if s is not None)
     end = max(e for e in ends if e is not None)
-    attempts = {j.run_attempt or 1 for j in jobs}
-    if run.run_attempt > 1 or attempts != {run.run_attempt}:
+    if run.run_attempt > 1 or attempt != run.run_attempt:
         # A re-run: the job listed may not be the one whose upload the size is. Only an
         # upload inside the job's own span ties the two together.
         uploaded = _stamp(artifact.created_at) if artifact is not None else None
@@ -127,8 +130,7 @@ def build_time(run: RunRecord, artifact: ArtifactRecord | None, name: str) -> Bu
             return BuildTime(
                 None,
                 f"re-run (attempt {run.run_attempt}): the artifact was not uploaded by the "
-                f"listed job{'s' if len(jobs) > 1 else ''} of attempt "
-                f"{', '.join(str(a) for a in sorted(attempts))}",
+                f"listed job{'s' if len(jobs) > 1 else ''} of attempt {attempt}",
                 jobs=names,
             )
     return BuildTime(int((end - start).total_seconds()), jobs=names)
