@@ -13,6 +13,7 @@ from wheel_size.errors import InputError
 from wheel_size.history.location import DEFAULT_HISTORY_DIR, StoreLocation
 
 if TYPE_CHECKING:
+    from wheel_size.collect.jobs import JobPattern
     from wheel_size.collect.runs import WorkflowSource
     from wheel_size.dates import DateRange
     from wheel_size.github.client import GithubClient
@@ -170,6 +171,46 @@ def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
         pct=args.threshold_pct or None,
         baseline=Baseline.parse(getattr(args, "baseline", None)),
     )
+
+
+def add_build_time_options(
+    parser: argparse.ArgumentParser, *, with_artifact_pattern: bool = True
+) -> None:
+    """``--build-time`` and ``--job-pattern`` (``collect`` also takes the artifact pattern
+    the job pattern pairs with; ``track`` has it among its naming options)."""
+    g = parser.add_argument_group("build time")
+    g.add_argument(
+        "--build-time",
+        action="store_true",
+        help="also list each new run's jobs (one more request a run, 100 jobs a page) and "
+        "store the jobs that built the artifacts, for build time beside size",
+    )
+    g.add_argument(
+        "--job-pattern",
+        default=None,
+        metavar="PATTERN",
+        help="name of the job that builds an artifact, with the artifact pattern's {python} "
+        "and {variant} (default manywheel-{python}-{variant}-build)",
+    )
+    if with_artifact_pattern:
+        g.add_argument(
+            "--artifact-pattern",
+            default="manywheel-{python}-{variant}",
+            metavar="PATTERN",
+            help="artifact name pattern the job pattern pairs with "
+            "(default manywheel-{python}-{variant})",
+        )
+
+
+def job_pattern_from_args(args: argparse.Namespace) -> JobPattern | None:
+    """``--build-time`` (with ``--job-pattern``): the jobs to list, or None (off)."""
+    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN, JobPattern
+
+    if not args.build_time:
+        if args.job_pattern is not None:
+            raise InputError("--job-pattern needs --build-time")
+        return None
+    return JobPattern(args.job_pattern or DEFAULT_JOB_PATTERN, args.artifact_pattern)
 
 
 def build_thresholds_from_args(args: argparse.Namespace) -> BuildThresholds:

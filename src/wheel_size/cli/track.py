@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from wheel_size.cli.issue_options import add_evidence_options, add_issue_options
 from wheel_size.cli.options import (
+    add_build_time_options,
     add_naming_options,
     add_range_options,
     add_source_options,
@@ -20,7 +21,6 @@ from wheel_size.cli.options import (
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
-    from wheel_size.collect.jobs import JobPattern
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
 
@@ -45,6 +45,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_store_options(parser)
     add_naming_options(parser)
     add_threshold_options(parser)
+    add_build_time_options(parser, with_artifact_pattern=False)
     parser.add_argument(
         "--report-days",
         type=int,
@@ -74,19 +75,6 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="history shown by the dashboard's charts, in days up to the newest night "
         "(default 365)",
-    )
-    parser.add_argument(
-        "--build-time",
-        action="store_true",
-        help="also track build time: list each new run's jobs (one more request a run) and "
-        "store the jobs that built the artifacts",
-    )
-    parser.add_argument(
-        "--job-pattern",
-        default=None,
-        metavar="PATTERN",
-        help="name of the job that builds an artifact, with the artifact pattern's {python} "
-        "and {variant} (default manywheel-{python}-{variant}-build)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the Markdown report here")
     parser.add_argument("--json", metavar="FILE", help="write the result (jumps, reports) as JSON")
@@ -134,6 +122,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
     from wheel_size.cli.options import (
         build_thresholds_from_args,
         explicit_periods,
+        job_pattern_from_args,
         naming_from_args,
         source_from_args,
         store_location_from_args,
@@ -163,7 +152,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         dashboard=args.dashboard,
         dashboard_days=args.dashboard_days,
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
-        jobs=_job_pattern(args),
+        jobs=job_pattern_from_args(args),
         build_thresholds=build_thresholds_from_args(args),
     )
     issues = (
@@ -174,18 +163,6 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
     return NightlyOptions(
         track, issues=issues, evidence=evidence_options_from_args(args), limits=_limits(args)
     )
-
-
-def _job_pattern(args: argparse.Namespace) -> JobPattern | None:
-    """``--build-time`` (with ``--job-pattern``): the jobs to list, or None (off)."""
-    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN, JobPattern
-    from wheel_size.errors import InputError
-
-    if not args.build_time:
-        if args.job_pattern is not None:
-            raise InputError("--job-pattern needs --build-time")
-        return None
-    return JobPattern(args.job_pattern or DEFAULT_JOB_PATTERN, args.artifact_pattern)
 
 
 def _limits(args: argparse.Namespace) -> Limits | None:
