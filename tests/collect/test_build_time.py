@@ -261,3 +261,29 @@ def test_jobs_of_two_attempts_never_make_one_span() -> None:
     )
     # a record without jobs says nothing at all (build time was off)
     assert build_time(dataclasses.replace(run, jobs=None), upload, name).collected is False
+
+
+def test_cli_collect_out_carries_the_jobs(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """The backfill matrix (collect --out, then track --records) keeps build time too."""
+    from conftest import run_cli
+
+    nights(fake_github, D(2025, 10, 1), 2)
+    out = tmp_path / "r.json"
+    env = {
+        **fake_github.env(),
+        "GITHUB_ACTIONS": "",
+        "GITHUB_OUTPUT": "",
+        "GITHUB_STEP_SUMMARY": "",
+    }
+    args = ["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID)]
+    args += ["--from", "2025-10-01", "--to", "2025-10-02", "--out", str(out), "--build-time"]
+    res = run_cli(args, env=env)
+    assert res.returncode == 0, res.stderr
+    runs = json.loads(out.read_text())["runs"]
+    assert [len(r["jobs"]) for r in runs] == [8, 8]
+    res = run_cli(["store", str(out), "--history", str(tmp_path / "h")])
+    assert res.returncode == 0, res.stderr
+    res = run_cli(["report", "--history", str(tmp_path / "h"), "--from", "2025-10-01",
+                   "--to", "2025-10-02", "--format", "json"])  # fmt: skip
+    days = json.loads(res.stdout)["days"]
+    assert [d["build_minutes"] for d in days] == [163.0, 163.0]
