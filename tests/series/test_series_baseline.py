@@ -9,6 +9,7 @@ it takes or keeps crossing.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 import pytest
 from series_history import D0
@@ -32,7 +33,7 @@ def day(i: int) -> dt.date:
     return D0 + dt.timedelta(days=i)
 
 
-def pts(sizes: list[int | None]) -> list[SizePoint]:
+def pts(sizes: Sequence[int | None]) -> list[SizePoint]:
     return [SizePoint(day(i), "cpu", s, run_id=i) for i, s in enumerate(sizes) if s is not None]
 
 
@@ -83,7 +84,7 @@ def test_window_smooths_both_sides() -> None:
 
 def test_a_change_over_two_nights_is_one_event() -> None:
     # +0.6 MB and +0.6 MB: neither night crosses 1 MB day-over-day; together they do
-    sizes: list[int | None] = [BASE] * 8 + [BASE + 600 * KB] + [BASE + 1200 * KB] * 6
+    sizes = [BASE] * 8 + [BASE + 600 * KB] + [BASE + 1200 * KB] * 6
     p = pts(sizes)
     assert jumps_between(p, day(1), day(14), Thresholds(mb=1.0)) == []
     median = Thresholds(mb=1.0, baseline=Baseline.parse("median:5"))
@@ -96,7 +97,7 @@ def test_a_change_over_two_nights_is_one_event() -> None:
 
 
 def test_two_crossing_nights_in_a_row_are_one_jump() -> None:
-    sizes: list[int | None] = [BASE] * 8 + [BASE + 2 * MB] + [BASE + 4 * MB] * 6
+    sizes = [BASE] * 8 + [BASE + 2 * MB] + [BASE + 4 * MB] * 6
     p = pts(sizes)
     assert len(jumps_between(p, day(1), day(14), Thresholds(mb=1.0))) == 2
     median = Thresholds(mb=1.0, baseline=Baseline.parse("median:5"))
@@ -108,7 +109,7 @@ def test_two_crossing_nights_in_a_row_are_one_jump() -> None:
 
 
 def test_drops_and_a_rollback_are_events_of_their_own() -> None:
-    sizes: list[int | None] = [BASE] * 8 + [BASE - 5 * MB] * 4 + [BASE] * 6
+    sizes = [BASE] * 8 + [BASE - 5 * MB] * 4 + [BASE] * 6
     p = pts(sizes)
     median = Thresholds(mb=1.0, baseline=Baseline.parse("median:3"))
     events = jumps_between(p, day(1), day(17), median)
@@ -120,7 +121,7 @@ def test_drops_and_a_rollback_are_events_of_their_own() -> None:
 
 def test_baseline_nights_stay_within_28_days() -> None:
     # a month without a size: the night after it is measured against no night at all
-    sizes: list[int | None] = [BASE] * 5 + [None] * 40 + [BASE + 9 * MB] * 3
+    sizes = [BASE] * 5 + [None] * 40 + [BASE + 9 * MB] * 3
     p = pts(sizes)
     median = Thresholds(mb=1.0, baseline=Baseline.parse("median:5"))
     assert jumps_between(p, day(0), day(47), median) == []
@@ -171,7 +172,7 @@ def test_regression_issues_open_once_per_event() -> None:
     """The issue step asks night by night (regressions.events.detect_jump): one event."""
     from wheel_size.regressions.events import detect_jump
 
-    sizes: list[int | None] = [BASE] * 8 + [BASE + 2 * MB] + [BASE + 4 * MB] * 6
+    sizes = [BASE] * 8 + [BASE + 2 * MB] + [BASE + 4 * MB] * 6
     p = pts(sizes)
     median = Thresholds(mb=1.0, baseline=Baseline.parse("median:5"))
     opened = [d for d in range(15) if detect_jump(p, day(d), median) is not None]
