@@ -89,6 +89,12 @@ def test_nightly_with_build_time_costs_one_jobs_page_more(
     jsonschema.validate(data, REPORT_SCHEMA)
     assert data["build_time"]["jumps"][0]["delta_minutes"] == 38.0
 
+    from wheel_size.nightly.summary import nightly_summary
+
+    summary = nightly_summary(res, repository="pytorch/pytorch")
+    assert "### Build time, 2025-10-03" in summary
+    assert "- `cuda12_8`: 201.0 min (+38.0 min), **a build-time jump**" in summary
+
 
 def test_without_build_time_nothing_changes(fake_github: FakeGitHub, tmp_path: Path) -> None:
     nights(fake_github, D(2025, 10, 1), 2)
