@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wheel_size.check.budget import CeilingBreach
+from wheel_size.collect.jobs import JobPattern
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.dates import DateRange, utc_today
 from wheel_size.errors import InputError, WheelSizeError
@@ -33,6 +34,7 @@ from wheel_size.report.build import report_window, reports_for, reports_from_ser
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
 from wheel_size.series import PREVIOUS_NIGHT_DAYS, SizeSeries, load_series
+from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
@@ -71,6 +73,10 @@ class TrackOptions:
     # wheel_size.series.lookback_days); None when no issues are opened. The one history
     # load of the run reaches that far, so the issues read the series the report read.
     issue_lookback_days: int | None = None
+    # Build time (--build-time): the job pattern whose jobs each new run's jobs listing is
+    # matched against; None = off (no jobs request, records as before).
+    jobs: JobPattern | None = None
+    build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
 
 
 @dataclass
@@ -190,7 +196,15 @@ def track(
         hi = max(r.end for r in ranges)
         known = {r.run_id: r for r in store.read_runs(lo, hi)}
         for r in ranges:
-            collected += collect(github, options.source, r.start, r.end, known=known, on_run=on_run)
+            collected += collect(
+                github,
+                options.source,
+                r.start,
+                r.end,
+                known=known,
+                on_run=on_run,
+                jobs=options.jobs,
+            )
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
 
@@ -223,6 +237,7 @@ def track(
                 thresholds=options.thresholds,
                 rollback_days=options.rollback_days,
                 repository=options.source.repository,
+                build_thresholds=options.build_thresholds,
                 where=store_here.description,
                 notes=read_notes(store_here),
             )
@@ -320,14 +335,18 @@ def _analysis_window(
 ) -> DateRange:
     """The one stretch of history this run loads: what the report, the dashboard and the
     regression issues each need, together."""
-    windows = [report_window(periods)]
+    windows = [report_window(periods, options.thresholds)]
     chart = _dashboard_period(options, periods) if options.dashboard else None
     if chart is not None:
-        windows.append(report_window([chart]))
+        windows.append(report_window([chart], options.thresholds))
     if new_dates:
         # Every new night is checked for crossings, so the load reaches the night before
-        # the first of them (and further back when the regression issues read creep).
-        days = max(options.issue_lookback_days or 0, PREVIOUS_NIGHT_DAYS)
+        # the first of them (and further back when the regression issues read creep, or
+        # the jumps are measured against a baseline of several nights).
+        days = max(
+            options.issue_lookback_days or 0,
+            PREVIOUS_NIGHT_DAYS + options.thresholds.baseline.lookback_days,
+        )
         windows.append(DateRange(min(new_dates) - dt.timedelta(days=days), max(new_dates)))
     return DateRange(min(w.start for w in windows), max(w.end for w in windows))
 
@@ -347,6 +366,7 @@ def _dashboard_reports(
         thresholds=options.thresholds,
         rollback_days=options.rollback_days,
         repository=options.source.repository,
+        build_thresholds=options.build_thresholds,
     )
 
 
@@ -396,6 +416,7 @@ def relink_dashboard(
             naming=relinked.naming,
             thresholds=relinked.thresholds,
             rollback_days=relinked.rollback_days,
+            build_thresholds=relinked.build_thresholds,
             repository=relinked.source.repository,
             workflow=relinked.source.workflow,
         )

@@ -117,6 +117,7 @@ class Job:
     stream: bool = False
     app: str = "github-actions"
     details_url: str | None = None
+    run_attempt: int | None = None  # the attempt the job ran in (default: the run's)
 
 
 def _log_bytes(log: str | bytes | None) -> bytes | None:
@@ -153,8 +154,13 @@ class Run:
         log_state: str = "ok",
         mirrored: bool = True,
         stream: bool = False,
+        started_at: str | datetime | None = None,
+        completed_at: str | datetime | None = None,
+        run_attempt: int | None = None,
     ) -> Job:
-        """Add a job (also listed among the head commit's check runs, same id)."""
+        """Add a job (also listed among the head commit's check runs, same id). It starts a
+        minute after the run and takes 79 minutes unless ``started_at``/``completed_at``
+        say otherwise; ``run_attempt``: a job carried over from an earlier attempt."""
         fake = self.workflow.repo.fake
         job = Job(
             run=self,
@@ -165,11 +171,14 @@ class Run:
             status=status,
             conclusion=conclusion if status == "completed" else None,
             log=_log_bytes(log),
-            started_at=self.created_at + timedelta(minutes=1),
-            completed_at=self.created_at + timedelta(minutes=80) if status == "completed" else None,
+            started_at=_time(started_at, self.created_at + timedelta(minutes=1)),
+            completed_at=_time(completed_at, self.created_at + timedelta(minutes=80))
+            if status == "completed"
+            else None,
             log_state=log_state,
             mirrored=mirrored,
             stream=stream,
+            run_attempt=run_attempt,
         )
         with fake.lock:
             self.jobs.append(job)

@@ -284,7 +284,7 @@ class Payloads:
             "workflow_name": run.workflow.name,
             "head_branch": run.head_branch,
             "run_url": f"{r}/actions/runs/{run.id}",
-            "run_attempt": run.run_attempt,
+            "run_attempt": job.run_attempt or run.run_attempt,
             "node_id": node_id("CheckRun", job.id),
             "head_sha": job.head_sha,
             "url": f"{r}/actions/jobs/{job.id}",

@@ -145,6 +145,13 @@ OURS: dict[str, set[str]] = {
         "item.chart.points",  # floats
         "j.date",
         "d.date",
+        "r.thresholds.baseline.describe()",  # our sentence about N nights
+        "j.baseline.start_date",  # ISO dates
+        "j.baseline.end_date",
+        "j.baseline.nights",  # int
+        "r.build_thresholds.describe()",  # numbers
+        "b.date",  # ISO date
+        "b.run_id",  # int
     },
     "split_comment.md.j2": {"marker"},  # marker(key): our constant key
     "split_report.md.j2": {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def test_infinite_threshold_is_never_crossed() -> None:
 
 
 @pytest.mark.parametrize("bad", [{"mb": -1.0}, {"pct": -0.5}, {"mb": math.nan}, {"pct": math.nan}])
-def test_bad_thresholds_are_one_line_input_errors(bad: dict[str, float]) -> None:
+def test_bad_thresholds_are_one_line_input_errors(bad: dict[str, Any]) -> None:
     with pytest.raises(InputError, match=r"^threshold: the (MB|percent) threshold must"):
         Thresholds(**bad)
 

@@ -48,7 +48,8 @@ TRACK = ActionSpec(
             "creep-days", "evidence", "evidence-max-download-mb", "evidence-memory-mb",
             "evidence-time-budget", "build-evidence", "build-evidence-workflows",
             "build-evidence-job-pattern", "build-evidence-log-pattern", "log-url-template",
-            "commit-url-template", "reach-table", "report-path",
+            "commit-url-template", "reach-table", "report-path", "baseline", "build-time",
+            "job-pattern", "build-threshold-min", "build-threshold-pct",
         )
     ),
 )  # fmt: skip

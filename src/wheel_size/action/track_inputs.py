@@ -26,7 +26,10 @@ from wheel_size.regressions.options import IssueOptions, parse_labels
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
+    from wheel_size.collect.jobs import JobPattern
     from wheel_size.regressions.reach_table import ReachTable
+    from wheel_size.series import Baseline
+    from wheel_size.series.buildtime import BuildThresholds
 
 __all__ = ["TrackInputs", "record_files", "track_inputs"]
 
@@ -166,6 +169,37 @@ def _evidence(env: Mapping[str, str]) -> EvidenceOptions:
     )
 
 
+def _baseline(env: Mapping[str, str]) -> Baseline:
+    """Input ``baseline``: previous (default), median:N or window:N."""
+    from wheel_size.series import Baseline
+
+    try:
+        return Baseline.parse(action_input(env, "baseline"))
+    except InputError as exc:
+        raise InputError(f"input {exc}") from None
+
+
+def _job_pattern(env: Mapping[str, str], artifact_pattern: str) -> JobPattern | None:
+    """Inputs ``build-time`` and ``job-pattern``: the jobs to list, or None (off)."""
+    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN, JobPattern
+
+    if not bool_input(env, "build-time"):
+        return None
+    try:
+        return JobPattern(action_input(env, "job-pattern") or DEFAULT_JOB_PATTERN, artifact_pattern)
+    except InputError as exc:
+        raise InputError(f"input {exc}") from None
+
+
+def _build_thresholds(env: Mapping[str, str]) -> BuildThresholds:
+    from wheel_size.series.buildtime import BuildThresholds
+
+    return BuildThresholds(
+        minutes=_number(env, "build-threshold-min", 10.0) or None,
+        pct=_number(env, "build-threshold-pct", 25.0) or None,
+    )
+
+
 def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
     """The options of ``mode: track``, from ``INPUT_*`` (see action.yml)."""
     from wheel_size.collect.runs import WorkflowSource
@@ -211,6 +245,7 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
         thresholds=Thresholds(
             mb=_number(env, "threshold-mb", 1.0) or None,
             pct=_number(env, "threshold-pct", None) or None,
+            baseline=_baseline(env),
         ),
         rollback_days=rollback_days,
         periods=periods,
@@ -219,6 +254,8 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
         dashboard=dashboard,
         dashboard_days=dashboard_days,
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+        jobs=_job_pattern(env, naming.pattern),
+        build_thresholds=_build_thresholds(env),
     )
     nightly = NightlyOptions(
         track, issues=_issues(env, store), evidence=_evidence(env), limits=_limits(env)

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import argparse
 
-from wheel_size.cli.options import add_range_options, add_source_options, add_store_options
+from wheel_size.cli.options import (
+    add_build_time_options,
+    add_range_options,
+    add_source_options,
+    add_store_options,
+    job_pattern_from_args,
+)
 
 __all__ = ["configure_parser", "run"]
 
@@ -14,6 +20,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_source_options(parser)
     add_range_options(parser, night_help="one night")
     add_store_options(parser)
+    add_build_time_options(parser)
     parser.add_argument(
         "--out",
         metavar="FILE",
@@ -42,9 +49,10 @@ def run(args: argparse.Namespace) -> int:
     if args.out and (args.history or args.data_branch):
         raise InputError("give either --out or a store (--history/--data-branch), not both")
     github = github_port_from_env()
+    jobs = job_pattern_from_args(args)
     runs = []
     for p in periods:
-        runs += collect(github, source, p.start, p.end)
+        runs += collect(github, source, p.start, p.end, jobs=jobs)
     artifacts = sum(len(r.artifacts) for r in runs)
     span = ", ".join(str(p) for p in periods)
     if args.out:

@@ -13,12 +13,14 @@ from wheel_size.errors import InputError
 from wheel_size.history.location import DEFAULT_HISTORY_DIR, StoreLocation
 
 if TYPE_CHECKING:
+    from wheel_size.collect.jobs import JobPattern
     from wheel_size.collect.runs import WorkflowSource
     from wheel_size.dates import DateRange
     from wheel_size.github.client import GithubClient
     from wheel_size.github.port import PyGithubPort
     from wheel_size.history.store import HistoryStore
     from wheel_size.report.model import Thresholds
+    from wheel_size.series.buildtime import BuildThresholds
     from wheel_size.variants import ArtifactNaming
 
 __all__ = [
@@ -125,6 +127,29 @@ def add_threshold_options(parser: argparse.ArgumentParser) -> None:
         help="a change of at least this percent is a jump too (default off)",
     )
     g.add_argument(
+        "--baseline",
+        default="previous",
+        metavar="previous|median:N|window:N",
+        help="what a night is measured against: the previous night (default), the median "
+        "of the N nights before it, or the mean of the last N nights against the N before "
+        "(a change that keeps crossing is one jump)",
+    )
+    g.add_argument(
+        "--build-threshold-min",
+        type=float,
+        default=10.0,
+        metavar="MIN",
+        help="a day-over-day build-time change of at least this many minutes is a build-time "
+        "jump (reported only; default 10; 0 = off)",
+    )
+    g.add_argument(
+        "--build-threshold-pct",
+        type=float,
+        default=25.0,
+        metavar="PCT",
+        help="a build-time change of at least this percent is one too (default 25; 0 = off)",
+    )
+    g.add_argument(
         "--rollback-days",
         type=int,
         default=10,
@@ -138,8 +163,62 @@ def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
 
     if args.rollback_days < 1:
         raise InputError("--rollback-days must be at least 1")
+    from wheel_size.series import Baseline
+
     # 0 turns a rule off; a negative value is refused by Thresholds itself.
-    return Thresholds(mb=args.threshold_mb or None, pct=args.threshold_pct or None)
+    return Thresholds(
+        mb=args.threshold_mb or None,
+        pct=args.threshold_pct or None,
+        baseline=Baseline.parse(getattr(args, "baseline", None)),
+    )
+
+
+def add_build_time_options(
+    parser: argparse.ArgumentParser, *, with_artifact_pattern: bool = True
+) -> None:
+    """``--build-time`` and ``--job-pattern`` (``collect`` also takes the artifact pattern
+    the job pattern pairs with; ``track`` has it among its naming options)."""
+    g = parser.add_argument_group("build time")
+    g.add_argument(
+        "--build-time",
+        action="store_true",
+        help="also list each new run's jobs (one more request a run, 100 jobs a page) and "
+        "store the jobs that built the artifacts, for build time beside size",
+    )
+    g.add_argument(
+        "--job-pattern",
+        default=None,
+        metavar="PATTERN",
+        help="name of the job that builds an artifact, with the artifact pattern's {python} "
+        "and {variant} (default manywheel-{python}-{variant}-build)",
+    )
+    if with_artifact_pattern:
+        g.add_argument(
+            "--artifact-pattern",
+            default="manywheel-{python}-{variant}",
+            metavar="PATTERN",
+            help="artifact name pattern the job pattern pairs with "
+            "(default manywheel-{python}-{variant})",
+        )
+
+
+def job_pattern_from_args(args: argparse.Namespace) -> JobPattern | None:
+    """``--build-time`` (with ``--job-pattern``): the jobs to list, or None (off)."""
+    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN, JobPattern
+
+    if not args.build_time:
+        if args.job_pattern is not None:
+            raise InputError("--job-pattern needs --build-time")
+        return None
+    return JobPattern(args.job_pattern or DEFAULT_JOB_PATTERN, args.artifact_pattern)
+
+
+def build_thresholds_from_args(args: argparse.Namespace) -> BuildThresholds:
+    from wheel_size.series.buildtime import BuildThresholds
+
+    return BuildThresholds(
+        minutes=args.build_threshold_min or None, pct=args.build_threshold_pct or None
+    )
 
 
 def naming_from_args(args: argparse.Namespace) -> ArtifactNaming:

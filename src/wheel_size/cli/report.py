@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from wheel_size.cli.options import (
+        build_thresholds_from_args,
         naming_from_args,
         open_store,
         thresholds_from_args,
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             periods,
             naming=naming_from_args(args),
             thresholds=thresholds_from_args(args),
+            build_thresholds=build_thresholds_from_args(args),
             rollback_days=args.rollback_days,
             repository=args.repo,
             workflow=args.workflow,

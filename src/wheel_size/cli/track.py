@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from wheel_size.cli.issue_options import add_evidence_options, add_issue_options
 from wheel_size.cli.options import (
+    add_build_time_options,
     add_naming_options,
     add_range_options,
     add_source_options,
@@ -44,6 +45,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_store_options(parser)
     add_naming_options(parser)
     add_threshold_options(parser)
+    add_build_time_options(parser, with_artifact_pattern=False)
     parser.add_argument(
         "--report-days",
         type=int,
@@ -118,7 +120,9 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
 
     from wheel_size.cli.issue_options import evidence_options_from_args, issue_options_from_args
     from wheel_size.cli.options import (
+        build_thresholds_from_args,
         explicit_periods,
+        job_pattern_from_args,
         naming_from_args,
         source_from_args,
         store_location_from_args,
@@ -148,6 +152,8 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         dashboard=args.dashboard,
         dashboard_days=args.dashboard_days,
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        jobs=job_pattern_from_args(args),
+        build_thresholds=build_thresholds_from_args(args),
     )
     issues = (
         issue_options_from_args(args, store_location_from_args(args))

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from wheel_size.collect.jobs import JobPattern, jobs_from_api
 from wheel_size.collect.runs import WorkflowSource, list_runs
 from wheel_size.errors import GitHubError
 from wheel_size.history.model import MAX_INT, ArtifactRecord, RunRecord, clean_text, parse_base_sha
 from wheel_size.history.recordfile import shown
-from wheel_size.ports import WorkflowRuns, worded
+from wheel_size.ports import RunJobs, WorkflowRuns, worded
 
 __all__ = ["PROGRESS_MIN_RUNS", "collect", "record_from_api", "utc_now"]
 
@@ -133,13 +135,15 @@ def collect(
     *,
     known: Mapping[int, RunRecord] | None = None,
     on_run: Callable[[RunRecord], None] | None = None,
+    jobs: JobPattern | None = None,
 ) -> list[RunRecord]:
     """Records of every run from ``first`` to ``last``, with all their artifacts.
 
     A run already in ``known`` that was complete when stored, at the same attempt, is reused
     without a request: a nightly update lists one page of runs and the new nights' artifacts.
     Expired artifacts are kept: their size is still listed, which is what makes backfills
-    past the 90-day retention possible.
+    past the 90-day retention possible. With ``jobs`` (build time), each run also costs its
+    jobs listing (:func:`with_jobs`); a stored run without jobs gains them once.
     """
     from wheel_size.progress import Progress
 
@@ -165,8 +169,12 @@ def collect(
             and stored.completed
             and run.get("status") == "completed"
             and stored.run_attempt == int(run.get("run_attempt") or 1)
+            and (jobs is None or stored.jobs is not None)
         ):
             out.append(stored)
+            continue
+        if jobs is not None and stored is not None and _artifacts_final(stored, run):
+            out.append(with_jobs(github, source, run, stored, jobs))  # only the jobs are new
             continue
         url = run.get("artifacts_url")
         with worded(f"listing artifacts of run {run['id']} in {source.repository}"):
@@ -174,9 +182,40 @@ def collect(
                 raise GitHubError(f"run {run['id']} has no artifacts_url")
             artifacts = github.run_artifacts_json(url)
         record = record_from_api(source, run, artifacts, collected_at)
+        if jobs is not None:
+            record = with_jobs(github, source, run, record, jobs)
         out.append(record)
         if on_run is not None:
             on_run(record)
     if progress is not None:
         progress.finish()
     return out
+
+
+def _artifacts_final(stored: RunRecord, run: Mapping[str, Any]) -> bool:
+    """The stored artifacts are what GitHub would list again: the run was complete at the
+    same attempt (only its jobs are missing, from before build time was turned on)."""
+    return (
+        stored.completed
+        and run.get("status") == "completed"
+        and stored.run_attempt == int(run.get("run_attempt") or 1)
+    )
+
+
+def with_jobs(
+    github: WorkflowRuns,
+    source: WorkflowSource,
+    run: Mapping[str, Any],
+    record: RunRecord,
+    pattern: JobPattern,
+) -> RunRecord:
+    """``record`` with the artifact-building jobs of the run's jobs listing (one listing,
+    paged; ``filter=latest``). The port must also list jobs (:class:`RunJobs`)."""
+    url = run.get("jobs_url")
+    with worded(f"listing jobs of run {run['id']} in {source.repository}"):
+        if not isinstance(url, str):
+            raise GitHubError(f"run {run['id']} has no jobs_url")
+        if not isinstance(github, RunJobs):
+            raise GitHubError("this GitHub client cannot list a run's jobs")
+        listed = github.run_jobs_json(url)
+    return dataclasses.replace(record, jobs=jobs_from_api(listed, pattern))

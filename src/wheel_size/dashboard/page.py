@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from wheel_size.dashboard.buildchart import BuildChart, build_time_chart
 from wheel_size.dashboard.chart import Chart, artifact_label, build_chart
 from wheel_size.errors import InputError
 from wheel_size.fileio import atomic_write_text
@@ -71,6 +72,7 @@ class VariantView:
     breakdown: list[DayRow]
     latest: DayRow | None
     observations: list[Mapping[str, Any]]
+    build_chart: BuildChart | None = None  # only when the report carries build time
 
 
 def safe_url(url: object) -> str | None:
@@ -205,6 +207,7 @@ def _view(
         breakdown=days[-_BREAKDOWN_DAYS:],
         latest=with_size[-1] if with_size else None,
         observations=observations,
+        build_chart=build_time_chart(report),
     )
 
 

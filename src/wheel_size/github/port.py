@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PyGithubPort", "PyGithubRepository", "failure"]
 
+# A run's jobs listing is read to this many pages (100 jobs each): PyTorch's largest
+# nightly workflow has a few hundred jobs.
+MAX_JOB_PAGES = 20
+
 T = TypeVar("T")
 
 
@@ -287,6 +291,25 @@ class PyGithubPort:
                 Artifact, self.gh.requester, artifacts_url, None, list_item="artifacts"
             )
             return [a.raw_data for a in listing]
+
+    def run_jobs_json(self, jobs_url: str) -> list[Mapping[str, Any]]:
+        # Pages read as JSON through the requester: a listed WorkflowJob would fetch itself
+        # again (one request a job) if its raw data were asked for.
+        jobs: list[Mapping[str, Any]] = []
+        with _port(f"listing jobs at {jobs_url}", everything=True):
+            for page in range(1, MAX_JOB_PAGES + 1):
+                params: dict[str, Any] = {"filter": "latest", "per_page": self.per_page}
+                if page > 1:
+                    params["page"] = page
+                _, data = self.gh.requester.requestJsonAndCheck("GET", jobs_url, parameters=params)
+                listed = data["jobs"]
+                total = data["total_count"]
+                if not isinstance(listed, list) or not isinstance(total, int):
+                    raise TypeError("the jobs listing has no jobs list or total_count")
+                jobs += [j for j in listed if isinstance(j, Mapping)]
+                if not listed or len(jobs) >= total:
+                    break
+        return jobs
 
     # -- artifact downloads
 

@@ -21,6 +21,7 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "ArtifactRecord",
+    "JobRecord",
     "RunRecord",
     "clean_text",
     "parse_base_sha",
@@ -63,6 +64,25 @@ class ArtifactRecord:
 
 
 @dataclass(frozen=True)
+class JobRecord:
+    """A job of the run that built an artifact, as the jobs listing gave it.
+
+    Only jobs whose name follows the job pattern are kept (``artifact`` is the artifact
+    name the pattern gives for it, uploaded or not); the build time is computed from these
+    fields when read, so a record never holds a conclusion drawn from them.
+    """
+
+    name: str
+    id: int | None = None
+    run_attempt: int | None = None
+    status: str | None = None
+    conclusion: str | None = None
+    started_at: str | None = None
+    completed_at: str | None = None
+    artifact: str | None = None
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """One workflow run of the nightly branch and everything it uploaded."""
 
@@ -83,6 +103,9 @@ class RunRecord:
     title: str | None = None
     artifacts: tuple[ArtifactRecord, ...] = field(default_factory=tuple)
     collected_at: str | None = None
+    # The artifact-building jobs (build time); None: the jobs were not listed (build time
+    # off, or a record older than the field), which is not the same as "no such job".
+    jobs: tuple[JobRecord, ...] | None = None
 
     @property
     def completed(self) -> bool:
@@ -126,11 +149,41 @@ class RunRecord:
             base_sha=base_sha,
             artifacts=tuple(sorted(artifacts.values(), key=lambda a: a.name)),
             collected_at=collected,
+            jobs=_merged_jobs(base.jobs, other.jobs),
         )
 
     def same_content(self, other: RunRecord) -> bool:
         """Equal apart from when it was collected: rewriting it would change nothing."""
         return replace(self, collected_at=None) == replace(other, collected_at=None)
+
+
+def _job_key(job: JobRecord) -> tuple[str, int, int]:
+    return (job.name, job.run_attempt or 0, job.id or 0)
+
+
+def _merged_jobs(
+    base: tuple[JobRecord, ...] | None, other: tuple[JobRecord, ...] | None
+) -> tuple[JobRecord, ...] | None:
+    """The union of two observations' jobs by id (the winning observation's copy first):
+    a listing taken before build time was on, or of an earlier attempt, loses nothing."""
+    if base is None or other is None:
+        return base if other is None else other
+    jobs = {(j.id, j.name): j for j in other}
+    jobs.update({(j.id, j.name): j for j in base})
+    return tuple(sorted(jobs.values(), key=_job_key))
+
+
+def _job_json(job: JobRecord) -> dict[str, Any]:
+    return {
+        "name": job.name,
+        "id": job.id,
+        "run_attempt": job.run_attempt,
+        "status": job.status,
+        "conclusion": job.conclusion,
+        "started_at": job.started_at,
+        "completed_at": job.completed_at,
+        "artifact": job.artifact,
+    }
 
 
 def run_to_json(run: RunRecord) -> str:
@@ -172,7 +225,18 @@ def run_to_json(run: RunRecord) -> str:
         items.append("    " + json.dumps(item, ensure_ascii=False))
     if items:
         lines.append(",\n".join(items))
-    lines.append("  ]")
+    if run.jobs is None:  # a record without build time reads (and is written) as before
+        lines.append("  ]")
+    else:
+        lines.append("  ],")
+        lines.append('  "jobs": [')
+        jobs = [
+            "    " + json.dumps(_job_json(j), ensure_ascii=False)
+            for j in sorted(run.jobs, key=_job_key)
+        ]
+        if jobs:
+            lines.append(",\n".join(jobs))
+        lines.append("  ]")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -219,6 +283,33 @@ def _shown(value: object) -> str:
     ):
         return shown(repr(value), 100)
     return f"<{type(value).__name__}>"
+
+
+def _jobs_from_json(data: Mapping[str, Any], where: str) -> tuple[JobRecord, ...] | None:
+    """The optional ``jobs`` list (absent in records written without build time)."""
+    raw = data.get("jobs")
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise HistoryError(f"{where}: field 'jobs' is not a list")
+    jobs = []
+    for i, j in enumerate(raw):
+        at = f"{where}: jobs[{i}]"
+        if not isinstance(j, dict) or not isinstance(j.get("name"), str):
+            raise HistoryError(f"{at}: not a job object with a name")
+        jobs.append(
+            JobRecord(
+                name=_get(j, "name", str, at),
+                id=_get(j, "id", int, at),
+                run_attempt=_get(j, "run_attempt", int, at),
+                status=_get(j, "status", str, at),
+                conclusion=_get(j, "conclusion", str, at),
+                started_at=_get(j, "started_at", str, at),
+                completed_at=_get(j, "completed_at", str, at),
+                artifact=_get(j, "artifact", str, at),
+            )
+        )
+    return tuple(sorted(jobs, key=_job_key))
 
 
 def run_from_json(data: object, where: str = "run record") -> RunRecord:
@@ -271,6 +362,7 @@ def run_from_json(data: object, where: str = "run record") -> RunRecord:
             )
         )
     return RunRecord(
+        jobs=_jobs_from_json(data, where),
         repository=_get(data, "repository", str, where),
         date=date,
         run_id=run_id,

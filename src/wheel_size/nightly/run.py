@@ -36,7 +36,8 @@ def run_nightly(
         settings = issues.alert_settings(track_options.thresholds)
         # The run's one history load reaches back as far as the issues read (creep).
         track_options = dataclasses.replace(
-            track_options, issue_lookback_days=lookback_days(settings.creep)
+            track_options,
+            issue_lookback_days=lookback_days(settings.creep, track_options.thresholds),
         )
         if github is None:
             raise WheelSizeError("regression issues need a GitHub client")

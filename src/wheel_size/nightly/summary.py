@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from wheel_size.check.budget import MB, CeilingBreach
 from wheel_size.render import render
+from wheel_size.report.analyze import build_lines
 from wheel_size.report.model import Jump
 from wheel_size.track import TrackResult
 
@@ -173,6 +174,7 @@ def nightly_summary(
         outside=outside,
         report_periods=[str(p) for p in result.report_periods],
         report=report,
+        build=build_lines(result.reports, last),
         collapse=len(report.splitlines()) > COLLAPSE_LINES,
         report_name=report_name,
         skipped=skipped.strip("\n"),

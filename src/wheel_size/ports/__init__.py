@@ -19,6 +19,7 @@ from wheel_size.ports.hub import (
     IssueView,
     Repository,
     RunArtifact,
+    RunJobs,
     RunPage,
     WorkflowRuns,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "Issues",
     "Repository",
     "RunArtifact",
+    "RunJobs",
     "RunPage",
     "WorkflowRuns",
     "worded",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, runtime_checkable
 
 from wheel_size.ports.builds import BuildPort
 
@@ -26,6 +26,7 @@ __all__ = [
     "Issues",
     "Repository",
     "RunArtifact",
+    "RunJobs",
     "RunPage",
     "WorkflowRuns",
 ]
@@ -77,6 +78,16 @@ class WorkflowRuns(Protocol):
 
     def check_repository(self, repository: str) -> None:
         """Raise a 404 :class:`GitHubFailure` when ``repository`` is not visible."""
+        ...
+
+
+@runtime_checkable
+class RunJobs(Protocol):
+    """Listing a run's jobs (``actions: read``): what build time is read from."""
+
+    def run_jobs_json(self, jobs_url: str) -> list[Mapping[str, Any]]:
+        """Every ``job`` object of the run's latest attempt (``filter=latest``), from the
+        run's ``jobs_url``, all pages."""
         ...
 
 

@@ -6,12 +6,22 @@ only lays them out as report days and summaries.
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 from collections.abc import Sequence
 
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history.history import History
-from wheel_size.report.model import Day, DayStatus, Jump, MonthSummary, Report, Thresholds
+from wheel_size.report.model import (
+    BuildJump,
+    Day,
+    DayStatus,
+    Jump,
+    MonthSummary,
+    Report,
+    Thresholds,
+)
 from wheel_size.report.observations import observe
 from wheel_size.series import (
     PREVIOUS_NIGHT_DAYS,
@@ -20,6 +30,7 @@ from wheel_size.series import (
     VariantSeries,
     variant_family,
 )
+from wheel_size.series.buildtime import BuildThresholds, build_time
 from wheel_size.variants import ArtifactNaming
 
 __all__ = ["LOOKBACK_DAYS", "build_report", "variant_family"]
@@ -34,7 +45,11 @@ def _day(night: Night, series: VariantSeries) -> Day:
     if night.state == DayStatus.OK:
         assert night.point is not None and night.run is not None
         prev = series.previous(night.date)
+        built = build_time(night.run, night.run.artifact(series.artifact), series.artifact)
         return Day(
+            build_seconds=built.seconds,
+            build_note=built.note,
+            build_collected=built.collected,
             date=night.date,
             status=DayStatus.OK,
             size_bytes=night.point.size_bytes,
@@ -77,6 +92,7 @@ def build_report(
     thresholds: Thresholds | None = None,
     rollback_days: int = 10,
     repository: str | None = None,
+    build_thresholds: BuildThresholds | None = None,
 ) -> Report:
     """The seed's report for ``variant`` over ``periods`` (sorted, non-overlapping ranges).
 
@@ -102,7 +118,10 @@ def build_report(
         ]
     months = _months(days)
     observations = observe(days, jumps, thresholds, points.artifact, rollback_days)
+    build_thresholds = build_thresholds or BuildThresholds()
     return Report(
+        build_jumps=build_jumps(days, build_thresholds),
+        build_thresholds=build_thresholds,
         variant=variant,
         artifact=points.artifact,
         repository=repository,
@@ -113,6 +132,22 @@ def build_report(
         observations=tuple(observations),
         months=months,
     )
+
+
+def build_jumps(days: Sequence[Day], thresholds: BuildThresholds) -> tuple[BuildJump, ...]:
+    """Day-over-day build-time changes that cross ``thresholds``, between the report's
+    nights that have a build time (a night left out is skipped, not guessed)."""
+    timed = [d for d in days if d.build_seconds is not None]
+    out = []
+    for before, after in itertools.pairwise(timed):
+        assert before.build_seconds is not None and after.build_seconds is not None
+        if thresholds.crossed(after.build_seconds - before.build_seconds, before.build_seconds):
+            out.append(
+                BuildJump(
+                    after.date, before.date, after.build_seconds, before.build_seconds, after.run_id
+                )
+            )
+    return tuple(out)
 
 
 def _stored_parts(periods: Sequence[DateRange], series: SizeSeries) -> list[DateRange]:
@@ -134,3 +169,32 @@ def _months(days: list[Day]) -> tuple[MonthSummary, ...]:
         ok = [d for d in days if d.status == DayStatus.OK and d.date.strftime("%Y-%m") == key]
         out.append(MonthSummary(key, ok[0] if ok else None, ok[-1] if ok else None))
     return tuple(out)
+
+
+def build_lines(reports: Sequence[Report], day: dt.date | None) -> list[dict[str, object]]:
+    """Night ``day``'s build time per report that carries build time (the step summary's
+    lines): minutes and the change against the previous night with a build time, whether
+    that crossed the build-time thresholds, or why the night has none."""
+    out: list[dict[str, object]] = []
+    for report in reports:
+        if day is None or not report.has_build_time:
+            continue
+        night = next((d for d in report.days if d.date == day), None)
+        if night is None:
+            continue
+        earlier = [d for d in report.days if d.date < day and d.build_seconds is not None]
+        delta = (
+            round((night.build_seconds - earlier[-1].build_seconds) / 60, 1)
+            if night.build_seconds is not None and earlier and earlier[-1].build_seconds
+            else None
+        )
+        out.append(
+            {
+                "variant": report.variant,
+                "minutes": night.build_minutes,
+                "delta": delta,
+                "jump": any(j.date == day for j in report.build_jumps),
+                "note": night.build_note or ("no size that night" if night.status != "ok" else ""),
+            }
+        )
+    return out

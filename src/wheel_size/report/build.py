@@ -13,17 +13,22 @@ from wheel_size.history.store import HistoryStore
 from wheel_size.report.analyze import LOOKBACK_DAYS, build_report
 from wheel_size.report.model import LikelyCause, Report, Thresholds
 from wheel_size.series import SizeSeries, load_series
+from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
 
 __all__ = ["report_window", "reports_for", "reports_from_series", "reports_from_store"]
 
 
-def report_window(periods: Sequence[DateRange]) -> DateRange:
+def report_window(periods: Sequence[DateRange], thresholds: Thresholds | None = None) -> DateRange:
     """The nights a report over ``periods`` reads: LOOKBACK_DAYS before the first one, for
     the first night's change, to LOOKBACK_DAYS after the last one, to tell nights that were
-    never collected (the history ends) from nights without a run (it goes on)."""
+    never collected (the history ends) from nights without a run (it goes on). A baseline
+    of several nights (``thresholds.baseline``) reads further back."""
     margin = dt.timedelta(days=LOOKBACK_DAYS)
-    return DateRange(min(p.start for p in periods) - margin, max(p.end for p in periods) + margin)
+    extra = dt.timedelta(days=thresholds.baseline.lookback_days if thresholds else 0)
+    return DateRange(
+        min(p.start for p in periods) - margin - extra, max(p.end for p in periods) + margin
+    )
 
 
 def reports_for(
@@ -36,6 +41,7 @@ def reports_for(
     rollback_days: int = 10,
     repository: str | None = None,
     workflow: str | int | None = None,
+    build_thresholds: BuildThresholds | None = None,
 ) -> list[Report]:
     """Reports for ``variants`` (as users type them) over ``periods``, read from ``store``.
 
@@ -43,7 +49,7 @@ def reports_for(
     """
     if not periods:
         raise InputError("a report needs at least one date range")
-    window = report_window(periods)
+    window = report_window(periods, thresholds)
     series = load_series(
         store,
         window.start,
@@ -61,6 +67,7 @@ def reports_for(
         repository=repository,
         where=store.description,
         notes=read_notes(store),
+        build_thresholds=build_thresholds,
     )
 
 
@@ -74,6 +81,7 @@ def reports_from_series(
     repository: str | None = None,
     where: str = "the history",
     notes: Mapping[str, InvestigationNote] | None = None,
+    build_thresholds: BuildThresholds | None = None,
 ) -> list[Report]:
     """:func:`reports_for` over a series already loaded (it must cover ``report_window``).
 
@@ -106,6 +114,7 @@ def reports_from_series(
             thresholds=thresholds,
             rollback_days=rollback_days,
             repository=repository or in_range[0].repository,
+            build_thresholds=build_thresholds,
         )
         for v in resolved
     ]
@@ -139,12 +148,14 @@ def reports_from_store(
     rollback_days: int = 10,
     repository: str | None = None,
     workflow: str | int | None = None,
+    build_thresholds: BuildThresholds | None = None,
 ) -> list[Report]:
     """The ``report`` command's job: :func:`reports_for` (one name for it to call)."""
     return reports_for(
         store,
         variants,
         periods,
+        build_thresholds=build_thresholds,
         naming=naming,
         thresholds=thresholds,
         rollback_days=rollback_days,

@@ -14,10 +14,13 @@ from typing import Any
 
 from wheel_size.dates import DateRange
 from wheel_size.series import MB, NightState, Step, Thresholds
+from wheel_size.series.baseline import BaselineInfo
+from wheel_size.series.buildtime import BuildThresholds
 
 __all__ = [
     "MB",
     "REPORT_SCHEMA",
+    "BuildJump",
     "Day",
     "DayStatus",
     "Jump",
@@ -63,6 +66,15 @@ class Day:
     conclusion: str | None = None
     renamed_to: tuple[str, ...] = ()
     renamed_size_bytes: int | None = None
+    # Build time (docs/report-format.md): the seconds, or why they are left out; nothing
+    # when the run's jobs were never listed.
+    build_seconds: int | None = None
+    build_note: str | None = None
+    build_collected: bool = False
+
+    @property
+    def build_minutes(self) -> float | None:
+        return None if self.build_seconds is None else round(self.build_seconds / 60, 1)
 
     @property
     def delta_bytes(self) -> int | None:
@@ -148,6 +160,9 @@ class Jump:
     prev_base_sha: str | None
     # What the regression issue concluded (a note stored beside the history), if any.
     cause: LikelyCause | None = None
+    # What a jump found against a several-night baseline was measured against (None with
+    # the day-over-day rule, whose baseline is prev_size_bytes).
+    baseline: BaselineInfo | None = None
 
     @classmethod
     def of(cls, step: Step, variant: str, artifact: str) -> Jump:
@@ -166,6 +181,7 @@ class Jump:
             prev_head_sha=before.head_sha,
             base_sha=after.base_sha,
             prev_base_sha=before.base_sha,
+            baseline=step.baseline,
         )
 
     @property
@@ -208,6 +224,48 @@ class Jump:
             "base_sha": self.base_sha,
             "prev_base_sha": self.prev_base_sha,
             "likely_cause": self.cause.to_dict() if self.cause is not None else None,
+            # only with --baseline median:N / window:N: the day-over-day JSON is unchanged
+            **({"baseline": self.baseline.to_dict()} if self.baseline is not None else {}),
+        }
+
+
+@dataclass(frozen=True)
+class BuildJump:
+    """A day-over-day change of build time that crossed the build-time thresholds."""
+
+    date: dt.date
+    prev_date: dt.date
+    seconds: int
+    prev_seconds: int
+    run_id: int | None
+
+    @property
+    def delta_seconds(self) -> int:
+        return self.seconds - self.prev_seconds
+
+    @property
+    def delta_minutes(self) -> float:
+        return round(self.delta_seconds / 60, 1)
+
+    @property
+    def minutes(self) -> float:
+        return round(self.seconds / 60, 1)
+
+    @property
+    def delta_pct(self) -> float | None:
+        return _pct(self.delta_seconds, self.prev_seconds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "date": self.date.isoformat(),
+            "prev_date": self.prev_date.isoformat(),
+            "minutes": self.minutes,
+            "seconds": self.seconds,
+            "prev_seconds": self.prev_seconds,
+            "delta_minutes": self.delta_minutes,
+            "delta_seconds": self.delta_seconds,
+            "delta_pct": self.delta_pct,
+            "run_id": self.run_id,
         }
 
 
@@ -274,6 +332,13 @@ class Report:
     jumps: tuple[Jump, ...]
     observations: tuple[Observation, ...]
     months: tuple[MonthSummary, ...] = field(default=())
+    build_jumps: tuple[BuildJump, ...] = ()
+    build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+
+    @property
+    def has_build_time(self) -> bool:
+        """Whether any night's jobs were listed (else no build-time column at all)."""
+        return any(d.build_collected for d in self.days)
 
     @property
     def ok_days(self) -> list[Day]:
@@ -314,17 +379,42 @@ class Report:
             "periods": [
                 {"from": p.start.isoformat(), "to": p.end.isoformat()} for p in self.periods
             ],
-            "thresholds": {"mb": self.thresholds.mb, "pct": self.thresholds.pct},
+            "thresholds": self._thresholds_dict(),
             "start": _point(self.start),
             "end": _point(self.end),
             "change_mb": self.change_mb,
             "change_bytes": self.change_bytes,
             "change_pct": self.change_pct,
             "jumps": [j.to_dict() for j in self.jumps],
-            "days": [d.to_dict() for d in self.days],
+            "days": [self._day_dict(d) for d in self.days],
             "observations": [o.to_dict() for o in self.observations],
             "months": [m.to_dict() for m in self.months],
+            # only when build time was collected: a report without it is unchanged
+            **({"build_time": self._build_dict()} if self.has_build_time else {}),
         }
+
+    def _day_dict(self, day: Day) -> dict[str, Any]:
+        out = day.to_dict()
+        if self.has_build_time:
+            out.update(
+                build_minutes=day.build_minutes,
+                build_seconds=day.build_seconds,
+                build_note=day.build_note,
+            )
+        return out
+
+    def _build_dict(self) -> dict[str, Any]:
+        t = self.build_thresholds
+        return {
+            "thresholds": {"minutes": t.minutes, "pct": t.pct},
+            "jumps": [j.to_dict() for j in self.build_jumps],
+        }
+
+    def _thresholds_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mb": self.thresholds.mb, "pct": self.thresholds.pct}
+        if not self.thresholds.baseline.is_previous:
+            out["baseline"] = self.thresholds.baseline.spec
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"

@@ -233,7 +233,9 @@ def observe(
             Observation(
                 "stable",
                 (),
-                f"Stable: no day-over-day change crossed {thresholds.describe()}.",
+                f"Stable: no day-over-day change crossed {thresholds.describe()}."
+                if thresholds.baseline.is_previous
+                else f"Stable: no night crossed {thresholds.describe()}.",
             )
         )
     return obs

@@ -47,7 +47,8 @@ def chart(report: Report) -> dict[str, Any] | None:
 
 def _note(day: Any) -> str:
     if day.status == DayStatus.OK:
-        return ""
+        # a build time left out says why (a cancelled job, a re-run, no timestamps)
+        return _cell(f"build time left out: {day.build_note}") if day.build_note else ""
     text = _STATUS_TEXT.get(day.status, day.status)
     if day.status == DayStatus.RENAMED and day.renamed_to:
         text += " → " + ", ".join(day.renamed_to)

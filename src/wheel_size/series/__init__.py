@@ -11,6 +11,7 @@ regression issues (jumps and creep) and the dashboard all read that object, and 
     series.night("cuda12_8", day).state      # ok / no_run / missing / failed / pending / renamed
 """
 
+from wheel_size.series.baseline import BaselineInfo
 from wheel_size.series.build import SizeSeries, VariantSeries, load_series
 from wheel_size.series.detect import (
     PREVIOUS_NIGHT_DAYS,
@@ -22,11 +23,13 @@ from wheel_size.series.detect import (
 )
 from wheel_size.series.nights import Night, NightState, variant_family
 from wheel_size.series.points import SizePoint, Step, point_on, previous_point, step_on
-from wheel_size.series.thresholds import MB, CreepSettings, Thresholds
+from wheel_size.series.thresholds import MB, Baseline, CreepSettings, Thresholds
 
 __all__ = [
     "MB",
     "PREVIOUS_NIGHT_DAYS",
+    "Baseline",
+    "BaselineInfo",
     "CreepSettings",
     "Night",
     "NightState",

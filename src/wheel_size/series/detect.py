@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+from wheel_size.series.baseline import baseline_event_on, baseline_events_between
 from wheel_size.series.points import SizePoint, Step, step_on
 from wheel_size.series.thresholds import CreepSettings, Thresholds
 
@@ -27,13 +28,15 @@ __all__ = [
 PREVIOUS_NIGHT_DAYS = 31
 
 
-def lookback_days(creep: CreepSettings | None) -> int:
+def lookback_days(creep: CreepSettings | None, thresholds: Thresholds | None = None) -> int:
     """Days of history before a night that its jump and creep detection read."""
-    return max(45, (creep.days if creep is not None else 0) + PREVIOUS_NIGHT_DAYS)
+    extra = thresholds.baseline.lookback_days if thresholds is not None else 0
+    return max(45, (creep.days if creep is not None else 0) + PREVIOUS_NIGHT_DAYS) + extra
 
 
 def is_jump(step: Step, thresholds: Thresholds, *, include_drops: bool = True) -> bool:
-    """The crossing rule applied to one step; drops count unless ``include_drops`` is off."""
+    """The day-over-day crossing rule applied to one step; drops count unless
+    ``include_drops`` is off. (Creep windows are cut at these, whatever the baseline.)"""
     if step.delta_bytes < 0 and not include_drops:
         return False
     return thresholds.crossed(step.delta_bytes, step.before.size_bytes)
@@ -46,7 +49,13 @@ def jump_on(
     *,
     include_drops: bool = True,
 ) -> Step | None:
-    """``date``'s step if it is a jump."""
+    """``date``'s step if it is a jump (with a several-night baseline: the event that
+    starts crossing on ``date``, see :mod:`wheel_size.series.baseline`)."""
+    if not thresholds.baseline.is_previous:
+        event = baseline_event_on(points, date, thresholds)
+        if event is None or (event.delta_bytes < 0 and not include_drops):
+            return None
+        return event if event.delta_bytes != 0 else None
     step = step_on(points, date)
     if step is None or not is_jump(step, thresholds, include_drops=include_drops):
         return None
@@ -65,6 +74,12 @@ def jumps_between(
 
     The first one may be measured against a night before ``start``.
     """
+    if not thresholds.baseline.is_previous:
+        return [
+            e
+            for e in baseline_events_between(points, start, end, thresholds)
+            if e.delta_bytes != 0 and (include_drops or e.delta_bytes > 0)
+        ]
     out = []
     for index in range(1, len(points)):
         after = points[index]

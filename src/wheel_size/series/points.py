@@ -12,8 +12,12 @@ import bisect
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wheel_size.series.thresholds import MB
+
+if TYPE_CHECKING:
+    from wheel_size.series.baseline import BaselineInfo
 
 __all__ = ["SizePoint", "Step", "point_on", "previous_point", "step_on"]
 
@@ -37,10 +41,16 @@ class SizePoint:
 
 @dataclass(frozen=True)
 class Step:
-    """A night compared with the previous night that had data (not always yesterday)."""
+    """A night compared with the previous night that had data (not always yesterday).
+
+    A jump found against a several-night baseline (``--baseline median:N``) is a step from
+    the last night before the change to the night it was found on, with ``baseline``
+    saying what it was measured against.
+    """
 
     before: SizePoint
     after: SizePoint
+    baseline: BaselineInfo | None = None
 
     @property
     def date(self) -> dt.date:

@@ -10,14 +10,87 @@ not the binary float nearest to it), so a change of exactly 0.1 % crosses 0.1 %.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from wheel_size.errors import InputError
 
-__all__ = ["MB", "CreepSettings", "Thresholds"]
+__all__ = ["BASELINE_DAYS", "MB", "Baseline", "CreepSettings", "Thresholds"]
 
 MB = 1_048_576  # the seed's MB; never 10**6 here
+
+# The nights a baseline is computed from lie at most this many days before the night
+# measured: every consumer loads that far back, so they all see the same baseline.
+BASELINE_DAYS = 28
+# The most nights a baseline may name (a window compares 2N nights, all within BASELINE_DAYS).
+MAX_BASELINE_NIGHTS = BASELINE_DAYS // 2
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What a night is measured against (``--baseline``; docs/report-format.md).
+
+    ``previous``: the previous night with a size (the seed's day-over-day rule, the
+    default). ``median:N``: the median of the N nights with a size before it.
+    ``window:N``: the mean of the last N nights (the night included) against the mean of
+    the N nights before those. With a median or a window, consecutive nights that cross
+    the same way are one event, reported on its first night.
+    """
+
+    kind: str = "previous"
+    nights: int = 1
+
+    KINDS = ("previous", "median", "window")
+
+    def __post_init__(self) -> None:
+        if self.kind not in self.KINDS:
+            raise InputError(f"baseline: {self.kind!r} is not one of previous, median:N, window:N")
+        if self.kind != "previous" and not 2 <= self.nights <= MAX_BASELINE_NIGHTS:
+            raise InputError(
+                f"baseline: {self.kind}:N needs N from 2 to {MAX_BASELINE_NIGHTS} "
+                f"(got {self.nights})"
+            )
+
+    @classmethod
+    def parse(cls, text: str | None) -> Baseline:
+        """``previous``, ``median:7``, ``window:5`` (case and spaces ignored; empty = previous)."""
+        raw = (text or "").strip().lower()
+        if raw in ("", "previous"):
+            return cls()
+        kind, sep, count = raw.partition(":")
+        kind = kind.strip()
+        if kind not in ("median", "window") or not sep:
+            raise InputError(
+                f"baseline: {text!r} is not previous, median:N or window:N (e.g. median:7)"
+            )
+        try:
+            nights = int(count.strip())
+        except ValueError:
+            raise InputError(
+                f"baseline: {text!r} needs a whole number of nights after the colon"
+            ) from None
+        return cls(kind, nights)
+
+    @property
+    def is_previous(self) -> bool:
+        return self.kind == "previous"
+
+    @property
+    def spec(self) -> str:
+        return "previous" if self.is_previous else f"{self.kind}:{self.nights}"
+
+    @property
+    def lookback_days(self) -> int:
+        """Extra days of history a consumer loads for it (0 for the day-over-day rule): the
+        baseline of a night, and those of the nights its event started on."""
+        return 0 if self.is_previous else 2 * BASELINE_DAYS
+
+    def describe(self) -> str:
+        if self.kind == "median":
+            return f"the median of the previous {self.nights} nights"
+        if self.kind == "window":
+            return f"the mean of the last {self.nights} nights against the {self.nights} before"
+        return "the previous night"
 
 
 def _exact(value: float) -> Fraction | None:
@@ -36,6 +109,7 @@ class Thresholds:
 
     mb: float | None = 1.0
     pct: float | None = None
+    baseline: Baseline = field(default_factory=Baseline)
 
     def __post_init__(self) -> None:
         for name, value in (("MB", self.mb), ("percent", self.pct)):
@@ -48,22 +122,22 @@ class Thresholds:
                     f"threshold: the {name} threshold must not be negative ({value:g})"
                 )
 
-    def crossed(self, delta_bytes: int, base_bytes: int) -> bool:
+    def crossed(self, delta_bytes: int | Fraction, base_bytes: int | Fraction) -> bool:
         """Whether a change of ``delta_bytes`` from ``base_bytes`` is a jump.
 
         A change of zero is never a jump, whatever the thresholds (a threshold of 0 would
         otherwise flag every quiet night).
         """
-        change = abs(delta_bytes)
+        change = abs(Fraction(delta_bytes))
         if change == 0:
             return False
         if self.mb is not None:
             limit = _exact(self.mb)
-            if limit is not None and Fraction(change, MB) >= limit:
+            if limit is not None and change / MB >= limit:
                 return True
         if self.pct is not None and base_bytes > 0:
             limit = _exact(self.pct)
-            if limit is not None and Fraction(100 * change, base_bytes) >= limit:
+            if limit is not None and 100 * change / Fraction(base_bytes) >= limit:
                 return True
         return False
 
@@ -73,7 +147,10 @@ class Thresholds:
             parts.append(f"±{self.mb:g} MB")
         if self.pct is not None:
             parts.append(f"±{self.pct:g}%")
-        return " or ".join(parts) if parts else "none"
+        text = " or ".join(parts) if parts else "none"
+        if self.baseline.is_previous:
+            return text
+        return f"{text} against {self.baseline.describe()}"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,136 @@
+"""Build time beside size: the wall time of the jobs that built a night's artifact.
+
+Read from the jobs a run record stores (``RunRecord.jobs``, see docs/history-format.md):
+the time from the first matched job's start to the last one's end. A value that cannot be
+known is left out with the reason, never guessed: a job without timestamps, a cancelled
+or failed job, one still running, or a job of another attempt than the one whose upload is
+the artifact (a re-run).
+
+Build-time jumps are day-over-day changes of at least ``minutes`` or ``pct`` percent
+(:class:`BuildThresholds`); they are reported, never turned into issues.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from wheel_size.errors import InputError
+from wheel_size.history.model import ArtifactRecord, JobRecord, RunRecord
+
+__all__ = ["BuildThresholds", "BuildTime", "build_time"]
+
+
+@dataclass(frozen=True)
+class BuildTime:
+    """A night's build time of one artifact: ``seconds``, or None with ``note`` saying why.
+
+    ``collected`` is False when the run's jobs were never listed (build time off, or an
+    older record): then there is nothing to say at all.
+    """
+
+    seconds: int | None
+    note: str | None = None
+    collected: bool = True
+    jobs: tuple[str, ...] = ()
+
+    @property
+    def minutes(self) -> float | None:
+        return None if self.seconds is None else round(self.seconds / 60, 1)
+
+
+NOT_COLLECTED = BuildTime(None, None, collected=False)
+
+
+@dataclass(frozen=True)
+class BuildThresholds:
+    """A day-over-day build-time change is a jump at ``minutes`` or ``pct`` % (None = off)."""
+
+    minutes: float | None = 10.0
+    pct: float | None = 25.0
+
+    def __post_init__(self) -> None:
+        for name, value in (("minutes", self.minutes), ("percent", self.pct)):
+            if value is not None and (math.isnan(value) or value < 0):
+                raise InputError(f"build-time threshold: {name} must be a number of 0 or more")
+
+    def crossed(self, delta_seconds: int, base_seconds: int) -> bool:
+        change = abs(delta_seconds)
+        if change == 0:
+            return False
+        if self.minutes is not None and Fraction(change, 60) >= Fraction(repr(self.minutes)):
+            return True
+        return (
+            self.pct is not None
+            and base_seconds > 0
+            and Fraction(100 * change, base_seconds) >= Fraction(repr(self.pct))
+        )
+
+    def describe(self) -> str:
+        parts = []
+        if self.minutes is not None:
+            parts.append(f"±{self.minutes:g} min")
+        if self.pct is not None:
+            parts.append(f"±{self.pct:g}%")
+        return " or ".join(parts) if parts else "none"
+
+
+def _stamp(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo is not None else None
+
+
+def _left_out(job: JobRecord) -> str | None:
+    """Why ``job``'s times cannot be used, or None."""
+    if job.status != "completed":
+        return f"job {job.name} is {job.status or 'in an unknown state'}"
+    if job.conclusion != "success":
+        return f"job {job.name} ended {job.conclusion or 'without a conclusion'}"
+    start, end = _stamp(job.started_at), _stamp(job.completed_at)
+    if start is None or end is None:
+        return f"job {job.name} has no start or end time"
+    if end < start:
+        return f"job {job.name} ends before it starts"
+    return None
+
+
+def build_time(run: RunRecord, artifact: ArtifactRecord | None, name: str) -> BuildTime:
+    """The build time of artifact ``name`` in ``run`` (``artifact``: its upload, if any)."""
+    if run.jobs is None:
+        return NOT_COLLECTED
+    matched: Sequence[JobRecord] = [j for j in run.jobs if j.artifact == name]
+    if not matched:
+        return BuildTime(None, f"no job building {name} in run {run.run_id}")
+    # Jobs of two attempts may both be stored (listings merged across a re-run): only the
+    # newest attempt's jobs are this night's build, never a span across attempts.
+    attempt = max(j.run_attempt or run.run_attempt for j in matched)
+    jobs = [j for j in matched if (j.run_attempt or run.run_attempt) == attempt]
+    names = tuple(j.name for j in jobs)
+    for job in jobs:
+        reason = _left_out(job)
+        if reason is not None:
+            return BuildTime(None, reason, jobs=names)
+    starts = [_stamp(j.started_at) for j in jobs]
+    ends = [_stamp(j.completed_at) for j in jobs]
+    start = min(s for s in starts if s is not None)
+    end = max(e for e in ends if e is not None)
+    if run.run_attempt > 1 or attempt != run.run_attempt:
+        # A re-run: the job listed may not be the one whose upload the size is. Only an
+        # upload inside the job's own span ties the two together.
+        uploaded = _stamp(artifact.created_at) if artifact is not None else None
+        if uploaded is None or not start <= uploaded <= end:
+            return BuildTime(
+                None,
+                f"re-run (attempt {run.run_attempt}): the artifact was not uploaded by the "
+                f"listed job{'s' if len(jobs) > 1 else ''} of attempt {attempt}",
+                jobs=names,
+            )
+    return BuildTime(int((end - start).total_seconds()), jobs=names)
