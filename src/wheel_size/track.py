@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from wheel_size.check.budget import CeilingBreach
 from wheel_size.collect.runs import WorkflowSource
+from wheel_size.collect.trusted import SkippedRun, skipped_line
 from wheel_size.dates import DateRange, utc_today
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
@@ -96,6 +97,13 @@ class TrackResult:
     # Watched variants over a size limit on their newest night (NightlyOptions.limits).
     ceiling_breaches: list[CeilingBreach] = field(default_factory=list)
     ceiling_ack: str | None = None
+    # Listed runs that are not nightlies (another event, a fork's head): never stored.
+    skipped_runs: list[SkippedRun] = field(default_factory=list)
+
+    @property
+    def skipped_text(self) -> str:
+        """"skipped 2 runs that are not nightlies: 1 pull_request from fork x/y, …" or ""."""
+        return skipped_line(self.skipped_runs)
 
     @property
     def ceiling_failed(self) -> bool:
@@ -183,6 +191,7 @@ def track(
     today = today or utc_today()
     ranges = collection_ranges(store, options, today) if options.collect else []
     collected: list[RunRecord] = []
+    skipped: list[SkippedRun] = []
     if ranges:
         if github is None:
             raise WheelSizeError("collecting runs needs a GitHub client")
@@ -190,7 +199,15 @@ def track(
         hi = max(r.end for r in ranges)
         known = {r.run_id: r for r in store.read_runs(lo, hi)}
         for r in ranges:
-            collected += collect(github, options.source, r.start, r.end, known=known, on_run=on_run)
+            collected += collect(
+                github,
+                options.source,
+                r.start,
+                r.end,
+                known=known,
+                on_run=on_run,
+                skipped=skipped,
+            )
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
 
@@ -255,9 +272,10 @@ def track(
             src = options.source
             days = f"{lo}..{hi}" if lo != hi else str(lo)
             on = f" on branch {src.branch}" if src.branch else ""
+            but = f" ({skipped_line(skipped)})" if skipped else ""
             raise InputError(
-                f"no run of workflow {src.workflow}{on} in {src.repository} created {days}; "
-                "nothing to store or report"
+                f"no run of workflow {src.workflow}{on} in {src.repository} created "
+                f"{days}{but}; nothing to store or report"
             )
         raise failure[0]
     jumps = _new_jumps(loaded[0], reports, new_dates, options) if loaded else []
@@ -273,6 +291,8 @@ def track(
         markdown=markdown,
         series=loaded[0] if loaded else None,
         ingested_runs=tuple(options.records),
+        warnings=[s.warning() for s in skipped],
+        skipped_runs=skipped,
     )
 
 
