@@ -121,7 +121,12 @@ def test_cli_run_events_and_the_skipped_warning(fake_github: FakeGitHub, tmp_pat
     wf = add_world(fake_github)
     add_night(wf, D(2025, 10, 11))
     fork = add_fork_run(fake_github, wf, D(2025, 10, 11))
-    env = {**fake_github.env(), "GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
+    env = {
+        **fake_github.env(),
+        "GITHUB_ACTIONS": "",
+        "GITHUB_OUTPUT": "",
+        "GITHUB_STEP_SUMMARY": "",
+    }
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
             "--date", "2025-10-11", "--history", str(tmp_path / "h")]  # fmt: skip
     res = run_cli([*args, "--run-events", "pull_request"], env=env)
@@ -140,7 +145,9 @@ def test_cli_run_events_and_the_skipped_warning(fake_github: FakeGitHub, tmp_pat
 def test_head_repository_is_compared_by_id_then_name() -> None:
     base = {"id": 1, "full_name": "pytorch/pytorch"}
     run = {"id": 5, "event": "push", "head_branch": "nightly", "repository": base}
-    assert untrusted_run({**run, "head_repository": base}, "pytorch/pytorch", DEFAULT_EVENTS) is None
+    assert (
+        untrusted_run({**run, "head_repository": base}, "pytorch/pytorch", DEFAULT_EVENTS) is None
+    )
     renamed = {"id": 1, "full_name": "pytorch/torch"}  # a rename keeps the id
     assert untrusted_run({**run, "head_repository": renamed}, "pytorch/pytorch", ()) is None
     fork = {"id": 2, "full_name": "pytorch/pytorch"}  # same name, another repository
