@@ -102,7 +102,7 @@ class TrackResult:
 
     @property
     def skipped_text(self) -> str:
-        """"skipped 2 runs that are not nightlies: 1 pull_request from fork x/y, …" or ""."""
+        """The summary line on skipped runs ("skipped 2 runs that are not nightlies: …"), or ""."""
         return skipped_line(self.skipped_runs)
 
     @property
