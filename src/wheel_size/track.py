@@ -427,8 +427,10 @@ def relink_dashboard(
 def _write_if_changed(path: Path, text: str) -> list[str]:
     """Write ``text`` atomically unless the file already holds it (no empty commits)."""
     from wheel_size.fileio import atomic_write
+    from wheel_size.history.treepath import tree_path
 
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    path = tree_path(path.parent, path.name)  # a planted link is replaced, never followed
+    if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
         return []
     atomic_write(path, text.encode())
     return [path.name]

@@ -34,6 +34,7 @@ from wheel_size.history.gitrun import (
 from wheel_size.history.model import RunRecord
 from wheel_size.history.scratch import ScratchDir, sweep_stale
 from wheel_size.history.store import Change, T, WriteResult, apply_runs, read_run_tree
+from wheel_size.history.treepath import note_link
 
 __all__ = [
     "DEFAULT_DATA_BRANCH",
@@ -46,6 +47,7 @@ __all__ = [
 DEFAULT_DATA_BRANCH = "wheel-size-data"
 _BOT_NAME = "github-actions[bot]"
 _BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+_SYMLINK, _GITLINK = "120000", "160000"  # git's modes of a symbolic link and a submodule
 _REJECTED = ("[rejected]", "[remote rejected]", "non-fast-forward", "fetch first", "stale info")
 
 
@@ -203,6 +205,7 @@ class GitBranchStore:
         if fetch.returncode == 0:
             self._git("checkout", "-q", "-f", "-B", self.branch, f"refs/remotes/data/{self.branch}")
             self._git("clean", "-q", "-fdx")
+            self._drop_links()
             self._synced = True
             return True
         if "couldn't find remote ref" not in fetch.stderr:
@@ -214,6 +217,32 @@ class GitBranchStore:
         self._git("clean", "-q", "-fdx")
         self._synced = True
         return False
+
+    def _drop_links(self) -> None:
+        """Take every symbolic link and submodule (gitlink) out of the checkout and the
+        index, naming each: the tree we read and write then holds only files and real
+        directories, and a commit of this run drops them from the branch (they are not data;
+        see :mod:`wheel_size.history.treepath`)."""
+        listing = self._git("ls-files", "-s", "-z").stdout
+        links: list[tuple[str, str]] = []
+        for entry in listing.split("\0"):
+            meta, _, path = entry.partition("\t")
+            mode = meta.split(" ", 1)[0]
+            if mode in (_SYMLINK, _GITLINK) and path:
+                links.append((mode, path))
+        then = "left out; a commit of this run removes it"
+        for start in range(0, len(links), 200):
+            # update-index takes paths literally (``git rm`` would read them as pathspecs)
+            batch = links[start : start + 200]
+            self._git("update-index", "--force-remove", "--", *(p for _, p in batch))
+        for mode, path in links:
+            where = self.workdir / path
+            if mode == _SYMLINK:
+                if where.is_symlink():
+                    where.unlink()
+                note_link(path, then=then)
+            else:
+                note_link(path, "a submodule (gitlink)", then)
 
     # -- store protocol ------------------------------------------------------------------
 
