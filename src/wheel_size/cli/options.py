@@ -57,9 +57,10 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--push-attempts",
         type=int,
-        default=10,
+        default=30,
         metavar="N",
-        help="fetch-rebase-push attempts on a rejected push (default 10)",
+        help="fetch-rebase-push attempts when a push loses a race with another writer, with "
+        "exponential backoff (default 30)",
     )
     g.add_argument(
         "--git-timeout",
