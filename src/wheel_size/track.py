@@ -135,6 +135,7 @@ class TrackResult:
                 {"from": str(r.start), "to": str(r.end)} for r in self.collected_ranges
             ],
             "regression": self.regression,
+            "skipped_runs": [s.to_dict() for s in self.skipped_runs],
             "jumps": [j.to_dict() for j in self.jumps],
             "reports": [r.to_dict() for r in self.reports],
             "issues": None

@@ -80,6 +80,11 @@ def test_fork_pull_request_on_a_nightly_branch_is_never_stored(
         "skipped 2 runs that are not nightlies: 1 event pull_request, "
         "1 pull_request from fork mallory/pytorch"
     )
+    listed = res.to_dict()["skipped_runs"]
+    assert {(s["run_id"], s["reason"]) for s in listed} == {
+        (str(fork), "fork"),
+        (str(same_repo_pr), "event"),
+    }
     summary = nightly_summary(res, repository="pytorch/pytorch")
     assert "skipped 2 runs that are not nightlies" in summary
     assert "mallory/pytorch" in summary
@@ -164,3 +169,16 @@ def test_parse_events() -> None:
     assert parse_events("*") == ()
     with pytest.raises(InputError, match="not a GitHub event name"):
         parse_events("push; rm -rf")
+
+
+def test_the_action_input_run_events(tmp_path: Path) -> None:
+    from wheel_size.action.track_inputs import track_inputs
+
+    env = {"GITHUB_REPOSITORY": "pytorch/pytorch", "INPUT_WORKFLOW": "nightly.yml"}
+    source = track_inputs(env, tmp_path).nightly.track.source
+    assert source.events == DEFAULT_EVENTS
+    env["INPUT_RUN-EVENTS"] = "schedule, repository_dispatch"
+    source = track_inputs(env, tmp_path).nightly.track.source
+    assert source.events == ("schedule", "repository_dispatch")
+    with pytest.raises(InputError, match="not a GitHub event name"):
+        track_inputs({**env, "INPUT_RUN-EVENTS": "push!"}, tmp_path)

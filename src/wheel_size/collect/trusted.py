@@ -67,6 +67,16 @@ class SkippedRun:
             return f"{self.event} from an unknown head repository"
         return f"event {self.event}"
 
+    def to_dict(self) -> dict[str, str | None]:
+        """As ``track --json`` lists it."""
+        return {
+            "run_id": self.run_id,
+            "event": self.event,
+            "branch": self.branch,
+            "head_repository": self.head_repository,
+            "reason": self.reason,
+        }
+
     def warning(self) -> str:
         """The run's one warning line."""
         on = f" on branch {self.branch}" if self.branch else ""
