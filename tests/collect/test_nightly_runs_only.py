@@ -182,3 +182,21 @@ def test_the_action_input_run_events(tmp_path: Path) -> None:
     assert source.events == ("schedule", "repository_dispatch")
     with pytest.raises(InputError, match="not a GitHub event name"):
         track_inputs({**env, "INPUT_RUN-EVENTS": "push!"}, tmp_path)
+
+
+def test_cli_collect_skips_and_names_a_fork_run(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(fake_github)
+    add_night(wf, D(2025, 10, 11))
+    fork = add_fork_run(fake_github, wf, D(2025, 10, 11))
+    out = tmp_path / "records.json"
+    args = ["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+            "--date", "2025-10-11", "--out", str(out)]  # fmt: skip
+    res = run_cli(args, env=fake_github.env())
+    assert res.returncode == 0, res.stderr
+    assert str(fork) not in out.read_text()
+    warnings = [ln for ln in res.stderr.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and str(fork) in warnings[0]
+    assert (
+        "wheel-size: skipped 1 run that is not a nightly: 1 pull_request from fork mallory/pytorch"
+        in res.stderr.splitlines()
+    )

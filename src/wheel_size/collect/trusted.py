@@ -144,5 +144,5 @@ def skipped_line(skipped: Sequence[SkippedRun]) -> str:
         return ""
     counts = Counter(s.kind for s in skipped)
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=_by_count))
-    runs = "run" if len(skipped) == 1 else "runs"
-    return f"skipped {len(skipped)} {runs} that are not nightlies: {kinds}"
+    runs = "run that is not a nightly" if len(skipped) == 1 else "runs that are not nightlies"
+    return f"skipped {len(skipped)} {runs}: {kinds}"
