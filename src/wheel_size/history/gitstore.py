@@ -248,7 +248,7 @@ class GitBranchStore:
             mode = meta.split(" ", 1)[0]
             if mode in (_SYMLINK, _GITLINK) and path:
                 links.append((mode, path))
-        then = "left out; a commit of this run removes it"
+        then = "; left out, a commit of this run removes it"
         for start in range(0, len(links), 200):
             # update-index takes paths literally (``git rm`` would read them as pathspecs)
             batch = links[start : start + 200]

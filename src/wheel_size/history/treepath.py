@@ -31,10 +31,10 @@ def real_dir(path: Path) -> bool:
     return path.is_dir() and not is_link(path)
 
 
-def note_link(rel: str, what: str = "a symbolic link", then: str = "skipped") -> None:
-    """Name a link in the tree once: ``runs/2025: a symbolic link in the history; not
-    followed (skipped)``."""
-    note_skipped(rel, f"{shown(rel, 300)}: {what} in the history; not followed ({then})")
+def note_link(rel: str, what: str = "a symbolic link", then: str = "") -> None:
+    """Name a link in the tree once: ``runs/2025: a symbolic link in the history, not
+    followed`` (the warning adds "(skipped)"); ``then`` says what became of it."""
+    note_skipped(rel, f"{shown(rel, 300)}: {what} in the history, not followed{then}")
 
 
 def _unlink(path: Path, rel: str) -> None:
@@ -42,7 +42,7 @@ def _unlink(path: Path, rel: str) -> None:
         path.unlink()
     except OSError as exc:
         raise output_error(path, exc) from None
-    note_link(rel, then="removed; the run is stored in a real directory")
+    note_link(rel, then="; removed, the run is stored in a real directory")
 
 
 def tree_path(root: Path, rel: str) -> Path:
