@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from wheel_size.check.budget import CeilingBreach
 from wheel_size.collect.jobs import JobPattern
 from wheel_size.collect.runs import WorkflowSource
+from wheel_size.collect.trusted import SkippedRun, skipped_line
 from wheel_size.dates import DateRange, utc_today
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
@@ -102,6 +103,13 @@ class TrackResult:
     # Watched variants over a size limit on their newest night (NightlyOptions.limits).
     ceiling_breaches: list[CeilingBreach] = field(default_factory=list)
     ceiling_ack: str | None = None
+    # Listed runs that are not nightlies (another event, a fork's head): never stored.
+    skipped_runs: list[SkippedRun] = field(default_factory=list)
+
+    @property
+    def skipped_text(self) -> str:
+        """The summary line on skipped runs ("skipped 2 runs that are not nightlies: …"), or ""."""
+        return skipped_line(self.skipped_runs)
 
     @property
     def ceiling_failed(self) -> bool:
@@ -133,6 +141,7 @@ class TrackResult:
                 {"from": str(r.start), "to": str(r.end)} for r in self.collected_ranges
             ],
             "regression": self.regression,
+            "skipped_runs": [s.to_dict() for s in self.skipped_runs],
             "jumps": [j.to_dict() for j in self.jumps],
             "reports": [r.to_dict() for r in self.reports],
             "issues": None
@@ -189,6 +198,7 @@ def track(
     today = today or utc_today()
     ranges = collection_ranges(store, options, today) if options.collect else []
     collected: list[RunRecord] = []
+    skipped: list[SkippedRun] = []
     if ranges:
         if github is None:
             raise WheelSizeError("collecting runs needs a GitHub client")
@@ -204,6 +214,7 @@ def track(
                 known=known,
                 on_run=on_run,
                 jobs=options.jobs,
+                skipped=skipped,
             )
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
@@ -270,9 +281,10 @@ def track(
             src = options.source
             days = f"{lo}..{hi}" if lo != hi else str(lo)
             on = f" on branch {src.branch}" if src.branch else ""
+            but = f" ({skipped_line(skipped)})" if skipped else ""
             raise InputError(
-                f"no run of workflow {src.workflow}{on} in {src.repository} created {days}; "
-                "nothing to store or report"
+                f"no run of workflow {src.workflow}{on} in {src.repository} created "
+                f"{days}{but}; nothing to store or report"
             )
         raise failure[0]
     jumps = _new_jumps(loaded[0], reports, new_dates, options) if loaded else []
@@ -288,6 +300,8 @@ def track(
         markdown=markdown,
         series=loaded[0] if loaded else None,
         ingested_runs=tuple(options.records),
+        warnings=[s.warning() for s in skipped],
+        skipped_runs=skipped,
     )
 
 
@@ -428,8 +442,10 @@ def relink_dashboard(
 def _write_if_changed(path: Path, text: str) -> list[str]:
     """Write ``text`` atomically unless the file already holds it (no empty commits)."""
     from wheel_size.fileio import atomic_write
+    from wheel_size.history.treepath import tree_path
 
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    path = tree_path(path.parent, path.name)  # a planted link is replaced, never followed
+    if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
         return []
     atomic_write(path, text.encode())
     return [path.name]

@@ -143,6 +143,9 @@ class Run:
     check_suite_id: int
     artifacts: list[Artifact] = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
+    # Where the head commit came from: None is the workflow's own repository; a fork's
+    # pull_request run names the fork (GitHub's ``head_repository``).
+    head_repo: Repo | None = None
 
     def add_job(
         self,
@@ -255,8 +258,10 @@ class Workflow:
         updated_at: str | datetime | None = None,
         actor: str = "pytorchbot",
         display_title: str | None = None,
+        head_repository: Repo | None = None,
     ) -> Run:
-        """Add a workflow run; ids and run numbers auto-increment."""
+        """Add a workflow run; ids and run numbers auto-increment. ``head_repository``: the
+        fork a ``pull_request`` run was built from (default: this repository)."""
         fake = self.repo.fake
         created = _time(created_at, _now())
         run_id = fake.ids.next("run")
@@ -279,6 +284,7 @@ class Workflow:
                 actor=actor,
                 display_title=display_title or (message.splitlines()[0] if message else ""),
                 check_suite_id=fake.ids.next("check_suite"),
+                head_repo=head_repository,
             )
             self.runs.append(run)
             fake.runs[run.id] = run

@@ -66,7 +66,7 @@ class Payloads:
     def repo_url(self, repo: Repo) -> str:
         return f"{self.api}/repos/{repo.full_name}"
 
-    def minimal_repo(self, repo: Repo) -> dict[str, Any]:
+    def minimal_repo(self, repo: Repo, *, fork: bool = False) -> dict[str, Any]:
         r = self.repo_url(repo)
         owner = User(repo.owner, repo.id // 7, "Organization")
         return {
@@ -78,7 +78,7 @@ class Payloads:
             "owner": self.user(owner),
             "html_url": f"{self.web}/{repo.full_name}",
             "description": None,
-            "fork": False,
+            "fork": fork,
             "url": r,
             "forks_url": f"{r}/forks",
             "keys_url": f"{r}/keys{{/key_id}}",
@@ -193,6 +193,7 @@ class Payloads:
         u = f"{r}/actions/runs/{run.id}"
         actor = self.user(User(run.actor, 21957446))
         started = run.created_at
+        head = run.head_repo or repo
         return {
             "id": run.id,
             "name": run.workflow.name,
@@ -243,8 +244,8 @@ class Payloads:
                 },
             },
             "repository": self.minimal_repo(repo),
-            "head_repository": self.minimal_repo(repo),
-            "head_repository_id": repo.id,
+            "head_repository": self.minimal_repo(head, fork=head is not repo),
+            "head_repository_id": head.id,
         }
 
     def artifact(self, artifact: Artifact) -> dict[str, Any]:
@@ -266,7 +267,7 @@ class Payloads:
             "workflow_run": {
                 "id": run.id,
                 "repository_id": repo.id,
-                "head_repository_id": repo.id,
+                "head_repository_id": (run.head_repo or repo).id,
                 "head_branch": run.head_branch,
                 "head_sha": run.head_sha,
             },

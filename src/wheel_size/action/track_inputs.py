@@ -215,7 +215,10 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
     workflow = action_input(env, "workflow")
     if not workflow:
         raise InputError("input workflow is required: the nightly build workflow's id or file")
-    source = WorkflowSource(repo, workflow, action_input(env, "branch") or None)
+    from wheel_size.collect.trusted import parse_events
+
+    events = parse_events(action_input(env, "run-events") or None)
+    source = WorkflowSource(repo, workflow, action_input(env, "branch") or None, events)
     variants = [v for v in _list(env, "variants") if v] or ["cuda12_8"]
     naming = ArtifactNaming(
         action_input(env, "artifact-pattern") or "manywheel-{python}-{variant}",

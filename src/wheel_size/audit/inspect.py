@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.tags import parse_tag
+from packaging.tags import InvalidTag, parse_tag
 
 from wheel_size.audit.binary_facts import BinaryFacts, elf_facts, macho_facts, pe_facts
 from wheel_size.audit.gpu import (
@@ -29,6 +29,7 @@ from wheel_size.audit.gpu import (
 from wheel_size.audit.native import ArchScanner, NativeInfo, inspect_elf, native_format
 from wheel_size.audit.stable_abi import non_stable_imports
 from wheel_size.errors import InvalidWheel, WheelSizeError
+from wheel_size.oneline import one_line
 from wheel_size.wheel.archive import open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 from wheel_size.wheel.record import StreamingHash
@@ -241,6 +242,21 @@ def _arch_order(arch: str) -> tuple[str, int, str]:
     return (match.group(1), int(match.group(2)), match.group(3))
 
 
+def _wheel_tags(lines: list[str], label: str, wheel_name: str) -> list[str]:
+    """Every tag of WHEEL's ``Tag:`` lines; a line that is no tag refuses the wheel in one
+    line naming it (packaging's InvalidTag would end the audit as an internal error)."""
+    tags: list[str] = []
+    for line in lines:
+        try:
+            tags += [str(t) for t in parse_tag(str(line).strip())]
+        except (InvalidTag, ValueError):  # InvalidTag is a ValueError; any other too
+            raise InvalidWheel(
+                f"{label}: {wheel_name}: Tag {one_line(line, 120)!r} is not a wheel tag "
+                "(python-abi-platform)"
+            ) from None
+    return tags
+
+
 def inspect_wheel(
     path: Path,
     label: str | None = None,
@@ -273,7 +289,7 @@ def inspect_wheel(
         wheel_name = f"{dist_info}/WHEEL"
         if any(m.name == wheel_name for m in source.members):
             meta = email.parser.BytesParser().parsebytes(source.read(wheel_name), headersonly=True)
-            info.wheel_tags = [str(t) for tag in meta.get_all("Tag") or [] for t in parse_tag(tag)]
+            info.wheel_tags = _wheel_tags(meta.get_all("Tag") or [], label, wheel_name)
             purelib = meta.get("Root-Is-Purelib")
             info.root_is_purelib = None if purelib is None else purelib.strip().lower() == "true"
         else:

@@ -65,17 +65,19 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give wheels, directories or artifacts to audit, or --repo and --run-id")
     if args.max_download_mb < 0:
         raise InputError("--max-download-mb must be 0 (no limit) or more")
-    result = run_audit(
-        AuditOptions(
-            paths=tuple(args.paths),
-            repo=args.repo,
-            run_id=args.run_id,
-            artifact_pattern=args.artifact_pattern,
-            max_download_mb=args.max_download_mb,
-            trust_record=args.trust_record,
-            prefer=tuple(args.prefer),
-        )
+    from wheel_size.cli.tempwork import temporary_work
+
+    options = AuditOptions(
+        paths=tuple(args.paths),
+        repo=args.repo,
+        run_id=args.run_id,
+        artifact_pattern=args.artifact_pattern,
+        max_download_mb=args.max_download_mb,
+        trust_record=args.trust_record,
+        prefer=tuple(args.prefer),
     )
+    with temporary_work():
+        result = run_audit(options)
     for message in result.skipped:
         print(f"wheel-size: warning: {message}", file=sys.stderr)
     text = result.json_text() if args.format == "json" else result.markdown()

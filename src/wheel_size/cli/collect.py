@@ -48,11 +48,18 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("collect needs --date, --from/--to or --month")
     if args.out and (args.history or args.data_branch):
         raise InputError("give either --out or a store (--history/--data-branch), not both")
+    from wheel_size.collect.trusted import SkippedRun, skipped_line
+
     github = github_port_from_env()
     jobs = job_pattern_from_args(args)
     runs = []
+    skipped: list[SkippedRun] = []
     for p in periods:
-        runs += collect(github, source, p.start, p.end, jobs=jobs)
+        runs += collect(github, source, p.start, p.end, jobs=jobs, skipped=skipped)
+    for run in skipped:
+        print(f"wheel-size: warning: {run.warning()}", file=sys.stderr)
+    if skipped:
+        print(f"wheel-size: {skipped_line(skipped)}", file=sys.stderr)
     artifacts = sum(len(r.artifacts) for r in runs)
     span = ", ".join(str(p) for p in periods)
     if args.out:

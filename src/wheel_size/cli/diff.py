@@ -31,14 +31,16 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wheel_size.cli.tempwork import temporary_work
     from wheel_size.diff.run import diff_inputs
     from wheel_size.diff.view import cell, view
     from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
-    if args.by:
-        return _run_by(args)
-    report = diff_inputs(args.old, args.new)
+    with temporary_work():
+        if args.by:
+            return _run_by(args)
+        report = diff_inputs(args.old, args.new)
     if args.format == "json":
         text = json.dumps(report.to_json(), indent=2) + "\n"
     else:

@@ -59,9 +59,10 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--push-attempts",
         type=int,
-        default=10,
+        default=30,
         metavar="N",
-        help="fetch-rebase-push attempts on a rejected push (default 10)",
+        help="fetch-rebase-push attempts when a push loses a race with another writer, with "
+        "exponential backoff (default 30)",
     )
     g.add_argument(
         "--git-timeout",
@@ -292,6 +293,14 @@ def add_source_options(parser: argparse.ArgumentParser, *, workflow_required: bo
         metavar="BRANCH",
         help="branch the runs were built from (default nightly; '' for any)",
     )
+    g.add_argument(
+        "--run-events",
+        metavar="EVENTS",
+        default=None,
+        help="events a nightly run is triggered by, comma-separated (default schedule, "
+        "workflow_dispatch, push; '*' for any); runs of other events, and runs built from "
+        "another repository (a fork's pull request), are skipped and counted",
+    )
 
 
 def source_from_args(args: argparse.Namespace) -> WorkflowSource:
@@ -299,7 +308,10 @@ def source_from_args(args: argparse.Namespace) -> WorkflowSource:
 
     if not args.repo:
         raise InputError("--repo OWNER/NAME is required (or set GITHUB_REPOSITORY)")
-    return WorkflowSource(args.repo, str(args.workflow), args.branch or None)
+    from wheel_size.collect.trusted import parse_events
+
+    events = parse_events(getattr(args, "run_events", None))
+    return WorkflowSource(args.repo, str(args.workflow), args.branch or None, events)
 
 
 def explicit_periods(args: argparse.Namespace) -> list[DateRange] | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from wheel_size.collect.jobs import JobPattern, jobs_from_api
 from wheel_size.collect.runs import WorkflowSource, list_runs
+from wheel_size.collect.trusted import SkippedRun, untrusted_run
 from wheel_size.errors import GitHubError
 from wheel_size.history.model import MAX_INT, ArtifactRecord, RunRecord, clean_text, parse_base_sha
 from wheel_size.history.recordfile import shown
@@ -136,8 +137,12 @@ def collect(
     known: Mapping[int, RunRecord] | None = None,
     on_run: Callable[[RunRecord], None] | None = None,
     jobs: JobPattern | None = None,
+    skipped: list[SkippedRun] | None = None,
 ) -> list[RunRecord]:
-    """Records of every run from ``first`` to ``last``, with all their artifacts.
+    """Records of every nightly run from ``first`` to ``last``, with all their artifacts.
+
+    A listed run that is not a nightly (another event, built from a fork) is never read
+    further nor stored: it goes to ``skipped`` (see :mod:`wheel_size.collect.trusted`).
 
     A run already in ``known`` that was complete when stored, at the same attempt, is reused
     without a request: a nightly update lists one page of runs and the new nights' artifacts.
@@ -150,9 +155,14 @@ def collect(
     known = known or {}
     collected_at = utc_now()
     out: list[RunRecord] = []
-    listed = sorted(
-        list_runs(github, source, first, last), key=lambda r: (r["created_at"], r["id"])
-    )
+    listed = []
+    for run in list_runs(github, source, first, last):
+        why = untrusted_run(run, source.repository, source.events)
+        if why is None:
+            listed.append(run)
+        elif skipped is not None:
+            skipped.append(why)
+    listed.sort(key=lambda r: (r["created_at"], r["id"]))
     # A backfill shows progress on stderr; a nightly update (a run or two) stays quiet. No
     # closing line on failure: the error itself is the one line a failed job prints.
     progress = (

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wheel_size.collect.trusted import DEFAULT_EVENTS
 from wheel_size.errors import GitHubError, InputError
 from wheel_size.ports import GitHubFailure, RunPage, WorkflowRuns
 
@@ -25,11 +26,17 @@ PER_PAGE = 100
 
 @dataclass(frozen=True)
 class WorkflowSource:
-    """Which runs to read: a repository's workflow (numeric id or file name) on a branch."""
+    """Which runs to read: a repository's workflow (numeric id or file name) on a branch.
+
+    ``events``: the events a nightly run is triggered by (empty: any); runs of other events,
+    and runs built from another repository (a fork's pull request), are not nightlies (see
+    :mod:`wheel_size.collect.trusted`).
+    """
 
     repository: str
     workflow: str
     branch: str | None = "nightly"
+    events: tuple[str, ...] = DEFAULT_EVENTS
 
     def __post_init__(self) -> None:
         parts = self.repository.split("/")

@@ -4,6 +4,12 @@ Each write is fetch → apply → commit → push. A rejected push (someone else
 means: fetch again, re-apply the same records on top of the new tip, push again, with
 jittered backoff. Records are one file per run, so re-applying never conflicts; after the
 last attempt the caller gets one clear error and the records are still in its hands.
+
+The backoff is exponential with jitter (``backoff`` × 2^(attempt-1), capped at
+``max_backoff``, each wait drawn from its upper half), and a lost race may be retried
+``attempts`` times (default 30): many jobs ending at once (36 writers on a loaded runner
+gave up after 10 linear attempts) spread out until every night is stored. A refusal that
+is no race (a protected branch, a hook) stops after :data:`REFUSED_ATTEMPTS`.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from wheel_size.history.gitrun import (
 from wheel_size.history.model import RunRecord
 from wheel_size.history.scratch import ScratchDir, sweep_stale
 from wheel_size.history.store import Change, T, WriteResult, apply_runs, read_run_tree
+from wheel_size.history.treepath import note_link
 
 __all__ = [
     "DEFAULT_DATA_BRANCH",
@@ -46,7 +53,16 @@ __all__ = [
 DEFAULT_DATA_BRANCH = "wheel-size-data"
 _BOT_NAME = "github-actions[bot]"
 _BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+_SYMLINK, _GITLINK = "120000", "160000"  # git's modes of a symbolic link and a submodule
 _REJECTED = ("[rejected]", "[remote rejected]", "non-fast-forward", "fetch first", "stale info")
+# What a push that lost a race says (another writer moved the branch); other refusals of the
+# remote (a hook, a protected branch) are not worth waiting for.
+_RACE = (
+    "non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref",
+    "incorrect old value", "reference already exists",
+)  # fmt: skip
+DEFAULT_PUSH_ATTEMPTS = 30
+REFUSED_ATTEMPTS = 3
 
 
 def redact_url(url: str) -> str:
@@ -85,10 +101,12 @@ class GitBranchStore:
         branch: str = DEFAULT_DATA_BRANCH,
         *,
         secret: str | None = None,
-        attempts: int = 10,
+        attempts: int = DEFAULT_PUSH_ATTEMPTS,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
         timeout: float | None = None,
+        max_backoff: float = 30.0,
+        rng: random.Random | None = None,
     ) -> None:
         if not branch or branch.startswith("-") or " " in branch:
             raise HistoryError(f"data branch {branch!r} is not a usable branch name")
@@ -100,6 +118,8 @@ class GitBranchStore:
         self._auth_env = auth_env(url, auth, os.environ)
         self.attempts = max(1, attempts)
         self.backoff = backoff
+        self.max_backoff = max_backoff
+        self._rng = rng or random.Random()
         self._sleep = sleep
         self.description = f"data branch {branch} of {redact_url(url)}"
         sweep_stale(self.timeout)  # clones a killed run left behind
@@ -209,6 +229,7 @@ class GitBranchStore:
         if fetch.returncode == 0:
             self._git("checkout", "-q", "-f", "-B", self.branch, f"refs/remotes/data/{self.branch}")
             self._git("clean", "-q", "-fdx")
+            self._drop_links()
             self._synced = True
             return True
         if "couldn't find remote ref" not in fetch.stderr:
@@ -220,6 +241,32 @@ class GitBranchStore:
         self._git("clean", "-q", "-fdx")
         self._synced = True
         return False
+
+    def _drop_links(self) -> None:
+        """Take every symbolic link and submodule (gitlink) out of the checkout and the
+        index, naming each: the tree we read and write then holds only files and real
+        directories, and a commit of this run drops them from the branch (they are not data;
+        see :mod:`wheel_size.history.treepath`)."""
+        listing = self._git("ls-files", "-s", "-z").stdout
+        links: list[tuple[str, str]] = []
+        for entry in listing.split("\0"):
+            meta, _, path = entry.partition("\t")
+            mode = meta.split(" ", 1)[0]
+            if mode in (_SYMLINK, _GITLINK) and path:
+                links.append((mode, path))
+        then = "; left out, a commit of this run removes it"
+        for start in range(0, len(links), 200):
+            # update-index takes paths literally (``git rm`` would read them as pathspecs)
+            batch = links[start : start + 200]
+            self._git("update-index", "--force-remove", "--", *(p for _, p in batch))
+        for mode, path in links:
+            where = self.workdir / path
+            if mode == _SYMLINK:
+                if where.is_symlink():
+                    where.unlink()
+                note_link(path, then=then)
+            else:
+                note_link(path, "a submodule (gitlink)", then)
 
     # -- store protocol ------------------------------------------------------------------
 
@@ -270,12 +317,24 @@ class GitBranchStore:
                     f"{self.description}: git push failed: {self._last_line(push)}{hint}"
                 )
             last = self._rejected_reason(push)
+            raced = any(marker in text for marker in _RACE)
+            if not raced and attempt >= min(self.attempts, REFUSED_ATTEMPTS):
+                raise HistoryError(
+                    f"{self.description}: push rejected after {attempt} attempts "
+                    f"(last: {last}); nothing was stored"
+                )
             if attempt < self.attempts and self.backoff > 0:
-                self._sleep(random.uniform(0.5, 1.5) * self.backoff * min(attempt, 8))
+                self._sleep(self.delay(attempt))
         raise HistoryError(
             f"{self.description}: push rejected after {self.attempts} attempts "
             f"(last: {last}); nothing was stored"
         )
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after losing push ``attempt``: exponential, capped, jittered
+        (the upper half of the span, so two writers that collided rarely collide again)."""
+        span = min(self.max_backoff, self.backoff * 2.0 ** min(attempt - 1, 30))
+        return self._rng.uniform(span / 2, span)
 
     def write_runs(self, runs: Sequence[RunRecord], message: str | None = None) -> WriteResult:
         runs = list(runs)

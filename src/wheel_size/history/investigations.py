@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from wheel_size.errors import HistoryError
-from wheel_size.fileio import atomic_write, make_dirs
+from wheel_size.fileio import atomic_write
 from wheel_size.history.recordfile import load_json, note_skipped, read_capped
+from wheel_size.history.treepath import note_link, tree_path
 
 __all__ = [
     "MAX_NOTE_BYTES",
@@ -118,6 +119,8 @@ def read_note_tree(root: Path) -> dict[str, InvestigationNote]:
     skipped and named (:func:`wheel_size.history.recordfile.note_skipped`)."""
     base = root / NOTES_DIR
     out: dict[str, InvestigationNote] = {}
+    if base.is_symlink():
+        note_link(NOTES_DIR)
     if not base.is_dir() or base.is_symlink():
         return out
     for kind in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
@@ -159,16 +162,13 @@ def write_notes(store: Any, notes: Iterable[InvestigationNote], message: str) ->
     def change(root: Path) -> list[str]:
         changed = []
         for rel, data in sorted(wanted.items()):
-            target = root / rel
+            target = tree_path(root, rel)  # never through a planted link
             if target.is_file() and not target.is_symlink():
                 try:
                     if read_capped(target, MAX_NOTE_BYTES, rel, follow_symlinks=False) == data:
                         continue
                 except HistoryError:
                     pass  # a damaged note is replaced
-            make_dirs(target.parent)
-            if target.is_symlink():
-                target.unlink()
             atomic_write(target, data)
             changed.append(rel)
         return changed

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wheel_size.errors import InputError
-from wheel_size.history.gitstore import DEFAULT_DATA_BRANCH, GitBranchStore, actions_remote
+from wheel_size.history.gitstore import (
+    DEFAULT_DATA_BRANCH,
+    DEFAULT_PUSH_ATTEMPTS,
+    GitBranchStore,
+    actions_remote,
+)
 from wheel_size.history.store import DirectoryStore, HistoryStore
 
 __all__ = ["DEFAULT_HISTORY_DIR", "StoreLocation", "open_store"]
@@ -30,7 +35,7 @@ class StoreLocation:
     history: str | None = None
     data_branch: str | None = None
     data_remote: str | None = None
-    push_attempts: int = 10
+    push_attempts: int = DEFAULT_PUSH_ATTEMPTS
     git_timeout: float | None = None
 
     def __post_init__(self) -> None:

@@ -20,10 +20,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["PREFIX", "ScratchDir", "sweep_stale"]
+__all__ = ["PREFIX", "ScratchDir", "sigterm_exits", "sweep_stale"]
 
 PREFIX = "wheel-size-data-"
 _LOCK = "lock"
@@ -32,6 +33,26 @@ _LOCK = "lock"
 def _terminated(signum: int, frame: FrameType | None) -> None:
     sys.stderr.write("wheel-size: terminated\n")
     raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def sigterm_exits() -> Iterator[None]:
+    """While the block runs, SIGTERM (a cancelled job, ``timeout``, ``kill``) becomes a
+    clean exit (``SystemExit(143)``), so every ``with`` on the way out removes its temporary
+    directory. Only where nobody else handles SIGTERM, and only in the main thread."""
+    installed = False
+    if threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, _terminated)
+                installed = True
+    try:
+        yield
+    finally:
+        if installed:
+            with contextlib.suppress(ValueError, OSError):
+                if signal.getsignal(signal.SIGTERM) is _terminated:
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class ScratchDir:

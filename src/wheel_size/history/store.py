@@ -26,6 +26,7 @@ from wheel_size.history.recordfile import (
     read_capped,
     shown,
 )
+from wheel_size.history.treepath import is_link, note_link, tree_path
 
 __all__ = [
     "DirectoryStore",
@@ -79,10 +80,14 @@ def _read_file(path: Path, label: str) -> RunRecord:
     return record
 
 
-def _real_dir(path: Path) -> bool:
+def _real_dir(path: Path, root: Path | None = None) -> bool:
     """A directory that is not a symbolic link (a planted link must not lead the reader
-    out of the store)."""
-    return path.is_dir() and not path.is_symlink()
+    out of the store); a link under ``root`` is named."""
+    if is_link(path):
+        if root is not None:
+            note_link(path.relative_to(root).as_posix())
+        return False
+    return path.is_dir()
 
 
 def _read_skipping(path: Path, rel: str) -> RunRecord | None:
@@ -113,19 +118,19 @@ def read_run_tree(
     del label
     runs_dir = root / "runs"
     out: list[RunRecord] = []
-    if not _real_dir(runs_dir):
+    if not _real_dir(runs_dir, root):
         return out
     lo = since.isoformat() if since else "0000-00-00"
     hi = until.isoformat() if until else "9999-99-99"
-    for year in sorted(p for p in runs_dir.iterdir() if _real_dir(p)):
-        if not (lo[:4] <= year.name <= hi[:4]):
+    for year in sorted(runs_dir.iterdir()):
+        if not (lo[:4] <= year.name <= hi[:4]) or not _real_dir(year, root):
             continue
-        for month in sorted(p for p in year.iterdir() if _real_dir(p)):
+        for month in sorted(year.iterdir()):
             ym = f"{year.name}-{month.name}"
-            if not (lo[:7] <= ym <= hi[:7]):
+            if not (lo[:7] <= ym <= hi[:7]) or not _real_dir(month, root):
                 continue
-            for day in sorted(p for p in month.iterdir() if _real_dir(p)):
-                if not (lo <= day.name <= hi):
+            for day in sorted(month.iterdir()):
+                if not (lo <= day.name <= hi) or not _real_dir(day, root):
                     continue
                 for f in sorted(day.glob("*.json")):
                     record = _read_skipping(f, f.relative_to(root).as_posix())
@@ -147,7 +152,7 @@ def apply_runs(root: Path, runs: Iterable[RunRecord], result: WriteResult) -> li
         rel = run.relpath()
         merged[rel] = merged[rel].merged_with(run) if rel in merged else run
     for rel, run in sorted(merged.items()):
-        path = root / rel
+        path = tree_path(root, rel)  # a planted link on the way is removed, never followed
         if os.path.lexists(path):
             try:
                 old = _read_file(path, rel)

@@ -178,6 +178,7 @@ def nightly_summary(
         collapse=len(report.splitlines()) > COLLAPSE_LINES,
         report_name=report_name,
         skipped=skipped.strip("\n"),
+        skipped_runs=result.skipped_text,
         failure=failure,
     )
 

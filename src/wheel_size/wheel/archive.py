@@ -21,8 +21,9 @@ import os
 import re
 import stat
 import struct
+import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Protocol, cast
@@ -74,7 +75,14 @@ class ArchiveLimits:
 
     - ``max_members`` entries, ``max_directory_bytes`` of central directory and
       ``max_name_bytes`` per name, so work and memory per archive stay bounded (the largest
-      real wheels hold some tens of thousands of files);
+      real wheels hold some tens of thousands of files; 99,994 empty entries take ``audit``
+      and ``diff`` 4.6 s of CPU, the 249,994 allowed before took 9 s, and past 120 s on a
+      loaded runner: docs/reliability.md);
+    - the work on one archive, in CPU seconds of this process (``clock``, so a loaded
+      machine does not count against a wheel): at most ``max_cpu_seconds`` plus
+      ``cpu_seconds_per_gib`` for each GiB of the archive, checked at every entry checked
+      and every member opened. It bounds what the entry count alone cannot: each entry's
+      work times the count (20,000 tiny ELF files cost ``audit`` 31 s of CPU);
     - every member, whatever its size, may declare at most ``max_ratio`` times its compressed
       size (deflate cannot exceed about 1032:1, so more is a lie);
     - all members together may declare at most :meth:`budget` bytes: ``max_archive_ratio``
@@ -90,11 +98,20 @@ class ArchiveLimits:
     max_archive_ratio: float = 200.0
     budget_floor: int = 256 << 20
     max_total_size: int = 1 << 40
-    max_members: int = 250_000
+    max_members: int = 100_000
     max_directory_bytes: int = 128 << 20
     max_name_bytes: int = 1024
     max_passes: int = 4
     max_read_bytes: int = 256 << 20
+    max_cpu_seconds: float | None = 30.0  # None: no time bound
+    cpu_seconds_per_gib: float = 120.0
+    clock: Callable[[], float] = field(default=time.process_time, compare=False)
+
+    def cpu_limit(self, archive_size: int) -> float | None:
+        """CPU seconds all work on an archive of ``archive_size`` bytes may take."""
+        if self.max_cpu_seconds is None:
+            return None
+        return self.max_cpu_seconds + self.cpu_seconds_per_gib * archive_size / (1 << 30)
 
     def budget(self, archive_size: int) -> int:
         """The most bytes all members of an archive of ``archive_size`` bytes may declare."""
@@ -382,6 +399,9 @@ class _SourceBase:
     limits: ArchiveLimits
     _members: list[Member]
     _by_name: dict[str, Member]
+    _cpu_start: float = 0.0
+    _cpu_limit: float | None = None
+    _ticks: int = 0
 
     @property
     def members(self) -> Sequence[Member]:
@@ -395,6 +415,24 @@ class _SourceBase:
 
     def open(self, name: str) -> IO[bytes]:
         raise NotImplementedError
+
+    def _start_clock(self, size: int) -> None:
+        self._cpu_start = self.limits.clock()
+        self._cpu_limit = self.limits.cpu_limit(size)
+        self._ticks = 0
+
+    def _tick(self, entries: int, every: int = 1) -> None:
+        """Refuse the archive once its work passes the CPU limit (checked every ``every``
+        calls: reading the clock costs a system call)."""
+        self._ticks += 1
+        if self._cpu_limit is None or self._ticks % every:
+            return
+        spent = self.limits.clock() - self._cpu_start
+        if spent > self._cpu_limit:
+            raise InvalidWheel(
+                f"{self.path}: {entries:,} entries took more than {self._cpu_limit:,.0f} s of "
+                "CPU time to read (the limit for an archive of this size); refused"
+            )
 
     def read(self, name: str) -> bytes:
         """A small member whole (METADATA, WHEEL, RECORD); large ones must be streamed."""
@@ -467,6 +505,7 @@ class ZipSource(_SourceBase):
         self._fd = open_regular(self.path)
         try:
             self.file_size = os.fstat(self._fd).st_size
+            self._start_clock(self.file_size)
             self._index(self._check())
             self._budget = self.limits.budget(self.file_size) * self.limits.max_passes
         except BaseException:
@@ -491,6 +530,7 @@ class ZipSource(_SourceBase):
         spans: list[tuple[int, int, str]] = []
         data_end = self.file_size
         for entry in entries:
+            self._tick(len(entries), every=256)
             name = check_member_name(entry.name, source=self.path)
             if name in seen:
                 raise InvalidWheel(f"{self.path}: entry {name!r}: duplicate name")
@@ -553,6 +593,7 @@ class ZipSource(_SourceBase):
 
     def open(self, name: str) -> IO[bytes]:
         """Stream one member, inflating at most its declared size and checking its CRC."""
+        self._tick(len(self._members))
         raw = self.member(name).raw
         assert raw is not None
         return cast("IO[bytes]", MemberReader(raw, self._fd, self._spend))
@@ -579,7 +620,10 @@ class DirectorySource(_SourceBase):
         self.limits = limits or ArchiveLimits()
         if not self.path.is_dir():
             raise InvalidWheel(f"{self.path}: not a directory")
+        self._start_clock(0)
         self._index(list(self._walk()))
+        # an unpacked wheel's work scales with its files' bytes, as an archive's does
+        self._cpu_limit = self.limits.cpu_limit(sum(m.size for m in self._members))
 
     def _walk(self) -> Iterator[Member]:
         count = 0
@@ -608,6 +652,7 @@ class DirectorySource(_SourceBase):
         return self.path / name
 
     def open(self, name: str) -> IO[bytes]:
+        self._tick(len(self._members))
         return os.fdopen(open_regular(self.file_path(name)), "rb")
 
 
