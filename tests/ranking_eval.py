@@ -210,7 +210,7 @@ def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = Tru
         port = WindowBuilds(window)
         jump = window.deltas.get(window.variant) or 0.0
         verdicts = verify_candidates(
-            port,  # type: ignore[arg-type]
+            port,
             [SuspectRef(r.commit.sha, (port.parents[r.commit.sha],)) for r in ranked],
             variant=window.variant,
             artifact=port.artifact,

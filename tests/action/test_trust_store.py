@@ -57,10 +57,10 @@ def _server_context_class() -> type[ssl.SSLContext]:
     """The standard library's SSLContext, even after an in-process ``connect()`` put
     truststore's (a client-side context) in its place."""
     try:
-        from truststore._api import _original_SSLContext
+        from truststore._api import _original_SSLContext  # type: ignore[attr-defined]
     except ImportError:
         return ssl.SSLContext
-    return _original_SSLContext  # type: ignore[no-any-return]
+    return _original_SSLContext
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -242,7 +243,7 @@ def test_bad_logs_keep_likely_with_the_reason(
     world: World, job_kwargs: dict[str, object], reason: str
 ) -> None:
     stream = bool(job_kwargs.pop("stream", False))
-    kwargs = {"log": ls_line(BASE_SIZE), **job_kwargs}
+    kwargs: dict[str, Any] = {"log": ls_line(BASE_SIZE), **job_kwargs}
     for sha in (PARENT, SUSPECT):
         job = world.run_at(sha).add_job("manywheel-py3_12-cuda12_8-build / build", **kwargs)
         job.stream = stream

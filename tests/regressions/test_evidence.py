@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from wheel_size.regressions.classify import Classified, categorize, score
 from wheel_size.regressions.commits import ChangedFile, Commit
 from wheel_size.regressions.evidence import (
@@ -47,7 +49,12 @@ def test_no_cpu_data_is_unknown_and_only_this_variant() -> None:
 
 def test_statuses_follow_the_evidence() -> None:
     device = cross_variant("cuda12_8", {"cuda12_8": 2.25, "cpu": 0.0})
-    kwargs = {"variant": "cuda12_8", "cross": device, "window_mode": "base", "window_size": 5}
+    kwargs: dict[str, Any] = {
+        "variant": "cuda12_8",
+        "cross": device,
+        "window_mode": "base",
+        "window_size": 5,
+    }
     kernel = assess(item("aten/src/ATen/native/cuda/Reduce.cuh"), relevant_candidates=2, **kwargs)
     assert kernel.status == LIKELY and "CPU wheel did not grow" in kernel.evidence
     # Without a build, the seed's build-log words are never used: plain words instead.
@@ -108,7 +115,7 @@ def test_a_commit_with_no_files_listed_says_so_and_builds_make_it_likely() -> No
     from wheel_size.regressions.evidence import with_build_status
 
     cross = cross_variant("cuda12_8", {"cuda12_8": 4.0, "cpu": 0.0})
-    empty = Classified(Commit("c" * 40, "Merge", files=[]), (), 0)
+    empty = Classified(Commit("c" * 40, "Merge", files=()), (), 0)
     got = assess(empty, variant="cuda12_8", cross=cross, window_mode="base", window_size=3,
                  relevant_candidates=1)  # fmt: skip
     assert got.status is None and "no changed files" in got.evidence

@@ -113,7 +113,7 @@ def test_content_diff_reranks_once() -> None:
     inv.apply_content()
     after = {c.classified.commit.sha: c for c in inv.candidates}
     moved = after[named.sha]
-    assert inv.content_ranked and moved.classified.score == score_before + 25
+    assert _content_ranked(inv) and moved.classified.score == score_before + 25
     assert moved.status.status == "LIKELY"  # statuses travel with their commits
     assert "libcusparseLt.so.0 left the wheel" in moved.why
     order = [c.classified.commit.sha for c in inv.candidates]
@@ -121,15 +121,21 @@ def test_content_diff_reranks_once() -> None:
     assert [c.classified.commit.sha for c in inv.candidates] == order
 
 
+def _content_ranked(inv: Investigation) -> bool:
+    """Read again: mypy keeps a narrowed attribute across the method call that changed it."""
+    return inv.content_ranked
+
+
 def test_measured_builds_stay_decisive_when_the_contents_come_later() -> None:
     """Builds attached before the content diff: ranking again with the contents keeps the
     build evidence first and the CONFIRMED candidate on top."""
     import dataclasses
 
-    from wheel_size.regressions.rank import Reason
+    from wheel_size.regressions.rank import Ranked, Reason
 
     inv = investigation(3)
     last = inv.candidates[-1]
+    assert isinstance(last.classified, Ranked)
     build = Reason("build", 1000.0, "per-commit build: -67.10 MB against its parent (CONFIRMED)")
     confirmed = dataclasses.replace(
         last,

@@ -15,7 +15,7 @@ from wheel_size.github.port import PyGithubPort, PyGithubRepository
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Thresholds
 from wheel_size.regressions.issue_body import Reproduce
-from wheel_size.regressions.issue_sync import IssueSettings
+from wheel_size.regressions.issue_sync import IssueSettings, SyncResult
 from wheel_size.regressions.series import SizePoint
 from wheel_size.render.safe_markdown import ZWJ
 
@@ -79,7 +79,7 @@ def run(
     s: dict[str, list[SizePoint]],
     night: dt.date = NIGHT,
     cfg: AlertSettings | None = None,
-):  # type: ignore[no-untyped-def]
+) -> SyncResult:
     return alert_night(repo, repo, s, night, ["cuda12_8"], cfg or settings(), reproduce=reproduce)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +79,7 @@ def pull_request_number(message: str) -> int | None:
     return int(in_title[1]) if in_title is not None else None
 
 
-def files_from_api(entries: list[Mapping[str, Any]]) -> tuple[ChangedFile, ...]:
+def files_from_api(entries: Sequence[Mapping[str, Any]]) -> tuple[ChangedFile, ...]:
     """Convert GitHub diff-entries; a gitlink shows up as a one-line 'Subproject commit' patch."""
     files = []
     for entry in entries:
