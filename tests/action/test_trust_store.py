@@ -24,7 +24,9 @@ from fakegithub import FakeGitHub
 SCRIPT = """
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import connect, github_errors
+from wheel_size.trust import use_system_trust_store
 try:
+    use_system_trust_store()  # as the console script and the action's main do at start
     with github_errors("reading the repository"):
         print(connect().get_repo("pytorch/pytorch").full_name)
 except WheelSizeError as exc:

@@ -31,7 +31,7 @@ from wheel_size.action.workspace import Workspace
 from wheel_size.action.written import local_remote, written_paths
 from wheel_size.crash import internal_error
 from wheel_size.errors import InputError, WheelSizeError
-from wheel_size.github.client import use_system_trust_store
+from wheel_size.trust import use_system_trust_store
 
 __all__ = ["main"]
 

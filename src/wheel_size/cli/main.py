@@ -128,5 +128,12 @@ def _warn_skipped() -> None:
 
 
 def entrypoint() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the process is ours, so HTTPS trusts the system store."""
+    from wheel_size.trust import use_system_trust_store
+
+    try:
+        use_system_trust_store()
+    except WheelSizeError as exc:
+        print(f"wheel-size: error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
     sys.exit(main(sys.argv[1:]))

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
-from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -33,6 +32,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
+from wheel_size.trust import check_ca_bundles
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -46,7 +46,6 @@ __all__ = [
     "github_errors",
     "may_have_been_stored",
     "scrub",
-    "use_system_trust_store",
 ]
 
 T = TypeVar("T")
@@ -233,36 +232,6 @@ class GitHubRetry(Retry):
         super().sleep(response)
 
 
-# Variables that name a CA bundle file for HTTPS: requests' own, curl's (which requests
-# reads too) and OpenSSL's (the system store's location, which truststore reads).
-CA_BUNDLE_VARIABLES = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE")
-_TRUSTSTORE_INJECTED = False
-
-
-def use_system_trust_store(environ: Mapping[str, str] | None = None) -> None:
-    """Verify every HTTPS call of this process against the operating system's trust store
-    (a private CA of GitHub Enterprise Server installed there is trusted), through the
-    ``truststore`` library; ``REQUESTS_CA_BUNDLE`` still adds its bundle. A CA bundle
-    variable that names a missing file is an input error naming it, before any call."""
-    global _TRUSTSTORE_INJECTED
-    env = os.environ if environ is None else environ
-    for name in CA_BUNDLE_VARIABLES:
-        value = env.get(name, "")
-        if value and not Path(value).is_file():
-            raise InputError(
-                f"{name}={value}: no such CA bundle file; point it at the PEM file of your "
-                "certificate authority (inside the workspace for the container action) or unset it"
-            )
-    if _TRUSTSTORE_INJECTED:
-        return
-    try:
-        import truststore
-    except ImportError:  # an install without it: certifi's bundle, as before
-        return
-    truststore.inject_into_ssl()
-    _TRUSTSTORE_INJECTED = True
-
-
 def connect(
     token: str | None = None,
     base_url: str | None = None,
@@ -273,7 +242,7 @@ def connect(
     """A PyGithub client for ``GITHUB_API_URL`` (GitHub Enterprise ``https://host/api/v3``
     works) with the token from the argument or ``GITHUB_TOKEN``; 100 items per page."""
     env = os.environ if environ is None else environ
-    use_system_trust_store(env)
+    check_ca_bundles(env)
     token = (token or env.get("GITHUB_TOKEN") or "").strip()
     if not token:
         raise InputError("no GitHub token: set GITHUB_TOKEN (or the action's github-token input)")
