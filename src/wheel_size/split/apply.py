@@ -46,6 +46,7 @@ from wheel_size.fileio import (
     remove_dirs,
 )
 from wheel_size.progress import Progress
+from wheel_size.units import format_size
 from wheel_size.rocm.kpack_layout import plan_archives
 from wheel_size.split.metadata import (
     DeviceBundle,
@@ -94,7 +95,14 @@ from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
-__all__ = ["DeviceOutput", "SplitResult", "plan_only", "remove_outputs", "split_wheel"]
+__all__ = [
+    "DeviceOutput",
+    "SplitResult",
+    "growth_warning",
+    "plan_only",
+    "remove_outputs",
+    "split_wheel",
+]
 
 
 @dataclass
@@ -403,8 +411,43 @@ def _split(
         if plan.source_path.is_file()
         else sum(m.size for m in plan.members)
     )
+    warnings = list(plan.warnings)
+    grown = growth_warning(plan, libraries, host, input_size)
+    if grown is not None:
+        warnings.append(grown)
+        print(f"wheel-size: warning: {grown}", file=log)
     return SplitResult(
-        plan, input_size, host, variant, devices, libraries, list(plan.warnings), timings=timings
+        plan, input_size, host, variant, devices, libraries, warnings, timings=timings
+    )
+
+
+def growth_warning(
+    plan: SplitPlan, libraries: Sequence[LibraryResult], host: WrittenWheel, input_size: int
+) -> str | None:
+    """ "host wheel larger than the input", naming the rewritten members whose deflated bytes
+    grew (largest growth first), or None when the host is no larger. Every rewritten member
+    is already no larger than zlib at ``--deflate-level`` would make it; what remains is the
+    input's own compression being better than that (a higher level, or another tool)."""
+    if not plan.source_path.is_file() or host.size <= input_size:
+        return None
+    grown: list[tuple[int, str]] = []
+    for lib in libraries:
+        member = plan.candidates[lib.number]
+        if not lib.fat or lib.stripped_raw is None or member.raw is None:
+            continue
+        before, after = member.raw.compressed_size, lib.stripped_raw.compressed_size
+        if after > before:
+            grown.append(
+                (after - before, f"{member.name} ({format_size(before)} -> {format_size(after)})")
+            )
+    grown.sort(key=lambda item: (-item[0], item[1]))
+    where = ", ".join(text for _, text in grown[:5]) + (
+        f" and {len(grown) - 5} more" if len(grown) > 5 else ""
+    )
+    return (
+        f"{plan.source_path}: host wheel larger than the input ({format_size(host.size)} > "
+        f"{format_size(input_size)}): "
+        + (f"rewritten members that grew: {where}" if grown else "its added metadata")
     )
 
 
@@ -554,6 +597,7 @@ def _wheel_jobs(
         naming=options.extra_naming,
         install_all=options.host_installs == "all",
     )
+    host_entries.append(WheelEntry(f"{plan.dist_info}/WHEEL", data=plan.host_wheel))
     jobs = [
         job(plan.host_name, plan.dist_info, [*host_entries, WheelEntry(metadata_name, data=meta)])
     ]

@@ -23,6 +23,7 @@ from wheel_size.wheel.writer import (
     WheelEntry,
     WrittenWheel,
     compress_file,
+    deflate_file,
     iter_raw_content,
     store_file,
     write_tree,
@@ -153,6 +154,9 @@ class LibraryResult:
     code_objects: list[CodeObjectRef] = field(default_factory=list)
     warning: str | None = None  # why a library with device code was left unchanged
     seconds: float = 0.0  # worker time: extraction and host rewrite (set by split.apply)
+    deflate_backend: str | None = None  # which compressor's stream the host wheel carries
+    deflate_sizes: dict[str, int] = field(default_factory=dict)  # candidate -> bytes
+    deflate_seconds: dict[str, float] = field(default_factory=dict)  # candidate -> seconds
 
 
 def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
@@ -336,16 +340,29 @@ def apply_library(job: ApplyJob) -> LibraryResult:
             code_objects=refs,
         )
         if spec.deflate:
-            raw, digest = compress_file(
-                stripped, work / f"stripped{spec.number}.deflate", level=spec.deflate_level
-            )
-            result.stripped_raw, result.stripped_hash = raw, digest
+            done = _recompress(spec, stripped, work / f"stripped{spec.number}.deflate")
+            result.stripped_raw, result.stripped_hash = done.raw, done.record_hash
+            result.deflate_backend = done.backend
+            result.deflate_sizes, result.deflate_seconds = done.sizes, done.seconds
         return result
     except WheelSizeError as exc:
         raise _renamed(exc, src, spec.source) from None
     finally:
         if plan.extracted:
             src.unlink(missing_ok=True)
+
+
+def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Any:
+    """The rewritten library deflated no larger than zlib at ``--deflate-level`` would make it
+    (``writer.deflate_file``); a compressor that fails is one error naming the member."""
+    from wheel_size.wheel import deflate
+
+    try:
+        return deflate_file(stripped, dst, level=spec.deflate_level)
+    except deflate.ERRORS as exc:
+        raise WheelSizeError(
+            f"{spec.source}: the rewritten library could not be recompressed: {exc}"
+        ) from None
 
 
 def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: LibraryJob) -> None:
