@@ -46,7 +46,6 @@ from wheel_size.fileio import (
     remove_dirs,
 )
 from wheel_size.progress import Progress
-from wheel_size.units import format_size
 from wheel_size.rocm.kpack_layout import plan_archives
 from wheel_size.split.metadata import (
     DeviceBundle,
@@ -91,6 +90,7 @@ from wheel_size.split.work import (
     library_job,
     write_output,
 )
+from wheel_size.units import format_size
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
