@@ -85,8 +85,10 @@ from wheel_size.split.work import (
     LibraryJob,
     LibraryPlan,
     LibraryResult,
+    RecordCheck,
     WheelJob,
     build_kpack,
+    check_record,
     library_job,
     write_output,
 )
@@ -373,6 +375,8 @@ def _split(
                 plan = freeze_plan(scan, planned, options, host_name)
                 _announce(plan, options, log)
                 timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
+                plan = _record_wave(pool, plan, libraries, log)
+                timings["record"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
                 timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()
             except OSError as exc:
@@ -449,6 +453,45 @@ def growth_warning(
         f"{format_size(input_size)}): "
         + (f"rewritten members that grew: {where}" if grown else "its added metadata")
     )
+
+
+_RECORD_BATCH = 64 << 20  # compressed bytes per RECORD-check job
+
+
+def _record_wave(
+    pool: Executor, plan: SplitPlan, libraries: Sequence[LibraryResult], log: TextIO
+) -> SplitPlan:
+    """Check the RECORD hash of every member the outputs copy verbatim (batched over the
+    pool); a line that lies is one warning naming the wheel and member, and the outputs'
+    RECORD carries the contents' real hash. Returns the plan with the checked hashes."""
+    rewritten = {plan.candidates[lib.number].name for lib in libraries if lib.fat}
+    batches: list[list[tuple[str, object, str]]] = [[]]
+    held = 0
+    for member in sorted(plan.members, key=lambda m: (-m.compressed_size, m.name)):
+        claimed = plan.record_hashes.get(member.name)
+        if member.raw is None or claimed is None or member.name in rewritten:
+            continue
+        if held >= _RECORD_BATCH:
+            batches.append([])
+            held = 0
+        batches[-1].append((member.name, member.raw, claimed))
+        held += member.compressed_size
+    jobs = [RecordCheck(tuple(batch)) for batch in batches if batch]  # type: ignore[arg-type]
+    with Progress("split: checking RECORD", len(jobs), stream=log) as progress:
+        found = _run(pool, check_record, jobs, progress, lambda j: 1)
+    lies = dict(pair for batch in found for pair in batch)
+    if not lies:
+        return plan
+    names = sorted(lies)
+    message = (
+        f"{plan.source_path}: RECORD lies about {names[0]}"
+        + (f" and {len(names) - 1} more member(s)" if len(names) > 1 else "")
+        + f" (it says {plan.record_hashes[names[0]]}, the contents hash to {lies[names[0]]}); "
+        "the outputs' RECORD carries the contents' hashes"
+    )
+    print(f"wheel-size: warning: {message}", file=log)
+    hashes = {**plan.record_hashes, **lies}
+    return dataclasses.replace(plan, record_hashes=hashes, warnings=(*plan.warnings, message))
 
 
 def _library_wave(

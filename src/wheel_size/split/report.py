@@ -23,7 +23,7 @@ __all__ = ["REPORT_VERSION", "build_report", "render_markdown", "to_json"]
 REPORT_VERSION = 2
 
 # The phases of ``SplitResult.timings`` that run one after another (wall clock), in order.
-PHASES = ("scan", "libraries", "kpacks", "wheels", "move")
+PHASES = ("scan", "libraries", "record", "kpacks", "wheels", "move")
 
 
 def _pct(saved: float, whole: float) -> float:

@@ -39,10 +39,12 @@ __all__ = [
     "LibraryPlan",
     "LibraryResult",
     "PlannedCodeObject",
+    "RecordCheck",
     "WheelJob",
     "apply_library",
     "build_kpack",
     "library_job",
+    "check_record",
     "process_library",
     "scan_library",
     "write_output",
@@ -494,6 +496,30 @@ def build_kpack(job: KpackJob) -> KpackResult:
     else:  # zstd frames do not deflate: store, hashing here in the worker
         raw, digest = store_file(job.path)
     return KpackResult(job.arch, job.path, size, len(job.items), raw, digest)
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    """Members copied verbatim into the outputs, each with the hash its RECORD line claims."""
+
+    members: tuple[tuple[str, RawData, str], ...]  # (name, compressed bytes, claimed hash)
+
+
+def check_record(job: RecordCheck) -> list[tuple[str, str]]:
+    """Inflate and hash each member once (its CRC checked on the way): (name, real hash) for
+    every member whose RECORD line lies. A verbatim copy keeps the bytes, so the outputs'
+    RECORD must carry what they really hash to; a stream that does not inflate is an
+    InvalidWheel naming the member, before any output is written."""
+    from wheel_size.wheel.record import StreamingHash
+
+    lies = []
+    for name, raw, claimed in job.members:
+        hasher = StreamingHash()
+        for chunk in iter_raw_content(raw):
+            hasher.update(chunk)
+        if hasher.value != claimed:
+            lies.append((name, hasher.value))
+    return lies
 
 
 @dataclass(frozen=True)
