@@ -231,6 +231,7 @@ def test_timings_are_in_the_report(split: dict[str, Any]) -> None:
     assert [p["phase"] for p in timings["phases"]] == [
         "scan",
         "libraries",
+        "record",
         "kpacks",
         "wheels",
         "move",
