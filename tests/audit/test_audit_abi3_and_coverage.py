@@ -28,7 +28,9 @@ def extension(tmp_path: Path, name: str, calls: list[str]) -> Path:
     """A shared object whose only imports are ``calls`` (``PyInit_x`` defined when any)."""
     decls = "".join(f"extern void *{c}();\n" for c in calls)
     body = "".join(f"  {c}();\n" for c in calls)
-    init = f"void *PyInit_x(void) {{\n{body}  return 0;\n}}\n" if calls else "int f(void){return 1;}\n"
+    init = (
+        f"void *PyInit_x(void) {{\n{body}  return 0;\n}}\n" if calls else "int f(void){return 1;}\n"
+    )
     source = tmp_path / f"{name}.c"
     source.write_text(decls + init)
     out = tmp_path / f"{name}.so"
@@ -156,7 +158,8 @@ def test_held_apart_hip_libraries_report_only_real_gaps(tmp_path: Path) -> None:
 def test_wheel_table_counts_the_files_that_carry_gpu_code(tmp_path: Path) -> None:
     wheel = make_wheel(
         tmp_path, "hipthing", "1.0", "cp312-cp312-manylinux_2_28_x86_64",
-        {"hipthing/lib/liba.so": HIP_DIR / "libmulti19.so", "hipthing/lib/libb.so": HIP_DIR / "librdc19.so"},
+        {"hipthing/lib/liba.so": HIP_DIR / "libmulti19.so",
+         "hipthing/lib/libb.so": HIP_DIR / "librdc19.so"},
     )  # fmt: skip
     result = run_cli(["audit", str(wheel)])
     assert result.returncode == 0, result.stderr
