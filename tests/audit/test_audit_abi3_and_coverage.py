@@ -14,9 +14,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from conftest import run_cli
+from conftest import REPO_ROOT, run_cli
 from fatwheel import HIP_DIR
 from wheel_factory import make_wheel
 from wheel_size.audit.arch_coverage import missing_archs, serves, single_architecture
@@ -38,10 +39,15 @@ def extension(tmp_path: Path, name: str, calls: list[str]) -> Path:
     return out
 
 
+SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
+
+
 def audit(*wheels: Path) -> dict:
     result = run_cli(["audit", "--format", "json", *map(str, wheels)])
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, SCHEMA)
+    return data
 
 
 def kinds(report: dict) -> list[str]:
