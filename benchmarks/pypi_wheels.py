@@ -60,6 +60,48 @@ PINNED = (
         "6540b148e40ba81cbd4de86392225a076a1591146e9cebb099b3b234ba9feebe",
         "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit (C-API-free .cpython- name)",
     ),
+    Pinned(
+        "torchao", "0.10.0",
+        "torchao-0.10.0-cp39-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "8d984f39246817ac43b46549759af6fa09b3bf70e00f0cff3bd48978777a10e6",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.11.0",
+        "torchao-0.11.0-cp39-abi3-manylinux_2_28_x86_64.manylinux_2_24_x86_64.whl",
+        "5d9804833a7ec4d98a759d4750cd0f07dbd90503e3f3f4c59c77a9b9172bf043",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.12.0",
+        "torchao-0.12.0-cp39-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "326ea2800cc7d9d50f0d17742ad923e5c6d4c4dd5942558f4ed13db00bdebc7c",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.14.1",
+        "torchao-0.14.1-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "50f68db5e41952e88daa383fc2f358541e617654f388f508d5c7580c3bee9447",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.15.0",
+        "torchao-0.15.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "1cbe813201314ba6329a650a76944502f3e8ec4b1b44523f3f48676810d8d1f6",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.16.0",
+        "torchao-0.16.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "2d6293a0c57c9dd505efb025a7189459d154965fbed000efd638cf299f9362dd",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.17.0",
+        "torchao-0.17.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "87a418ce0ec064a821ceab83c921b501acef0ce9a6ccd1be358fcd16c3ae8c58",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
 )  # fmt: skip
 
 

@@ -151,3 +151,15 @@ def test_member_that_does_not_inflate_is_refused(tmp_path: Path) -> None:
     assert str(wheel) in errors[0] and "torch/__init__.py" in errors[0]
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.split-")]
+
+
+def test_trust_record_skips_the_check(tmp_path: Path) -> None:
+    files = fat_files()
+    rows = "".join(
+        f"{n},{sha(b'x') if n == 'torch/__init__.py' else sha(d)},{len(d)}\n"
+        for n, d in files.items()
+    )
+    wheel = zip_wheel(tmp_path / NAME, files, record=rows)
+    code, stderr = split(wheel, tmp_path / "out", "--trust-record")
+    assert code == 0, stderr
+    assert "RECORD lies" not in stderr

@@ -375,7 +375,8 @@ def _split(
                 plan = freeze_plan(scan, planned, options, host_name)
                 _announce(plan, options, log)
                 timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
-                plan = _record_wave(pool, plan, libraries, log)
+                if not options.trust_record:
+                    plan = _record_wave(pool, plan, libraries, log)
                 timings["record"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
                 timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()

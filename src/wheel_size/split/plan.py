@@ -66,6 +66,7 @@ class SplitOptions:
     deflate_level: int = 6
     verify_bundle_hash: bool = False
     verbose: bool = False
+    trust_record: bool = False  # copy unchanged members with their RECORD hashes unchecked
 
     @staticmethod
     def normalise_overlay(root: str) -> str:
