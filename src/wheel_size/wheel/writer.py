@@ -88,7 +88,7 @@ def iter_raw_content(raw: RawData) -> Iterator[bytes]:
 @dataclass(frozen=True)
 class Deflated:
     """A file deflated for a later verbatim copy: the kept stream (``raw``), its RECORD hash,
-    which compressor made it, and what each candidate made (bytes, seconds)."""
+    which compressor made it, and what each candidate made (bytes, CPU seconds)."""
 
     raw: RawData
     record_hash: str
@@ -123,13 +123,13 @@ def deflate_file(src: Path, dst: Path, *, level: int = 6, bounded: bool = True) 
                     hasher.update(chunk)
                     crc = deflate.crc32(chunk, crc)
                     for name in names:
-                        started = time.perf_counter()
+                        started = time.process_time()
                         streams[name].write(compressors[name].compress(chunk))
-                        seconds[name] += time.perf_counter() - started
+                        seconds[name] += time.process_time() - started
             for name in names:
-                started = time.perf_counter()
+                started = time.process_time()
                 streams[name].write(compressors[name].flush())
-                seconds[name] += time.perf_counter() - started
+                seconds[name] += time.process_time() - started
             sizes = {name: streams[name].tell() for name in names}
         finally:
             for stream in streams.values():
