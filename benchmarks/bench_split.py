@@ -15,6 +15,7 @@ this one, so a change is measured against its base in one run on one machine sta
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -226,6 +227,13 @@ def main() -> int:
         env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
         wall, cpu, rss = measure(command, env)
         outputs = sorted(out.iterdir())
+        phases = json.loads((args.work / "report.json").read_text())["timings"]
+        spent = " + ".join(f"{p['phase']} {p['seconds']:.1f}" for p in phases["phases"])
+        summed = sum(p["seconds"] for p in phases["phases"])
+        print(
+            f"{label}: phases {spent} = {summed:.1f} s of {phases['total']:.1f} s in-process "
+            f"({wall:.1f} s wall with interpreter start; {wall / cp_time:.2f}x cp)"
+        )
         rows.append(
             (f"split -j{args.jobs} ({label})", wall, cpu, rss, len(outputs),
              sum(p.stat().st_size for p in outputs))

@@ -235,6 +235,7 @@ def test_timings_are_in_the_report(split: dict[str, Any]) -> None:
         "kpacks",
         "wheels",
         "move",
+        "cleanup",
     ]
     assert timings["jobs"] == 2
     assert sum(p["seconds"] for p in timings["phases"]) <= timings["total"] + 0.01

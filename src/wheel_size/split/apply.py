@@ -271,13 +271,17 @@ def split_wheel(
             remove_dirs(made)
             raise output_error(output_dir, exc) from None
         try:
+            result: SplitResult | None = None
             try:
                 result = _split(source, scan, options, stage, tmp_dir, host_name, log)
                 moving = time.perf_counter()
                 created = _move_into_place(stage / "out", output_dir, options, tail)
                 result.timings["move"] = time.perf_counter() - moving
             finally:
+                cleaning = time.perf_counter()
                 shutil.rmtree(stage, ignore_errors=True)
+                if result is not None:  # deleting the staged kernels is part of the wall time
+                    result.timings["cleanup"] = time.perf_counter() - cleaning
         except OutputError as exc:
             remove_dirs(made)
             raise _staging_error(exc, stage, output_dir, tmp_dir) from None

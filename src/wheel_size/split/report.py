@@ -28,7 +28,7 @@ REPORT_VERSION = 2
 KPACK_RUNTIME = "rocm-kpack runtime of 2026-02-19 (commit 7c12a83) or later"
 
 # The phases of ``SplitResult.timings`` that run one after another (wall clock), in order.
-PHASES = ("scan", "libraries", "record", "kpacks", "wheels", "move")
+PHASES = ("scan", "libraries", "record", "kpacks", "wheels", "move", "cleanup")
 
 
 def _pct(saved: float, whole: float) -> float:
