@@ -145,3 +145,11 @@ def test_two_build_lines_are_refused(tmp_path: Path) -> None:
     hostile = wheel_file(f"{PY}-{PY}-{PLATFORM}", "Build: 1", "Build: 2")
     wheel = small_fat_wheel(tmp_path / "in" / NAME, wheel=hostile)
     refused(wheel, tmp_path / "out", "2 Build lines")
+
+
+def test_equal_versions_spelled_differently_are_accepted(tmp_path: Path) -> None:
+    name = NAME.replace("2.10.0+rocm7.1", "2.10+rocm7.1")  # PEP 440: 2.10 == 2.10.0
+    wheel = small_fat_wheel(tmp_path / "in" / name, wheel=wheel_file(f"{PY}-{PY}-{PLATFORM}"))
+    result = split(wheel, tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / name).exists()

@@ -20,13 +20,13 @@ from email.parser import BytesHeaderParser
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from wheel_size import __version__
 from wheel_size.errors import InvalidWheel
 from wheel_size.split.metadata import HostIdentity
 from wheel_size.wheel.filename import (
     WheelName,
-    normalized_version,
     parse_wheel_name,
     valid_build_tag,
 )
@@ -103,10 +103,9 @@ def check_wheel_file(input_path: Path, identity: HostIdentity, wheel: bytes) -> 
                 f"{where}: the file name's distribution {name.distribution!r} disagrees with "
                 f"METADATA Name {identity.name!r}"
             )
-        file_version = normalized_version(str(name.version))
-        if file_version != identity.version:
+        if name.version != Version(identity.version):  # PEP 440 equality: 1.0 == 1.0.0
             raise InvalidWheel(
-                f"{where}: the file name's version {file_version} disagrees with METADATA "
+                f"{where}: the file name's version {name.version} disagrees with METADATA "
                 f"Version {identity.version}"
             )
         named = file_name_tags(name)
