@@ -163,3 +163,22 @@ def test_trust_record_skips_the_check(tmp_path: Path) -> None:
     code, stderr = split(wheel, tmp_path / "out", "--trust-record")
     assert code == 0, stderr
     assert "RECORD lies" not in stderr
+
+
+def test_record_lie_about_a_library_left_unchanged_is_caught(tmp_path: Path) -> None:
+    # libhost.so is ELF (a library candidate, inflated by its own job) without device code
+    files = {**fat_files(), "torch/lib/libhost.so": (HIP_DIR / "libhost.so").read_bytes()}
+    rows = "".join(
+        f"{n},{sha(b'y') if n.endswith('libhost.so') else sha(d)},{len(d)}\n"
+        for n, d in files.items()
+    )
+    wheel = zip_wheel(tmp_path / NAME, files, record=rows)
+    out = tmp_path / "out"
+    code, stderr = split(wheel, out, "-j", "2")
+    assert code == 0, stderr
+    lies = [ln for ln in stderr.splitlines() if "RECORD lies" in ln]
+    assert len(lies) == 1 and "torch/lib/libhost.so" in lies[0], stderr
+    with zipfile.ZipFile(out / NAME) as host:
+        rows_out = parse_record(host.read(f"{DIST_INFO}/RECORD").decode(), source="host")
+        truth = sha(files["torch/lib/libhost.so"])
+        assert {r.path: r.hash for r in rows_out}["torch/lib/libhost.so"] == truth

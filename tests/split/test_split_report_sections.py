@@ -231,7 +231,6 @@ def test_timings_are_in_the_report(split: dict[str, Any]) -> None:
     assert [p["phase"] for p in timings["phases"]] == [
         "scan",
         "libraries",
-        "record",
         "kpacks",
         "wheels",
         "move",

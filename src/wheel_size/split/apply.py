@@ -31,7 +31,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +93,7 @@ from wheel_size.split.work import (
     write_output,
 )
 from wheel_size.units import format_size
-from wheel_size.wheel.archive import Member, WheelSource, open_source
+from wheel_size.wheel.archive import Member, RawData, WheelSource, open_source
 from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
@@ -240,7 +240,7 @@ def plan_only(
         try:
             with _pool(options.jobs) as executor:
                 jobs = library_jobs(source, scan, options, work, apply=False)
-                libraries, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
+                libraries, _, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
             plan = freeze_plan(scan, libraries, options, host_name)
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -375,13 +375,15 @@ def _split(
         with _pool(options.jobs) as pool:
             try:  # these waves write only into the work directory
                 jobs = library_jobs(source, scan, options, work, apply=True)
-                planned, libraries = _library_wave(pool, scan, jobs, "shared libraries", log)
+                records = [] if options.trust_record else _record_jobs(scan)
+                planned, libraries, found = _library_wave(
+                    pool, scan, jobs, "shared libraries and RECORD", log, records
+                )
                 plan = freeze_plan(scan, planned, options, host_name)
+                if not options.trust_record:
+                    plan = _record_lies(plan, planned, found)
                 _announce(plan, options, log)
                 timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
-                if not options.trust_record:
-                    plan = _record_wave(pool, plan, libraries, log)
-                timings["record"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
                 timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()
             except OSError as exc:
@@ -463,28 +465,37 @@ def growth_warning(
 _RECORD_BATCH = 64 << 20  # compressed bytes per RECORD-check job
 
 
-def _record_wave(
-    pool: Executor, plan: SplitPlan, libraries: Sequence[LibraryResult], log: TextIO
-) -> SplitPlan:
-    """Check the RECORD hash of every member the outputs copy verbatim (batched over the
-    pool); a line that lies is one warning naming the wheel and member, and the outputs'
-    RECORD carries the contents' real hash. Returns the plan with the checked hashes."""
-    rewritten = {plan.candidates[lib.number].name for lib in libraries if lib.fat}
-    batches: list[list[tuple[str, object, str]]] = [[]]
+def _record_jobs(scan: WheelScan) -> list[RecordCheck]:
+    """RECORD checks of the members the library wave does not inflate anyway (everything but
+    the library candidates, whose hashes their jobs compute), in batches largest first."""
+    candidates = {m.name for m in scan.candidates}
+    batches: list[list[tuple[str, RawData, str]]] = [[]]
     held = 0
-    for member in sorted(plan.members, key=lambda m: (-m.compressed_size, m.name)):
-        claimed = plan.record_hashes.get(member.name)
-        if member.raw is None or claimed is None or member.name in rewritten:
+    for member in sorted(scan.members, key=lambda m: (-m.compressed_size, m.name)):
+        claimed = scan.record_hashes.get(member.name)
+        if member.raw is None or claimed is None or member.name in candidates:
             continue
         if held >= _RECORD_BATCH:
             batches.append([])
             held = 0
         batches[-1].append((member.name, member.raw, claimed))
         held += member.compressed_size
-    jobs = [RecordCheck(tuple(batch)) for batch in batches if batch]  # type: ignore[arg-type]
-    with Progress("split: checking RECORD", len(jobs), stream=log) as progress:
-        found = _run(pool, check_record, jobs, progress, lambda j: 1)
+    return [RecordCheck(tuple(batch)) for batch in batches if batch]
+
+
+def _record_lies(
+    plan: SplitPlan, planned: Sequence[LibraryPlan], found: Sequence[list[tuple[str, str]]]
+) -> SplitPlan:
+    """The plan with the RECORD hash of every member copied verbatim checked: a line that
+    lies is one warning naming the wheel and member, and the outputs' RECORD carries the
+    contents' real hash. ``found`` is what the RECORD-check jobs found; the libraries left
+    unchanged are checked against the hash their job computed while inflating them."""
     lies = dict(pair for batch in found for pair in batch)
+    for lib in planned:
+        name = plan.candidates[lib.number].name
+        claimed = plan.record_hashes.get(name)
+        if not lib.fat and lib.content_hash and claimed and lib.content_hash != claimed:
+            lies[name] = lib.content_hash
     if not lies:
         return plan
     names = sorted(lies)
@@ -494,28 +505,41 @@ def _record_wave(
         + f" (it says {plan.record_hashes[names[0]]}, the contents hash to {lies[names[0]]}); "
         "the outputs' RECORD carries the contents' hashes"
     )
-    print(f"wheel-size: warning: {message}", file=log)
     hashes = {**plan.record_hashes, **lies}
     return dataclasses.replace(plan, record_hashes=hashes, warnings=(*plan.warnings, message))
 
 
 def _library_wave(
-    pool: Executor, scan: WheelScan, jobs: Sequence[LibraryJob], what: str, log: TextIO
-) -> tuple[list[LibraryPlan], list[LibraryResult]]:
+    pool: Executor,
+    scan: WheelScan,
+    jobs: Sequence[LibraryJob],
+    what: str,
+    log: TextIO,
+    records: Sequence[RecordCheck] = (),
+) -> tuple[list[LibraryPlan], list[LibraryResult], list[list[tuple[str, str]]]]:
     """Every candidate's plan (candidate order) and, when the jobs apply, the fat libraries'
-    results; ``seconds`` of each is its job's worker time."""
+    results; ``seconds`` of each is its job's worker time. The RECORD checks ``records`` are
+    queued behind the library jobs (largest first), so they fill the workers the last
+    libraries leave idle; their findings come third."""
     total = sum(m.size for m in scan.candidates)
     with Progress(f"split: {what}", total, unit="bytes", stream=log) as progress:
+        futures: list[Future[list[tuple[str, str]]]] = []
         timed = _run(
-            pool, Timed(library_job), jobs, progress, lambda j: scan.candidates[j.number].size
+            pool,
+            Timed(library_job),
+            jobs,
+            progress,
+            lambda j: scan.candidates[j.number].size,
+            then=lambda: futures.extend(pool.submit(check_record, r) for r in records),
         )
+        found = [future.result() for future in futures]
     plans = [dataclasses.replace(plan, seconds=took) for (plan, _), took in timed]
     results = []
     for (_, result), took in timed:
         if result is not None:
             result.seconds = took
             results.append(result)
-    return plans, results
+    return plans, results, found
 
 
 def _build_kpacks(

@@ -125,6 +125,7 @@ class LibraryPlan:
     warning: str | None = None
     seconds: float = 0.0  # worker time of the scan
     findings: tuple[Any, ...] = ()  # elf_verify findings of the input (its rewrite may keep them)
+    content_hash: str | None = None  # RECORD hash of the member's contents (zip members)
 
     @property
     def device_bytes(self) -> int:
@@ -169,17 +170,23 @@ def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
     return type(exc)(message)
 
 
-def _extract(job: LibraryJob) -> tuple[Path, bool]:
+def _extract(job: LibraryJob) -> tuple[Path, bool, str | None]:
     """The file to read: a zip member inflated once into the work directory (True), or the
-    file of an unpacked wheel (False)."""
+    file of an unpacked wheel (False); and the RECORD hash of a zip member's contents,
+    computed on the way (a library left unchanged is copied verbatim, and its RECORD line
+    is checked against this)."""
+    from wheel_size.wheel.record import StreamingHash
+
     if job.raw is None:
         assert job.file is not None
-        return job.file, False
+        return job.file, False, None
     copy = job.work / f"lib{job.number}.so"
+    hasher = StreamingHash()
     with copy.open("wb") as out:
         for chunk in iter_raw_content(job.raw):
+            hasher.update(chunk)
             out.write(chunk)
-    return copy, True
+    return copy, True, hasher.value
 
 
 def _parse(fh: IO[bytes], name: str) -> tuple[Any, str, str, str, int] | None:
@@ -222,14 +229,14 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
     delimit its bundles, list targets and code objects, and plan the host rewrite. Writes
     nothing but the inflated copy, which is kept for :func:`apply_library` only when
     ``job.apply`` and the library is fat."""
-    src, extracted = _extract(job)
+    src, extracted, content_hash = _extract(job)
     keep = False
     try:
         with src.open("rb") as fh:
             size = os.fstat(fh.fileno()).st_size
             parsed = _parse(fh, job.source)
             if parsed is None:
-                return LibraryPlan(job.number, job.rel, size, fat=False)
+                return LibraryPlan(job.number, job.rel, size, fat=False, content_hash=content_hash)
             library, kind, section, wrapper_name, offset = parsed
             if not library.wrappers:
                 # Nothing registers this device code through __hipRegisterFatBinary, so the
@@ -239,7 +246,9 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                     f"{job.source}: {section} is not registered by any {wrapper_name} "
                     "wrapper; left in the host wheel unchanged"
                 )
-                return LibraryPlan(job.number, job.rel, size, fat=False, warning=warning)
+                return LibraryPlan(
+                    job.number, job.rel, size, fat=False, warning=warning, content_hash=content_hash
+                )
             code_objects = tuple(
                 PlannedCodeObject(entry.entry_id.target.text, ref.ordinal, entry.size)
                 for ref in library.bundles
