@@ -170,23 +170,28 @@ def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
     return type(exc)(message)
 
 
-def _extract(job: LibraryJob) -> tuple[Path, bool, str | None]:
+def _extract(job: LibraryJob) -> tuple[Path, bool]:
     """The file to read: a zip member inflated once into the work directory (True), or the
-    file of an unpacked wheel (False); and the RECORD hash of a zip member's contents,
-    computed on the way (a library left unchanged is copied verbatim, and its RECORD line
-    is checked against this)."""
-    from wheel_size.wheel.record import StreamingHash
-
+    file of an unpacked wheel (False)."""
     if job.raw is None:
         assert job.file is not None
-        return job.file, False, None
+        return job.file, False
     copy = job.work / f"lib{job.number}.so"
-    hasher = StreamingHash()
     with copy.open("wb") as out:
         for chunk in iter_raw_content(job.raw):
-            hasher.update(chunk)
             out.write(chunk)
-    return copy, True, hasher.value
+    return copy, True
+
+
+def _content_hash(job: LibraryJob, copy: Path) -> str | None:
+    """The RECORD hash of a zip member left unchanged, from its inflated copy (fresh in the
+    page cache): it is copied verbatim, and its RECORD line is checked against this."""
+    from wheel_size.wheel.record import StreamingHash
+
+    if job.raw is None or not job.apply:  # a dry run copies nothing
+        return None
+    with copy.open("rb") as stream:
+        return StreamingHash().feed(stream).value
 
 
 def _parse(fh: IO[bytes], name: str) -> tuple[Any, str, str, str, int] | None:
@@ -229,14 +234,15 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
     delimit its bundles, list targets and code objects, and plan the host rewrite. Writes
     nothing but the inflated copy, which is kept for :func:`apply_library` only when
     ``job.apply`` and the library is fat."""
-    src, extracted, content_hash = _extract(job)
+    src, extracted = _extract(job)
     keep = False
     try:
         with src.open("rb") as fh:
             size = os.fstat(fh.fileno()).st_size
             parsed = _parse(fh, job.source)
             if parsed is None:
-                return LibraryPlan(job.number, job.rel, size, fat=False, content_hash=content_hash)
+                digest = _content_hash(job, src)
+                return LibraryPlan(job.number, job.rel, size, fat=False, content_hash=digest)
             library, kind, section, wrapper_name, offset = parsed
             if not library.wrappers:
                 # Nothing registers this device code through __hipRegisterFatBinary, so the
@@ -247,7 +253,12 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                     "wrapper; left in the host wheel unchanged"
                 )
                 return LibraryPlan(
-                    job.number, job.rel, size, fat=False, warning=warning, content_hash=content_hash
+                    job.number,
+                    job.rel,
+                    size,
+                    fat=False,
+                    warning=warning,
+                    content_hash=_content_hash(job, src),
                 )
             code_objects = tuple(
                 PlannedCodeObject(entry.entry_id.target.text, ref.ordinal, entry.size)
