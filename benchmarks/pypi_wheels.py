@@ -102,6 +102,12 @@ PINNED = (
         "87a418ce0ec064a821ceab83c921b501acef0ce9a6ccd1be358fcd16c3ae8c58",
         "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
     ),
+    Pinned(
+        "bitsandbytes", "0.50.2",
+        "bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl",
+        "55348a9a4a21bfd99cf8c7b32fe67b4030ae5c2a05738e03c1747f65fa6ec283",
+        "manylinux_2_24_x86_64", "3.12", "audit: per-toolkit CUDA and ROCm libraries",
+    ),
 )  # fmt: skip
 
 

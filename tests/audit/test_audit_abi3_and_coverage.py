@@ -135,6 +135,21 @@ def test_missing_archs_compares_what_code_serves() -> None:
     }
 
 
+def test_builds_for_other_toolkits_are_alternatives_not_gaps() -> None:
+    # bitsandbytes 0.50.2: one library per toolkit; the package loads the one that matches
+    old = ["sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
+    new = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"]
+    files = {
+        "bnb/libbitsandbytes_cuda118.so": old,
+        "bnb/libbitsandbytes_cuda130.so": new,
+        "bnb/libother.so": ["sm_80", "sm_90"],
+    }
+    assert missing_archs(files) == {}  # the alternatives are not compared, nor counted
+    files["bnb/libextra.so"] = ["sm_80", "sm_86"]
+    # sm_80 SASS runs on sm_86 devices, so libother lacks nothing; libextra lacks sm_90
+    assert missing_archs(files) == {"bnb/libextra.so": ["sm_90"]}
+
+
 def test_held_apart_hip_libraries_report_only_real_gaps(tmp_path: Path) -> None:
     # libplain19_relr: gfx1100, gfx90a:xnack-, gfx942 (feature-less);
     # libplain19: gfx1100, gfx1201, gfx906, gfx90a:xnack+/-, gfx942:sramecc+:xnack-.

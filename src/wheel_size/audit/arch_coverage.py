@@ -14,6 +14,10 @@ Architecture strings are compared by what they *serve*, not by spelling:
 A file with code for exactly one architecture (one HIP processor, one CUDA compute
 capability), such as torchao's ``_C_cutlass_90a`` built for sm_90a on purpose, is neither
 reported as missing the others' architectures nor counted in what the others should carry.
+Neither are *alternatives*: files whose names differ only in a toolkit version
+(``libbitsandbytes_cuda118.so`` … ``_cuda132.so``, ``_rocm64.so`` … ``_rocm72.so``) are builds
+of one library for different toolkits, of which the package loads one; each covers what its
+toolkit can target, and comparing them would report CUDA 11.8 as lacking sm_100.
 """
 
 from __future__ import annotations
@@ -94,10 +98,29 @@ def single_architecture(archs: Iterable[str]) -> bool:
     return len(machines) == 1
 
 
+# A toolkit and its version in a file name: cuda118, cu128, rocm64, rocm7.1, hip6, xpu2025.
+_TOOLKIT = re.compile(r"(cuda|cu|rocm|hip|xpu)[0-9]+(?:\.[0-9]+)*(?=[._-]|$)", re.IGNORECASE)
+
+
+def _stem(path: str) -> str:
+    """A file's name with its toolkit versions blanked: equal for builds of one library for
+    different toolkit versions (``libbitsandbytes_cuda118.so`` and ``_cuda130.so``)."""
+    return _TOOLKIT.sub(lambda m: m.group(1).lower() + "#", path.rsplit("/", 1)[-1])
+
+
 def missing_archs(files: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """For each file of one GPU family (path -> its architectures), the architectures other
-    multi-architecture files carry that none of its own code serves, in input order."""
-    wide = {path: list(archs) for path, archs in files.items() if not single_architecture(archs)}
+    multi-architecture files carry that none of its own code serves, in input order;
+    single-architecture files and alternatives (names equal but for a toolkit version) take
+    no part."""
+    stems: dict[str, int] = {}
+    for path in files:
+        stems[_stem(path)] = stems.get(_stem(path), 0) + 1
+    wide = {
+        path: list(archs)
+        for path, archs in files.items()
+        if not single_architecture(archs) and stems[_stem(path)] == 1
+    }
     if len(wide) < 2:
         return {}
     union: list[str] = []
