@@ -65,7 +65,7 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
     raw_dir = work / "raw"
     raw_dir.mkdir(exist_ok=True)
     entries: list[WheelEntry] = []
-    dll_raw, dll_hash = compress_file(dll, raw_dir / "dll.deflate", level=1)
+    dll_raw, dll_hash = compress_file(dll, raw_dir / "dll.deflate", level=1, bounded=False)
     for i in range(libraries):
         entries.append(
             WheelEntry(f"torch/lib/hipfat{i:02}.dll", raw=dll_raw, record_hash=dll_hash, mode=0o755)
@@ -73,7 +73,7 @@ def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
     host = ROOT / "tests" / "data" / "hip_pe" / "host_only.dll"
     big_host = work / "torch_cpu.dll"  # a host-only DLL with 400 MB of overlay
     big_host.write_bytes(host.read_bytes() + semi_random(400 << 20, 2, alphabet=64))
-    host_raw, host_hash = compress_file(big_host, raw_dir / "host.deflate", level=1)
+    host_raw, host_hash = compress_file(big_host, raw_dir / "host.deflate", level=1, bounded=False)
     entries.append(
         WheelEntry("torch/lib/torch_cpu.dll", raw=host_raw, record_hash=host_hash, mode=0o755)
     )

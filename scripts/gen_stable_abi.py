@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Regenerate src/wheel_size/audit/data/stable_abi.json, the list of stable-ABI symbols.
 
-Source: the ``abi3info`` package on PyPI (MIT licence, by William Woodruff), whose data is
-generated from CPython's ``Misc/stable_abi.toml``. We keep only the facts the audit needs:
-each exported symbol's name, whether it is a function or data, the CPython version that
-added it, and whether it is ABI-only.
+Source: CPython's ``Misc/stable_abi.toml`` itself (give its path), or the ``abi3info``
+package on PyPI (MIT licence, by William Woodruff), whose data is generated from that file.
+We keep only the facts the audit needs: each exported symbol's name, whether it is a
+function or data, the CPython version that added it (``added``: the oldest Python an abi3
+extension importing it runs on, abi3audit's version check), and whether it is ABI-only.
 
-Usage: pip download --no-deps abi3info==VERSION -d /tmp/abi3info && \\
+Usage: python3 scripts/gen_stable_abi.py path/to/cpython/Misc/stable_abi.toml
+   or: pip download --no-deps abi3info==VERSION -d /tmp/abi3info && \\
        python3 scripts/gen_stable_abi.py /tmp/abi3info/abi3info-VERSION-py3-none-any.whl
 """
 
@@ -28,8 +30,30 @@ OUT = (
 )
 
 
+def from_toml(text: str) -> dict[str, dict[str, object]]:
+    """The exported symbols of ``Misc/stable_abi.toml``: its ``[function.X]`` and ``[data.X]``
+    items (structs, macros, constants and typedefs are not symbols a library imports)."""
+    import tomllib
+
+    items = tomllib.loads(text)
+    symbols: dict[str, dict[str, object]] = {}
+    for kind in ("function", "data"):
+        for name, item in items.get(kind, {}).items():
+            major, minor = str(item["added"]).split(".")[:2]
+            symbols[name] = {
+                "kind": kind,
+                "added": f"{int(major)}.{int(minor)}",
+                "abi_only": bool(item.get("abi_only", False)),
+            }
+    return symbols
+
+
 def main() -> None:
-    wheel = Path(sys.argv[1])
+    source = Path(sys.argv[1])
+    if source.suffix == ".toml":
+        write(from_toml(source.read_text()), f"CPython {source.name}")
+        return
+    wheel = source
     with tempfile.TemporaryDirectory() as tmp:
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(tmp)
@@ -44,11 +68,12 @@ def main() -> None:
                     "added": f"{item.added.major}.{item.added.minor}",
                     "abi_only": bool(item.abi_only),
                 }
+    write(symbols, f"{wheel.name} (PyPI, MIT), generated from CPython Misc/stable_abi.toml")
+
+
+def write(symbols: dict[str, dict[str, object]], origin: str) -> None:
     data = {
-        "source": (
-            f"{wheel.name} (PyPI, MIT), generated from CPython Misc/stable_abi.toml; "
-            "regenerate with scripts/gen_stable_abi.py"
-        ),
+        "source": f"{origin}; regenerate with scripts/gen_stable_abi.py",
         "symbols": dict(sorted(symbols.items())),
     }
     # one symbol per line: small, and diffs well when CPython adds symbols

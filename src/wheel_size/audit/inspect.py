@@ -27,7 +27,12 @@ from wheel_size.audit.gpu import (
     sniff_gpu,
 )
 from wheel_size.audit.native import ArchScanner, NativeInfo, inspect_elf, native_format
-from wheel_size.audit.stable_abi import non_stable_imports
+from wheel_size.audit.stable_abi import (
+    abi3_baseline,
+    newer_imports,
+    non_stable_imports,
+    python_imports,
+)
 from wheel_size.errors import InvalidWheel, WheelSizeError
 from wheel_size.oneline import one_line
 from wheel_size.wheel.archive import open_regular, open_source
@@ -78,8 +83,19 @@ class NativeFile:
     gpu_archs: list[str] = field(default_factory=list)
     glibc_required: str | None = None
     non_stable_symbols: list[str] = field(default_factory=list)
+    # abi3 wheels: imported C-API symbols, and the stable-ABI ones newer than the wheel's tag
+    python_api_imports: int = 0
+    newer_symbols: dict[str, str] = field(default_factory=dict)  # symbol -> "3.10"
     facts: BinaryFacts = field(default_factory=BinaryFacts)
     kpack_kernel: str | None = None  # a split host library: its GPU code is in .kpack files
+
+    @property
+    def stable_abi_minimum(self) -> str | None:
+        """The oldest Python the stable-ABI symbols it imports run on, when that is newer than
+        the wheel's abi3 tag (else None)."""
+        if not self.newer_symbols:
+            return None
+        return max(self.newer_symbols.values(), key=lambda v: tuple(map(int, v.split("."))))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +107,9 @@ class NativeFile:
             "gpu_archs": self.gpu_archs,
             "glibc_required": self.glibc_required,
             "non_stable_symbols": self.non_stable_symbols,
+            "python_api_imports": self.python_api_imports,
+            "stable_abi_minimum": self.stable_abi_minimum,
+            "newer_stable_abi_symbols": self.newer_symbols,
             "machines": self.facts.machines,
             "macos_minimum": {
                 cpu: ".".join(map(str, v)) for cpu, v in sorted(self.facts.macos_minimum.items())
@@ -138,6 +157,16 @@ class WheelInfo:
     def abi3(self) -> bool:
         tags = self.name.tags if self.name else frozenset()
         return any(t.abi == "abi3" for t in tags)
+
+    @property
+    def abi3_baseline(self) -> tuple[int, int] | None:
+        """The Python version an abi3 wheel's tags promise (``cp39-abi3`` -> (3, 9)); None for
+        a wheel that is not abi3 (``cp32`` is assumed for an abi3 tag without a version)."""
+        tags = self.name.tags if self.name else frozenset()
+        interpreters = [t.interpreter for t in tags if t.abi == "abi3"]
+        if not interpreters:
+            return None
+        return abi3_baseline(interpreters) or (3, 2)
 
     @property
     def glibc_floor(self) -> str | None:
@@ -201,8 +230,8 @@ def _metadata_hash(text: bytes, local: str | None) -> str:
 
 
 def _native_file(
-    name: str, fmt: str, size: int, tmp: Path | None, label: str, abi3: bool,
-    scanners: tuple[ArchScanner, ...], problems: list[str],
+    name: str, fmt: str, size: int, tmp: Path | None, label: str,
+    abi3: tuple[int, int] | None, scanners: tuple[ArchScanner, ...], problems: list[str],
 ) -> NativeFile:  # fmt: skip
     kind = (
         "extension"
@@ -230,8 +259,14 @@ def _native_file(
     item.gpu_archs = sorted(info.gpu_archs, key=_arch_order)
     if info.glibc_required:
         item.glibc_required = ".".join(map(str, info.glibc_required))
-    if abi3 and kind == "extension":
+    if abi3 is not None:
+        # abi3audit's checks, on every ELF file that imports the C-API (an extension by what
+        # it links, not by its name): symbols outside the stable ABI, and stable ones newer
+        # than the Python the wheel's tag promises.
+        item.python_api_imports = len(python_imports(info.imports, info.defined))
         item.non_stable_symbols = non_stable_imports(info.imports, info.defined)
+        newer = newer_imports(info.imports, info.defined, abi3)
+        item.newer_symbols = {k: f"{v[0]}.{v[1]}" for k, v in newer.items()}
     return item
 
 
@@ -337,7 +372,7 @@ def inspect_wheel(
                         member.size,
                         tmp_path,
                         label,
-                        info.abi3,
+                        info.abi3_baseline,
                         scanners,
                         info.problems,
                     )

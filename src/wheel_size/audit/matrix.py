@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wheel_size.audit.arch_coverage import family, missing_archs
 from wheel_size.audit.inspect import WheelInfo
 from wheel_size.audit.jobs import JobVerdict, job_verdicts, keep_order
 from wheel_size.audit.platform_check import platform_issues
@@ -177,42 +178,92 @@ def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
 
 
 # Findings that inform but do not change a verdict (a narrower library can be deliberate).
-INFORMATIONAL = frozenset({"arch-coverage", "platform-tag-not-on-pypi"})
-
-
-def _arch_family(arch: str) -> str:
-    return "cuda" if arch.startswith(("sm_", "compute_")) else "hip"
+INFORMATIONAL = frozenset({"arch-coverage", "platform-tag-not-on-pypi", "abi3-file-name"})
 
 
 def _coverage_findings(wheel: WheelInfo) -> list[Finding]:
     """Native files of one wheel that lack GPU architectures its other files carry: on such
-    a GPU those kernels fall back to PTX JIT or fail to launch."""
+    a GPU those kernels fall back to PTX JIT or fail to launch. Architectures are compared
+    by what they serve (:mod:`wheel_size.audit.arch_coverage`), and a single-architecture
+    library is not a gap."""
     found: list[Finding] = []
-    for family in ("cuda", "hip"):
+    for kind in ("cuda", "hip"):
         files = {
-            n.path: {a for a in n.gpu_archs if _arch_family(a) == family} for n in wheel.native
+            n.path: [a for a in n.gpu_archs if family(a) == kind]
+            for n in sorted(wheel.native, key=lambda n: n.path)
         }
-        files = {path: archs for path, archs in files.items() if archs}
-        if len(files) < 2:
-            continue
-        union = set().union(*files.values())
-        for path, archs in sorted(files.items()):
-            missing = sorted(union - archs, key=_arch_sort)
-            if missing:
-                found.append(
-                    Finding(
-                        "arch-coverage",
-                        [wheel.path],
-                        f"{path} has no code for {', '.join(missing)}, which other native "
-                        "files of this wheel carry",
-                    )
+        gaps = missing_archs({path: archs for path, archs in files.items() if archs})
+        for path, missing in sorted(gaps.items()):
+            found.append(
+                Finding(
+                    "arch-coverage",
+                    [wheel.path],
+                    f"{path} has no code for {', '.join(sorted(missing, key=_arch_sort))}, "
+                    "which other native files of this wheel carry",
                 )
+            )
     return found
 
 
 def _arch_sort(arch: str) -> tuple[str, int, str]:
     digits = re.sub(r"\D", "", arch.split(":", 1)[0].split("_", 1)[-1])
     return (arch[:3], int(digits) if digits else 0, arch)
+
+
+def _abi3_findings(wheel: WheelInfo) -> list[Finding]:
+    """abi3audit's two checks (symbols outside the stable ABI; stable ones newer than the
+    tag's Python) on every file that imports the C-API, and the file-name rule: a name
+    for one CPython version is a fix only for a file that imports the C-API (Python imports
+    it as a module); a library that imports none is loaded by path, and its name is a note."""
+    baseline = wheel.abi3_baseline
+    if baseline is None:
+        return []
+    tagged = f"cp{baseline[0]}{baseline[1]}-abi3"
+    found: list[Finding] = []
+    for native in wheel.native:
+        if native.non_stable_symbols:
+            symbols = ", ".join(native.non_stable_symbols[:8])
+            more = len(native.non_stable_symbols) - 8
+            found.append(
+                Finding(
+                    "abi3-violation",
+                    [wheel.path],
+                    f"{native.path} imports symbols outside the stable ABI: {symbols}"
+                    + (f" and {more} more" if more > 0 else ""),
+                )
+            )
+        if native.newer_symbols:
+            minimum = native.stable_abi_minimum or ""
+            newer = ", ".join(f"{k} ({v})" for k, v in list(native.newer_symbols.items())[:8])
+            found.append(
+                Finding(
+                    "abi3-version",
+                    [wheel.path],
+                    f"{native.path} uses the Python {minimum} stable ABI ({newer}) but the "
+                    f"wheel is tagged {tagged}: tag it cp{minimum.replace('.', '')}-abi3 "
+                    "or stop using them",
+                )
+            )
+        if ".cpython-" in native.path.rsplit("/", 1)[-1] and native.format == "elf":
+            if native.python_api_imports:
+                found.append(
+                    Finding(
+                        "abi3-violation",
+                        [wheel.path],
+                        f"{native.path} is a Python extension named for one CPython version "
+                        "in an abi3 wheel: other Pythons will not import it",
+                    )
+                )
+            else:
+                found.append(
+                    Finding(
+                        "abi3-file-name",
+                        [wheel.path],
+                        f"{native.path} is named for one CPython version but imports no "
+                        "Python C-API symbol (a library loaded by path): the name is cosmetic",
+                    )
+                )
+    return found
 
 
 def _per_wheel(wheel: WheelInfo) -> list[Finding]:
@@ -226,29 +277,7 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
         more = len(wheel.record_problems) - 1
         detail = wheel.record_problems[0] + (f" (and {more} more)" if more else "")
         found.append(Finding("record-mismatch", [wheel.path], detail))
-    if wheel.abi3:
-        for native in wheel.native:
-            if native.kind != "extension":
-                continue
-            if native.non_stable_symbols:
-                symbols = ", ".join(native.non_stable_symbols[:8])
-                more = len(native.non_stable_symbols) - 8
-                found.append(
-                    Finding(
-                        "abi3-violation",
-                        [wheel.path],
-                        f"{native.path} imports symbols outside the stable ABI: {symbols}"
-                        + (f" and {more} more" if more > 0 else ""),
-                    )
-                )
-            if ".cpython-" in native.path.rsplit("/", 1)[-1]:
-                found.append(
-                    Finding(
-                        "abi3-violation",
-                        [wheel.path],
-                        f"{native.path} is named for one CPython version in an abi3 wheel",
-                    )
-                )
+    found += _abi3_findings(wheel)
     label = wheel.accelerator
     if label and not wheel.native and not wheel.gpu_files:
         found.append(

@@ -14,7 +14,16 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-__all__ = ["non_stable_imports", "stable_abi", "stable_abi_source"]
+__all__ = [
+    "abi3_baseline",
+    "newer_imports",
+    "non_stable_imports",
+    "python_imports",
+    "stable_abi",
+    "stable_abi_source",
+]
+
+PyVersion = tuple[int, int]
 
 
 @functools.cache
@@ -36,6 +45,49 @@ def stable_abi_source() -> str:
 
 def _is_python_symbol(name: str) -> bool:
     return name.startswith(("Py", "_Py"))
+
+
+def python_imports(imports: Iterable[str], defined: Iterable[str]) -> list[str]:
+    """Imported CPython C-API symbols (``Py*``, ``_Py*``), sorted: a library with none is not
+    a Python extension whatever its file name says (it is loaded by path, not imported)."""
+    own = set(defined)
+    return sorted({name for name in imports if _is_python_symbol(name) and name not in own})
+
+
+def _parse(text: str) -> PyVersion:
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+def newer_imports(
+    imports: Iterable[str], defined: Iterable[str], baseline: PyVersion
+) -> dict[str, PyVersion]:
+    """Imported stable-ABI symbols added after ``baseline`` -> the version that added each:
+    abi3audit's version check. The highest of them is the oldest Python the library runs
+    on, whatever its ``cpXY-abi3`` tag promises."""
+    table = stable_abi()
+    own = set(defined)
+    found = {}
+    for name in imports:
+        entry = table.get(name)
+        if entry is None or name in own:
+            continue
+        added = _parse(str(entry["added"]))
+        if added > baseline:
+            found[name] = added
+    return dict(sorted(found.items()))
+
+
+def abi3_baseline(interpreters: Iterable[str]) -> PyVersion | None:
+    """The Python an abi3 wheel promises to run on, from the interpreter tags of its
+    ``abi3`` tags (``cp39`` -> (3, 9)); the highest when several (as abi3audit reads them),
+    None when no tag names a CPython version."""
+    versions = []
+    for tag in interpreters:
+        digits = tag[2:] if tag.startswith("cp") else ""
+        if digits.isdigit() and len(digits) >= 2:
+            versions.append((int(digits[0]), int(digits[1:])))
+    return max(versions) if versions else None
 
 
 def non_stable_imports(imports: Iterable[str], defined: Iterable[str]) -> list[str]:

@@ -31,7 +31,9 @@ def view(report: AuditReport) -> dict[str, Any]:
                 "glibc": wheel.glibc_floor or "—",
                 "native": len(wheel.native),
                 "extensions": sum(n.kind == "extension" for n in wheel.native),
-                "gpu_files": len(wheel.gpu_files),
+                # every file that carries GPU code: native files with device code, kpack
+                # archives and other GPU files (the archs column lists what they hold)
+                "gpu_files": sum(bool(n.gpu_archs) for n in wheel.native) + len(wheel.gpu_files),
                 "archs": ", ".join(archs) or "—",
                 "size": human(wheel.size),
             }

@@ -89,6 +89,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="check the MD5 of compressed (CCOB) bundles; sizes, zstd framing and e_flags "
         "are always checked",
     )
+    add(
+        "--trust-record",
+        action="store_true",
+        help="copy unchanged members with their RECORD hashes unchecked (faster: no inflate "
+        "of what is copied; a RECORD that lies is carried into the outputs)",
+    )
     add("--report-json", type=Path, help="write the savings report as JSON")
     add("--report-md", type=Path, help="write the savings report as Markdown")
     add(
@@ -183,6 +189,7 @@ def _options(args: argparse.Namespace) -> SplitOptions:
         deflate_level=args.deflate_level,
         verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,
+        trust_record=args.trust_record,
     )
 
 

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from wheel_size.diff.ccob import settle_compressed
 from wheel_size.diff.elfinfo import HipScanner, library_problems, read_library_info
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
 from wheel_size.errors import InvalidWheel
@@ -121,6 +122,8 @@ def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | 
             )
             delta.new_compression = sorted(b.compression)
         diff.gpu.append(delta)
+    if gpu:
+        settle_compressed(diff.gpu, old.gpu, new.gpu)  # CCOB: unchanged targets read zero
     diff.gpu.sort(
         key=lambda g: (-abs(g.delta), -abs(g.uncompressed_delta), g.section, g.arch, g.image)
     )

@@ -32,6 +32,9 @@ class GpuTotals:
     uncompressed: int = 0
     entries: int = 0
     compression: set[str] = field(default_factory=set)
+    # HIP targets of compressed bundles: SHA-256 of the decompressed code objects, so a diff
+    # can tell an unchanged target from the share of a recompressed bundle it is given
+    digest: str | None = None
 
 
 def cuda_totals(stream: IO[bytes], elf: ElfImage, source: str) -> dict[GpuKey, GpuTotals]:
@@ -60,6 +63,7 @@ def hip_totals(stream: IO[bytes], elf: ElfImage, source: str) -> dict[GpuKey, Gp
     library = read_library(stream, source)
     stored = library.stored_bytes_per_target()
     uncompressed = library.bytes_per_target()
+    digests = library.compressed_code_digests()
     totals: dict[GpuKey, GpuTotals] = {}
     for ordinal, ref in enumerate(library.bundles):
         codec = "none" if ref.plain is not None else "ccob"
@@ -72,4 +76,5 @@ def hip_totals(stream: IO[bytes], elf: ElfImage, source: str) -> dict[GpuKey, Gp
     for (_kind, _section, target, _image), slot in totals.items():
         slot.bytes = stored.get(target, 0)
         slot.uncompressed = uncompressed.get(target, 0)
+        slot.digest = digests.get(target)
     return totals

@@ -189,6 +189,27 @@ class FatLibrary(OwnsFile):
                 totals[e.entry_id.target.text] = totals.get(e.entry_id.target.text, 0) + e.size
         return dict(sorted(totals.items()))
 
+    def compressed_code_digests(self) -> dict[str, str]:
+        """SHA-256 of each target's decompressed code objects (in file order), for the
+        targets of compressed (CCOB) bundles only: the stored bytes of a compressed bundle
+        are shared out over its targets, so whether a target's code changed is known only
+        from what it decompresses to."""
+        import hashlib
+
+        compressed = [ref for ref in self.bundles if ref.plain is None]
+        if not compressed:
+            return {}
+        digests: dict[str, hashlib._Hash] = {}
+        codes = stream_code_objects(
+            self.elf.source, self.name, self.fatbin.offset, compressed, False, False
+        )
+        for code in codes:
+            digest = digests.setdefault(code.target, hashlib.sha256())
+            digest.update(code.size.to_bytes(8, "little"))
+            for chunk in code.chunks:
+                digest.update(chunk)
+        return {target: d.hexdigest() for target, d in sorted(digests.items())}
+
     def stored_bytes_per_target(self) -> dict[str, int]:
         """Section bytes attributed to each target: a plain entry's own size; a compressed
         bundle's stored length shared out in proportion to its entries' uncompressed sizes.

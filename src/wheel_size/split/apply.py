@@ -31,7 +31,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,16 +85,26 @@ from wheel_size.split.work import (
     LibraryJob,
     LibraryPlan,
     LibraryResult,
+    RecordCheck,
     WheelJob,
     build_kpack,
+    check_record,
     library_job,
     write_output,
 )
-from wheel_size.wheel.archive import Member, WheelSource, open_source
+from wheel_size.units import format_size
+from wheel_size.wheel.archive import Member, RawData, WheelSource, open_source
 from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
-__all__ = ["DeviceOutput", "SplitResult", "plan_only", "remove_outputs", "split_wheel"]
+__all__ = [
+    "DeviceOutput",
+    "SplitResult",
+    "growth_warning",
+    "plan_only",
+    "remove_outputs",
+    "split_wheel",
+]
 
 
 @dataclass
@@ -230,7 +240,7 @@ def plan_only(
         try:
             with _pool(options.jobs) as executor:
                 jobs = library_jobs(source, scan, options, work, apply=False)
-                libraries, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
+                libraries, _, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
             plan = freeze_plan(scan, libraries, options, host_name)
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -261,13 +271,17 @@ def split_wheel(
             remove_dirs(made)
             raise output_error(output_dir, exc) from None
         try:
+            result: SplitResult | None = None
             try:
                 result = _split(source, scan, options, stage, tmp_dir, host_name, log)
                 moving = time.perf_counter()
                 created = _move_into_place(stage / "out", output_dir, options, tail)
                 result.timings["move"] = time.perf_counter() - moving
             finally:
+                cleaning = time.perf_counter()
                 shutil.rmtree(stage, ignore_errors=True)
+                if result is not None:  # deleting the staged kernels is part of the wall time
+                    result.timings["cleanup"] = time.perf_counter() - cleaning
         except OutputError as exc:
             remove_dirs(made)
             raise _staging_error(exc, stage, output_dir, tmp_dir) from None
@@ -361,8 +375,13 @@ def _split(
         with _pool(options.jobs) as pool:
             try:  # these waves write only into the work directory
                 jobs = library_jobs(source, scan, options, work, apply=True)
-                planned, libraries = _library_wave(pool, scan, jobs, "shared libraries", log)
+                records = [] if options.trust_record else _record_jobs(scan)
+                planned, libraries, found = _library_wave(
+                    pool, scan, jobs, "shared libraries and RECORD", log, records
+                )
                 plan = freeze_plan(scan, planned, options, host_name)
+                if not options.trust_record:
+                    plan = _record_lies(plan, planned, found)
                 _announce(plan, options, log)
                 timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
                 kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
@@ -403,28 +422,124 @@ def _split(
         if plan.source_path.is_file()
         else sum(m.size for m in plan.members)
     )
+    warnings = list(plan.warnings)
+    grown = growth_warning(plan, libraries, host, input_size)
+    if grown is not None:
+        warnings.append(grown)
+        print(f"wheel-size: warning: {grown}", file=log)
     return SplitResult(
-        plan, input_size, host, variant, devices, libraries, list(plan.warnings), timings=timings
+        plan, input_size, host, variant, devices, libraries, warnings, timings=timings
     )
 
 
+def growth_warning(
+    plan: SplitPlan, libraries: Sequence[LibraryResult], host: WrittenWheel, input_size: int
+) -> str | None:
+    """ "host wheel larger than the input", naming the rewritten members whose deflated bytes
+    grew (largest growth first), or None when the host is no larger. Every rewritten member
+    is already no larger than zlib at ``--deflate-level`` would make it; what remains is the
+    input's own compression being better than that (a higher level, or another tool)."""
+    if not plan.source_path.is_file() or host.size <= input_size:
+        return None
+    grown: list[tuple[int, str]] = []
+    for lib in libraries:
+        member = plan.candidates[lib.number]
+        if not lib.fat or lib.stripped_raw is None or member.raw is None:
+            continue
+        before, after = member.raw.compressed_size, lib.stripped_raw.compressed_size
+        if after > before:
+            grown.append(
+                (after - before, f"{member.name} ({format_size(before)} -> {format_size(after)})")
+            )
+    grown.sort(key=lambda item: (-item[0], item[1]))
+    where = ", ".join(text for _, text in grown[:5]) + (
+        f" and {len(grown) - 5} more" if len(grown) > 5 else ""
+    )
+    return (
+        f"{plan.source_path}: host wheel larger than the input ({format_size(host.size)} > "
+        f"{format_size(input_size)}): "
+        + (f"rewritten members that grew: {where}" if grown else "its added metadata")
+    )
+
+
+_RECORD_BATCH = 64 << 20  # compressed bytes per RECORD-check job
+
+
+def _record_jobs(scan: WheelScan) -> list[RecordCheck]:
+    """RECORD checks of the members the library wave does not inflate anyway (everything but
+    the library candidates, whose hashes their jobs compute), in batches largest first."""
+    candidates = {m.name for m in scan.candidates}
+    batches: list[list[tuple[str, RawData, str]]] = [[]]
+    held = 0
+    for member in sorted(scan.members, key=lambda m: (-m.compressed_size, m.name)):
+        claimed = scan.record_hashes.get(member.name)
+        if member.raw is None or claimed is None or member.name in candidates:
+            continue
+        if held >= _RECORD_BATCH:
+            batches.append([])
+            held = 0
+        batches[-1].append((member.name, member.raw, claimed))
+        held += member.compressed_size
+    return [RecordCheck(tuple(batch)) for batch in batches if batch]
+
+
+def _record_lies(
+    plan: SplitPlan, planned: Sequence[LibraryPlan], found: Sequence[list[tuple[str, str]]]
+) -> SplitPlan:
+    """The plan with the RECORD hash of every member copied verbatim checked: a line that
+    lies is one warning naming the wheel and member, and the outputs' RECORD carries the
+    contents' real hash. ``found`` is what the RECORD-check jobs found; the libraries left
+    unchanged are checked against the hash their job computed while inflating them."""
+    lies = dict(pair for batch in found for pair in batch)
+    for lib in planned:
+        name = plan.candidates[lib.number].name
+        claimed = plan.record_hashes.get(name)
+        if not lib.fat and lib.content_hash and claimed and lib.content_hash != claimed:
+            lies[name] = lib.content_hash
+    if not lies:
+        return plan
+    names = sorted(lies)
+    message = (
+        f"{plan.source_path}: RECORD lies about {names[0]}"
+        + (f" and {len(names) - 1} more member(s)" if len(names) > 1 else "")
+        + f" (it says {plan.record_hashes[names[0]]}, the contents hash to {lies[names[0]]}); "
+        "the outputs' RECORD carries the contents' hashes"
+    )
+    hashes = {**plan.record_hashes, **lies}
+    return dataclasses.replace(plan, record_hashes=hashes, warnings=(*plan.warnings, message))
+
+
 def _library_wave(
-    pool: Executor, scan: WheelScan, jobs: Sequence[LibraryJob], what: str, log: TextIO
-) -> tuple[list[LibraryPlan], list[LibraryResult]]:
+    pool: Executor,
+    scan: WheelScan,
+    jobs: Sequence[LibraryJob],
+    what: str,
+    log: TextIO,
+    records: Sequence[RecordCheck] = (),
+) -> tuple[list[LibraryPlan], list[LibraryResult], list[list[tuple[str, str]]]]:
     """Every candidate's plan (candidate order) and, when the jobs apply, the fat libraries'
-    results; ``seconds`` of each is its job's worker time."""
+    results; ``seconds`` of each is its job's worker time. The RECORD checks ``records`` are
+    queued behind the library jobs (largest first), so they fill the workers the last
+    libraries leave idle; their findings come third."""
     total = sum(m.size for m in scan.candidates)
     with Progress(f"split: {what}", total, unit="bytes", stream=log) as progress:
+        futures: list[Future[list[tuple[str, str]]]] = []
         timed = _run(
-            pool, Timed(library_job), jobs, progress, lambda j: scan.candidates[j.number].size
+            pool,
+            Timed(library_job),
+            jobs,
+            progress,
+            lambda j: scan.candidates[j.number].size,
+            then=lambda: futures.extend(pool.submit(check_record, r) for r in records),
         )
+        found = [future.result() for future in futures]
     plans = [dataclasses.replace(plan, seconds=took) for (plan, _), took in timed]
     results = []
     for (_, result), took in timed:
         if result is not None:
             result.seconds = took
             results.append(result)
-    return plans, results
+    return plans, results, found
 
 
 def _build_kpacks(
@@ -554,6 +669,7 @@ def _wheel_jobs(
         naming=options.extra_naming,
         install_all=options.host_installs == "all",
     )
+    host_entries.append(WheelEntry(f"{plan.dist_info}/WHEEL", data=plan.host_wheel))
     jobs = [
         job(plan.host_name, plan.dist_info, [*host_entries, WheelEntry(metadata_name, data=meta)])
     ]

@@ -56,6 +56,7 @@ def checked_split_options(
     deflate_level: int = 6,
     verify_bundle_hash: bool = False,
     verbose: bool = False,
+    trust_record: bool = False,
 ) -> SplitOptions:
     """Every option checked (those that reach a file name or METADATA too), as options;
     ``variant_label`` None means no variant wheel."""
@@ -97,6 +98,7 @@ def checked_split_options(
         deflate_level=deflate_level,
         verify_bundle_hash=verify_bundle_hash,
         verbose=verbose,
+        trust_record=trust_record,
     )
 
 

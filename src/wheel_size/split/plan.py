@@ -26,6 +26,7 @@ from wheel_size.split.databases import route_database, select_databases
 from wheel_size.split.layout import PlannedDevice, plan_layout
 from wheel_size.split.metadata import HostIdentity, parse_identity
 from wheel_size.split.names import Hierarchy, hierarchy
+from wheel_size.split.wheel_file import check_wheel_file
 from wheel_size.split.work import LibraryJob, LibraryPlan
 from wheel_size.wheel.archive import Member, WheelSource
 from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
@@ -42,8 +43,9 @@ __all__ = [
 ]
 
 _ELF_MAGIC = b"\x7fELF"
-# Files in dist-info that the split rewrites or invalidates (signatures of the old RECORD).
-_REGENERATED = {"RECORD", "RECORD.jws", "RECORD.p7s"}
+# Files in dist-info that the split rewrites or invalidates (signatures of the old RECORD;
+# WHEEL is composed again from checked fields, ``wheel_file``).
+_REGENERATED = {"RECORD", "RECORD.jws", "RECORD.p7s", "WHEEL"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class SplitOptions:
     deflate_level: int = 6
     verify_bundle_hash: bool = False
     verbose: bool = False
+    trust_record: bool = False  # copy unchanged members with their RECORD hashes unchecked
 
     @staticmethod
     def normalise_overlay(root: str) -> str:
@@ -93,6 +96,7 @@ class WheelScan:
     candidates: tuple[Member, ...]  # largest first
     db_files: tuple[DbFile, ...]
     warnings: tuple[str, ...]
+    host_wheel: bytes = b""  # the host's WHEEL, composed from checked fields (wheel_file)
 
     def relative(self, name: str) -> str:
         """A member's path relative to the overlay root."""
@@ -117,6 +121,7 @@ class SplitPlan:
     db_files: tuple[DbFile, ...]
     devices: tuple[PlannedDevice, ...]
     warnings: tuple[str, ...]
+    host_wheel: bytes = b""
 
     def relative(self, name: str) -> str:
         """A member's path relative to the overlay root."""
@@ -174,6 +179,8 @@ def scan_wheel(
     metadata = source.read(f"{dist_info}/METADATA")
     wheel = source.read(f"{dist_info}/WHEEL")
     identity = parse_identity(metadata, wheel, source=f"{source.path}:{dist_info}")
+    checked = check_wheel_file(source.path, identity, wheel)
+    identity = checked.identity
     overlay = SplitOptions.normalise_overlay(options.overlay_root)
     prefix = f"{overlay}/" if overlay else ""
     if not any(m.name.startswith(prefix) for m in source.members):
@@ -208,7 +215,7 @@ def scan_wheel(
             elf_members.append(member)
         elif magic[:2] == b"MZ":
             pe_members.append(member)
-    warnings = [
+    warnings = [*checked.warnings] + [
         f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
         f"pinned hierarchy; routed to its own device wheel"
         for key, count in sorted(unknown.items())
@@ -226,6 +233,7 @@ def scan_wheel(
         tuple(candidates),
         tuple(db_files),
         tuple(warnings),
+        checked.host_wheel,
     )
 
 
@@ -324,6 +332,7 @@ def freeze_plan(
         db_files=scan.db_files,
         devices=devices,
         warnings=tuple(warnings),
+        host_wheel=scan.host_wheel,
     )
 
 

@@ -68,9 +68,13 @@ def run_jobs(
     jobs: Sequence[T],
     progress: Progress,
     weight: Callable[[T], float],
+    then: Callable[[], object] | None = None,
 ) -> list[R]:
-    """Run ``fn`` over ``jobs``; results in job order; the first failure is raised."""
+    """Run ``fn`` over ``jobs``; results in job order; the first failure is raised. ``then``
+    runs once every job is submitted (to queue more work behind them)."""
     futures = [executor.submit(fn, job) for job in jobs]
+    if then is not None:
+        then()
     weights = {id(f): weight(j) for f, j in zip(futures, jobs, strict=True)}
     pending = set(futures)
     while pending:

@@ -18,12 +18,17 @@ from wheel_size.split.metadata import extra_name
 from wheel_size.split.names import hierarchy, normalize_arch
 from wheel_size.wheel.archive import open_source
 
-__all__ = ["REPORT_VERSION", "build_report", "render_markdown", "to_json"]
+__all__ = ["KPACK_RUNTIME", "REPORT_VERSION", "build_report", "render_markdown", "to_json"]
 
 REPORT_VERSION = 2
 
+# The per-processor kpack layout (one archive per processor, its ``gfx_arches`` listing every
+# feature-qualified alias) is found by rocm-kpack's loader only since it expands
+# ``@GFXARCH@`` to every compatible candidate (docs/split.md, "Archive layout").
+KPACK_RUNTIME = "rocm-kpack runtime of 2026-02-19 (commit 7c12a83) or later"
+
 # The phases of ``SplitResult.timings`` that run one after another (wall clock), in order.
-PHASES = ("scan", "libraries", "kpacks", "wheels", "move")
+PHASES = ("scan", "libraries", "record", "kpacks", "wheels", "move", "cleanup")
 
 
 def _pct(saved: float, whole: float) -> float:
@@ -159,6 +164,8 @@ def build_report(result: SplitResult, targets: Sequence[str] = ()) -> dict[str, 
             "overlay": plan.overlay,
             "dist_info": plan.dist_info,
             "host_files": len(plan.members) - len(plan.db_files),
+            "kpack_layout": "per-processor",
+            "kpack_runtime": KPACK_RUNTIME,
         },
     }
 

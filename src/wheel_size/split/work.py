@@ -23,6 +23,7 @@ from wheel_size.wheel.writer import (
     WheelEntry,
     WrittenWheel,
     compress_file,
+    deflate_file,
     iter_raw_content,
     store_file,
     write_tree,
@@ -38,9 +39,11 @@ __all__ = [
     "LibraryPlan",
     "LibraryResult",
     "PlannedCodeObject",
+    "RecordCheck",
     "WheelJob",
     "apply_library",
     "build_kpack",
+    "check_record",
     "library_job",
     "process_library",
     "scan_library",
@@ -122,6 +125,7 @@ class LibraryPlan:
     warning: str | None = None
     seconds: float = 0.0  # worker time of the scan
     findings: tuple[Any, ...] = ()  # elf_verify findings of the input (its rewrite may keep them)
+    content_hash: str | None = None  # RECORD hash of the member's contents (zip members)
 
     @property
     def device_bytes(self) -> int:
@@ -153,6 +157,9 @@ class LibraryResult:
     code_objects: list[CodeObjectRef] = field(default_factory=list)
     warning: str | None = None  # why a library with device code was left unchanged
     seconds: float = 0.0  # worker time: extraction and host rewrite (set by split.apply)
+    deflate_backend: str | None = None  # which compressor's stream the host wheel carries
+    deflate_sizes: dict[str, int] = field(default_factory=dict)  # candidate -> bytes
+    deflate_seconds: dict[str, float] = field(default_factory=dict)  # candidate -> seconds
 
 
 def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
@@ -174,6 +181,17 @@ def _extract(job: LibraryJob) -> tuple[Path, bool]:
         for chunk in iter_raw_content(job.raw):
             out.write(chunk)
     return copy, True
+
+
+def _content_hash(job: LibraryJob, copy: Path) -> str | None:
+    """The RECORD hash of a zip member left unchanged, from its inflated copy (fresh in the
+    page cache): it is copied verbatim, and its RECORD line is checked against this."""
+    from wheel_size.wheel.record import StreamingHash
+
+    if job.raw is None or not job.apply:  # a dry run copies nothing
+        return None
+    with copy.open("rb") as stream:
+        return StreamingHash().feed(stream).value
 
 
 def _parse(fh: IO[bytes], name: str) -> tuple[Any, str, str, str, int] | None:
@@ -223,7 +241,8 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
             size = os.fstat(fh.fileno()).st_size
             parsed = _parse(fh, job.source)
             if parsed is None:
-                return LibraryPlan(job.number, job.rel, size, fat=False)
+                digest = _content_hash(job, src)
+                return LibraryPlan(job.number, job.rel, size, fat=False, content_hash=digest)
             library, kind, section, wrapper_name, offset = parsed
             if not library.wrappers:
                 # Nothing registers this device code through __hipRegisterFatBinary, so the
@@ -233,7 +252,14 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                     f"{job.source}: {section} is not registered by any {wrapper_name} "
                     "wrapper; left in the host wheel unchanged"
                 )
-                return LibraryPlan(job.number, job.rel, size, fat=False, warning=warning)
+                return LibraryPlan(
+                    job.number,
+                    job.rel,
+                    size,
+                    fat=False,
+                    warning=warning,
+                    content_hash=_content_hash(job, src),
+                )
             code_objects = tuple(
                 PlannedCodeObject(entry.entry_id.target.text, ref.ordinal, entry.size)
                 for ref in library.bundles
@@ -336,16 +362,29 @@ def apply_library(job: ApplyJob) -> LibraryResult:
             code_objects=refs,
         )
         if spec.deflate:
-            raw, digest = compress_file(
-                stripped, work / f"stripped{spec.number}.deflate", level=spec.deflate_level
-            )
-            result.stripped_raw, result.stripped_hash = raw, digest
+            done = _recompress(spec, stripped, work / f"stripped{spec.number}.deflate")
+            result.stripped_raw, result.stripped_hash = done.raw, done.record_hash
+            result.deflate_backend = done.backend
+            result.deflate_sizes, result.deflate_seconds = done.sizes, done.seconds
         return result
     except WheelSizeError as exc:
         raise _renamed(exc, src, spec.source) from None
     finally:
         if plan.extracted:
             src.unlink(missing_ok=True)
+
+
+def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Any:
+    """The rewritten library deflated no larger than zlib at ``--deflate-level`` would make it
+    (``writer.deflate_file``); a compressor that fails is one error naming the member."""
+    from wheel_size.wheel import deflate
+
+    try:
+        return deflate_file(stripped, dst, level=spec.deflate_level)
+    except deflate.ERRORS as exc:
+        raise WheelSizeError(
+            f"{spec.source}: the rewritten library could not be recompressed: {exc}"
+        ) from None
 
 
 def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: LibraryJob) -> None:
@@ -477,6 +516,30 @@ def build_kpack(job: KpackJob) -> KpackResult:
     else:  # zstd frames do not deflate: store, hashing here in the worker
         raw, digest = store_file(job.path)
     return KpackResult(job.arch, job.path, size, len(job.items), raw, digest)
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    """Members copied verbatim into the outputs, each with the hash its RECORD line claims."""
+
+    members: tuple[tuple[str, RawData, str], ...]  # (name, compressed bytes, claimed hash)
+
+
+def check_record(job: RecordCheck) -> list[tuple[str, str]]:
+    """Inflate and hash each member once (its CRC checked on the way): (name, real hash) for
+    every member whose RECORD line lies. A verbatim copy keeps the bytes, so the outputs'
+    RECORD must carry what they really hash to; a stream that does not inflate is an
+    InvalidWheel naming the member, before any output is written."""
+    from wheel_size.wheel.record import StreamingHash
+
+    lies = []
+    for name, raw, claimed in job.members:
+        hasher = StreamingHash()
+        for chunk in iter_raw_content(raw):
+            hasher.update(chunk)
+        if hasher.value != claimed:
+            lies.append((name, hasher.value))
+    return lies
 
 
 @dataclass(frozen=True)

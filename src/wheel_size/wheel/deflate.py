@@ -1,9 +1,13 @@
 """Raw deflate streams for zip members, through ISA-L when it is installed.
 
 Inflating fat libraries and deflating rewritten ones is most of a split's CPU time. ISA-L
-(``isal``) inflates about twice and deflates ten times faster than zlib, and its level 1 already
-compresses GPU libraries as well as zlib's level 6. The output is a standard deflate stream
-either way; without ``isal`` zlib is used.
+(``isal``) inflates about twice and deflates ten times faster than zlib, but even at its top
+level it compresses host code 12-23 % worse than zlib's level 6 (amd-mori 1.2.4,
+``docs/benchmarks.md``), so a wheel rewritten through ISA-L alone came out bigger than its
+input. :func:`reference_compressobj` is therefore zlib at the level asked for: the size bound
+every member we write must meet. :func:`compressobj` (ISA-L when installed) is the fast
+candidate that :func:`wheel_size.wheel.writer.compress_file` keeps only where it meets that
+bound. The output is a standard deflate stream either way.
 """
 
 from __future__ import annotations
@@ -12,7 +16,16 @@ import importlib
 import zlib
 from typing import Any
 
-__all__ = ["BACKEND", "ERRORS", "compressobj", "crc32", "decompressobj"]
+__all__ = [
+    "BACKEND",
+    "ERRORS",
+    "FAST_LEVEL",
+    "HAS_FAST",
+    "compressobj",
+    "crc32",
+    "decompressobj",
+    "reference_compressobj",
+]
 
 _isal: Any
 try:
@@ -21,16 +34,28 @@ except ImportError:  # pragma: no cover - isal is a dependency; zlib keeps odd p
     _isal = None
 
 BACKEND = "isal" if _isal is not None else "zlib"
+HAS_FAST = _isal is not None  # a second, faster compressor to try against zlib
 # What a decompressor raises on corrupt input (ISA-L's IsalError is not a zlib.error).
 ERRORS: tuple[type[Exception], ...] = (
     (zlib.error, _isal.error) if _isal is not None else (zlib.error,)
 )
 
 
+# ISA-L's best level: still 4-10x faster than zlib 6, and the only one that comes near it.
+FAST_LEVEL = 3
+
+
 def compressobj(level: int = 6) -> Any:
-    """A raw-deflate compressor; zlib ``level`` 0-9 (mapped onto ISA-L's 0-3)."""
-    if _isal is not None:
-        return _isal.compressobj(min(3, (level + 2) // 3), _isal.DEFLATED, -15)
+    """The fast raw-deflate compressor: ISA-L at its best level (zlib ``level`` 0 stores and
+    has no ISA-L counterpart, so it stays zlib), or zlib without ``isal``."""
+    if _isal is not None and level > 0:
+        return _isal.compressobj(FAST_LEVEL, _isal.DEFLATED, -15)
+    return zlib.compressobj(level, zlib.DEFLATED, -15)
+
+
+def reference_compressobj(level: int = 6) -> Any:
+    """zlib at ``level`` 0-9: what ``zipfile`` and the wheel tools write, and the size every
+    member we write must not exceed."""
     return zlib.compressobj(level, zlib.DEFLATED, -15)
 
 

@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,11 @@ from wheel_size.wheel.record import RecordEntry, StreamingHash, format_record, i
 from wheel_size.wheel.zipwrite import ZipEntryWriter
 
 __all__ = [
+    "Deflated",
     "WheelEntry",
     "WrittenWheel",
     "compress_file",
+    "deflate_file",
     "iter_raw_content",
     "store_file",
     "write_tree",
@@ -82,23 +85,70 @@ def iter_raw_content(raw: RawData) -> Iterator[bytes]:
     return iter_content(raw)
 
 
-def compress_file(src: Path, dst: Path, *, level: int = 6) -> tuple[RawData, str]:
-    """Deflate ``src`` into ``dst`` (raw deflate stream) for a later verbatim copy.
+@dataclass(frozen=True)
+class Deflated:
+    """A file deflated for a later verbatim copy: the kept stream (``raw``), its RECORD hash,
+    which compressor made it, and what each candidate made (bytes, CPU seconds)."""
 
-    Lets worker processes do the compression in parallel while the wheel is assembled by one
-    process that only copies bytes. Returns the raw description and the RECORD hash.
+    raw: RawData
+    record_hash: str
+    backend: str  # "isal" or "zlib"
+    sizes: dict[str, int]
+    seconds: dict[str, float]
+
+
+def deflate_file(src: Path, dst: Path, *, level: int = 6, bounded: bool = True) -> Deflated:
+    """Deflate ``src`` into ``dst`` (a raw deflate stream) in one pass, never larger than zlib
+    at ``level`` would make it when ``bounded``.
+
+    Both candidates compress the same chunks side by side: ISA-L (fast, :mod:`deflate`) and
+    zlib at ``level`` (the bound); the smaller stream is kept, ISA-L on a tie. Unbounded
+    (benchmark fixtures) runs the fast one alone. Worker processes do this in parallel while
+    one process assembles the wheel by copying bytes.
     """
     hasher = StreamingHash()
-    compressor = deflate.compressobj(level)
+    names = ["isal"] if deflate.HAS_FAST and level > 0 else []
+    if bounded or not names:
+        names.append("zlib")
+    makers = {"isal": deflate.compressobj, "zlib": deflate.reference_compressobj}
+    outputs = {name: dst.with_name(f"{dst.name}.{name}") for name in names}
+    seconds = dict.fromkeys(names, 0.0)
     crc = 0
-    with src.open("rb") as inp, dst.open("wb") as out:
-        for chunk in iter_chunks(inp):
-            hasher.update(chunk)
-            crc = deflate.crc32(chunk, crc)
-            out.write(compressor.compress(chunk))
-        out.write(compressor.flush())
-        compressed = out.tell()
-    return RawData(dst, 0, compressed, hasher.size, crc, 8), hasher.value
+    try:
+        compressors = {name: makers[name](level) for name in names}
+        streams = {name: outputs[name].open("wb") for name in names}
+        try:
+            with src.open("rb") as inp:
+                for chunk in iter_chunks(inp):
+                    hasher.update(chunk)
+                    crc = deflate.crc32(chunk, crc)
+                    for name in names:
+                        started = time.process_time()
+                        streams[name].write(compressors[name].compress(chunk))
+                        seconds[name] += time.process_time() - started
+            for name in names:
+                started = time.process_time()
+                streams[name].write(compressors[name].flush())
+                seconds[name] += time.process_time() - started
+            sizes = {name: streams[name].tell() for name in names}
+        finally:
+            for stream in streams.values():
+                stream.close()
+        backend = min(names, key=lambda name: (sizes[name], name != "isal"))
+        outputs[backend].replace(dst)
+    finally:
+        for path in outputs.values():
+            path.unlink(missing_ok=True)
+    raw = RawData(dst, 0, sizes[backend], hasher.size, crc, 8)
+    return Deflated(raw, hasher.value, backend, sizes, seconds)
+
+
+def compress_file(
+    src: Path, dst: Path, *, level: int = 6, bounded: bool = True
+) -> tuple[RawData, str]:
+    """:func:`deflate_file`'s raw description and RECORD hash."""
+    done = deflate_file(src, dst, level=level, bounded=bounded)
+    return done.raw, done.record_hash
 
 
 def store_file(src: Path) -> tuple[RawData, str]:

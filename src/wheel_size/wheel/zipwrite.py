@@ -176,7 +176,9 @@ class ZipEntryWriter:
         zip64 = size_hint * 1.05 + 4096 >= _LIMIT
         header_len = len(self._local_header(entry, zip64))
         self._write(b"\x00" * header_len)
-        compressor = deflate.compressobj(level) if compress else None
+        # zlib at ``level``: streamed entries are small (metadata) or from an unpacked wheel,
+        # and must not come out larger than the wheel tools would make them.
+        compressor = deflate.reference_compressobj(level) if compress else None
         crc = size = csize = 0
         for chunk in chunks:
             crc = deflate.crc32(chunk, crc)

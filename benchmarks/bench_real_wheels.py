@@ -1,0 +1,266 @@
+"""Real-wheel regression run: diff, audit and split of pinned PyPI wheels against
+independent tools.
+
+The wheels (``pypi_wheels.PINNED``: name, version, file, sha256) are downloaded from PyPI at
+run time with pip, into ``--cache``; nothing is committed. Each check compares our answer
+with a tool that does not share our code, where that tool is installed (a missing tool is
+reported as "skipped", never as a pass):
+
+* **diff** (amd-mori 1.2.3.post1 -> 1.2.4): every ELF section delta of every changed library
+  against ``readelf -SW`` of both sides; every ``.hip_fatbin`` target set against
+  ``clang-offload-bundler-19 -list`` of the section dumped by ``objcopy``.
+* **audit** (every pinned wheel): abi3 verdicts against ``abi3audit --report`` (symbols
+  outside the stable ABI; the Python version the stable-ABI symbols need).
+* **split** (the HIP-carrying wheels): no member the split wrote (rewritten libraries,
+  kpacks, metadata; not the members copied verbatim) larger than zlib level 6 would make it,
+  the host no larger than the input, every output tagged like the input's file name and
+  accepted by ``pip install --dry-run --no-deps --platform <input platform>
+  --only-binary=:all:``, ``auditwheel show`` of the host wheel when installed.
+
+    python benchmarks/bench_real_wheels.py [--cache DIR] [--abi3audit PATH] [--auditwheel PATH]
+
+Prints one Markdown table (``docs/real-wheels.md`` keeps the last run's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "benchmarks")]
+
+from pypi_wheels import PINNED, Pinned, fetch  # noqa: E402
+
+ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+SPLITS = {  # distribution -> (device prefix, overlay root, extra naming)
+    "amd-mori": ("amd-mori-device", "mori/", "plain"),
+    "cupy-rocm-7-0": ("cupy-rocm-device", "cupy/", "device"),
+}
+
+
+def wheel_size(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wheel_size", *args],
+        env=ENV, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def tool(name: str, given: str | None) -> str | None:
+    return given if given and Path(given).exists() else shutil.which(name)
+
+
+# -- diff ---------------------------------------------------------------------------------
+_SECTION = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
+
+
+def readelf_sections(path: Path) -> dict[str, int]:
+    out = subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True).stdout
+    sizes: dict[str, int] = {}
+    for line in out.splitlines():
+        match = _SECTION.match(line)
+        if match and match.group(1) != "NULL":
+            sizes[match.group(1)] = sizes.get(match.group(1), 0) + int(match.group(2), 16)
+    return sizes
+
+
+def bundler_targets(path: Path, work: Path) -> set[str]:
+    """Targets clang-offload-bundler lists for the first bundle of ``.hip_fatbin``."""
+    dump = work / "fatbin.bin"
+    done = subprocess.run(
+        ["objcopy", "-O", "binary", "--only-section=.hip_fatbin", str(path), str(dump)],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    if done.returncode or not dump.exists() or not dump.stat().st_size:
+        return set()
+    listed = subprocess.run(
+        ["clang-offload-bundler-19", "-list", "-type=o", f"-input={dump}"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return {line.split("--", 1)[1] for line in listed.stdout.split() if line.startswith("hip")}
+
+
+def check_diff(old: Path, new: Path, work: Path) -> list[str]:
+    result = wheel_size("diff", str(old), str(new), "--format", "json", "--limit", "100000")
+    if result.returncode:
+        return ["diff", "FAIL", result.stderr.strip().splitlines()[-1]]
+    files = [f for f in json.loads(result.stdout)["files"] if f["sections"] or f["gpu"]]
+    sides = {}
+    for label, wheel in (("old", old), ("new", new)):
+        sides[label] = work / label
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(sides[label], [f["path"] for f in files if f["path"] in zf.namelist()])
+    checked = mismatched = targets_checked = targets_mismatched = 0
+    for f in files:
+        before = readelf_sections(sides["old"] / f["path"]) if f["old_bytes"] else {}
+        after = readelf_sections(sides["new"] / f["path"]) if f["new_bytes"] else {}
+        for row in f["sections"]:
+            checked += 1
+            truth = (before.get(row["name"], 0), after.get(row["name"], 0))
+            mismatched += truth != (row["old_size"], row["new_size"])
+        hip = {r["arch"] for r in f["gpu"] if r["kind"] == "hip" and r["new_entries"]}
+        if hip and shutil.which("clang-offload-bundler-19"):
+            targets_checked += 1
+            listed = bundler_targets(sides["new"] / f["path"], work)
+            targets_mismatched += bool(listed - hip)  # the bundler lists the first bundle
+    verdict = "agrees" if not mismatched and not targets_mismatched else "DISAGREES"
+    return [
+        f"diff {old.name} -> {new.name}",
+        verdict,
+        f"{checked} section deltas vs readelf -SW ({mismatched} differ); "
+        f"{targets_checked} .hip_fatbin target sets vs clang-offload-bundler-19 "
+        f"({targets_mismatched} differ)",
+    ]
+
+
+# -- audit --------------------------------------------------------------------------------
+def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
+    result = wheel_size("audit", "--format", "json", str(wheel))
+    if result.returncode:
+        return [f"audit {wheel.name}", "FAIL", result.stderr.strip().splitlines()[-1]]
+    ours = json.loads(result.stdout)
+    (verdict,) = ours["verdicts"]
+    kinds = sorted({f["kind"] for f in ours["findings"]})
+    row = ours["wheels"][0]
+    if not row["abi3"]:
+        return [f"audit {wheel.name}", verdict["verdict"], f"not abi3; findings {kinds}"]
+    if abi3audit is None:
+        return [f"audit {wheel.name}", "skipped", "abi3audit not installed"]
+    done = subprocess.run(
+        [abi3audit, "--report", str(wheel)], capture_output=True, text=True, check=False
+    )
+    theirs = json.loads(done.stdout)["specs"][str(wheel)]["wheel"]
+    by_name = {n["path"].rsplit("/", 1)[-1]: n for n in row["native_extensions"]}
+    disagree = []
+    for item in theirs:
+        native = by_name.get(item["name"])
+        result_ = item["result"]
+        if native is None:
+            disagree.append(f"{item['name']}: not inspected")
+            continue
+        mine_ok = not native["non_stable_symbols"]
+        mine_version = native["stable_abi_minimum"] or result_["baseline"]
+        if mine_ok != result_["is_abi3"] or mine_version != result_["computed"]:
+            disagree.append(
+                f"{item['name']}: ours abi3={mine_ok} needs {mine_version}, abi3audit "
+                f"abi3={result_['is_abi3']} needs {result_['computed']}"
+            )
+    return [
+        f"audit {wheel.name}",
+        "agrees" if not disagree else "DISAGREES",
+        f"verdict {verdict['verdict']}, findings {kinds}; {len(theirs)} shared objects vs "
+        f"abi3audit" + (": " + "; ".join(disagree) if disagree else ""),
+    ]
+
+
+# -- split --------------------------------------------------------------------------------
+def zlib6(data: bytes) -> int:
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return len(compressor.compress(data) + compressor.flush())
+
+
+def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) -> list[str]:
+    prefix, overlay, naming = SPLITS[pin.name]
+    out = work / "split"
+    result = wheel_size(
+        "split", "--input", str(wheel), "--output-dir", str(out), "--device-package-prefix",
+        prefix, "--overlay-root", overlay, "--extra-naming", naming, "--jobs", "2",
+    )  # fmt: skip
+    if result.returncode:
+        return [f"split {wheel.name}", "FAIL", result.stderr.strip().splitlines()[-1]]
+    warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("wheel-size: warning")]
+    outputs = sorted(out.glob("*.whl"))
+    host = out / wheel.name
+    problems = []
+    tail = "-".join(wheel.name[:-4].split("-")[-3:])
+    if host.stat().st_size > wheel.stat().st_size:
+        problems.append("host larger than the input")
+    with zipfile.ZipFile(wheel) as before:
+        old = {i.filename: (i.CRC, i.compress_size) for i in before.infolist()}
+    written = rewritten = 0
+    stored = [0, 0]  # stored kpack bytes, and what zlib 6 makes of the same bytes
+    for path in outputs:
+        with zipfile.ZipFile(path) as after:
+            for info in after.infolist():
+                if old.get(info.filename) == (info.CRC, info.compress_size):
+                    continue  # copied verbatim: the publisher's compression, kept as it was
+                written += 1
+                if path == host and info.filename in old and ".dist-info/" not in info.filename:
+                    rewritten += 1
+                bound = zlib6(after.read(info))
+                if info.compress_type == zipfile.ZIP_STORED and info.filename.endswith(".kpack"):
+                    stored[0] += info.compress_size  # zstd frames, stored: measured, see docs
+                    stored[1] += bound
+                elif info.compress_size > bound:
+                    problems.append(f"{path.name}:{info.filename} larger than zlib 6")
+    for path in outputs:
+        if not path.name[:-4].endswith(tail):
+            problems.append(f"{path.name}: tags differ from the input's {tail}")
+    platform = tail.split("-")[-1].split(".")[0]
+    resolved = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index",
+         "--platform", platform, "--python-version", pin.python, "--only-binary=:all:",
+         "--target", str(work / "target"), "--disable-pip-version-check", "--quiet",
+         *map(str, outputs)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if resolved.returncode:
+        problems.append(f"pip --platform {platform} refuses: {resolved.stderr.strip()[-200:]}")
+    shown = "auditwheel not installed"
+    if auditwheel is not None:
+        show = subprocess.run([auditwheel, "show", str(host)], capture_output=True, text=True)
+        text = " ".join(show.stdout.split())
+        match = re.search(r'consistent with the following platform tag: "([^"]+)"', text)
+        shown = f"auditwheel: {match.group(1) if match else show.stdout.strip()[:80]}"
+    return [
+        f"split {wheel.name}",
+        "agrees" if not problems else "DISAGREES",
+        f"{len(outputs)} wheels, {written} members written ({rewritten} rewritten libraries) "
+        f"each deflated one <= zlib 6 (stored zstd kpacks {stored[0]:,} bytes, zlib 6 of them "
+        f"{stored[1]:,}), host "
+        f"{host.stat().st_size:,} of {wheel.stat().st_size:,} bytes, pip --platform "
+        f"{platform} installs all; {shown}; {len(warnings)} warning(s)"
+        + (": " + "; ".join(problems) if problems else ""),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "pypi-pins")
+    parser.add_argument("--abi3audit", help="abi3audit executable (default: on PATH)")
+    parser.add_argument("--auditwheel", help="auditwheel executable (default: on PATH)")
+    args = parser.parse_args()
+    wheels = {pin.filename: fetch(pin, args.cache) for pin in PINNED}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="real-wheels-") as tmp:
+        work = Path(tmp)
+        old, new = (wheels[p.filename] for p in PINNED[:2])
+        rows.append(check_diff(old, new, work / "diff"))
+        for pin in PINNED[1:]:
+            rows.append(check_audit(wheels[pin.filename], tool("abi3audit", args.abi3audit)))
+        for pin in PINNED:
+            if pin.name in SPLITS and pin.version != "1.2.3.post1":
+                place = work / pin.filename
+                rows.append(
+                    check_split(
+                        pin, wheels[pin.filename], place, tool("auditwheel", args.auditwheel)
+                    )
+                )
+    print("| check | result | detail |")
+    print("|---|---|---|")
+    for check, result, detail in rows:
+        print(f"| {check} | {result} | {detail.replace('|', '/')} |")
+    return 0 if all(r[1] not in ("FAIL", "DISAGREES") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

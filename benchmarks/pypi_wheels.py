@@ -1,0 +1,138 @@
+"""A pinned list of real wheels from PyPI, downloaded at run time and checked by sha256.
+
+Used by ``bench_deflate.py`` and ``bench_real_wheels.py``. Nothing here is committed but
+the list: ``pip download`` (the ordinary client) fetches each file into a cache directory,
+and a file whose sha256 is not the pinned one is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["PINNED", "Pinned", "fetch"]
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """One wheel file: what to ask pip for, the file it must get, and its sha256."""
+
+    name: str
+    version: str
+    filename: str
+    sha256: str
+    platform: str
+    python: str  # "3.12"
+    why: str  # which check it feeds
+
+
+PINNED = (
+    Pinned(
+        "amd-mori", "1.2.3.post1",
+        "amd_mori-1.2.3.post1-cp312-cp312-manylinux_2_39_x86_64.whl",
+        "062b21a9af1b8b732abf4bed523d8a736b9f19887691410c7f597ae14e40e504",
+        "manylinux_2_39_x86_64", "3.12", "diff base of amd-mori 1.2.4",
+    ),
+    Pinned(
+        "amd-mori", "1.2.4",
+        "amd_mori-1.2.4-cp312-cp312-manylinux_2_39_x86_64.whl",
+        "52dd1ee81e3f0485e4ddc90e99b42dba64ceb2500ee08564a7ba2f9d1a5ef98c",
+        "manylinux_2_39_x86_64", "3.12", "split (host grew 5.6 % before), diff, audit",
+    ),
+    Pinned(
+        "cupy-rocm-7-0", "14.2.0",
+        "cupy_rocm_7_0-14.2.0-cp312-cp312-manylinux2014_x86_64.whl",
+        "4912fcd48491adc332ebc7ed6f1d7487545ee2b9cf6fcc906b7827dbe182fe7f",
+        "manylinux2014_x86_64", "3.12", "split (WHEEL says linux_x86_64), audit",
+    ),
+    Pinned(
+        "torchao", "0.13.0",
+        "torchao-0.13.0-1-cp39-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "718568b158af481fdd6220165d3e336b7789ad8900ac40a07bf2212505e84491",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit (3.10 symbols under cp39)",
+    ),
+    Pinned(
+        "torchao", "0.18.0",
+        "torchao-0.18.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "6540b148e40ba81cbd4de86392225a076a1591146e9cebb099b3b234ba9feebe",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit (C-API-free .cpython- name)",
+    ),
+    Pinned(
+        "torchao", "0.10.0",
+        "torchao-0.10.0-cp39-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "8d984f39246817ac43b46549759af6fa09b3bf70e00f0cff3bd48978777a10e6",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.11.0",
+        "torchao-0.11.0-cp39-abi3-manylinux_2_28_x86_64.manylinux_2_24_x86_64.whl",
+        "5d9804833a7ec4d98a759d4750cd0f07dbd90503e3f3f4c59c77a9b9172bf043",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.12.0",
+        "torchao-0.12.0-cp39-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "326ea2800cc7d9d50f0d17742ad923e5c6d4c4dd5942558f4ed13db00bdebc7c",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.14.1",
+        "torchao-0.14.1-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "50f68db5e41952e88daa383fc2f358541e617654f388f508d5c7580c3bee9447",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.15.0",
+        "torchao-0.15.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "1cbe813201314ba6329a650a76944502f3e8ec4b1b44523f3f48676810d8d1f6",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.16.0",
+        "torchao-0.16.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "2d6293a0c57c9dd505efb025a7189459d154965fbed000efd638cf299f9362dd",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "torchao", "0.17.0",
+        "torchao-0.17.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "87a418ce0ec064a821ceab83c921b501acef0ce9a6ccd1be358fcd16c3ae8c58",
+        "manylinux_2_28_x86_64", "3.10", "audit vs abi3audit",
+    ),
+    Pinned(
+        "bitsandbytes", "0.50.2",
+        "bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl",
+        "55348a9a4a21bfd99cf8c7b32fe67b4030ae5c2a05738e03c1747f65fa6ec283",
+        "manylinux_2_24_x86_64", "3.12", "audit: per-toolkit CUDA and ROCm libraries",
+    ),
+)  # fmt: skip
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fetch(pin: Pinned, cache: Path) -> Path:
+    """The pinned file in ``cache``, downloaded with ``pip download`` when missing; raises
+    SystemExit when pip gets another file or other bytes."""
+    path = cache / pin.filename
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+             "--platform", pin.platform, "--python-version", pin.python, "--dest", str(cache),
+             "--disable-pip-version-check", "--quiet", f"{pin.name}=={pin.version}"],
+            check=True,
+        )  # fmt: skip
+    if not path.exists():
+        raise SystemExit(f"{pin.name} {pin.version}: pip did not download {pin.filename}")
+    if _sha256(path) != pin.sha256:
+        raise SystemExit(f"{path}: sha256 is not the pinned {pin.sha256}")
+    return path
