@@ -94,6 +94,7 @@ def test_identifier_is_read() -> None:
     assert {e.identifier for c in containers for e in c.entries} == {"kernels_v1"}
 
 
+@pytest.mark.slow
 def test_rebuild_with_nvcc_gives_the_same_structure(tmp_path: Path) -> None:
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc not installed: cannot rebuild the CUDA fixtures")
