@@ -10,10 +10,12 @@ what it hands back is plain data, checked field by field by :mod:`.transfer`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from wheel_size.diff.by_model import ByReport, ByRow
 from wheel_size.diff.by_view import arch_word
+from wheel_size.diff.model import WheelDiff
 from wheel_size.diff.run import DiffReport
 from wheel_size.units import format_size
 
@@ -22,6 +24,7 @@ __all__ = [
     "KernelFamilies",
     "MovedFamily",
     "families_context",
+    "families_of_wheels",
     "family_diff",
     "family_lines",
     "has_device_code",
@@ -129,11 +132,29 @@ def moved_families(report: ByReport, top: int = TOP) -> KernelFamilies:
     )
 
 
-def family_diff(old: Any, new: Any) -> KernelFamilies:
+def family_diff(old: Path, new: Path) -> KernelFamilies:
     """``wheel-size diff --by family`` of two inputs, reduced to the top families."""
     from wheel_size.diff.by_run import diff_inputs_by
 
     return moved_families(diff_inputs_by(old, new, by="family", top=_ALL))
+
+
+def families_of_wheels(
+    old: Path, new: Path, diff: WheelDiff
+) -> tuple[KernelFamilies | None, str | None]:
+    """The moved families of two wheels whose file diff is ``diff``; nothing when no changed
+    file carries GPU code; the reason when the family diff fails (the file diff stands)."""
+    from wheel_size.errors import WheelSizeError
+    from wheel_size.oneline import one_line
+
+    if not any(f.gpu for f in diff.files):
+        return None, None
+    try:
+        return family_diff(old, new), None
+    except WheelSizeError as exc:
+        return None, one_line(f"the kernel family diff failed: {exc}", 500)
+    except (ValueError, OSError, MemoryError) as exc:  # a hostile code object
+        return None, one_line(f"the kernel family diff failed: {type(exc).__name__}: {exc}", 500)
 
 
 def family_lines(families: KernelFamilies | None, limit: int = 5) -> list[dict[str, Any]]:
