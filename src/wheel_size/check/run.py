@@ -23,8 +23,8 @@ from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.hip import hip_scanners
 from wheel_size.diff.inputs import resolve_input
 from wheel_size.diff.model import WheelDiff
-from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.errors import WheelSizeError
+from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
 from wheel_size.variants import ArtifactNaming
