@@ -185,6 +185,8 @@ def _families(data: dict[str, Any]) -> tuple[KernelFamilies | None, str | None]:
             raise TransferError("families: a row in the wrong direction")
         if min(families.more_grown, families.more_shrunk) < 0:
             raise TransferError("families: negative count")
+        if families.more_grown_bytes < 0 or families.more_shrunk_bytes > 0:
+            raise TransferError("families: the rest in the wrong direction")
         if note is not None:
             raise TransferError("families: both a result and a note")
     return families, note

@@ -471,10 +471,11 @@ def _words(text: str) -> list[str]:
 
 
 def _function(family: str) -> str:
-    """``at::native::reduce_kernel<…>`` -> ``reduce_kernel`` (template arguments, scope
-    and any parameter list dropped)."""
-    head = family.split("<", 1)[0].split("(", 1)[0]
-    return head.rsplit("::", 1)[-1].strip()
+    """``at::native::(anonymous namespace)::reduce_kernel<…>`` -> ``reduce_kernel``
+    (template arguments and scope dropped; ``(unattributed)`` is no function)."""
+    if family.startswith("("):
+        return ""
+    return family.split("<", 1)[0].rsplit("::", 1)[-1].strip()
 
 
 def _stem_names(stem: str, family: list[str]) -> bool:
@@ -486,16 +487,21 @@ def _stem_names(stem: str, family: list[str]) -> bool:
     for i in range(len(family)):
         for j in range(i + 1, len(family) + 1):
             run = family[i:j]
-            if "".join(run) == joined and not set(run) <= _GENERIC:
+            if "".join(run) == joined and _telling(run):
                 return True
     return False
+
+
+def _telling(words: list[str]) -> bool:
+    """Some word says which code it is (not a generic word, not a number)."""
+    return any(w not in _GENERIC and not w.isdigit() for w in words)
 
 
 def _family_match(commit: Commit, family: FamilyFact) -> str | None:
     """How the commit's C++/CUDA sources name ``family``, or None."""
     function = _function(family.name)
     words = _words(function)
-    if len(function) < _MIN_NAME or set(words) <= _GENERIC:
+    if len(function) < _MIN_NAME or not _telling(words):
         return None
     for changed in commit.files or ():
         name = changed.filename.rsplit("/", 1)[-1]
