@@ -13,8 +13,16 @@ import pytest
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from wheel_factory import make_artifact, make_wheel
-from wheel_size.evidence.attach import attach_evidence
-from wheel_size.evidence.collect import Evidence, NightArtifact, _partial, collect_evidence
+from wheel_size.evidence.attach import attach_evidence, evidence_markdown
+from wheel_size.evidence.collect import (
+    Evidence,
+    NightArtifact,
+    _decoded,
+    _partial,
+    _read,
+    _Unavailable,
+    collect_evidence,
+)
 from wheel_size.evidence.transfer import TransferError, decode_result
 from wheel_size.evidence.worker import FAMILIES_PENDING
 from wheel_size.evidence.worker import main as worker_main
@@ -161,29 +169,20 @@ def test_a_malformed_families_field_is_refused(tmp_path: Path, change: Any, mess
 
 
 def test_malformed_families_from_the_worker_make_the_evidence_unavailable(
-    fake_github: FakeGitHub,
-    nights: tuple[NightArtifact, NightArtifact],
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    """A worker that hands back a bad families field: the issue says so; nothing crashes.
-    The worker is the real one; what it writes is changed on the way back (the file)."""
-    import wheel_size.evidence.collect as collect
-
-    real = collect._read
-
-    def tampered(result: Path) -> dict[str, Any]:
-        data = real(result)
-        data["result"]["families"]["grown"][0]["archs"] = "sm_80"
-        return data
-
-    monkeypatch.setattr(collect, "_read", tampered)
-    gh = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
-    evidence = collect_evidence(gh, "pytorch/pytorch", *nights)
-    assert not evidence.available and evidence.unavailable is not None
-    assert "families.grown[0].archs: not a list" in evidence.unavailable
-    inv = attach_evidence(_investigation(*nights, []), evidence)
-    assert inv.evidence_markdown is not None
-    assert inv.evidence_markdown.startswith("Evidence unavailable:")
+    """A worker result with a bad families field, as the nightly reads it back: the evidence
+    is unavailable with the field named, and the issue section says so; nothing crashes."""
+    data = _result(tmp_path)
+    data["result"]["families"]["grown"][0]["archs"] = "sm_80"
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(_Unavailable) as caught:
+        _decoded(_read(path))
+    reason = str(caught.value)
+    assert reason == ("the wheel diff's result is malformed: families.grown[0].archs: not a list")
+    ev = Evidence(NightArtifact(1, NAME, "d1"), NightArtifact(2, NAME, "d2"), unavailable=reason)
+    assert evidence_markdown(ev).startswith("Evidence unavailable: the wheel diff's result is")
 
 
 def test_a_worker_stopped_during_the_family_diff_keeps_the_file_evidence(tmp_path: Path) -> None:
@@ -199,8 +198,6 @@ def test_a_worker_stopped_during_the_family_diff_keeps_the_file_evidence(tmp_pat
     )
     ev = Evidence(NightArtifact(1, NAME, "d1"), NightArtifact(2, NAME, "d2"), got.report)
     ev.reading, ev.families_note = got.reading, got.families_note
-    from wheel_size.evidence.attach import evidence_markdown
-
     assert "Kernel families: the kernel family diff did not finish: the wheel diff" in (
         evidence_markdown(ev)
     )

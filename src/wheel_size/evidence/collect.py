@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from wheel_size.diff.run import DiffReport
 from wheel_size.errors import WheelSizeError
@@ -27,6 +27,9 @@ from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
 from wheel_size.evidence.reading import ContentReading
 from wheel_size.oneline import one_line
 from wheel_size.ports import ArtifactDownloads
+
+if TYPE_CHECKING:
+    from wheel_size.evidence.transfer import Transferred
 
 __all__ = ["Evidence", "EvidenceBudget", "NightArtifact", "collect_evidence"]
 
@@ -218,6 +221,16 @@ def _partial(result: Path, failure: str) -> dict[str, Any]:
     return data
 
 
+def _decoded(data: dict[str, Any]) -> Transferred:
+    """The worker's result checked field by field; _Unavailable naming the bad field."""
+    from wheel_size.evidence.transfer import TransferError, decode_result
+
+    try:
+        return decode_result(data.get("result"))
+    except TransferError as exc:
+        raise _Unavailable(f"the wheel diff's result is malformed: {exc}") from None
+
+
 def collect_evidence(
     github: ArtifactDownloads,
     repo: str,
@@ -232,7 +245,6 @@ def collect_evidence(
     """Download both nights' artifacts (each up to ``max_bytes``), diff and read them within
     ``budget`` (default: the documented defaults, starting now). Never raises for what
     GitHub or the artifacts do: ``evidence.unavailable`` says why there is no evidence."""
-    from wheel_size.evidence.transfer import TransferError, decode_result
 
     if budget is None:
         budget = EvidenceBudget.starting_now(DEFAULT_MEMORY_MB << 20, float(DEFAULT_TIME_BUDGET))
@@ -256,10 +268,7 @@ def collect_evidence(
                 lambda: _fetch(github, repo, after, new_path, max_bytes, progress),
             )
             data = _diff(old, new, Path(tmp) / "work", budget)
-            try:
-                got = decode_result(data.get("result"))
-            except TransferError as exc:
-                raise _Unavailable(f"the wheel diff's result is malformed: {exc}") from None
+            got = _decoded(data)
     except (_Unavailable, WheelSizeError) as exc:
         evidence.unavailable = _reason(str(exc), scratch, names)
         return evidence
