@@ -175,7 +175,9 @@ def test_worker_result_is_trimmed_but_counts_what_it_left_out() -> None:
     diff = WheelDiff("old.whl", "new.whl", Totals(0, 1, 0, sum(range(700))), files)
     report = DiffReport(comparisons=[diff])
     data = encode_result(report, read_growth(report.comparisons))
-    back, reading, omitted = decode_result(data)
+    got = decode_result(data)
+    back, reading, omitted = got.report, got.reading, got.omitted
+    assert got.families is None and got.families_note is None
     assert omitted == [200] and len(back.comparisons[0].files) == 500
     assert reading.pattern == read_growth(report.comparisons).pattern
     ev = Evidence(NightArtifact(1, "a", "d1"), NightArtifact(2, "a", "d2"), back, reading)

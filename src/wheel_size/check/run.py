@@ -24,6 +24,7 @@ from wheel_size.diff.hip import hip_scanners
 from wheel_size.diff.inputs import resolve_input
 from wheel_size.diff.model import WheelDiff
 from wheel_size.errors import WheelSizeError
+from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
 from wheel_size.variants import ArtifactNaming
@@ -68,6 +69,9 @@ class WheelCheck:
     notes: list[str] = field(default_factory=list)
     breaches: list[Breach] = field(default_factory=list)
     standing: list[Standing] = field(default_factory=list)  # ceilings the nightly is over
+    # The kernel template families that moved (GPU wheels), or why they could not be read.
+    families: KernelFamilies | None = None
+    families_note: str | None = None
 
     @property
     def delta(self) -> int | None:
@@ -239,6 +243,8 @@ def _compare_contents(
     check.diff.problems[:] = [paths(p) for p in check.diff.problems]
     for changed in check.diff.files:
         changed.problems[:] = [paths(p) for p in changed.problems]
+    check.families, note = families_of_wheels(base_wheel, check.wheel.path, check.diff)
+    check.families_note = paths(note) if note else None
 
 
 def _shown(path: Path) -> str:

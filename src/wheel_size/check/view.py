@@ -12,6 +12,7 @@ from wheel_size.check.budget import MB, Breach, Budget
 from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
 from wheel_size.diff.view import view
+from wheel_size.evidence.families import families_context
 from wheel_size.units import format_mb, format_size
 
 __all__ = ["check_view"]
@@ -96,6 +97,7 @@ def _row(
         "standing": standing_texts(check),
         "notes": list(check.notes),
         "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
+        "kernel": families_context(check.families, check.families_note),
     }
 
 

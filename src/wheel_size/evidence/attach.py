@@ -9,6 +9,7 @@ from typing import Any
 from wheel_size.diff.model import GpuDelta
 from wheel_size.diff.view import summary_line
 from wheel_size.evidence.collect import Evidence
+from wheel_size.evidence.families import families_context
 from wheel_size.evidence.reading import SUPPORTS, support_text
 from wheel_size.regressions.evidence import CLEARED, CONFIRMED, LIKELY, Status
 from wheel_size.regressions.investigation import Investigation
@@ -55,6 +56,7 @@ def _context(evidence: Evidence) -> dict[str, Any]:
     if evidence.report is None or evidence.reading is None:
         return context
     context["reading"] = evidence.reading  # content_reading.md.j2 words it
+    context.update(families_context(evidence.families, evidence.families_note))
     omitted = evidence.files_omitted
     for index, diff in enumerate(evidence.report.comparisons):
         files = diff.files[:_FILES]

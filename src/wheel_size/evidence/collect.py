@@ -18,14 +18,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from wheel_size.diff.run import DiffReport
 from wheel_size.errors import WheelSizeError
+from wheel_size.evidence.families import KernelFamilies
 from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
 from wheel_size.evidence.reading import ContentReading
 from wheel_size.oneline import one_line
 from wheel_size.ports import ArtifactDownloads
+
+if TYPE_CHECKING:
+    from wheel_size.evidence.transfer import Transferred
 
 __all__ = ["Evidence", "EvidenceBudget", "NightArtifact", "collect_evidence"]
 
@@ -79,6 +83,10 @@ class Evidence:
     # Per comparison, the changed files the worker left out of ``report`` (it keeps the
     # largest changes; the issue shows six).
     files_omitted: list[int] = field(default_factory=list)
+    # The kernel template families that moved most; None with ``families_note`` saying
+    # why (out of time or memory), or None and no note when the wheels have no GPU code.
+    families: KernelFamilies | None = None
+    families_note: str | None = None
 
     @property
     def available(self) -> bool:
@@ -93,6 +101,8 @@ class Evidence:
             "reading": self.reading.to_json() if self.reading else None,
             "diff": self.report.to_json() if self.report else None,
             "files_omitted": self.files_omitted if self.report else None,
+            "families": self.families.to_json() if self.families else None,
+            "families_note": self.families_note,
         }
 
 
@@ -144,7 +154,6 @@ def _in_time(budget: EvidenceBudget, what: str, work: Callable[[], T]) -> T:
 def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str, Any]:
     """Run the worker on the two downloads; its result, or _Unavailable saying why not."""
     from wheel_size.evidence.sandbox import run_limited, worker_argv
-    from wheel_size.evidence.transfer import MAX_RESULT_BYTES
 
     remaining = budget.remaining()
     if remaining is not None and remaining <= 0:
@@ -158,21 +167,30 @@ def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str,
         memory_bytes=budget.memory_bytes,
         timeout=remaining,
     )
+    failure = None
     if outcome.kind == "timeout":
-        raise _Unavailable(
+        failure = (
             f"the wheel diff did not finish within the evidence time budget ({budget.describe()})"
         )
-    if outcome.kind == "memory":
+    elif outcome.kind == "memory":
         mb = (budget.memory_bytes or 0) >> 20
-        raise _Unavailable(
+        failure = (
             f"the wheel diff needed more than its memory budget of {mb:,} MB "
             "(a decompression bomb, or raise --evidence-memory-mb)"
         )
-    if outcome.kind == "failed":
+    elif outcome.kind == "failed":
         code = outcome.returncode
         how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
         last = outcome.detail.splitlines()[-1] if outcome.detail else ""
-        raise _Unavailable(f"the wheel diff failed ({how})" + (f": {last}" if last else ""))
+        failure = f"the wheel diff failed ({how})" + (f": {last}" if last else "")
+    if failure is not None:
+        return _partial(result, failure)
+    return _read(result)
+
+
+def _read(result: Path) -> dict[str, Any]:
+    from wheel_size.evidence.transfer import MAX_RESULT_BYTES
+
     size = result.stat().st_size
     if size > MAX_RESULT_BYTES:
         raise _Unavailable(f"the wheel diff's result is too large ({size:,} bytes)")
@@ -182,6 +200,35 @@ def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str,
     if "unavailable" in data:
         raise _Unavailable(str(data["unavailable"]))
     return data
+
+
+def _partial(result: Path, failure: str) -> dict[str, Any]:
+    """The worker stopped (time, memory, a crash) after writing its file-level result and
+    before the kernel family diff finished: that result, its families note saying why.
+    Without such a result, _Unavailable(failure)."""
+    from wheel_size.evidence.worker import FAMILIES_PENDING
+
+    if not result.is_file():
+        raise _Unavailable(failure)
+    try:
+        data = _read(result)
+    except (_Unavailable, ValueError, OSError):
+        raise _Unavailable(failure) from None
+    body = data.get("result")
+    if not isinstance(body, dict) or body.get("families_note") != FAMILIES_PENDING:
+        raise _Unavailable(failure)
+    body["families_note"] = one_line(f"{FAMILIES_PENDING}: {failure}", 500)
+    return data
+
+
+def _decoded(data: dict[str, Any]) -> Transferred:
+    """The worker's result checked field by field; _Unavailable naming the bad field."""
+    from wheel_size.evidence.transfer import TransferError, decode_result
+
+    try:
+        return decode_result(data.get("result"))
+    except TransferError as exc:
+        raise _Unavailable(f"the wheel diff's result is malformed: {exc}") from None
 
 
 def collect_evidence(
@@ -198,7 +245,6 @@ def collect_evidence(
     """Download both nights' artifacts (each up to ``max_bytes``), diff and read them within
     ``budget`` (default: the documented defaults, starting now). Never raises for what
     GitHub or the artifacts do: ``evidence.unavailable`` says why there is no evidence."""
-    from wheel_size.evidence.transfer import decode_result
 
     if budget is None:
         budget = EvidenceBudget.starting_now(DEFAULT_MEMORY_MB << 20, float(DEFAULT_TIME_BUDGET))
@@ -222,7 +268,7 @@ def collect_evidence(
                 lambda: _fetch(github, repo, after, new_path, max_bytes, progress),
             )
             data = _diff(old, new, Path(tmp) / "work", budget)
-            report, reading, omitted = decode_result(data.get("result"))
+            got = _decoded(data)
     except (_Unavailable, WheelSizeError) as exc:
         evidence.unavailable = _reason(str(exc), scratch, names)
         return evidence
@@ -230,7 +276,8 @@ def collect_evidence(
         text = f"the evidence step failed: {type(exc).__name__}: {exc}"
         evidence.unavailable = _reason(text, scratch, names)
         return evidence
-    evidence.report, evidence.reading, evidence.files_omitted = report, reading, omitted
+    evidence.report, evidence.reading, evidence.files_omitted = got.report, got.reading, got.omitted
+    evidence.families, evidence.families_note = got.families, got.families_note
     return evidence
 
 

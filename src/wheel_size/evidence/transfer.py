@@ -15,12 +15,15 @@ from typing import Any, TypeVar
 
 from wheel_size.diff.model import FileDiff, WheelDiff
 from wheel_size.diff.run import DiffReport
+from wheel_size.evidence.families import KernelFamilies
 from wheel_size.evidence.reading import ContentReading
 
 __all__ = [
     "MAX_RESULT_BYTES",
     "TransferError",
+    "Transferred",
     "decode_result",
+    "encode_families",
     "encode_result",
 ]
 
@@ -80,6 +83,9 @@ def encode_result(report: DiffReport, reading: ContentReading) -> dict[str, Any]
         "unpaired_old": [_cut(x) for x in report.unpaired_old[:_PROBLEMS]],
         "unpaired_new": [_cut(x) for x in report.unpaired_new[:_PROBLEMS]],
         "problems": [_cut(x) for x in report.problems[:_PROBLEMS]],
+        # Filled in by the worker after the family diff (worker._families).
+        "families": None,
+        "families_note": None,
         "reading": dataclasses.asdict(
             dataclasses.replace(
                 reading,
@@ -91,6 +97,16 @@ def encode_result(report: DiffReport, reading: ContentReading) -> dict[str, Any]
             )
         ),
     }
+
+
+def encode_families(families: KernelFamilies) -> dict[str, Any]:
+    """The families as the worker writes them (names cut like every other string)."""
+    data = families.to_json()
+    for key in ("grown", "shrunk"):
+        for row in data[key]:
+            row["name"] = _cut(row["name"])
+            row["archs"] = [_cut(a) for a in row["archs"][:_ROWS]]
+    return data
 
 
 def _value(kind: Any, value: Any, where: str) -> Any:
@@ -136,9 +152,49 @@ def _object(cls: type[T], data: Any, where: str) -> T:
     return cls(**values)
 
 
-def decode_result(data: Any) -> tuple[DiffReport, ContentReading, list[int]]:
-    """The report, the reading and the files left out per comparison; TransferError if the
-    data does not have the shape :func:`encode_result` gives."""
+@dataclasses.dataclass
+class Transferred:
+    """What came back: the diff, its reading, the files left out per comparison, and the
+    moved kernel families (None with ``families_note`` saying why, or None and no note
+    when the wheels carry no GPU code)."""
+
+    report: DiffReport
+    reading: ContentReading
+    omitted: list[int]
+    families: KernelFamilies | None
+    families_note: str | None
+
+
+def _families(data: dict[str, Any]) -> tuple[KernelFamilies | None, str | None]:
+    if "families" not in data or "families_note" not in data:
+        raise TransferError("families: missing")
+    raw = data["families"]
+    families = None if raw is None else _object(KernelFamilies, raw, "families")
+    note = _value(str | None, data["families_note"], "families_note")
+    if families is not None:
+        rows = [*families.grown, *families.shrunk]
+        if len(families.grown) > _ROWS or len(families.shrunk) > _ROWS:
+            raise TransferError("families: too many rows")
+        for i, f in enumerate(rows):
+            numbers = (f.old_bytes, f.new_bytes, f.old_count, f.new_count, f.added, f.removed)
+            if min(numbers) < 0:
+                raise TransferError(f"families[{i}]: negative count")
+            if len(f.name) > _TEXT or len(f.archs) > _ROWS:
+                raise TransferError(f"families[{i}]: too long")
+        if any(f.delta <= 0 for f in families.grown) or any(f.delta >= 0 for f in families.shrunk):
+            raise TransferError("families: a row in the wrong direction")
+        if min(families.more_grown, families.more_shrunk) < 0:
+            raise TransferError("families: negative count")
+        if families.more_grown_bytes < 0 or families.more_shrunk_bytes > 0:
+            raise TransferError("families: the rest in the wrong direction")
+        if note is not None:
+            raise TransferError("families: both a result and a note")
+    return families, note
+
+
+def decode_result(data: Any) -> Transferred:
+    """Everything :func:`encode_result` (and the worker's families) gave; TransferError if
+    the data does not have that shape."""
     if not isinstance(data, dict):
         raise TransferError("result: not an object")
     report = DiffReport(
@@ -156,4 +212,5 @@ def decode_result(data: Any) -> tuple[DiffReport, ContentReading, list[int]]:
         report.comparisons.append(_object(WheelDiff, item.get("diff"), f"comparisons[{i}]"))
         omitted.append(_value(int, item.get("files_omitted"), f"comparisons[{i}].files_omitted"))
     reading = _object(ContentReading, data.get("reading"), "reading")
-    return report, reading, omitted
+    families, note = _families(data)
+    return Transferred(report, reading, omitted, families, note)

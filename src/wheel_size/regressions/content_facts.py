@@ -17,7 +17,7 @@ from typing import Any
 
 from wheel_size.regressions.text_signals import library_of
 
-__all__ = ["ContentFacts", "facts_from_diff_json"]
+__all__ = ["ContentFacts", "FamilyFact", "facts_from_diff_json", "families_from_json"]
 
 _DEVICE = frozenset({".nv_fatbin", "__nv_relfatbin", ".hip_fatbin"})
 _LIBRARY_FILE = re.compile(r"\.(so|dll|dylib)(\.\d+)*$|\.libs/|/lib/", re.I)
@@ -27,6 +27,16 @@ _MIN_RESIZE = 1024 * 1024
 _TORCH_LIBRARY = re.compile(
     r"(?:^|/)(?:lib)?(torch(?:_[a-z]+)?|c10(?:_[a-z]+)?)\.(?:so|dll|dylib)$"
 )
+
+
+@dataclass(frozen=True)
+class FamilyFact:
+    """A kernel template family that moved (``at::native::reduce_kernel<…>``), summed
+    across architectures: bytes and the number of architectures it moved in."""
+
+    name: str
+    delta: int
+    archs: int
 
 
 @dataclass
@@ -48,6 +58,16 @@ class ContentFacts:
     # torch's own libraries (``torch_cuda`` for libtorch_cuda.so / torch_cuda.dll) -> bytes
     # changed: matched against the libraries each commit's sources build into.
     torch_libraries: dict[str, int] = field(default_factory=dict)
+    # The kernel families that moved most (the evidence worker's top ones per direction).
+    families: list[FamilyFact] = field(default_factory=list)
+    families_rest: dict[int, int] = field(default_factory=dict)  # direction -> bytes
+
+    def families_moved(self, direction: int) -> list[FamilyFact]:
+        """Families that moved with the night and carry a real share (≥ 10 %) of what the
+        families moved in that direction."""
+        moved = [f for f in self.families if f.delta * direction > 0]
+        total = sum(abs(f.delta) for f in moved) + abs(self.families_rest.get(direction, 0))
+        return [f for f in moved if total and abs(f.delta) * 10 >= total]
 
     def torch_moved(self, direction: int) -> dict[str, int]:
         """torch libraries that moved with the night: a real share of it (≥ 20 %, ≥ 64 KiB)."""
@@ -166,3 +186,28 @@ def facts_from_diff_json(diff: Mapping[str, Any] | None) -> ContentFacts | None:
             elif change <= -_MIN_BYTES // 4:
                 facts.archs_shrunk.add(arch)
     return facts
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def families_from_json(data: Any) -> tuple[list[FamilyFact], dict[int, int]]:
+    """The families of an investigation's stored evidence (``evidence.families``); rows
+    that are not what the worker writes are skipped (stored JSON may be older)."""
+    if not isinstance(data, Mapping):
+        return [], {}
+    out: list[FamilyFact] = []
+    for key in ("grown", "shrunk"):
+        rows = data.get(key)
+        for row in rows if isinstance(rows, list) else []:
+            if not isinstance(row, Mapping) or not isinstance(row.get("name"), str):
+                continue
+            archs = row.get("archs")
+            delta = _int(row.get("new_bytes")) - _int(row.get("old_bytes"))
+            if delta:
+                out.append(
+                    FamilyFact(row["name"], delta, len(archs) if isinstance(archs, list) else 0)
+                )
+    rest = {1: _int(data.get("more_grown_bytes")), -1: _int(data.get("more_shrunk_bytes"))}
+    return out, rest

@@ -15,7 +15,7 @@ from typing import Any
 
 from wheel_size.ports import Commits
 from wheel_size.regressions.classify import CATEGORIES, Classified
-from wheel_size.regressions.content_facts import facts_from_diff_json
+from wheel_size.regressions.content_facts import facts_from_diff_json, families_from_json
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.evidence import (
     CrossVariant,
@@ -126,6 +126,7 @@ class Investigation:
         facts = facts_from_diff_json(diff if isinstance(diff, dict) else None)
         if facts is None:
             return self
+        facts.families, facts.families_rest = families_from_json(self.evidence_json.get("families"))
         self.content_ranked = True
         by_sha = {c.classified.commit.sha: c for c in self.candidates}
         ranked = rank_commits(

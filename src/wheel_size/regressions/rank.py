@@ -34,7 +34,9 @@ Points (the whole model, no per-project tuning):
   own library moved and its sources build into it +10, its libraries did not move −8;
   device code changed and it changes GPU sources +8 (host-only code −4); host code changed
   and it changes shared native code +6 (device-only −4); debug sections and it changes
-  flags +10;
+  flags +10; a kernel template family that moved (a tenth of what the families moved, or
+  more) and a C++/CUDA source it changes is named after it (``Reduce.cuh`` against
+  ``reduce_kernel<…>``) or its changed lines name it (``reduce_kernel``) +10, once;
 * text: names the platforms/versions that moved +6 × share, only ones that did not −8,
   exactly the versions that moved +4; mentions binary size +3; the kind of change fits the
   size class +5 (does not −3); a tenth of the seed category's weight; up to +3 for the
@@ -45,13 +47,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.regressions.classify import CATEGORIES, Classified, categorize
 from wheel_size.regressions.commits import Commit
-from wheel_size.regressions.content_facts import ContentFacts
+from wheel_size.regressions.content_facts import ContentFacts, FamilyFact
 from wheel_size.regressions.fingerprint import Fingerprint, VariantKey
 from wheel_size.regressions.reach import Part, Reach, narrow, reach_of
 from wheel_size.regressions.reach_table import ReachTable, default_table
@@ -65,6 +68,7 @@ from wheel_size.regressions.text_signals import (
     library_platform,
     read_text,
 )
+from wheel_size.units import format_size
 
 __all__ = ["TIERS", "Ranked", "Reason", "leading_group", "rank_commits", "score_commit"]
 
@@ -100,6 +104,7 @@ CONTENT_HOST = 6.0
 CONTENT_WRONG_SIDE = -4.0
 CONTENT_DEBUG = 10.0
 CONTENT_RESIZED = 12.0
+CONTENT_FAMILY = 10.0
 CODEGEN_FLAG = 4.0
 DEAD_HEADERS = -10.0
 VERSION_BUMP = 5.0
@@ -424,6 +429,110 @@ def _content_points(
             )
 
 
+_SOURCE = re.compile(r"\.(cu|cuh|hip|h|hh|hpp|hxx|c|cc|cpp|cxx|inl|inc|cl)$", re.IGNORECASE)
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: Words that name the kind of code, not a family: a file called ``Kernel.cu`` or a
+#: family called ``*_kernel`` says nothing about which family.
+_GENERIC = frozenset(
+    [
+        "kernel",
+        "kernels",
+        "impl",
+        "utils",
+        "util",
+        "common",
+        "cuda",
+        "hip",
+        "gpu",
+        "device",
+        "launch",
+        "launcher",
+        "template",
+        "templates",
+        "helper",
+        "helpers",
+        "detail",
+        "ops",
+        "op",
+        "native",
+        "config",
+        "types",
+        "main",
+        "core",
+        "base",
+        "all",
+    ]
+)
+_MIN_NAME = 4
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _function(family: str) -> str:
+    """``at::native::(anonymous namespace)::reduce_kernel<…>`` -> ``reduce_kernel``
+    (template arguments and scope dropped; ``(unattributed)`` is no function)."""
+    if family.startswith("("):
+        return ""
+    return family.split("<", 1)[0].rsplit("::", 1)[-1].strip()
+
+
+def _stem_names(stem: str, family: list[str]) -> bool:
+    """The file's stem spells a run of the family's words that is not only generic words
+    (``Reduce`` or ``ReduceKernel`` in ``reduce_kernel``; ``SoftMax`` in ``softmax_warp``)."""
+    joined = "".join(_words(stem))
+    if len(joined) < _MIN_NAME:
+        return False
+    for i in range(len(family)):
+        for j in range(i + 1, len(family) + 1):
+            run = family[i:j]
+            if "".join(run) == joined and _telling(run):
+                return True
+    return False
+
+
+def _telling(words: list[str]) -> bool:
+    """Some word says which code it is (not a generic word, not a number)."""
+    return any(w not in _GENERIC and not w.isdigit() for w in words)
+
+
+def _family_match(commit: Commit, family: FamilyFact) -> str | None:
+    """How the commit's C++/CUDA sources name ``family``, or None."""
+    function = _function(family.name)
+    words = _words(function)
+    if len(function) < _MIN_NAME or not _telling(words):
+        return None
+    for changed in commit.files or ():
+        name = changed.filename.rsplit("/", 1)[-1]
+        if not _SOURCE.search(name):
+            continue
+        if function in changed.terms.identifiers:
+            return f"its changes to {name} name {function}"
+        if _stem_names(name.split(".", 1)[0], words):
+            return f"it changes {name}"
+    return None
+
+
+def _family_points(tally: _Tally, commit: Commit, facts: ContentFacts, fp: Fingerprint) -> None:
+    """Kernel families that moved, against the sources the commit changes: only a file
+    named after the family or changed lines that name it count, and only once."""
+    direction = fp.direction or (1 if facts.delta >= 0 else -1)
+    for family in sorted(facts.families_moved(direction), key=lambda f: -abs(f.delta)):
+        how = _family_match(commit, family)
+        if how is None:
+            continue
+        verb = "grew" if family.delta > 0 else "shrank"
+        archs = f" in {family.archs} architecture{'s' if family.archs != 1 else ''}"
+        tally.add(
+            "content",
+            CONTENT_FAMILY,
+            f"the kernel family {family.name} {verb} by {format_size(abs(family.delta))}"
+            f"{archs if family.archs else ''}, and {how}",
+        )
+        return
+
+
 def _named_toolkits(text: TextSignals) -> frozenset[str]:
     """Toolkit versions the title and body name (``cuda:12.9``): they scope a build image."""
     named = text.title | text.body
@@ -543,6 +652,7 @@ def score_commit(
     if facts is not None and reachable:
         _content_points(tally, commit, text, reach, facts, fp, cats)
         _torch_library_points(tally, commit, facts, fp, table)
+        _family_points(tally, commit, facts, fp)
     if reach is not None and reach.native and fp.direction:
         # Net lines: a refactor that moves 900 lines adds nothing.
         net = reach.native_added - reach.native_deleted

@@ -347,7 +347,13 @@ class PatchTerms:
     scope: frozenset[str] = frozenset()
     archs_added: frozenset[str] = frozenset()
     archs_removed: frozenset[str] = frozenset()
+    # Identifiers on the changed lines (at most _IDENTIFIERS), matched against the kernel
+    # template families that moved (rank._family_points).
+    identifiers: frozenset[str] = frozenset()
 
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,127}\b")
+_IDENTIFIERS = 4096
 
 _CONDITION = re.compile(
     r"\bcase\b|\bif\b|\belif\b|\bwhen\b|==|>=|\)\s*$|^\s*[\w.*\"'|-]+\)\s*$"
@@ -443,6 +449,7 @@ def patch_terms(patch: str) -> PatchTerms:
     a_archs: set[str] = set()
     r_archs: set[str] = set()
     last_condition: set[str] = set()
+    identifiers: set[str] = set()
     hint: str | None = None  # whose versions a `case` statement switches on
     for raw in patch.splitlines():
         if raw.startswith(("+++", "---")):
@@ -476,6 +483,8 @@ def patch_terms(patch: str) -> PatchTerms:
             own = set()
         scope.update(own or last_condition)
         terms, archs = _terms(body), _line_archs(body)
+        if len(identifiers) < _IDENTIFIERS:
+            identifiers.update(_IDENTIFIER.findall(body)[: _IDENTIFIERS - len(identifiers)])
         if raw.startswith("+"):
             added |= terms
             a_archs |= archs
@@ -489,6 +498,7 @@ def patch_terms(patch: str) -> PatchTerms:
         frozenset(scope),
         frozenset(a_archs - r_archs),
         frozenset(r_archs - a_archs),
+        frozenset(identifiers),
     )
 
 
