@@ -74,6 +74,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_dashboard_draws_in_chromium(page: Path, tmp_path: Path) -> None:
     shot = Path(os.environ.get("WHEEL_SIZE_DASHBOARD_SHOT", tmp_path / "dashboard.png"))
     result = _run(
@@ -145,6 +146,7 @@ def _history(root: Path, nights: int, seed: int) -> list[dict[str, Any]]:
     return [r.to_dict() for r in reports]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("nights", "seed"), [(20, 1), (365, 2)], ids=["20 nights", "365 nights"])
 def test_dashboard_fits_the_history_that_exists(nights: int, seed: int, tmp_path: Path) -> None:
     reports = _history(tmp_path / "history", nights, seed)

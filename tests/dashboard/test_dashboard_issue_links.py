@@ -8,6 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import run_cli
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo
@@ -36,6 +38,7 @@ def _page(remote: Path) -> str:
     return _git(remote, "show", "wheel-size-data:index.html")
 
 
+@pytest.mark.slow
 def test_the_jump_links_to_its_issue(tmp_path: Path, fake_github: FakeGitHub) -> None:
     make_nightly_repo(tmp_path, fake_github)
     remote = tmp_path / "data.git"

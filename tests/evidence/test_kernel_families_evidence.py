@@ -145,7 +145,7 @@ def _result(tmp_path: Path) -> dict[str, Any]:
     old = _artifact(tmp_path, 1, _libs(CUDA / "libk_v1.so"))
     new = _artifact(tmp_path, 2, _libs(CUDA / "libk_v1_more_kernels.so"))
     assert worker_main([str(old), str(new), str(tmp_path / "r.json")]) == 0
-    data = json.loads((tmp_path / "r.json").read_text())
+    data: dict[str, Any] = json.loads((tmp_path / "r.json").read_text())
     assert isinstance(data["result"]["families"], dict)
     return data
 

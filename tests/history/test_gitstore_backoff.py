@@ -39,6 +39,7 @@ def test_delays_grow_exponentially_with_jitter_up_to_a_cap(remote: Path) -> None
     assert len(set(delays)) == len(delays)  # jittered: no two writers wait in lockstep
 
 
+@pytest.mark.slow
 def test_a_writer_that_loses_twenty_races_still_stores_its_night(remote: Path) -> None:
     """Another writer lands a night between every fetch and push of ours, twenty times."""
     rivals = iter([run(f"2025-09-{day:02d}", {"cpu": 1.0}) for day in range(1, 21)])

@@ -1,7 +1,7 @@
 """Per-architecture SASS totals equal what ``cuobjdump -xelf all`` extracts.
 
-cuobjdump is on PyPI (``nvidia-cuda-cuobjdump``); point ``CUOBJDUMP`` at it or put it on
-PATH, otherwise the test skips."""
+cuobjdump is on PyPI (``nvidia-cuda-cuobjdump``, a test dependency on Linux); ``CUOBJDUMP``,
+the installed package or PATH provide it, otherwise the test skips."""
 
 from __future__ import annotations
 
@@ -18,8 +18,25 @@ from kernelfx import library
 from wheel_size.kernels.library import iter_code_objects
 
 
+def _installed() -> str | None:
+    """cuobjdump from the ``nvidia-cuda-cuobjdump`` wheel (nvidia/cu*/bin/cuobjdump)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution("nvidia-cuda-cuobjdump")
+    except PackageNotFoundError:
+        return None
+    for entry in dist.files or []:
+        if entry.name == "cuobjdump":
+            path = Path(str(dist.locate_file(entry)))
+            if path.is_file():
+                path.chmod(path.stat().st_mode | 0o111)  # wheels may drop the mode bits
+                return str(path)
+    return None
+
+
 def _cuobjdump() -> str:
-    tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    tool = os.environ.get("CUOBJDUMP") or _installed() or shutil.which("cuobjdump")
     if not tool:
         pytest.skip("cuobjdump not installed (pip install nvidia-cuda-cuobjdump; CUOBJDUMP=...)")
     return tool

@@ -38,6 +38,7 @@ def _bare(tmp_path: Path) -> Path:
     return remote
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["action", "cli"])
 def test_catch_up_flags_a_jump_outside_the_report_window(
     fake_github: FakeGitHub, tmp_path: Path, mode: str

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from action_runner import read_outputs, run_entrypoint, runner_env
 from conftest import run_cli
 from fakegithub import FakeGitHub
@@ -56,6 +58,7 @@ def test_an_acknowledged_breach_is_a_notice_and_passes(tmp_path: Path) -> None:
     assert "(acknowledged: CUDA 12.8 adds sm_120)" in summary.read_text()
 
 
+@pytest.mark.slow
 def test_the_action_reads_the_limit_inputs(fake_github: FakeGitHub, tmp_path: Path) -> None:
     fake_github.add_repo("pytorch/pytorch").add_workflow(21257348, "nightly")  # no runs
     (tmp_path / "workspace").mkdir()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import run_cli
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo as make_world
@@ -19,6 +21,7 @@ def track(fake: FakeGitHub, history: Path, day: str, *extra: str):  # type: igno
     return run_cli(args, env=fake.env())
 
 
+@pytest.mark.slow
 def test_track_creates_the_issue_once_and_comments_on_rollback(
     tmp_path: Path, fake_github: FakeGitHub
 ) -> None:

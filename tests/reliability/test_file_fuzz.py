@@ -13,6 +13,8 @@ import resource
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO_ROOT, checkout_env
 
 LIMIT = 3 << 29  # 1.5 GiB
@@ -22,6 +24,7 @@ def _limit() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
 
+@pytest.mark.slow
 def test_fixed_seed_set_gives_no_findings() -> None:
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / "fuzz_files.py"), "replay",

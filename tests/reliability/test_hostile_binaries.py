@@ -129,6 +129,7 @@ def test_audit_names_the_lie_and_claims_nothing(case: str, tmp_path: Path) -> No
     assert problems and not any("Errno" in p for p in problems), info["problems"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["ccob-1gib-object", "ccob-2x1gib-objects"])
 def test_split_refuses_ccob_inflating_past_the_budget(case: str, tmp_path: Path) -> None:
     whl = wheel(tmp_path / "in", {"libhostile.so": library(case)})

@@ -224,6 +224,7 @@ def test_no_shell_anywhere_in_the_package() -> None:
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_action_inputs_do_not_reach_a_shell(fake_github: FakeGitHub, tmp_path: Path) -> None:
     """Shell syntax in every text input of the action is taken literally (and refused)."""
     import yaml

@@ -132,6 +132,7 @@ def _nightly(mode: str, fake: FakeGitHub, tmp_path: Path, remote: Path, days: tu
     return res.returncode, res.stdout, res.stderr, outputs, text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["action", "cli"])
 def test_nightly_with_a_bomb_artifact_and_planted_records(
     fake_github: FakeGitHub, tmp_path: Path, mode: str

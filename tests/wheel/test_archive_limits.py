@@ -103,6 +103,7 @@ def test_reads_come_in_bounded_chunks_and_are_checked(tmp_path: Path) -> None:
         assert sum(sizes) == 40 << 20 and max(sizes) <= 4 << 20
 
 
+@pytest.mark.slow
 def test_zip64_archive_reads(tmp_path: Path) -> None:
     path = tmp_path / "z64.whl"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -55,6 +55,7 @@ def world(fake_github: FakeGitHub, tmp_path: Path) -> tuple[Runner, Path, Workfl
     return runner, remote, wf
 
 
+@pytest.mark.slow
 def test_backfill_fans_out_per_month_and_writes_once(world: tuple[Runner, Path, Workflow]) -> None:
     runner, remote, _ = world
     inputs = {
@@ -102,6 +103,7 @@ def test_backfill_fans_out_per_month_and_writes_once(world: tuple[Runner, Path, 
     assert any("Significant jumps" in s for s in runner.summaries)
 
 
+@pytest.mark.slow
 def test_nightly_run_skips_the_fan_out_and_catches_up(
     world: tuple[Runner, Path, Workflow],
 ) -> None:
@@ -168,6 +170,7 @@ def test_expression_evaluator(expression: str, expected: object) -> None:
     assert interpolate("x-${{ runner.temp }}", context) == "x-/t"
 
 
+@pytest.mark.slow
 def test_backfill_with_issues_links_the_dashboard(fake_github: FakeGitHub, tmp_path: Path) -> None:
     from regression_world import make_nightly_repo
 
