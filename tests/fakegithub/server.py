@@ -226,6 +226,10 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.permissions: dict[str, str] | None = None
         self.search_lag = 0.0
+        # Who the token is: None, an installation token (GITHUB_TOKEN, an App's), whose
+        # writes are github-actions[bot]'s and whose GET /user answers 403; a login, a
+        # personal token of that user (GET /user answers it; its writes are that user's).
+        self.token_user: str | None = None
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
         )
@@ -600,6 +604,12 @@ class FakeGitHub:
             )
         return repo
 
+    def writer(self) -> User:
+        """The author of what the token writes (see ``token_user``)."""
+        from .model import user_named
+
+        return BOT if self.token_user is None else user_named(self.token_user)
+
     def _ok(self, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
         return Answer(status, _json(data), dict(headers or {}))
 
@@ -818,6 +828,18 @@ def _rate_limit(fake: FakeGitHub, ctx: Context) -> Answer:
             "reset": int(headers["x-ratelimit-reset"]),
         }
     return fake._ok({"resources": resources, "rate": resources["core"]})
+
+
+@route("GET", r"/user")
+def _get_user(fake: FakeGitHub, ctx: Context) -> Answer:
+    """The token's user; an installation token has none (GitHub answers 403)."""
+    if fake.token_user is None:
+        raise HTTPError(
+            403,
+            "Resource not accessible by integration",
+            doc=f"{DOCS}/users/users#get-the-authenticated-user",
+        )
+    return fake._ok(fake.payloads.user(fake.writer()))
 
 
 @route("GET", _REPO)
@@ -1170,7 +1192,7 @@ def _create_issue(fake: FakeGitHub, ctx: Context) -> Answer:
         )
     _check_body(body.get("body"), "Issue", doc)
     labels = _label_names(body.get("labels", []))
-    issue = repo._new_issue(str(title), body.get("body"), labels, user=BOT)
+    issue = repo._new_issue(str(title), body.get("body"), labels, user=fake.writer())
     data = fake.payloads.issue(issue)
     return fake._ok(data, 201, {"Location": data["url"]})
 
@@ -1250,7 +1272,7 @@ def _create_comment(fake: FakeGitHub, ctx: Context) -> Answer:
         raise HTTPError(422, 'Invalid request.\n\n"body" wasn\'t supplied.', doc=doc)
     _check_body(text, "IssueComment", doc)
     now = _now()
-    comment = Comment(issue, fake.ids.next("comment"), text, BOT, now, now)
+    comment = Comment(issue, fake.ids.next("comment"), text, fake.writer(), now, now)
     repo.comments.append(comment)
     issue.updated_at = now
     data = fake.payloads.comment(comment)
@@ -1281,6 +1303,14 @@ def _update_comment(fake: FakeGitHub, ctx: Context) -> Answer:
     comment.body = text
     comment.updated_at = _now()
     return fake._ok(fake.payloads.comment(comment))
+
+
+@route("DELETE", _REPO + r"/issues/comments/(?P<comment>\d+)", ISSUES_WRITE)
+def _delete_comment(fake: FakeGitHub, ctx: Context) -> Answer:
+    repo = fake._issues_repo(ctx)
+    comment = _comment(repo, ctx.params["comment"])
+    repo.comments.remove(comment)
+    return Answer(204, b"", {})
 
 
 @route("GET", _REPO + r"/issues/comments", ISSUES_READ)

@@ -101,6 +101,14 @@ def _store(env: Mapping[str, str]) -> StoreLocation:
     )
 
 
+def _login(env: Mapping[str, str], name: str) -> str | None:
+    """A GitHub login input (empty: None)."""
+    from wheel_size.ports import check_login
+
+    text = action_input(env, name)
+    return check_login(text, f"input {name}") if text else None
+
+
 def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None:
     if not bool_input(env, "create-issues"):
         return None
@@ -113,6 +121,7 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
         creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
         creep_days=_integer(env, "creep-days", 14),
         reproduce=store.reproduce_args(repository(env), env),
+        bot_login=_login(env, "bot-login"),
         builds=BuildEvidenceOptions.of(
             enabled=bool_input(env, "build-evidence", default=True),
             workflows=action_input(env, "build-evidence-workflows"),

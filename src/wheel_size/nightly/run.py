@@ -84,6 +84,8 @@ def run_nightly(
         )
     except WheelSizeError as exc:
         result.issue_error = exc
+    if result.issues is not None:
+        result.warnings += result.issues.warnings  # forged markers, named once each
     if track_options.dashboard and result.issues is not None and result.issues.created:
         links = _issue_links(github, options, result.warnings)
         tracking.relink_dashboard(store, result.reports, track_options, links)

@@ -22,8 +22,10 @@ from wheel_size.ports.hub import (
     RunPage,
     WorkflowRuns,
 )
+from wheel_size.ports.identity import ACTIONS_BOT, check_login
 
 __all__ = [
+    "ACTIONS_BOT",
     "ArtifactDownloads",
     "CommentView",
     "CommitSummary",
@@ -37,5 +39,6 @@ __all__ = [
     "RunArtifact",
     "RunPage",
     "WorkflowRuns",
+    "check_login",
     "worded",
 ]

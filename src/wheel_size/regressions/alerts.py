@@ -30,6 +30,7 @@ from wheel_size.regressions.issue_sync import (
     SyncResult,
     candidates_from_marker,
     events_from_markers,
+    keys_of,
 )
 from wheel_size.regressions.lifecycle import (
     Lifecycle,
@@ -235,11 +236,18 @@ def alert_night(
             )
 
         # The title needs no API calls: it only names the variants, date and deltas.
-        opened = sync.open_event(group.primary, group_title(group), body, result)
+        keys = [e.key for e in group.events]
+        opened = sync.open_event(group.primary, group_title(group), body, result, keys=keys)
         if opened is not None:
             handled.add(opened.number)
             for e in group.events:
                 result.events.setdefault(e.key, opened.number)
+            # A concurrent run's issue (it won the race) may lack variants this run saw.
+            have = keys_of(opened.body)
+            lacking = [e for e in group.events if e.key not in have]
+            if lacking:
+                title = group_title(NightGroup((*events_from_markers(opened.body), *lacking)))
+                sync.join(opened, lacking, title, result)
             if on_issue is not None and made:
                 on_issue(group.events, opened.number, opened.html_url, made[0])
 
@@ -247,7 +255,10 @@ def alert_night(
     for standing in list(sync.issues()):
         if standing.number in handled or standing.state != "open":
             continue
+        if not sync.canonical(standing):
+            continue  # a newer duplicate of an older open issue: the older one speaks
         verdicts = _verdicts(standing, source_repo, series, date, watched, settings, cache)
         if verdicts:
             sync.follow_up(standing, verdicts, result, repo_url=repo_url)
+    sync.flush_warnings(result)
     return result

@@ -127,6 +127,7 @@ def create_issues_for_night(
     result.silenced += night.silenced
     result.skipped += night.skipped
     result.lines += night.lines
+    result.warnings += night.warnings
     for key, number in night.events.items():
         result.events.setdefault(key, number)
     return result
