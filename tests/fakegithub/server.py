@@ -100,6 +100,15 @@ class Fault:
     skip: int = 0  # let this many matching requests through first
     hits: int = 0
     seen: int = 0
+    # hold(): the request waits (before it is carried out) until ``release()``; ``reached``
+    # is set once a request waits, so a test can act while it is in flight.
+    gate: threading.Event | None = None
+    reached: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        """Let the held request(s) through."""
+        if self.gate is not None:
+            self.gate.set()
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -226,10 +235,12 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.permissions: dict[str, str] | None = None
         self.search_lag = 0.0
-        # Who the token is: None, an installation token (GITHUB_TOKEN, an App's), whose
-        # writes are github-actions[bot]'s and whose GET /user answers 403; a login, a
-        # personal token of that user (GET /user answers it; its writes are that user's).
+        # Who the token is. token_user: a personal token of that login (GET /user answers
+        # it; its writes are that user's). Else an installation token, whose GET /user
+        # answers 403: a GitHub App's (token_app, e.g. "size-app[bot]", writes as it) or
+        # the workflow's GITHUB_TOKEN (writes as github-actions[bot]).
         self.token_user: str | None = None
+        self.token_app: str | None = None
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
         )
@@ -375,6 +386,21 @@ class FakeGitHub:
         )
         with self.lock:
             self.faults.append(fault)
+        return fault
+
+    def hold(
+        self,
+        method: str | None = "POST",
+        path: str | None = r"/issues$",
+        *,
+        times: int = 1,
+        skip: int = 0,
+    ) -> Fault:
+        """Hold the next ``times`` matching requests before they are carried out, until
+        ``fault.release()``; ``fault.reached`` is set when one waits. For races: run A's
+        create waits while run B does its whole job, then A's goes through (no sleeps)."""
+        fault = self.fail(method, path, None, times=times, skip=skip)
+        fault.gate = threading.Event()
         return fault
 
     def fail_primary_rate_limit(
@@ -608,7 +634,8 @@ class FakeGitHub:
         """The author of what the token writes (see ``token_user``)."""
         from .model import user_named
 
-        return BOT if self.token_user is None else user_named(self.token_user)
+        login = self.token_user or self.token_app
+        return BOT if login is None else user_named(login)
 
     def _ok(self, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
         return Answer(status, _json(data), dict(headers or {}))
@@ -743,6 +770,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             fake.requests.append(logged)
         fault = fake._match_fault(method, parts.path)
         logged.fault = fault
+        if fault is not None and fault.gate is not None:
+            fault.reached.set()
+            fault.gate.wait()
         if fault is not None and not fault.after:
             if fault.delay:
                 time.sleep(fault.delay)

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wheel_size.action.inputs import action_input, bool_input, repository, words
+from wheel_size.action.inputs import (
+    action_input,
+    bool_input,
+    bot_login_input,
+    repository,
+    words,
+)
 from wheel_size.errors import InputError
 from wheel_size.evidence.options import (
     DEFAULT_MAX_DOWNLOAD_MB,
@@ -101,14 +107,6 @@ def _store(env: Mapping[str, str]) -> StoreLocation:
     )
 
 
-def _login(env: Mapping[str, str], name: str) -> str | None:
-    """A GitHub login input (empty: None)."""
-    from wheel_size.ports import check_login
-
-    text = action_input(env, name)
-    return check_login(text, f"input {name}") if text else None
-
-
 def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None:
     if not bool_input(env, "create-issues"):
         return None
@@ -121,7 +119,7 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
         creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
         creep_days=_integer(env, "creep-days", 14),
         reproduce=store.reproduce_args(repository(env), env),
-        bot_login=_login(env, "bot-login"),
+        bot_login=bot_login_input(env),
         builds=BuildEvidenceOptions.of(
             enabled=bool_input(env, "build-evidence", default=True),
             workflows=action_input(env, "build-evidence-workflows"),

@@ -24,10 +24,12 @@ def carries_marker(body: str | None) -> bool:
     return MARKER_PREFIX in (body or "")
 
 
-def forged_warning(what: str, author: str, bot: str) -> str:
-    """One log line naming a forged marker: where it is and who wrote it."""
+def forged_warning(what: str, url: str, author: str, bot: str) -> str:
+    """One log line naming a forged marker: where it is (``what``, ``url``) and who wrote
+    it; nothing of the forged text itself."""
     who = one_line(author or "an unknown user")[:60]
+    where = f" ({one_line(url)[:200]})" if url else ""
     return (
-        f"ignored a wheel-size marker in {what} by {who}: only {bot}'s own issues and "
-        "comments count"
+        f"ignored a wheel-size marker in {what}{where} by {who}: only {bot}'s own issues "
+        "and comments count"
     )

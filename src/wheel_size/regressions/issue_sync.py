@@ -243,7 +243,7 @@ class IssueSync:
         if where in self.cache.named:
             return
         self.cache.named.add(where)
-        self.warnings.append(forged_warning(what, author, self.bot))
+        self.warnings.append(forged_warning(what, where, author, self.bot))
 
     def flush_warnings(self, result: SyncResult) -> None:
         """Move the warnings gathered so far into ``result``."""
