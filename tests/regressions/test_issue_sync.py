@@ -112,9 +112,10 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     # Neutralised: no ping, no back-reference, no forged marker.
     assert f"@{ZWJ}octocat" in body and "@octocat" not in body
     assert f"#{ZWJ}77" in body
-    # Only our own leading markers: the event and the listed candidates.
-    assert body.count("<!-- wheel-size-action:") == 2
+    # Only our own leading markers: the event, the listed candidates, the notes' cause.
+    assert body.count("<!-- wheel-size-action:") == 3
     assert body.splitlines()[1].startswith("<!-- wheel-size-action:candidates=")
+    assert body.splitlines()[2].startswith("<!-- wheel-size-action:cause=")
     # PR links do not create back-references; cross-variant table and reading.
     assert "https://redirect.github.com/pytorch/pytorch/pull/101" in body
     assert "| cpu | +0.01 MB |" in body and "CPU wheel did not grow" in body

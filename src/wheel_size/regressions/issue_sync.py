@@ -450,7 +450,10 @@ class IssueSync:
             return
         body = issue.body or ""
         lines = body.split("\n")
-        at = len(_marker_lines(body))
+        # After the last event marker: the event markers stay first, then the others.
+        marks = _marker_lines(body)
+        events_at = [n for n, line in enumerate(marks) if _EVENT_MARKER.fullmatch(line)]
+        at = events_at[-1] + 1 if events_at else len(marks)
         new_markers = [event_marker(e) for e in events]
         joined = "; ".join(f"`{e.variant}` {e.delta_mb:+.1f} MB" for e in events)
         note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
