@@ -39,8 +39,8 @@ from wheel_size.regressions.lifecycle import (
     crossing_tonight,
     decide,
     links_regrowth,
+    new_return,
     previous_point,
-    returned,
 )
 from wheel_size.regressions.series import Series, SizePoint, point_on
 from wheel_size.regressions.window import Night, Window, fetch_window
@@ -124,7 +124,7 @@ def _verdicts(
     cache: dict[str, Any],
 ) -> list[Verdict]:
     """Tonight's lifecycle verdicts for the variants of ``issue`` (no request unless the
-    size crossed or came back tonight: then the return window is read, once per night)."""
+    size came back tonight: then the return window is read, once per night)."""
     verdicts = []
     listed = candidates_from_marker(issue.body)
     for event in events_from_markers(issue.body):
@@ -134,15 +134,18 @@ def _verdicts(
         point = point_on(points, date)
         if point is None or point.date <= event.date:
             continue
+        # Only the issue's own change is news: the size coming back (once, with
+        # hysteresis). Another crossing is another event (a re-land is found by _regrowth).
+        if not new_return(event, points, point, settings.lifecycle):
+            continue
         previous = previous_point(points, point)
         crossing = crossing_tonight(points, point, settings.thresholds)
-        back = returned(event, previous, point, settings.lifecycle)
-        if crossing == 0 and not back:
-            continue
         undone_by = None
-        if back and previous is not None and listed:
+        if previous is not None and listed:
             undone_by = attribute_return(listed, _window(source, previous, point, cache).commits)
-        verdict = decide(event, previous, point, crossing, settings.lifecycle, undone_by=undone_by)
+        verdict = decide(
+            event, previous, point, crossing, settings.lifecycle, undone_by=undone_by, back=True
+        )
         if verdict is not None:
             verdicts.append(verdict)
     return verdicts
