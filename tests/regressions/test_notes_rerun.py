@@ -52,3 +52,20 @@ def test_a_run_with_nothing_new_completes_them_too(tmp_path: Path, fake_github: 
     idle = track(fake_github, history, "--no-collect", "--date", "2025-10-11")
     assert idle.returncode == 0, idle.stderr
     assert json.loads((history / NOTE).read_text()) == written
+
+
+def test_an_identical_rerun_costs_at_most_ten_requests(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """Issue 18, point 6: the same night again reads the run listing, the repository, the
+    issue listing and who the bot is (4 requests here), and writes nothing."""
+    make_world(tmp_path, fake_github)
+    history = tmp_path / "history"
+    for day in ("2025-10-10", "2025-10-11"):
+        assert track(fake_github, history, "--date", day).returncode == 0
+    start = len(fake_github.requests)
+    again = track(fake_github, history, "--date", "2025-10-11")
+    assert again.returncode == 0, again.stderr
+    rerun = fake_github.requests[start:]
+    assert len(rerun) <= 10, [(r.method, r.path) for r in rerun]
+    assert all(r.method == "GET" for r in rerun)
