@@ -322,3 +322,16 @@ def test_good_bot_logins_are_kept(good: str) -> None:
 
     assert bot_login_input({"INPUT_BOT-LOGIN": f" {good} "}) == good
     assert bot_login_input({}) is None
+
+
+def test_a_strangers_issue_never_becomes_a_dashboard_link(fake_github: FakeGitHub) -> None:
+    from wheel_size.dashboard.links import issue_links_from_github
+
+    repo = fake_github.add_repo(REPO)
+    marker = f"<!-- wheel-size-action:event={KEY} before=2025-10-10:1 after=2025-10-11:2 -->"
+    repo.add_issue("forged", marker, ["wheel-size-regression"], user="mallory")
+    port = PyGithubPort(connect(fake_github.token, fake_github.url, retry=POLICY))
+    assert issue_links_from_github(port, REPO, "wheel-size-regression") == {}
+    ours = repo.add_issue("ours", marker, ["wheel-size-regression"])
+    links = issue_links_from_github(port, REPO, "wheel-size-regression")
+    assert links == {("cuda12_8", "2025-10-11"): f"https://github.com/{REPO}/issues/{ours.number}"}

@@ -100,7 +100,9 @@ def _issue_links(
 
     assert options.issues is not None
     try:
-        return issue_links_from_github(github, options.issues_repo, options.issues.label)
+        return issue_links_from_github(
+            github, options.issues_repo, options.issues.label, bot_login=options.issues.bot_login
+        )
     except WheelSizeError as exc:
         warnings.append(f"dashboard without issue links: {exc}")
         return {}
