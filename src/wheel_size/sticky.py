@@ -1,7 +1,16 @@
 """One sticky comment per pull request and purpose, found by a hidden marker and edited in
-place on every rerun (a pull request's conversation comments are issue comments)."""
+place on every rerun (a pull request's conversation comments are issue comments).
+
+Only a comment the bot itself wrote is ever edited (:meth:`wheel_size.ports.Issues.identity`):
+anyone can paste the marker into their own comment, and editing that would publish the
+bot's result under their name (and let them change it). Such a comment is ignored, named
+in the log, and the bot writes its own.
+"""
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Callable
 
 from wheel_size.ports import CommentView, Issues, worded
 
@@ -13,18 +22,47 @@ def marker(key: str) -> str:
     return f"<!-- wheel-size:{key} -->"
 
 
-def post_sticky_comment(issues: Issues, number: int, body: str, key: str) -> str:
+def _log_warning(text: str) -> None:
+    print(f"wheel-size: warning: {text}", file=sys.stderr)
+
+
+def post_sticky_comment(
+    issues: Issues,
+    number: int,
+    body: str,
+    key: str,
+    *,
+    warn: Callable[[str], None] = _log_warning,
+    bot_login: str | None = None,
+) -> str:
     """Create or update our ``key`` comment on pull request (or issue) ``number``; return
     its URL. ``body`` must contain :func:`marker` of ``key``, or the next run could not
-    find it."""
+    find it. A comment with the marker by anyone but the bot (``bot_login``, default the
+    token's: :meth:`~wheel_size.ports.Issues.identity`) is named through ``warn``."""
     tag = marker(key)
     if tag not in body:
         raise ValueError(f"comment body lacks its marker {tag}")
 
-    def find() -> CommentView | None:
-        return next((c for c in issues.comments(number) if tag in c.body), None)
-
     with worded(f"commenting on {issues.full_name}#{number}"):
+        bot = bot_login or issues.identity()
+        named: set[int] = set()
+
+        def find() -> CommentView | None:
+            for comment in issues.comments(number):
+                if tag not in comment.body:
+                    continue
+                if comment.author.casefold() == bot.casefold():
+                    return comment
+                if comment.id not in named:
+                    named.add(comment.id)
+                    who = " ".join((comment.author or "an unknown user").split())[:60]
+                    warn(
+                        f"ignored a comment with the wheel-size marker on "
+                        f"{issues.full_name}#{number} by {who} ({comment.html_url}): only "
+                        f"{bot}'s own comment is edited"
+                    )
+            return None
+
         existing = find()
         if existing is not None:
             if existing.body != body:

@@ -73,6 +73,13 @@ class User:
 BOT = User(BOT_LOGIN, BOT_ID, "Bot")
 
 
+def user_named(login: str) -> User:
+    """The Actions bot for its login; any other login a user (a ``[bot]`` suffix: an app)."""
+    if login == BOT_LOGIN:
+        return BOT
+    return User(login, 1000 + sum(map(ord, login)), "Bot" if login.endswith("[bot]") else "User")
+
+
 @dataclass
 class Artifact:
     run: Run
@@ -519,7 +526,7 @@ class Repo:
                 title,
                 body,
                 labels or [],
-                user=BOT if user == BOT_LOGIN else User(user, 1000 + len(user)),
+                user=user_named(user),
                 state=state,
                 pull_request=pull_request,
                 created_at=_time(created_at, _now()),
@@ -554,6 +561,20 @@ class Repo:
         )
         self.issues.append(issue)
         return issue
+
+    def add_comment(self, number: int, body: str, *, user: str = BOT_LOGIN) -> Comment:
+        """Seed a comment on issue (or PR) ``number`` by ``user`` (e.g. another user who
+        copies the bot's marker into it)."""
+        with self.fake.lock:
+            issue = self.issue(number)
+            if issue is None:
+                raise KeyError(f"no issue #{number} in {self.full_name}")
+            now = _now()
+            comment = Comment(
+                issue, self.fake.ids.next("comment"), body, user_named(user), now, now
+            )
+            self.comments.append(comment)
+            return comment
 
     def issue(self, number: int) -> Issue | None:
         for issue in self.issues:

@@ -100,6 +100,15 @@ class Fault:
     skip: int = 0  # let this many matching requests through first
     hits: int = 0
     seen: int = 0
+    # hold(): the request waits (before it is carried out) until ``release()``; ``reached``
+    # is set once a request waits, so a test can act while it is in flight.
+    gate: threading.Event | None = None
+    reached: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        """Let the held request(s) through."""
+        if self.gate is not None:
+            self.gate.set()
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -226,6 +235,12 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.permissions: dict[str, str] | None = None
         self.search_lag = 0.0
+        # Who the token is. token_user: a personal token of that login (GET /user answers
+        # it; its writes are that user's). Else an installation token, whose GET /user
+        # answers 403: a GitHub App's (token_app, e.g. "size-app[bot]", writes as it) or
+        # the workflow's GITHUB_TOKEN (writes as github-actions[bot]).
+        self.token_user: str | None = None
+        self.token_app: str | None = None
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
         )
@@ -371,6 +386,21 @@ class FakeGitHub:
         )
         with self.lock:
             self.faults.append(fault)
+        return fault
+
+    def hold(
+        self,
+        method: str | None = "POST",
+        path: str | None = r"/issues$",
+        *,
+        times: int = 1,
+        skip: int = 0,
+    ) -> Fault:
+        """Hold the next ``times`` matching requests before they are carried out, until
+        ``fault.release()``; ``fault.reached`` is set when one waits. For races: run A's
+        create waits while run B does its whole job, then A's goes through (no sleeps)."""
+        fault = self.fail(method, path, None, times=times, skip=skip)
+        fault.gate = threading.Event()
         return fault
 
     def fail_primary_rate_limit(
@@ -600,6 +630,13 @@ class FakeGitHub:
             )
         return repo
 
+    def writer(self) -> User:
+        """The author of what the token writes (see ``token_user``)."""
+        from .model import user_named
+
+        login = self.token_user or self.token_app
+        return BOT if login is None else user_named(login)
+
     def _ok(self, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
         return Answer(status, _json(data), dict(headers or {}))
 
@@ -733,6 +770,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             fake.requests.append(logged)
         fault = fake._match_fault(method, parts.path)
         logged.fault = fault
+        if fault is not None and fault.gate is not None:
+            fault.reached.set()
+            fault.gate.wait()
         if fault is not None and not fault.after:
             if fault.delay:
                 time.sleep(fault.delay)
@@ -818,6 +858,18 @@ def _rate_limit(fake: FakeGitHub, ctx: Context) -> Answer:
             "reset": int(headers["x-ratelimit-reset"]),
         }
     return fake._ok({"resources": resources, "rate": resources["core"]})
+
+
+@route("GET", r"/user")
+def _get_user(fake: FakeGitHub, ctx: Context) -> Answer:
+    """The token's user; an installation token has none (GitHub answers 403)."""
+    if fake.token_user is None:
+        raise HTTPError(
+            403,
+            "Resource not accessible by integration",
+            doc=f"{DOCS}/users/users#get-the-authenticated-user",
+        )
+    return fake._ok(fake.payloads.user(fake.writer()))
 
 
 @route("GET", _REPO)
@@ -1170,7 +1222,7 @@ def _create_issue(fake: FakeGitHub, ctx: Context) -> Answer:
         )
     _check_body(body.get("body"), "Issue", doc)
     labels = _label_names(body.get("labels", []))
-    issue = repo._new_issue(str(title), body.get("body"), labels, user=BOT)
+    issue = repo._new_issue(str(title), body.get("body"), labels, user=fake.writer())
     data = fake.payloads.issue(issue)
     return fake._ok(data, 201, {"Location": data["url"]})
 
@@ -1250,7 +1302,7 @@ def _create_comment(fake: FakeGitHub, ctx: Context) -> Answer:
         raise HTTPError(422, 'Invalid request.\n\n"body" wasn\'t supplied.', doc=doc)
     _check_body(text, "IssueComment", doc)
     now = _now()
-    comment = Comment(issue, fake.ids.next("comment"), text, BOT, now, now)
+    comment = Comment(issue, fake.ids.next("comment"), text, fake.writer(), now, now)
     repo.comments.append(comment)
     issue.updated_at = now
     data = fake.payloads.comment(comment)
@@ -1281,6 +1333,14 @@ def _update_comment(fake: FakeGitHub, ctx: Context) -> Answer:
     comment.body = text
     comment.updated_at = _now()
     return fake._ok(fake.payloads.comment(comment))
+
+
+@route("DELETE", _REPO + r"/issues/comments/(?P<comment>\d+)", ISSUES_WRITE)
+def _delete_comment(fake: FakeGitHub, ctx: Context) -> Answer:
+    repo = fake._issues_repo(ctx)
+    comment = _comment(repo, ctx.params["comment"])
+    repo.comments.remove(comment)
+    return Answer(204, b"", {})
 
 
 @route("GET", _REPO + r"/issues/comments", ISSUES_READ)

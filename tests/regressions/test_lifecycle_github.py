@@ -94,10 +94,11 @@ def test_a_revert_of_a_listed_candidate_is_a_rollback_and_closes(
     assert stored.state == "closed"
 
 
-def test_an_unrelated_drop_is_offset_never_rolled_back_or_closed(
+def test_an_unrelated_drop_says_nothing_on_the_issue(
     tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
-    """The January case: -29.7 MB from an unrelated removal, weeks after a +4.3 MB jump."""
+    """The January case: -29.7 MB from an unrelated removal, weeks after a +4.3 MB jump:
+    another event's news, not a follow-up (issue 18: only the issue's own change)."""
     w = make_world(tmp_path)
     repo = repo_for(fake_github, w)
     c = cfg(close_on_rollback=True)
@@ -108,11 +109,32 @@ def test_an_unrelated_drop_is_offset_never_rolled_back_or_closed(
     assert stored is not None
     assert night(repo, s, "2025-10-13", c).updated == []
     offset = night(repo, s, "2025-10-14", c)
-    assert offset.updated == [number] and offset.created == []  # drops open no issue by default
+    assert offset.updated == [] and offset.created == []  # drops open no issue by default
+    assert stored.comments == [] and stored.state == "open"
+
+
+def test_back_without_a_revert_is_told_once_and_never_closes(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """Back at the pre-event level through an unrelated commit, then wobbling at the
+    tolerance edge: one comment (with the run link), the issue stays open."""
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    c = cfg(close_on_rollback=True)
+    s = sizes(w, {**OCT, "2025-10-13": 859.7, "2025-10-14": 856.2, "2025-10-15": 856.5})
+    number = night(repo, s, "2025-10-11", c).created[0]
+    stored = fake_github.repo(REPO).issue(number)
+    assert stored is not None
+    assert night(repo, s, "2025-10-14", c).updated == [number]
     text = stored.comments[-1].body or ""
     assert "Offset by a later change" in text and "2025-10-14" in text
-    assert "/actions/runs/" in text  # links the run of the later change
+    assert "/actions/runs/" in text  # links the run of the night it came back
     assert "Rolled back" not in text and stored.state == "open"
+    s = sizes(w, {**OCT, "2025-10-13": 859.7, "2025-10-14": 856.2, "2025-10-15": 856.5})
+    s["cuda12_8"].append(points("cuda12_8", {"2025-10-16": 856.2}, w, with_base=False)[0])
+    for day in ("2025-10-15", "2025-10-16"):  # out of tolerance and back in: no flapping
+        assert night(repo, s, day, c).updated == []
+    assert len(stored.comments) == 1
 
 
 def test_a_reland_of_a_listed_candidate_is_grew_again_not_a_new_issue(

@@ -101,11 +101,17 @@ def test_api_text_is_inert_in_issues_and_dashboard(
     assert re.search(r"#\d", body) is None, "a live #reference"
     assert "https://github.com/pytorch/pytorch/issues/999" not in body
     # … no HTML gets through, and the only markers are our own leading lines (the event,
-    # then the listed candidates: our hex SHAs and PR numbers only).
+    # then the listed candidates: our hex SHAs and PR numbers only, then the cause for the
+    # notes: its title and URL percent-encoded, one token without spaces or '>').
     assert "<script" not in body and "<img" not in body
     markers = [ln for ln in body.splitlines() if "<!--" in ln]
-    assert len(markers) == 2 and body.startswith(markers[0] + "\n" + markers[1])
+    assert len(markers) == 3 and body.startswith("\n".join(markers))
     assert re.fullmatch(r"<!-- wheel-size-action:candidates=[0-9a-f:,]* -->", markers[1])
+    assert re.fullmatch(
+        r"<!-- wheel-size-action:cause=[0-9a-f]{40} status=[A-Z%0-9]+ "
+        r"url=[A-Za-z0-9%._~-]* title=[A-Za-z0-9%._~-]* -->",
+        markers[2],
+    )
     event = event_from_marker(body)
     assert event is not None and event.variant == "cuda12_8"
     assert issue.title.startswith("Wheel size: cuda12_8")

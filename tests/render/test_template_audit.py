@@ -127,6 +127,11 @@ OURS: dict[str, set[str]] = {
         "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
         "cc.login",  # opt-in mention: a login checked against GitHub's login syntax
     },
+    "regression_duplicate.md.j2": {
+        "marker",  # duplicate_marker(): our own ASCII
+        "survivor",  # an issue number
+        "why",  # our sentence, no outside text
+    },
     "regression_update.md.j2": {
         "markers",  # update_marker(): our key, dates, sizes
         "r.date",  # ISO dates

@@ -49,7 +49,7 @@ TRACK = ActionSpec(
             "evidence-time-budget", "build-evidence", "build-evidence-workflows",
             "build-evidence-job-pattern", "build-evidence-log-pattern", "log-url-template",
             "commit-url-template", "reach-table", "report-path", "baseline", "build-time",
-            "job-pattern", "build-threshold-min", "build-threshold-pct", "run-events",
+            "job-pattern", "build-threshold-min", "build-threshold-pct", "run-events", "bot-login",
         )
     ),
 )  # fmt: skip

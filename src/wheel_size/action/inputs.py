@@ -12,7 +12,14 @@ from pathlib import Path
 
 from wheel_size.errors import InputError
 
-__all__ = ["action_input", "bool_input", "repository", "words", "workspace_paths"]
+__all__ = [
+    "action_input",
+    "bool_input",
+    "bot_login_input",
+    "repository",
+    "words",
+    "workspace_paths",
+]
 
 
 def action_input(env: Mapping[str, str], name: str) -> str:
@@ -30,6 +37,15 @@ def bool_input(env: Mapping[str, str], name: str, *, default: bool = False) -> b
     if value in ("true", "1", "yes", "on"):
         return True
     raise InputError(f"input {name} must be true or false, not {value!r}")
+
+
+def bot_login_input(env: Mapping[str, str]) -> str | None:
+    """The ``bot-login`` input: whose comments and issues are the bot's (empty: None, the
+    token's user or github-actions[bot])."""
+    from wheel_size.ports import check_login
+
+    text = action_input(env, "bot-login")
+    return check_login(text, "input bot-login") if text else None
 
 
 def repository(env: Mapping[str, str]) -> str:

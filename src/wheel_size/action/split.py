@@ -13,6 +13,7 @@ from wheel_size.action.commands import workflow_command, write_outputs, write_st
 from wheel_size.action.inputs import (
     action_input,
     bool_input,
+    bot_login_input,
     repository,
     words,
     workspace_paths,
@@ -103,7 +104,9 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         if comment:
             from wheel_size.github.split_comment import split_commenter
 
-            post = split_commenter(repository(env), int(pr), wheel.stem)
+            post = split_commenter(
+                repository(env), int(pr), wheel.stem, bot_login=bot_login_input(env)
+            )
         outcome = run_split_job(request, post)
         place.hand_over(out_dir, report, report.with_suffix(".json"))
         written += [place.relative(p) for p in outcome.outputs]

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wheel_size.action.inputs import action_input, bool_input, repository, words
+from wheel_size.action.inputs import (
+    action_input,
+    bool_input,
+    bot_login_input,
+    repository,
+    words,
+)
 from wheel_size.errors import InputError
 from wheel_size.evidence.options import (
     DEFAULT_MAX_DOWNLOAD_MB,
@@ -117,6 +123,7 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
         creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
         creep_days=_integer(env, "creep-days", 14),
         reproduce=store.reproduce_args(repository(env), env),
+        bot_login=bot_login_input(env),
         builds=BuildEvidenceOptions.of(
             enabled=bool_input(env, "build-evidence", default=True),
             workflows=action_input(env, "build-evidence-workflows"),

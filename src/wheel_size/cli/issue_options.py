@@ -13,6 +13,7 @@ from wheel_size.evidence.options import (
     EvidenceOptions,
 )
 from wheel_size.history.location import StoreLocation
+from wheel_size.ports import check_login
 from wheel_size.regressions.build_evidence import BuildEvidenceOptions
 from wheel_size.regressions.options import DEFAULT_MAX_ISSUE_NIGHTS, IssueOptions, parse_labels
 from wheel_size.regressions.reach_table import ReachTable, load_reach_table
@@ -181,6 +182,13 @@ def add_issue_options(parser: argparse.ArgumentParser) -> None:
         f"for the rest; default {DEFAULT_MAX_ISSUE_NIGHTS})",
     )
     g.add_argument(
+        "--bot-login",
+        metavar="LOGIN",
+        help="the login the issues and comments are written by; markers in anyone else's "
+        "are ignored (default: the token's user, or github-actions[bot] for GITHUB_TOKEN; "
+        "a GitHub App's token: APP-SLUG[bot])",
+    )
+    g.add_argument(
         "--issues-repo",
         metavar="OWNER/NAME",
         help="open the issues in this repository (default: --repo)",
@@ -205,6 +213,7 @@ def issue_options_from_args(args: argparse.Namespace, store: StoreLocation) -> I
         cc_culprit=bool(getattr(args, "cc_culprit", False)),
         builds=build_evidence_options_from_args(args),
         reach_table=reach_table_from_args(args),
+        bot_login=check_login(args.bot_login, "--bot-login") if args.bot_login else None,
     )
 
 

@@ -14,9 +14,11 @@ __all__ = ["issue_links_from_github"]
 
 
 def issue_links_from_github(
-    github: GitHubPort, repo: str, label: str
+    github: GitHubPort, repo: str, label: str, *, bot_login: str | None = None
 ) -> dict[tuple[str, str], str]:
-    """``(variant, date) -> issue URL`` of every jump issue with ``label`` (open or closed).
+    """``(variant, date) -> issue URL`` of every jump issue with ``label`` (open or closed)
+    that the bot opened (``bot_login``, default the token's: a stranger's issue with a
+    copied marker never becomes a jump's link).
 
     Failures raise GitHubError (one line).
     """
@@ -24,8 +26,12 @@ def issue_links_from_github(
 
     links: dict[tuple[str, str], str] = {}
     with worded(f"listing the {label!r} issues of {repo}"):
-        issues = github.repository(repo).issues(label)
+        repository = github.repository(repo)
+        issues = repository.issues(label)
+        bot = (bot_login or repository.identity()).casefold()
     for issue in issues:
+        if issue.author.casefold() != bot:
+            continue
         event = event_from_marker(issue.body)
         url = safe_url(issue.html_url)
         if event is None or event.kind != "jump" or url is None:

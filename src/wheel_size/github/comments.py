@@ -13,11 +13,15 @@ from wheel_size.sticky import post_sticky_comment as _post
 __all__ = ["marker", "post_sticky_comment", "pull_request_body"]
 
 
-def post_sticky_comment(gh: Github, repository: str, number: int, body: str, key: str) -> str:
-    """Create or update our ``key`` comment on ``repository#number``; return its URL."""
+def post_sticky_comment(
+    gh: Github, repository: str, number: int, body: str, key: str, *, bot_login: str | None = None
+) -> str:
+    """Create or update our ``key`` comment on ``repository#number``; return its URL. Only
+    a comment by the bot (``bot_login``, default the token's user or github-actions[bot])
+    is ever edited."""
     with worded(f"commenting on {repository}#{number}"):
         repo = PyGithubPort(gh).repository(repository)
-    return _post(repo, number, body, key)
+    return _post(repo, number, body, key, bot_login=bot_login)
 
 
 def pull_request_body(gh: Github, repository: str, number: int) -> str:

@@ -29,6 +29,7 @@ from wheel_size.github.client import (
     github_error,
     may_have_been_stored,
 )
+from wheel_size.github.identity import BotIdentity
 from wheel_size.ports import (
     CommentView,
     CommitSummary,
@@ -89,11 +90,25 @@ def _issue_view(issue: Issue) -> IssueView:
         state=issue.state or "open",
         html_url=issue.html_url or "",
         labels=tuple(label.name for label in issue.labels),
+        author=_login(issue),
     )
 
 
+def _login(item: Issue | IssueComment) -> str:
+    """The author's login (the listing carries ``user``: no request; ``raw_data`` would
+    fetch the object again)."""
+    user = item.user
+    login = user.login if user is not None else None
+    return login if isinstance(login, str) else ""
+
+
 def _comment_view(comment: IssueComment) -> CommentView:
-    return CommentView(id=comment.id, body=comment.body or "", html_url=comment.html_url or "")
+    return CommentView(
+        id=comment.id,
+        body=comment.body or "",
+        html_url=comment.html_url or "",
+        author=_login(comment),
+    )
 
 
 class PyGithubRepository:
@@ -103,8 +118,9 @@ class PyGithubRepository:
     write (a listed issue needs no second read).
     """
 
-    def __init__(self, repo: GithubRepository) -> None:
+    def __init__(self, repo: GithubRepository, identity: BotIdentity) -> None:
         self._repo = repo
+        self._identity = identity
         self._issues: dict[int, Issue] = {}
         self._comments: dict[int, IssueComment] = {}
 
@@ -115,6 +131,10 @@ class PyGithubRepository:
     @property
     def html_url(self) -> str:
         return str(self._repo.html_url or "")
+
+    def identity(self) -> str:
+        with _port("asking GitHub who this token is (GET /user)"):
+            return self._identity.login()
 
     # -- commits
 
@@ -218,6 +238,12 @@ class PyGithubRepository:
             comment = self._comments.get(comment_id) or self._issue(number).get_comment(comment_id)
             comment.edit(body)
 
+    def delete_comment(self, number: int, comment_id: int) -> None:
+        with _port(f"deleting a comment on #{number} in {self.full_name}"):
+            comment = self._comments.get(comment_id) or self._issue(number).get_comment(comment_id)
+            comment.delete()
+        self._comments.pop(comment_id, None)
+
     def close_issue(self, number: int) -> IssueView:
         with _port(f"closing #{number} in {self.full_name}"):
             issue = self._issue(number)
@@ -239,8 +265,10 @@ class PyGithubPort:
     """:class:`wheel_size.ports.GitHubPort` over a PyGithub client (see
     :func:`wheel_size.github.client.connect`)."""
 
-    def __init__(self, gh: Github) -> None:
+    def __init__(self, gh: Github, *, bot_login: str | None = None) -> None:
         self.gh = gh
+        # Who the bot is (a configured login, or asked once): see github/identity.py.
+        self.identity = BotIdentity(gh, bot_login)
 
     @property
     def per_page(self) -> int:
@@ -248,7 +276,7 @@ class PyGithubPort:
 
     def repository(self, full_name: str) -> PyGithubRepository:
         with _port(f"reading repository {full_name}"):
-            return PyGithubRepository(self.gh.get_repo(full_name))
+            return PyGithubRepository(self.gh.get_repo(full_name), self.identity)
 
     def check_repository(self, repository: str) -> None:
         self.repository(repository)

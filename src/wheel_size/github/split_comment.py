@@ -8,8 +8,11 @@ from typing import Any
 __all__ = ["split_commenter"]
 
 
-def split_commenter(repository: str, number: int, key: str) -> Callable[[dict[str, Any]], str]:
-    """A callable that posts (or updates) the report as comment ``key`` on ``number``."""
+def split_commenter(
+    repository: str, number: int, key: str, *, bot_login: str | None = None
+) -> Callable[[dict[str, Any]], str]:
+    """A callable that posts (or updates) the report as comment ``key`` on ``number``; only
+    a comment by the bot (``bot_login``, default the token's user) is ever edited."""
 
     def post(report: dict[str, Any]) -> str:
         from wheel_size.github.client import connect
@@ -19,7 +22,7 @@ def split_commenter(repository: str, number: int, key: str) -> Callable[[dict[st
 
         body = render_comment(report, key)
         with worded(f"commenting on {repository}#{number}"):
-            repo = PyGithubPort(connect()).repository(repository)
+            repo = PyGithubPort(connect(), bot_login=bot_login).repository(repository)
         return post_comment(repo, number, body, key)
 
     return post

@@ -85,6 +85,8 @@ def run_nightly(
         )
     except WheelSizeError as exc:
         result.issue_error = exc
+    if result.issues is not None:
+        result.warnings += result.issues.warnings  # forged markers, named once each
     if track_options.dashboard and result.issues is not None and result.issues.created:
         links = _issue_links(github, options, result.warnings)
         tracking.relink_dashboard(store, result.reports, track_options, links)
@@ -99,7 +101,9 @@ def _issue_links(
 
     assert options.issues is not None
     try:
-        return issue_links_from_github(github, options.issues_repo, options.issues.label)
+        return issue_links_from_github(
+            github, options.issues_repo, options.issues.label, bot_login=options.issues.bot_login
+        )
     except WheelSizeError as exc:
         warnings.append(f"dashboard without issue links: {exc}")
         return {}

@@ -23,8 +23,10 @@ from wheel_size.ports.hub import (
     RunPage,
     WorkflowRuns,
 )
+from wheel_size.ports.identity import ACTIONS_BOT, check_login
 
 __all__ = [
+    "ACTIONS_BOT",
     "ArtifactDownloads",
     "CommentView",
     "CommitSummary",
@@ -39,5 +41,6 @@ __all__ = [
     "RunJobs",
     "RunPage",
     "WorkflowRuns",
+    "check_login",
     "worded",
 ]

@@ -158,6 +158,7 @@ class IssueView:
     state: str  # "open" or "closed"
     html_url: str
     labels: tuple[str, ...]
+    author: str = ""  # the login that opened it (markers count only from the bot's own)
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ class CommentView:
     id: int
     body: str
     html_url: str
+    author: str = ""  # the login that wrote it (markers count only from the bot's own)
 
 
 class Issues(Protocol):
@@ -176,6 +178,12 @@ class Issues(Protocol):
 
     @property
     def full_name(self) -> str: ...
+
+    def identity(self) -> str:
+        """The login our issues and comments are written by (the bot): the configured one,
+        else the token's user, else ``github-actions[bot]`` (an installation token cannot
+        read ``/user``). Only markers in issues and comments by this login are ours."""
+        ...
 
     def issues(self, label: str) -> list[IssueView]:
         """Every issue with ``label``, open and closed; pull requests left out."""
@@ -197,6 +205,10 @@ class Issues(Protocol):
     ) -> CommentView: ...
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None: ...
+
+    def delete_comment(self, number: int, comment_id: int) -> None:
+        """Delete one of our comments (a duplicate a concurrent run posted first)."""
+        ...
 
     def close_issue(self, number: int) -> IssueView: ...
 

@@ -30,6 +30,7 @@ from wheel_size.regressions.issue_sync import (
     SyncResult,
     candidates_from_marker,
     events_from_markers,
+    keys_of,
 )
 from wheel_size.regressions.lifecycle import (
     Lifecycle,
@@ -38,8 +39,8 @@ from wheel_size.regressions.lifecycle import (
     crossing_tonight,
     decide,
     links_regrowth,
+    new_return,
     previous_point,
-    returned,
 )
 from wheel_size.regressions.reach_table import ReachTable
 from wheel_size.regressions.series import Series, SizePoint, point_on
@@ -125,7 +126,7 @@ def _verdicts(
     cache: dict[str, Any],
 ) -> list[Verdict]:
     """Tonight's lifecycle verdicts for the variants of ``issue`` (no request unless the
-    size crossed or came back tonight: then the return window is read, once per night)."""
+    size came back tonight: then the return window is read, once per night)."""
     verdicts = []
     listed = candidates_from_marker(issue.body)
     for event in events_from_markers(issue.body):
@@ -135,15 +136,18 @@ def _verdicts(
         point = point_on(points, date)
         if point is None or point.date <= event.date:
             continue
+        # Only the issue's own change is news: the size coming back (once, with
+        # hysteresis). Another crossing is another event (a re-land is found by _regrowth).
+        if not new_return(event, points, point, settings.lifecycle):
+            continue
         previous = previous_point(points, point)
         crossing = crossing_tonight(points, point, settings.thresholds)
-        back = returned(event, previous, point, settings.lifecycle)
-        if crossing == 0 and not back:
-            continue
         undone_by = None
-        if back and previous is not None and listed:
+        if previous is not None and listed:
             undone_by = attribute_return(listed, _window(source, previous, point, cache).commits)
-        verdict = decide(event, previous, point, crossing, settings.lifecycle, undone_by=undone_by)
+        verdict = decide(
+            event, previous, point, crossing, settings.lifecycle, undone_by=undone_by, back=True
+        )
         if verdict is not None:
             verdicts.append(verdict)
     return verdicts
@@ -242,11 +246,18 @@ def alert_night(
             )
 
         # The title needs no API calls: it only names the variants, date and deltas.
-        opened = sync.open_event(group.primary, group_title(group), body, result)
+        keys = [e.key for e in group.events]
+        opened = sync.open_event(group.primary, group_title(group), body, result, keys=keys)
         if opened is not None:
             handled.add(opened.number)
             for e in group.events:
                 result.events.setdefault(e.key, opened.number)
+            # A concurrent run's issue (it won the race) may lack variants this run saw.
+            have = keys_of(opened.body)
+            lacking = [e for e in group.events if e.key not in have]
+            if lacking:
+                title = group_title(NightGroup((*events_from_markers(opened.body), *lacking)))
+                sync.join(opened, lacking, title, result)
             if on_issue is not None and made:
                 on_issue(group.events, opened.number, opened.html_url, made[0])
 
@@ -254,7 +265,10 @@ def alert_night(
     for standing in list(sync.issues()):
         if standing.number in handled or standing.state != "open":
             continue
+        if not sync.canonical(standing):
+            continue  # a newer duplicate of an older open issue: the older one speaks
         verdicts = _verdicts(standing, source_repo, series, date, watched, settings, cache)
         if verdicts:
             sync.follow_up(standing, verdicts, result, repo_url=repo_url)
+    sync.flush_warnings(result)
     return result

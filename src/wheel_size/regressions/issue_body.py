@@ -33,6 +33,7 @@ __all__ = [
     "MARKER_PREFIX",
     "Reproduce",
     "candidates_marker",
+    "cause_marker",
     "event_marker",
     "issue_title",
     "render_body",
@@ -54,6 +55,14 @@ def event_marker(event: Event) -> str:
         f"before={event.before.date.isoformat()}:{event.before.size_bytes} "
         f"after={event.after.date.isoformat()}:{event.after.size_bytes} -->"
     )
+
+
+def cause_marker(inv: Investigation) -> str | None:
+    """What the issue's investigation notes say, so a rerun can complete them
+    (:mod:`wheel_size.regressions.notes`)."""
+    from wheel_size.regressions.notes import cause_marker as marker
+
+    return marker(inv)
 
 
 def candidates_marker(inv: Investigation) -> str:
@@ -189,7 +198,9 @@ def _context(
     if window.compared:
         compare_url = f"{repo_url}/compare/{window.compared[0]}...{window.compared[1]}"
     return {
-        "marker": markers + "\n" + candidates_marker(inv),
+        "marker": "\n".join(
+            line for line in (markers, candidates_marker(inv), cause_marker(inv)) if line
+        ),
         "group": [
             {"variant": neutralise_cell(e.variant), "delta_mb": e.delta_mb} for e in [ev, *members]
         ]

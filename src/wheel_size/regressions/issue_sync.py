@@ -13,7 +13,14 @@ sizes of the event, so later nights can be compared with it without the history.
   when every variant rolled back attributably and ``close_on_rollback`` is set;
 - the issue listing is read once per run (:class:`IssueCache`, shared by the nights);
 - the accepted label (``size-accepted``): the event is silent from then on;
-- a create whose answer was lost (5xx, timeout) is looked for before it is re-sent.
+- a create whose answer was lost (5xx, timeout) is looked for before it is re-sent;
+- only the bot's own words count (:mod:`wheel_size.regressions.authorship`): issues and
+  comments by anyone else are never read for markers, and a forged marker is named once;
+- one run owns an event: the open issues are listed again right before a create, and
+  after it a duplicate that a concurrent run opened first is found; the newer issue is
+  closed with a link to the older. A comment is checked the same way after it is posted
+  (the newer of two identical updates is deleted), so overlapping runs leave one issue
+  per event and one comment per night.
 """
 
 from __future__ import annotations
@@ -26,10 +33,12 @@ from typing import Any, Literal
 
 from wheel_size.errors import GitHubError
 from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
+from wheel_size.regressions.authorship import carries_marker, forged_warning, same_login
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_lifecycle
 from wheel_size.regressions.lifecycle import Listed, Verdict
 from wheel_size.regressions.series import MB, SizePoint
+from wheel_size.render import render
 
 __all__ = [
     "IssueCache",
@@ -37,8 +46,10 @@ __all__ = [
     "IssueSync",
     "SyncResult",
     "candidates_from_marker",
+    "duplicate_marker",
     "event_from_marker",
     "events_from_markers",
+    "keys_of",
 ]
 
 #: Marker lines an issue body may start with (one per variant of a night event, plus the
@@ -85,6 +96,7 @@ class IssueSettings:
     regrowth_mb: float = 1.0  # a later night must add this much to be worth a comment
     rollback_fraction: float = 0.75  # this share of the growth gone again = rolled back
     create: bool = True  # False: the run's request budget for new issues is spent
+    bot_login: str | None = None  # whose markers count; None: the token's (Issues.identity)
 
     @property
     def label(self) -> str:
@@ -100,6 +112,7 @@ class SyncResult:
     skipped: list[str] = field(default_factory=list)  # event keys left for a later run
     lines: list[str] = field(default_factory=list)  # what happened, for logs and summaries
     events: dict[str, int] = field(default_factory=dict)  # event key -> its issue's number
+    warnings: list[str] = field(default_factory=list)  # forged markers, named once per run
 
 
 def events_from_markers(body: str | None) -> list[Event]:
@@ -136,6 +149,18 @@ def candidates_from_marker(body: str | None) -> list[Listed]:
     return []
 
 
+_DUPLICATE_MARKER = MARKER_PREFIX + "duplicate-of={number} -->"
+
+
+def duplicate_marker(number: int) -> str:
+    return _DUPLICATE_MARKER.format(number=number)
+
+
+def keys_of(body: str | None) -> list[str]:
+    """The event keys an issue body's markers name."""
+    return _keys_of(body)
+
+
 def _keys_of(body: str | None) -> list[str]:
     keys = []
     for line in _marker_lines(body):
@@ -152,6 +177,7 @@ class IssueCache:
     def __init__(self) -> None:
         self._issues: dict[str, list[IssueView]] = {}
         self.repos: dict[str, Any] = {}  # repository objects of this run, by name
+        self.named: set[str] = set()  # forged markers already named in this run's log
 
     def get(self, repo: str) -> list[IssueView] | None:
         return self._issues.get(repo)
@@ -187,6 +213,7 @@ class IssueSync:
         self.repo = repo
         self.settings = settings
         self.cache = cache if cache is not None else IssueCache()
+        self.warnings: list[str] = []  # forged markers seen by this sync, once per run
 
     @property
     def _issues(self) -> list[IssueView] | None:
@@ -196,16 +223,51 @@ class IssueSync:
     def _issues(self, issues: list[IssueView]) -> None:
         self.cache.put(self.repo.full_name, issues)
 
+    # -- whose words count -------------------------------------------------------------
+
+    @property
+    def bot(self) -> str:
+        """The login our issues and comments are written by (asked once per run)."""
+        if self.settings.bot_login:
+            return self.settings.bot_login
+        try:
+            return self.repo.identity()
+        except GitHubFailure as exc:
+            raise exc.saying(f"finding the bot's login for {self.repo.full_name}") from None
+
+    def _ours(self, author: str) -> bool:
+        return same_login(author, self.bot)
+
+    def _forged(self, where: str, what: str, author: str) -> None:
+        """Name a marker in someone else's issue or comment, once per run."""
+        if where in self.cache.named:
+            return
+        self.cache.named.add(where)
+        self.warnings.append(forged_warning(what, where, author, self.bot))
+
+    def flush_warnings(self, result: SyncResult) -> None:
+        """Move the warnings gathered so far into ``result``."""
+        result.warnings += self.warnings
+        self.warnings = []
+
     # -- finding ---------------------------------------------------------------------
 
     def _list(self) -> list[IssueView]:
-        """Every issue (open or closed) with our label; pull requests left out."""
+        """Every issue (open or closed) with our label that the bot opened; pull requests
+        left out. An issue with our marker by anyone else is named and ignored."""
         try:
-            return self.repo.issues(self.settings.label)
+            listed = self.repo.issues(self.settings.label)
         except GitHubFailure as exc:
             if exc.status == 410:
                 raise _write_error(exc, self.repo.full_name, "listing issues") from None
             raise exc.saying(f"listing the issues of {self.repo.full_name}") from None
+        ours = []
+        for issue in listed:
+            if self._ours(issue.author):
+                ours.append(issue)
+            elif carries_marker(issue.body):
+                self._forged(issue.html_url, f"issue #{issue.number}", issue.author)
+        return ours
 
     def issues(self) -> list[IssueView]:
         listed = self._issues
@@ -222,6 +284,22 @@ class IssueSync:
         matches = [issue for issue in issues if key in _keys_of(issue.body)]
         return min(matches, key=lambda i: i.number) if matches else None
 
+    def _open_sharing(self, keys: Sequence[str], issues: Sequence[IssueView]) -> list[IssueView]:
+        """The open issues whose markers name any of ``keys``, oldest first."""
+        wanted = set(keys)
+        return sorted(
+            (i for i in issues if i.state == "open" and wanted & set(_keys_of(i.body))),
+            key=lambda i: i.number,
+        )
+
+    def canonical(self, issue: IssueView) -> bool:
+        """Is ``issue`` the one that speaks for its events (not a newer open duplicate of
+        an older open issue, e.g. left by a run killed before it could close it)?"""
+        keys = _keys_of(issue.body)
+        older = [i for i in self._open_sharing(keys, self.issues()) if i.number < issue.number]
+        covered = {k for i in older for k in _keys_of(i.body)}
+        return not keys or not set(keys) <= covered
+
     def open_creep_issue(self, variant: str) -> IssueView | None:
         for issue in sorted(self.issues(), key=lambda i: -i.number):
             keys = _keys_of(issue.body)
@@ -235,21 +313,26 @@ class IssueSync:
     # -- writing ---------------------------------------------------------------------
 
     def open_event(
-        self, event: Event, title: str, body: Callable[[], str], result: SyncResult
+        self,
+        event: Event,
+        title: str,
+        body: Callable[[], str],
+        result: SyncResult,
+        *,
+        keys: Sequence[str] = (),
     ) -> IssueView | None:
         """Make sure ``event`` has its issue; ``body`` is only rendered when one is created.
 
+        ``keys`` are the event keys the new issue will carry (the night's group; default
+        ``event``'s). Right before the create the open issues are listed again (another run
+        may have opened one while this one investigated), and right after it a duplicate
+        that a concurrent run opened first is closed. The issue returned is the one that
+        speaks for the event: possibly another run's (its keys may lack some of ``keys``).
         None: no issue yet and creating is off (``settings.create``); the event is skipped.
         """
         existing = self.find(event.key)
         if existing is not None:
-            result.events.setdefault(event.key, existing.number)
-            if self.accepted(existing):
-                result.silenced.append(existing.number)
-                result.lines.append(f"#{existing.number} {event.key}: accepted, left alone")
-            else:
-                result.unchanged.append(existing.number)
-                result.lines.append(f"#{existing.number} {event.key}: already reported")
+            self._already(existing, event.key, result, "already reported")
             return existing
         if not self.settings.create:
             result.skipped.append(event.key)
@@ -258,6 +341,12 @@ class IssueSync:
         text = body()
         if not text.startswith(event_marker(event)):
             raise ValueError(f"the body of {event.key} does not start with its marker")
+        keys = list(dict.fromkeys([event.key, *keys]))
+        # Another run may have opened the issue while this one investigated.
+        rival = self._open_sharing(keys, self._refresh())
+        if rival:
+            self._already(rival[0], event.key, result, "opened meanwhile by a concurrent run")
+            return rival[0]
 
         doing = f"creating the issue for {event.key} in {self.repo.full_name}"
         try:
@@ -272,10 +361,75 @@ class IssueSync:
         listed = self._issues
         if listed is not None and all(i.number != issue.number for i in listed):
             listed.append(issue)
+        survivor = self._settle(issue, keys, result)
+        if survivor is not None:
+            result.events.setdefault(event.key, survivor.number)
+            return survivor
         result.created.append(issue.number)
         result.events.setdefault(event.key, issue.number)
         result.lines.append(f"#{issue.number} {event.key}: opened")
         return issue
+
+    def _already(self, issue: IssueView, key: str, result: SyncResult, said: str) -> None:
+        result.events.setdefault(key, issue.number)
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            result.lines.append(f"#{issue.number} {key}: accepted, left alone")
+        else:
+            result.unchanged.append(issue.number)
+            result.lines.append(f"#{issue.number} {key}: {said}")
+
+    def _refresh(self) -> list[IssueView]:
+        """List the issues again (what concurrent runs wrote since) and keep the listing."""
+        issues = self._list()
+        self._issues = issues
+        return issues
+
+    def _settle(
+        self, issue: IssueView, keys: Sequence[str], result: SyncResult
+    ) -> IssueView | None:
+        """After a create: the older open issue of the same event that a concurrent run
+        opened first, if any; then ``issue`` (ours, the newer) is closed as its duplicate.
+
+        The newer issue's run always sees the older one (the older was created before
+        this create returned), so exactly one of two racing runs closes, and only its own.
+        """
+        older = [i for i in self._open_sharing(keys, self._refresh()) if i.number < issue.number]
+        if not older:
+            return None
+        survivor = older[0]
+        why = "a concurrent run opened both for the same event"
+        text = render(
+            "regression_duplicate.md.j2",
+            marker=duplicate_marker(survivor.number),
+            survivor=survivor.number,
+            why=why,
+        )
+        doing = f"closing #{issue.number}, a duplicate of #{survivor.number}"
+        try:
+            self.repo.create_comment(
+                issue.number, text, find_existing=lambda: self._find_duplicate_note(issue)
+            )
+            closed = self.repo.close_issue(issue.number)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        if self._issues is not None:
+            self._issues = [closed if i.number == closed.number else i for i in self._issues]
+        missing = [k for k in keys if k not in _keys_of(survivor.body)]
+        result.lines.append(
+            f"#{issue.number}: closed as a duplicate of #{survivor.number} ({why})"
+            + (f"; {', '.join(missing)} to be joined to it" if missing else "")
+        )
+        return survivor
+
+    def _find_duplicate_note(self, issue: IssueView) -> CommentView | None:
+        for comment in self._our_comments(issue):
+            if any(
+                line.startswith(MARKER_PREFIX + "duplicate-of=")
+                for line in _marker_lines(comment.body)
+            ):
+                return comment
+        return None
 
     def joinable(self, event: Event) -> IssueView | None:
         """The open issue of ``event``'s night event that it should join, if any."""
@@ -296,7 +450,10 @@ class IssueSync:
             return
         body = issue.body or ""
         lines = body.split("\n")
-        at = len(_marker_lines(body))
+        # After the last event marker: the event markers stay first, then the others.
+        marks = _marker_lines(body)
+        events_at = [n for n, line in enumerate(marks) if _EVENT_MARKER.fullmatch(line)]
+        at = events_at[-1] + 1 if events_at else len(marks)
         new_markers = [event_marker(e) for e in events]
         joined = "; ".join(f"`{e.variant}` {e.delta_mb:+.1f} MB" for e in events)
         note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
@@ -323,7 +480,9 @@ class IssueSync:
     ) -> None:
         """Post tonight's lifecycle ``verdicts`` on ``issue``: one comment, once per night.
 
-        The comments are read only here, for an issue that has something to say.
+        The comments are read only here, for an issue that has something to say; only
+        the bot's own count. After posting, the comments are read again: when a
+        concurrent run posted the same night's update first, ours is deleted.
         """
         events = events_from_markers(issue.body)
         if not verdicts or not events or issue.state != "open":
@@ -359,11 +518,19 @@ class IssueSync:
         text = render_lifecycle(events, todo, repo_url=repo_url, closing=closing)
         doing = f"commenting on #{issue.number} ({events[0].key}) in {self.repo.full_name}"
         try:
-            self.repo.create_comment(
+            posted = self.repo.create_comment(
                 issue.number, text, find_existing=lambda: self._find_update(issue, night)
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        todo_keys = {keys[v.variant] for v in todo}
+        if self._raced(issue, posted, night, todo_keys):
+            result.unchanged.append(issue.number)
+            result.lines.append(
+                f"#{issue.number}: a concurrent run posted the {night.isoformat()} update "
+                "first; ours was removed"
+            )
+            return
         if closing:
             self._close(issue, events[0])
         result.updated.append(issue.number)
@@ -372,6 +539,26 @@ class IssueSync:
                 f"#{issue.number} {keys[v.variant]}: {v.state} on {night.isoformat()}"
                 + (", closed" if closing else "")
             )
+
+    def _raced(self, issue: IssueView, posted: CommentView, night: dt.date, keys: set[str]) -> bool:
+        """Did a concurrent run post the same night's update for these keys before ours?
+        Then ours (the newer) is deleted: one comment per night, whoever was first."""
+        earlier = set()
+        for comment in self._our_comments(issue):
+            if comment.id >= posted.id:
+                continue
+            for line in _marker_lines(comment.body):
+                m = _UPDATE_MARKER.fullmatch(line)
+                if m is not None and m["night"] == night.isoformat():
+                    earlier.add(m["key"])
+        if not keys <= earlier:
+            return False
+        doing = f"removing a duplicate update on #{issue.number} in {self.repo.full_name}"
+        try:
+            self.repo.delete_comment(issue.number, posted.id)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        return True
 
     def creep_follow_up(
         self, issue: IssueView, point: SizePoint, result: SyncResult, *, repo_url: str
@@ -412,10 +599,21 @@ class IssueSync:
         except GitHubFailure as exc:
             raise exc.saying(f"reading the comments of #{issue.number}") from None
 
+    def _our_comments(self, issue: IssueView) -> list[CommentView]:
+        """The bot's comments on ``issue``; a marker in anyone else's is named and ignored."""
+        ours = []
+        for comment in self._comments(issue):
+            if self._ours(comment.author):
+                ours.append(comment)
+            elif carries_marker(comment.body):
+                where = comment.html_url or f"{issue.html_url}#comment-{comment.id}"
+                self._forged(where, f"a comment on #{issue.number}", comment.author)
+        return ours
+
     def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, str, int]]:
         """(night, event key, state, size) of every update marker in our comments."""
         updates = []
-        for comment in self._comments(issue):
+        for comment in self._our_comments(issue):
             for line in _marker_lines(comment.body):
                 m = _UPDATE_MARKER.fullmatch(line)
                 if m is not None:
@@ -424,7 +622,7 @@ class IssueSync:
         return sorted(updates)
 
     def _find_update(self, issue: IssueView, night: dt.date) -> CommentView | None:
-        for comment in self._comments(issue):
+        for comment in self._our_comments(issue):
             for line in _marker_lines(comment.body):
                 m = _UPDATE_MARKER.fullmatch(line)
                 if m is not None and m["night"] == night.isoformat():

@@ -1,19 +1,24 @@
 """What a later night means for an open regression issue: a causal lifecycle.
 
-A size that comes back down is not, by itself, a rollback: an unrelated removal a month
-later (a -29.7 MB library drop) must not close four October growth issues. The rules:
+An issue hears only about its own change. A size that comes back down is not, by itself, a
+rollback, and a later crossing is not news for every open issue: an unrelated removal a
+month later (a -29.7 MB library drop) is its own event, not a follow-up on four October
+growth issues. The rules:
 
-- **rolled back**: the size is back within tolerance of the pre-event level *and* the
+- **rolled back**: the size comes back within tolerance of the pre-event level *and* the
   return is attributable to the event: a commit of the return window reverts a candidate
-  the issue listed (or the caller's content evidence says the same files came back);
-- **offset**: the size left the event's level by a crossing step that is not attributable
-  (or does not land near the pre-event level): "offset by a later change on DATE", and the
-  issue stays open;
+  the issue listed;
+- **back without a revert** (state ``offset``): the size comes back within tolerance and
+  no commit of the window reverts a listed candidate (the change may be offset by another):
+  said once, the issue stays open;
 - **grew again**: the variant crosses the threshold again in the event's direction and the
   new window re-lands a listed candidate; slow drift never counts (creep is its own event).
 
-Decisions are edge-triggered (only on the night of a crossing step or of the return), so
-the nights in between need no comment reads. Pure functions over plain data.
+Any other crossing says nothing on the issue. A return is told once: with hysteresis, the
+size must first go well away from the pre-event level again (``rearm_factor`` times the
+tolerance) before another return can be told, so a size wobbling at the tolerance edge does
+not flap. Decisions are edge-triggered (only on the night of the return or of a crossing),
+so the nights in between need no comment reads. Pure functions over plain data.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
     "attribute_return",
     "decide",
     "links_regrowth",
+    "new_return",
     "returned",
     "within_tolerance",
 ]
@@ -51,6 +57,9 @@ class Lifecycle:
 
     tolerance_mb: float = 1.0
     tolerance_fraction: float = 0.25
+    # Hysteresis: after a return, another is told only once the size went this many
+    # tolerances away from the pre-event level in between.
+    rearm_factor: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -61,11 +70,39 @@ class Verdict:
     reason: str  # plain text: which commit undid / re-landed it, or why it is only offset
 
 
+def _margin(event: Event, settings: Lifecycle) -> float:
+    change = abs(event.after.size_bytes - event.before.size_bytes)
+    return max(settings.tolerance_mb * MB, settings.tolerance_fraction * change)
+
+
 def within_tolerance(event: Event, size_bytes: int, settings: Lifecycle) -> bool:
     """Is ``size_bytes`` back at the pre-event level of ``event``?"""
-    change = abs(event.after.size_bytes - event.before.size_bytes)
-    margin = max(settings.tolerance_mb * MB, settings.tolerance_fraction * change)
-    return abs(size_bytes - event.before.size_bytes) <= margin
+    return abs(size_bytes - event.before.size_bytes) <= _margin(event, settings)
+
+
+def _away(event: Event, size_bytes: int, settings: Lifecycle) -> bool:
+    """Far enough from the pre-event level that a later return is news again."""
+    return abs(size_bytes - event.before.size_bytes) > settings.rearm_factor * _margin(
+        event, settings
+    )
+
+
+def new_return(
+    event: Event, points: Sequence[SizePoint], point: SizePoint, settings: Lifecycle
+) -> bool:
+    """Tonight the size is back within tolerance, for the first time since the event or
+    since it last went :func:`_away` (hysteresis: a wobble at the edge is one return)."""
+    if point.date <= event.date or not within_tolerance(event, point.size_bytes, settings):
+        return False
+    armed = not within_tolerance(event, event.after.size_bytes, settings)
+    for p in sorted(points, key=lambda p: p.date):
+        if not event.date < p.date < point.date:
+            continue
+        if within_tolerance(event, p.size_bytes, settings):
+            armed = False
+        elif _away(event, p.size_bytes, settings):
+            armed = True
+    return armed
 
 
 def returned(
@@ -145,25 +182,27 @@ def decide(
     *,
     undone_by: str | None = None,
     relanded_by: str | None = None,
+    back: bool | None = None,
 ) -> Verdict | None:
     """The lifecycle verdict for ``event`` on the night of ``point``; None: say nothing.
 
     ``crossing`` is tonight's threshold crossing (+1, -1, 0); ``undone_by`` and
-    ``relanded_by`` are the attributions found in tonight's window (None: none found).
+    ``relanded_by`` are the attributions found in tonight's window (None: none found);
+    ``back``: tonight is a return (:func:`new_return`; None: the plain edge, :func:`returned`).
+    A crossing that neither returns nor re-lands a listed candidate is another event's news.
     """
     if point.date <= event.date:
         return None
     direction = 1 if event.after.size_bytes >= event.before.size_bytes else -1
-    back = returned(event, previous, point, settings)
+    if back is None:
+        back = returned(event, previous, point, settings)
     if back and undone_by is not None:
         return Verdict("rolled-back", event.variant, point, undone_by)
-    if crossing == -direction or back:
-        where = (
+    if back:
+        reason = (
             "back at the pre-event level, but no commit of the window reverts a listed candidate"
-            if within_tolerance(event, point.size_bytes, settings)
-            else "not back at the pre-event level"
         )
-        return Verdict("offset", event.variant, point, where)
+        return Verdict("offset", event.variant, point, reason)
     if crossing == direction and relanded_by is not None:
         return Verdict("grew", event.variant, point, relanded_by)
     return None

@@ -54,6 +54,9 @@ class IssueOptions:
     drop_issues: bool = False  # a crossing drop opens an issue too
     cc_culprit: bool = False  # mention the author of a CONFIRMED culprit
     reach_table: ReachTable | None = None  # --reach-table; None: the packaged one
+    # Whose issues and comments count (markers, states); None: the token's user, or
+    # github-actions[bot] for an installation token. A GitHub App: "myapp[bot]".
+    bot_login: str | None = None
 
     def __post_init__(self) -> None:
         if not self.labels or not all(label.strip() for label in self.labels):
@@ -83,6 +86,7 @@ class IssueOptions:
                 accepted_label=self.accepted_label,
                 close_on_rollback=self.close_on_rollback,
                 regrowth_mb=thresholds.mb or 1.0,
+                bot_login=self.bot_login,
             ),
             max_details=self.max_commit_details,
             include_drops=self.drop_issues,

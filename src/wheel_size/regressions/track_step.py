@@ -127,6 +127,7 @@ def create_issues_for_night(
     result.silenced += night.silenced
     result.skipped += night.skipped
     result.lines += night.lines
+    result.warnings += night.warnings
     for key, number in night.events.items():
         result.events.setdefault(key, number)
     return result
@@ -200,12 +201,84 @@ def issues_after_track(
     unexpected) that the caller reports after writing its outputs: the night's sizes are
     never lost to the issue step.
     """
-    from wheel_size.series import load_series, lookback_days
-
     settings = options.alert_settings(thresholds)
     result = SyncResult()
-    if not nights:
-        return result
+    issue_cache = IssueCache()  # the issues are listed once for all the nights of the run
+    notes: list[InvestigationNote] = []
+    if nights:
+        _issue_nights(
+            options, store, github, nights, result, issue_cache, notes, settings=settings,
+            repo=repo, naming=naming, variants=variants, workflow=workflow, series=series,
+            enrich=enrich,
+        )  # fmt: skip
+    # A run killed between opening issues and pushing their notes left them undone: every
+    # run (a rerun with no new night too) completes them from the issues' own markers.
+    target = options.issues_repo or repo
+    notes += _unfinished_notes(github, target, settings, store, issue_cache, notes, result)
+    if notes:
+        # Beside the runs, for the report's "likely cause" column (no API call there).
+        from wheel_size.history.investigations import write_notes
+
+        written = write_notes(store, notes, f"wheel-size: investigation notes ({len(notes)})")
+        result.lines.append(f"{len(written)} investigation note(s) stored beside the history")
+    return result
+
+
+def _unfinished_notes(
+    github: GitHubPort,
+    target: str,
+    settings: AlertSettings,
+    store: HistoryStore,
+    cache: IssueCache,
+    pending: Sequence[InvestigationNote],
+    result: SyncResult,
+) -> list[InvestigationNote]:
+    """The notes of the bot's issues in ``target`` that the store lacks (one issue
+    listing, shared with the nights of the run when they listed it already)."""
+    from wheel_size.history.investigations import read_notes
+    from wheel_size.regressions.issue_sync import IssueSync
+    from wheel_size.regressions.notes import missing_notes
+
+    if getattr(store, "read_tree", None) is None:
+        return []  # a store that cannot show its notes: nothing to compare with
+    stored = dict(read_notes(store))
+    stored.update((n.key, n) for n in pending)
+    try:
+        if target not in cache.repos:
+            cache.repos[target] = github.repository(target)
+        sync = IssueSync(cache.repos[target], settings.issues, cache=cache)
+        found = missing_notes(sync.issues(), stored)
+    except GitHubFailure as exc:
+        raise exc.saying(
+            "completing the investigation notes",
+            not_found=f"repository {target} not found or not visible to this token",
+        ) from None
+    sync.flush_warnings(result)
+    if found:
+        result.lines.append(f"{len(found)} investigation note(s) completed from their issues")
+    return found
+
+
+def _issue_nights(
+    options: IssueOptions,
+    store: HistoryStore,
+    github: GitHubPort,
+    nights: Sequence[dt.date],
+    result: SyncResult,
+    issue_cache: IssueCache,
+    notes: list[InvestigationNote],
+    *,
+    settings: AlertSettings,
+    repo: str,
+    naming: ArtifactNaming,
+    variants: Sequence[str],
+    workflow: str | int | None,
+    series: SizeSeries | None,
+    enrich: Enrich | None,
+) -> None:
+    """Open or follow the issues of each night, oldest first."""
+    from wheel_size.series import load_series, lookback_days
+
     since = min(nights) - dt.timedelta(days=lookback_days(settings.creep))
     if series is None or not series.covers(since, max(nights)):
         series = load_series(
@@ -218,8 +291,6 @@ def issues_after_track(
     # GITHUB_TOKEN), so only the oldest max_issue_nights nights open new issues.
     limit = options.max_issue_nights
     opened_nights = 0
-    issue_cache = IssueCache()  # the issues are listed once for all the nights of the run
-    notes: list[InvestigationNote] = []
     for night in sorted(set(nights)):
         night_settings = settings
         if opened_nights >= limit:
@@ -241,15 +312,8 @@ def issues_after_track(
             notes=notes,
         )
         opened_nights += len(result.created) > before
-    if notes:
-        # Beside the runs, for the report's "likely cause" column (no API call there).
-        from wheel_size.history.investigations import write_notes
-
-        written = write_notes(store, notes, f"wheel-size: investigation notes ({len(notes)})")
-        result.lines.append(f"{len(written)} investigation note(s) stored beside the history")
     if result.skipped:
         result.lines.append(
             f"{len(result.skipped)} event(s) not opened: this run already opened issues on "
             f"{limit} night(s) (--max-issue-nights); track the same nights again to open them"
         )
-    return result
