@@ -83,9 +83,7 @@ class World:
             record = run_record(day, {"cuda12_8": mb})
             base = main.by_day[day][0]
             records.append(
-                dataclasses.replace(
-                    record, base_sha=base, title=f"{day} nightly release ({base})"
-                )
+                dataclasses.replace(record, base_sha=base, title=f"{day} nightly release ({base})")
             )
         DirectoryStore(self.history).write_runs(records)
         self.stored = self._snapshot()
@@ -179,7 +177,9 @@ def test_merge_base_older_than_every_night_falls_back_to_the_newest_said_plainly
     assert chosen["fallback"].startswith(
         f"no stored nightly is an ancestor of this PR's merge base ({merge_base[:7]}"
     )
-    assert chosen["text"].endswith("compared with the newest, 2026-02-09, which may include other changes")
+    assert chosen["text"].endswith(
+        "compared with the newest, 2026-02-09, which may include other changes"
+    )
     assert chosen["text"] in markdown
     [wheel] = result["wheels"]
     assert wheel["base"]["date"] == "2026-02-09"
@@ -230,8 +230,6 @@ def test_every_position_is_found_within_the_documented_requests(
     for index in sorted({*range(0, nights, 6), nights - 1}):
         day = FIRST + dt.timedelta(days=index)
         for offset, commit in enumerate(main_history.by_day[day]):
-            choice: NightChoice = nearest_night(
-                compares, stored, base_ref=commit, head_sha=commit
-            )
+            choice: NightChoice = nearest_night(compares, stored, base_ref=commit, head_sha=commit)
             assert (choice.date, choice.commits_before) == (day, offset)
             assert choice.requests <= bound

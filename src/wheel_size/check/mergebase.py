@@ -51,13 +51,10 @@ class NightChoice:
         if self.date is not None and self.base_sha is not None and self.merge_base_sha:
             n = self.commits_before or 0
             apart = "its merge base" if n == 0 else f"{n} commit{'s' if n != 1 else ''} before"
-            return (
-                f"compared with the nightly of {self.date} (base {self.base_sha[:7]}, "
-                + (
-                    "this PR's merge base itself)"
-                    if n == 0
-                    else f"{apart} this PR's merge base {self.merge_base_sha[:7]})"
-                )
+            return f"compared with the nightly of {self.date} (base {self.base_sha[:7]}, " + (
+                "this PR's merge base itself)"
+                if n == 0
+                else f"{apart} this PR's merge base {self.merge_base_sha[:7]})"
             )
         if self.mode == "newest" and self.fallback is None:
             return None  # asked for: the comment's table already names the night

@@ -150,9 +150,7 @@ class CheckResult:
         }
 
 
-def newest_base(
-    history: History, artifact: str, on: dt.date | None = None
-) -> NightlyBase | None:
+def newest_base(history: History, artifact: str, on: dt.date | None = None) -> NightlyBase | None:
     """The newest stored night with an artifact named ``artifact`` (only the night ``on``,
     when given: the one chosen for the merge base)."""
     for day in sorted(history.by_date(), reverse=True):
