@@ -233,3 +233,53 @@ def test_every_position_is_found_within_the_documented_requests(
             choice: NightChoice = nearest_night(compares, stored, base_ref=commit, head_sha=commit)
             assert (choice.date, choice.commits_before) == (day, offset)
             assert choice.requests <= bound
+
+
+def test_action_input_compare_with(
+    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+) -> None:
+    from action_runner import read_outputs, run_entrypoint, runner_env
+
+    world = World(fake_github, tmp_path / "world", main_history, range(DAYS))
+    number = world.pr(main_history.by_day[FIRST + dt.timedelta(days=12)][1], "action")
+    workspace = tmp_path / "workspace"
+    torch_wheel(workspace / "dist", "2.11.0.dev20260210+cu128")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": number, "body": "A change."}}))
+    inputs = {
+        "mode": "check", "check-wheels": "dist/*.whl", "history-dir": str(world.history),
+        "check-max-download-mb": "0", "check-comment": "false", "pr-number": str(number),
+        "compare-with": "sideways",
+    }  # fmt: skip
+    extra = {"GITHUB_EVENT_PATH": str(event)}
+    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    assert done.returncode == 2
+    assert "input compare-with must be merge-base or newest (or empty), not 'sideways'" in (
+        done.stdout
+    )
+    inputs["compare-with"] = "merge-base"
+    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    assert done.returncode == 0, done.stdout + done.stderr
+    outputs = read_outputs(tmp_path / "output")
+    result = json.loads((workspace / outputs["check-json-path"]).read_text())
+    assert result["compared_with"]["date"] == "2026-01-13"
+    assert result["compared_with"]["commits_before_merge_base"] == 1
+    assert "compared with the nightly of 2026-01-13" in (tmp_path / "summary").read_text()
+
+
+def test_explicit_merge_base_without_a_pull_request_says_so(
+    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+) -> None:
+    world = World(fake_github, tmp_path, main_history, range(3))
+    out = tmp_path / "c.json"
+    done = run_cli(
+        [
+            "check", str(tmp_path / "pr"), "--history", str(world.history), "--no-comment",
+            "--compare-with", "merge-base", "--json", str(out),
+        ],
+        env=fake_github.env(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    chosen = json.loads(out.read_text())["compared_with"]
+    assert chosen["fallback"] == "the merge base is unknown: no pull request (pr-number)"
+    assert "compared with the newest, 2026-01-03, which may include other changes" in done.stderr

@@ -78,7 +78,8 @@ def _night(
     if gh is None or pull is None:
         if not explicit:
             return newest  # the default without a pull request or a token: as before
-        why = "no token (GITHUB_TOKEN)" if gh is None else "no pull request (pr-number)"
+        given = bool(request.pr_number or request.head)
+        why = "no token (GITHUB_TOKEN)" if given else "no pull request (pr-number)"
         return NightChoice("merge-base", fallback=f"the merge base is unknown: {why}")
     if isinstance(pull, str):
         return NightChoice("merge-base", fallback=f"the merge base is unknown: {pull}")
