@@ -139,8 +139,8 @@ def test_pr_based_weeks_ago_is_compared_with_the_night_of_its_merge_base(
     )
     assert chosen["text"] == sentence and sentence in result["notes"]
     assert sentence in markdown
-    # One compare for the merge base, then a binary search over 40 nights: 2 + log2(40).
-    assert compares == chosen["requests"] <= 2 + 6
+    # One compare for the merge base, then a binary search over 40 nights: 3 + ceil(log2(40)).
+    assert compares == chosen["requests"] <= 3 + 6
 
 
 def test_merge_base_on_a_nights_base_is_zero_commits_apart(

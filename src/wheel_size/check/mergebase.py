@@ -5,9 +5,12 @@ The newest nightly drifts from a pull request's base by days of other people's c
 night built from an ancestor of the merge base holds none of them. The nights' base commits
 lie on one branch, so "is an ancestor of the merge base" is true for every night up to some
 date and false after it: a binary search over the nights (newest first, then oldest, then
-halves) finds the nearest one in ``2 + log2(nights)`` compares at most, each one request.
-With the merge base's own compare that is 2 requests when the newest night already is an
-ancestor (a recently based PR) and 12 for a year of nights; :data:`MAX_COMPARES` bounds it.
+halves) finds the nearest one. Requests in all, the merge base's compare included (measured
+over every position of the merge base on a linear history): 2 when the newest night already
+is an ancestor (a recently based PR) or there is one night, 3 when the merge base is older
+than every night, at most ``3 + ceil(log2(nights))`` otherwise: 8 for 30 nights, 10 for 90,
+12 for a year, 13 for two. :data:`MAX_COMPARES` bounds the search. In the pull request's own
+event the pull request is read once more (its base branch and head), 1 request.
 Nothing is guessed: a night is chosen only when its compare said it is an ancestor, and the
 distance is GitHub's count; whatever fails becomes the newest night with the reason.
 """

@@ -150,13 +150,18 @@ class CheckResult:
         }
 
 
-def newest_base(history: History, artifact: str, on: dt.date | None = None) -> NightlyBase | None:
-    """The newest stored night with an artifact named ``artifact`` (only the night ``on``,
-    when given: the one chosen for the merge base)."""
+def newest_base(
+    history: History, artifact: str, night: NightChoice | None = None
+) -> NightlyBase | None:
+    """The newest stored night with an artifact named ``artifact`` (only the run of the
+    ``night`` chosen for the merge base, when one was: its date and its base commit)."""
+    on = night.date if night is not None else None
     for day in sorted(history.by_date(), reverse=True):
         if on is not None and day != on:
             continue
         for run in history.runs_on(day):
+            if night is not None and on is not None and run.base_sha != night.base_sha:
+                continue
             for record in run.artifacts:
                 if record.name == artifact:
                     return NightlyBase(day, run, record)
@@ -291,7 +296,7 @@ def run_check(
                 python = wheel.python or options.naming.python
                 naming = ArtifactNaming(options.naming.pattern, python)
                 artifact = naming.artifact(wheel.variant)
-                check.base = newest_base(history, artifact, on)
+                check.base = newest_base(history, artifact, night)
                 if check.base is None and on is not None:
                     check.notes.append(
                         f"the nightly of {on} (the merge base's) has no artifact {artifact}: "
