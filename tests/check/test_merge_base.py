@@ -107,7 +107,7 @@ class World:
             [
                 "check", str(self.tmp / "pr"), "--repo", "pytorch/pytorch",
                 "--history", str(self.history), "--pr-number", str(number), "--no-comment",
-                "--max-download-mb", "0", "--budget-mb", "0", "--json", str(out), *extra,
+                "--max-download-mb", "0", "--json", str(out), *extra,
             ],
             env=self.fake.env(),
         )  # fmt: skip
@@ -139,6 +139,7 @@ def test_pr_based_weeks_ago_is_compared_with_the_night_of_its_merge_base(
     )
     assert chosen["text"] == sentence and sentence in result["notes"]
     assert sentence in markdown
+    assert "Compared with the stored nightly nearest this pull request's merge base" in markdown
     # One compare for the merge base, then a binary search over 40 nights: 3 + ceil(log2(40)).
     assert compares == chosen["requests"] <= 3 + 6
 
@@ -206,7 +207,7 @@ def test_unknown_head_falls_back_with_the_reason(
     result, _ = world.check(number)
     chosen = result["compared_with"]
     assert chosen["date"] is None and chosen["fallback"].startswith(
-        "this PR's merge base could not be found ("
+        "this PR's merge base could not be found: comparing main..."
     )
     assert result["wheels"][0]["base"]["date"] == "2026-02-09"
 

@@ -107,7 +107,7 @@ def nearest_night(
         requests += 1
         merge_base = compares.relate(base_ref, head_sha).merge_base_sha
     except GitHubFailure as exc:
-        return _fallback(f"this PR's merge base could not be found ({exc})", None, requests)
+        return _fallback(f"this PR's merge base could not be found: {exc}", None, requests)
     if not merge_base:
         return _fallback("GitHub gave no merge base for this PR", None, requests)
     short = merge_base[:7]
@@ -157,7 +157,7 @@ def nearest_night(
                 hi = mid
     except GitHubFailure as exc:
         return _fallback(
-            f"comparing the stored nightlies with this PR's merge base ({short}) failed ({exc})",
+            f"comparing the stored nightlies with this PR's merge base ({short}) failed: {exc}",
             merge_base,
             requests,
         )
