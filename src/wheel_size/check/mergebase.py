@@ -61,8 +61,10 @@ class NightChoice:
             )
         if self.mode == "newest" and self.fallback is None:
             return None  # asked for: the comment's table already names the night
-        night = f"compared with the newest, {newest}," if newest else "compared with none"
-        return f"{self.fallback}; {night} which may include other changes"
+        if newest is None:
+            return f"{self.fallback}; no nightly is stored to compare with"
+        newest_night = f"compared with the newest, {newest}, which may include other changes"
+        return f"{self.fallback}; {newest_night}"
 
     def to_json(self, newest: dt.date | None) -> dict[str, Any]:
         return {
