@@ -62,7 +62,7 @@ CHECK = ActionSpec(
             *_COMMON, *_STORE, *_NAMING, *_LIMITS,
             "workflow", "check-wheels", "check-budget-mb", "check-budget-pct", "check-footer",
             "check-comment", "check-max-download-mb", "check-report-path", "pr-number",
-            "head-sha", "head-repository", "head-branch",
+            "head-sha", "head-repository", "head-branch", "compare-with",
         )
     ),
 )  # fmt: skip

@@ -141,6 +141,13 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
     if number and not number.isdigit():
         raise InputError(f"input pr-number must be a pull request number, not {number!r}")
     download = _mb(env, "check-max-download-mb", 4096.0) or 0.0
+    from wheel_size.check.request import COMPARE_WITH
+
+    compare_with = action_input(env, "compare-with") or None
+    if compare_with is not None and compare_with not in COMPARE_WITH:
+        raise InputError(
+            f"input compare-with must be merge-base or newest (or empty), not {compare_with!r}"
+        )
     return CheckRequest(
         options=CheckOptions(
             wheels=tuple(workspace_paths(env, "check-wheels", workspace)), naming=naming,
@@ -156,6 +163,7 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
         footer=action_input(env, "check-footer") or DEFAULT_FOOTER,
         max_download_bytes=round(max(download, 0.0) * 1_048_576),
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+        compare_with=compare_with,
     )  # fmt: skip
 
 

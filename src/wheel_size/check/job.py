@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wheel_size.check.ack import DEFAULT_FOOTER
+from wheel_size.check.mergebase import NightChoice
 from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, run_check
 from wheel_size.check.view import check_view
 from wheel_size.errors import WheelSizeError
@@ -40,13 +41,14 @@ def pr_check(
     run_url: str | None = None,
     footer: str = DEFAULT_FOOTER,
     warnings: list[str] | None = None,
+    night: NightChoice | None = None,
 ) -> CheckOutcome:
     """Compare, render the comment, and post it when ``post_comment`` is given.
 
     A comment that cannot be posted (a fork's read-only token, say) is reported in the
     outcome, not raised: the verdict and the report still stand.
     """
-    result = run_check(options, history, artifacts)
+    result = run_check(options, history, artifacts, night)
     context = check_view(
         result, options.budget, run_url=run_url, footer=footer, diff_limit=options.diff_limit,
         warnings=warnings,

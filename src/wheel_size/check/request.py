@@ -9,7 +9,9 @@ from wheel_size.check.run import CheckOptions
 from wheel_size.check.target import BuildHead
 from wheel_size.history.location import StoreLocation
 
-__all__ = ["CheckRequest"]
+__all__ = ["COMPARE_WITH", "CheckRequest"]
+
+COMPARE_WITH = ("merge-base", "newest")
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,11 @@ class CheckRequest:
 
     ``head`` is set in a ``workflow_run`` job: the pull request is then the open one whose
     head is that build's commit (``pr_number``, if given, only a claim that must match it),
-    and its description is read from GitHub, never taken from ``pr_body``."""
+    and its description is read from GitHub, never taken from ``pr_body``.
+
+    ``compare_with`` is "merge-base" (the night nearest the pull request's merge base),
+    "newest" (the newest night), or None: merge-base when a pull request and a token are
+    known, else newest."""
 
     options: CheckOptions
     store: StoreLocation
@@ -34,6 +40,7 @@ class CheckRequest:
     footer: str = DEFAULT_FOOTER
     max_download_bytes: int | None = 4096 * 1_048_576
     server_url: str = "https://github.com"
+    compare_with: str | None = None
 
     @property
     def comment_repository(self) -> str | None:

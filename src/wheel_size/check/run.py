@@ -1,4 +1,5 @@
-"""Compare a pull request's wheels with the newest stored nightly of its base branch.
+"""Compare a pull request's wheels with a stored nightly of its base branch: the one built
+from the nearest ancestor of its merge base (:mod:`wheel_size.check.mergebase`), else the newest.
 
 Sizes come from the data branch (every night's artifact sizes); contents come from the
 nightly's artifact when it can still be downloaded, which also makes the size comparison exact
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 from wheel_size.check.budget import MB, Breach, Budget
 from wheel_size.check.limits import Standing, acknowledged_by, pr_breaches
 from wheel_size.check.match import PrWheel, find_wheels
+from wheel_size.check.mergebase import NightChoice
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.hip import hip_scanners
 from wheel_size.diff.inputs import resolve_input
@@ -123,6 +125,7 @@ class CheckResult:
     notes: list[str]
     acknowledgement: str | None
     ceiling_ack: str | None = None
+    compared_with: dict[str, Any] | None = None  # which night, and why (NightChoice.to_json)
 
     @property
     def over_budget(self) -> list[WheelCheck]:
@@ -146,14 +149,23 @@ class CheckResult:
             "over_budget": [c.wheel.label for c in self.over_budget],
             "failing": [c.wheel.label for c in self.failing],
             "notes": list(self.notes),
+            "compared_with": self.compared_with,
             "wheels": [c.to_json() for c in self.checks],
         }
 
 
-def newest_base(history: History, artifact: str) -> NightlyBase | None:
-    """The newest stored night with an artifact named ``artifact``."""
+def newest_base(
+    history: History, artifact: str, night: NightChoice | None = None
+) -> NightlyBase | None:
+    """The newest stored night with an artifact named ``artifact`` (only the run of the
+    ``night`` chosen for the merge base, when one was: its date and its base commit)."""
+    on = night.date if night is not None else None
     for day in sorted(history.by_date(), reverse=True):
+        if on is not None and day != on:
+            continue
         for run in history.runs_on(day):
+            if night is not None and on is not None and run.base_sha != night.base_sha:
+                continue
             for record in run.artifacts:
                 if record.name == artifact:
                     return NightlyBase(day, run, record)
@@ -256,11 +268,24 @@ def _shown(path: Path) -> str:
 
 
 def run_check(
-    options: CheckOptions, history: History, artifacts: NightlyArtifacts | None = None
+    options: CheckOptions,
+    history: History,
+    artifacts: NightlyArtifacts | None = None,
+    night: NightChoice | None = None,
 ) -> CheckResult:
-    """Check every wheel under ``options.wheels``; never raises for missing data."""
+    """Check every wheel under ``options.wheels``; never raises for missing data.
+
+    ``night`` is the stored night chosen for the pull request's merge base; without one (or
+    when it names none) each wheel is compared with the newest night that has its artifact.
+    """
     wheels = find_wheels(options.wheels, options.naming)
     result = CheckResult([], [], options.acknowledgement, options.ceiling_ack)
+    on = night.date if night is not None else None
+    if night is not None:
+        result.compared_with = night.to_json(history.last_date())
+        sentence = night.sentence(history.last_date())
+        if sentence and history.last_date() is not None:
+            result.notes.append(sentence)
     if not wheels:
         given = ", ".join(_shown(p) for p in options.wheels) or "nothing"
         result.notes.append(f"no wheels found in {given}: nothing to check")
@@ -277,8 +302,13 @@ def run_check(
                 python = wheel.python or options.naming.python
                 naming = ArtifactNaming(options.naming.pattern, python)
                 artifact = naming.artifact(wheel.variant)
-                check.base = newest_base(history, artifact)
-                if check.base is None and history.last_date() is not None:
+                check.base = newest_base(history, artifact, night)
+                if check.base is None and on is not None:
+                    check.notes.append(
+                        f"the nightly of {on} (the merge base's) has no artifact {artifact}: "
+                        "not compared"
+                    )
+                elif check.base is None and history.last_date() is not None:
                     check.notes.append(f"no stored nightly has an artifact {artifact}")
                 if check.base is not None:
                     check.base_size = check.base.artifact.size_in_bytes

@@ -162,4 +162,5 @@ def check_view(
         "budget": _budget_text(budget),
         "has_ceiling": budget.ceiling_mb is not None or bool(budget.ceilings),
         "footer": footer,
+        "merge_base_night": bool((result.compared_with or {}).get("date")),
     }

@@ -35,6 +35,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="download the nightly's artifact for a content diff up to this size "
         "(default 4096; 0 = sizes only, no download)",
     )
+    g.add_argument(
+        "--compare-with",
+        choices=("merge-base", "newest"),
+        default=None,
+        help="the night built from the nearest ancestor of the pull request's merge base, or "
+        "the newest night (default merge-base when a pull request and GITHUB_TOKEN are known)",
+    )
     add_store_options(parser)
     add_naming_options(parser)
     b = parser.add_argument_group("budgets (MB = 1,048,576 bytes)")
@@ -170,6 +177,7 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
         footer=args.footer,
         max_download_bytes=round(max(args.max_download_mb, 0) * 1_048_576),
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        compare_with=args.compare_with,
     )  # fmt: skip
 
 

@@ -25,6 +25,7 @@ def _view(pull: PullRequest) -> PullView:
         head_repository=(repo.full_name or "") if repo is not None else "",
         body=pull.body or "",
         html_url=pull.html_url or "",
+        base_ref=(pull.base.ref if pull.base is not None else "") or "",
     )
 
 

@@ -23,6 +23,7 @@ class PullView:
     head_repository: str  # owner/name; empty when the head repository was deleted
     body: str
     html_url: str
+    base_ref: str = ""  # the branch it would merge into
 
 
 class PullRequests(Protocol):
