@@ -4,7 +4,7 @@ What moves where and how big it is, before anything is written: per library its 
 size, device code per target and what the host rewrite cuts; per device wheel its name,
 archives and database files; where every database file goes; totals. Kpack sizes are the
 uncompressed code-object bytes: the archive adds a small table of contents and zstd
-(the default) shrinks it. MB here is 1,048,576 bytes.
+(the default) shrinks it. Sizes are shown through the ``in_mb`` filter (:mod:`wheel_size.units`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from wheel_size.render.templates import render
 from wheel_size.split.plan import SplitPlan
 from wheel_size.split.work import LibraryPlan
 
-__all__ = ["MB", "plan_data", "render_text", "to_json"]
-
-MB = 1_048_576
+__all__ = ["plan_data", "render_text", "to_json"]
 
 
 def _library(plan: SplitPlan, lib: LibraryPlan) -> dict[str, Any]:
@@ -138,6 +136,5 @@ def render_text(data: dict[str, Any], verbose: bool = False) -> str:
             plan=_printable(data),
             handlers=sorted(handlers.items()),
             verbose=verbose,
-            mb=MB,
         )
     )

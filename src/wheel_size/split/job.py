@@ -6,7 +6,6 @@ posted through the callable the adapter gives (PyGithub stays in ``github/``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,8 +118,7 @@ def run_split_job(
             check_writable(path)
     made_tmp = []
     if request.tmp_dir is not None:
-        made_tmp = make_dirs(request.tmp_dir)
-        os.environ["TMPDIR"] = str(request.tmp_dir)
+        made_tmp = make_dirs(request.tmp_dir)  # passed on explicitly: os.environ stays as it was
     try:
         result = split_wheel(
             request.input, request.output_dir, request.options, tmp_dir=request.tmp_dir
