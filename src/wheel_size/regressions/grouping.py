@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wheel_size.regressions.events import Event
-from wheel_size.render.safe_markdown import one_line
+from wheel_size.render.safe_markdown import stripped_line
 
 __all__ = ["NightGroup", "group_events", "group_title", "joins"]
 
@@ -60,7 +60,7 @@ def group_title(group: NightGroup) -> str:
 
     if len(group.events) == 1:
         return issue_title(group.primary)
-    parts = ", ".join(f"{one_line(e.variant)} {e.delta_mb:+.1f} MB" for e in group.events)
+    parts = ", ".join(f"{stripped_line(e.variant)} {e.delta_mb:+.1f} MB" for e in group.events)
     return f"Wheel size: {parts} on {group.primary.date.isoformat()}"
 
 

@@ -26,7 +26,7 @@ from wheel_size.render.safe_markdown import (
     github_link,
     neutralise,
     neutralise_cell,
-    one_line,
+    stripped_line,
 )
 
 __all__ = [
@@ -87,7 +87,7 @@ def issue_title(ev: Event) -> str:
 
     Titles are plain text (no links), but bidi overrides and controls would still show.
     """
-    variant = one_line(ev.variant)
+    variant = stripped_line(ev.variant)
     if ev.kind == "creep":
         return (
             f"Wheel size creep: {variant} {ev.delta_mb:+.1f} MB from "
