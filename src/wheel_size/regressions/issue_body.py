@@ -18,7 +18,6 @@ from wheel_size.regressions.classify import CATEGORIES
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.lifecycle import Verdict
-from wheel_size.regressions.series import MB, SizePoint
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import (
     BODY_LIMIT,
@@ -28,6 +27,8 @@ from wheel_size.render.safe_markdown import (
     neutralise_cell,
     stripped_line,
 )
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 __all__ = [
     "MARKER_PREFIX",

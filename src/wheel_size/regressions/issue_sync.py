@@ -29,7 +29,8 @@ from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_lifecycle
 from wheel_size.regressions.lifecycle import Listed, Verdict
-from wheel_size.regressions.series import MB, SizePoint
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 __all__ = [
     "IssueCache",
