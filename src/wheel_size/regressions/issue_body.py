@@ -28,7 +28,7 @@ from wheel_size.render.safe_markdown import (
     stripped_line,
 )
 from wheel_size.series import SizePoint
-from wheel_size.units import MB
+from wheel_size.units import MB, format_mb
 
 __all__ = [
     "MARKER_PREFIX",
@@ -91,10 +91,12 @@ def issue_title(ev: Event) -> str:
     variant = stripped_line(ev.variant)
     if ev.kind == "creep":
         return (
-            f"Wheel size creep: {variant} {ev.delta_mb:+.1f} MB from "
+            f"Wheel size creep: {variant} {format_mb(ev.delta_mb, signed=True)} MB from "
             f"{ev.before.date.isoformat()} to {ev.date.isoformat()}"
         )
-    return f"Wheel size: {variant} {ev.delta_mb:+.1f} MB on {ev.date.isoformat()}"
+    return (
+        f"Wheel size: {variant} {format_mb(ev.delta_mb, signed=True)} MB on {ev.date.isoformat()}"
+    )
 
 
 def _run_url(repo_url: str, run_id: int | None) -> str | None:

@@ -30,7 +30,7 @@ from wheel_size.regressions.events import Event
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_lifecycle
 from wheel_size.regressions.lifecycle import Listed, Verdict
 from wheel_size.series import SizePoint
-from wheel_size.units import MB
+from wheel_size.units import MB, format_mb
 
 __all__ = [
     "IssueCache",
@@ -299,7 +299,7 @@ class IssueSync:
         lines = body.split("\n")
         at = len(_marker_lines(body))
         new_markers = [event_marker(e) for e in events]
-        joined = "; ".join(f"`{e.variant}` {e.delta_mb:+.1f} MB" for e in events)
+        joined = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in events)
         note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
         text = "\n".join(lines[:at] + new_markers + lines[at:]).rstrip("\n") + note
         doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"

@@ -27,7 +27,7 @@ from typing import Any
 import jinja2
 
 from wheel_size.render.safe_markdown import link_url, safe_inline, stripped_line
-from wheel_size.units import MB, format_count, format_mb, format_percent, format_size
+from wheel_size.units import format_count, format_mb, format_percent, format_size, in_mb
 
 __all__ = ["render", "template_dir"]
 
@@ -45,7 +45,7 @@ def _format_mb(value: float | None, signed: bool = False, digits: int = 1) -> st
 
 
 def _in_mb(value: int | float | None, signed: bool = False, digits: int = 1) -> str:
-    return format_mb(None if value is None else value / MB, signed=signed, digits=digits)
+    return in_mb(value, signed=signed, digits=digits)
 
 
 def _size(value: int | float | None, signed: bool = False) -> str:
