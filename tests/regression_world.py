@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakegithub import FakeGitHub
-from wheel_size.regressions.series import MB, SizePoint
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 EPOCH = 1_760_000_000  # 2025-10-09; commit times only need to increase
 

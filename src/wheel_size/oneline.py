@@ -13,7 +13,8 @@ _ESCAPED = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 def one_line(text: object, limit: int = 200) -> str:
     """``text`` with every control, format (bidi) and surrogate character escaped
     (``\\x0a``, ``\\u202e``), cut to ``limit`` characters: a file name or an exception
-    message from hostile input can neither break the line nor reorder what follows it."""
+    message from hostile input can neither break the line nor reorder what follows it.
+    (It escapes; :func:`wheel_size.render.safe_markdown.stripped_line` strips, for Markdown.)"""
     out = []
     for ch in str(text):
         if unicodedata.category(ch) in _ESCAPED:

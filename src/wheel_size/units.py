@@ -6,6 +6,7 @@ into text only here (or by the template filters built on these functions), so a 
 means the same in the issue, the report and the dashboard:
 
 - :func:`format_mb`: a value already in MB, ``1,234.5`` (templates add " MB");
+- :func:`in_mb`: bytes shown in MB, ``1,234.5`` (callers add " MB");
 - :func:`format_size`: bytes at the scale that keeps them readable, ``512 B``, ``30.3 KB``,
   ``2.0 MB``, ``1,249.0 MB`` (never GB: wheel sizes are compared in MB everywhere);
 - :func:`format_percent` and :func:`percent_change`: ``+1.2%``;
@@ -25,6 +26,7 @@ __all__ = [
     "format_mb",
     "format_percent",
     "format_size",
+    "in_mb",
     "percent_change",
     "to_mb",
 ]
@@ -56,6 +58,11 @@ def format_mb(value: float | None, *, signed: bool = False, digits: int = 1) -> 
     if round(value, digits) == 0:
         value = 0.0
     return _signed(f"{abs(value) if signed else value:,.{digits}f}", value, signed)
+
+
+def in_mb(size_bytes: int | float | None, *, signed: bool = False, digits: int = 1) -> str:
+    """Bytes shown in MB: ``1,234.5`` (``+0.25`` signed, ``digits=2``); None is ``—``."""
+    return format_mb(None if size_bytes is None else size_bytes / MB, signed=signed, digits=digits)
 
 
 def format_size(count: int | float, *, signed: bool = False) -> str:

@@ -46,7 +46,7 @@ RECURSE = """
 import wheel_size.report.build as build
 def _deep(*args, **kwargs):
     return _deep(*args, **kwargs)
-build.reports_from_store = _deep
+build.reports_for = _deep
 """
 
 
@@ -71,7 +71,7 @@ def test_cli_memory_error_names_no_token(tmp_path: Path) -> None:
 import wheel_size.report.build as build
 def _hog(*args, **kwargs):
     raise MemoryError("while holding {token}\\nsecond line")
-build.reports_from_store = _hog
+build.reports_for = _hog
 """)  # fmt: skip
     args = ["report", "--history", str(tmp_path / "h"), "--month", "October 2025"]
     res = _cli(args, plant, GITHUB_TOKEN=token)

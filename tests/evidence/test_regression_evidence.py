@@ -23,8 +23,8 @@ from wheel_size.regressions.events import Event
 from wheel_size.regressions.evidence import LIKELY, NOT_CONFIRMED, Status, cross_variant
 from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.issue_body import render_body
-from wheel_size.regressions.series import SizePoint
 from wheel_size.regressions.window import Night, Window
+from wheel_size.series import SizePoint
 
 CUDA = REPO_ROOT / "tests" / "data" / "cuda"
 FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)

@@ -12,7 +12,9 @@ from wheel_size.regressions.events import (
     detect_jump,
     rollback_state,
 )
-from wheel_size.regressions.series import MB, SizePoint, from_records
+from wheel_size.regressions.series import from_records
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 D0 = dt.date(2025, 10, 1)
 

@@ -16,9 +16,10 @@ from wheel_size.regressions.issue_body import (
     render_markdown,
 )
 from wheel_size.regressions.reverts import RevertPair
-from wheel_size.regressions.series import MB, SizePoint
 from wheel_size.regressions.window import Night, Window
 from wheel_size.render.safe_markdown import BODY_LIMIT
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 D = dt.date(2025, 10, 11)
 

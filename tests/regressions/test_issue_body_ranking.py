@@ -13,8 +13,9 @@ from wheel_size.regressions.fingerprint import fingerprint
 from wheel_size.regressions.investigation import Candidate, Investigation, _cross
 from wheel_size.regressions.issue_body import render_body
 from wheel_size.regressions.rank import rank_commits
-from wheel_size.regressions.series import MB, SizePoint
 from wheel_size.regressions.window import Night, Window
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 D = dt.date(2026, 1, 17)
 DELTAS = {"cpu": 0.0, "cuda12_6": 0.0, "cuda12_8": -67.1, "cuda12_9": -70.3}

@@ -21,7 +21,8 @@ from wheel_size.regressions.lifecycle import (
     new_return,
     returned,
 )
-from wheel_size.regressions.series import MB, SizePoint
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 D = dt.date(2025, 10, 11)
 L = Lifecycle()

@@ -13,7 +13,7 @@ from wheel_size.github.port import PyGithubPort, PyGithubRepository
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Thresholds
 from wheel_size.regressions.issue_sync import IssueCache, IssueSettings, SyncResult
-from wheel_size.regressions.series import SizePoint
+from wheel_size.series import SizePoint
 
 FAST = RetryPolicy(total=4, backoff=0.0, max_wait=5.0, secondary_wait=0.1, between_writes=0.0)
 REPO = "pytorch/pytorch"

@@ -116,7 +116,8 @@ def test_same_base_sha_says_the_build_environment_changed(
 
     from wheel_size.regressions.events import Event
     from wheel_size.regressions.investigation import investigate
-    from wheel_size.regressions.series import MB, SizePoint
+    from wheel_size.series import SizePoint
+    from wheel_size.units import MB
 
     changes = [Change(f"c{i}", {"a.cpp": str(i)}) for i in range(4)]
     world = build_world(

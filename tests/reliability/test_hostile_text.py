@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ from render.gfm import bad_characters, render
 from wheel_factory import make_wheel
 from wheel_size.cli.main import main
 from wheel_size.regressions.issue_sync import event_from_marker
-from wheel_size.regressions.series import MB
+from wheel_size.units import MB
 
 ZWJ = "\u200d"
 FORGED = (
@@ -180,7 +181,7 @@ def test_wheel_file_names_are_inert_in_audit(
     assert all(word in visible for word in ("javascript", "pixel", "onerror", "octocat")), visible
 
 
-def hostile_split_report() -> dict[str, object]:
+def hostile_split_report() -> Any:
     """The seed's saved split report (every section of version 2) with every name in it made
     hostile (split runs on pull requests: whoever opens one controls the wheel's names)."""
     import json

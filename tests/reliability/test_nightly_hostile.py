@@ -22,7 +22,7 @@ from fakegithub import FakeGitHub
 from history_factory import run
 from regression_world import SIZES, Change, build_world
 from wheel_size.history.model import run_to_json
-from wheel_size.regressions.series import MB
+from wheel_size.units import MB
 
 ARTIFACT = "manywheel-py3_12-cuda12_8"
 NIGHTS = ("2025-10-09", "2025-10-10", "2025-10-11")

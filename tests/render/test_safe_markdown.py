@@ -21,8 +21,8 @@ from wheel_size.render.safe_markdown import (
     link_url,
     neutralise,
     neutralise_cell,
-    one_line,
     safe_inline,
+    stripped_line,
 )
 
 PAYLOADS = [
@@ -208,7 +208,7 @@ def test_legacy_names_are_the_same_rule() -> None:
 
 
 def test_one_line_and_links() -> None:
-    assert one_line("wheel-size investigate\n```\n![x](http://t)\u202e") == (
+    assert stripped_line("wheel-size investigate\n```\n![x](http://t)\u202e") == (
         "wheel-size investigate ``` ![x](http://t)"
     )
     assert github_link("https://github.com/o/r/pull/1") == "https://redirect.github.com/o/r/pull/1"

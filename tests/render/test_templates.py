@@ -28,7 +28,7 @@ def test_safe_filters() -> None:
         _environment()
         .overlay(autoescape=False)
         .from_string(
-            "{{ t | md }} / {{ t | code }} / [x]({{ u | url }}) / {{ t | one_line }}"
+            "{{ t | md }} / {{ t | code }} / [x]({{ u | url }}) / {{ t | stripped_line }}"
             " / {{ names | map('md') | join(', ') }} / {{ 12 | md }}"
         )
     )

@@ -19,7 +19,6 @@ from series_history import D0, history_of
 from wheel_size.dashboard.chart import build_chart
 from wheel_size.dates import DateRange
 from wheel_size.regressions.alerts import AlertSettings, events_for_night
-from wheel_size.regressions.history_series import series_from_history
 from wheel_size.report import build_report
 from wheel_size.series import MB, SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
@@ -80,7 +79,7 @@ def test_report_regressions_and_dashboard_agree(case: tuple[list[int | None], Th
     reported = {(j.prev_date, j.date, j.prev_size_bytes, j.size_bytes) for j in report.jumps}
 
     # The regression step reads its own series object built the way it always was.
-    regression = series_from_history(history, ArtifactNaming())
+    regression = SizeSeries(history, ArtifactNaming())
     days = list(span(sizes)[0].days())
 
     def events(include_drops: bool) -> set[tuple[dt.date, dt.date, int, int]]:
@@ -117,7 +116,7 @@ def test_the_boundary_that_bit_us() -> None:
         sizes: list[int | None] = [BASE, BASE + delta]
         report = build_report(SizeSeries(history_of(sizes)), "cpu", span(sizes))
         alert = AlertSettings(creep=None)
-        regression = series_from_history(history_of(sizes), ArtifactNaming())
+        regression = SizeSeries(history_of(sizes), ArtifactNaming())
         events = events_for_night(regression, D0 + dt.timedelta(days=1), ["cpu"], alert)
         assert bool(report.jumps) is expected
         assert bool(events) is expected

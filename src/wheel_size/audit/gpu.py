@@ -17,10 +17,10 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import msgpack
 
+from wheel_size.audit.document import GpuFileRow
 from wheel_size.errors import InvalidBundle, InvalidElf, WheelSizeError
 from wheel_size.rocm import amdgpu_elf
 from wheel_size.rocm.elf_file import ElfImage
@@ -57,7 +57,7 @@ class GpuFile:
     archs: list[str] = field(default_factory=list)
     kernels: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GpuFileRow:
         return {
             "path": self.path,
             "kind": self.kind,

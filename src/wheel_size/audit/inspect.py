@@ -19,6 +19,7 @@ from typing import Any
 from packaging.tags import InvalidTag, parse_tag
 
 from wheel_size.audit.binary_facts import BinaryFacts, elf_facts, macho_facts, pe_facts
+from wheel_size.audit.document import NativeRow, WheelRow
 from wheel_size.audit.gpu import (
     COPIED_GPU_KINDS,
     GpuFile,
@@ -97,7 +98,7 @@ class NativeFile:
             return None
         return max(self.newer_symbols.values(), key=lambda v: tuple(map(int, v.split("."))))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NativeRow:
         return {
             "path": self.path,
             "format": self.format,
@@ -172,7 +173,7 @@ class WheelInfo:
     def glibc_floor(self) -> str | None:
         return glibc_floor(self.name.platform_tags) if self.name else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WheelRow:
         name = self.name
         return {
             "path": self.path,

@@ -24,8 +24,8 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from wheel_size.audit.document import JobRow
 from wheel_size.audit.inspect import WheelInfo
 
 __all__ = ["JobVerdict", "job_of", "job_verdicts", "keep_order"]
@@ -103,7 +103,7 @@ class JobVerdict:
     action: str  # keep, disable, fix
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JobRow:
         return {
             "job": self.job,
             "wheels": self.wheels,

@@ -15,6 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.audit.arch_coverage import family, missing_archs
+from wheel_size.audit.document import (
+    AuditDocument,
+    AuditSummary,
+    FindingRow,
+    NameCollisionRow,
+    RedundantGroupRow,
+    VerdictRow,
+)
 from wheel_size.audit.inspect import WheelInfo
 from wheel_size.audit.jobs import JobVerdict, job_verdicts, keep_order
 from wheel_size.audit.platform_check import platform_issues
@@ -42,7 +50,7 @@ class Finding:
     wheels: list[str]
     detail: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FindingRow:
         return {"kind": self.kind, "wheels": self.wheels, "detail": self.detail}
 
 
@@ -52,7 +60,7 @@ class RedundantGroup:
     keep: str
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RedundantGroupRow:
         return {"members": self.members, "keep": self.keep, "reason": self.reason}
 
 
@@ -65,7 +73,7 @@ class NameCollision:
     keep: str
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NameCollisionRow:
         return {
             "filename": self.filename,
             "members": self.members,
@@ -80,7 +88,7 @@ class Verdict:
     verdict: str  # keep, drop, fix
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> VerdictRow:
         return {"wheel": self.wheel, "verdict": self.verdict, "reason": self.reason}
 
 
@@ -98,12 +106,16 @@ class AuditReport:
     def jobs_to_disable(self) -> list[JobVerdict]:
         return [j for j in self.jobs if j.action == "disable"]
 
-    def to_json(self) -> dict[str, Any]:
-        summary = {
-            verdict: sum(v.verdict == verdict for v in self.verdicts)
-            for verdict in ("keep", "drop", "fix")
+    def to_json(self) -> AuditDocument:
+        def count(verdict: str) -> int:
+            return sum(v.verdict == verdict for v in self.verdicts)
+
+        summary: AuditSummary = {
+            "keep": count("keep"),
+            "drop": count("drop"),
+            "fix": count("fix"),
+            "jobs_to_disable": len(self.jobs_to_disable),
         }
-        summary["jobs_to_disable"] = len(self.jobs_to_disable)
         return {
             "wheels": [w.to_json() for w in self.wheels],
             "redundant_groups": [g.to_json() for g in self.redundant_groups],

@@ -12,9 +12,10 @@ import functools
 import json
 from collections.abc import Iterable
 from importlib import resources
-from typing import Any
+from typing import TypedDict
 
 __all__ = [
+    "StableSymbol",
     "abi3_baseline",
     "newer_imports",
     "non_stable_imports",
@@ -26,17 +27,27 @@ __all__ = [
 PyVersion = tuple[int, int]
 
 
+class StableSymbol(TypedDict):
+    kind: str  # function, data, ...
+    added: str  # the Python that added it: "3.10"
+    abi_only: bool
+
+
+class _StableAbiData(TypedDict):
+    source: str
+    symbols: dict[str, StableSymbol]
+
+
 @functools.cache
-def _data() -> dict[str, Any]:
+def _data() -> _StableAbiData:
     text = resources.files("wheel_size.audit").joinpath("data/stable_abi.json").read_text()
-    data: dict[str, Any] = json.loads(text)
+    data: _StableAbiData = json.loads(text)  # our own file (scripts/gen_stable_abi.py)
     return data
 
 
-def stable_abi() -> dict[str, dict[str, Any]]:
+def stable_abi() -> dict[str, StableSymbol]:
     """Symbol name -> {kind, added, abi_only}."""
-    symbols: dict[str, dict[str, Any]] = _data()["symbols"]
-    return symbols
+    return _data()["symbols"]
 
 
 def stable_abi_source() -> str:
@@ -72,7 +83,7 @@ def newer_imports(
         entry = table.get(name)
         if entry is None or name in own:
             continue
-        added = _parse(str(entry["added"]))
+        added = _parse(entry["added"])
         if added > baseline:
             found[name] = added
     return dict(sorted(found.items()))

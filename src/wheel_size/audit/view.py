@@ -2,18 +2,59 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
+from wheel_size.audit.document import (
+    AuditSummary,
+    FindingRow,
+    NameCollisionRow,
+    RedundantGroupRow,
+    VerdictRow,
+)
 from wheel_size.audit.matrix import AuditReport
 from wheel_size.render.safe_markdown import plain_cell as cell
 from wheel_size.units import format_size as human
 
-__all__ = ["view"]
+__all__ = ["AuditView", "view"]
 
 
-def view(report: AuditReport) -> dict[str, Any]:
+class WheelView(TypedDict):
+    path: str
+    labels: str
+    tags: str
+    kind: str
+    glibc: str
+    native: int
+    extensions: int
+    gpu_files: int
+    archs: str
+    size: str
+
+
+class DisableView(TypedDict):
+    job: str
+    wheels: list[str]
+    reason: str
+
+
+class AuditView(TypedDict):
+    """The template context of the audit's Markdown: the document's rows with every name
+    from the wheels made a safe table cell."""
+
+    summary: AuditSummary
+    count: int
+    job_count: int
+    wheels: list[WheelView]
+    groups: list[RedundantGroupRow]
+    collisions: list[NameCollisionRow]
+    findings: list[FindingRow]
+    verdicts: list[VerdictRow]
+    disable: list[DisableView]
+
+
+def view(report: AuditReport) -> AuditView:
     data = report.to_json()
-    wheels = []
+    wheels: list[WheelView] = []
     for wheel in report.wheels:
         archs = sorted(
             {a for n in wheel.native for a in n.gpu_archs}
@@ -51,7 +92,7 @@ def view(report: AuditReport) -> dict[str, Any]:
     for verdict in data["verdicts"]:
         verdict["wheel"] = cell(verdict["wheel"])
         verdict["reason"] = cell(verdict["reason"])
-    disable = [
+    disable: list[DisableView] = [
         {"job": cell(j.job), "wheels": [cell(w) for w in j.wheels], "reason": cell(j.reason)}
         for j in report.jobs_to_disable
     ]

@@ -62,11 +62,10 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.history.history import load_history
     from wheel_size.ports import GitHubFailure
     from wheel_size.regressions.events import Event
-    from wheel_size.regressions.history_series import series_from_history
     from wheel_size.regressions.investigation import investigate
     from wheel_size.regressions.issue_body import Reproduce, render_markdown
-    from wheel_size.regressions.series import point_on, previous_point
     from wheel_size.regressions.track_step import build_evidence_step
+    from wheel_size.series import SizeSeries, point_on, previous_point
     from wheel_size.variants import ArtifactNaming
 
     date = parse_date(args.date, "--date")
@@ -97,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if not runs_that_night:
         raise InputError(f"{where} has no run on {date.isoformat()}")
     variant = naming.resolve(variants[0], history.artifact_names())
-    series = series_from_history(history, naming)
+    series = SizeSeries(history, naming)
     points = series.variant(variant)
     after = point_on(points, date)
     if after is None:

@@ -37,13 +37,13 @@ def run(args: argparse.Namespace) -> int:
         variants_from_args,
     )
     from wheel_size.dates import periods_from_args
-    from wheel_size.report.build import reports_from_store
+    from wheel_size.report.build import reports_for
     from wheel_size.report.render import render_json, render_markdown
 
     periods = periods_from_args(args.date_from, args.date_to, args.month)
     token = os.environ.get("GITHUB_TOKEN") or None
     with open_store(args, repository=args.repo, token=token) as store:
-        reports = reports_from_store(
+        reports = reports_for(
             store,
             variants_from_args(args),
             periods,

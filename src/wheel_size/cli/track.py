@@ -228,12 +228,14 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from wheel_size.cli.options import write_output
+    from wheel_size.units import format_mb
 
     result = track_from_args(args)
     for j in result.jumps:
+        delta = format_mb(j.delta_mb, signed=True)
         print(
-            f"wheel-size: jump: {j.artifact} {j.prev_date} → {j.date}: {j.delta_mb:+.1f} MB "
-            f"({j.prev_size_mb:.1f} → {j.size_mb:.1f} MB), run {j.run_id}",
+            f"wheel-size: jump: {j.artifact} {j.prev_date} → {j.date}: {delta} MB "
+            f"({format_mb(j.prev_size_mb)} → {format_mb(j.size_mb)} MB), run {j.run_id}",
             file=sys.stderr,
         )
     print(

@@ -9,7 +9,7 @@ bounded by one entry header however large the section is (libtorch_cuda.so carri
 gigabytes of SASS).
 
 Layout: CUDA's ``fatbinary_section.h`` plus the observations recorded in
-``/work/shared/specs/wheel-audit-and-fatbins.md`` §B2 (all integers little-endian).
+the wheel-audit and fatbin specification, §B2 (all integers little-endian).
 """
 
 from __future__ import annotations

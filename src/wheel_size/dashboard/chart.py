@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.series import MB
+from wheel_size.units import format_mb
 
 __all__ = [
     "Band",
@@ -44,7 +45,7 @@ CHAR_WIDTH = 6.6  # 11 px bold digits, a generous estimate so labels never touch
 
 def _label_width(delta_mb: float) -> float:
     """Width of a jump label such as "+12.3 MB" in the chart's 11 px bold font."""
-    return len(f"{delta_mb:+,.1f} MB") * CHAR_WIDTH
+    return len(f"{format_mb(delta_mb, signed=True)} MB") * CHAR_WIDTH
 
 
 @dataclass(frozen=True)

@@ -53,10 +53,14 @@ def _table(arch: str, rows: list[ByRow], top: int) -> ByTable:
     table.rest_delta = sum(r.delta for r in rest)
     statuses = [r.status for r in rows]
     table.counts = {
-        s: statuses.count(s) for s in ("added", "removed", "grown", "shrunk", "changed")
+        "added": statuses.count("added"),
+        "removed": statuses.count("removed"),
+        "grown": statuses.count("grown"),
+        "shrunk": statuses.count("shrunk"),
+        "changed": statuses.count("changed"),
+        "up": sum(r.delta for r in rows if r.delta > 0),
+        "down": sum(r.delta for r in rows if r.delta < 0),
     }
-    table.counts["up"] = sum(r.delta for r in rows if r.delta > 0)
-    table.counts["down"] = sum(r.delta for r in rows if r.delta < 0)
     return table
 
 

@@ -8,7 +8,14 @@ size of change, and the rest summarised, so the rows plus ``rest`` are the table
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from wheel_size.diff.document import (
+    ByComparisonDocument,
+    ByCounts,
+    ByReportDocument,
+    ByRowDocument,
+    ByTableDocument,
+)
 
 __all__ = ["BY_CHOICES", "ByDiff", "ByReport", "ByRow", "ByTable"]
 
@@ -48,7 +55,7 @@ class ByRow:
             return "shrunk"
         return "changed"  # same bytes, other instantiations
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ByRowDocument:
         return {
             "name": self.name,
             "status": self.status,
@@ -60,6 +67,10 @@ class ByRow:
             "removed": self.removed,
             "archs": self.archs,
         }
+
+
+def _no_counts() -> ByCounts:
+    return {"added": 0, "removed": 0, "grown": 0, "shrunk": 0, "changed": 0, "up": 0, "down": 0}
 
 
 @dataclass
@@ -74,9 +85,9 @@ class ByTable:
     rows: list[ByRow] = field(default_factory=list)  # the top N, largest change first
     rest_count: int = 0
     rest_delta: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: ByCounts = field(default_factory=_no_counts)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ByTableDocument:
         return {
             "arch": self.arch,
             "old_total": self.old_total,
@@ -100,7 +111,7 @@ class ByDiff:
     summed: ByTable = field(default_factory=lambda: ByTable(""))
     problems: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ByComparisonDocument:
         return {
             "old": self.old,
             "new": self.new,
@@ -120,7 +131,7 @@ class ByReport:
     unpaired_new: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ByReportDocument:
         return {
             "by": self.by,
             "top": self.top,

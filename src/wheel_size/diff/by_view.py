@@ -7,12 +7,12 @@ instantiations of ``reduce_kernel<…>`` × 9 SM architectures = +2.2 MB".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from wheel_size.diff.by_model import ByDiff, ByReport, ByRow, ByTable
 from wheel_size.units import format_size
 
-__all__ = ["arch_word", "by_view", "family_line"]
+__all__ = ["ByView", "FamilyLine", "arch_word", "by_view", "family_line"]
 
 _WHAT = {"kernel": "kernel", "symbol": "symbol", "family": "template family"}
 _AXIS = {"kernel": "architecture", "symbol": "section", "family": "architecture"}
@@ -34,7 +34,61 @@ def arch_word(archs: list[str], count: int) -> str:
     return f"{kind}architecture{'s' if count != 1 else ''}"
 
 
-def family_line(row: ByRow) -> dict[str, Any]:
+class FamilyLine(TypedDict):
+    name: str
+    added: int
+    removed: int
+    archs: int
+    arch_word: str
+    delta: str
+    status: str
+
+
+class ByRowView(TypedDict):
+    name: str
+    status: str
+    old: str
+    new: str
+    delta: str
+    count: str
+    archs: int
+
+
+class ByTableView(TypedDict):
+    arch: str
+    old: str
+    new: str
+    delta: str
+    unattributed: str
+    counts: str
+    up: str
+    down: str
+    rows: list[ByRowView]
+    rest_count: int
+    rest_delta: str
+
+
+class ByComparisonView(TypedDict):
+    old: str
+    new: str
+    summed: ByTableView
+    families: list[FamilyLine]
+    archs: list[ByTableView]
+    problems: list[str]
+
+
+class ByView(TypedDict):
+    """The template context of ``diff_by.md.j2``."""
+
+    by: str
+    what: str
+    axis: str
+    top: int
+    comparisons: list[ByComparisonView]
+    problems: list[str]
+
+
+def family_line(row: ByRow) -> FamilyLine:
     """The parts of one family's sentence (numbers and our words; the name is the caller's)."""
     return {
         "name": row.name,
@@ -47,7 +101,7 @@ def family_line(row: ByRow) -> dict[str, Any]:
     }
 
 
-def _row(row: ByRow) -> dict[str, Any]:
+def _row(row: ByRow) -> ByRowView:
     return {
         "name": row.name,
         "status": row.status,
@@ -59,7 +113,7 @@ def _row(row: ByRow) -> dict[str, Any]:
     }
 
 
-def _table(table: ByTable) -> dict[str, Any]:
+def _table(table: ByTable) -> ByTableView:
     c = table.counts
     return {
         "arch": table.arch,
@@ -77,7 +131,7 @@ def _table(table: ByTable) -> dict[str, Any]:
     }
 
 
-def _comparison(diff: ByDiff) -> dict[str, Any]:
+def _comparison(diff: ByDiff) -> ByComparisonView:
     return {
         "old": diff.old,
         "new": diff.new,
@@ -88,7 +142,7 @@ def _comparison(diff: ByDiff) -> dict[str, Any]:
     }
 
 
-def by_view(report: ByReport) -> dict[str, Any]:
+def by_view(report: ByReport) -> ByView:
     """Template context for ``diff_by.md.j2``."""
     return {
         "by": report.by,

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from wheel_size.diff.document import (
+    ComparisonDocument,
+    DiffCounts,
+    FileDocument,
+    GpuDocument,
+    SectionDocument,
+    TotalsDocument,
+)
 
 __all__ = ["FileDiff", "GpuDelta", "SectionDelta", "Totals", "WheelDiff"]
 
@@ -20,7 +28,7 @@ class SectionDelta:
     def delta(self) -> int:
         return self.new_size - self.old_size
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SectionDocument:
         return {"name": self.name, "old_size": self.old_size, "new_size": self.new_size}
 
 
@@ -54,7 +62,7 @@ class GpuDelta:
     def uncompressed_delta(self) -> int:
         return self.new_uncompressed - self.old_uncompressed
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GpuDocument:
         return {
             "kind": self.kind,
             "section": self.section,
@@ -93,7 +101,7 @@ class FileDiff:
     def installed_delta(self) -> int:
         return self.new_installed - self.old_installed
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FileDocument:
         return {
             "path": self.path,
             "status": self.status,
@@ -114,7 +122,7 @@ class Totals:
     old_installed: int = 0  # sum of member sizes
     new_installed: int = 0
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> TotalsDocument:
         return {
             "old_bytes": self.old_bytes,
             "new_bytes": self.new_bytes,
@@ -134,7 +142,7 @@ class WheelDiff:
     unchanged: int = 0
     problems: list[str] = field(default_factory=list)
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> DiffCounts:
         """bloat-o-meter's add/remove and grow/shrink counts, plus the byte sums."""
         changed = [f for f in self.files if f.status == "changed"]
         return {
@@ -146,7 +154,7 @@ class WheelDiff:
             "down": sum(f.installed_delta for f in self.files if f.installed_delta < 0),
         }
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ComparisonDocument:
         return {
             "old": self.old,
             "new": self.new,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from wheel_size.diff.compare import diff_wheels
+from wheel_size.diff.document import ComparisonDocument, DiffSetDocument
 from wheel_size.diff.inputs import pair_wheels, resolve_input
 from wheel_size.diff.model import WheelDiff
 from wheel_size.errors import InputError, WheelSizeError
@@ -27,7 +27,7 @@ class DiffReport:
     unpaired_new: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ComparisonDocument | DiffSetDocument:
         """One comparison is reported as its own object; several under ``comparisons``."""
         if (
             len(self.comparisons) == 1

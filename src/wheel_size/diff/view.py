@@ -6,14 +6,23 @@ bytes; signed; percentages) so the template only lays them out.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import plain_cell
 from wheel_size.units import format_size, percent_change
 
-__all__ = ["cell", "human", "summary_line", "view"]
+__all__ = [
+    "DiffView",
+    "FileRowView",
+    "GpuRowView",
+    "SectionRowView",
+    "cell",
+    "human",
+    "summary_line",
+    "view",
+]
 
 
 def cell(text: str) -> str:
@@ -40,7 +49,57 @@ def summary_line(diff: WheelDiff) -> str:
     ).strip()
 
 
-def _gpu_row(g: GpuDelta) -> dict[str, Any]:
+class GpuRowView(TypedDict):
+    kind: str
+    section: str
+    arch: str
+    image: str
+    entries: str
+    old: str
+    new: str
+    delta: str
+    uncompressed_delta: str
+    compression: str
+    marker: str
+
+
+class SectionRowView(TypedDict):
+    name: str
+    old: str
+    new: str
+    delta: str
+
+
+class FileRowView(TypedDict):
+    path: str
+    status: str
+    old_installed: str
+    new_installed: str
+    delta: str
+    installed_delta: str
+    sections: list[SectionRowView]
+    gpu: list[GpuRowView]
+    gpu_more: int
+    problems: list[str]
+
+
+class DiffView(TypedDict):
+    """The template context of one comparison: every value already Markdown-safe text."""
+
+    old: str
+    new: str
+    summary: str
+    old_total: str
+    new_total: str
+    files: list[FileRowView]
+    details: list[FileRowView]
+    more_files: int
+    more_delta: str
+    unchanged: int
+    problems: list[str]
+
+
+def _gpu_row(g: GpuDelta) -> GpuRowView:
     arch = g.arch
     if g.kind == "cuda" and g.image == "ptx":
         arch = arch.replace("sm_", "compute_")
@@ -61,7 +120,7 @@ def _gpu_row(g: GpuDelta) -> dict[str, Any]:
     }
 
 
-def _file_row(f: FileDiff, gpu_limit: int) -> dict[str, Any]:
+def _file_row(f: FileDiff, gpu_limit: int) -> FileRowView:
     changed_gpu = [
         g for g in f.gpu if g.delta or g.uncompressed_delta or g.old_entries != g.new_entries
     ]
@@ -87,7 +146,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> dict[str, Any]:
     }
 
 
-def view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> dict[str, Any]:
+def view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> DiffView:
     """Template context for one comparison."""
     shown = diff.files[:limit]
     rest = diff.files[limit:]

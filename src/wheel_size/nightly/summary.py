@@ -14,11 +14,12 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
-from wheel_size.check.budget import MB, CeilingBreach
+from wheel_size.check.budget import CeilingBreach
 from wheel_size.render import render
 from wheel_size.report.analyze import build_lines
 from wheel_size.report.model import Jump
 from wheel_size.track import TrackResult
+from wheel_size.units import format_mb, in_mb
 
 __all__ = [
     "COLLAPSE_LINES",
@@ -35,8 +36,8 @@ COLLAPSE_LINES = 40
 def jump_annotation(jump: Jump) -> str:
     """The message of a jump's ``::warning`` (title "Wheel size jump")."""
     return (
-        f"{jump.artifact}: {jump.delta_mb:+.1f} MB on {jump.date} "
-        f"({jump.prev_size_mb:.1f} → {jump.size_mb:.1f} MB, run {jump.run_id})"
+        f"{jump.artifact}: {format_mb(jump.delta_mb, signed=True)} MB on {jump.date} "
+        f"({format_mb(jump.prev_size_mb)} → {format_mb(jump.size_mb)} MB, run {jump.run_id})"
     )
 
 
@@ -88,10 +89,10 @@ def ceiling_text(breach: CeilingBreach) -> str:
     over the 850.0 MB ceiling"."""
     words = {"ceiling": "ceiling", "pypi": "PyPI file-size limit"}
     over = "; ".join(
-        f"over the {(b.limit_bytes or 0) / MB:,.1f} MB {words.get(b.kind, b.kind)}"
+        f"over the {in_mb(b.limit_bytes or 0)} MB {words.get(b.kind, b.kind)}"
         for b in breach.breaches
     )
-    return f"{breach.size_bytes / MB:,.1f} MB on {breach.date}, {over}"
+    return f"{in_mb(breach.size_bytes)} MB on {breach.date}, {over}"
 
 
 def _ceiling(breach: CeilingBreach) -> dict[str, str]:

@@ -43,8 +43,9 @@ from wheel_size.regressions.lifecycle import (
     previous_point,
 )
 from wheel_size.regressions.reach_table import ReachTable
-from wheel_size.regressions.series import Series, SizePoint, point_on
+from wheel_size.regressions.series import Series
 from wheel_size.regressions.window import Night, Window, fetch_window
+from wheel_size.series import SizePoint, point_on
 
 __all__ = ["AlertSettings", "alert_night", "events_for_night"]
 

@@ -8,8 +8,8 @@ anyone else's text is a forgery: ignored, and named once in the log (who, where)
 
 from __future__ import annotations
 
+from wheel_size.oneline import one_line
 from wheel_size.regressions.issue_body import MARKER_PREFIX
-from wheel_size.render.safe_markdown import one_line
 
 __all__ = ["carries_marker", "forged_warning", "same_login"]
 

@@ -27,6 +27,7 @@ from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.rank import Ranked, Reason
 from wheel_size.render import render
 from wheel_size.series import MB
+from wheel_size.units import in_mb
 
 __all__ = [
     "attach_build_evidence",
@@ -88,7 +89,8 @@ def _build_reason(verdict: BuildVerdict) -> Reason | None:
     delta = verdict.delta_bytes
     if not verdict.measured or delta is None:
         return None
-    text = f"per-commit build: {delta / MB:+.2f} MB against its parent ({verdict.status})"
+    moved = in_mb(delta, signed=True, digits=2)
+    text = f"per-commit build: {moved} MB against its parent ({verdict.status})"
     points = {CONFIRMED: 1000.0, NOT_CONFIRMED: -1000.0, CLEARED: -1000.0}.get(verdict.status, 0.0)
     return Reason("build", points, text)
 

@@ -44,6 +44,7 @@ from wheel_size.ports.builds import (
 from wheel_size.regressions.build_logs import DEFAULT_PATTERNS, LogSize, find_wheel_size
 from wheel_size.regressions.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
 from wheel_size.series import MB
+from wheel_size.units import in_mb
 
 __all__ = [
     "BuildArtifact",
@@ -405,7 +406,7 @@ def _measure(
 
 
 def _mb(value: float) -> str:
-    return f"{value / MB:+.2f} MB"
+    return f"{in_mb(value, signed=True, digits=2)} MB"
 
 
 def _judge(
@@ -439,7 +440,7 @@ def _judge(
         return verdict(CLEARED, "disproved: the size moved the other way at this commit")
     if same and low > options.max_share * abs(jump):
         return verdict(LIKELY, "far more than the jump; the builds may not be comparable")
-    return verdict(LIKELY, f"the sizes are too coarse (±{slack / MB:.2f} MB) to tell")
+    return verdict(LIKELY, f"the sizes are too coarse (±{in_mb(slack, digits=2)} MB) to tell")
 
 
 def verify_candidates(

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wheel_size.units import format_mb
+
 __all__ = ["Fingerprint", "VariantKey", "fingerprint", "variant_key"]
 
 #: A variant "moved" when it changed at least this share of the event's change (and 0.2 MB).
@@ -135,12 +137,18 @@ class Fingerprint:
     def reading(self) -> str:
         """One sentence for the issue: what the pattern points to, growth or shrink."""
         if self.direction == 0 or not self.moved:
-            own = "no delta" if self.own_mb is None else f"no jump ({self.own_mb:+.2f} MB)"
+            own = (
+                "no delta"
+                if self.own_mb is None
+                else f"no jump ({format_mb(self.own_mb, signed=True, digits=2)} MB)"
+            )
             if not self.elsewhere:
                 return f"{self.variant} has {own} that night, and no other variant jumped."
-            moved = ", ".join(f"{name} ({mb:+.2f} MB)" for name, mb in self.elsewhere)
+            moved = ", ".join(
+                f"{name} ({format_mb(mb, signed=True, digits=2)} MB)" for name, mb in self.elsewhere
+            )
             return f"{self.variant} has {own} that night; the variants that moved: {moved}."
-        mb = f"{self.magnitude_mb:.1f} MB"
+        mb = f"{format_mb(self.magnitude_mb)} MB"
         size = (
             "tens of MB point to a bundled library, an architecture list or a dependency"
             if self.large

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wheel_size.regressions.events import Event
-from wheel_size.render.safe_markdown import one_line
+from wheel_size.render.safe_markdown import stripped_line
+from wheel_size.units import format_mb
 
 __all__ = ["NightGroup", "group_events", "group_title", "joins"]
 
@@ -60,7 +61,9 @@ def group_title(group: NightGroup) -> str:
 
     if len(group.events) == 1:
         return issue_title(group.primary)
-    parts = ", ".join(f"{one_line(e.variant)} {e.delta_mb:+.1f} MB" for e in group.events)
+    parts = ", ".join(
+        f"{stripped_line(e.variant)} {format_mb(e.delta_mb, signed=True)} MB" for e in group.events
+    )
     return f"Wheel size: {parts} on {group.primary.date.isoformat()}"
 
 

@@ -18,7 +18,6 @@ from wheel_size.regressions.classify import CATEGORIES
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.lifecycle import Verdict
-from wheel_size.regressions.series import MB, SizePoint
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import (
     BODY_LIMIT,
@@ -26,8 +25,10 @@ from wheel_size.render.safe_markdown import (
     github_link,
     neutralise,
     neutralise_cell,
-    one_line,
+    stripped_line,
 )
+from wheel_size.series import SizePoint
+from wheel_size.units import MB, format_mb
 
 __all__ = [
     "MARKER_PREFIX",
@@ -96,13 +97,15 @@ def issue_title(ev: Event) -> str:
 
     Titles are plain text (no links), but bidi overrides and controls would still show.
     """
-    variant = one_line(ev.variant)
+    variant = stripped_line(ev.variant)
     if ev.kind == "creep":
         return (
-            f"Wheel size creep: {variant} {ev.delta_mb:+.1f} MB from "
+            f"Wheel size creep: {variant} {format_mb(ev.delta_mb, signed=True)} MB from "
             f"{ev.before.date.isoformat()} to {ev.date.isoformat()}"
         )
-    return f"Wheel size: {variant} {ev.delta_mb:+.1f} MB on {ev.date.isoformat()}"
+    return (
+        f"Wheel size: {variant} {format_mb(ev.delta_mb, signed=True)} MB on {ev.date.isoformat()}"
+    )
 
 
 def _run_url(repo_url: str, run_id: int | None) -> str | None:

@@ -37,8 +37,9 @@ from wheel_size.regressions.authorship import carries_marker, forged_warning, sa
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issue_body import MARKER_PREFIX, event_marker, render_lifecycle
 from wheel_size.regressions.lifecycle import Listed, Verdict
-from wheel_size.regressions.series import MB, SizePoint
 from wheel_size.render import render
+from wheel_size.series import SizePoint
+from wheel_size.units import MB, format_mb
 
 __all__ = [
     "IssueCache",
@@ -455,7 +456,7 @@ class IssueSync:
         events_at = [n for n, line in enumerate(marks) if _EVENT_MARKER.fullmatch(line)]
         at = events_at[-1] + 1 if events_at else len(marks)
         new_markers = [event_marker(e) for e in events]
-        joined = "; ".join(f"`{e.variant}` {e.delta_mb:+.1f} MB" for e in events)
+        joined = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in events)
         note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
         text = "\n".join(lines[:at] + new_markers + lines[at:]).rstrip("\n") + note
         doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"

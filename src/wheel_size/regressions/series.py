@@ -1,8 +1,10 @@
 """The size history as the regression logic sees it: per variant, one point per night.
 
 The points and lookups are :mod:`wheel_size.series`' (one model for the report, the issues
-and the dashboard); this module keeps the regression code's names for them and turns plain
-records (tests, scripts) into points with :func:`from_records`.
+and the dashboard): import them from there. This module adds what only the regression code
+needs: the :data:`Series` mapping, :func:`delta_on` in MB and :func:`from_records` (plain
+records from tests and scripts as points). ``SizePoint`` is still re-exported for
+``regressions/investigation.py`` until that module imports it from :mod:`wheel_size.series`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from wheel_size.series import MB, SizePoint, point_on, previous_point, step_on
+from wheel_size.series import SizePoint, step_on
+from wheel_size.units import MB
 
-__all__ = ["MB", "Series", "SizePoint", "delta_on", "from_records", "point_on", "previous_point"]
+__all__ = ["Series", "SizePoint", "delta_on", "from_records"]
 
 # variant -> points sorted by date, at most one per date (a SizeSeries is one)
 Series = Mapping[str, Sequence[SizePoint]]

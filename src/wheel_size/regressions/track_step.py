@@ -20,7 +20,6 @@ from wheel_size.history.store import HistoryStore
 from wheel_size.ports import GitHubFailure, GitHubPort
 from wheel_size.regressions.alerts import AlertSettings, alert_night
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.history_series import series_from_history
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issue_body import Reproduce
 from wheel_size.regressions.issue_sync import IssueCache, SyncResult
@@ -94,7 +93,8 @@ def create_issues_for_night(
             )
         )
 
-    series = series_from_history(history, naming)
+    # the run's series (built once by track) as is: the issues read the nights the report read
+    series = history if isinstance(history, SizeSeries) else SizeSeries(history, naming)
     try:
         # One repository read and one issue listing per run, not per night.
         cache = issue_cache if issue_cache is not None else IssueCache()

@@ -43,9 +43,9 @@ __all__ = [
     "link_url",
     "neutralise",
     "neutralise_cell",
-    "one_line",
     "plain_cell",
     "safe_inline",
+    "stripped_line",
 ]
 
 #: GitHub refuses issue and comment bodies over 65,536 characters (422 "Body is too long").
@@ -111,11 +111,12 @@ def _truncate(text: str, max_chars: int | None) -> str:
     return text[: max(max_chars - 1, 0)].rstrip() + "…"
 
 
-def one_line(text: str) -> str:
+def stripped_line(text: str) -> str:
     """``text`` on one line without control or bidi characters, otherwise unchanged.
 
     For a line inside a fenced code block (a shell command, a Mermaid title), where Markdown
-    is not parsed and escapes would show: one line cannot close the fence.
+    is not parsed and escapes would show: one line cannot close the fence. (It strips;
+    :func:`wheel_size.oneline.one_line` escapes, for logs and annotations.)
     """
     return _clean(text, multiline=False)
 
@@ -265,7 +266,7 @@ def link_url(url: str) -> str:
     Only http(s) URLs are kept (anything else becomes ``#``); spaces, parentheses,
     brackets, quotes, backslashes and non-ASCII characters are percent-encoded.
     """
-    cleaned = one_line(url)
+    cleaned = stripped_line(url)
     try:
         scheme = urlsplit(cleaned).scheme.lower()
     except ValueError:

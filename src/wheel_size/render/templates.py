@@ -7,7 +7,7 @@ destinations and lines inside code fences, its companions):
 - ``md``: inline text (``md(multiline=True)`` keeps line breaks, ``md(max_chars=80)``);
 - ``code``: a name as a code span with a fence that fits it;
 - ``url``: a link destination that cannot end early or run script;
-- ``one_line``: a line inside a fenced code block.
+- ``stripped_line``: a line inside a fenced code block.
 
 Numbers go through the unit filters of :mod:`wheel_size.units` (MB = 1,048,576 bytes):
 ``mb`` (a value in MB: ``1,234.5``), ``in_mb`` (bytes shown in MB), ``size`` (bytes at a
@@ -26,8 +26,8 @@ from typing import Any
 
 import jinja2
 
-from wheel_size.render.safe_markdown import link_url, one_line, safe_inline
-from wheel_size.units import MB, format_count, format_mb, format_percent, format_size
+from wheel_size.render.safe_markdown import link_url, safe_inline, stripped_line
+from wheel_size.units import format_count, format_mb, format_percent, format_size, in_mb
 
 __all__ = ["render", "template_dir"]
 
@@ -45,7 +45,7 @@ def _format_mb(value: float | None, signed: bool = False, digits: int = 1) -> st
 
 
 def _in_mb(value: int | float | None, signed: bool = False, digits: int = 1) -> str:
-    return format_mb(None if value is None else value / MB, signed=signed, digits=digits)
+    return in_mb(value, signed=signed, digits=digits)
 
 
 def _size(value: int | float | None, signed: bool = False) -> str:
@@ -95,7 +95,7 @@ def _environment() -> jinja2.Environment:
     env.filters["md"] = _md
     env.filters["code"] = _code
     env.filters["url"] = lambda value: link_url(_text(value))
-    env.filters["one_line"] = lambda value: one_line(_text(value))
+    env.filters["stripped_line"] = lambda value: stripped_line(_text(value))
     return env
 
 

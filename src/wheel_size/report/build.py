@@ -16,7 +16,7 @@ from wheel_size.series import SizeSeries, load_series
 from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["report_window", "reports_for", "reports_from_series", "reports_from_store"]
+__all__ = ["report_window", "reports_for", "reports_from_series"]
 
 
 def report_window(periods: Sequence[DateRange], thresholds: Thresholds | None = None) -> DateRange:
@@ -136,29 +136,3 @@ def with_causes(report: Report, notes: Mapping[str, InvestigationNote]) -> Repor
         )  # fmt: skip
         jumps.append(dataclasses.replace(jump, cause=cause))
     return dataclasses.replace(report, jumps=tuple(jumps))
-
-
-def reports_from_store(
-    store: HistoryStore,
-    variants: Sequence[str],
-    periods: Sequence[DateRange],
-    *,
-    naming: ArtifactNaming | None = None,
-    thresholds: Thresholds | None = None,
-    rollback_days: int = 10,
-    repository: str | None = None,
-    workflow: str | int | None = None,
-    build_thresholds: BuildThresholds | None = None,
-) -> list[Report]:
-    """The ``report`` command's job: :func:`reports_for` (one name for it to call)."""
-    return reports_for(
-        store,
-        variants,
-        periods,
-        build_thresholds=build_thresholds,
-        naming=naming,
-        thresholds=thresholds,
-        rollback_days=rollback_days,
-        repository=repository,
-        workflow=workflow,
-    )

@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from wheel_size.report.model import MB, Day, DayStatus, Jump, Observation, Thresholds
+from wheel_size.units import in_mb
 
 __all__ = ["find_rollbacks", "holiday_name", "observe"]
 
@@ -66,8 +67,7 @@ class _Fmt:
 
 
 def _mb(delta: int, signed: bool = True) -> str:
-    value = delta / MB
-    return f"{value:+,.1f} MB" if signed else f"{value:,.1f} MB"
+    return f"{in_mb(delta, signed=signed)} MB"
 
 
 def _runs_of(days: Sequence[Day]) -> list[list[Day]]:

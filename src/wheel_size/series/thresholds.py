@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from wheel_size.errors import InputError
+from wheel_size.units import MB
 
 __all__ = ["BASELINE_DAYS", "MB", "Baseline", "CreepSettings", "Thresholds"]
-
-MB = 1_048_576  # the seed's MB; never 10**6 here
 
 # The nights a baseline is computed from lie at most this many days before the night
 # measured: every consumer loads that far back, so they all see the same baseline.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from wheel_size.ports import Issues
 from wheel_size.render import render
+from wheel_size.split.document import SplitReport
 from wheel_size.sticky import marker as _marker
 from wheel_size.sticky import post_sticky_comment
 
@@ -17,7 +16,7 @@ def marker(key: str = "split") -> str:
     return _marker(key)
 
 
-def render_comment(report: dict[str, Any], key: str = "split") -> str:
+def render_comment(report: SplitReport, key: str = "split") -> str:
     return render("split_comment.md.j2", marker=marker(key), report=report)
 
 

@@ -4,7 +4,7 @@ What moves where and how big it is, before anything is written: per library its 
 size, device code per target and what the host rewrite cuts; per device wheel its name,
 archives and database files; where every database file goes; totals. Kpack sizes are the
 uncompressed code-object bytes: the archive adds a small table of contents and zstd
-(the default) shrinks it. MB here is 1,048,576 bytes.
+(the default) shrinks it. Sizes are shown through the ``in_mb`` filter (:mod:`wheel_size.units`).
 """
 
 from __future__ import annotations
@@ -12,20 +12,118 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import Counter
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from wheel_size.render.templates import render
 from wheel_size.split.plan import SplitPlan
 from wheel_size.split.work import LibraryPlan
 
-__all__ = ["MB", "plan_data", "render_text", "to_json"]
-
-MB = 1_048_576
+__all__ = ["DryRunPlan", "plan_data", "render_text", "to_json"]
 
 
-def _library(plan: SplitPlan, lib: LibraryPlan) -> dict[str, Any]:
+class TargetCount(TypedDict):
+    target: str
+    code_objects: int
+    size: int
+
+
+class CodeObjectRow(TypedDict):
+    target: str
+    index: int
+    size: int
+
+
+class _LibraryCandidate(TypedDict):
+    member: str
+    size: int
+    fat: bool
+
+
+class PlannedLibrary(_LibraryCandidate, total=False):
+    """A library candidate; ``warning`` when there is one, the other keys only for a fat one
+    (in this order: the JSON keeps the order it was built in)."""
+
+    warning: str
+    format: str
+    section: str
+    section_size: int
+    wrappers: int
+    size_after: int
+    cut: int
+    targets: list[TargetCount]
+    code_objects: list[CodeObjectRow]
+
+
+class PlannedKpack(TypedDict):
+    member: str
+    target: str
+    code_objects: int
+    size: int
+
+
+class MemberSize(TypedDict):
+    member: str
+    size: int
+
+
+class PlannedDevice(TypedDict):
+    file: str
+    distribution: str
+    key: str
+    level: str
+    kpacks: list[PlannedKpack]
+    db_files: list[MemberSize]
+    size: int
+
+
+class PlannedDatabase(TypedDict):
+    member: str
+    size: int
+    handler: str
+    arch: str
+    key: str
+    wheel: str
+
+
+class PlanInput(TypedDict):
+    file: str
+    size: int
+    files: int
+
+
+class PlanHost(TypedDict):
+    file: str
+    variant: str | None
+
+
+class PlanTotals(TypedDict):
+    libraries_examined: int
+    fat_libraries: int
+    code_objects: int
+    device_code_size: int
+    host_cut: int
+    db_files: int
+    db_size: int
+    device_wheels: int
+    kpacks: int
+
+
+class DryRunPlan(TypedDict):
+    """``split --dry-run --format json``: the frozen plan, sizes in bytes."""
+
+    dry_run: Literal[True]
+    input: PlanInput
+    host: PlanHost
+    libraries: list[PlannedLibrary]
+    devices: list[PlannedDevice]
+    databases: list[PlannedDatabase]
+    totals: PlanTotals
+    warnings: list[str]
+
+
+def _library(plan: SplitPlan, lib: LibraryPlan) -> PlannedLibrary:
     member = plan.candidates[lib.number]
-    item: dict[str, Any] = {"member": member.name, "size": lib.size, "fat": lib.fat}
+    item: PlannedLibrary = {"member": member.name, "size": lib.size, "fat": lib.fat}
     if lib.warning is not None:
         item["warning"] = lib.warning
     if not lib.fat:
@@ -35,29 +133,27 @@ def _library(plan: SplitPlan, lib: LibraryPlan) -> dict[str, Any]:
         count_size = per_target.setdefault(code.target, [0, 0])
         count_size[0] += 1
         count_size[1] += code.size
-    item.update(
-        format=lib.kind,
-        section=lib.section,
-        section_size=lib.section_size,
-        wrappers=lib.wrappers,
-        size_after=lib.size_after,
-        cut=lib.size - lib.size_after,
-        targets=[
-            {"target": target, "code_objects": count, "size": size}
-            for target, (count, size) in sorted(per_target.items())
-        ],
-        code_objects=[
-            {"target": c.target, "index": c.index, "size": c.size} for c in lib.code_objects
-        ],
-    )
+    item["format"] = lib.kind
+    item["section"] = lib.section
+    item["section_size"] = lib.section_size
+    item["wrappers"] = lib.wrappers
+    item["size_after"] = lib.size_after
+    item["cut"] = lib.size - lib.size_after
+    item["targets"] = [
+        {"target": target, "code_objects": count, "size": size}
+        for target, (count, size) in sorted(per_target.items())
+    ]
+    item["code_objects"] = [
+        {"target": c.target, "index": c.index, "size": c.size} for c in lib.code_objects
+    ]
     return item
 
 
-def plan_data(plan: SplitPlan, input_size: int) -> dict[str, Any]:
+def plan_data(plan: SplitPlan, input_size: int) -> DryRunPlan:
     """The plan as JSON-ready data (numbers in bytes, names as they are; no Markdown)."""
     prefix = f"{plan.overlay}/" if plan.overlay else ""
     wheel_of = {key: d.filename for d in plan.devices for key in [d.key]}
-    devices = [
+    devices: list[PlannedDevice] = [
         {
             "file": d.filename,
             "distribution": d.dist,
@@ -110,7 +206,7 @@ def plan_data(plan: SplitPlan, input_size: int) -> dict[str, Any]:
     }
 
 
-def to_json(data: dict[str, Any]) -> str:
+def to_json(data: DryRunPlan) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -128,7 +224,7 @@ def _printable(value: Any) -> Any:
     return value
 
 
-def render_text(data: dict[str, Any], verbose: bool = False) -> str:
+def render_text(data: DryRunPlan, verbose: bool = False) -> str:
     """The plan for a terminal: one block per library and per device wheel, then totals
     (``verbose``: every database file with the wheel it goes to)."""
     handlers = Counter(db["handler"] for db in data["databases"])
@@ -138,6 +234,5 @@ def render_text(data: dict[str, Any], verbose: bool = False) -> str:
             plan=_printable(data),
             handlers=sorted(handlers.items()),
             verbose=verbose,
-            mb=MB,
         )
     )

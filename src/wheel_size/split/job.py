@@ -6,13 +6,12 @@ posted through the callable the adapter gives (PyGithub stays in ``github/``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from wheel_size.errors import InputError
+from wheel_size.split.document import SplitReport
 from wheel_size.split.plan import SplitOptions
 
 __all__ = ["SplitOutcome", "SplitRequest", "checked_split_options", "run_split_job"]
@@ -33,7 +32,7 @@ class SplitRequest:
 class SplitOutcome:
     """What a split run produced, for the CLI and the container action."""
 
-    report: dict[str, Any]
+    report: SplitReport
     markdown: str
     outputs: list[Path]
     comment_url: str | None = None
@@ -103,7 +102,7 @@ def checked_split_options(
 
 
 def run_split_job(
-    request: SplitRequest, post_comment: Callable[[dict[str, Any]], str] | None = None
+    request: SplitRequest, post_comment: Callable[[SplitReport], str] | None = None
 ) -> SplitOutcome:
     """Split, write the reports, then post the report with ``post_comment`` when given.
 
@@ -119,8 +118,7 @@ def run_split_job(
             check_writable(path)
     made_tmp = []
     if request.tmp_dir is not None:
-        made_tmp = make_dirs(request.tmp_dir)
-        os.environ["TMPDIR"] = str(request.tmp_dir)
+        made_tmp = make_dirs(request.tmp_dir)  # passed on explicitly: os.environ stays as it was
     try:
         result = split_wheel(
             request.input, request.output_dir, request.options, tmp_dir=request.tmp_dir

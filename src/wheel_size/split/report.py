@@ -1,7 +1,8 @@
 """The savings report of a split: what each GPU's user downloads instead of the fat wheel.
 
-One JSON-able document (``build_report``) feeds both the JSON output and the Markdown template
-(``templates/split_report.md.j2``), so the two can never disagree.
+One typed document (``build_report``, a :class:`~wheel_size.split.document.SplitReport`)
+feeds the JSON output, the Markdown template (``templates/split_report.md.j2``) and the PR
+comment, so they can never disagree; each section is built by its own small function.
 """
 
 from __future__ import annotations
@@ -10,17 +11,33 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Literal
 
 from wheel_size.render import render
 from wheel_size.split.apply import DeviceOutput, SplitResult
+from wheel_size.split.document import (
+    DatabaseOnlyRow,
+    DatabaseRow,
+    DbDir,
+    DeviceRow,
+    DownloadPart,
+    DownloadRow,
+    HostMetadata,
+    Layout,
+    LibraryRow,
+    ReportOptions,
+    SplitReport,
+    Summary,
+    Timings,
+)
 from wheel_size.split.metadata import extra_name
 from wheel_size.split.names import hierarchy, normalize_arch
+from wheel_size.split.work import LibraryResult
 from wheel_size.wheel.archive import open_source
 
 __all__ = ["KPACK_RUNTIME", "REPORT_VERSION", "build_report", "render_markdown", "to_json"]
 
-REPORT_VERSION = 2
+REPORT_VERSION: Literal[2] = 2
 
 # The per-processor kpack layout (one archive per processor, its ``gfx_arches`` listing every
 # feature-qualified alias) is found by rocm-kpack's loader only since it expands
@@ -35,45 +52,76 @@ def _pct(saved: float, whole: float) -> float:
     return round(100.0 * saved / whole, 1) if whole else 0.0
 
 
-def build_report(result: SplitResult, targets: Sequence[str] = ()) -> dict[str, Any]:
+def build_report(result: SplitResult, targets: Sequence[str] = ()) -> SplitReport:
     """Every number of the seed's tables, in bytes; ``targets`` limits the download rows."""
-    table = hierarchy()
     plan = result.plan
-    input_size = result.input_size
-    host_size = result.host.size
+    devices = [_device(result, device) for device in result.devices]
+    downloads, database_only = _downloads(result, targets)
+    return {
+        "version": REPORT_VERSION,
+        "name": plan.identity.name,
+        "package_version": plan.identity.version,
+        "input": {"file": plan.source_path.name, "size": result.input_size},
+        "host": {"file": result.host.path.name, "size": result.host.size},
+        "variant": (
+            {"file": result.variant.path.name, "size": result.variant.size}
+            if result.variant
+            else None
+        ),
+        "device_total": sum(d["size"] for d in devices),
+        "summary": _summary(result, len(devices)),
+        "devices": devices,
+        "downloads": downloads,
+        "libraries": _libraries(result),
+        "databases": _databases(result),
+        "warnings": list(result.warnings),
+        "key_results": _key_results(downloads),
+        "database_only": database_only,
+        "timings": _timings(result),
+        "host_metadata": _host_metadata(result),
+        "options": _options(result),
+        "layout": _layout(result),
+    }
+
+
+def _device(result: SplitResult, device: DeviceOutput) -> DeviceRow:
+    """One device wheel: its kpacks and its database files."""
+    return {
+        "key": device.bundle.key,
+        "level": device.bundle.level,
+        "dist": device.bundle.dist,
+        "file": device.wheel.path.name,
+        "size": device.wheel.size,
+        "kernels": sum(k.kernels for k in device.kpacks),
+        "kpack_size": sum(k.size for k in device.kpacks),
+        "kpacks": [
+            {"arch": k.arch, "file": k.path.name, "size": k.size, "kernels": k.kernels}
+            for k in device.kpacks
+        ],
+        "db_files": len(device.db_files),
+        "db_size": sum(db.member.size for db in device.db_files),
+        "db_dirs": _db_dirs(result, device),
+    }
+
+
+def _downloads(
+    result: SplitResult, targets: Sequence[str]
+) -> tuple[list[DownloadRow], list[DatabaseOnlyRow]]:
+    """Per GPU target what its user installs; targets whose wheels hold database files only
+    are listed apart (no kernels, so no saving to claim)."""
+    table = hierarchy()
     emitted = {d.bundle.key: d for d in result.devices}
     wanted = {table.bundle_key(t) for t in targets}
-    devices: list[dict[str, Any]] = []
-    for device in result.devices:
-        devices.append(
-            {
-                "key": device.bundle.key,
-                "level": device.bundle.level,
-                "dist": device.bundle.dist,
-                "file": device.wheel.path.name,
-                "size": device.wheel.size,
-                "kernels": sum(k.kernels for k in device.kpacks),
-                "kpack_size": sum(k.size for k in device.kpacks),
-                "kpacks": [
-                    {"arch": k.arch, "file": k.path.name, "size": k.size, "kernels": k.kernels}
-                    for k in device.kpacks
-                ],
-                "db_files": len(device.db_files),
-                "db_size": sum(db.member.size for db in device.db_files),
-                "db_dirs": _db_dirs(result, device),
-            }
-        )
-    downloads = []
-    database_only = []
+    downloads: list[DownloadRow] = []
+    database_only: list[DatabaseOnlyRow] = []
     for device in result.devices:
         if device.bundle.level not in ("target", "unknown"):
             continue
         if targets and device.bundle.key not in wanted:
             continue
         chain = [k for k in table.chain(device.bundle.key) if k in emitted]
-        size = host_size + sum(emitted[k].wheel.size for k in chain)
+        size = result.host.size + sum(emitted[k].wheel.size for k in chain)
         if not any(emitted[k].kpacks for k in chain):
-            # Database files only: a GPU of this arch gets no kernels, so no saving to claim.
             database_only.append(_database_only(device, chain, emitted, size))
             continue
         downloads.append(
@@ -81,112 +129,108 @@ def build_report(result: SplitResult, targets: Sequence[str] = ()) -> dict[str, 
                 "target": device.bundle.key,
                 "wheels": ["host", *chain],
                 "size": size,
-                "savings_pct": _pct(input_size - size, input_size),
+                "savings_pct": _pct(result.input_size - size, result.input_size),
                 "parts": _parts(result, chain, emitted),
                 "kernels": sum(k.kernels for key in chain for k in emitted[key].kpacks),
                 "extra": _extra(result, device.bundle.key),
             }
         )
-    libraries: list[dict[str, Any]] = sorted(
-        (
-            {
-                "path": lib.rel,
-                "original": lib.original_size,
-                "stripped": lib.stripped_size,
-                "saved": lib.original_size - lib.stripped_size,
-                "saved_pct": _pct(lib.original_size - lib.stripped_size, lib.original_size),
-                "kernels": len(lib.code_objects),
-                "targets": sorted(set(lib.targets)),
-                "code_objects": dict(
-                    sorted(Counter(normalize_arch(c.target) for c in lib.code_objects).items())
-                ),
-                "device_bytes": sum(c.original_size for c in lib.code_objects),
-                "kpack_bytes": sum(c.size for c in lib.code_objects),
-                "seconds": round(lib.seconds, 3),
-            }
-            for lib in result.libraries
+    return downloads, database_only
+
+
+def _library(lib: LibraryResult) -> LibraryRow:
+    """One fat binary: what the host rewrite cut and where its code objects went."""
+    return {
+        "path": lib.rel,
+        "original": lib.original_size,
+        "stripped": lib.stripped_size,
+        "saved": lib.original_size - lib.stripped_size,
+        "saved_pct": _pct(lib.original_size - lib.stripped_size, lib.original_size),
+        "kernels": len(lib.code_objects),
+        "targets": sorted(set(lib.targets)),
+        "code_objects": dict(
+            sorted(Counter(normalize_arch(c.target) for c in lib.code_objects).items())
         ),
-        key=lambda row: (-int(row["saved"]), str(row["path"])),
-    )
-    dbs: dict[str, dict[str, Any]] = defaultdict(lambda: {"files": 0, "size": 0, "keys": set()})
-    for db in plan.db_files:
-        row = dbs[db.handler]
-        row["files"] += 1
-        row["size"] += db.member.size
-        row["keys"].add(db.key)
-    databases = [
+        "device_bytes": sum(c.original_size for c in lib.code_objects),
+        "kpack_bytes": sum(c.size for c in lib.code_objects),
+        "seconds": round(lib.seconds, 3),
+    }
+
+
+def _libraries(result: SplitResult) -> list[LibraryRow]:
+    """The fat binaries, the largest saving first."""
+    rows = [_library(lib) for lib in result.libraries]
+    return sorted(rows, key=lambda row: (-row["saved"], row["path"]))
+
+
+def _databases(result: SplitResult) -> list[DatabaseRow]:
+    """Database files per handler, the largest first."""
+    table = hierarchy()
+    files: Counter[str] = Counter()
+    sizes: Counter[str] = Counter()
+    keys: dict[str, set[str]] = defaultdict(set)
+    for db in result.plan.db_files:
+        files[db.handler] += 1
+        sizes[db.handler] += db.member.size
+        keys[db.handler].add(db.key)
+    order = sorted(files, key=lambda name: -sizes[name])  # stable: first seen among equals
+    return [
         {
             "handler": name,
-            "files": row["files"],
-            "size": row["size"],
-            "keys": sorted(row["keys"], key=table.sort_key),
+            "files": files[name],
+            "size": sizes[name],
+            "keys": sorted(keys[name], key=table.sort_key),
         }
-        for name, row in sorted(dbs.items(), key=lambda item: -int(item[1]["size"]))
+        for name in order
     ]
+
+
+def _summary(result: SplitResult, device_wheels: int) -> Summary:
+    """The counts of the summary line: fat binaries, database files, architectures."""
+    plan = result.plan
     kernel_archs = {normalize_arch(c.target) for lib in result.libraries for c in lib.code_objects}
     with_kernels = {d.bundle.key for d in result.devices if d.kpacks}
     db_only_archs = {db.arch for db in plan.db_files if db.key not in with_kernels}
-    raw_archs = kernel_archs | db_only_archs
-    device_total = sum(d["size"] for d in devices)
     return {
-        "version": REPORT_VERSION,
-        "name": plan.identity.name,
-        "package_version": plan.identity.version,
-        "input": {"file": plan.source_path.name, "size": input_size},
-        "host": {"file": result.host.path.name, "size": host_size},
-        "variant": (
-            {"file": result.variant.path.name, "size": result.variant.size}
-            if result.variant
-            else None
-        ),
-        "device_total": device_total,
-        "summary": {
-            "fat_binaries": len(result.libraries),
-            "db_files": len(plan.db_files),
-            "raw_archs": len(raw_archs),
-            "device_wheels": len(devices),
-            # code objects extracted, each once (a kpack may alias one under several targets)
-            "kernels": sum(len(lib.code_objects) for lib in result.libraries if lib.fat),
-            "kernel_archs": len(kernel_archs),
-            "db_only_archs": len(db_only_archs),
-        },
-        "devices": devices,
-        "downloads": downloads,
-        "libraries": libraries,
-        "databases": databases,
-        "warnings": list(result.warnings),
-        "key_results": _key_results(downloads),
-        "database_only": database_only,
-        "timings": _timings(result),
-        "host_metadata": _host_metadata(result),
-        "options": _options(result),
-        "layout": {
-            "overlay": plan.overlay,
-            "dist_info": plan.dist_info,
-            "host_files": len(plan.members) - len(plan.db_files),
-            "kpack_layout": "per-processor",
-            "kpack_runtime": KPACK_RUNTIME,
-        },
+        "fat_binaries": len(result.libraries),
+        "db_files": len(plan.db_files),
+        "raw_archs": len(kernel_archs | db_only_archs),
+        "device_wheels": device_wheels,
+        # code objects extracted, each once (a kpack may alias one under several targets)
+        "kernels": sum(len(lib.code_objects) for lib in result.libraries if lib.fat),
+        "kernel_archs": len(kernel_archs),
+        "db_only_archs": len(db_only_archs),
+    }
+
+
+def _layout(result: SplitResult) -> Layout:
+    """Where the overlay and the host files are, and the kpack layout's runtime."""
+    plan = result.plan
+    return {
+        "overlay": plan.overlay,
+        "dist_info": plan.dist_info,
+        "host_files": len(plan.members) - len(plan.db_files),
+        "kpack_layout": "per-processor",
+        "kpack_runtime": KPACK_RUNTIME,
     }
 
 
 def _parts(
     result: SplitResult, chain: Sequence[str], emitted: dict[str, DeviceOutput]
-) -> list[dict[str, Any]]:
+) -> list[DownloadPart]:
     """The wheels a GPU's user downloads, each with its level and size: the key-result
     sentence names them ("host + gfx1100 + gfx11 family = ...")."""
-    return [
-        {"wheel": "host", "level": "host", "size": result.host.size},
-        *(
-            {"wheel": key, "level": emitted[key].bundle.level, "size": emitted[key].wheel.size}
-            for key in chain
-        ),
-    ]
+    host: DownloadPart = {"wheel": "host", "level": "host", "size": result.host.size}
+    return [host, *(_part(key, emitted[key]) for key in chain)]
+
+
+def _part(key: str, device: DeviceOutput) -> DownloadPart:
+    return {"wheel": key, "level": device.bundle.level, "size": device.wheel.size}
 
 
 def _database_only(
     device: DeviceOutput, chain: Sequence[str], emitted: dict[str, DeviceOutput], size: int
-) -> dict[str, Any]:
+) -> DatabaseOnlyRow:
     """A target whose device wheels hold database files and no kernels: listed apart, never
     as a GPU with savings (its user gets no kernels from this wheel)."""
     dbs = [db for key in chain for db in emitted[key].db_files]
@@ -201,7 +245,7 @@ def _database_only(
     }
 
 
-def _key_results(downloads: Sequence[dict[str, Any]]) -> list[str]:
+def _key_results(downloads: Sequence[DownloadRow]) -> list[str]:
     """The targets of the key-result sentences, as the seed picks them: the GPU with the most
     components (first in table order), then the one with the largest saving."""
     if not downloads:
@@ -218,7 +262,7 @@ def _extra(result: SplitResult, key: str) -> str | None:
     return extra_name(key, result.options.extra_naming)
 
 
-def _db_dirs(result: SplitResult, device: DeviceOutput) -> list[dict[str, Any]]:
+def _db_dirs(result: SplitResult, device: DeviceOutput) -> list[DbDir]:
     """Where a device wheel's database files sit (overlay-relative directories), for the
     layout section."""
     dirs = Counter(
@@ -227,7 +271,7 @@ def _db_dirs(result: SplitResult, device: DeviceOutput) -> list[dict[str, Any]]:
     return [{"dir": name, "files": count} for name, count in sorted(dirs.items())]
 
 
-def _timings(result: SplitResult) -> dict[str, Any] | None:
+def _timings(result: SplitResult) -> Timings | None:
     """Seconds per phase (wall clock), and worker seconds of the wheel writes; None for a
     result that was not timed."""
     spent = result.timings
@@ -252,7 +296,7 @@ def _header_lines(metadata: bytes) -> list[str]:
     return text.split("\n\n", 1)[0].split("\n")
 
 
-def _host_metadata(result: SplitResult) -> dict[str, Any]:
+def _host_metadata(result: SplitResult) -> HostMetadata:
     """The header lines the split added to the host METADATA (read back from the written host
     wheel, so the report shows what pip sees), and its extras."""
     name = f"{result.plan.dist_info}/METADATA"
@@ -286,7 +330,7 @@ def _host_metadata(result: SplitResult) -> dict[str, Any]:
     }
 
 
-def _options(result: SplitResult) -> dict[str, Any] | None:
+def _options(result: SplitResult) -> ReportOptions | None:
     """The options the notes describe (compression of kpacks, extras naming)."""
     options = result.options
     if options is None:
@@ -301,9 +345,9 @@ def _options(result: SplitResult) -> dict[str, Any] | None:
     }
 
 
-def to_json(report: dict[str, Any]) -> str:
+def to_json(report: SplitReport) -> str:
     return json.dumps(report, indent=2, sort_keys=True) + "\n"
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: SplitReport) -> str:
     return render("split_report.md.j2", report=report)

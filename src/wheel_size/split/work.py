@@ -14,12 +14,21 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 from wheel_size.errors import InvalidBundle, WheelSizeError
 from wheel_size.rocm.fatbin_section import BundleRef
 from wheel_size.wheel.archive import RawData
+
+if TYPE_CHECKING:
+    from wheel_size.rocm.elf_verify import Finding
+    from wheel_size.rocm.fatbin_library import FatLibrary
+    from wheel_size.rocm.host_rewrite import RewritePlan
+    from wheel_size.rocm.offload_bundle import BundleEntry
+    from wheel_size.rocm.pe_library import PeFatLibrary
+    from wheel_size.rocm.pe_rewrite import PePlan
 from wheel_size.wheel.writer import (
+    Deflated,
     WheelEntry,
     WrittenWheel,
     compress_file,
@@ -118,13 +127,15 @@ class LibraryPlan:
     targets: tuple[str, ...] = ()
     code_objects: tuple[PlannedCodeObject, ...] = ()
     bundles: tuple[BundleRef, ...] = ()
-    rewrite: Any = None  # RewritePlan | PePlan
+    rewrite: RewritePlan | PePlan | None = None  # None once slimmed for the main process
     size_after: int = 0
     copy: Path | None = None
     extracted: bool = False
     warning: str | None = None
     seconds: float = 0.0  # worker time of the scan
-    findings: tuple[Any, ...] = ()  # elf_verify findings of the input (its rewrite may keep them)
+    findings: tuple[
+        Finding, ...
+    ] = ()  # elf_verify findings of the input (its rewrite may keep them)
     content_hash: str | None = None  # RECORD hash of the member's contents (zip members)
 
     @property
@@ -194,7 +205,7 @@ def _content_hash(job: LibraryJob, copy: Path) -> str | None:
         return StreamingHash().feed(stream).value
 
 
-def _parse(fh: IO[bytes], name: str) -> tuple[Any, str, str, str, int] | None:
+def _parse(fh: IO[bytes], name: str) -> tuple[FatLibrary | PeFatLibrary, str, str, str, int] | None:
     """The one parse of a library (ELF, or a Windows DLL told by its ``MZ`` magic): the
     parsed library, its kind, fatbin and wrapper section names and fatbin offset; None
     without device code. Both parsed forms have the same API (bundles, wrappers, targets,
@@ -214,19 +225,31 @@ def _parse(fh: IO[bytes], name: str) -> tuple[Any, str, str, str, int] | None:
     return library, "elf", FATBIN_SECTION, WRAPPER_SECTION, library.fatbin.offset
 
 
-def _plan_rewrite(library: Any, kind: str, job: LibraryJob) -> tuple[Any, int]:
+def _plan_rewrite(
+    library: FatLibrary | PeFatLibrary, kind: str, job: LibraryJob
+) -> tuple[RewritePlan | PePlan, int]:
     """The planned host rewrite and the size of the library it writes."""
     if kind == "pe":
+        from wheel_size.rocm.pe_library import PeFatLibrary
         from wheel_size.rocm.pe_rewrite import plan_dll_strip
 
+        assert isinstance(library, PeFatLibrary)  # _parse returns a DLL with kind "pe"
         pe_plan = plan_dll_strip(library, kernel_name=job.rel, search_paths=list(job.search_paths))
         assert pe_plan.result is not None
         return pe_plan, pe_plan.result.bytes_after
+    from wheel_size.rocm.fatbin_library import FatLibrary
     from wheel_size.rocm.host_rewrite import plan_strip
 
+    assert isinstance(library, FatLibrary)
     elf_plan = plan_strip(library, kernel_name=job.rel, search_paths=list(job.search_paths))
     assert elf_plan.result is not None
     return elf_plan, elf_plan.result.bytes_after
+
+
+def _target(entry: BundleEntry) -> str:
+    """A device entry's target-id (the libraries return device entries only)."""
+    assert entry.entry_id.target is not None
+    return entry.entry_id.target.text
 
 
 def scan_library(job: LibraryJob) -> LibraryPlan:
@@ -261,16 +284,18 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                     content_hash=_content_hash(job, src),
                 )
             code_objects = tuple(
-                PlannedCodeObject(entry.entry_id.target.text, ref.ordinal, entry.size)
+                PlannedCodeObject(_target(entry), ref.ordinal, entry.size)
                 for ref in library.bundles
                 for entry in library.bundle_entries(ref.ordinal)
             )
             targets = tuple(library.targets)
             rewrite, size_after = _plan_rewrite(library, kind, job)
-            findings: tuple[Any, ...] = ()
+            findings: tuple[Finding, ...] = ()
             if kind == "elf":
                 from wheel_size.rocm.elf_verify import verify_image
+                from wheel_size.rocm.fatbin_library import FatLibrary
 
+                assert isinstance(library, FatLibrary)
                 findings = tuple(verify_image(library.elf))
             keep = job.apply
             return LibraryPlan(
@@ -374,7 +399,7 @@ def apply_library(job: ApplyJob) -> LibraryResult:
             src.unlink(missing_ok=True)
 
 
-def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Any:
+def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
     """The rewritten library deflated no larger than zlib at ``--deflate-level`` would make it
     (``writer.deflate_file``); a compressor that fails is one error naming the member."""
     from wheel_size.wheel import deflate
@@ -392,11 +417,14 @@ def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: Libra
     (host_rewrite's plan -> apply -> verify, with the plan made in the scan)."""
     search_paths = list(spec.search_paths)
     if plan.kind == "pe":
-        from wheel_size.rocm.pe_rewrite import write_dll
+        from wheel_size.rocm.pe_rewrite import PePlan, write_dll
 
+        assert isinstance(plan.rewrite, PePlan)
         write_dll(plan.rewrite, fh, src, dst, kernel_name=spec.rel, search_paths=search_paths)
         return
-    from wheel_size.rocm.host_rewrite import apply_plan, verify_stripped
+    from wheel_size.rocm.host_rewrite import RewritePlan, apply_plan, verify_stripped
+
+    assert isinstance(plan.rewrite, RewritePlan)  # planned in the scan, kept for the apply
 
     tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
     try:

@@ -1,4 +1,4 @@
-"""The regression code's names for the shared series: same points, same lookups."""
+"""The regression code's own helpers over the shared series: day-over-day deltas, records."""
 
 from __future__ import annotations
 
@@ -6,19 +6,16 @@ import datetime as dt
 
 from history_factory import MB, run
 from wheel_size.history import History
-from wheel_size.regressions.history_series import series_from_history
-from wheel_size.regressions.series import delta_on, from_records, point_on, previous_point
-from wheel_size.series import SizeSeries
+from wheel_size.regressions.series import delta_on, from_records
+from wheel_size.series import SizeSeries, point_on, previous_point
 from wheel_size.variants import ArtifactNaming
 
 D = dt.date
 
 
-def test_series_from_history_is_the_shared_series_and_reuses_the_runs() -> None:
+def test_delta_on_reads_the_shared_series() -> None:
     h = History.of([run("2025-10-01", {"cpu": 1.0}), run("2025-10-03", {"cpu": 3.0})])
-    series = series_from_history(h, ArtifactNaming())
-    assert isinstance(series, SizeSeries)
-    assert series_from_history(series, ArtifactNaming()) is series  # no second build
+    series = SizeSeries(h, ArtifactNaming())
     cpu = series["cpu"]
     assert point_on(cpu, D(2025, 10, 2)) is None
     assert previous_point(cpu, D(2025, 10, 3)) == cpu[0]

@@ -1,0 +1,150 @@
+"""``wheel-size diff --format json`` as typed documents (``docs/diff-format.schema.json``).
+
+The diff's dataclasses (:mod:`wheel_size.diff.model`, :mod:`~wheel_size.diff.by_model`) turn
+themselves into these TypedDicts with ``to_json``: the JSON is the document as it is, and
+mypy checks each key where it is written. A test checks them against the schema.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+__all__ = [
+    "ByComparisonDocument",
+    "ByCounts",
+    "ByReportDocument",
+    "ByRest",
+    "ByRowDocument",
+    "ByTableDocument",
+    "ComparisonDocument",
+    "DiffCounts",
+    "DiffSetDocument",
+    "FileDocument",
+    "GpuDocument",
+    "SectionDocument",
+    "TotalsDocument",
+]
+
+
+class SectionDocument(TypedDict):
+    name: str
+    old_size: int
+    new_size: int
+
+
+class GpuDocument(TypedDict):
+    kind: str
+    section: str
+    arch: str
+    image: str
+    old_bytes: int
+    new_bytes: int
+    old_uncompressed: int
+    new_uncompressed: int
+    old_entries: int
+    new_entries: int
+    old_compression: list[str]
+    new_compression: list[str]
+
+
+class FileDocument(TypedDict):
+    path: str
+    status: str
+    old_bytes: int
+    new_bytes: int
+    old_installed: int
+    new_installed: int
+    sections: list[SectionDocument]
+    gpu: list[GpuDocument]
+    problems: list[str]
+
+
+class TotalsDocument(TypedDict):
+    old_bytes: int
+    new_bytes: int
+    old_installed: int
+    new_installed: int
+
+
+class DiffCounts(TypedDict):
+    """bloat-o-meter's add/remove and grow/shrink counts, plus the byte sums."""
+
+    added: int
+    removed: int
+    grown: int
+    shrunk: int
+    up: int
+    down: int
+
+
+class ComparisonDocument(TypedDict):
+    old: str
+    new: str
+    total: TotalsDocument
+    summary: DiffCounts
+    unchanged: int
+    files: list[FileDocument]
+    problems: list[str]
+
+
+class DiffSetDocument(TypedDict):
+    comparisons: list[ComparisonDocument]
+    unpaired_old: list[str]
+    unpaired_new: list[str]
+    problems: list[str]
+
+
+class ByRowDocument(TypedDict):
+    name: str
+    status: str
+    old_bytes: int
+    new_bytes: int
+    old_count: int
+    new_count: int
+    added: int
+    removed: int
+    archs: list[str]
+
+
+class ByCounts(TypedDict):
+    added: int
+    removed: int
+    grown: int
+    shrunk: int
+    changed: int
+    up: int
+    down: int
+
+
+class ByRest(TypedDict):
+    count: int
+    delta: int
+
+
+class ByTableDocument(TypedDict):
+    arch: str
+    old_total: int
+    new_total: int
+    old_unattributed: int
+    new_unattributed: int
+    counts: ByCounts
+    rows: list[ByRowDocument]
+    rest: ByRest
+
+
+class ByComparisonDocument(TypedDict):
+    old: str
+    new: str
+    by: str
+    archs: list[ByTableDocument]
+    summed: ByTableDocument
+    problems: list[str]
+
+
+class ByReportDocument(TypedDict):
+    by: str
+    top: int
+    comparisons: list[ByComparisonDocument]
+    unpaired_old: list[str]
+    unpaired_new: list[str]
+    problems: list[str]
