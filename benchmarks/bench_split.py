@@ -260,7 +260,8 @@ def run_split(label: str, checkout: Path, jobs: int, wheel: Path, work: Path) ->
 def table(runs: list[Run], size: int) -> str:
     """Medians per label, as a markdown table whose phase columns add up to the wall time."""
     labels = list(dict.fromkeys(r.label for r in runs))
-    floor = statistics.median(r.wall for r in runs if r.label == "cp + sync")
+    copies = sorted(r.wall for r in runs if r.label == "cp + sync")
+    floor = copies[(len(copies) - 1) // 2]  # the median run's, as for every row below
     columns = [*PHASES, "start+report", "copy", "sync"]
     lines = [
         "| run | n | load | wall | x cp+sync | MB/s | "
@@ -270,9 +271,10 @@ def table(runs: list[Run], size: int) -> str:
     ]
     for label in labels:
         mine = [r for r in runs if r.label == label]
-        wall = statistics.median(r.wall for r in mine)
-        # Phase medians do not add up to the median wall; show the run with the median wall.
+        # Phase medians do not add up to the median wall: show the run with the median wall
+        # (the lower of the two middle ones for an even count), its phases and its wall.
         middle = sorted(mine, key=lambda r: r.wall)[(len(mine) - 1) // 2]
+        wall = middle.wall
         cells = [f"{middle.phases[c]:.1f}" if c in middle.phases else "" for c in columns]
         lines.append(
             f"| {label} | {len(mine)} | {statistics.median(r.load for r in mine):.1f} | "
