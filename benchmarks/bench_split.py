@@ -4,12 +4,17 @@ The wheel is built on the fly under ``--work`` (default /tmp/wheel-size-bench-sp
 HIP library compiled by clang++-19 with 8 GPU targets whose code objects each embed a 16 MiB
 table (``#embed``), copied under several names; a large host-only ELF library; and database
 files of every routed type. Reported: input throughput (wheel bytes / wall time) and peak
-memory (summed RSS of the process tree, sampled every 50 ms), next to ``cp`` of the same file.
+memory (summed RSS of the process tree, sampled every 50 ms), side by side with ``cp`` of the
+same file; both are charged the ``sync`` of what they wrote (``sync FILE...``), so the floor
+is bytes on disk, not in the page cache. Every contender runs once per round, in an order
+rotated each round; medians are reported with the load average, and each split's phase
+columns (its report's timings, plus interpreter start and report rendering, plus the sync)
+add up to its wall time.
 
-    python benchmarks/bench_split.py [--jobs 2] [--libraries 12] [--keep] [--compare DIR]
+    python benchmarks/bench_split.py [--jobs 1,2] [--repeat 3] [--keep] [--compare DIR]
 
-``--compare DIR`` also splits the same wheel with the checkout at DIR (its ``src``), before
-this one, so a change is measured against its base in one run on one machine state.
+``--compare DIR`` also splits the same wheel with the checkout at DIR (its ``src``) in every
+round, so a change is measured against its base in one run on one machine state.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,16 +198,107 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[floa
     return elapsed, cpu, peak
 
 
+def synced(paths: list[Path]) -> float:
+    """Seconds to flush ``paths`` to disk (``sync FILE...``: fsync of those files only, so
+    other users' dirty pages are not charged to this run)."""
+    start = time.perf_counter()
+    subprocess.run(["sync", *map(str, paths)], check=True)
+    return time.perf_counter() - start
+
+
+PHASES = ["scan", "libraries", "kpacks", "wheels", "move", "cleanup"]
+
+
+@dataclass
+class Run:
+    """One measured run: wall = its phases + ``start+report`` (interpreter start, report
+    rendering, exit) + ``sync`` (the outputs flushed to disk), exactly."""
+
+    label: str
+    wall: float
+    cpu: float
+    rss: int
+    load: float
+    phases: dict[str, float] = field(default_factory=dict)
+    outputs: int = 0
+    out_bytes: int = 0
+
+
+def run_cp(wheel: Path, work: Path) -> Run:
+    copy = work / "copy.whl"
+    load = os.getloadavg()[0]
+    wall, cpu, rss = measure(["cp", str(wheel), str(copy)])
+    flush = synced([copy])
+    copy.unlink()
+    return Run("cp + sync", wall + flush, cpu, rss, load, {"copy": wall, "sync": flush})
+
+
+def run_split(label: str, checkout: Path, jobs: int, wheel: Path, work: Path) -> Run:
+    out = work / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    report = work / "report.json"
+    command = [
+        *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
+        *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
+        *("--overlay-root", "torch/", "--wheel-type", "torch-fat", "--jobs", str(jobs)),
+        *("--report-json", str(report), "--report-md", str(work / "report.md")),
+    ]
+    env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
+    load = os.getloadavg()[0]
+    wall, cpu, rss = measure(command, env)
+    outputs = sorted(out.iterdir())
+    flush = synced(outputs)
+    timings = json.loads(report.read_text())["timings"]
+    phases = {p["phase"]: p["seconds"] for p in timings["phases"]}
+    phases["start+report"] = wall - sum(phases.values())
+    phases["sync"] = flush
+    size = sum(p.stat().st_size for p in outputs)
+    shutil.rmtree(out)
+    return Run(label, wall + flush, cpu, rss, load, phases, len(outputs), size)
+
+
+def table(runs: list[Run], size: int) -> str:
+    """Medians per label, as a markdown table whose phase columns add up to the wall time."""
+    labels = list(dict.fromkeys(r.label for r in runs))
+    copies = sorted(r.wall for r in runs if r.label == "cp + sync")
+    floor = copies[(len(copies) - 1) // 2]  # the median run's, as for every row below
+    columns = [*PHASES, "start+report", "copy", "sync"]
+    lines = [
+        "| run | n | load | wall | x cp+sync | MB/s | "
+        + " | ".join(columns)
+        + " | CPU | peak RSS |",
+        "|---|---:|---:|---:|---:|---:|" + "---:|" * len(columns) + "---:|---:|",
+    ]
+    for label in labels:
+        mine = [r for r in runs if r.label == label]
+        # Phase medians do not add up to the median wall: show the run with the median wall
+        # (the lower of the two middle ones for an even count), its phases and its wall.
+        middle = sorted(mine, key=lambda r: r.wall)[(len(mine) - 1) // 2]
+        wall = middle.wall
+        cells = [f"{middle.phases[c]:.1f}" if c in middle.phases else "" for c in columns]
+        lines.append(
+            f"| {label} | {len(mine)} | {statistics.median(r.load for r in mine):.1f} | "
+            f"{wall:.1f} s | {wall / floor:.2f} | {size / 1e6 / wall:.0f} | "
+            + " | ".join(cells)
+            + f" | {statistics.median(r.cpu for r in mine):.1f} s | "
+            f"{max(r.rss for r in mine) / 2**20:.0f} MiB |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "wheel-size-bench-split"
     )
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--jobs", default="1,2", help="comma-separated --jobs values to measure (default 1,2)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="rounds (medians are reported)")
     parser.add_argument("--libraries", type=int, default=12)
     parser.add_argument("--table-mib", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="keep the generated wheel")
-    parser.add_argument("--compare", type=Path, help="another checkout to split with first")
+    parser.add_argument("--compare", type=Path, help="another checkout to split with as well")
     args = parser.parse_args()
     if shutil.which("clang++-19") is None:
         raise SystemExit("clang++-19 not installed")
@@ -208,45 +306,35 @@ def main() -> int:
     wheel = build_wheel(args.work, args.libraries, args.table_mib)
     size = wheel.stat().st_size
     print(f"input: {wheel.name}: {size / 1e6:,.0f} MB")
-    subprocess.run(["sync"], check=False)
-    copy = args.work / "copy.whl"
-    cp_time, cp_cpu, cp_rss = measure(["cp", str(wheel), str(copy)])
-    copy.unlink()
-    out = args.work / "out"
-    command = [
-        *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
-        *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
-        *("--overlay-root", "torch/", "--wheel-type", "torch-fat", "--jobs", str(args.jobs)),
-        *("--report-json", str(args.work / "report.json")),
-        *("--report-md", str(args.work / "report.md")),
-    ]
-    rows = [("cp", cp_time, cp_cpu, cp_rss, 0, 0)]
-    checkouts = [(f"{args.compare.name}", args.compare)] if args.compare else []
-    for label, checkout in [*checkouts, ("this", ROOT)]:
-        shutil.rmtree(out, ignore_errors=True)
-        env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
-        wall, cpu, rss = measure(command, env)
-        outputs = sorted(out.iterdir())
-        phases = json.loads((args.work / "report.json").read_text())["timings"]
-        spent = " + ".join(f"{p['phase']} {p['seconds']:.1f}" for p in phases["phases"])
-        summed = sum(p["seconds"] for p in phases["phases"])
-        print(
-            f"{label}: phases {spent} = {summed:.1f} s of {phases['total']:.1f} s in-process "
-            f"({wall:.1f} s wall with interpreter start; {wall / cp_time:.2f}x cp)"
-        )
-        rows.append(
-            (f"split -j{args.jobs} ({label})", wall, cpu, rss, len(outputs),
-             sum(p.stat().st_size for p in outputs))
-        )  # fmt: skip
-    print(f"load average during the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    for label, wall, cpu, rss, count, out_size in rows:
-        print(
-            f"{label:18} {wall:6.1f} s wall  {size / 1e6 / wall:5.0f} MB/s  "
-            f"CPU {cpu:6.1f} s ({size / 1e6 / max(cpu, 0.01):5.0f} MB per CPU-second)  "
-            f"peak RSS {rss / 2**20:5.0f} MiB"
-            + (f"  -> {count} wheels, {out_size / 1e6:,.0f} MB" if count else "")
-        )
-    shutil.rmtree(out, ignore_errors=True)
+    synced([wheel])
+    checkouts = [(args.compare.name, args.compare)] if args.compare else []
+    checkouts.append(("this", ROOT))
+    contenders: list[tuple[str, Path | None, int]] = [("cp + sync", None, 0)]
+    for jobs in (int(j) for j in args.jobs.split(",")):
+        contenders += [(f"split -j{jobs} ({name})", path, jobs) for name, path in checkouts]
+    runs: list[Run] = []
+    for round_ in range(args.repeat):
+        # Rotate the order each round so no contender always runs first (or after cp).
+        shift = round_ % len(contenders)
+        for label, checkout, jobs in contenders[shift:] + contenders[:shift]:
+            if checkout is None:
+                run = run_cp(wheel, args.work)
+            else:
+                run = run_split(label, checkout, jobs, wheel, args.work)
+            runs.append(run)
+            spent = " + ".join(f"{k} {v:.1f}" for k, v in run.phases.items())
+            print(
+                f"round {round_ + 1}: {label}: {run.wall:.1f} s = {spent} "
+                f"(load {run.load:.1f}, CPU {run.cpu:.1f} s, peak RSS {run.rss / 2**20:.0f} MiB"
+                + (
+                    f", {run.outputs} wheels, {run.out_bytes / 1e6:,.0f} MB)"
+                    if run.outputs
+                    else ")"
+                ),
+                flush=True,
+            )
+    print(f"\nmedians of {args.repeat} rounds, {os.cpu_count()} cores, input {size / 1e6:,.0f} MB")
+    print(table(runs, size))
     if not args.keep:
         wheel.unlink()
     return 0

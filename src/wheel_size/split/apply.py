@@ -231,8 +231,8 @@ def plan_only(
 ) -> SplitPlan:
     """The complete plan of a split (``--dry-run``), with the same checks and refusals as a
     real one. Libraries in a zip are inflated into a temporary directory (under ``tmp_dir``)
-    to be parsed, each removed once scanned, the directory on the way out; nothing else is
-    written, not even the output directory."""
+    to be parsed, one scratch file per process overwritten by each library, the directory
+    removed on the way out; nothing else is written, not even the output directory."""
     log = log or sys.stderr
     output_dir = output_dir.resolve()
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, _tail):
