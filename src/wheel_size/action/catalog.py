@@ -61,7 +61,7 @@ CHECK = ActionSpec(
         (
             *_COMMON, *_STORE, *_NAMING, *_LIMITS,
             "workflow", "check-wheels", "check-budget-mb", "check-budget-pct", "check-footer",
-            "check-comment", "check-max-download-mb", "check-report-path", "pr-number",
+            "check-comment", "check-max-download-mb", "check-report-path", "pr-number", "bot-login",
             "head-sha", "head-repository", "head-branch", "compare-with",
         )
     ),
@@ -76,7 +76,7 @@ SPLIT = ActionSpec(
             "split-input", "split-output-dir", "device-package-prefix", "overlay-root",
             "wheel-type", "databases", "output-format", "compression", "compression-level",
             "jobs", "extra-naming", "host-installs", "device-requires-dist",
-            "generate-variant-wheel", "variant-label", "pr-number", "split-comment",
+            "generate-variant-wheel", "variant-label", "pr-number", "split-comment", "bot-login",
         )
     ),
 )  # fmt: skip

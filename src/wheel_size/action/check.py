@@ -13,6 +13,7 @@ from wheel_size.action.commands import workflow_command, write_outputs, write_st
 from wheel_size.action.inputs import (
     action_input,
     bool_input,
+    bot_login_input,
     repository,
     words,
     workspace_paths,
@@ -164,6 +165,7 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
         max_download_bytes=round(max(download, 0.0) * 1_048_576),
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
         compare_with=compare_with,
+        bot_login=bot_login_input(env),
     )  # fmt: skip
 
 

@@ -41,6 +41,8 @@ class CheckRequest:
     max_download_bytes: int | None = 4096 * 1_048_576
     server_url: str = "https://github.com"
     compare_with: str | None = None
+    # Whose sticky comment may be edited (None: the token's user, or github-actions[bot]).
+    bot_login: str | None = None
 
     @property
     def comment_repository(self) -> str | None:

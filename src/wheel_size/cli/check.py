@@ -105,6 +105,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--head-branch", metavar="NAME", help="that run's head branch")
     p.add_argument(
+        "--bot-login",
+        metavar="LOGIN",
+        help="only a comment by this login is edited (default: the token's user, or "
+        "github-actions[bot]; a GitHub App: APP-SLUG[bot])",
+    )
+    p.add_argument(
         "--footer",
         default="Wheel-Size",
         metavar="NAME",
@@ -161,6 +167,8 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.head_repo):
             raise InputError(f"--head-repo must be OWNER/NAME, not {args.head_repo!r}")
         head = BuildHead(args.head_sha, args.head_repo, args.head_branch or None)
+    from wheel_size.ports import check_login
+
     return CheckRequest(
         options=CheckOptions(
             wheels=tuple(Path(w) for w in args.wheels), naming=naming_from_args(args),
@@ -178,6 +186,7 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
         max_download_bytes=round(max(args.max_download_mb, 0) * 1_048_576),
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
         compare_with=args.compare_with,
+        bot_login=check_login(args.bot_login, "--bot-login") if args.bot_login else None,
     )  # fmt: skip
 
 

@@ -125,7 +125,9 @@ def run_check(
         client, repo, pr = gh, pr_repo, number
 
         def post(text: str) -> str:
-            return post_sticky_comment(client, repo, pr, text, COMMENT_KEY)
+            return post_sticky_comment(
+                client, repo, pr, text, COMMENT_KEY, bot_login=request.bot_login
+            )
 
     with open_store(
         request.store, repository=request.repository, token=token, environ=environ
