@@ -255,7 +255,7 @@ def track(
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]
 
-    title = f"Wheel sizes — {options.source.repository}"
+    title = report_title(options.source.repository)
 
     def change(root: Path) -> list[str]:
         result = WriteResult()
@@ -400,6 +400,11 @@ def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOption
         issue_links=options.issue_links,
     )
     return _write_if_changed(root / "index.html", html)
+
+
+def report_title(repository: str) -> str:
+    """The heading of the size report of ``repository`` (the data branch's and the run's)."""
+    return f"Wheel sizes — {repository}"
 
 
 def relink_dashboard(

@@ -23,6 +23,10 @@ def test_the_quick_start_opens_the_october_issues(tmp_path: Path) -> None:
         in out
     )
     assert "2 issue(s) opened; the first one:" in out
+    # The run's own report names the cause of the issue it just opened (not only the next run's).
+    summary = out.split("2 issue(s) opened", 1)[0]
+    jump = next(ln for ln in summary.splitlines() if ln.startswith("| 2025-10-11 | +4.0 MB"))
+    assert "Build CUDA kernels with -O3 instead of -O2" in jump and "(LIKELY)" in jump
     issue = out.split("the first one:", 1)[1]
     assert "# #1 Wheel size: cuda12_8 +4.0 MB on 2025-10-11" in issue
     candidates = issue.split("### Candidate commits", 1)[1]

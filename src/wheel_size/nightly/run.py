@@ -9,7 +9,7 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.history.store import HistoryStore
 from wheel_size.nightly.options import NightlyOptions
 from wheel_size.ports import GitHubPort
-from wheel_size.track import TrackResult
+from wheel_size.track import TrackResult, report_title
 
 __all__ = ["run_nightly"]
 
@@ -87,10 +87,29 @@ def run_nightly(
         result.issue_error = exc
     if result.issues is not None:
         result.warnings += result.issues.warnings  # forged markers, named once each
+        if result.issues.created:
+            _with_new_causes(store, result, source.repository)
     if track_options.dashboard and result.issues is not None and result.issues.created:
         links = _issue_links(github, options, result.warnings)
         tracking.relink_dashboard(store, result.reports, track_options, links)
     return result
+
+
+def _with_new_causes(store: HistoryStore, result: TrackResult, repository: str) -> None:
+    """The report of this run names the likely causes of the issues it just opened (their
+    investigation notes were stored after the report was drawn), as the next run's will."""
+    from wheel_size.history.investigations import read_notes
+    from wheel_size.report.build import with_causes
+    from wheel_size.report.render import render_markdown
+
+    try:
+        notes = read_notes(store)
+    except WheelSizeError as exc:  # the notes are a nicety here: the issues say it all
+        result.warnings.append(f"the report's likely-cause column is left as drawn: {exc}")
+        return
+    if notes:
+        result.reports = [with_causes(r, notes) for r in result.reports]
+        result.markdown = render_markdown(result.reports, report_title(repository))
 
 
 def _issue_links(
