@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from action_runner import run_entrypoint, runner_env
 from conftest import checkout_env, run_cli
+from fakegithub import FakeGitHub
 from wheel_factory import make_wheel
 
 ELF_HEAD = b"\x7fELF\x02\x01\x01" + bytes(57)
@@ -81,6 +83,25 @@ def test_full_tmpdir_is_one_line(command: str, tmp_path: Path, small_tmpfs: Path
         f"{os.strerror(errno.ENOSPC)}"
     )
     assert sorted(p.name for p in small_tmpfs.iterdir()) == ["filler"]  # nothing left
+
+
+def test_full_tmpdir_in_the_audit_action_is_one_line(
+    fake_github: FakeGitHub, tmp_path: Path, small_tmpfs: Path
+) -> None:
+    """The audit action works under $TMPDIR as the CLI does: the same one line, as an
+    ::error annotation, exit 2, no report written."""
+    env = runner_env(fake_github, tmp_path, {"audit-input": "dist/*.whl"}, action="audit")
+    elf_wheel(tmp_path / "workspace" / "dist", "2.0", 1, 1 << 20)
+    env["TMPDIR"] = str(small_tmpfs)
+    done = run_entrypoint(env, "audit")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "internal error" not in done.stdout + done.stderr
+    errors = [ln for ln in done.stdout.splitlines() if ln.startswith("::error")]
+    assert len(errors) == 1 and errors[0].endswith(
+        f"{small_tmpfs} (the temporary directory, $TMPDIR): cannot write: "
+        f"{os.strerror(errno.ENOSPC)}"
+    ), done.stdout
+    assert not (tmp_path / "workspace" / "wheel-size-audit.md").exists()
 
 
 @pytest.mark.parametrize("command", ["diff", "audit"])

@@ -57,6 +57,7 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     """Audit the wheels ``audit-input`` names and/or the artifacts of ``audit-run-id``."""
     from wheel_size.audit import run as audit_run
     from wheel_size.fileio import atomic_write_text
+    from wheel_size.history.tempwork import temporary_work
     from wheel_size.render import render
 
     options = audit_options(env, workspace)
@@ -64,7 +65,8 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     report_path = place.output(
         "report-path", action_input(env, "report-path") or "wheel-size-audit.md"
     )
-    result = audit_run.run_audit(options)
+    with temporary_work():  # a full $TMPDIR is one line naming it, as for the CLI
+        result = audit_run.run_audit(options)
     for message in result.skipped:
         workflow_command(out, "warning", message, {"title": "wheel-size audit"})
     markdown = result.markdown()

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give wheels, directories or artifacts to audit, or --repo and --run-id")
     if args.max_download_mb < 0:
         raise InputError("--max-download-mb must be 0 (no limit) or more")
-    from wheel_size.cli.tempwork import temporary_work
+    from wheel_size.history.tempwork import temporary_work
 
     options = AuditOptions(
         paths=tuple(args.paths),

@@ -31,10 +31,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheel_size.cli.tempwork import temporary_work
     from wheel_size.diff.run import diff_inputs
     from wheel_size.diff.view import cell, view
     from wheel_size.fileio import atomic_write_text
+    from wheel_size.history.tempwork import temporary_work
     from wheel_size.render import render
 
     with temporary_work():

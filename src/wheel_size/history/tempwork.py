@@ -1,4 +1,5 @@
-"""The error paths of commands that work in temporary directories (``diff``, ``audit``).
+"""The error paths of commands that work in temporary directories (``diff``, ``audit``, the
+audit action).
 
 Their work is unpacked, copied and parsed under ``$TMPDIR``: a cancelled job (SIGTERM) must
 still remove it, and a temporary directory that fills up (ENOSPC) or refuses writes is the
