@@ -33,6 +33,17 @@ def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+# Coverage measures CLI subprocesses through these variables (pyproject: patch = subprocess).
+COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+
+
+def unmeasured(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` without coverage's subprocess measurement: for a child run under a file-size
+    limit, whose coverage data file could not be written (and whose failure to write it would
+    be taken for the command's own)."""
+    return {k: v for k, v in env.items() if k not in COVERAGE_VARIABLES}
+
+
 def run_cli(
     args: Sequence[str],
     *,

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import checkout_env
+from conftest import checkout_env, unmeasured
 from fakegithub import FakeGitHub
 from fatwheel import DIST_INFO, HIP_DIR, metadata, write_wheel
 from history_factory import run
@@ -150,10 +150,11 @@ def cli(
     args: list[str], place: Place | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``wheel-size ARGS`` in a subprocess, under the place's file-size limit if it has one."""
-    start = ["-c", _LIMITED] if place is not None and place.limited else ["-m", "wheel_size"]
+    limited = place is not None and place.limited
+    start = ["-c", _LIMITED] if limited else ["-m", "wheel_size"]
     return subprocess.run(
         [sys.executable, *start, *args],
-        env=checkout_env(env),
+        env=unmeasured(checkout_env(env)) if limited else checkout_env(env),
         capture_output=True,
         text=True,
         timeout=300,

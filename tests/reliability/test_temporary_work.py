@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from action_runner import run_entrypoint, runner_env
-from conftest import checkout_env, run_cli
+from conftest import checkout_env, run_cli, unmeasured
 from fakegithub import FakeGitHub
 from wheel_factory import make_wheel
 
@@ -113,7 +113,7 @@ def test_file_size_limit_in_tmpdir_is_one_line(command: str, tmp_path: Path) -> 
     args = [command, str(old), str(new)] if command == "diff" else [command, str(new)]
     result = subprocess.run(
         [sys.executable, "-c", LIMITED, *args],
-        env=checkout_env({"TMPDIR": str(tmp)}),
+        env=unmeasured(checkout_env({"TMPDIR": str(tmp)})),
         capture_output=True,
         text=True,
         timeout=300,
