@@ -6,16 +6,20 @@ Kept apart from the CLI so the regression flow can diff two downloaded artifacts
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.document import ComparisonDocument, DiffSetDocument
-from wheel_size.diff.inputs import pair_wheels, resolve_input
+from wheel_size.diff.inputs import WheelInput, pair_wheels, resolve_input
 from wheel_size.diff.model import WheelDiff
 from wheel_size.errors import InputError, WheelSizeError
 
-__all__ = ["DiffReport", "diff_inputs"]
+__all__ = ["Compared", "DiffReport", "compare_inputs", "diff_inputs"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -44,26 +48,43 @@ class DiffReport:
         }
 
 
-def diff_inputs(old: Path, new: Path) -> DiffReport:
-    """Compare ``old`` and ``new``; raises :class:`InputError` only if nothing was compared."""
-    report = DiffReport()
+@dataclass
+class Compared(Generic[T]):
+    """What pairing two inputs and comparing each pair gave, whatever the comparison."""
+
+    comparisons: list[T]
+    unpaired_old: list[str]
+    unpaired_new: list[str]
+    problems: list[str]
+
+
+def compare_inputs(
+    old: Path, new: Path, compare: Callable[[WheelInput, WheelInput], T]
+) -> Compared[T]:
+    """Pair the wheels of ``old`` and ``new`` and ``compare`` each pair; a pair that fails is
+    a problem, not an error. Raises :class:`InputError` only if nothing was compared."""
+    done: Compared[T] = Compared([], [], [], [])
     with tempfile.TemporaryDirectory(prefix="wheel-size-inputs-") as tmp:
         work = Path(tmp)
-        old_wheels = resolve_input(old, work)
-        new_wheels = resolve_input(new, work)
-        pairs, lone_old, lone_new = pair_wheels(old_wheels, new_wheels)
-        report.unpaired_old = [w.label for w in lone_old]
-        report.unpaired_new = [w.label for w in lone_new]
-        report.problems += [f"{w.label}: no matching wheel on the new side" for w in lone_old]
-        report.problems += [f"{w.label}: no matching wheel on the old side" for w in lone_new]
+        pairs, lone_old, lone_new = pair_wheels(resolve_input(old, work), resolve_input(new, work))
+        done.unpaired_old = [w.label for w in lone_old]
+        done.unpaired_new = [w.label for w in lone_new]
+        done.problems += [f"{w.label}: no matching wheel on the new side" for w in lone_old]
+        done.problems += [f"{w.label}: no matching wheel on the old side" for w in lone_new]
         for a, b in pairs:
             try:
-                report.comparisons.append(
-                    diff_wheels(a.path, b.path, old_label=a.label, new_label=b.label)
-                )
+                done.comparisons.append(compare(a, b))
             except WheelSizeError as exc:
-                report.problems.append(str(exc))
-    if not report.comparisons:
-        detail = "; ".join(report.problems) or "no wheels to pair"
+                done.problems.append(str(exc))
+    if not done.comparisons:
+        detail = "; ".join(done.problems) or "no wheels to pair"
         raise InputError(f"nothing could be compared: {detail}")
-    return report
+    return done
+
+
+def diff_inputs(old: Path, new: Path) -> DiffReport:
+    """Compare ``old`` and ``new``; raises :class:`InputError` only if nothing was compared."""
+    done = compare_inputs(
+        old, new, lambda a, b: diff_wheels(a.path, b.path, old_label=a.label, new_label=b.label)
+    )
+    return DiffReport(done.comparisons, done.unpaired_old, done.unpaired_new, done.problems)
