@@ -16,9 +16,10 @@ for the nightly.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.budget import Breach, Budget
 
 __all__ = ["Standing", "acknowledged_by", "pr_breaches"]
 
@@ -38,23 +39,15 @@ def pr_breaches(
     already-breached ceilings that are only a notice."""
     found: list[Breach] = []
     standing: list[Standing] = []
-    if base is not None:
-        delta = size - base
-        if budget.growth_mb is not None and delta > budget.growth_mb * MB:
-            found.append(Breach("growth", round(budget.growth_mb * MB)))
-        if budget.growth_pct is not None and base > 0 and delta * 100 > budget.growth_pct * base:
-            found.append(Breach("growth-pct", None, budget.growth_pct))
-    ceiling = budget.ceiling_for(variant)
-    if ceiling is not None and size > ceiling * MB:
-        limit = round(ceiling * MB)
-        if base is None or base <= ceiling * MB:
-            found.append(Breach("ceiling", limit))  # crosses it
+    for breach in budget.breaches(variant, size, base):
+        if breach.kind != "ceiling" or base is None or breach.limit_bytes is None:
+            found.append(breach)
+        elif base <= breach.limit_bytes:
+            found.append(breach)  # the pull request crosses it
         elif size > base:
-            found.append(Breach("ceiling", limit, base_over=True))  # grows past it further
+            found.append(dataclasses.replace(breach, base_over=True))  # grows past it further
         else:
-            standing.append(Standing(limit, base))
-    if budget.pypi_limit_mb is not None and size > budget.pypi_limit_mb * MB:
-        found.append(Breach("pypi", round(budget.pypi_limit_mb * MB)))
+            standing.append(Standing(breach.limit_bytes, base))
     return found, standing
 
 
