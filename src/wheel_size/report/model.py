@@ -10,9 +10,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Final
 
 from wheel_size.dates import DateRange
+from wheel_size.report.document import (
+    BuildJumpDocument,
+    BuildTimeDocument,
+    DayDocument,
+    JumpDocument,
+    LikelyCauseDocument,
+    MonthDocument,
+    ObservationDocument,
+    PointDocument,
+    ReportDocument,
+    ThresholdsDocument,
+)
 from wheel_size.series import MB, NightState, Step, Thresholds
 from wheel_size.series.baseline import BaselineInfo
 from wheel_size.series.buildtime import BuildThresholds
@@ -31,7 +43,7 @@ __all__ = [
     "to_mb",
 ]
 
-REPORT_SCHEMA = "wheel-size/report"
+REPORT_SCHEMA: Final = "wheel-size/report"
 
 
 def to_mb(size: int | None, digits: int = 3) -> float | None:
@@ -94,7 +106,7 @@ class Day:
     def delta_pct(self) -> float | None:
         return _pct(self.delta_bytes, self.prev_size_bytes)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DayDocument:
         return {
             "date": self.date.isoformat(),
             "status": self.status,
@@ -127,7 +139,7 @@ class LikelyCause:
     status: str | None
     url: str | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> LikelyCauseDocument:
         return {
             "issue": self.issue,
             "issue_url": self.issue_url,
@@ -204,8 +216,8 @@ class Jump:
     def delta_pct(self) -> float | None:
         return _pct(self.delta_bytes, self.prev_size_bytes)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> JumpDocument:
+        out: JumpDocument = {
             "variant": self.variant,
             "artifact": self.artifact,
             "date": self.date.isoformat(),
@@ -224,9 +236,11 @@ class Jump:
             "base_sha": self.base_sha,
             "prev_base_sha": self.prev_base_sha,
             "likely_cause": self.cause.to_dict() if self.cause is not None else None,
-            # only with --baseline median:N / window:N: the day-over-day JSON is unchanged
-            **({"baseline": self.baseline.to_dict()} if self.baseline is not None else {}),
         }
+        # only with --baseline median:N / window:N: the day-over-day JSON is unchanged
+        if self.baseline is not None:
+            out["baseline"] = self.baseline.to_dict()
+        return out
 
 
 @dataclass(frozen=True)
@@ -255,7 +269,7 @@ class BuildJump:
     def delta_pct(self) -> float | None:
         return _pct(self.delta_seconds, self.prev_seconds)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BuildJumpDocument:
         return {
             "date": self.date.isoformat(),
             "prev_date": self.prev_date.isoformat(),
@@ -277,7 +291,7 @@ class Observation:
     dates: tuple[dt.date, ...]
     text: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ObservationDocument:
         return {"kind": self.kind, "dates": [d.isoformat() for d in self.dates], "text": self.text}
 
 
@@ -298,7 +312,7 @@ class MonthSummary:
     def change_pct(self) -> float | None:
         return _pct(self.change_bytes, self.start.size_bytes if self.start else None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MonthDocument:
         return {
             "month": self.month,
             "start": _point(self.start),
@@ -308,12 +322,13 @@ class MonthSummary:
         }
 
 
-def _point(day: Day | None) -> dict[str, Any] | None:
-    if day is None:
+def _point(day: Day | None) -> PointDocument | None:
+    """A night with a size (only nights with a status of ok are start or end points)."""
+    if day is None or day.size_bytes is None:
         return None
     return {
         "date": day.date.isoformat(),
-        "size_mb": day.size_mb,
+        "size_mb": round(day.size_bytes / MB, 3),
         "size_bytes": day.size_bytes,
         "run_id": day.run_id,
     }
@@ -369,8 +384,8 @@ class Report:
     def change_pct(self) -> float | None:
         return _pct(self.change_bytes, self.start.size_bytes if self.start else None)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> ReportDocument:
+        out: ReportDocument = {
             "schema": REPORT_SCHEMA,
             "schema_version": 1,
             "repository": self.repository,
@@ -389,29 +404,29 @@ class Report:
             "days": [self._day_dict(d) for d in self.days],
             "observations": [o.to_dict() for o in self.observations],
             "months": [m.to_dict() for m in self.months],
-            # only when build time was collected: a report without it is unchanged
-            **({"build_time": self._build_dict()} if self.has_build_time else {}),
         }
-
-    def _day_dict(self, day: Day) -> dict[str, Any]:
-        out = day.to_dict()
+        # only when build time was collected: a report without it is unchanged
         if self.has_build_time:
-            out.update(
-                build_minutes=day.build_minutes,
-                build_seconds=day.build_seconds,
-                build_note=day.build_note,
-            )
+            out["build_time"] = self._build_dict()
         return out
 
-    def _build_dict(self) -> dict[str, Any]:
+    def _day_dict(self, day: Day) -> DayDocument:
+        out = day.to_dict()
+        if self.has_build_time:
+            out["build_minutes"] = day.build_minutes
+            out["build_seconds"] = day.build_seconds
+            out["build_note"] = day.build_note
+        return out
+
+    def _build_dict(self) -> BuildTimeDocument:
         t = self.build_thresholds
         return {
             "thresholds": {"minutes": t.minutes, "pct": t.pct},
             "jumps": [j.to_dict() for j in self.build_jumps],
         }
 
-    def _thresholds_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mb": self.thresholds.mb, "pct": self.thresholds.pct}
+    def _thresholds_dict(self) -> ThresholdsDocument:
+        out: ThresholdsDocument = {"mb": self.thresholds.mb, "pct": self.thresholds.pct}
         if not self.thresholds.baseline.is_previous:
             out["baseline"] = self.thresholds.baseline.spec
         return out

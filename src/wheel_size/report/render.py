@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import safe_inline
-from wheel_size.report.model import DayStatus, Report
+from wheel_size.report.model import Day, DayStatus, Report
 
-__all__ = ["chart", "render_json", "render_markdown"]
+__all__ = ["ChartView", "chart", "render_json", "render_markdown"]
 
 _STATUS_TEXT = {
     DayStatus.NO_RUN: "no run",
@@ -22,12 +22,21 @@ _STATUS_TEXT = {
 }
 
 
+class ChartView(TypedDict):
+    """A Mermaid ``xychart-beta`` line, as the template writes it."""
+
+    labels: str
+    points: str
+    y_min: int
+    y_max: int
+
+
 def _cell(text: str) -> str:
     """Text safe inside a Markdown table cell (artifact names come from the API)."""
     return safe_inline(text)
 
 
-def chart(report: Report) -> dict[str, Any] | None:
+def chart(report: Report) -> ChartView | None:
     """Points for a Mermaid ``xychart-beta`` line: the days that have a size."""
     ok = report.ok_days
     if len(ok) < 2:
@@ -45,7 +54,7 @@ def chart(report: Report) -> dict[str, Any] | None:
     }
 
 
-def _note(day: Any) -> str:
+def _note(day: Day) -> str:
     if day.status == DayStatus.OK:
         # a build time left out says why (a cancelled job, a re-run, no timestamps)
         return _cell(f"build time left out: {day.build_note}") if day.build_note else ""

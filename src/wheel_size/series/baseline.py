@@ -32,11 +32,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import median
+from typing import TypedDict
 
 from wheel_size.series.points import SizePoint, Step
 from wheel_size.series.thresholds import BASELINE_DAYS, MB, Baseline, Thresholds
 
-__all__ = ["BaselineInfo", "baseline_event_on", "baseline_events_between"]
+__all__ = ["BaselineDocument", "BaselineInfo", "baseline_event_on", "baseline_events_between"]
+
+
+class BaselineDocument(TypedDict):
+    """A jump's baseline in the report's JSON (``docs/report-format.schema.json``)."""
+
+    spec: str
+    nights: int
+    size_mb: float
+    size_bytes: int
+    band_low_mb: float
+    band_high_mb: float
+    current_mb: float
+    delta_mb: float
+    delta_bytes: int
+    start_date: str
+    end_date: str
+    end_mb: float
+    end_bytes: int
 
 
 @dataclass(frozen=True)
@@ -58,7 +77,7 @@ class BaselineInfo:
     def delta_bytes(self) -> int:
         return self.current_bytes - self.value_bytes
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> BaselineDocument:
         return {
             "spec": self.spec,
             "nights": self.nights,
