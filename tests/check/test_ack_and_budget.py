@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from wheel_size.check.ack import acknowledgement
-from wheel_size.check.budget import MB, Budget, parse_ceilings
+from wheel_size.check.budget import Budget, parse_ceilings
 from wheel_size.errors import InputError
+from wheel_size.units import MB
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wheel_size.errors import InputError
+from wheel_size.units import MB, to_mb
 
-__all__ = ["MB", "Breach", "Budget", "CeilingBreach", "Limits", "parse_ceilings"]
-
-MB = 1_048_576
+__all__ = ["Breach", "Budget", "CeilingBreach", "Limits", "parse_ceilings"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +112,6 @@ class CeilingBreach:
             "variant": self.variant,
             "date": self.date,
             "size_bytes": self.size_bytes,
-            "size_mb": round(self.size_bytes / MB, 3),
+            "size_mb": to_mb(self.size_bytes),
             "limits": [{"kind": b.kind, "limit_bytes": b.limit_bytes} for b in self.breaches],
         }

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.budget import Breach, Budget
 from wheel_size.check.limits import Standing, acknowledged_by, pr_breaches
 from wheel_size.check.match import PrWheel, find_wheels
 from wheel_size.check.mergebase import NightChoice
@@ -29,6 +29,7 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
+from wheel_size.units import to_mb
 from wheel_size.variants import ArtifactNaming
 from wheel_size.wheel.archive import open_source
 from wheel_size.wheel.filename import parse_wheel_name
@@ -89,7 +90,7 @@ class WheelCheck:
             "variant": self.wheel.variant,
             "python": self.wheel.python,
             "size_bytes": self.wheel.size,
-            "size_mb": round(self.wheel.size / MB, 3),
+            "size_mb": to_mb(self.wheel.size),
             "base": None
             if self.base is None
             else {
@@ -101,7 +102,7 @@ class WheelCheck:
                 "basis": self.base_basis,
             },
             "delta_bytes": self.delta,
-            "delta_mb": None if self.delta is None else round(self.delta / MB, 3),
+            "delta_mb": None if self.delta is None else to_mb(self.delta),
             "breaches": [
                 {
                     "kind": b.kind,

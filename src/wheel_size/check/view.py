@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from wheel_size.check.budget import MB, Breach, Budget
+from wheel_size.check.budget import Breach, Budget
 from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
 from wheel_size.diff.view import view
 from wheel_size.evidence.families import families_context
-from wheel_size.units import format_mb, format_size
+from wheel_size.units import MB, format_mb, format_size
 
 __all__ = ["check_view"]
 
