@@ -4,13 +4,14 @@ and stronger statuses for candidates whose kind of change the wheels' contents c
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TypedDict
 
 from wheel_size.diff.model import GpuDelta
 from wheel_size.diff.view import summary_line
 from wheel_size.evidence.collect import Evidence
+from wheel_size.evidence.document import FamilyLine
 from wheel_size.evidence.families import families_context
-from wheel_size.evidence.reading import SUPPORTS, support_text
+from wheel_size.evidence.reading import SUPPORTS, ContentReading, support_text
 from wheel_size.regressions.evidence import CLEARED, CONFIRMED, LIKELY, Status
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.render import render
@@ -23,11 +24,56 @@ _FILES = 6
 _GPU_ROWS = 10
 
 
+class _GpuRow(TypedDict):
+    arch: str
+    image: str
+    section: str
+    entries: str
+    delta: str
+    uncompressed_delta: str
+
+
+class _FileRow(TypedDict):
+    path: str
+    status: str
+    installed_delta: str
+    delta: str
+    sections: str
+
+
+class _Comparison(TypedDict):
+    name: str
+    summary: str
+    files: list[_FileRow]
+    more_files: int
+    device_file: str | None
+    gpu: list[_GpuRow]
+
+
+class _Evidence(TypedDict):
+    available: bool
+    reason: str
+    before_run: int | None
+    after_run: int | None
+    artifact: str
+    comparisons: list[_Comparison]
+
+
+class EvidenceView(_Evidence, total=False):
+    """The context of ``regression_evidence.md.j2`` (text made safe, sizes formatted)."""
+
+    reading: ContentReading  # content_reading.md.j2 words it
+    families: list[FamilyLine]
+    families_more: int
+    families_more_delta: str
+    families_note: str
+
+
 def _cell(text: str) -> str:
     return neutralise_cell(text.replace("`", "'"), max_chars=120)
 
 
-def _gpu(row: GpuDelta) -> dict[str, str]:
+def _gpu(row: GpuDelta) -> _GpuRow:
     arch = (
         row.arch.replace("sm_", "compute_")
         if row.kind == "cuda" and row.image == "ptx"
@@ -43,9 +89,9 @@ def _gpu(row: GpuDelta) -> dict[str, str]:
     }
 
 
-def _context(evidence: Evidence) -> dict[str, Any]:
+def _context(evidence: Evidence) -> EvidenceView:
     before, after = evidence.before, evidence.after
-    context: dict[str, Any] = {
+    context: EvidenceView = {
         "available": evidence.available,
         "reason": neutralise(evidence.unavailable or ""),
         "before_run": before.run_id,
@@ -55,8 +101,12 @@ def _context(evidence: Evidence) -> dict[str, Any]:
     }
     if evidence.report is None or evidence.reading is None:
         return context
-    context["reading"] = evidence.reading  # content_reading.md.j2 words it
-    context.update(families_context(evidence.families, evidence.families_note))
+    context["reading"] = evidence.reading
+    kernel = families_context(evidence.families, evidence.families_note)
+    context["families"] = kernel["families"]
+    context["families_more"] = kernel["families_more"]
+    context["families_more_delta"] = kernel["families_more_delta"]
+    context["families_note"] = kernel["families_note"]
     omitted = evidence.files_omitted
     for index, diff in enumerate(evidence.report.comparisons):
         files = diff.files[:_FILES]
@@ -104,7 +154,8 @@ def attach_evidence(inv: Investigation, evidence: Evidence) -> Investigation:
     status is weakened: the contents say what kind of code grew, not which commit did it.
     """
     inv.evidence_markdown = evidence_markdown(evidence)
-    inv.evidence_json = evidence.to_json()
+    # Investigation (regressions/) holds it as a plain dict until it takes EvidenceDocument.
+    inv.evidence_json = dict(evidence.to_json())
     reading = evidence.reading
     if reading is None or reading.pattern not in SUPPORTS:
         return inv

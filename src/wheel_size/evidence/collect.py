@@ -15,13 +15,14 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from wheel_size.diff.run import DiffReport
 from wheel_size.errors import WheelSizeError
+from wheel_size.evidence.document import EvidenceDocument
 from wheel_size.evidence.families import KernelFamilies
 from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
 from wheel_size.evidence.reading import ContentReading
@@ -92,7 +93,7 @@ class Evidence:
     def available(self) -> bool:
         return self.report is not None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EvidenceDocument:
         return {
             "available": self.available,
             "unavailable_reason": self.unavailable,
@@ -132,13 +133,14 @@ def _in_time(budget: EvidenceBudget, what: str, work: Callable[[], T]) -> T:
         return work()
     if remaining <= 0:
         raise _Unavailable(f"the evidence time budget ({budget.describe()}) ran out before {what}")
-    box: dict[str, Any] = {}
+    values: list[T] = []
+    errors: list[BaseException] = []
 
     def run() -> None:
         try:
-            box["value"] = work()
+            values.append(work())
         except BaseException as exc:  # handed to the caller; nothing printed from a thread
-            box["error"] = exc
+            errors.append(exc)
 
     thread = threading.Thread(target=run, name="wheel-size-evidence", daemon=True)
     thread.start()
@@ -146,12 +148,12 @@ def _in_time(budget: EvidenceBudget, what: str, work: Callable[[], T]) -> T:
     if thread.is_alive():
         raise _Unavailable(f"{what} did not finish within the evidence time budget "
                            f"({budget.describe()})")  # fmt: skip
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
+    if errors:
+        raise errors[0]
+    return values[0]
 
 
-def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str, Any]:
+def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> Mapping[str, object]:
     """Run the worker on the two downloads; its result, or _Unavailable saying why not."""
     from wheel_size.evidence.sandbox import run_limited, worker_argv
 
@@ -188,7 +190,7 @@ def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> dict[str,
     return _read(result)
 
 
-def _read(result: Path) -> dict[str, Any]:
+def _read(result: Path) -> dict[str, object]:
     from wheel_size.evidence.transfer import MAX_RESULT_BYTES
 
     size = result.stat().st_size
@@ -202,7 +204,7 @@ def _read(result: Path) -> dict[str, Any]:
     return data
 
 
-def _partial(result: Path, failure: str) -> dict[str, Any]:
+def _partial(result: Path, failure: str) -> dict[str, object]:
     """The worker stopped (time, memory, a crash) after writing its file-level result and
     before the kernel family diff finished: that result, its families note saying why.
     Without such a result, _Unavailable(failure)."""
@@ -221,7 +223,7 @@ def _partial(result: Path, failure: str) -> dict[str, Any]:
     return data
 
 
-def _decoded(data: dict[str, Any]) -> Transferred:
+def _decoded(data: Mapping[str, object]) -> Transferred:
     """The worker's result checked field by field; _Unavailable naming the bad field."""
     from wheel_size.evidence.transfer import TransferError, decode_result
 

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from wheel_size.diff.by_model import ByReport, ByRow
 from wheel_size.diff.by_view import arch_word
 from wheel_size.diff.model import WheelDiff
 from wheel_size.diff.run import DiffReport
+from wheel_size.evidence.document import (
+    FamiliesView,
+    FamilyLine,
+    KernelFamiliesDocument,
+    MovedFamilyDocument,
+)
 from wheel_size.units import format_size
 
 __all__ = [
@@ -74,8 +79,8 @@ class KernelFamilies:
     def empty(self) -> bool:
         return not (self.grown or self.shrunk or self.more_grown or self.more_shrunk)
 
-    def to_json(self) -> dict[str, Any]:
-        def one(f: MovedFamily) -> dict[str, Any]:
+    def to_json(self) -> KernelFamiliesDocument:
+        def one(f: MovedFamily) -> MovedFamilyDocument:
             return {
                 "name": f.name,
                 "old_bytes": f.old_bytes,
@@ -157,7 +162,7 @@ def families_of_wheels(
         return None, one_line(f"the kernel family diff failed: {type(exc).__name__}: {exc}", 500)
 
 
-def family_lines(families: KernelFamilies | None, limit: int = 5) -> list[dict[str, Any]]:
+def family_lines(families: KernelFamilies | None, limit: int = 5) -> list[FamilyLine]:
     """The parts of each family's sentence, the largest changes first (names are the
     template's to make safe; sizes formatted here)."""
     if families is None:
@@ -181,7 +186,7 @@ def family_lines(families: KernelFamilies | None, limit: int = 5) -> list[dict[s
 SHOWN = 5
 
 
-def families_context(families: KernelFamilies | None, note: str | None) -> dict[str, Any]:
+def families_context(families: KernelFamilies | None, note: str | None) -> FamiliesView:
     """The context of ``_kernel_families.md.j2`` (and the note saying why there is none)."""
 
     lines = family_lines(families, SHOWN)

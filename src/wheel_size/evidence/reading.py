@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
+from wheel_size.evidence.document import Pattern, ReadingDocument
 from wheel_size.render import render
 
 __all__ = ["DEVICE_SECTIONS", "ContentReading", "read_growth", "reading_markdown", "support_text"]
@@ -32,19 +33,6 @@ _RUNTIMES = (
     "librocblas",
 )
 
-Pattern = Literal[
-    "kernel-instantiations",
-    "new-architectures",
-    "device-code",
-    "compression-change",
-    "host-code",
-    "debug-info",
-    "new-files",
-    "grafted-library",
-    "mixed",
-    "shrink",
-    "none",
-]
 
 #: Reading -> the candidate categories (regressions.classify) it supports.
 SUPPORTS: dict[str, frozenset[str]] = {
@@ -80,7 +68,7 @@ class ContentReading:
     sections: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReadingDocument:
         return {
             "pattern": self.pattern,
             "installed_delta": self.installed_delta,

@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from wheel_size.diff.model import FileDiff, WheelDiff
 from wheel_size.diff.run import DiffReport
+from wheel_size.evidence.document import KernelFamiliesDocument, TransferComparison, WorkerResult
 from wheel_size.evidence.families import KernelFamilies
 from wheel_size.evidence.reading import ContentReading
 
@@ -60,10 +62,10 @@ def _trim_file(f: FileDiff) -> FileDiff:
     )
 
 
-def encode_result(report: DiffReport, reading: ContentReading) -> dict[str, Any]:
+def encode_result(report: DiffReport, reading: ContentReading) -> WorkerResult:
     """What the worker writes: the reading (made from the whole diff) and the diff, trimmed,
     with the number of files left out of each comparison."""
-    comparisons = []
+    comparisons: list[TransferComparison] = []
     for diff in report.comparisons:
         trimmed = dataclasses.replace(
             diff,
@@ -99,11 +101,11 @@ def encode_result(report: DiffReport, reading: ContentReading) -> dict[str, Any]
     }
 
 
-def encode_families(families: KernelFamilies) -> dict[str, Any]:
+def encode_families(families: KernelFamilies) -> KernelFamiliesDocument:
     """The families as the worker writes them (names cut like every other string)."""
     data = families.to_json()
-    for key in ("grown", "shrunk"):
-        for row in data[key]:
+    for rows in (data["grown"], data["shrunk"]):
+        for row in rows:
             row["name"] = _cut(row["name"])
             row["archs"] = [_cut(a) for a in row["archs"][:_ROWS]]
     return data
@@ -165,7 +167,7 @@ class Transferred:
     families_note: str | None
 
 
-def _families(data: dict[str, Any]) -> tuple[KernelFamilies | None, str | None]:
+def _families(data: Mapping[str, object]) -> tuple[KernelFamilies | None, str | None]:
     if "families" not in data or "families_note" not in data:
         raise TransferError("families: missing")
     raw = data["families"]
@@ -192,7 +194,7 @@ def _families(data: dict[str, Any]) -> tuple[KernelFamilies | None, str | None]:
     return families, note
 
 
-def decode_result(data: Any) -> Transferred:
+def decode_result(data: object) -> Transferred:
     """Everything :func:`encode_result` (and the worker's families) gave; TransferError if
     the data does not have that shape."""
     if not isinstance(data, dict):

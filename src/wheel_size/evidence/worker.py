@@ -17,7 +17,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wheel_size.evidence.document import WorkerPayload, WorkerResult
 
 __all__ = ["EXIT_MEMORY", "FAMILIES_PENDING", "MEMORY_ENV", "main"]
 
@@ -39,7 +42,7 @@ def _limit_memory() -> None:
 FAMILIES_PENDING = "the kernel family diff did not finish"
 
 
-def _result(old: Path, new: Path) -> tuple[dict[str, Any], bool]:
+def _result(old: Path, new: Path) -> tuple[WorkerPayload, bool]:
     """The file-level payload, and whether the wheels carry GPU code (families to diff)."""
     from wheel_size.diff.run import diff_inputs
     from wheel_size.errors import WheelSizeError
@@ -63,7 +66,7 @@ def _result(old: Path, new: Path) -> tuple[dict[str, Any], bool]:
         return {"unavailable": f"the wheel diff failed: {detail}"}, False
 
 
-def _families(old: Path, new: Path, result: dict[str, Any]) -> None:
+def _families(old: Path, new: Path, result: WorkerResult) -> None:
     """Add the moved kernel families to ``result`` (or the reason there are none)."""
     from wheel_size.errors import WheelSizeError
     from wheel_size.evidence.families import family_diff
@@ -82,7 +85,7 @@ def _families(old: Path, new: Path, result: dict[str, Any]) -> None:
         result["families_note"] = f"the kernel family diff failed: {detail}"
 
 
-def _write(out: Path, payload: dict[str, Any]) -> None:
+def _write(out: Path, payload: WorkerPayload) -> None:
     text = json.dumps(payload, ensure_ascii=True)
     tmp = out.with_name(out.name + ".part")
     tmp.write_text(text, encoding="ascii")
