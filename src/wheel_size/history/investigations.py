@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from wheel_size.errors import HistoryError
 from wheel_size.fileio import atomic_write
+from wheel_size.history.document import NoteDocument
 from wheel_size.history.recordfile import load_json, note_skipped, read_capped
 from wheel_size.history.treepath import note_link, tree_path
 
@@ -71,7 +72,7 @@ class InvestigationNote:
     cause_url: str | None = None
     state: str = "open"  # open / rolled-back / offset / grew
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NoteDocument:
         return {
             "schema": "wheel-size/investigation",
             "schema_version": 1,

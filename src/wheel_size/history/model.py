@@ -12,9 +12,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from wheel_size.errors import HistoryError
+from wheel_size.history.document import ArtifactDocument, JobDocument, RunHeadDocument
 
 __all__ = [
     "MAX_INT",
@@ -29,8 +30,8 @@ __all__ = [
     "run_to_json",
 ]
 
-SCHEMA = "wheel-size/run"
-SCHEMA_VERSION = 1
+SCHEMA: Final = "wheel-size/run"
+SCHEMA_VERSION: Final = 1
 
 # "2025-10-11 nightly release (3a1b…)": PyTorch's nightly branch commit names the main-branch
 # commit it was cut from; investigating a jump needs that base SHA.
@@ -173,7 +174,7 @@ def _merged_jobs(
     return tuple(sorted(jobs.values(), key=_job_key))
 
 
-def _job_json(job: JobRecord) -> dict[str, Any]:
+def _job_json(job: JobRecord) -> JobDocument:
     return {
         "name": job.name,
         "id": job.id,
@@ -188,7 +189,7 @@ def _job_json(job: JobRecord) -> dict[str, Any]:
 
 def run_to_json(run: RunRecord) -> str:
     """The stored text of a record: indented, stable key order, one artifact per line."""
-    head = {
+    head: RunHeadDocument = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "repository": run.repository,
@@ -214,7 +215,7 @@ def run_to_json(run: RunRecord) -> str:
     lines.append('  "artifacts": [')
     items = []
     for a in sorted(run.artifacts, key=lambda a: a.name):
-        item = {
+        item: ArtifactDocument = {
             "name": a.name,
             "size_in_bytes": a.size_in_bytes,
             "expired": a.expired,
