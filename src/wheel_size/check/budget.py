@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from wheel_size.check.document import CeilingBreachDocument
 from wheel_size.errors import InputError
 from wheel_size.units import MB, to_mb
 
@@ -107,7 +108,7 @@ class CeilingBreach:
     size_bytes: int
     breaches: tuple[Breach, ...]
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> CeilingBreachDocument:
         return {
             "variant": self.variant,
             "date": self.date,

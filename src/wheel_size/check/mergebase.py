@@ -20,8 +20,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from wheel_size.check.document import NightChoiceDocument
 from wheel_size.history.history import History
 from wheel_size.ports import GitHubFailure
 from wheel_size.ports.ancestry import CommitRelation, RelatesCommits
@@ -66,7 +66,7 @@ class NightChoice:
         newest_night = f"compared with the newest, {newest}, which may include other changes"
         return f"{self.fallback}; {newest_night}"
 
-    def to_json(self, newest: dt.date | None) -> dict[str, Any]:
+    def to_json(self, newest: dt.date | None) -> NightChoiceDocument:
         return {
             "mode": self.mode,
             "date": self.date.isoformat() if self.date else None,

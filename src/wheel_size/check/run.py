@@ -15,9 +15,10 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from wheel_size.check.budget import Breach, Budget
+from wheel_size.check.document import CheckDocument, NightChoiceDocument, WheelCheckDocument
 from wheel_size.check.limits import Standing, acknowledged_by, pr_breaches
 from wheel_size.check.match import PrWheel, find_wheels
 from wheel_size.check.mergebase import NightChoice
@@ -84,7 +85,7 @@ class WheelCheck:
         """The breaches no acknowledgement accepts: what fails the check."""
         return [b for b in self.breaches if acknowledged_by(b, footer, ceiling_ack) is None]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WheelCheckDocument:
         return {
             "wheel": self.wheel.label,
             "variant": self.wheel.variant,
@@ -126,7 +127,7 @@ class CheckResult:
     notes: list[str]
     acknowledgement: str | None
     ceiling_ack: str | None = None
-    compared_with: dict[str, Any] | None = None  # which night, and why (NightChoice.to_json)
+    compared_with: NightChoiceDocument | None = None  # which night, and why (NightChoice.to_json)
 
     @property
     def over_budget(self) -> list[WheelCheck]:
@@ -142,7 +143,7 @@ class CheckResult:
         """Over a budget and not acknowledged (PyPI's limit never is): what fails the check."""
         return bool(self.failing)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckDocument:
         return {
             "failed": self.failed,
             "acknowledgement": self.acknowledgement,

@@ -6,16 +6,63 @@ Untrusted text (wheel and artifact names) is made safe for Markdown here; number
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from wheel_size.check.budget import Breach, Budget
 from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
-from wheel_size.diff.view import view
+from wheel_size.diff.view import DiffView, view
+from wheel_size.evidence.document import FamiliesView
 from wheel_size.evidence.families import families_context
 from wheel_size.units import MB, format_mb, format_size
 
-__all__ = ["check_view"]
+__all__ = ["BreachView", "CheckRow", "CheckView", "check_view"]
+
+
+class BreachView(TypedDict):
+    text: str
+    accepted: bool
+
+
+class CheckRow(TypedDict):
+    """One wheel's row: sizes in MB (numbers; the template's ``mb`` filter formats them)."""
+
+    variant: str
+    wheel: str
+    size_mb: float
+    base_mb: float | None
+    base_date: str | None
+    base_run: int | None
+    base_run_url: str | None
+    base_basis: str | None
+    delta_mb: float | None
+    delta_pct: float | None
+    breaches: list[BreachView]
+    failing: bool
+    standing: list[str]
+    notes: list[str]
+    diff: DiffView | None
+    kernel: FamiliesView
+
+
+class CheckView(TypedDict):
+    """The context of the pull-request comment (``check_comment.md.j2``)."""
+
+    verdict: Literal["fail", "acknowledged", "pass", "nothing"]
+    over: int
+    total: int
+    compared: int
+    rows: list[CheckRow]
+    notes: list[str]
+    acknowledgement: str | None
+    ceiling_ack: str | None
+    footer_helps: bool
+    pypi_refuses: bool
+    warnings: list[str]
+    budget: list[str]
+    has_ceiling: bool
+    footer: str
+    merge_base_night: bool
 
 
 def _limit(limit: int) -> str:
@@ -67,12 +114,10 @@ def standing_texts(check: WheelCheck) -> list[str]:
     return texts
 
 
-def _row(
-    check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit: int
-) -> dict[str, Any]:
+def _row(check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit: int) -> CheckRow:
     base = check.base
     delta = check.delta
-    breaches = [
+    breaches: list[BreachView] = [
         {
             "text": breach_text(b, check),
             "accepted": acknowledged_by(b, result.acknowledgement, result.ceiling_ack) is not None,
@@ -123,7 +168,7 @@ def check_view(
     footer: str = "Wheel-Size",
     diff_limit: int = 15,
     warnings: list[str] | None = None,
-) -> dict[str, Any]:
+) -> CheckView:
     """The comment's context: a verdict, a row per wheel, notes and the budget in words.
 
     ``run_url`` is the base URL of the nightly repository's runs
@@ -135,6 +180,7 @@ def check_view(
     unaccepted = [
         b for c in result.checks for b in c.unaccepted(result.acknowledgement, result.ceiling_ack)
     ]
+    verdict: Literal["fail", "acknowledged", "pass", "nothing"]
     if result.failed:
         verdict = "fail"
     elif result.over_budget:
@@ -162,5 +208,5 @@ def check_view(
         "budget": _budget_text(budget),
         "has_ceiling": budget.ceiling_mb is not None or bool(budget.ceilings),
         "footer": footer,
-        "merge_base_night": bool((result.compared_with or {}).get("date")),
+        "merge_base_night": bool(result.compared_with and result.compared_with["date"]),
     }
