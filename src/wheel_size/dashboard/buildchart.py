@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.dashboard.chart import LEFT, RIGHT, WIDTH, Tick, nice_ticks
+from wheel_size.report.document import ReportJson
 
 __all__ = ["BuildChart", "BuildMark", "build_time_chart"]
 
@@ -61,7 +62,7 @@ def _minutes(value: Any) -> float | None:
     return None
 
 
-def build_time_chart(report: Mapping[str, Any], *, width: int = WIDTH) -> BuildChart | None:
+def build_time_chart(report: ReportJson, *, width: int = WIDTH) -> BuildChart | None:
     """The chart of ``report``'s build minutes, or None when it has no build time."""
     build = report.get("build_time")
     if not isinstance(build, Mapping):

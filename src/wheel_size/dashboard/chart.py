@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wheel_size.report.document import ReportJson
 from wheel_size.series import MB
 from wheel_size.units import format_mb
 
@@ -154,7 +155,7 @@ def _number(value: Any) -> float | None:
 
 
 def build_chart(
-    report: Mapping[str, Any],
+    report: ReportJson,
     issue_urls: Mapping[str, str] | None = None,
     *,
     width: int = WIDTH,

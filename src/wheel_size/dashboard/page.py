@@ -20,6 +20,7 @@ from wheel_size.dashboard.chart import Chart, artifact_label, build_chart
 from wheel_size.errors import InputError
 from wheel_size.fileio import atomic_write_text
 from wheel_size.render import render
+from wheel_size.report.document import ReportJson
 
 __all__ = [
     "IssueLinks",
@@ -64,7 +65,7 @@ class VariantView:
 
     variant: str
     anchor: str
-    report: Mapping[str, Any]
+    report: ReportJson
     chart: Chart
     jumps: list[JumpRow]
     days: list[DayRow]
@@ -85,14 +86,14 @@ def safe_url(url: object) -> str | None:
     return None
 
 
-def reports_from_json(data: Any, source: str = "report") -> list[dict[str, Any]]:
+def reports_from_json(data: object, source: str = "report") -> list[ReportJson]:
     """Accept one report object, a list of them, or ``{"reports": [...]}``."""
     if isinstance(data, Mapping) and "reports" in data:
         data = data["reports"]
     items = [data] if isinstance(data, Mapping) else data
     if not isinstance(items, list) or not items:
         raise InputError(f"{source}: expected a report object or a non-empty list of them")
-    reports: list[dict[str, Any]] = []
+    reports: list[ReportJson] = []
     for number, item in enumerate(items, 1):
         if not isinstance(item, Mapping):
             raise InputError(f"{source}: report {number} is not a JSON object")
@@ -160,7 +161,7 @@ def _run_url(run_id: Any, repository: str | None, server_url: str) -> str | None
 
 
 def _view(
-    report: Mapping[str, Any],
+    report: ReportJson,
     links: IssueLinks,
     repository: str | None,
     server_url: str,
@@ -212,7 +213,7 @@ def _view(
 
 
 def render_dashboard(
-    reports: Sequence[Mapping[str, Any]],
+    reports: Sequence[ReportJson],
     issue_links: IssueLinks | None = None,
     *,
     repository: str | None = None,

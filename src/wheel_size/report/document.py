@@ -8,7 +8,8 @@ Keys written only sometimes (a baseline, build time) are in a ``total=False`` su
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
 
 from wheel_size.series.baseline import BaselineDocument
 
@@ -25,6 +26,7 @@ __all__ = [
     "PeriodDocument",
     "PointDocument",
     "ReportDocument",
+    "ReportJson",
     "ThresholdsDocument",
 ]
 
@@ -168,3 +170,9 @@ class _Report(TypedDict):
 
 class ReportDocument(_Report, total=False):
     build_time: BuildTimeDocument  # only when build time was collected
+
+
+#: A report read back from a file (``dashboard --report``): any version of the format, maybe
+#: edited by hand, so untyped JSON at that parse boundary. Its readers check each field as
+#: they use it; a :class:`ReportDocument` the nightly builds is one too.
+ReportJson = Mapping[str, Any]
