@@ -18,7 +18,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from wheel_size.check.budget import CeilingBreach
 from wheel_size.collect.jobs import JobPattern
@@ -32,6 +32,7 @@ from wheel_size.history.model import RunRecord
 from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, apply_runs
 from wheel_size.ports import WorkflowRuns
 from wheel_size.report.build import report_window, reports_for, reports_from_series
+from wheel_size.report.document import JumpDocument, PeriodDocument, ReportDocument
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
 from wheel_size.series import PREVIOUS_NIGHT_DAYS, SizeSeries, load_series
@@ -41,7 +42,15 @@ from wheel_size.variants import ArtifactNaming
 if TYPE_CHECKING:
     from wheel_size.regressions.issue_sync import SyncResult
 
-__all__ = ["REPORT_FILE", "TrackOptions", "TrackResult", "collection_ranges", "track"]
+__all__ = [
+    "REPORT_FILE",
+    "IssuesDocument",
+    "TrackDocument",
+    "TrackOptions",
+    "TrackResult",
+    "collection_ranges",
+    "track",
+]
 
 # The latest report, rewritten (not appended) at the root of the store on every run.
 REPORT_FILE = "report.md"
@@ -78,6 +87,30 @@ class TrackOptions:
     # matched against; None = off (no jobs request, records as before).
     jobs: JobPattern | None = None
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+
+
+class IssuesDocument(TypedDict):
+    """The issue numbers the --create-issues step created, updated, left or silenced."""
+
+    created: list[int]
+    updated: list[int]
+    unchanged: list[int]
+    silenced: list[int]
+
+
+class TrackDocument(TypedDict):
+    """``track --json`` (and the action's JSON output): what one nightly run did."""
+
+    collected_runs: int
+    ingested_runs: int
+    changed_files: list[str]
+    commit: str | None
+    collected_ranges: list[PeriodDocument]
+    regression: bool
+    skipped_runs: list[dict[str, str | None]]  # collect.trusted.SkippedRun.to_dict
+    jumps: list[JumpDocument]
+    reports: list[ReportDocument]
+    issues: IssuesDocument | None
 
 
 @dataclass
@@ -131,7 +164,7 @@ class TrackResult:
         """A crossing upwards: what should wake someone up (a drop is reported, not alarmed)."""
         return any(j.delta_bytes > 0 for j in self.jumps)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TrackDocument:
         return {
             "collected_runs": len(self.collected),
             "ingested_runs": self.ingested,
