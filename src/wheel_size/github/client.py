@@ -89,7 +89,7 @@ class RetryPolicy:
         if not text:
             return cls()
         known = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {}  # keyword arguments of replace(), not a document
         for item in text.split(","):
             key, sep, value = item.partition("=")
             key = key.strip()

@@ -164,8 +164,9 @@ class PyGithubRepository:
 
     def commit_files(self, sha: str) -> list[Mapping[str, Any]]:
         with _port(f"reading the changed files of {sha[:12]} in {self.full_name}"):
-            data: dict[str, Any] = self._repo.get_commit(sha).raw_data
-            return list(data.get("files") or [])
+            # GitHub's JSON as received: the ranking reads each field with a check.
+            files: object = self._repo.get_commit(sha).raw_data.get("files")
+            return [f for f in files if isinstance(f, Mapping)] if isinstance(files, list) else []
 
     # -- issues
 
@@ -297,7 +298,7 @@ class PyGithubPort:
     ) -> RunPage:
         ref = str(workflow) if isinstance(workflow, int) else quote(workflow, safe="")
         url = f"/repos/{repository}/actions/workflows/{ref}/runs"
-        params: dict[str, Any] = {"created": created}
+        params: dict[str, str | int] = {"created": created}
         if branch:
             params["branch"] = branch
         if page:
@@ -326,7 +327,7 @@ class PyGithubPort:
         jobs: list[Mapping[str, Any]] = []
         with _port(f"listing jobs at {jobs_url}", everything=True):
             for page in range(1, MAX_JOB_PAGES + 1):
-                params: dict[str, Any] = {"filter": "latest", "per_page": self.per_page}
+                params: dict[str, str | int] = {"filter": "latest", "per_page": self.per_page}
                 if page > 1:
                     params["page"] = page
                 _, data = self.gh.requester.requestJsonAndCheck("GET", jobs_url, parameters=params)
