@@ -22,13 +22,17 @@ _STATUS_TEXT = {
 }
 
 
-class ChartView(TypedDict):
-    """A Mermaid ``xychart-beta`` line, as the template writes it."""
-
+class _Chart(TypedDict):
     labels: str
     points: str
     y_min: int
     y_max: int
+
+
+class ChartView(_Chart, total=False):
+    """A Mermaid ``xychart-beta`` line, as the template writes it."""
+
+    width: int | None  # pixels, when the points need a wider chart than the default
 
 
 def _cell(text: str) -> str:
