@@ -1,4 +1,4 @@
-"""The pull-request check's result as a typed document (``check --json``, the action's JSON).
+"""The pull-request check's result as a typed document (``docs/check-format.schema.json``).
 
 TypedDicts, not dataclasses: the document *is* the JSON the adapters write (they add only
 ``warnings``), so mypy checks every key where :mod:`wheel_size.check.run` writes it. Sizes in
@@ -16,6 +16,7 @@ __all__ = [
     "BreachDocument",
     "CeilingBreachDocument",
     "CheckDocument",
+    "CheckOutputDocument",
     "LimitDocument",
     "NightChoiceDocument",
     "StandingDocument",
@@ -82,6 +83,12 @@ class CheckDocument(TypedDict):
     notes: list[str]
     compared_with: NightChoiceDocument | None
     wheels: list[WheelCheckDocument]
+
+
+class CheckOutputDocument(CheckDocument):
+    """What ``check --json`` and the check action write: the result and the warnings."""
+
+    warnings: list[str]
 
 
 class LimitDocument(TypedDict):
