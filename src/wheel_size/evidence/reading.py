@@ -13,8 +13,8 @@ issue and ``content_support.txt.j2`` for a candidate's status.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
 from wheel_size.evidence.document import Pattern, ReadingDocument
@@ -92,7 +92,7 @@ def support_text(reading: ContentReading, categories: list[str]) -> str:
     return render("content_support.txt.j2", r=reading, categories=categories).strip()
 
 
-def _section_delta(files: list[FileDiff], predicate: Any) -> int:
+def _section_delta(files: list[FileDiff], predicate: Callable[[str], bool]) -> int:
     total = 0
     for item in files:
         total += sum(s.delta for s in item.sections if predicate(s.name))

@@ -14,13 +14,16 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from wheel_size.errors import HistoryError
 from wheel_size.fileio import atomic_write
 from wheel_size.history.document import NoteDocument
 from wheel_size.history.recordfile import load_json, note_skipped, read_capped
 from wheel_size.history.treepath import note_link, tree_path
+
+if TYPE_CHECKING:
+    from wheel_size.history.store import HistoryStore
 
 __all__ = [
     "MAX_NOTE_BYTES",
@@ -153,7 +156,7 @@ def _encode(note: InvestigationNote) -> bytes:
     return (json.dumps(note.to_json(), indent=1, sort_keys=True, ensure_ascii=True) + "\n").encode()
 
 
-def write_notes(store: Any, notes: Iterable[InvestigationNote], message: str) -> list[str]:
+def write_notes(store: HistoryStore, notes: Iterable[InvestigationNote], message: str) -> list[str]:
     """Write ``notes`` to ``store`` in one change (one commit on a data branch); a note
     whose bytes are already stored is left alone. Returns the paths changed."""
     wanted = {path: _encode(n) for n in notes if (path := note_path(n.key)) is not None}
