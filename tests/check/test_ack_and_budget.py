@@ -82,3 +82,18 @@ def test_ceilings_parse_variant_spellings() -> None:
         parse_ceilings(["cuda12_8=lots"])
     with pytest.raises(InputError, match="positive"):
         Budget(growth_mb=-1)
+
+
+def test_budget_line_shows_limits_as_their_breaches_do() -> None:
+    """The comment's budget line and a breach name one limit with one number (units.py)."""
+    from wheel_size.check.run import CheckResult
+    from wheel_size.check.view import check_view
+
+    budget = Budget(growth_mb=5, ceiling_mb=850, ceilings={"cpu": 0.25}, pypi_limit_mb=100)
+    view = check_view(CheckResult(checks=[], notes=[], acknowledgement=None), budget)
+    assert view["budget"] == [
+        "growth up to +5.0 MB per wheel",
+        "size up to 850.0 MB",
+        "cpu up to 0.25 MB",
+        "PyPI's file-size limit of 100.0 MB",
+    ]

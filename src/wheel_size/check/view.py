@@ -72,6 +72,11 @@ def _limit(limit: int) -> str:
     return format_mb(mb, digits=digits)
 
 
+def _limit_mb(limit_mb: float) -> str:
+    """A configured limit given in MB, shown as its breach is (:func:`_limit`)."""
+    return _limit(round(limit_mb * MB))
+
+
 def _over(size: int, limit: int) -> tuple[str, str]:
     """``size`` and ``limit`` in MB with enough decimals to tell them apart."""
     shown = _limit(limit)
@@ -149,14 +154,14 @@ def _row(check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit
 def _budget_text(budget: Budget) -> list[str]:
     parts = []
     if budget.growth_mb is not None:
-        parts.append(f"growth up to +{budget.growth_mb:g} MB per wheel")
+        parts.append(f"growth up to +{_limit_mb(budget.growth_mb)} MB per wheel")
     if budget.growth_pct is not None:
         parts.append(f"growth up to +{budget.growth_pct:g} %")
     if budget.ceiling_mb is not None:
-        parts.append(f"size up to {budget.ceiling_mb:g} MB")
-    parts += [f"{v} up to {mb:g} MB" for v, mb in sorted(budget.ceilings.items())]
+        parts.append(f"size up to {_limit_mb(budget.ceiling_mb)} MB")
+    parts += [f"{v} up to {_limit_mb(mb)} MB" for v, mb in sorted(budget.ceilings.items())]
     if budget.pypi_limit_mb is not None:
-        parts.append(f"PyPI's file-size limit of {budget.pypi_limit_mb:g} MB")
+        parts.append(f"PyPI's file-size limit of {_limit_mb(budget.pypi_limit_mb)} MB")
     return parts
 
 
