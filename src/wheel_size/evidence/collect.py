@@ -28,6 +28,7 @@ from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
 from wheel_size.evidence.reading import ContentReading
 from wheel_size.oneline import one_line
 from wheel_size.ports import ArtifactDownloads
+from wheel_size.units import in_mb
 
 if TYPE_CHECKING:
     from wheel_size.evidence.transfer import Transferred
@@ -175,9 +176,9 @@ def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> Mapping[s
             f"the wheel diff did not finish within the evidence time budget ({budget.describe()})"
         )
     elif outcome.kind == "memory":
-        mb = (budget.memory_bytes or 0) >> 20
+        mb = in_mb(budget.memory_bytes or 0, digits=0)
         failure = (
-            f"the wheel diff needed more than its memory budget of {mb:,} MB "
+            f"the wheel diff needed more than its memory budget of {mb} MB "
             "(a decompression bomb, or raise --evidence-memory-mb)"
         )
     elif outcome.kind == "failed":
