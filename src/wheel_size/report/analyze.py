@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections.abc import Sequence
+from typing import TypedDict
 
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
@@ -33,7 +34,7 @@ from wheel_size.series import (
 from wheel_size.series.buildtime import BuildThresholds, build_time
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["LOOKBACK_DAYS", "build_report", "variant_family"]
+__all__ = ["LOOKBACK_DAYS", "BuildLine", "build_lines", "build_report", "variant_family"]
 
 # How far before the first reported day to look for the size the first delta compares to.
 LOOKBACK_DAYS = PREVIOUS_NIGHT_DAYS
@@ -171,11 +172,21 @@ def _months(days: list[Day]) -> tuple[MonthSummary, ...]:
     return tuple(out)
 
 
-def build_lines(reports: Sequence[Report], day: dt.date | None) -> list[dict[str, object]]:
+class BuildLine(TypedDict):
+    """One report's build time on one night, for the step summary."""
+
+    variant: str
+    minutes: float | None
+    delta: float | None  # minutes against the previous night with a build time
+    jump: bool
+    note: str
+
+
+def build_lines(reports: Sequence[Report], day: dt.date | None) -> list[BuildLine]:
     """Night ``day``'s build time per report that carries build time (the step summary's
     lines): minutes and the change against the previous night with a build time, whether
     that crossed the build-time thresholds, or why the night has none."""
-    out: list[dict[str, object]] = []
+    out: list[BuildLine] = []
     for report in reports:
         if day is None or not report.has_build_time:
             continue
