@@ -160,6 +160,7 @@ OURS: dict[str, set[str]] = {
         "item.chart.y_min",
         "item.chart.y_max",
         "item.chart.points",  # floats
+        "item.chart.width",  # our int (pixels)
         "j.date",
         "d.date",
         "r.thresholds.baseline.describe()",  # our sentence about N nights
