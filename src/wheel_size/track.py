@@ -141,6 +141,10 @@ class TrackResult:
                 {"from": str(r.start), "to": str(r.end)} for r in self.collected_ranges
             ],
             "regression": self.regression,
+            # a size limit is no jump: said beside "regression", never folded into it
+            "ceiling_exceeded": bool(self.ceiling_breaches),
+            "ceiling_breaches": [b.to_dict() for b in self.ceiling_breaches],
+            "ceiling_ack": self.ceiling_ack,
             "skipped_runs": [s.to_dict() for s in self.skipped_runs],
             "jumps": [j.to_dict() for j in self.jumps],
             "reports": [r.to_dict() for r in self.reports],
