@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from wheel_size import __version__
 from wheel_size.errors import WheelSizeError
@@ -49,11 +49,23 @@ class _Subcommand(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose refusal of a command line also reaches the step summary
+    (inside a workflow), as every other failure does; subcommand parsers are of this class
+    too (argparse makes them with the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        from wheel_size.cli.summary import failure_summary
+
+        failure_summary(f"{self.prog}: {message}")
+        super().error(message)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Build the top-level parser with every registered subcommand; with ``only``, import
     and configure that one alone (the others are listed by name and help, so ``--help``
     and a single command never import every mode)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="wheel-size",
         description="Track, explain, split and audit the size of Python wheels.",
         epilog="Failures are one line and exit 2. An internal error (a bug) asks to be "
@@ -104,7 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         error = internal_error(exc)
     _warn_skipped()
     if error is not None:
+        from wheel_size.cli.summary import failure_summary
+
         print(f"wheel-size: error: {error}", file=sys.stderr)
+        failure_summary(str(error))
         return error.exit_code
     return status
 
