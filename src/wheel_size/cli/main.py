@@ -89,13 +89,15 @@ def _command(argv: Sequence[str]) -> str:
     return next((arg for arg in argv if not arg.startswith("-")), "")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, system_trust: bool = False) -> int:
     """Run one subcommand; return its exit status instead of exiting, for tests.
 
     Every failure ends as one line ``wheel-size: error: ...`` and exit 2: our own errors as
     they are, anything unexpected (MemoryError and RecursionError included) as
     ``internal error: <type>: <message> (please report)``; no traceback unless
     ``WHEEL_SIZE_DEBUG=1``. Stored records that were skipped are warned about first.
+    With ``system_trust`` (the console script, whose process is ours) HTTPS trusts the
+    system store — once the command line is parsed, so ``--help`` never loads TLS.
     """
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(only=_command(words))
@@ -103,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     error: WheelSizeError | None = None
     status = 0
     try:
+        if system_trust:
+            from wheel_size.trust import use_system_trust_store
+
+            use_system_trust_store()
         status = args._run(args)
     except WheelSizeError as exc:
         error = exc
@@ -144,11 +150,4 @@ def _warn_skipped() -> None:
 
 def entrypoint() -> None:
     """Console-script entry point: the process is ours, so HTTPS trusts the system store."""
-    from wheel_size.trust import use_system_trust_store
-
-    try:
-        use_system_trust_store()
-    except WheelSizeError as exc:
-        print(f"wheel-size: error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:], system_trust=True))
