@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from conftest import run_cli
 from history_factory import run
@@ -15,7 +16,7 @@ from wheel_size.history.bundle import write_bundle
 NIGHTS = [("2026-03-09", 851.0), ("2026-03-10", 851.5)]  # over 850 MB, no jump
 
 
-def _track(tmp_path: Path, *extra: str) -> tuple[str, dict[str, object]]:
+def _track(tmp_path: Path, *extra: str) -> tuple[str, dict[str, Any]]:
     records = tmp_path / "records.json"
     write_bundle(records, [run(day, {"cuda12_8": mb, "cpu": 190.0}) for day, mb in NIGHTS])
     done = run_cli(
@@ -39,7 +40,7 @@ def test_a_breach_is_in_the_report_and_the_json(tmp_path: Path) -> None:
     assert data["regression"] is False  # no jump: the breach has its own field
     assert data["ceiling_exceeded"] is True
     assert data["ceiling_ack"] is None
-    (breach,) = data["ceiling_breaches"]  # type: ignore[misc]
+    (breach,) = data["ceiling_breaches"]
     assert breach["variant"] == "cuda12_8" and breach["date"] == "2026-03-10"
     assert breach["limits"] == [{"kind": "ceiling", "limit_bytes": 850 * 1_048_576}]
 

@@ -8,6 +8,7 @@ documents (architecture, benchmarks, the red team's reliability notes, where fuz
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -44,8 +45,8 @@ def test_no_seed_wording_in_help(command: str | None) -> None:
     if command is None:
         text = parser.format_help()
     else:
-        (sub,) = [a for a in parser._actions if a.dest == "command"]
-        text = sub.choices[command].format_help()  # type: ignore[attr-defined]
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        text = sub.choices[command].format_help()
     assert text.strip() and _hits(text) == []
 
 

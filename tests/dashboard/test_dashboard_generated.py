@@ -16,7 +16,7 @@ NIGHTS = [dt.date(2025, 10, 9), dt.date(2025, 10, 10), dt.date(2025, 10, 11)]
 NOW = dt.datetime(2026, 11, 27, 10, 42, tzinfo=dt.timezone.utc)
 
 
-def _track(root: Path, clock: dt.datetime, sizes: tuple[float, float]) -> list[str]:
+def _track(root: Path, clock: dt.datetime, sizes: tuple[float, ...]) -> list[str]:
     options = TrackOptions(
         WorkflowSource("pytorch/pytorch", "21257348", "nightly"),
         variants=["cpu"],
