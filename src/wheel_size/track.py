@@ -15,12 +15,14 @@ to a typo in ``--variant``.
 from __future__ import annotations
 
 import datetime as dt
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from wheel_size.check.budget import CeilingBreach
+from wheel_size.check.document import CeilingBreachDocument
 from wheel_size.collect.jobs import JobPattern
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.collect.trusted import SkippedRun, skipped_line
@@ -60,6 +62,11 @@ FIRST_RUN_DAYS = 1
 CATCH_UP_LIMIT_DAYS = 400
 
 
+def utc_now() -> dt.datetime:
+    """The wall clock, in UTC (TrackOptions.clock's default)."""
+    return dt.datetime.now(dt.timezone.utc)
+
+
 @dataclass(frozen=True)
 class TrackOptions:
     """What one ``track`` run collects, stores and reports (the CLI's flags and the Action's
@@ -87,6 +94,8 @@ class TrackOptions:
     # matched against; None = off (no jobs request, records as before).
     jobs: JobPattern | None = None
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+    # The dashboard's "generated" time (injected by tests; the wall clock otherwise).
+    clock: Callable[[], dt.datetime] = field(default=utc_now)
 
 
 class IssuesDocument(TypedDict):
@@ -107,6 +116,9 @@ class TrackDocument(TypedDict):
     commit: str | None
     collected_ranges: list[PeriodDocument]
     regression: bool
+    ceiling_exceeded: bool  # a size limit is no jump: said beside "regression"
+    ceiling_breaches: list[CeilingBreachDocument]
+    ceiling_ack: str | None
     skipped_runs: list[dict[str, str | None]]  # collect.trusted.SkippedRun.to_dict
     jumps: list[JumpDocument]
     reports: list[ReportDocument]
@@ -174,6 +186,10 @@ class TrackResult:
                 {"from": str(r.start), "to": str(r.end)} for r in self.collected_ranges
             ],
             "regression": self.regression,
+            # a size limit is no jump: said beside "regression", never folded into it
+            "ceiling_exceeded": bool(self.ceiling_breaches),
+            "ceiling_breaches": [b.to_dict() for b in self.ceiling_breaches],
+            "ceiling_ack": self.ceiling_ack,
             "skipped_runs": [s.to_dict() for s in self.skipped_runs],
             "jumps": [j.to_dict() for j in self.jumps],
             "reports": [r.to_dict() for r in self.reports],
@@ -419,20 +435,17 @@ def _dashboard_reports(
 
 def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOptions) -> list[str]:
     """index.html at the root of the store, for GitHub Pages; unchanged pages are not rewritten."""
-    from wheel_size.dashboard.page import render_dashboard
+    from wheel_size.dashboard.page import render_dashboard, same_page
 
-    newest = max((d.date for r in reports for d in r.days), default=None)
-    stamp = (
-        dt.datetime.combine(newest, dt.time(), tzinfo=dt.timezone.utc) if newest else None
-    )  # the data's date, not the clock: re-running a night rewrites nothing
     html = render_dashboard(
         [r.to_dict() for r in reports],
         repository=options.source.repository,
         server_url=options.server_url,
-        generated_at=stamp,
+        generated_at=options.clock(),  # the true time; the page names its newest night too
         issue_links=options.issue_links,
     )
-    return _write_if_changed(root / "index.html", html)
+    # a page that differs only in that time is not rewritten: re-running a night commits nothing
+    return _write_if_changed(root / "index.html", html, same=same_page)
 
 
 def report_title(repository: str) -> str:
@@ -477,13 +490,16 @@ def relink_dashboard(
     return store.update(change, "wheel-size: link the dashboard to new regression issues")
 
 
-def _write_if_changed(path: Path, text: str) -> list[str]:
-    """Write ``text`` atomically unless the file already holds it (no empty commits)."""
+def _write_if_changed(
+    path: Path, text: str, *, same: Callable[[str, str], bool] = operator.eq
+) -> list[str]:
+    """Write ``text`` atomically unless the file already holds it, or what ``same`` takes
+    for it (no empty commits)."""
     from wheel_size.fileio import atomic_write
     from wheel_size.history.treepath import tree_path
 
     path = tree_path(path.parent, path.name)  # a planted link is replaced, never followed
-    if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
+    if path.is_file() and same(path.read_text(encoding="utf-8", errors="replace"), text):
         return []
     atomic_write(path, text.encode())
     return [path.name]

@@ -12,13 +12,14 @@ from conftest import checkout_env
 
 PROBE = """
 import contextlib, io, json, sys
-from wheel_size.cli.main import main
+from wheel_size.cli.main import entrypoint
 with contextlib.redirect_stdout(io.StringIO()) as out:
     try:
-        main(sys.argv[1:])
+        entrypoint()  # the console script, as `wheel-size --help` runs it
     except SystemExit:
         pass
-loaded = sorted(m for m in sys.modules if m.startswith(("wheel_size.", "github", "jinja2")))
+heavy = ("wheel_size.", "github", "jinja2", "truststore", "requests", "urllib3", "ssl")
+loaded = sorted(m for m in sys.modules if m.startswith(heavy))
 print(json.dumps({"help": out.getvalue(), "loaded": loaded}))
 """
 
@@ -40,6 +41,8 @@ def test_help_lists_every_command_and_imports_none() -> None:
         m for m in loaded if m.startswith("wheel_size.cli.") and m != "wheel_size.cli.main"
     ] == []
     assert not any(m.startswith(("github", "jinja2", "wheel_size.regressions")) for m in loaded)
+    # nor TLS: the system trust store is injected once a command runs (0.1 s of CPU)
+    assert not any(m.startswith(("truststore", "requests", "urllib3", "ssl")) for m in loaded)
 
 
 def test_a_command_imports_its_own_module_only() -> None:

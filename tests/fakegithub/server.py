@@ -234,6 +234,7 @@ class FakeGitHub:
         self.requests: list[LoggedRequest] = []
         self.faults: list[Fault] = []
         self.permissions: dict[str, str] | None = None
+        self.accepted_header = True  # refusals name the permission they wanted
         self.search_lag = 0.0
         # Who the token is. token_user: a personal token of that login (GET /user answers
         # it; its writes are that user's). Else an installation token, whose GET /user
@@ -327,11 +328,16 @@ class FakeGitHub:
             self.users[email.lower()] = user
         return user
 
-    def set_permissions(self, permissions: dict[str, str] | None) -> None:
+    def set_permissions(
+        self, permissions: dict[str, str] | None, *, accepted_header: bool = True
+    ) -> None:
         """Like a workflow's ``permissions:`` block: named scopes get their level, every other
-        scope ``none`` (metadata stays readable). ``None`` restores full access."""
+        scope ``none`` (metadata stays readable). ``None`` restores full access. Without
+        ``accepted_header`` a refusal names no permission (GitHub Enterprise Server, classic
+        tokens: no ``X-Accepted-GitHub-Permissions``)."""
         with self.lock:
             self.permissions = None if permissions is None else dict(permissions)
+            self.accepted_header = accepted_header
 
     def set_rate_limit(
         self, limit: int, *, resource: str = "core", window: float | None = None, used: int = 0
@@ -611,7 +617,9 @@ class FakeGitHub:
             raise HTTPError(
                 403,
                 "Resource not accessible by integration",
-                headers={"X-Accepted-GitHub-Permissions": f"{scope}={level}"},
+                headers={"X-Accepted-GitHub-Permissions": f"{scope}={level}"}
+                if self.accepted_header
+                else {},
             )
 
     # -- helpers for handlers -------------------------------------------------------------

@@ -35,6 +35,7 @@ OURS: dict[str, set[str]] = {
     "action-failure-summary.md.j2": set(),
     "action-summary-truncated.md.j2": set(),
     "_kernel_families.md.j2": set(),  # every value goes through count, code or md
+    "_size_limits.md.j2": set(),  # every value goes through code or md
     "build_evidence.md.j2": {
         "r.status",  # CONFIRMED / NOT CONFIRMED / CLEARED / LIKELY
     },
@@ -160,6 +161,7 @@ OURS: dict[str, set[str]] = {
         "item.chart.y_min",
         "item.chart.y_max",
         "item.chart.points",  # floats
+        "item.chart.width",  # our int (pixels)
         "j.date",
         "d.date",
         "r.thresholds.baseline.describe()",  # our sentence about N nights

@@ -171,7 +171,10 @@ class _TrackRun:
         for warning in result.warnings:
             print(f"wheel-size: warning: {warning}", file=sys.stderr)
         skipped = self._skipped()
-        markdown = result.markdown + (("\n" + skipped) if skipped else "")
+        from wheel_size.nightly.summary import limits_markdown
+
+        markdown = result.markdown + limits_markdown(result)
+        markdown += ("\n" + skipped) if skipped else ""
         report_path = inputs.report_path
         self.publisher.summary(report_name=report_path.name, skipped=skipped)
         self.publisher.report_files(markdown, report_path)

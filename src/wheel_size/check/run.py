@@ -26,7 +26,7 @@ from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.hip import hip_scanners
 from wheel_size.diff.inputs import resolve_input
 from wheel_size.diff.model import WheelDiff
-from wheel_size.errors import WheelSizeError
+from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
@@ -275,7 +275,8 @@ def run_check(
     artifacts: NightlyArtifacts | None = None,
     night: NightChoice | None = None,
 ) -> CheckResult:
-    """Check every wheel under ``options.wheels``; never raises for missing data.
+    """Check every wheel under ``options.wheels``; never raises for missing data (no night,
+    no variant), but no wheel at all is bad input (InputError, exit 2).
 
     ``night`` is the stored night chosen for the pull request's merge base; without one (or
     when it names none) each wheel is compared with the newest night that has its artifact.
@@ -289,9 +290,11 @@ def run_check(
         if sentence and history.last_date() is not None:
             result.notes.append(sentence)
     if not wheels:
+        # Bad input, as a glob that matches nothing is: exit 2 on the command line and in
+        # the Action alike, never a green check of nothing.
         given = ", ".join(_shown(p) for p in options.wheels) or "nothing"
-        result.notes.append(f"no wheels found in {given}: nothing to check")
-        return result
+        raise InputError(f"no wheels found in {given}: give the pull request's .whl files or "
+                         "the folders its artifacts were downloaded to")  # fmt: skip
     if history.last_date() is None:
         result.notes.append("no nightly is stored yet: only the ceilings are checked")
     with tempfile.TemporaryDirectory(prefix="wheel-size-check-") as tmp:

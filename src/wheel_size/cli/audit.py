@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     else:
         sys.stdout.write(text)
+    from wheel_size.cli.summary import workflow_summary
+
+    workflow_summary(result.markdown(), str(args.output) if args.output else None)
     for finding in result.report.unreadable:
         print(f"wheel-size: warning: {finding.detail}", file=sys.stderr)
     return 1 if args.strict and not result.clean else 0

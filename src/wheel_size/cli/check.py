@@ -204,6 +204,9 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.json, json.dumps(data, indent=2) + "\n")
     if args.output or not outcome.comment_url:
         write_output(args.output, outcome.markdown)
+    from wheel_size.cli.summary import workflow_summary
+
+    workflow_summary(outcome.markdown, args.output if args.output not in (None, "-") else None)
     if outcome.comment_url:
         print(f"wheel-size: check: comment {outcome.comment_url}", file=sys.stderr)
     if outcome.comment_error is not None:

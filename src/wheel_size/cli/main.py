@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from wheel_size import __version__
 from wheel_size.errors import WheelSizeError
@@ -49,11 +49,23 @@ class _Subcommand(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose refusal of a command line also reaches the step summary
+    (inside a workflow), as every other failure does; subcommand parsers are of this class
+    too (argparse makes them with the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        from wheel_size.cli.summary import failure_summary
+
+        failure_summary(f"{self.prog}: {message}")
+        super().error(message)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Build the top-level parser with every registered subcommand; with ``only``, import
     and configure that one alone (the others are listed by name and help, so ``--help``
     and a single command never import every mode)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="wheel-size",
         description="Track, explain, split and audit the size of Python wheels.",
         epilog="Failures are one line and exit 2. An internal error (a bug) asks to be "
@@ -77,13 +89,15 @@ def _command(argv: Sequence[str]) -> str:
     return next((arg for arg in argv if not arg.startswith("-")), "")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, system_trust: bool = False) -> int:
     """Run one subcommand; return its exit status instead of exiting, for tests.
 
     Every failure ends as one line ``wheel-size: error: ...`` and exit 2: our own errors as
     they are, anything unexpected (MemoryError and RecursionError included) as
     ``internal error: <type>: <message> (please report)``; no traceback unless
     ``WHEEL_SIZE_DEBUG=1``. Stored records that were skipped are warned about first.
+    With ``system_trust`` (the console script, whose process is ours) HTTPS trusts the
+    system store — once the command line is parsed, so ``--help`` never loads TLS.
     """
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(only=_command(words))
@@ -91,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     error: WheelSizeError | None = None
     status = 0
     try:
+        if system_trust:
+            from wheel_size.trust import use_system_trust_store
+
+            use_system_trust_store()
         status = args._run(args)
     except WheelSizeError as exc:
         error = exc
@@ -104,7 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         error = internal_error(exc)
     _warn_skipped()
     if error is not None:
+        from wheel_size.cli.summary import failure_summary
+
         print(f"wheel-size: error: {error}", file=sys.stderr)
+        failure_summary(str(error))
         return error.exit_code
     return status
 
@@ -129,11 +150,4 @@ def _warn_skipped() -> None:
 
 def entrypoint() -> None:
     """Console-script entry point: the process is ours, so HTTPS trusts the system store."""
-    from wheel_size.trust import use_system_trust_store
-
-    try:
-        use_system_trust_store()
-    except WheelSizeError as exc:
-        print(f"wheel-size: error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:], system_trust=True))

@@ -1,4 +1,4 @@
-"""``wheel-size report``: the seed's size report from the stored history."""
+"""``wheel-size report``: the size report from the stored history."""
 
 from __future__ import annotations
 

@@ -138,6 +138,9 @@ def run(args: argparse.Namespace) -> int:
     outcome = split_from_args(args)
     if args.verbose or not args.report_md:
         sys.stdout.write(outcome.markdown)
+    from wheel_size.cli.summary import workflow_summary
+
+    workflow_summary(outcome.markdown, str(args.report_md) if args.report_md else None)
     if outcome.comment_url:
         print(f"wheel-size: split report posted: {outcome.comment_url}", file=sys.stderr)
     return 0

@@ -250,7 +250,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wheel-size: warning: {warning}", file=sys.stderr)
     if args.json:
         write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
-    write_output(args.output, result.markdown)
+    from wheel_size.nightly.summary import limits_markdown
+
+    write_output(args.output, result.markdown + limits_markdown(result))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         _workflow_outputs(args, result)
     if result.issue_error is not None:

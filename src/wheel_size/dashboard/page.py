@@ -227,14 +227,26 @@ def render_dashboard(
     taken: set[str] = set()
     views = [_view(r, issue_links or {}, repository, server_url, taken, y_zero) for r in reports]
     generated = generated_at or dt.datetime.now(dt.timezone.utc)
+    nights = [str(d.get("date")) for r in reports for d in r.get("days") or () if d.get("date")]
     return render(
         "dashboard.html.j2",
         title=title or (f"Wheel sizes — {repository}" if repository else "Wheel sizes"),
         repository=repository,
         repository_url=f"{server_url.rstrip('/')}/{quote(repository)}" if repository else None,
         generated=generated.strftime("%Y-%m-%d %H:%M UTC"),
+        newest=max(nights, default=None),
         views=views,
     )
+
+
+# The page's one line that changes with the clock alone (templates/dashboard.html.j2).
+_GENERATED = re.compile(r'<span class="generated">[^<]*</span>')
+
+
+def same_page(old: str, new: str) -> bool:
+    """Do two renderings differ only in their generation time? Then the stored page stays
+    (re-running a night commits nothing) and keeps the time its content was drawn."""
+    return _GENERATED.sub("", old) == _GENERATED.sub("", new)
 
 
 def write_dashboard(path: Path, html: str) -> None:

@@ -32,6 +32,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
+from wheel_size.github.permissions import needed_permission
 from wheel_size.trust import check_ca_bundles
 
 __all__ = [
@@ -59,6 +60,8 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 # Tokens handed to connect(); every message we build is scrubbed of them.
 _SECRETS: set[str] = set()
+# The attribute a refusal carries: the permission its endpoint needs (github.permissions).
+NEEDS_ATTRIBUTE = "wheel_size_needs"
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,10 @@ class GitHubRetry(Retry):
             data = {"message": raw.decode("utf-8", "replace")}
         wait = self._rate_limit_wait(response.status, headers, _message(data))
         if wait is None:  # a real 403 (permissions, blocked, ...): not ours to retry
-            raise Requester.createException(response.status, headers, data)
+            refused = Requester.createException(response.status, headers, data)
+            # what the endpoint needs, for when GitHub's header does not say (github_error)
+            setattr(refused, NEEDS_ATTRIBUTE, needed_permission(method, url))
+            raise refused
         if wait > self.max_wait:
             raise RateLimitExceededExceedsMaxWait(response.status, data, headers, wait=wait)
         try:
@@ -316,7 +322,7 @@ def github_error(exc: BaseException, doing: str, *, not_found: str | None = None
         if details:
             message = f"{message}: {'; '.join(details)}"
         said = f"GitHub answered {status}" + (f" {message!r}" if message else "")
-        permission = _permission(headers)
+        permission = _permission(headers) or getattr(exc, NEEDS_ATTRIBUTE, None)
         if status == 401:
             text = f"{doing}: {said}; the token is missing, expired or wrong (check GITHUB_TOKEN)"
         elif isinstance(exc, RateLimitExceededExceedsMaxWait):

@@ -54,7 +54,7 @@ class StoreLocation:
         self, repository: str | None = None, environ: Mapping[str, str] | None = None
     ) -> tuple[str, ...]:
         """The history options a Reproduce command repeats, paste-able anywhere: the data
-        branch and a public remote (never a local path of the runner, never a token)."""
+        branch and the remote as given (never a token)."""
         from wheel_size.history.reproduce import store_reproduce_args
 
         env = os.environ if environ is None else environ

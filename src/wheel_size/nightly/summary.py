@@ -25,6 +25,7 @@ __all__ = [
     "COLLAPSE_LINES",
     "ceiling_text",
     "jump_annotation",
+    "limits_markdown",
     "nightly_outputs",
     "nightly_summary",
 ]
@@ -97,6 +98,15 @@ def ceiling_text(breach: CeilingBreach) -> str:
 
 def _ceiling(breach: CeilingBreach) -> dict[str, str]:
     return {"variant": breach.variant, "text": ceiling_text(breach)}
+
+
+def limits_markdown(result: TrackResult) -> str:
+    """The report's "Size limits" section (as the step summary has it), or "": the file
+    ``-o`` writes says a breach too."""
+    if not result.ceiling_breaches:
+        return ""
+    ceilings = [_ceiling(c) for c in result.ceiling_breaches]
+    return render("_size_limits.md.j2", ceilings=ceilings, ceiling_ack=result.ceiling_ack)
 
 
 def _links(server_url: str, repository: str) -> tuple[str, str]:

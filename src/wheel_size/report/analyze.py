@@ -6,6 +6,7 @@ only lays them out as report days and summaries.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 from collections.abc import Sequence
@@ -84,6 +85,44 @@ def _day(night: Night, series: VariantSeries) -> Day:
     )
 
 
+def _renamed_same_size(
+    night: Night, series: VariantSeries, thresholds: Thresholds, naming: ArtifactNaming
+) -> Day | None:
+    """A night the runs finished without our artifact but with one new name of the same size
+    (no jump by the report's own thresholds against the nearest night that had ours), a name
+    the nearest night lacked: the artifact under another name (the series recognises renames
+    within a variant family only). A name that says it is another kind of build (a CPU
+    wheel for a CUDA one) is not ours, whatever its size; two candidates: no guess."""
+    if night.state != DayStatus.MISSING:
+        return None
+    ref = series.previous(night.date) or series.following(night.date)
+    seen = series.sighting(ref.date) if ref is not None else None
+    if ref is None or seen is None:
+        return None
+    before = {a.name for a in seen.run.artifacts}
+    same = {
+        a.name: a.size_in_bytes
+        for run in night.runs
+        for a in run.artifacts
+        if a.name not in before
+        and _may_be_ours(a.name, series.variant, naming)
+        and a.size_in_bytes
+        and not thresholds.crossed(a.size_in_bytes - ref.size_bytes, ref.size_bytes)
+    }
+    if len(same) != 1:
+        return None
+    ((name, size),) = same.items()
+    day = _day(night, series)
+    return dataclasses.replace(
+        day, status=DayStatus.RENAMED, artifact=name, renamed_to=(name,), renamed_size_bytes=size
+    )
+
+
+def _may_be_ours(name: str, variant: str, naming: ArtifactNaming) -> bool:
+    other = naming.variant_of(name)
+    return other is None or variant_family(other) == variant_family(variant)
+
+
 def build_report(
     source: History | SizeSeries,
     variant: str,
@@ -112,7 +151,10 @@ def build_report(
     days: list[Day] = []
     jumps: list[Jump] = []
     for period in _stored_parts(ordered, series):
-        days += [_day(n, points) for n in series.nights(variant, period.days())]
+        days += [
+            _renamed_same_size(n, points, thresholds, series.naming) or _day(n, points)
+            for n in series.nights(variant, period.days())
+        ]
         jumps += [
             Jump.of(step, variant, points.artifact)
             for step in points.jumps(period.start, period.end, thresholds)

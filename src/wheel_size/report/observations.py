@@ -157,13 +157,21 @@ def observe(
         names = sorted({n for d in renamed for n in d.renamed_to})
         sizes = [d.renamed_size_bytes for d in renamed if d.renamed_size_bytes is not None]
         seen = f" (~{_mb(round(sum(sizes) / len(sizes)), False)})" if sizes else ""
+        span = fmt.span(renamed[0].date, renamed[-1].date)
+        back = next(
+            (d for d in days if d.date > renamed[-1].date and d.status == DayStatus.OK), None
+        )
+        text = (
+            f"{artifact} was temporarily renamed to {', '.join(names)}{seen} on {span} and "
+            f"was back on {fmt.day(back.date)}"
+            if back is not None
+            else f"{artifact} missing on {span} while {', '.join(names)}{seen} appeared"
+        )
         obs.append(
             Observation(
                 "rename",
                 tuple(d.date for d in renamed),
-                f"{artifact} missing on {fmt.span(renamed[0].date, renamed[-1].date)} while "
-                f"{', '.join(names)}{seen} appeared: an artifact rename or CUDA/ROCm "
-                "version change, not code growth.",
+                f"{text}: an artifact rename or CUDA/ROCm version change, not code growth.",
             )
         )
 

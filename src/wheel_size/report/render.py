@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ from wheel_size.render import render
 from wheel_size.render.safe_markdown import safe_inline
 from wheel_size.report.model import Day, DayStatus, Report
 
-__all__ = ["ChartView", "chart", "render_json", "render_markdown"]
+__all__ = ["ChartView", "chart", "chart_labels", "render_json", "render_markdown"]
 
 _STATUS_TEXT = {
     DayStatus.NO_RUN: "no run",
@@ -40,6 +41,36 @@ def _cell(text: str) -> str:
     return safe_inline(text)
 
 
+# A label gets about this many pixels of Mermaid's default 700 px chart; past this many
+# points the chart is drawn wider instead of squeezing the labels into each other.
+LABEL_PX = 20
+DEFAULT_WIDTH_PX = 700
+
+
+def chart_labels(dates: Sequence[dt.date]) -> list[str]:
+    """Short, distinct x labels: the month's name on the first point and where the month
+    changes ("Oct 1"), the day alone in between ("2", "3"), the year where it changes when
+    the points span years. Thirty "10-01"-style labels ran into each other."""
+    labels: list[str] = []
+    seen: set[str] = set()
+    years = len({d.year for d in dates}) > 1
+    for i, day in enumerate(dates):
+        prev = dates[i - 1] if i else None
+        if years and (prev is None or prev.year != day.year):
+            label = day.isoformat()
+        elif prev is None or (prev.year, prev.month) != (day.year, day.month):
+            label = f"{day:%b} {day.day}"
+        else:
+            label = str(day.day)
+        for fallback in (f"{day:%b} {day.day}", day.isoformat()):
+            if label not in seen:
+                break
+            label = fallback  # a category axis needs distinct names
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
 def chart(report: Report) -> ChartView | None:
     """Points for a Mermaid ``xychart-beta`` line: the days that have a size."""
     ok = report.ok_days
@@ -48,14 +79,15 @@ def chart(report: Report) -> ChartView | None:
     sizes = [d.size_mb or 0.0 for d in ok]
     lo, hi = min(sizes), max(sizes)
     pad = max(1.0, (hi - lo) * 0.05)
-    years = {d.date.year for d in ok}
-    fmt = "%m-%d" if len(years) == 1 else "%Y-%m-%d"
-    return {
-        "labels": ", ".join(f'"{d.date.strftime(fmt)}"' for d in ok),
+    width = len(ok) * LABEL_PX
+    view: ChartView = {
+        "labels": ", ".join(f'"{label}"' for label in chart_labels([d.date for d in ok])),
         "points": ", ".join(f"{v:.1f}" for v in sizes),
         "y_min": math.floor(lo - pad),
         "y_max": math.ceil(hi + pad),
+        "width": width if width > DEFAULT_WIDTH_PX else None,
     }
+    return view
 
 
 def _note(day: Day) -> str:
