@@ -12,7 +12,6 @@ from wheel_size.regressions.events import (
     detect_jump,
     rollback_state,
 )
-from wheel_size.regressions.series import from_records
 from wheel_size.series import SizePoint
 from wheel_size.units import MB
 
@@ -96,13 +95,3 @@ def test_rollback() -> None:
     assert rollback_state(event, pts[2]) == "same"
     assert rollback_state(event, pts[3]) == "rolled-back"
     assert rollback_state(event, SizePoint(D0, "cuda12_8", int(807 * MB))) == "grew"
-
-
-def test_from_records_latest_run_wins() -> None:
-    records = [
-        {"date": "2025-10-01", "variant": "cpu", "size_bytes": 1, "run_id": 5},
-        {"date": "2025-10-01", "variant": "cpu", "size_bytes": 2, "run_id": 9},
-        {"date": "2025-10-02", "variant": "cpu", "size_bytes": 3, "run_id": 1},
-    ]
-    got = from_records(records)
-    assert [p.size_bytes for p in got["cpu"]] == [2, 3]

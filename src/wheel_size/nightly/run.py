@@ -51,7 +51,7 @@ def run_nightly(
         result.ceiling_ack = options.limits.acknowledgement
     if issues is None or github is None:
         return result
-    from wheel_size.regressions.track_step import (
+    from wheel_size.regressions.issues.track_step import (
         build_evidence_step,
         chain_enrichers,
         issues_after_track,

@@ -2,7 +2,7 @@
 
 The result is plain data (:class:`Investigation`) that the issue body, the
 ``investigate`` command's Markdown and its JSON are all rendered from. Growth and shrink
-are ranked alike (``regressions.rank``); when the wheel content diff is attached later,
+are ranked alike (``regressions.ranking.rank``); when the wheel content diff is attached later,
 :meth:`Investigation.apply_content` ranks again with it.
 """
 
@@ -10,28 +10,40 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.ports import Commits
-from wheel_size.regressions.classify import CATEGORIES, Classified
-from wheel_size.regressions.content_facts import facts_from_diff_json, families_from_json
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.evidence import (
+from wheel_size.regressions.ranking.classify import CATEGORIES, Classified
+from wheel_size.regressions.ranking.content_facts import facts_from_diff_json, families_from_json
+from wheel_size.regressions.ranking.evidence import (
     CrossVariant,
     Status,
     assess,
     cross_variant,
 )
-from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
-from wheel_size.regressions.rank import Ranked, leading_group, rank_commits, score_commit
-from wheel_size.regressions.reach_table import ReachTable
-from wheel_size.regressions.reverts import RevertPair, remove_revert_pairs, revert_target
-from wheel_size.regressions.series import Series, SizePoint, delta_on
-from wheel_size.regressions.window import Night, Window, fetch_files, fetch_window
+from wheel_size.regressions.ranking.fingerprint import Fingerprint, fingerprint
+from wheel_size.regressions.ranking.rank import Ranked, leading_group, rank_commits, score_commit
+from wheel_size.regressions.ranking.reach_table import ReachTable
+from wheel_size.regressions.window.compare import Night, Window, fetch_files, fetch_window
+from wheel_size.regressions.window.reverts import RevertPair, remove_revert_pairs, revert_target
+from wheel_size.series import SizePoint, step_on
 from wheel_size.series.thresholds import Thresholds
+from wheel_size.units import MB
 
-__all__ = ["Candidate", "Investigation", "investigate"]
+__all__ = ["Candidate", "Investigation", "Series", "delta_on", "investigate"]
+
+# variant -> points sorted by date, at most one per date (a SizeSeries is one)
+Series = Mapping[str, Sequence[SizePoint]]
+
+
+def delta_on(points: Sequence[SizePoint], date: dt.date) -> float | None:
+    """Day-over-day change in MB on ``date`` (against the previous night with data)."""
+    step = step_on(points, date)
+    return None if step is None else step.delta_bytes / MB
+
 
 DEFAULT_MAX_DETAILS = 100
 CHART_DAYS = 7
@@ -158,7 +170,7 @@ class Investigation:
         ]
         return self
 
-    # Per-commit build evidence (regressions/build_attach.py): Markdown, JSON, page links.
+    # Per-commit build evidence (regressions/builds/attach.py): Markdown, JSON, page links.
     build_markdown: str | None = None
     build_json: list[dict[str, Any]] | None = None
     commit_url_template: str | None = None
