@@ -9,7 +9,6 @@ from wheel_size.regressions.ranking.evidence import (
     LIKELY,
     assess,
     cross_variant,
-    variant_kind,
 )
 from wheel_size.regressions.window.commits import ChangedFile, Commit
 
@@ -20,14 +19,6 @@ def item(*files: str, message: str = "change") -> Classified:
     )
     cats = categorize(commit)
     return Classified(commit, cats, score(cats))
-
-
-def test_variant_kinds() -> None:
-    assert variant_kind("cpu") == "cpu"
-    assert variant_kind("cuda12_8") == "cuda"
-    assert variant_kind("manywheel-py3_12-cuda13_0") == "cuda"
-    assert variant_kind("rocm6_4") == "rocm"
-    assert variant_kind("xpu") == "xpu"
 
 
 def test_cuda_only_growth_is_device_code() -> None:

@@ -9,13 +9,13 @@ import pytest
 
 from wheel_size.errors import InputError
 from wheel_size.regressions.ranking.content_facts import facts_from_diff_json
-from wheel_size.regressions.ranking.fingerprint import fingerprint, variant_key
+from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import leading_group, rank_commits, score_commit
 from wheel_size.regressions.ranking.reach import reach_of
 from wheel_size.regressions.ranking.reach_table import default_table, load_reach_table
 from wheel_size.regressions.window.commits import Commit, files_from_api
 from wheel_size.regressions.window.text_signals import patch_terms
-from wheel_size.variants import canonical_python
+from wheel_size.variants import canonical_python, variant_key
 
 ROCM_ONLY = {"cpu": 0.0, "cuda12_8": 0.02, "cuda13_0": 0.0, "rocm6_4": 8.1, "rocm7_0": 8.4}
 CUDA_129 = {"cpu": 0.0, "cuda12_6": 0.0, "cuda12_8": 0.0, "cuda12_9": 11.8, "rocm7_0": 0.0}

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from wheel_size.regressions.ranking.content_facts import facts_from_diff_json
-from wheel_size.regressions.ranking.fingerprint import fingerprint, variant_key
+from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import rank_commits, score_commit
 from wheel_size.regressions.ranking.reach import reach_of
 from wheel_size.regressions.window.commits import ChangedFile, Commit, files_from_api
 from wheel_size.regressions.window.text_signals import mentions, patch_terms, read_text
+from wheel_size.variants import variant_key
 
 NIGHT_12X = {
     "cpu": 0.0,

@@ -45,6 +45,7 @@ from wheel_size.regressions.builds.logs import DEFAULT_PATTERNS, LogSize, find_w
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
 from wheel_size.series import MB
 from wheel_size.units import in_mb
+from wheel_size.variants import canonical_python, variant_key
 
 __all__ = [
     "BuildArtifact",
@@ -292,9 +293,6 @@ def _names_variant(name: str, variant: str, artifact: str | None) -> bool:
     return _squash(variant) in squashed or bool(artifact and _squash(artifact) in squashed)
 
 
-_ARTIFACT_PYTHON = re.compile(r"(?:^|[-_])(py3_\d+t?|cp3\d+t?)(?:$|[-_])", re.I)
-
-
 def _names_job(name: str, pattern: str) -> bool:
     low = name.lower()
     parts = [low, *(p.strip() for p in low.split(" / "))]
@@ -304,8 +302,9 @@ def _names_job(name: str, pattern: str) -> bool:
 def build_job_pattern(pattern: str, variant: str, artifact: str | None) -> str:
     """The job-name pattern for one variant: ``{python}`` from the artifact name
     (``manywheel-py3_12-cuda12_8`` → ``py3_12``; none: ``*``)."""
-    found = _ARTIFACT_PYTHON.search(artifact or "")
-    return pattern.replace("{variant}", variant).replace("{python}", found[1] if found else "*")
+    python = variant_key(artifact or "").python
+    tag = canonical_python(python) if python else "*"
+    return pattern.replace("{variant}", variant).replace("{python}", tag)
 
 
 def _short(sha: str) -> str:

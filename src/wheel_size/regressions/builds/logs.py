@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wheel_size.errors import InputError
+from wheel_size.variants import variant_key
 
 __all__ = [
     "DEFAULT_PATTERNS",
@@ -87,20 +88,9 @@ def compile_log_pattern(text: str) -> re.Pattern[str]:
 def variant_hints(variant: str, artifact: str | None) -> tuple[str, ...]:
     """Strings that a wheel file name of this variant contains: the local version tag
     (``cu128`` for cuda12_8, ``rocm6.4`` for rocm6_4, ``cpu``) and the CPython tag."""
-    hints = []
-    v = variant.lower()
-    cuda = re.fullmatch(r"cuda(\d+)_(\d+)", v)
-    rocm = re.fullmatch(r"rocm(\d+)_(\d+)(?:_(\d+))?", v)
-    if cuda:
-        hints.append(f"cu{cuda[1]}{cuda[2]}")
-    elif rocm:
-        hints.append("rocm" + ".".join(p for p in rocm.groups() if p))
-    else:
-        hints.append(v)
-    py = re.search(r"py(\d)_(\d+)", artifact or "")
-    if py:
-        hints.append(f"cp{py[1]}{py[2]}")
-    return tuple(hints)
+    python = variant_key(artifact or "").python  # "3.13t" → cp313t
+    local = variant_key(variant).local_tag
+    return (local, "cp" + python.replace(".", "")) if python else (local,)
 
 
 def _value(match: re.Match[str]) -> tuple[int, int] | None:

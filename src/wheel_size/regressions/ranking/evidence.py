@@ -11,12 +11,12 @@ or plain words ("ships no code") with no status.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from wheel_size.regressions.ranking.classify import CATEGORIES, Classified, is_device_only
+from wheel_size.variants import variant_key
 
 __all__ = [
     "CLEARED",
@@ -28,7 +28,6 @@ __all__ = [
     "assess",
     "cross_variant",
     "pattern_bonus",
-    "variant_kind",
     "with_build_status",
 ]
 
@@ -48,19 +47,6 @@ _SHARED_CATEGORIES = {
     "new-operators",
     "cpp-code",
 }
-
-
-def variant_kind(variant: str) -> Literal["cpu", "cuda", "rocm", "xpu", "other"]:
-    name = variant.lower()
-    if re.search(r"(^|[-_])cpu($|[-_])", name) or name == "cpu":
-        return "cpu"
-    if "cuda" in name or re.search(r"(^|[-_])cu\d", name):
-        return "cuda"
-    if "rocm" in name or "hip" in name:
-        return "rocm"
-    if "xpu" in name:
-        return "xpu"
-    return "other"
 
 
 @dataclass(frozen=True)
@@ -85,9 +71,10 @@ def cross_variant(variant: str, deltas: Mapping[str, float | None]) -> CrossVari
     if jump < 0:
         return CrossVariant(table, "drop", f"{variant} shrank; the reading below is for growth.")
     others = {v: d for v, d in table.items() if v != variant and d is not None}
-    cpu = {v: d for v, d in others.items() if variant_kind(v) == "cpu"}
-    if variant_kind(variant) == "cpu":
-        gpu = {v: d for v, d in others.items() if variant_kind(v) in ("cuda", "rocm", "xpu")}
+    kind = variant_key(variant).kind
+    cpu = {v: d for v, d in others.items() if variant_key(v).kind == "cpu"}
+    if kind == "cpu":
+        gpu = {v: d for v, d in others.items() if variant_key(v).kind in ("cuda", "rocm", "xpu")}
         if gpu and all(not _flat(d, jump) and d > 0 for d in gpu.values()):
             return CrossVariant(
                 table,
@@ -116,19 +103,19 @@ def cross_variant(variant: str, deltas: Mapping[str, float | None]) -> CrossVari
             "The CPU wheel grew too: growth in every variant points to shared C++ code or "
             "build configuration rather than GPU kernels.",
         )
-    same_kind = {v: d for v, d in others.items() if variant_kind(v) == variant_kind(variant)}
+    same_kind = {v: d for v, d in others.items() if variant_key(v).kind == kind}
     if same_kind and all(_flat(d, jump) for d in same_kind.values()):
         return CrossVariant(
             table,
             "variant-only",
             f"Only {variant} grew (the CPU wheel and the other "
-            f"{variant_kind(variant).upper()} builds did not): a change specific to this "
+            f"{kind.upper()} builds did not): a change specific to this "
             "build, e.g. its toolkit version, architecture list or build image.",
         )
     return CrossVariant(
         table,
         "device",
-        f"The CPU wheel did not grow: {variant_kind(variant).upper()}-only growth points to "
+        f"The CPU wheel did not grow: {kind.upper()}-only growth points to "
         "compiled device code (new kernel instantiations, CUTLASS/FBGEMM kernels).",
     )
 
@@ -174,7 +161,11 @@ def assess(
         )
     if categories == {"docs-tests-only"}:
         return Status(None, "ships no code: changes only docs, tests or CI files")
-    if variant_kind(variant) == "cpu" and commit.files is not None and is_device_only(commit.files):
+    if (
+        variant_key(variant).kind == "cpu"
+        and commit.files is not None
+        and is_device_only(commit.files)
+    ):
         return Status(None, "changes only GPU code, which is not in the CPU wheel")
     if window_mode == "base" and window_size == 1:
         return Status(

@@ -8,13 +8,13 @@ into that reading (and the one-sentence summary the issue shows), for growth and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from wheel_size.units import format_mb
+from wheel_size.variants import KIND_LABEL, VariantKey, variant_key
 
-__all__ = ["Fingerprint", "VariantKey", "fingerprint", "variant_key"]
+__all__ = ["Fingerprint", "fingerprint"]
 
 #: A variant "moved" when it changed at least this share of the event's change (and 0.2 MB).
 MOVED_SHARE = 0.25
@@ -23,57 +23,6 @@ MOVED_MIN_MB = 0.2
 #: and kernel families; in between, size says little.
 LARGE_MB = 20.0
 SMALL_MB = 5.0
-
-_KIND_LABEL = {"cpu": "CPU", "cuda": "CUDA", "rocm": "ROCm", "xpu": "XPU", "other": "other"}
-
-
-@dataclass(frozen=True)
-class VariantKey:
-    """What a variant name says: platform kind, toolkit version, OS and Python."""
-
-    name: str
-    kind: str  # cpu, cuda, rocm, xpu, other
-    version: str | None  # "12.8" for cuda12_8, "7.0" for rocm7_0
-    os: str  # linux, aarch64, windows, macos
-    python: str | None  # "3.12"
-
-    @property
-    def label(self) -> str:
-        text = _KIND_LABEL[self.kind] + (f" {self.version}" if self.version else "")
-        return text if self.os == "linux" else f"{text} ({self.os})"
-
-
-_PY = re.compile(r"(?:py|cp)3[._]?(1\d)(t?)", re.I)
-
-
-def variant_key(name: str) -> VariantKey:
-    """Parse ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13-cuda12_8``, ``py3_13t-cpu``,
-    ``cpu-aarch64``."""
-    low = name.lower()
-    py = _PY.search(low)
-    python = f"3.{py[1]}{py[2]}" if py else None  # "3.13t": free-threaded
-    rest = _PY.sub("", low)
-    os_name = "linux"
-    if re.search(r"aarch64|arm64|sbsa", rest):
-        os_name = "aarch64"
-    elif re.search(r"win", rest):
-        os_name = "windows"
-    elif re.search(r"mac|darwin", rest):
-        os_name = "macos"
-    kind = "other"
-    version = None
-    number = re.search(r"(\d{1,2})[._]?(\d)(?!\d)", rest)
-    if "rocm" in rest or "hip" in rest:
-        kind = "rocm"
-    elif "xpu" in rest:
-        kind = "xpu"
-    elif re.search(r"cuda|(^|[-_])cu\d", rest):
-        kind = "cuda"
-    elif "cpu" in rest:
-        kind = "cpu"
-    if kind in ("cuda", "rocm") and number:
-        version = f"{int(number[1])}.{number[2]}"
-    return VariantKey(name, kind, version, os_name, python)
 
 
 @dataclass(frozen=True)
@@ -124,9 +73,9 @@ class Fingerprint:
             others = [k for k in self.flat + self.opposite if k.kind == kind]
             if others and all(k.version for k in moved):
                 versions = ", ".join(sorted({str(k.version) for k in moved}))
-                parts.append(f"{_KIND_LABEL[kind]} {versions}")
+                parts.append(f"{KIND_LABEL[kind]} {versions}")
             else:
-                parts.append(_KIND_LABEL[kind])
+                parts.append(KIND_LABEL[kind])
         text = " and ".join(parts)
         pythons = {k.python for k in self.moved}
         still = {k.python for k in self.flat + self.opposite}
@@ -186,7 +135,7 @@ class Fingerprint:
                     "list, bundled libraries or build image"
                 )
             else:
-                cause = f"compiled {'/'.join(sorted(_KIND_LABEL[k] for k in moved_kinds))} " + (
+                cause = f"compiled {'/'.join(sorted(KIND_LABEL[k] for k in moved_kinds))} " + (
                     "device code (kernel instantiations, CUTLASS/FBGEMM kernels) or libraries"
                 )
         cpu_note = ""

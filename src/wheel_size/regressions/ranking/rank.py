@@ -54,7 +54,7 @@ from typing import Any
 
 from wheel_size.regressions.ranking.classify import CATEGORIES, Classified, categorize
 from wheel_size.regressions.ranking.content_facts import ContentFacts, FamilyFact
-from wheel_size.regressions.ranking.fingerprint import Fingerprint, VariantKey
+from wheel_size.regressions.ranking.fingerprint import Fingerprint
 from wheel_size.regressions.ranking.reach import Part, Reach, narrow, reach_of
 from wheel_size.regressions.ranking.reach_table import ReachTable, default_table
 from wheel_size.regressions.window.commits import Commit
@@ -69,6 +69,7 @@ from wheel_size.regressions.window.text_signals import (
     read_text,
 )
 from wheel_size.units import format_size
+from wheel_size.variants import VariantKey
 
 __all__ = ["TIERS", "Ranked", "Reason", "leading_group", "rank_commits", "score_commit"]
 

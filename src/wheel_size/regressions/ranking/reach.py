@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from wheel_size.regressions.ranking.fingerprint import VariantKey
 from wheel_size.regressions.ranking.reach_table import ReachTable, default_table
 from wheel_size.regressions.window.commits import ChangedFile
+from wheel_size.variants import VariantKey
 
 __all__ = ["Part", "Reach", "file_parts", "reach_of"]
 
