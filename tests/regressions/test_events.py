@@ -10,7 +10,6 @@ from wheel_size.regressions.events import (
     Thresholds,
     detect_creep,
     detect_jump,
-    rollback_state,
 )
 from wheel_size.series import SizePoint
 from wheel_size.units import MB
@@ -86,12 +85,3 @@ def test_creep_with_a_jump_inside_is_the_jumps_business() -> None:
     end = D0 + dt.timedelta(days=7)
     event = detect_creep(pts, end, Thresholds(mb=1.0), CreepSettings(mb=5.0, days=14))
     assert event is not None and event.before.date == D0 + dt.timedelta(days=1)
-
-
-def test_rollback() -> None:
-    pts = series(800, 805, 805, 800.3)
-    event = detect_jump(pts, D0 + dt.timedelta(days=1), Thresholds())
-    assert event is not None
-    assert rollback_state(event, pts[2]) == "same"
-    assert rollback_state(event, pts[3]) == "rolled-back"
-    assert rollback_state(event, SizePoint(D0, "cuda12_8", int(807 * MB))) == "grew"

@@ -5,7 +5,8 @@ rollback, and a later crossing is not news for every open issue: an unrelated re
 month later (a -29.7 MB library drop) is its own event, not a follow-up on four October
 growth issues. The rules:
 
-- **rolled back**: the size comes back within tolerance of the pre-event level *and* the
+- **rolled back**: the size comes back within tolerance of the pre-event level (the rule the
+  report's "Rollback" observation uses too: :mod:`wheel_size.series.returns`) *and* the
   return is attributable to the event: a commit of the return window reverts a candidate
   the issue listed;
 - **back without a revert** (state ``offset``): the size comes back within tolerance and
@@ -25,13 +26,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.window.commits import Commit
 from wheel_size.regressions.window.reverts import revert_target
-from wheel_size.series import MB, SizePoint, Thresholds, jump_on
+from wheel_size.series import SizePoint, Thresholds, jump_on
+from wheel_size.series.returns import ReturnTolerance, is_back, return_margin
 
 __all__ = [
     "Lifecycle",
@@ -52,11 +54,10 @@ _RELAND = re.compile(r"^\s*\[?re-?land(?:ed|ing)?\]?\s*:?\s*", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Lifecycle:
-    """How close to the pre-event size counts as "back": the larger of an absolute margin
-    and a share of the event's own change."""
+    """How close to the pre-event size counts as "back" (shared with the report), and the
+    hysteresis of telling a return."""
 
-    tolerance_mb: float = 1.0
-    tolerance_fraction: float = 0.25
+    tolerance: ReturnTolerance = field(default_factory=ReturnTolerance)
     # Hysteresis: after a return, another is told only once the size went this many
     # tolerances away from the pre-event level in between.
     rearm_factor: float = 2.0
@@ -71,13 +72,13 @@ class Verdict:
 
 
 def _margin(event: Event, settings: Lifecycle) -> float:
-    change = abs(event.after.size_bytes - event.before.size_bytes)
-    return max(settings.tolerance_mb * MB, settings.tolerance_fraction * change)
+    return return_margin(event.before.size_bytes, event.after.size_bytes, settings.tolerance)
 
 
 def within_tolerance(event: Event, size_bytes: int, settings: Lifecycle) -> bool:
     """Is ``size_bytes`` back at the pre-event level of ``event``?"""
-    return abs(size_bytes - event.before.size_bytes) <= _margin(event, settings)
+    before, after = event.before.size_bytes, event.after.size_bytes
+    return is_back(before, after, size_bytes, settings.tolerance)
 
 
 def _away(event: Event, size_bytes: int, settings: Lifecycle) -> bool:

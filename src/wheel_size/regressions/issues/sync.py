@@ -95,7 +95,6 @@ class IssueSettings:
     accepted_label: str = "size-accepted"
     close_on_rollback: bool = False
     regrowth_mb: float = 1.0  # a later night must add this much to be worth a comment
-    rollback_fraction: float = 0.75  # this share of the growth gone again = rolled back
     create: bool = True  # False: the run's request budget for new issues is spent
     bot_login: str | None = None  # whose markers count; None: the token's (Issues.identity)
 
