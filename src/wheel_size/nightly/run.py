@@ -58,11 +58,12 @@ def run_nightly(
     )
 
     repository = track_options.source.repository
-    contents = None
+    contents = night_diff = None
     if options.evidence.enabled:
-        from wheel_size.evidence.enrich import evidence_enricher
+        from wheel_size.evidence.enrich import evidence_enricher, night_contents
 
         contents = evidence_enricher(github, repository, options.evidence)
+        night_diff = night_contents(github, repository, options.evidence)
     builds = None
     if issues.builds.enabled:
         builds = build_evidence_step(github, repository, issues.builds)
@@ -82,6 +83,7 @@ def run_nightly(
             workflow=source.workflow,
             series=result.series,
             enrich=enrich,
+            contents=night_diff,
         )
     except WheelSizeError as exc:
         result.issue_error = exc

@@ -8,7 +8,7 @@ non-zero exit.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from wheel_size.regressions.issues.lifecycle import (
     new_return,
     previous_point,
 )
+from wheel_size.regressions.issues.parts import back_step, moved_back, rearmed
 from wheel_size.regressions.issues.sync import (
     IssueCache,
     IssueSettings,
@@ -46,12 +47,16 @@ from wheel_size.regressions.issues.sync import (
     candidates_from_marker,
     events_from_markers,
     keys_of,
+    parts_from_marker,
 )
 from wheel_size.regressions.ranking.reach_table import ReachTable
 from wheel_size.regressions.window.compare import Night, Window, fetch_window
 from wheel_size.series import SizePoint, point_on
 
-__all__ = ["AlertSettings", "alert_night", "events_for_night"]
+__all__ = ["AlertSettings", "Contents", "alert_night", "events_for_night"]
+
+#: The wheel diff of two nights (``wheel-size diff --format json``), None when unavailable.
+Contents = Callable[[SizePoint, SizePoint], Mapping[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,30 @@ def _regrowth(
     return None
 
 
+def _moved_back(
+    sync: IssueSync,
+    issue: IssueView,
+    event: Event,
+    points: Sequence[SizePoint],
+    point: SizePoint,
+    contents: Contents | None,
+) -> Verdict | None:
+    """The event's files or sections moving back tonight (edge-triggered: only a night
+    whose step goes against the event by half its change; then the comments are read for
+    the hysteresis and the two nights' wheels are diffed)."""
+    parts = parts_from_marker(issue.body).get(event.key)
+    previous = previous_point(points, point)
+    if contents is None or not parts or not back_step(event, previous, point):
+        return None
+    if not rearmed(event, points, sync.last_back(issue, event.key), point):
+        return None
+    assert previous is not None  # back_step needs it
+    reason = moved_back(parts, contents(previous, point))
+    return None if reason is None else Verdict("moved-back", event.variant, point, reason)
+
+
 def _verdicts(
+    sync: IssueSync,
     issue: IssueView,
     source: Commits,
     series: Series,
@@ -129,9 +157,11 @@ def _verdicts(
     watched: set[str],
     settings: AlertSettings,
     cache: dict[str, Any],
+    contents: Contents | None = None,
 ) -> list[Verdict]:
     """Tonight's lifecycle verdicts for the variants of ``issue`` (no request unless the
-    size came back tonight: then the return window is read, once per night)."""
+    size came back tonight: then the return window is read, once per night; or unless
+    it stepped back by half the event's change: then its parts are compared)."""
     verdicts = []
     listed = candidates_from_marker(issue.body)
     for event in events_from_markers(issue.body):
@@ -142,8 +172,12 @@ def _verdicts(
         if point is None or point.date <= event.date:
             continue
         # Only the issue's own change is news: the size coming back (once, with
-        # hysteresis). Another crossing is another event (a re-land is found by _regrowth).
+        # hysteresis), or the files and sections it moved moving back. Another crossing
+        # is another event (a re-land is found by _regrowth).
         if not new_return(event, points, point, settings.lifecycle):
+            moved = _moved_back(sync, issue, event, points, point, contents)
+            if moved is not None:
+                verdicts.append(moved)
             continue
         previous = previous_point(points, point)
         crossing = crossing_tonight(points, point, settings.thresholds)
@@ -171,6 +205,7 @@ def alert_night(
     issue_cache: IssueCache | None = None,
     on_issue: Callable[[Sequence[Event], int, str | None, Investigation | None], None]
     | None = None,
+    contents: Contents | None = None,
 ) -> SyncResult:
     """Open one issue per night event and follow up on the open ones of these variants.
 
@@ -178,6 +213,8 @@ def alert_night(
     it only runs for issues that are about to be created. ``issue_cache`` shares one issue
     listing between the nights of a run. ``on_issue`` hears of each issue opened or joined:
     its events, number, URL and investigation (the notes stored beside the history).
+    ``contents`` diffs two nights' wheels (the wheel diff's JSON; None: unavailable), for
+    the follow-up on an issue's files and sections moving back.
     """
     sync = IssueSync(issues_repo, settings.issues, cache=issue_cache)
     result = SyncResult()
@@ -272,7 +309,9 @@ def alert_night(
             continue
         if not sync.canonical(standing):
             continue  # a newer duplicate of an older open issue: the older one speaks
-        verdicts = _verdicts(standing, source_repo, series, date, watched, settings, cache)
+        verdicts = _verdicts(
+            sync, standing, source_repo, series, date, watched, settings, cache, contents
+        )
         if verdicts:
             sync.follow_up(standing, verdicts, result, repo_url=repo_url)
     sync.flush_warnings(result)

@@ -66,6 +66,15 @@ def cause_marker(inv: Investigation) -> str | None:
     return marker(inv)
 
 
+def contents_marker(inv: Investigation) -> str | None:
+    """The files and sections the event moved (from its wheel diff), so a later night can
+    tell them moving back (:mod:`wheel_size.regressions.issues.parts`)."""
+    from wheel_size.regressions.issues.parts import moved_parts, parts_marker
+
+    diff = (inv.evidence_json or {}).get("diff")
+    return parts_marker(inv.event.key, moved_parts(diff if isinstance(diff, dict) else None))
+
+
 def candidates_marker(inv: Investigation) -> str:
     """The listed candidates (SHA and PR of the top ten), for the lifecycle: a later revert
     of one of them is what makes a return a rollback. Our own ASCII only."""
@@ -202,7 +211,9 @@ def _context(
         compare_url = f"{repo_url}/compare/{window.compared[0]}...{window.compared[1]}"
     return {
         "marker": "\n".join(
-            line for line in (markers, candidates_marker(inv), cause_marker(inv)) if line
+            line
+            for line in (markers, candidates_marker(inv), cause_marker(inv), contents_marker(inv))
+            if line
         ),
         "group": [
             {"variant": neutralise_cell(e.variant), "delta_mb": e.delta_mb} for e in [ev, *members]

@@ -12,6 +12,8 @@ growth issues. The rules:
 - **back without a revert** (state ``offset``): the size comes back within tolerance and
   no commit of the window reverts a listed candidate (the change may be offset by another):
   said once, the issue stays open;
+- **moved back** (the files or sections the event moved, moving back by a comparable
+  amount while other changes keep the size from coming back): :mod:`.parts`;
 - **grew again**: the variant crosses the threshold again in the event's direction and the
   new window re-lands a listed candidate; slow drift never counts (creep is its own event).
 
@@ -47,7 +49,9 @@ __all__ = [
     "within_tolerance",
 ]
 
-State = Literal["rolled-back", "offset", "grew"]
+State = Literal["rolled-back", "offset", "grew", "moved-back"]
+#: The states that tell the change coming back (the hysteresis of a move back starts there).
+BACK_STATES = frozenset({"rolled-back", "offset", "moved-back"})
 
 _RELAND = re.compile(r"^\s*\[?re-?land(?:ed|ing)?\]?\s*:?\s*", re.IGNORECASE)
 

@@ -36,7 +36,8 @@ from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issues.authorship import carries_marker, forged_warning, same_login
 from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, render_lifecycle
-from wheel_size.regressions.issues.lifecycle import Listed, Verdict
+from wheel_size.regressions.issues.lifecycle import BACK_STATES, Listed, Verdict
+from wheel_size.regressions.issues.parts import Parts, parts_from_body
 from wheel_size.render import render
 from wheel_size.series import SizePoint
 from wheel_size.units import MB, format_mb
@@ -51,6 +52,7 @@ __all__ = [
     "event_from_marker",
     "events_from_markers",
     "keys_of",
+    "parts_from_marker",
 ]
 
 #: Marker lines an issue body may start with (one per variant of a night event, plus the
@@ -134,6 +136,11 @@ def event_from_marker(body: str | None) -> Event | None:
     """The (first) event an issue is about, from its marker (None: not one of ours)."""
     events = events_from_markers(body)
     return events[0] if events else None
+
+
+def parts_from_marker(body: str | None) -> dict[str, Parts]:
+    """Event key → the files and sections it moved, from the issue's parts markers."""
+    return parts_from_body(_marker_lines(body))
 
 
 def candidates_from_marker(body: str | None) -> list[Listed]:
@@ -620,6 +627,13 @@ class IssueSync:
                     night = dt.date.fromisoformat(m["night"])
                     updates.append((night, m["key"], m["state"], int(m["size"])))
         return sorted(updates)
+
+    def last_back(self, issue: IssueView, key: str) -> dt.date | None:
+        """The last night a follow-up told ``key``'s change coming back (reads comments)."""
+        nights = [
+            n for n, k, state, _ in self._our_updates(issue) if k == key and state in BACK_STATES
+        ]
+        return max(nights) if nights else None
 
     def _find_update(self, issue: IssueView, night: dt.date) -> CommentView | None:
         for comment in self._our_comments(issue):

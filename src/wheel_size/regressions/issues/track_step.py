@@ -20,7 +20,7 @@ from wheel_size.history.store import HistoryStore
 from wheel_size.ports import GitHubFailure, GitHubPort
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
-from wheel_size.regressions.issues.alerts import AlertSettings, alert_night
+from wheel_size.regressions.issues.alerts import AlertSettings, Contents, alert_night
 from wheel_size.regressions.issues.body import Reproduce
 from wheel_size.regressions.issues.notes import notes_for
 from wheel_size.regressions.issues.options import IssueOptions
@@ -70,6 +70,7 @@ def create_issues_for_night(
     issues_repo: str | None = None,
     store_args: Sequence[str] = (),
     enrich: Enrich | None = None,
+    contents: Contents | None = None,
     result: SyncResult | None = None,
     issue_cache: IssueCache | None = None,
     notes: list[InvestigationNote] | None = None,
@@ -112,7 +113,7 @@ def create_issues_for_night(
 
         night = alert_night(
             target, source, series, date, variants, settings, reproduce=reproduce,
-            enrich=enrich, issue_cache=cache, on_issue=on_issue,
+            enrich=enrich, issue_cache=cache, on_issue=on_issue, contents=contents,
         )  # fmt: skip
     except GitHubFailure as exc:  # reads; refused writes arrive as worded GitHubErrors already
         raise exc.saying(
@@ -190,13 +191,15 @@ def issues_after_track(
     workflow: str | int | None = None,
     series: SizeSeries | None = None,
     enrich: Enrich | None = None,
+    contents: Contents | None = None,
 ) -> SyncResult:
     """The regression-issue step for the nights ``track`` just stored, oldest first.
 
     ``variants`` are what the user typed; they are resolved against the history.
     ``series`` is the run's series (``TrackResult.series``); it is read again only when it
     does not reach back far enough. ``enrich`` adds the wheel content evidence to an
-    investigation. Runs after the history is stored, so any failure, an unexpected one
+    investigation; ``contents`` diffs two nights' wheels for the follow-ups on an issue's
+    files moving back. Runs after the history is stored, so any failure, an unexpected one
     included, comes out as a :class:`WheelSizeError` (an ``InternalError`` for the
     unexpected) that the caller reports after writing its outputs: the night's sizes are
     never lost to the issue step.
@@ -209,7 +212,7 @@ def issues_after_track(
         _issue_nights(
             options, store, github, nights, result, issue_cache, notes, settings=settings,
             repo=repo, naming=naming, variants=variants, workflow=workflow, series=series,
-            enrich=enrich,
+            enrich=enrich, contents=contents,
         )  # fmt: skip
     # A run killed between opening issues and pushing their notes left them undone: every
     # run (a rerun with no new night too) completes them from the issues' own markers.
@@ -275,6 +278,7 @@ def _issue_nights(
     workflow: str | int | None,
     series: SizeSeries | None,
     enrich: Enrich | None,
+    contents: Contents | None = None,
 ) -> None:
     """Open or follow the issues of each night, oldest first."""
     from wheel_size.series import load_series, lookback_days
@@ -307,6 +311,7 @@ def _issue_nights(
             issues_repo=options.issues_repo,
             store_args=(*options.reproduce, *(("--workflow", str(workflow)) if workflow else ())),
             enrich=enrich,
+            contents=contents,
             result=result,
             issue_cache=issue_cache,
             notes=notes,
