@@ -246,6 +246,20 @@ def text_reach(m: Mentions) -> _TextReach | None:
     return _TextReach(tuple(parts)) if parts else None
 
 
+def _cover_text(reach: Reach, fp: Fingerprint) -> str:
+    """What of the night it can explain, in plain words: "can move all that moved (every
+    variant): a build configuration", or "can move only 4 of the 6 variants that moved
+    (cuda12_6, …): a CUDA-only build configuration" -- never "every variant" for a change
+    that reaches some of them."""
+    reached = [k for k in fp.moved if reach.strength(k)]
+    if len(reached) == len(fp.moved):
+        return f"can move all that moved ({fp.scope()}): {reach.summary}"
+    return (
+        f"can move only {len(reached)} of the {len(fp.moved)} variants that moved "
+        f"({_names(reached)}): {reach.summary}"
+    )
+
+
 def _reach_points(tally: _Tally, reach: Reach, fp: Fingerprint) -> None:
     if not reach.ships:
         tally.add("reach", NO_SHIP, "ships in no wheel (tests, docs, CI)")
@@ -263,7 +277,7 @@ def _reach_points(tally: _Tally, reach: Reach, fp: Fingerprint) -> None:
         tally.add("reach", NO_REACH, f"{reach.summary}: cannot move {_names(fp.moved)}")
         return
     if reach.native:
-        tally.add("reach", COVER * cover, f"can move {fp.scope()} ({reach.summary})")
+        tally.add("reach", COVER * cover, _cover_text(reach, fp))
     if spill and reach.native:
         spilled = [k for k in others if reach.bulk_strength(k)]
         tally.add("reach", SPILL * spill, f"would also move {_names(spilled)}, which did not")
