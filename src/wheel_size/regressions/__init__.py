@@ -2,6 +2,7 @@
 
 Grouped by what the code is about, lowest first (a subpackage imports only those before it):
 
+- ``document``: the investigation document's typed dictionaries (what crosses modules);
 - ``window/``: the candidates — nightly messages, the commits between two nightlies
   (``compare``), their changed files and what their words and patches say
   (``commits``, ``text_signals``), revert pairs that cancel out (``reverts``);

@@ -42,6 +42,7 @@ from wheel_size.ports.builds import (
     BuildRun,
 )
 from wheel_size.regressions.builds.logs import DEFAULT_PATTERNS, LogSize, find_wheel_size
+from wheel_size.regressions.document import BuildVerdictDocument, MeasurementDocument
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
 from wheel_size.series import MB
 from wheel_size.units import in_mb
@@ -181,7 +182,7 @@ class Measurement:
     url: str
     line: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MeasurementDocument:
         return {
             "sha": self.sha,
             "size_bytes": self.size_bytes,
@@ -214,7 +215,7 @@ class BuildVerdict:
             return None
         return self.suspect.size_bytes - self.base.size_bytes
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BuildVerdictDocument:
         delta = self.delta_bytes
         return {
             "sha": self.sha,

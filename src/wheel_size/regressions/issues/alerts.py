@@ -50,7 +50,7 @@ from wheel_size.regressions.issues.sync import (
     parts_from_marker,
 )
 from wheel_size.regressions.ranking.reach_table import ReachTable
-from wheel_size.regressions.window.compare import Night, Window, fetch_window
+from wheel_size.regressions.window.compare import Night, Window, WindowCache
 from wheel_size.series import SizePoint, point_on
 
 __all__ = ["AlertSettings", "Contents", "alert_night", "events_for_night"]
@@ -89,22 +89,18 @@ def events_for_night(
     return events
 
 
-def _window(source: Commits, before: SizePoint, after: SizePoint, cache: dict[str, Any]) -> Window:
+def _window(source: Commits, before: SizePoint, after: SizePoint, cache: WindowCache) -> Window:
     """The commits between two nights, shared with the investigations of this run."""
     b = Night(before.date.isoformat(), before.head_sha, before.base_sha, before.run_id)
     a = Night(after.date.isoformat(), after.head_sha, after.base_sha, after.run_id)
-    windows: dict[Any, Window] = cache.setdefault("windows", {})
-    key = (b.head_sha, b.base_sha, a.head_sha, a.base_sha)
-    if key not in windows:
-        windows[key] = fetch_window(source, b, a)
-    return windows[key]
+    return cache.window(source, b, a)
 
 
 def _regrowth(
     sync: IssueSync,
     source: Commits,
     event: Event,
-    cache: dict[str, Any],
+    cache: WindowCache,
 ) -> tuple[IssueView, Verdict] | None:
     """An older open issue of ``event``'s variant whose listed candidate tonight's window
     re-lands: the crossing is that issue growing again, not a new event."""
@@ -156,7 +152,7 @@ def _verdicts(
     date: dt.date,
     watched: set[str],
     settings: AlertSettings,
-    cache: dict[str, Any],
+    cache: WindowCache,
     contents: Contents | None = None,
 ) -> list[Verdict]:
     """Tonight's lifecycle verdicts for the variants of ``issue`` (no request unless the
@@ -219,7 +215,7 @@ def alert_night(
     sync = IssueSync(issues_repo, settings.issues, cache=issue_cache)
     result = SyncResult()
     repo_url = source_repo.html_url
-    cache: dict[str, Any] = {}
+    cache = WindowCache()
     handled: set[int] = set()
     fresh: list[Event] = []
     for event in events_for_night(series, date, variants, settings):

@@ -29,10 +29,10 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from wheel_size.errors import GitHubError
-from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView
+from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView, Repository
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issues.authorship import carries_marker, forged_warning, same_login
 from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, render_lifecycle
@@ -183,7 +183,7 @@ class IssueCache:
 
     def __init__(self) -> None:
         self._issues: dict[str, list[IssueView]] = {}
-        self.repos: dict[str, Any] = {}  # repository objects of this run, by name
+        self.repos: dict[str, Repository] = {}  # repository objects of this run, by name
         self.named: set[str] = set()  # forged markers already named in this run's log
 
     def get(self, repo: str) -> list[IssueView] | None:

@@ -50,8 +50,8 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from wheel_size.regressions.document import ReasonDocument
 from wheel_size.regressions.ranking.classify import CATEGORIES, Classified, categorize
 from wheel_size.regressions.ranking.content_facts import ContentFacts, FamilyFact
 from wheel_size.regressions.ranking.fingerprint import Fingerprint
@@ -125,7 +125,7 @@ class Reason:
     def tier(self) -> str:
         return _TIER_OF.get(self.signal, "text")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReasonDocument:
         return {
             "signal": self.signal,
             "tier": self.tier,

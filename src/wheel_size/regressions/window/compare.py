@@ -18,7 +18,7 @@ from wheel_size.ports import Commits, CommitSummary, GitHubFailure
 from wheel_size.regressions.window.commits import Commit, files_from_api
 from wheel_size.regressions.window.nightly import parse_nightly_message
 
-__all__ = ["Night", "Window", "fetch_files", "fetch_window", "resolve_base"]
+__all__ = ["Night", "Window", "WindowCache", "fetch_files", "fetch_window", "resolve_base"]
 
 # GitHub serves at most 10,000 commits of a comparison; a nightly window is a few hundred.
 DEFAULT_MAX_COMMITS = 5_000
@@ -50,6 +50,22 @@ class Window:
     @property
     def truncated(self) -> bool:
         return len(self.commits) < self.total_commits
+
+
+@dataclass
+class WindowCache:
+    """What one run already read from the source repository, shared by the nights and
+    variants it investigates and follows: windows (the variants of one night share theirs
+    even when they come from different runs) and commits with their files."""
+
+    windows: dict[tuple[str | None, ...], Window] = field(default_factory=dict)
+    commits: dict[str, Commit] = field(default_factory=dict)
+
+    def window(self, source: Commits, before: Night, after: Night) -> Window:
+        key = (before.head_sha, before.base_sha, after.head_sha, after.base_sha)
+        if key not in self.windows:
+            self.windows[key] = fetch_window(source, before, after)
+        return self.windows[key]
 
 
 def _status(exc: GitHubFailure) -> int:
