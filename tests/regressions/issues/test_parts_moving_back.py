@@ -169,3 +169,44 @@ def test_the_files_moving_back_are_told_once_on_their_own_issue(
     text = stored.comments[0].body or ""
     assert "**Moved back** on 2025-10-15" in text and CUDA in text
     assert "state=moved-back" in text and stored.state == "open"
+
+
+def test_files_moving_back_are_told_only_on_the_issue_that_moved_them(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """Two open issues of one variant: +10 MB in libtorch_cuda.so (Oct 11), +9 MB in
+    libbar.so (Oct 13). On Oct 15 libbar.so moves back: the second issue hears it, the
+    first (whose files did not move) hears nothing, and the night is diffed once."""
+    bar = "torch/lib/libbar.so"
+    sizes = {
+        "2025-10-10": 855.0,
+        "2025-10-11": 865.0,
+        "2025-10-12": 865.1,
+        "2025-10-13": 874.1,
+        "2025-10-14": 874.0,
+        "2025-10-15": 868.0,
+    }
+    w = make_world(tmp_path)
+    repo = repo_for(fake_github, w)
+    c = AlertSettings(thresholds=Thresholds(mb=8.0), creep=None, issues=IssueSettings())
+    s = {"cuda12_8": points("cuda12_8", sizes, w)}
+    event_diffs = {"2025-10-11": EVENT_DIFF, "2025-10-13": diff(_file(bar, 9.0))}
+    looked: list[str] = []
+
+    def enrich(inv: Investigation) -> Investigation:
+        inv.evidence_json = {"diff": event_diffs[inv.event.date.isoformat()]}
+        return inv
+
+    def contents(before: SizePoint, after: SizePoint) -> Mapping[str, Any] | None:
+        looked.append(after.date.isoformat())
+        return diff(_file(bar, -8.9), _file(FOO, 2.9))
+
+    first = night(repo, s, "2025-10-11", c, enrich=enrich).created[0]
+    second = night(repo, s, "2025-10-13", c, enrich=enrich).created[0]
+    assert first != second
+    result = night(repo, s, "2025-10-15", c, contents=contents)
+    assert result.updated == [second] and looked == ["2025-10-15"]
+    older, newer = (fake_github.repo(REPO).issue(n) for n in (first, second))
+    assert older is not None and newer is not None
+    assert older.comments == []
+    assert len(newer.comments) == 1 and bar in (newer.comments[0].body or "")

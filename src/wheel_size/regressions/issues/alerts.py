@@ -144,6 +144,19 @@ def _moved_back(
     return None if reason is None else Verdict("moved-back", event.variant, point, reason)
 
 
+def _once(contents: Contents) -> Contents:
+    """The two nights' diff read once per run, however many open issues ask for it."""
+    seen: dict[tuple[str, dt.date, dt.date], Mapping[str, Any] | None] = {}
+
+    def diffed(before: SizePoint, after: SizePoint) -> Mapping[str, Any] | None:
+        key = (after.variant, before.date, after.date)
+        if key not in seen:
+            seen[key] = contents(before, after)
+        return seen[key]
+
+    return diffed
+
+
 def _verdicts(
     sync: IssueSync,
     issue: IssueView,
@@ -300,13 +313,14 @@ def alert_night(
                 on_issue(group.events, opened.number, opened.html_url, made[0])
 
     watched = set(variants)
+    diffed = _once(contents) if contents is not None else None
     for standing in list(sync.issues()):
         if standing.number in handled or standing.state != "open":
             continue
         if not sync.canonical(standing):
             continue  # a newer duplicate of an older open issue: the older one speaks
         verdicts = _verdicts(
-            sync, standing, source_repo, series, date, watched, settings, cache, contents
+            sync, standing, source_repo, series, date, watched, settings, cache, diffed
         )
         if verdicts:
             sync.follow_up(standing, verdicts, result, repo_url=repo_url)
