@@ -68,7 +68,7 @@ from wheel_size.regressions.window.text_signals import (
     library_platform,
     read_text,
 )
-from wheel_size.units import format_size
+from wheel_size.units import format_size, in_mb
 from wheel_size.variants import VariantKey
 
 __all__ = ["TIERS", "Ranked", "Reason", "leading_group", "rank_commits", "score_commit"]
@@ -373,7 +373,7 @@ def _content_points(
             tally.add("content", CONTENT_LIBRARY / 2, f"{name} {went} the wheel; its body names it")
     for library, change in sorted(facts.resized(direction).items()):
         if library in strong or library in weak:
-            moved = f"{'grew' if change > 0 else 'shrank'} by {abs(change) / 1_048_576:.1f} MB"
+            moved = f"{'grew' if change > 0 else 'shrank'} by {in_mb(abs(change))} MB"
             tally.add(
                 "content",
                 CONTENT_RESIZED if library in strong else CONTENT_RESIZED / 2,
@@ -591,7 +591,7 @@ def _torch_library_points(
     if hit:
         share = sum(abs(moved[lib]) for lib in hit) / total
         names = ", ".join(
-            f"lib{lib} {moved[lib] / 1_048_576:+.1f} MB"
+            f"lib{lib} {in_mb(moved[lib], signed=True)} MB"
             for lib in sorted(hit, key=lambda n: -abs(moved[n]))
         )
         how = "its build changes rebuild them" if into is None else "its sources build into it"
