@@ -169,6 +169,10 @@ def test_the_files_moving_back_are_told_once_on_their_own_issue(
     text = stored.comments[0].body or ""
     assert "**Moved back** on 2025-10-15" in text and CUDA in text
     assert "state=moved-back" in text and stored.state == "open"
+    # A re-run of a night that told a move back neither diffs nor comments again.
+    for day in ("2025-10-15", "2025-10-19"):
+        assert night(repo, s, day, c, contents=contents).updated == []
+    assert looked == ["2025-10-13", "2025-10-15", "2025-10-19"] and len(stored.comments) == 2
 
 
 def test_files_moving_back_are_told_only_on_the_issue_that_moved_them(
