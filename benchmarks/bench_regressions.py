@@ -25,8 +25,8 @@ from fakegithub import FakeGitHub
 from regression_world import Change, build_world, points
 from wheel_size.github.client import RetryPolicy, connect
 from wheel_size.github.port import PyGithubPort
-from wheel_size.regressions.alerts import AlertSettings, alert_night
-from wheel_size.regressions.issue_sync import IssueCache
+from wheel_size.regressions.issues.alerts import AlertSettings, alert_night
+from wheel_size.regressions.issues.sync import IssueCache
 
 NIGHT = dt.date(2025, 10, 11)
 VARIANTS = ["cuda12_8", "cuda12_6", "cpu"]

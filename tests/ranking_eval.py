@@ -16,17 +16,17 @@ from typing import Any
 import yaml
 
 from wheel_size.ports.builds import BuildArtifact, BuildDataUnavailable, BuildJob, BuildRun
-from wheel_size.regressions.build_attach import rerank_ranked
-from wheel_size.regressions.build_evidence import (
+from wheel_size.regressions.builds.attach import rerank_ranked
+from wheel_size.regressions.builds.evidence import (
     BuildEvidenceOptions,
     SuspectRef,
     verify_candidates,
 )
-from wheel_size.regressions.commits import Commit, commit_from_api
-from wheel_size.regressions.content_facts import facts_from_diff_json
-from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
-from wheel_size.regressions.rank import Ranked, leading_group, rank_commits
-from wheel_size.regressions.reverts import remove_revert_pairs
+from wheel_size.regressions.ranking.content_facts import facts_from_diff_json
+from wheel_size.regressions.ranking.fingerprint import Fingerprint, fingerprint
+from wheel_size.regressions.ranking.rank import Ranked, leading_group, rank_commits
+from wheel_size.regressions.window.commits import Commit, commit_from_api
+from wheel_size.regressions.window.reverts import remove_revert_pairs
 
 DATA = Path(__file__).resolve().parent / "data" / "ranking"
 BLIND = Path(__file__).resolve().parent / "data" / "ranking_blind"

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fakegithub import FakeGitHub
 from wheel_size.series import SizePoint
@@ -162,3 +163,30 @@ def make_nightly_repo(tmp_path: Path, fake: FakeGitHub, *, has_issues: bool = Tr
         for variant, mb in sizes.items():
             run.add_artifact(f"manywheel-py3_12-{variant}", size_in_bytes=round(mb * MB))
     return world
+
+
+def from_records(records: Iterable[Mapping[str, Any]]) -> dict[str, list[SizePoint]]:
+    """Plain records (as tests write them) grouped by variant as the series' points.
+
+    Several records for one variant and date (re-runs): the highest run id wins, as the
+    history store's "latest run that has the artifact" rule says.
+    """
+    best: dict[tuple[str, dt.date], SizePoint] = {}
+    for record in records:
+        date = record["date"]
+        point = SizePoint(
+            date=dt.date.fromisoformat(date) if isinstance(date, str) else date,
+            variant=str(record["variant"]),
+            size_bytes=int(record["size_bytes"]),
+            run_id=record.get("run_id"),
+            head_sha=record.get("head_sha"),
+            base_sha=record.get("base_sha"),
+            artifact=record.get("artifact"),
+        )
+        key = (point.variant, point.date)
+        if key not in best or (point.run_id or 0) >= (best[key].run_id or 0):
+            best[key] = point
+    series: dict[str, list[SizePoint]] = {}
+    for point in sorted(best.values(), key=lambda p: (p.variant, p.date)):
+        series.setdefault(point.variant, []).append(point)
+    return series

@@ -86,7 +86,7 @@ def _imports(module: str, path: Path) -> Iterator[str]:
 
 
 def _top(module: str) -> str:
-    """``wheel_size.regressions.alerts`` → ``regressions``; ``wheel_size`` → ``__init__``."""
+    """``wheel_size.regressions.issues.alerts`` → ``regressions``; ``wheel_size`` → ``__init__``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 

@@ -42,7 +42,7 @@ from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
-    from wheel_size.regressions.issue_sync import SyncResult
+    from wheel_size.regressions.issues.sync import SyncResult
 
 __all__ = [
     "REPORT_FILE",

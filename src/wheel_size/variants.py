@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from wheel_size.errors import InputError
 
@@ -18,9 +19,13 @@ __all__ = [
     "DEFAULT_PATTERN",
     "DEFAULT_PYTHON",
     "DEFAULT_VARIANT",
+    "KIND_LABEL",
     "ArtifactNaming",
+    "VariantKey",
+    "VariantKind",
     "canonical_python",
     "canonical_variant",
+    "variant_key",
 ]
 
 DEFAULT_PATTERN = "manywheel-{python}-{variant}"
@@ -72,6 +77,101 @@ def canonical_python(text: str) -> str:
     if not m:
         raise InputError(f"python tag {text!r} is not a Python version such as 3.12 or py3_12")
     return f"py{m.group(1)}_{m.group(2)}{m.group(3)}"
+
+
+VariantKind = Literal["cpu", "cuda", "rocm", "xpu", "other"]
+
+KIND_LABEL = {"cpu": "CPU", "cuda": "CUDA", "rocm": "ROCm", "xpu": "XPU", "other": "other"}
+# Words count only as whole words at their start ("hip" in "chip" is not ROCm); a toolkit
+# name may run into its version ("cuda12", "cu128", "rocm6").
+_ROCM_WORD = re.compile(r"(?<![a-z])(?:rocm|hip)(?![a-z])")
+_XPU_WORD = re.compile(r"(?<![a-z])xpu(?![a-z])")
+_CUDA_WORD = re.compile(r"(?<![a-z])(?:cuda(?![a-z])|cu(?=\d))")
+_CPU_WORD = re.compile(r"(?<![a-z])cpu(?![a-z])")
+_KEY_PYTHON = re.compile(r"(?<![a-z0-9])(?:py|cp)3[._]?(1\d)(t?)(?![0-9])")
+_AARCH64 = re.compile(r"aarch64|arm64|sbsa")
+_WINDOWS = re.compile(r"(?<![a-z])win")
+_MACOS = re.compile(r"(?<![a-z])(?:mac|darwin)")
+_NAMED_VERSION = re.compile(r"(?<![a-z])(?:cuda|cu|rocm)[-_]?(\d{1,2})[._]?(\d)(?!\d)")
+_BARE_VERSION = re.compile(r"(?<![\d.])(\d{1,2})[._](\d)(?!\d)")
+
+
+@dataclass(frozen=True)
+class VariantKey:
+    """What a variant name says: platform kind, toolkit version, OS and Python.
+
+    The one reading of variant names (issue 18): the fingerprint, the cross-variant
+    evidence, the build-log hints, the report and the series' rename rule all ask this.
+    """
+
+    name: str
+    kind: VariantKind
+    version: str | None  # "12.8" for cuda12_8, "7.0" for rocm7_0
+    os: str  # linux, aarch64, windows, macos
+    python: str | None  # "3.12"; "3.13t" for the free-threaded build
+
+    @property
+    def label(self) -> str:
+        text = KIND_LABEL[self.kind] + (f" {self.version}" if self.version else "")
+        return text if self.os == "linux" else f"{text} ({self.os})"
+
+    @property
+    def family(self) -> str:
+        """Variants a rename can move between (``cuda12_6`` → ``cuda12_8``): the kind, or
+        for a name of no known kind its leading letters."""
+        if self.kind != "other":
+            return self.kind
+        m = re.match(r"[a-z]+", self.name.lower())
+        return m.group(0) if m else self.name
+
+    @property
+    def local_tag(self) -> str:
+        """The local version label its wheels carry: ``cu128``, ``rocm6.4``, ``cpu``, ``xpu``
+        (a toolkit without a version, or a name of no known kind: the name itself)."""
+        if self.kind == "cuda" and self.version:
+            return "cu" + self.version.replace(".", "")
+        if self.kind == "rocm" and self.version:
+            return "rocm" + self.version
+        return self.kind if self.kind in ("cpu", "xpu") else self.name.lower()
+
+
+def variant_key(name: str) -> VariantKey:
+    """Read ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13t-cpu``, ``cpu-aarch64``,
+    ``cuda-aarch64-12_9``.
+
+    An accelerator named in the name wins over ``cpu`` (``cuda-cpu`` is a CUDA build: every
+    CUDA wheel carries CPU code too), and ROCm over CUDA (hipified CUDA sources build for
+    ROCm, so a ROCm name may mention CUDA; never the reverse). A version is read after its
+    toolkit's word, else as the only ``N_M`` left once the Python tag and OS are removed
+    (``aarch64`` is no version 6.4).
+    """
+    low = name.lower()
+    py = _KEY_PYTHON.search(low)
+    python = f"3.{py[1]}{py[2]}" if py else None
+    rest = _KEY_PYTHON.sub("-", low)
+    os_name = "linux"
+    if _AARCH64.search(rest):
+        os_name = "aarch64"
+    elif _WINDOWS.search(rest):
+        os_name = "windows"
+    elif _MACOS.search(rest):
+        os_name = "macos"
+    rest = _AARCH64.sub("-", rest)
+    kind: VariantKind = "other"
+    if _ROCM_WORD.search(rest):
+        kind = "rocm"
+    elif _XPU_WORD.search(rest):
+        kind = "xpu"
+    elif _CUDA_WORD.search(rest):
+        kind = "cuda"
+    elif _CPU_WORD.search(rest):
+        kind = "cpu"
+    version = None
+    if kind in ("cuda", "rocm"):
+        number = _NAMED_VERSION.search(rest) or _BARE_VERSION.search(rest)
+        if number:
+            version = f"{int(number[1])}.{number[2]}"
+    return VariantKey(name, kind, version, os_name, python)
 
 
 @dataclass(frozen=True)

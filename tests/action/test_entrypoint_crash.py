@@ -147,7 +147,7 @@ def test_action_memory_error_in_the_issue_step_keeps_the_night(
 ) -> None:
     make_nightly_repo(tmp_path, fake_github)
     plant = _plant(tmp_path, """
-import wheel_size.regressions.alerts as alerts
+import wheel_size.regressions.issues.alerts as alerts
 def _hog(*args, **kwargs):
     raise MemoryError()
 alerts.alert_night = _hog

@@ -28,15 +28,15 @@ from wheel_size.evidence.worker import FAMILIES_PENDING
 from wheel_size.evidence.worker import main as worker_main
 from wheel_size.github import RetryPolicy, connect
 from wheel_size.github.port import PyGithubPort
-from wheel_size.regressions.commits import Commit, files_from_api
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.evidence import Status, cross_variant
-from wheel_size.regressions.fingerprint import fingerprint
 from wheel_size.regressions.investigation import Candidate, Investigation
-from wheel_size.regressions.issue_body import render_body
-from wheel_size.regressions.rank import rank_commits
-from wheel_size.regressions.series import SizePoint
-from wheel_size.regressions.window import Night, Window
+from wheel_size.regressions.issues.body import render_body
+from wheel_size.regressions.ranking.evidence import Status, cross_variant
+from wheel_size.regressions.ranking.fingerprint import fingerprint
+from wheel_size.regressions.ranking.rank import rank_commits
+from wheel_size.regressions.window.commits import Commit, files_from_api
+from wheel_size.regressions.window.compare import Night, Window
+from wheel_size.series import SizePoint
 
 CUDA = REPO_ROOT / "tests" / "data" / "cuda"
 FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)

@@ -17,13 +17,13 @@ from wheel_size.evidence.attach import attach_evidence
 from wheel_size.evidence.collect import NightArtifact, collect_evidence
 from wheel_size.github import RetryPolicy, connect
 from wheel_size.github.port import PyGithubPort
-from wheel_size.regressions.classify import Classified
-from wheel_size.regressions.commits import Commit
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.evidence import LIKELY, NOT_CONFIRMED, Status, cross_variant
 from wheel_size.regressions.investigation import Candidate, Investigation
-from wheel_size.regressions.issue_body import render_body
-from wheel_size.regressions.window import Night, Window
+from wheel_size.regressions.issues.body import render_body
+from wheel_size.regressions.ranking.classify import Classified
+from wheel_size.regressions.ranking.evidence import LIKELY, NOT_CONFIRMED, Status, cross_variant
+from wheel_size.regressions.window.commits import Commit
+from wheel_size.regressions.window.compare import Night, Window
 from wheel_size.series import SizePoint
 
 CUDA = REPO_ROOT / "tests" / "data" / "cuda"

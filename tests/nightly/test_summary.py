@@ -16,7 +16,7 @@ from wheel_size.collect import WorkflowSource
 from wheel_size.history import DirectoryStore
 from wheel_size.history.model import RunRecord
 from wheel_size.nightly import NightlyOptions, nightly_outputs, nightly_summary, run_nightly
-from wheel_size.regressions.issue_sync import SyncResult
+from wheel_size.regressions.issues.sync import SyncResult
 from wheel_size.track import TrackOptions, TrackResult
 
 START = dt.date(2025, 7, 1)

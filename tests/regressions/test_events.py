@@ -10,9 +10,7 @@ from wheel_size.regressions.events import (
     Thresholds,
     detect_creep,
     detect_jump,
-    rollback_state,
 )
-from wheel_size.regressions.series import from_records
 from wheel_size.series import SizePoint
 from wheel_size.units import MB
 
@@ -87,22 +85,3 @@ def test_creep_with_a_jump_inside_is_the_jumps_business() -> None:
     end = D0 + dt.timedelta(days=7)
     event = detect_creep(pts, end, Thresholds(mb=1.0), CreepSettings(mb=5.0, days=14))
     assert event is not None and event.before.date == D0 + dt.timedelta(days=1)
-
-
-def test_rollback() -> None:
-    pts = series(800, 805, 805, 800.3)
-    event = detect_jump(pts, D0 + dt.timedelta(days=1), Thresholds())
-    assert event is not None
-    assert rollback_state(event, pts[2]) == "same"
-    assert rollback_state(event, pts[3]) == "rolled-back"
-    assert rollback_state(event, SizePoint(D0, "cuda12_8", int(807 * MB))) == "grew"
-
-
-def test_from_records_latest_run_wins() -> None:
-    records = [
-        {"date": "2025-10-01", "variant": "cpu", "size_bytes": 1, "run_id": 5},
-        {"date": "2025-10-01", "variant": "cpu", "size_bytes": 2, "run_id": 9},
-        {"date": "2025-10-02", "variant": "cpu", "size_bytes": 3, "run_id": 1},
-    ]
-    got = from_records(records)
-    assert [p.size_bytes for p in got["cpu"]] == [2, 3]

@@ -12,6 +12,12 @@ from fakegithub import FakeGitHub
 from history_factory import run
 from regression_world import Change, World, build_world
 from wheel_size.history import DirectoryStore
+from wheel_size.regressions.document import (
+    CandidateDocument,
+    FingerprintDocument,
+    InvestigationDocument,
+    ReasonDocument,
+)
 
 BUILD_CUDA = """case ${CUDA_VERSION} in
   12.*)
@@ -79,6 +85,11 @@ def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub)
     first = data["candidates"][0]
     assert first["sha"] == w.main[4], [c["title"] for c in data["candidates"]]
     assert "reach: " in first["why"] and first["reasons"]
+    # The document is the typed one, key for key (regressions/document.py).
+    assert set(data) == set(InvestigationDocument.__annotations__)
+    assert set(first) == set(CandidateDocument.__annotations__)
+    assert set(first["reasons"][0]) == set(ReasonDocument.__annotations__)
+    assert set(data["fingerprint"]) == set(FingerprintDocument.__annotations__)
     assert data["candidates"][-1]["title"] == "[CUDA] Add cuSPARSELt tests (#12)"
 
     md = run_cli([*args, "--variant", "cuda12_8"], env=fake_github.env())

@@ -1,12 +1,13 @@
-"""The regression code's own helpers over the shared series: day-over-day deltas, records."""
+"""The investigation's day-over-day deltas over the shared series; the tests' record helper."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from history_factory import MB, run
+from regression_world import from_records
 from wheel_size.history import History
-from wheel_size.regressions.series import delta_on, from_records
+from wheel_size.regressions.investigation import delta_on
 from wheel_size.series import SizeSeries, point_on, previous_point
 from wheel_size.variants import ArtifactNaming
 
@@ -32,3 +33,13 @@ def test_from_records_builds_the_same_points() -> None:
     )
     assert [p.date for p in got["cpu"]] == [D(2025, 10, 1), D(2025, 10, 2)]
     assert delta_on(got["cpu"], D(2025, 10, 2)) == 1.0
+
+
+def test_from_records_latest_run_wins() -> None:
+    records = [
+        {"date": "2025-10-01", "variant": "cpu", "size_bytes": 1, "run_id": 5},
+        {"date": "2025-10-01", "variant": "cpu", "size_bytes": 2, "run_id": 9},
+        {"date": "2025-10-02", "variant": "cpu", "size_bytes": 3, "run_id": 1},
+    ]
+    got = from_records(records)
+    assert [p.size_bytes for p in got["cpu"]] == [2, 3]

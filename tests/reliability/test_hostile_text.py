@@ -23,7 +23,7 @@ from regression_world import Change, build_world
 from render.gfm import bad_characters, render
 from wheel_factory import make_wheel
 from wheel_size.cli.main import main
-from wheel_size.regressions.issue_sync import event_from_marker
+from wheel_size.regressions.issues.sync import event_from_marker
 from wheel_size.units import MB
 
 ZWJ = "\u200d"

@@ -68,7 +68,7 @@ def test_no_runs_in_the_period_names_the_store(tmp_path: Path) -> None:
 def test_a_gap_longer_than_the_lookback_is_compared_when_the_run_loaded_it(tmp_path: Path) -> None:
     """The one place the old report and the old issue step disagreed by how far back each
     had loaded: the night after a 40-day gap. With one series per run both compare it."""
-    from wheel_size.regressions.alerts import AlertSettings, events_for_night
+    from wheel_size.regressions.issues.alerts import AlertSettings, events_for_night
 
     store = DirectoryStore(tmp_path / "h")
     store.write_runs(

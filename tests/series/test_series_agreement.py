@@ -18,7 +18,7 @@ from series_history import D0, history_of
 
 from wheel_size.dashboard.chart import build_chart
 from wheel_size.dates import DateRange
-from wheel_size.regressions.alerts import AlertSettings, events_for_night
+from wheel_size.regressions.issues.alerts import AlertSettings, events_for_night
 from wheel_size.report import build_report
 from wheel_size.series import MB, SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming

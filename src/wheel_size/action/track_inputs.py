@@ -27,13 +27,13 @@ from wheel_size.evidence.options import (
 )
 from wheel_size.history.location import StoreLocation
 from wheel_size.nightly import NightlyOptions
-from wheel_size.regressions.build_evidence import BuildEvidenceOptions
-from wheel_size.regressions.options import IssueOptions, parse_labels
+from wheel_size.regressions.builds.evidence import BuildEvidenceOptions
+from wheel_size.regressions.issues.options import IssueOptions, parse_labels
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
     from wheel_size.collect.jobs import JobPattern
-    from wheel_size.regressions.reach_table import ReachTable
+    from wheel_size.regressions.ranking.reach_table import ReachTable
     from wheel_size.series import Baseline
     from wheel_size.series.buildtime import BuildThresholds
 
@@ -143,7 +143,7 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
 
 def _reach_table(env: Mapping[str, str]) -> ReachTable | None:
     """The ``reach-table`` input: a YAML file in the workspace, or None (the packaged one)."""
-    from wheel_size.regressions.reach_table import load_reach_table
+    from wheel_size.regressions.ranking.reach_table import load_reach_table
 
     given = action_input(env, "reach-table")
     if not given:

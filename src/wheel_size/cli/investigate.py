@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.ports import GitHubFailure
     from wheel_size.regressions.events import Event
     from wheel_size.regressions.investigation import investigate
-    from wheel_size.regressions.issue_body import Reproduce, render_markdown
-    from wheel_size.regressions.track_step import build_evidence_step
+    from wheel_size.regressions.issues.body import Reproduce, render_markdown
+    from wheel_size.regressions.issues.track_step import build_evidence_step
     from wheel_size.series import SizeSeries, point_on, previous_point
     from wheel_size.variants import ArtifactNaming
 

@@ -14,9 +14,13 @@ from wheel_size.evidence.options import (
 )
 from wheel_size.history.location import StoreLocation
 from wheel_size.ports import check_login
-from wheel_size.regressions.build_evidence import BuildEvidenceOptions
-from wheel_size.regressions.options import DEFAULT_MAX_ISSUE_NIGHTS, IssueOptions, parse_labels
-from wheel_size.regressions.reach_table import ReachTable, load_reach_table
+from wheel_size.regressions.builds.evidence import BuildEvidenceOptions
+from wheel_size.regressions.issues.options import (
+    DEFAULT_MAX_ISSUE_NIGHTS,
+    IssueOptions,
+    parse_labels,
+)
+from wheel_size.regressions.ranking.reach_table import ReachTable, load_reach_table
 
 __all__ = [
     "add_build_evidence_options",

@@ -22,7 +22,7 @@ def issue_links_from_github(
 
     Failures raise GitHubError (one line).
     """
-    from wheel_size.regressions.issue_sync import event_from_marker
+    from wheel_size.regressions.issues.sync import event_from_marker
 
     links: dict[tuple[str, str], str] = {}
     with worded(f"listing the {label!r} issues of {repo}"):

@@ -12,8 +12,8 @@ from wheel_size.evidence.collect import Evidence
 from wheel_size.evidence.document import FamilyLine
 from wheel_size.evidence.families import families_context
 from wheel_size.evidence.reading import SUPPORTS, ContentReading, support_text
-from wheel_size.regressions.evidence import CLEARED, CONFIRMED, LIKELY, Status
 from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, Status
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import neutralise, neutralise_cell
 from wheel_size.units import format_size

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from wheel_size.evidence.options import EvidenceOptions
 from wheel_size.ports import ArtifactDownloads
 from wheel_size.regressions.investigation import Investigation
+from wheel_size.series import SizePoint
 
-__all__ = ["evidence_enricher"]
+__all__ = ["evidence_enricher", "night_contents"]
 
 
 def evidence_enricher(
@@ -47,3 +49,28 @@ def evidence_enricher(
             return attach_evidence(inv, failed)
 
     return enrich
+
+
+def night_contents(
+    github: ArtifactDownloads, repo: str, options: EvidenceOptions
+) -> Callable[[SizePoint, SizePoint], Mapping[str, Any] | None]:
+    """The wheel diff of two nights (its JSON; None when unavailable), for the follow-up on
+    an issue whose files move back; within the budgets of ``options`` for the whole run."""
+    from wheel_size.evidence.collect import EvidenceBudget
+
+    budget = EvidenceBudget.starting_now(options.memory_bytes, options.time_budget)
+
+    def contents(before: SizePoint, after: SizePoint) -> Mapping[str, Any] | None:
+        from wheel_size.evidence.collect import NightArtifact, collect_evidence
+
+        evidence = collect_evidence(
+            github,
+            repo,
+            NightArtifact(before.run_id, before.artifact, before.date.isoformat()),
+            NightArtifact(after.run_id, after.artifact, after.date.isoformat()),
+            max_bytes=options.max_download_bytes,
+            budget=budget,
+        )
+        return evidence.report.to_json() if evidence.report is not None else None
+
+    return contents

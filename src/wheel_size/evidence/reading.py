@@ -34,7 +34,7 @@ _RUNTIMES = (
 )
 
 
-#: Reading -> the candidate categories (regressions.classify) it supports.
+#: Reading -> the candidate categories (regressions.ranking.classify) it supports.
 SUPPORTS: dict[str, frozenset[str]] = {
     "kernel-instantiations": frozenset({"cuda-kernels", "cutlass-fbgemm"}),
     "device-code": frozenset({"cuda-kernels", "cutlass-fbgemm"}),

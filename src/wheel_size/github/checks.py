@@ -1,5 +1,5 @@
 """Builds at one commit, through PyGithub: runs by head SHA, their artifacts and jobs, check
-runs, and job logs (the :class:`~wheel_size.regressions.build_evidence.BuildPort`).
+runs, and job logs (the :class:`~wheel_size.regressions.builds.evidence.BuildPort`).
 
 Every GitHub failure becomes :class:`BuildDataUnavailable` with a short reason ("check-runs
 API forbidden (403); the token needs `checks: read`"): build evidence is best effort and

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from wheel_size.check.budget import Limits
 from wheel_size.evidence.options import EvidenceOptions
-from wheel_size.regressions.options import IssueOptions
+from wheel_size.regressions.issues.options import IssueOptions
 from wheel_size.track import TrackOptions
 
 __all__ = ["NightlyOptions"]

@@ -51,18 +51,19 @@ def run_nightly(
         result.ceiling_ack = options.limits.acknowledgement
     if issues is None or github is None:
         return result
-    from wheel_size.regressions.track_step import (
+    from wheel_size.regressions.issues.track_step import (
         build_evidence_step,
         chain_enrichers,
         issues_after_track,
     )
 
     repository = track_options.source.repository
-    contents = None
+    contents = night_diff = None
     if options.evidence.enabled:
-        from wheel_size.evidence.enrich import evidence_enricher
+        from wheel_size.evidence.enrich import evidence_enricher, night_contents
 
         contents = evidence_enricher(github, repository, options.evidence)
+        night_diff = night_contents(github, repository, options.evidence)
     builds = None
     if issues.builds.enabled:
         builds = build_evidence_step(github, repository, issues.builds)
@@ -82,6 +83,7 @@ def run_nightly(
             workflow=source.workflow,
             series=result.series,
             enrich=enrich,
+            contents=night_diff,
         )
     except WheelSizeError as exc:
         result.issue_error = exc

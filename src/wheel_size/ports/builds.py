@@ -1,5 +1,5 @@
 """The build-evidence port: what a build at one commit looks like, as plain data, and the
-calls the evidence logic (``regressions/build_evidence.py``) makes; ``github/checks.py``
+calls the evidence logic (``regressions/builds/evidence.py``) makes; ``github/checks.py``
 implements them with PyGithub."""
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ __all__ = [
     "Thresholds",
     "detect_creep",
     "detect_jump",
-    "rollback_state",
 ]
 
 
@@ -89,21 +88,3 @@ def detect_creep(
     if step is None:
         return None
     return Event("creep", step.after.variant, date, step.before, step.after)
-
-
-def rollback_state(
-    event: Event, current: SizePoint, *, fraction: float = 0.75
-) -> Literal["rolled-back", "grew", "same"]:
-    """Compare a later night with an event.
-
-    ``rolled-back``: at least ``fraction`` of the growth is gone again. ``grew``: the size
-    is higher than the event's "after" size by at least the event's own growth (the caller
-    applies its threshold on top). Otherwise ``same``.
-    """
-    growth = event.after.size_bytes - event.before.size_bytes
-    if growth <= 0:
-        return "same"
-    undone = event.after.size_bytes - current.size_bytes
-    if undone >= fraction * growth:
-        return "rolled-back"
-    return "grew" if current.size_bytes > event.after.size_bytes else "same"

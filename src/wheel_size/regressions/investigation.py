@@ -2,7 +2,7 @@
 
 The result is plain data (:class:`Investigation`) that the issue body, the
 ``investigate`` command's Markdown and its JSON are all rendered from. Growth and shrink
-are ranked alike (``regressions.rank``); when the wheel content diff is attached later,
+are ranked alike (``regressions.ranking.rank``); when the wheel content diff is attached later,
 :meth:`Investigation.apply_content` ranks again with it.
 """
 
@@ -10,28 +10,46 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.ports import Commits
-from wheel_size.regressions.classify import CATEGORIES, Classified
-from wheel_size.regressions.content_facts import facts_from_diff_json, families_from_json
+from wheel_size.regressions.document import (
+    BuildVerdictDocument,
+    CandidateDocument,
+    FingerprintDocument,
+    InvestigationDocument,
+)
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.evidence import (
+from wheel_size.regressions.ranking.classify import CATEGORIES, Classified
+from wheel_size.regressions.ranking.content_facts import facts_from_diff_json, families_from_json
+from wheel_size.regressions.ranking.evidence import (
     CrossVariant,
     Status,
     assess,
     cross_variant,
 )
-from wheel_size.regressions.fingerprint import Fingerprint, fingerprint
-from wheel_size.regressions.rank import Ranked, leading_group, rank_commits, score_commit
-from wheel_size.regressions.reach_table import ReachTable
-from wheel_size.regressions.reverts import RevertPair, remove_revert_pairs, revert_target
-from wheel_size.regressions.series import Series, SizePoint, delta_on
-from wheel_size.regressions.window import Night, Window, fetch_files, fetch_window
+from wheel_size.regressions.ranking.fingerprint import Fingerprint, fingerprint
+from wheel_size.regressions.ranking.rank import Ranked, leading_group, rank_commits, score_commit
+from wheel_size.regressions.ranking.reach_table import ReachTable
+from wheel_size.regressions.window.compare import Night, Window, WindowCache, fetch_files
+from wheel_size.regressions.window.reverts import RevertPair, remove_revert_pairs, revert_target
+from wheel_size.series import SizePoint, step_on
 from wheel_size.series.thresholds import Thresholds
+from wheel_size.units import MB
 
-__all__ = ["Candidate", "Investigation", "investigate"]
+__all__ = ["Candidate", "Investigation", "Series", "delta_on", "investigate"]
+
+# variant -> points sorted by date, at most one per date (a SizeSeries is one)
+Series = Mapping[str, Sequence[SizePoint]]
+
+
+def delta_on(points: Sequence[SizePoint], date: dt.date) -> float | None:
+    """Day-over-day change in MB on ``date`` (against the previous night with data)."""
+    step = step_on(points, date)
+    return None if step is None else step.delta_bytes / MB
+
 
 DEFAULT_MAX_DETAILS = 100
 CHART_DAYS = 7
@@ -49,7 +67,7 @@ class Candidate:
         item = self.classified
         return item.why() if isinstance(item, Ranked) else ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CandidateDocument:
         commit = self.classified.commit
         item = self.classified
         reasons = item.reasons if isinstance(item, Ranked) else ()
@@ -158,9 +176,9 @@ class Investigation:
         ]
         return self
 
-    # Per-commit build evidence (regressions/build_attach.py): Markdown, JSON, page links.
+    # Per-commit build evidence (regressions/builds/attach.py): Markdown, JSON, page links.
     build_markdown: str | None = None
-    build_json: list[dict[str, Any]] | None = None
+    build_json: list[BuildVerdictDocument] | None = None
     commit_url_template: str | None = None
 
     @property
@@ -171,7 +189,7 @@ class Investigation:
     def date(self) -> dt.date:
         return self.event.date
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> InvestigationDocument:
         ev = self.event
         return {
             "repo": self.repo,
@@ -238,7 +256,7 @@ def investigate(
     series: Series,
     *,
     max_details: int = DEFAULT_MAX_DETAILS,
-    cache: dict[str, Any] | None = None,
+    cache: WindowCache | None = None,
     thresholds: Thresholds | None = None,
     reach_table: ReachTable | None = None,
 ) -> Investigation:
@@ -255,14 +273,8 @@ def investigate(
     after = Night(
         event.after.date.isoformat(), event.after.head_sha, event.after.base_sha, event.after.run_id
     )
-    window_cache = cache.setdefault("windows", {}) if cache is not None else {}
-    # Variants of one night share their window even when they come from different runs.
-    window_key = (before.head_sha, before.base_sha, after.head_sha, after.base_sha)
-    if window_key in window_cache:
-        window = window_cache[window_key]
-    else:
-        window = fetch_window(repo, before, after)
-        window_cache[window_key] = window
+    cache = cache if cache is not None else WindowCache()
+    window = cache.window(repo, before, after)
     notes = list(window.notes)
     if window.mode == "base" and window.total_commits == 0:
         notes.append(
@@ -297,13 +309,12 @@ def investigate(
         kept = []
 
     # With more commits than the request cap, check the likeliest ones by message first.
-    commit_cache = cache.setdefault("commits", {}) if cache is not None else None
     detailed, fetched = fetch_files(
         repo,
         kept,
         limit=max_details,
         priority=lambda c: -score_commit(c, fp, table=reach_table).score,
-        cache=commit_cache,
+        cache=cache.commits,
     )
     if fetched < len(kept):
         notes.append(
@@ -370,11 +381,11 @@ def _cross(variant: str, deltas: dict[str, float | None], fp: Fingerprint) -> Cr
     return CrossVariant(base.deltas, base.pattern, fp.reading())
 
 
-def _fingerprint_json(fp: Fingerprint | None) -> dict[str, Any] | None:
+def _fingerprint_json(fp: Fingerprint | None) -> FingerprintDocument | None:
     if fp is None:
         return None
     return {
-        "direction": {1: "growth", -1: "shrink"}.get(fp.direction, "none"),
+        "direction": "growth" if fp.direction > 0 else "shrink" if fp.direction < 0 else "none",
         "moved": [k.name for k in fp.moved],
         "flat": [k.name for k in fp.flat],
         "opposite": [k.name for k in fp.opposite],

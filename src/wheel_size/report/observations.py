@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from wheel_size.report.model import MB, Day, DayStatus, Jump, Observation, Thresholds
+from wheel_size.series.returns import is_back
 from wheel_size.units import in_mb
 
 __all__ = ["find_rollbacks", "holiday_name", "observe"]
@@ -85,7 +86,8 @@ def find_rollbacks(jumps: Sequence[Jump], window_days: int) -> list[tuple[list[J
     """Jumps undone by a later jump of the opposite sign within ``window_days``.
 
     The undo may cancel several consecutive earlier jumps (a rise over two nights, then one
-    drop); it counts as a rollback when it reverses 50–150 % of them.
+    drop); it counts as a rollback when the size is back before them by the rule a
+    regression issue's lifecycle uses (:func:`wheel_size.series.returns.is_back`).
     """
     open_: list[Jump] = []
     out: list[tuple[list[Jump], Jump]] = []
@@ -102,7 +104,7 @@ def find_rollbacks(jumps: Sequence[Jump], window_days: int) -> list[tuple[list[J
             total += abs(c.delta_bytes)
             if total >= 0.8 * abs(j.delta_bytes):
                 break
-        if undone and 0.5 <= abs(j.delta_bytes) / total <= 1.5:
+        if undone and is_back(undone[0].prev_size_bytes, undone[-1].size_bytes, j.size_bytes):
             out.append((undone, j))
             open_ = [u for u in open_ if u not in undone]
         else:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 
 from wheel_size.history.model import RunRecord
 from wheel_size.series.points import SizePoint
+from wheel_size.variants import variant_key
 
 __all__ = ["Night", "NightState", "variant_family"]
 
@@ -48,6 +48,6 @@ class Night:
 
 
 def variant_family(variant: str) -> str:
-    """``cuda12_8`` → ``cuda``: variants a rename can move between."""
-    m = re.match(r"[A-Za-z]+", variant)
-    return m.group(0).lower() if m else variant
+    """``cuda12_8`` → ``cuda``: variants a rename can move between (the one reading of
+    variant names, :func:`wheel_size.variants.variant_key`)."""
+    return variant_key(variant).family

@@ -1,0 +1,1 @@
+"""Per-commit builds (the seed's Method A): sizes at a commit and its parent, and statuses."""

@@ -1,0 +1,200 @@
+"""Put per-commit build evidence into an investigation: statuses, a Markdown section, JSON.
+
+The enricher runs :func:`~wheel_size.regressions.builds.evidence.verify_candidates` down the
+ranking of a jump and never fails the issue: an unexpected error becomes a note and the
+candidates keep their statuses. Measured builds are the decisive evidence, so they re-rank:
+a CONFIRMED candidate goes first, one measured with negligible impact (NOT CONFIRMED) or
+disproved (CLEARED) goes below every candidate not measured.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from wheel_size.oneline import one_line
+from wheel_size.regressions.builds.evidence import (
+    BuildCache,
+    BuildEvidenceOptions,
+    BuildPort,
+    BuildVerdict,
+    SuspectRef,
+    verify_candidates,
+)
+from wheel_size.regressions.investigation import Candidate, Investigation
+from wheel_size.regressions.ranking.classify import Classified
+from wheel_size.regressions.ranking.evidence import (
+    CLEARED,
+    CONFIRMED,
+    NOT_CONFIRMED,
+    with_build_status,
+)
+from wheel_size.regressions.ranking.rank import Ranked, Reason
+from wheel_size.render import render
+from wheel_size.series import MB
+from wheel_size.units import in_mb
+
+__all__ = [
+    "attach_build_evidence",
+    "build_evidence_enricher",
+    "build_markdown",
+    "rerank",
+    "rerank_ranked",
+]
+
+#: Where a measured status puts a candidate: confirmed first, unmeasured in their order,
+#: then negligible impact, then disproved.
+_TIER = {CONFIRMED: 0, NOT_CONFIRMED: 2, CLEARED: 3}
+
+
+def _proofs(verdict: BuildVerdict) -> list[dict[str, str]]:
+    proofs = []
+    for label, measured in (("commit", verdict.suspect), ("parent", verdict.base)):
+        if measured is not None and measured.url:
+            proofs.append({"label": f"{label}: {measured.source}", "url": measured.url})
+    return proofs
+
+
+def build_markdown(
+    inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
+) -> str:
+    """The "Per-commit builds" section (text from logs and names is neutralised)."""
+    repo_url = f"https://github.com/{inv.repo}"
+    by_sha = {c.classified.commit.sha: c.classified.commit for c in inv.candidates}
+    status_of = {c.classified.commit.sha: c.status.status for c in inv.candidates}
+    rows = []
+    for sha, verdict in verdicts.items():
+        commit = by_sha.get(sha)
+        delta = verdict.delta_bytes
+        rows.append(
+            {
+                "sha": sha[:12],
+                "url": (commit.html_url if commit else "") or f"{repo_url}/commit/{sha}",
+                "page_url": options.commit_url(sha),
+                "parent": (verdict.parent or "")[:12] or None,
+                "parent_url": f"{repo_url}/commit/{verdict.parent}",
+                # One status per candidate per issue: the candidate's own.
+                "status": status_of.get(sha, verdict.status),
+                "measured": verdict.measured,
+                "base_mb": verdict.base.size_bytes / MB if verdict.base else None,
+                "delta_mb": None if delta is None else delta / MB,
+                "proofs": _proofs(verdict),
+                "reason": verdict.reason,
+            }
+        )
+    return render(
+        "build_evidence.md.j2",
+        rows=rows,
+        measured=[r for r in rows if r["measured"]],
+        jump_mb=inv.event.delta_mb,
+    )
+
+
+def _build_reason(verdict: BuildVerdict) -> Reason | None:
+    delta = verdict.delta_bytes
+    if not verdict.measured or delta is None:
+        return None
+    moved = in_mb(delta, signed=True, digits=2)
+    text = f"per-commit build: {moved} MB against its parent ({verdict.status})"
+    points = {CONFIRMED: 1000.0, NOT_CONFIRMED: -1000.0, CLEARED: -1000.0}.get(verdict.status, 0.0)
+    return Reason("build", points, text)
+
+
+def _order_key(verdict: BuildVerdict | None, index: int) -> tuple[int, float, int]:
+    if verdict is None or not verdict.measured:
+        return 1, 0.0, index
+    return _TIER.get(verdict.status, 1), -abs(verdict.delta_bytes or 0), index
+
+
+def _with_build(item: Classified, verdict: BuildVerdict | None, rank: int) -> Classified:
+    reason = _build_reason(verdict) if verdict is not None else None
+    if isinstance(item, Ranked) and reason is not None:
+        kept = tuple(r for r in item.reasons if r.signal != "build")
+        item = dataclasses.replace(item, reasons=(reason, *kept))
+    return dataclasses.replace(item, rank=rank)
+
+
+def rerank_ranked(items: Sequence[Ranked], verdicts: dict[str, BuildVerdict]) -> list[Ranked]:
+    """:func:`rerank` for a plain ranking (the evaluation set uses it)."""
+    order = sorted(
+        range(len(items)), key=lambda i: _order_key(verdicts.get(items[i].commit.sha), i)
+    )
+    out = []
+    for position, i in enumerate(order, start=1):
+        ranked = _with_build(items[i], verdicts.get(items[i].commit.sha), position)
+        assert isinstance(ranked, Ranked)
+        out.append(ranked)
+    return out
+
+
+def rerank(candidates: list[Candidate], verdicts: dict[str, BuildVerdict]) -> list[Candidate]:
+    """Order by the decisive evidence: CONFIRMED (the larger measured change first), then
+    the candidates without a measured build in their order, then NOT CONFIRMED, then
+    CLEARED; ranks renumbered, the build's numbers first among the reasons."""
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: _order_key(verdicts.get(candidates[i].classified.commit.sha), i),
+    )
+    out = []
+    for position, i in enumerate(order, start=1):
+        candidate = candidates[i]
+        verdict = verdicts.get(candidate.classified.commit.sha)
+        item = _with_build(candidate.classified, verdict, position)
+        out.append(dataclasses.replace(candidate, classified=item))
+    return out
+
+
+def attach_build_evidence(
+    inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
+) -> Investigation:
+    """Statuses from the builds (measured data replaces code reading), the order they
+    decide, the section, JSON."""
+    inv.commit_url_template = options.commit_url_template
+    if not verdicts:
+        return inv
+    updated = []
+    for candidate in inv.candidates:
+        verdict = verdicts.get(candidate.classified.commit.sha)
+        if verdict is not None:
+            status = with_build_status(candidate.status, verdict.status, verdict.reason)
+            candidate = dataclasses.replace(candidate, status=status)
+        updated.append(candidate)
+    inv.candidates = rerank(updated, verdicts)
+    inv.build_markdown = build_markdown(inv, verdicts, options)
+    inv.build_json = [v.to_json() for v in verdicts.values()]
+    return inv
+
+
+def build_evidence_enricher(
+    port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
+) -> Callable[[Investigation], Investigation]:
+    """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`; ``cache``
+    is shared by every event of the run (variants of one night share their candidates)."""
+    shared = cache if cache is not None else BuildCache()
+
+    def enrich(inv: Investigation) -> Investigation:
+        event = inv.event
+        if not options.enabled or event.kind != "jump":
+            inv.commit_url_template = options.commit_url_template
+            return inv
+        refs = [
+            SuspectRef(c.classified.commit.sha, c.classified.commit.parents) for c in inv.candidates
+        ]
+        try:
+            verdicts = verify_candidates(
+                port,
+                refs,
+                variant=event.variant,
+                artifact=event.after.artifact,
+                jump_bytes=event.after.size_bytes - event.before.size_bytes,
+                options=options,
+                cache=shared,
+            )
+        except Exception as exc:  # the issue matters more than its evidence
+            inv.notes.append(
+                one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
+            )
+            verdicts = {}
+        return attach_build_evidence(inv, verdicts, options)
+
+    return enrich

@@ -1,0 +1,644 @@
+"""One GitHub issue per regression event, kept up to date without noise.
+
+An event's issue is found by our label plus the hidden marker line in its body, through
+the issues *list* API (search is eventually consistent: a just-created issue can be
+invisible to it for minutes, which is how duplicates happen). The marker also carries the
+sizes of the event, so later nights can be compared with it without the history.
+
+- the same night again: nothing is created or changed;
+- one issue per night event: the variants that crossed together carry one marker line
+  each; a variant that crosses later the same night joins the issue (title and body);
+- a later night: a comment only when the lifecycle (``regressions.issues.lifecycle``) has a
+  verdict, at most one per night; comments are read only for such issues; closing only
+  when every variant rolled back attributably and ``close_on_rollback`` is set;
+- the issue listing is read once per run (:class:`IssueCache`, shared by the nights);
+- the accepted label (``size-accepted``): the event is silent from then on;
+- a create whose answer was lost (5xx, timeout) is looked for before it is re-sent;
+- only the bot's own words count (:mod:`wheel_size.regressions.issues.authorship`): issues and
+  comments by anyone else are never read for markers, and a forged marker is named once;
+- one run owns an event: the open issues are listed again right before a create, and
+  after it a duplicate that a concurrent run opened first is found; the newer issue is
+  closed with a link to the older. A comment is checked the same way after it is posted
+  (the newer of two identical updates is deleted), so overlapping runs leave one issue
+  per event and one comment per night.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from wheel_size.errors import GitHubError
+from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView, Repository
+from wheel_size.regressions.events import Event
+from wheel_size.regressions.issues.authorship import carries_marker, forged_warning, same_login
+from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, render_lifecycle
+from wheel_size.regressions.issues.lifecycle import BACK_STATES, Listed, Verdict
+from wheel_size.regressions.issues.parts import Parts, parts_from_body
+from wheel_size.render import render
+from wheel_size.series import SizePoint
+from wheel_size.units import MB, format_mb
+
+__all__ = [
+    "IssueCache",
+    "IssueSettings",
+    "IssueSync",
+    "SyncResult",
+    "candidates_from_marker",
+    "duplicate_marker",
+    "event_from_marker",
+    "events_from_markers",
+    "keys_of",
+    "parts_from_marker",
+]
+
+#: Marker lines an issue body may start with (one per variant of a night event, plus the
+#: candidates); more are not read (a hostile body cannot make us scan it all).
+MAX_MARKER_LINES = 64
+
+_EVENT_MARKER = re.compile(
+    re.escape(MARKER_PREFIX)
+    + r"event=(?P<key>(?P<kind>jump|creep)/(?P<variant>[^/\s]+)/(?P<start>\d{4}-\d{2}-\d{2}))"
+    r"(?: before=(?P<bdate>\d{4}-\d{2}-\d{2}):(?P<bsize>\d+))?"
+    r"(?: after=(?P<adate>\d{4}-\d{2}-\d{2}):(?P<asize>\d+))? -->"
+)
+_UPDATE_MARKER = re.compile(
+    re.escape(MARKER_PREFIX)
+    + r"update=(?P<key>\S+) night=(?P<night>\d{4}-\d{2}-\d{2}) state=(?P<state>[\w-]+) "
+    r"size=(?P<size>\d+) -->"
+)
+
+
+_CANDIDATES_MARKER = re.compile(
+    re.escape(MARKER_PREFIX)
+    + r"candidates=(?P<items>[0-9a-f]{7,40}(?::\d+)?(?:,[0-9a-f]{7,40}(?::\d+)?)*)? -->"
+)
+
+
+def _marker_lines(body: str | None) -> list[str]:
+    """The leading marker lines of a body or comment (our own; at most a few dozen)."""
+    out = []
+    for line in (body or "").splitlines()[:MAX_MARKER_LINES]:
+        line = line.strip()
+        if not line.startswith(MARKER_PREFIX):
+            break
+        out.append(line)
+    return out
+
+
+@dataclass(frozen=True)
+class IssueSettings:
+    """How issues are labelled and kept; ``labels[0]`` identifies our issues."""
+
+    labels: tuple[str, ...] = ("wheel-size-regression",)
+    accepted_label: str = "size-accepted"
+    close_on_rollback: bool = False
+    regrowth_mb: float = 1.0  # a later night must add this much to be worth a comment
+    create: bool = True  # False: the run's request budget for new issues is spent
+    bot_login: str | None = None  # whose markers count; None: the token's (Issues.identity)
+
+    @property
+    def label(self) -> str:
+        return self.labels[0]
+
+
+@dataclass
+class SyncResult:
+    created: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+    silenced: list[int] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # event keys left for a later run
+    lines: list[str] = field(default_factory=list)  # what happened, for logs and summaries
+    events: dict[str, int] = field(default_factory=dict)  # event key -> its issue's number
+    warnings: list[str] = field(default_factory=list)  # forged markers, named once per run
+
+
+def events_from_markers(body: str | None) -> list[Event]:
+    """Every event an issue is about (one per variant of its night event), in order."""
+    events = []
+    for line in _marker_lines(body):
+        m = _EVENT_MARKER.fullmatch(line)
+        if m is None or m["bsize"] is None or m["asize"] is None:
+            continue
+        variant = m["variant"]
+        before = SizePoint(dt.date.fromisoformat(m["bdate"]), variant, int(m["bsize"]))
+        after = SizePoint(dt.date.fromisoformat(m["adate"]), variant, int(m["asize"]))
+        kind: Literal["jump", "creep"] = "jump" if m["kind"] == "jump" else "creep"
+        events.append(Event(kind, variant, after.date, before, after))
+    return events
+
+
+def event_from_marker(body: str | None) -> Event | None:
+    """The (first) event an issue is about, from its marker (None: not one of ours)."""
+    events = events_from_markers(body)
+    return events[0] if events else None
+
+
+def parts_from_marker(body: str | None) -> dict[str, Parts]:
+    """Event key → the files and sections it moved, from the issue's parts markers."""
+    return parts_from_body(_marker_lines(body))
+
+
+def candidates_from_marker(body: str | None) -> list[Listed]:
+    """The candidates the issue listed (SHA and PR), from its candidates marker."""
+    for line in _marker_lines(body):
+        m = _CANDIDATES_MARKER.fullmatch(line)
+        if m is not None and m["items"]:
+            out = []
+            for item in m["items"].split(","):
+                sha, _, pr = item.partition(":")
+                out.append(Listed(sha, int(pr) if pr else None))
+            return out
+    return []
+
+
+_DUPLICATE_MARKER = MARKER_PREFIX + "duplicate-of={number} -->"
+
+
+def duplicate_marker(number: int) -> str:
+    return _DUPLICATE_MARKER.format(number=number)
+
+
+def keys_of(body: str | None) -> list[str]:
+    """The event keys an issue body's markers name."""
+    return _keys_of(body)
+
+
+def _keys_of(body: str | None) -> list[str]:
+    keys = []
+    for line in _marker_lines(body):
+        m = _EVENT_MARKER.fullmatch(line)
+        if m is not None:
+            keys.append(m["key"])
+    return keys
+
+
+class IssueCache:
+    """The issue listing of each repository, read once per run and shared by every night
+    (a backfill over 100 nights lists the issues once, not 100 times)."""
+
+    def __init__(self) -> None:
+        self._issues: dict[str, list[IssueView]] = {}
+        self.repos: dict[str, Repository] = {}  # repository objects of this run, by name
+        self.named: set[str] = set()  # forged markers already named in this run's log
+
+    def get(self, repo: str) -> list[IssueView] | None:
+        return self._issues.get(repo)
+
+    def put(self, repo: str, issues: list[IssueView]) -> None:
+        self._issues[repo] = issues
+
+
+def _write_error(exc: GitHubFailure, repo: str, doing: str) -> GitHubError:
+    """Name what is wrong when GitHub refuses an issue write; fall back to the generic line."""
+    status = exc.status
+    if status == 410:
+        return GitHubError(
+            f"{doing}: GitHub answered 410: issues are disabled in {repo}; enable them in "
+            "the repository settings or run without --create-issues"
+        )
+    error = exc.saying(doing)
+    text = str(error)
+    if status in (403, 404) and "rate limit" not in text and "needs" not in text:
+        return GitHubError(
+            f"{text}; the token needs the 'issues: write' permission "
+            "(permissions: issues: write in the workflow)"
+        )
+    return error
+
+
+class IssueSync:
+    """Creates and updates the issues of one repository."""
+
+    def __init__(
+        self, repo: Issues, settings: IssueSettings, cache: IssueCache | None = None
+    ) -> None:
+        self.repo = repo
+        self.settings = settings
+        self.cache = cache if cache is not None else IssueCache()
+        self.warnings: list[str] = []  # forged markers seen by this sync, once per run
+
+    @property
+    def _issues(self) -> list[IssueView] | None:
+        return self.cache.get(self.repo.full_name)
+
+    @_issues.setter
+    def _issues(self, issues: list[IssueView]) -> None:
+        self.cache.put(self.repo.full_name, issues)
+
+    # -- whose words count -------------------------------------------------------------
+
+    @property
+    def bot(self) -> str:
+        """The login our issues and comments are written by (asked once per run)."""
+        if self.settings.bot_login:
+            return self.settings.bot_login
+        try:
+            return self.repo.identity()
+        except GitHubFailure as exc:
+            raise exc.saying(f"finding the bot's login for {self.repo.full_name}") from None
+
+    def _ours(self, author: str) -> bool:
+        return same_login(author, self.bot)
+
+    def _forged(self, where: str, what: str, author: str) -> None:
+        """Name a marker in someone else's issue or comment, once per run."""
+        if where in self.cache.named:
+            return
+        self.cache.named.add(where)
+        self.warnings.append(forged_warning(what, where, author, self.bot))
+
+    def flush_warnings(self, result: SyncResult) -> None:
+        """Move the warnings gathered so far into ``result``."""
+        result.warnings += self.warnings
+        self.warnings = []
+
+    # -- finding ---------------------------------------------------------------------
+
+    def _list(self) -> list[IssueView]:
+        """Every issue (open or closed) with our label that the bot opened; pull requests
+        left out. An issue with our marker by anyone else is named and ignored."""
+        try:
+            listed = self.repo.issues(self.settings.label)
+        except GitHubFailure as exc:
+            if exc.status == 410:
+                raise _write_error(exc, self.repo.full_name, "listing issues") from None
+            raise exc.saying(f"listing the issues of {self.repo.full_name}") from None
+        ours = []
+        for issue in listed:
+            if self._ours(issue.author):
+                ours.append(issue)
+            elif carries_marker(issue.body):
+                self._forged(issue.html_url, f"issue #{issue.number}", issue.author)
+        return ours
+
+    def issues(self) -> list[IssueView]:
+        listed = self._issues
+        if listed is None:
+            listed = self._list()
+            self._issues = listed
+        return listed
+
+    def find(self, key: str, *, fresh: bool = False) -> IssueView | None:
+        """The issue whose marker names ``key``; the oldest one if there are several."""
+        issues = self._list() if fresh else self.issues()
+        if fresh:
+            self._issues = issues
+        matches = [issue for issue in issues if key in _keys_of(issue.body)]
+        return min(matches, key=lambda i: i.number) if matches else None
+
+    def _open_sharing(self, keys: Sequence[str], issues: Sequence[IssueView]) -> list[IssueView]:
+        """The open issues whose markers name any of ``keys``, oldest first."""
+        wanted = set(keys)
+        return sorted(
+            (i for i in issues if i.state == "open" and wanted & set(_keys_of(i.body))),
+            key=lambda i: i.number,
+        )
+
+    def canonical(self, issue: IssueView) -> bool:
+        """Is ``issue`` the one that speaks for its events (not a newer open duplicate of
+        an older open issue, e.g. left by a run killed before it could close it)?"""
+        keys = _keys_of(issue.body)
+        older = [i for i in self._open_sharing(keys, self.issues()) if i.number < issue.number]
+        covered = {k for i in older for k in _keys_of(i.body)}
+        return not keys or not set(keys) <= covered
+
+    def open_creep_issue(self, variant: str) -> IssueView | None:
+        for issue in sorted(self.issues(), key=lambda i: -i.number):
+            keys = _keys_of(issue.body)
+            if any(k.startswith(f"creep/{variant}/") for k in keys) and issue.state == "open":
+                return issue
+        return None
+
+    def accepted(self, issue: IssueView) -> bool:
+        return self.settings.accepted_label in issue.labels
+
+    # -- writing ---------------------------------------------------------------------
+
+    def open_event(
+        self,
+        event: Event,
+        title: str,
+        body: Callable[[], str],
+        result: SyncResult,
+        *,
+        keys: Sequence[str] = (),
+    ) -> IssueView | None:
+        """Make sure ``event`` has its issue; ``body`` is only rendered when one is created.
+
+        ``keys`` are the event keys the new issue will carry (the night's group; default
+        ``event``'s). Right before the create the open issues are listed again (another run
+        may have opened one while this one investigated), and right after it a duplicate
+        that a concurrent run opened first is closed. The issue returned is the one that
+        speaks for the event: possibly another run's (its keys may lack some of ``keys``).
+        None: no issue yet and creating is off (``settings.create``); the event is skipped.
+        """
+        existing = self.find(event.key)
+        if existing is not None:
+            self._already(existing, event.key, result, "already reported")
+            return existing
+        if not self.settings.create:
+            result.skipped.append(event.key)
+            result.lines.append(f"{event.key}: not opened (request budget of this run spent)")
+            return None
+        text = body()
+        if not text.startswith(event_marker(event)):
+            raise ValueError(f"the body of {event.key} does not start with its marker")
+        keys = list(dict.fromkeys([event.key, *keys]))
+        # Another run may have opened the issue while this one investigated.
+        rival = self._open_sharing(keys, self._refresh())
+        if rival:
+            self._already(rival[0], event.key, result, "opened meanwhile by a concurrent run")
+            return rival[0]
+
+        doing = f"creating the issue for {event.key} in {self.repo.full_name}"
+        try:
+            issue = self.repo.create_issue(
+                title,
+                text,
+                self.settings.labels,
+                find_existing=lambda: self.find(event.key, fresh=True),
+            )
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        listed = self._issues
+        if listed is not None and all(i.number != issue.number for i in listed):
+            listed.append(issue)
+        survivor = self._settle(issue, keys, result)
+        if survivor is not None:
+            result.events.setdefault(event.key, survivor.number)
+            return survivor
+        result.created.append(issue.number)
+        result.events.setdefault(event.key, issue.number)
+        result.lines.append(f"#{issue.number} {event.key}: opened")
+        return issue
+
+    def _already(self, issue: IssueView, key: str, result: SyncResult, said: str) -> None:
+        result.events.setdefault(key, issue.number)
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            result.lines.append(f"#{issue.number} {key}: accepted, left alone")
+        else:
+            result.unchanged.append(issue.number)
+            result.lines.append(f"#{issue.number} {key}: {said}")
+
+    def _refresh(self) -> list[IssueView]:
+        """List the issues again (what concurrent runs wrote since) and keep the listing."""
+        issues = self._list()
+        self._issues = issues
+        return issues
+
+    def _settle(
+        self, issue: IssueView, keys: Sequence[str], result: SyncResult
+    ) -> IssueView | None:
+        """After a create: the older open issue of the same event that a concurrent run
+        opened first, if any; then ``issue`` (ours, the newer) is closed as its duplicate.
+
+        The newer issue's run always sees the older one (the older was created before
+        this create returned), so exactly one of two racing runs closes, and only its own.
+        """
+        older = [i for i in self._open_sharing(keys, self._refresh()) if i.number < issue.number]
+        if not older:
+            return None
+        survivor = older[0]
+        why = "a concurrent run opened both for the same event"
+        text = render(
+            "regression_duplicate.md.j2",
+            marker=duplicate_marker(survivor.number),
+            survivor=survivor.number,
+            why=why,
+        )
+        doing = f"closing #{issue.number}, a duplicate of #{survivor.number}"
+        try:
+            self.repo.create_comment(
+                issue.number, text, find_existing=lambda: self._find_duplicate_note(issue)
+            )
+            closed = self.repo.close_issue(issue.number)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        if self._issues is not None:
+            self._issues = [closed if i.number == closed.number else i for i in self._issues]
+        missing = [k for k in keys if k not in _keys_of(survivor.body)]
+        result.lines.append(
+            f"#{issue.number}: closed as a duplicate of #{survivor.number} ({why})"
+            + (f"; {', '.join(missing)} to be joined to it" if missing else "")
+        )
+        return survivor
+
+    def _find_duplicate_note(self, issue: IssueView) -> CommentView | None:
+        for comment in self._our_comments(issue):
+            if any(
+                line.startswith(MARKER_PREFIX + "duplicate-of=")
+                for line in _marker_lines(comment.body)
+            ):
+                return comment
+        return None
+
+    def joinable(self, event: Event) -> IssueView | None:
+        """The open issue of ``event``'s night event that it should join, if any."""
+        from wheel_size.regressions.issues.grouping import joins
+
+        for issue in sorted(self.issues(), key=lambda i: i.number):
+            if issue.state == "open" and joins(events_from_markers(issue.body), event):
+                return issue
+        return None
+
+    def join(
+        self, issue: IssueView, events: Sequence[Event], title: str, result: SyncResult
+    ) -> None:
+        """Add ``events`` (crossed later the same night) to the night's issue: one marker
+        line each after the existing ones, a sentence in the body, the new title."""
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            return
+        body = issue.body or ""
+        lines = body.split("\n")
+        # After the last event marker: the event markers stay first, then the others.
+        marks = _marker_lines(body)
+        events_at = [n for n, line in enumerate(marks) if _EVENT_MARKER.fullmatch(line)]
+        at = events_at[-1] + 1 if events_at else len(marks)
+        new_markers = [event_marker(e) for e in events]
+        joined = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in events)
+        note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
+        text = "\n".join(lines[:at] + new_markers + lines[at:]).rstrip("\n") + note
+        doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"
+        try:
+            edited = self.repo.edit_issue(issue.number, title=title, body=text)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        listed = self._issues
+        if listed is not None:
+            self._issues = [edited if i.number == edited.number else i for i in listed]
+        result.updated.append(issue.number)
+        for e in events:
+            result.lines.append(f"#{issue.number} {e.key}: joined the night's issue")
+
+    def follow_up(
+        self,
+        issue: IssueView,
+        verdicts: Sequence[Verdict],
+        result: SyncResult,
+        *,
+        repo_url: str,
+    ) -> None:
+        """Post tonight's lifecycle ``verdicts`` on ``issue``: one comment, once per night.
+
+        The comments are read only here, for an issue that has something to say; only
+        the bot's own count. After posting, the comments are read again: when a
+        concurrent run posted the same night's update first, ours is deleted.
+        """
+        events = events_from_markers(issue.body)
+        if not verdicts or not events or issue.state != "open":
+            return
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            return
+        night = verdicts[0].point.date
+        updates = self._our_updates(issue)
+        keys = {e.variant: e.key for e in events}
+        done = {key for n, key, _, _ in updates if n == night}
+        last: dict[str, str] = {}
+        for _, key, state, _ in updates:
+            last[key] = state
+        todo = [v for v in verdicts if keys.get(v.variant) not in done]
+        for v in verdicts:
+            last.setdefault(keys[v.variant], "open")
+        for v in todo:
+            last[keys[v.variant]] = v.state
+        closing = self.settings.close_on_rollback and all(
+            last.get(e.key) == "rolled-back" for e in events
+        )
+        if not todo:
+            if closing:
+                # The comment went out but the close did not (a failed or lost PATCH):
+                # finish the job instead of leaving a rolled-back issue open for good.
+                self._close(issue, events[0])
+                result.updated.append(issue.number)
+                result.lines.append(f"#{issue.number}: closed (rolled back)")
+            else:
+                result.unchanged.append(issue.number)
+            return
+        text = render_lifecycle(events, todo, repo_url=repo_url, closing=closing)
+        doing = f"commenting on #{issue.number} ({events[0].key}) in {self.repo.full_name}"
+        try:
+            posted = self.repo.create_comment(
+                issue.number, text, find_existing=lambda: self._find_update(issue, night)
+            )
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        todo_keys = {keys[v.variant] for v in todo}
+        if self._raced(issue, posted, night, todo_keys):
+            result.unchanged.append(issue.number)
+            result.lines.append(
+                f"#{issue.number}: a concurrent run posted the {night.isoformat()} update "
+                "first; ours was removed"
+            )
+            return
+        if closing:
+            self._close(issue, events[0])
+        result.updated.append(issue.number)
+        for v in todo:
+            result.lines.append(
+                f"#{issue.number} {keys[v.variant]}: {v.state} on {night.isoformat()}"
+                + (", closed" if closing else "")
+            )
+
+    def _raced(self, issue: IssueView, posted: CommentView, night: dt.date, keys: set[str]) -> bool:
+        """Did a concurrent run post the same night's update for these keys before ours?
+        Then ours (the newer) is deleted: one comment per night, whoever was first."""
+        earlier = set()
+        for comment in self._our_comments(issue):
+            if comment.id >= posted.id:
+                continue
+            for line in _marker_lines(comment.body):
+                m = _UPDATE_MARKER.fullmatch(line)
+                if m is not None and m["night"] == night.isoformat():
+                    earlier.add(m["key"])
+        if not keys <= earlier:
+            return False
+        doing = f"removing a duplicate update on #{issue.number} in {self.repo.full_name}"
+        try:
+            self.repo.delete_comment(issue.number, posted.id)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        return True
+
+    def creep_follow_up(
+        self, issue: IssueView, point: SizePoint, result: SyncResult, *, repo_url: str
+    ) -> None:
+        """A standing creep issue while the variant keeps creeping: a comment each time
+        it grew ``regrowth_mb`` more since the last report (creep is its own event)."""
+        events = [e for e in events_from_markers(issue.body) if e.variant == point.variant]
+        if not events or issue.state != "open" or point.date <= events[0].date:
+            return
+        if self.accepted(issue):
+            result.silenced.append(issue.number)
+            return
+        event = events[0]
+        updates = self._our_updates(issue)
+        reported = max(
+            [event.after.size_bytes]
+            + [size for _, key, st, size in updates if key == event.key and st == "grew"]
+        )
+        if (point.size_bytes - reported) / MB < self.settings.regrowth_mb:
+            result.unchanged.append(issue.number)
+            return
+        verdict = Verdict("grew", point.variant, point, "still creeping, no single night crossed")
+        self.follow_up(issue, [verdict], result, repo_url=repo_url)
+
+    def _close(self, issue: IssueView, event: Event) -> None:
+        """Close a rolled-back issue; a refused write names the issue and the repository."""
+        doing = f"closing #{issue.number} ({event.key}) in {self.repo.full_name}"
+        try:
+            closed = self.repo.close_issue(issue.number)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, doing) from None
+        if self._issues is not None:
+            self._issues = [closed if i.number == closed.number else i for i in self._issues]
+
+    def _comments(self, issue: IssueView) -> Sequence[CommentView]:
+        try:
+            return self.repo.comments(issue.number)
+        except GitHubFailure as exc:
+            raise exc.saying(f"reading the comments of #{issue.number}") from None
+
+    def _our_comments(self, issue: IssueView) -> list[CommentView]:
+        """The bot's comments on ``issue``; a marker in anyone else's is named and ignored."""
+        ours = []
+        for comment in self._comments(issue):
+            if self._ours(comment.author):
+                ours.append(comment)
+            elif carries_marker(comment.body):
+                where = comment.html_url or f"{issue.html_url}#comment-{comment.id}"
+                self._forged(where, f"a comment on #{issue.number}", comment.author)
+        return ours
+
+    def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, str, int]]:
+        """(night, event key, state, size) of every update marker in our comments."""
+        updates = []
+        for comment in self._our_comments(issue):
+            for line in _marker_lines(comment.body):
+                m = _UPDATE_MARKER.fullmatch(line)
+                if m is not None:
+                    night = dt.date.fromisoformat(m["night"])
+                    updates.append((night, m["key"], m["state"], int(m["size"])))
+        return sorted(updates)
+
+    def last_back(self, issue: IssueView, key: str) -> dt.date | None:
+        """The last night a follow-up told ``key``'s change coming back (reads comments)."""
+        nights = [
+            n for n, k, state, _ in self._our_updates(issue) if k == key and state in BACK_STATES
+        ]
+        return max(nights) if nights else None
+
+    def _find_update(self, issue: IssueView, night: dt.date) -> CommentView | None:
+        for comment in self._our_comments(issue):
+            for line in _marker_lines(comment.body):
+                m = _UPDATE_MARKER.fullmatch(line)
+                if m is not None and m["night"] == night.isoformat():
+                    return comment
+        return None

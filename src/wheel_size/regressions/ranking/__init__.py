@@ -1,0 +1,1 @@
+"""Evidence and ranking: fingerprint, reach (the table is data), contents, statuses, order."""

@@ -1,0 +1,241 @@
+"""Cross-variant evidence and the seed's status vocabulary.
+
+The seed's "Method B": the same night's change in every variant tells device code from
+shared code. Growth in CUDA builds but not in the CPU build points to compiled CUDA code
+(new kernel instantiations, CUTLASS kernels); growth everywhere points to shared C++ or
+build configuration. Statuses are the seed's words and mean what the seed says: CONFIRMED,
+NOT CONFIRMED and CLEARED come only from builds (a per-commit build, or the two nightlies
+when they are builds of one commit and its parent); reading the code gives at most LIKELY,
+or plain words ("ships no code") with no status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from wheel_size.regressions.ranking.classify import CATEGORIES, Classified, is_device_only
+from wheel_size.variants import variant_key
+
+__all__ = [
+    "CLEARED",
+    "CONFIRMED",
+    "LIKELY",
+    "NOT_CONFIRMED",
+    "CrossVariant",
+    "Status",
+    "assess",
+    "cross_variant",
+    "pattern_bonus",
+    "with_build_status",
+]
+
+CONFIRMED = "CONFIRMED"
+LIKELY = "LIKELY"
+NOT_CONFIRMED = "NOT CONFIRMED"
+CLEARED = "CLEARED"
+
+Pattern = Literal["device", "shared", "variant-only", "unknown", "drop"]
+
+_DEVICE_CATEGORIES = {"cuda-kernels", "cutlass-fbgemm"}
+_SHARED_CATEGORIES = {
+    "compiler-flags",
+    "new-compilation-units",
+    "header-only-library",
+    "build-image",
+    "new-operators",
+    "cpp-code",
+}
+
+
+@dataclass(frozen=True)
+class CrossVariant:
+    """The same night's delta for every variant, and what it suggests."""
+
+    deltas: dict[str, float | None]  # variant -> MB (None: no data that night)
+    pattern: Pattern
+    reading: str  # one sentence, shown in the issue
+
+
+def _flat(delta: float, jump: float) -> bool:
+    return abs(delta) < max(0.25, 0.1 * abs(jump))
+
+
+def cross_variant(variant: str, deltas: Mapping[str, float | None]) -> CrossVariant:
+    """Read the seed's Method B from ``deltas`` (which includes ``variant`` itself)."""
+    table = dict(sorted(deltas.items()))
+    jump = table.get(variant)
+    if jump is None:
+        return CrossVariant(table, "unknown", f"{variant} has no delta that night.")
+    if jump < 0:
+        return CrossVariant(table, "drop", f"{variant} shrank; the reading below is for growth.")
+    others = {v: d for v, d in table.items() if v != variant and d is not None}
+    kind = variant_key(variant).kind
+    cpu = {v: d for v, d in others.items() if variant_key(v).kind == "cpu"}
+    if kind == "cpu":
+        gpu = {v: d for v, d in others.items() if variant_key(v).kind in ("cuda", "rocm", "xpu")}
+        if gpu and all(not _flat(d, jump) and d > 0 for d in gpu.values()):
+            return CrossVariant(
+                table,
+                "shared",
+                "The CPU wheel and every GPU wheel grew: shared C++ code or build configuration.",
+            )
+        if gpu and all(_flat(d, jump) for d in gpu.values()):
+            return CrossVariant(
+                table,
+                "variant-only",
+                "Only the CPU wheel grew: CPU-only code or the CPU build's configuration.",
+            )
+        return CrossVariant(table, "unknown", "The other variants do not show a clear pattern.")
+    if not cpu:
+        return CrossVariant(
+            table,
+            "unknown",
+            "No CPU build that night to compare with, so device code and shared code "
+            "cannot be told apart.",
+        )
+    cpu_grew = any(not _flat(d, jump) and d > 0 for d in cpu.values())
+    if cpu_grew:
+        return CrossVariant(
+            table,
+            "shared",
+            "The CPU wheel grew too: growth in every variant points to shared C++ code or "
+            "build configuration rather than GPU kernels.",
+        )
+    same_kind = {v: d for v, d in others.items() if variant_key(v).kind == kind}
+    if same_kind and all(_flat(d, jump) for d in same_kind.values()):
+        return CrossVariant(
+            table,
+            "variant-only",
+            f"Only {variant} grew (the CPU wheel and the other "
+            f"{kind.upper()} builds did not): a change specific to this "
+            "build, e.g. its toolkit version, architecture list or build image.",
+        )
+    return CrossVariant(
+        table,
+        "device",
+        f"The CPU wheel did not grow: {kind.upper()}-only growth points to "
+        "compiled device code (new kernel instantiations, CUTLASS/FBGEMM kernels).",
+    )
+
+
+def pattern_bonus(categories: tuple[str, ...], pattern: Pattern) -> int:
+    """Ranking bonus for categories that fit the cross-variant pattern."""
+    found = set(categories)
+    if pattern == "device" and found & _DEVICE_CATEGORIES:
+        return 10
+    if pattern == "shared" and found & (_SHARED_CATEGORIES - {"cpp-code"}):
+        return 10
+    if pattern == "variant-only" and found & {"build-image", "compiler-flags"}:
+        return 10
+    return 0
+
+
+@dataclass(frozen=True)
+class Status:
+    status: str | None  # one of the four, or None: not assessed
+    evidence: str
+
+
+def assess(
+    item: Classified,
+    *,
+    variant: str,
+    cross: CrossVariant,
+    window_mode: str,
+    window_size: int,
+    relevant_candidates: int,
+) -> Status:
+    """The status of one candidate and the evidence it rests on.
+
+    ``window_size`` is the number of commits in the window before revert pairs were
+    removed; ``relevant_candidates`` how many candidates are in a size-relevant category.
+    """
+    commit, categories = item.commit, set(item.categories)
+    if window_mode == "base" and window_size == 1 and categories == {"docs-tests-only"}:
+        return Status(
+            CLEARED,
+            "the nightlies before and after are builds of its parent and of this commit, but "
+            "it ships no code: the change landed elsewhere (the build environment)",
+        )
+    if categories == {"docs-tests-only"}:
+        return Status(None, "ships no code: changes only docs, tests or CI files")
+    if (
+        variant_key(variant).kind == "cpu"
+        and commit.files is not None
+        and is_device_only(commit.files)
+    ):
+        return Status(None, "changes only GPU code, which is not in the CPU wheel")
+    if window_mode == "base" and window_size == 1:
+        return Status(
+            CONFIRMED,
+            "the only commit between the two nightlies' base SHAs: the nightly builds before "
+            "and after are builds of its parent and of this commit",
+        )
+    if categories == {"python-only"}:
+        return Status(None, "changes only Python files, which add kilobytes, not megabytes")
+    if commit.files is None:
+        return Status(None, "changed files not checked (request cap); ranked by its message")
+    if not commit.files:
+        return Status(
+            None, "GitHub lists no changed files for it (an empty commit?); ranked by its message"
+        )
+    weight = max((CATEGORIES[c].weight for c in categories), default=0)
+    fits = (cross.pattern == "device" and categories & _DEVICE_CATEGORIES) or (
+        cross.pattern == "shared" and categories & (_SHARED_CATEGORIES - {"cpp-code"})
+    )
+    if fits and weight >= 50:
+        return Status(
+            LIKELY,
+            f"its changes ({', '.join(sorted(categories))}) match the cross-variant pattern: "
+            f"{cross.reading} No per-commit build to confirm it.",
+        )
+    if relevant_candidates == 1 and weight >= 50:
+        return Status(
+            LIKELY,
+            "the only commit in the window in a size-relevant category; no per-commit build "
+            "to confirm it",
+        )
+    if (
+        cross.pattern == "device"
+        and categories <= {"cpp-code", "python-only"}
+        and is_host_only(item)
+    ):
+        return Status(
+            None,
+            "changes only host code, but the CPU wheel, which it would also change, did not grow",
+        )
+    return Status(None, "no per-commit size data; ranked by the files it changed")
+
+
+def is_host_only(item: Classified) -> bool:
+    files = item.commit.files
+    if not files:
+        return False
+    return not any(
+        f.filename.lower().endswith((".cu", ".cuh", ".hip")) or "cuda" in f.filename.lower()
+        for f in files
+    )
+
+
+def with_build_status(current: Status, build_status: str, build_reason: str) -> Status:
+    """A candidate's status once its per-commit builds were looked at (Method A).
+
+    A status the builds decided (CONFIRMED / NOT CONFIRMED / CLEARED) replaces one read from
+    the code: measured data wins. Without one, a status that already rests on build data
+    (the only commit between two nightlies) keeps its word with the reason added; plain
+    words ("ships no code") stay plain; anything else is LIKELY with the reason the builds
+    could not decide.
+    """
+    if build_status != LIKELY:
+        return Status(build_status, build_reason)
+    reason = f"no per-commit build data: {build_reason}"
+    if current.status in (CONFIRMED, CLEARED, NOT_CONFIRMED):
+        return Status(current.status, f"{current.evidence}; {reason}")
+    code = current.evidence.rstrip(".")
+    if current.status is None:
+        if code.startswith(("ships no code", "changes only")):
+            return Status(None, f"{code}; {reason}")
+        return Status(LIKELY, f"{reason} (ranked by its changes: {code})")
+    return Status(LIKELY, f"{code}; {reason}")

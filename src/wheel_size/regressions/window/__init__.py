@@ -1,0 +1,1 @@
+"""The candidates of a night: the commits between two nightlies and what they say."""

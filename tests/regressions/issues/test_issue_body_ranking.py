@@ -1,0 +1,178 @@
+"""The issue body shows the ranked top ten with their reasons and collapses the rest; the
+content diff, once attached, re-ranks the candidates (once)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from wheel_size.regressions.events import Event
+from wheel_size.regressions.investigation import Candidate, Investigation, _cross
+from wheel_size.regressions.issues.body import render_body
+from wheel_size.regressions.ranking.evidence import Status
+from wheel_size.regressions.ranking.fingerprint import fingerprint
+from wheel_size.regressions.ranking.rank import rank_commits
+from wheel_size.regressions.window.commits import Commit, files_from_api
+from wheel_size.regressions.window.compare import Night, Window
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
+
+D = dt.date(2026, 1, 17)
+DELTAS = {"cpu": 0.0, "cuda12_6": 0.0, "cuda12_8": -67.1, "cuda12_9": -70.3}
+
+
+def commits(n: int) -> list[Commit]:
+    out = []
+    for i in range(n):
+        entries = [{"filename": f"torch/csrc/f{i}.cpp", "status": "modified", "additions": 3}]
+        out.append(Commit(f"{i:040x}", f"Change {i} (#{i})", files=files_from_api(entries)))
+    arch = {
+        "filename": ".ci/manywheel/build_cuda.sh",
+        "status": "modified",
+        "patch": "@@ -1 +1 @@ case ${CUDA_VERSION} in\n  12.8|12.9)\n"
+        '-  TORCH_CUDA_ARCH_LIST="5.0;6.0;9.0"\n+  TORCH_CUDA_ARCH_LIST="9.0"\n',
+    }
+    out.insert(
+        n // 2, Commit("f" * 40, "[CI] Trim the 12.8/12.9 arch lists", files=files_from_api([arch]))
+    )
+    return out
+
+
+def investigation(n: int) -> Investigation:
+    before = SizePoint(D - dt.timedelta(days=1), "cuda12_8", int(870.2 * MB), 1, "a" * 40, "b" * 40)
+    after = SizePoint(D, "cuda12_8", int(803.1 * MB), 2, "c" * 40, "d" * 40)
+    event = Event("jump", "cuda12_8", D, before, after)
+    fp = fingerprint("cuda12_8", DELTAS)
+    window_commits = commits(n)
+    ranked = rank_commits(window_commits, fp)
+    candidates = [Candidate(r, Status(None, "no data"), None, None) for r in ranked]
+    window = Window(
+        Night("2026-01-16", "a" * 40, "b" * 40),
+        Night("2026-01-17", "c" * 40, "d" * 40),
+        "base",
+        ("b" * 40, "d" * 40),
+        window_commits,
+        len(window_commits),
+    )
+    cross = _cross("cuda12_8", dict(DELTAS), fp)  # as investigate() reads a shrink
+    return Investigation(
+        repo="o/r",
+        event=event,
+        window=window,
+        candidates=candidates,
+        reverts_removed=[],
+        cross=cross,
+        chart=[before, after],
+        fingerprint=fp,
+    )
+
+
+def test_top_ten_with_reasons_and_the_rest_collapsed() -> None:
+    inv = investigation(14)
+    body = render_body(inv, repo_url="https://github.com/o/r")
+    assert "shrank by 67.1 MB" in body and "grew by" not in body
+    # the variants table and its reading say the same direction as the headline
+    assert "| **cuda12_8** | -67.10 MB |" in body
+    assert "did not grow" not in body and "CUDA 12.8, 12.9 shrank" in body
+    main, rest = body.split("<details><summary>5 more candidates</summary>", 1)
+    top_rows = [line for line in main.splitlines() if re.match(r"\| \d+ \| \[", line)]
+    assert len(top_rows) == 10
+    assert top_rows[0].startswith("| 1 | [`ffffffffffff`]")
+    assert "reach: " in top_rows[0]  # the evidence, in the Why column
+    rest_rows = [line for line in rest.split("</details>", 1)[0].splitlines() if "](" in line]
+    assert len(rest_rows) == 5
+
+
+def test_content_diff_reranks_once() -> None:
+    inv = investigation(3)
+    fp = inv.fingerprint
+    assert fp is not None
+    # A shared-code commit that names cuSPARSELt: by text alone it is not first.
+    entries = [{"filename": "aten/src/ATen/native/sparse/Sparse.cpp", "status": "modified"}]
+    named = Commit("e" * 40, "Clean up the cuSPARSELt loader", files=files_from_api(entries))
+    window = [*(c.classified.commit for c in inv.candidates), named]
+    inv.candidates = [
+        Candidate(r, Status("LIKELY" if r.commit is named else None, "x"), None, None)
+        for r in rank_commits(window, fp)
+    ]
+    score_before = next(c.classified.score for c in inv.candidates if c.classified.commit is named)
+    inv.evidence_json = {"available": False, "diff": None}
+    inv.apply_content()  # nothing to rank with: no change
+    assert not inv.content_ranked
+    inv.evidence_json = {
+        "diff": {
+            "files": [
+                {
+                    "path": "torch/lib/libcusparseLt.so.0",
+                    "status": "removed",
+                    "old_installed": 67 * MB,
+                    "new_installed": 0,
+                }
+            ]
+        }
+    }
+    inv.apply_content()
+    after = {c.classified.commit.sha: c for c in inv.candidates}
+    moved = after[named.sha]
+    assert _content_ranked(inv) and moved.classified.score == score_before + 25
+    assert moved.status.status == "LIKELY"  # statuses travel with their commits
+    assert "libcusparseLt.so.0 left the wheel" in moved.why
+    order = [c.classified.commit.sha for c in inv.candidates]
+    inv.apply_content()
+    assert [c.classified.commit.sha for c in inv.candidates] == order
+
+
+def _content_ranked(inv: Investigation) -> bool:
+    """Read again: mypy keeps a narrowed attribute across the method call that changed it."""
+    return inv.content_ranked
+
+
+def test_measured_builds_stay_decisive_when_the_contents_come_later() -> None:
+    """Builds attached before the content diff: ranking again with the contents keeps the
+    build evidence first and the CONFIRMED candidate on top."""
+    import dataclasses
+
+    from wheel_size.regressions.ranking.rank import Ranked, Reason
+
+    inv = investigation(3)
+    last = inv.candidates[-1]
+    assert isinstance(last.classified, Ranked)
+    build = Reason("build", 1000.0, "per-commit build: -67.10 MB against its parent (CONFIRMED)")
+    confirmed = dataclasses.replace(
+        last,
+        classified=dataclasses.replace(last.classified, reasons=(build, *last.classified.reasons)),
+        status=Status("CONFIRMED", "measured"),
+    )
+    inv.candidates = [confirmed, *inv.candidates[:-1]]
+    inv.evidence_json = {"diff": {"files": [{"path": "torch/lib/libtorch_cuda.so",
+                                             "status": "changed", "old_installed": 900 * MB,
+                                             "new_installed": 833 * MB}]}}  # fmt: skip
+    inv.apply_content()
+    top = inv.candidates[0]
+    assert top.classified.commit.sha == last.classified.commit.sha
+    assert top.status.status == "CONFIRMED" and top.why.startswith("build: per-commit build")
+    assert [c.classified.rank for c in inv.candidates] == list(range(1, len(inv.candidates) + 1))
+
+
+def test_no_clear_culprit_in_the_issue_and_the_report_note() -> None:
+    """Nothing speaks for the leader (docs and Python only): the issue says "no clear
+    culprit" with the leading group, and the report's note names no cause."""
+    from wheel_size.regressions.issues.notes import notes_for
+
+    inv = investigation(0)
+    fp = inv.fingerprint
+    assert fp is not None
+    docs = Commit("1" * 40, "[Docs] Typo", files=files_from_api(
+        [{"filename": "docs/a.md", "status": "modified"}]))  # fmt: skip
+    py = Commit("2" * 40, "[dynamo] Support groupby", files=files_from_api(
+        [{"filename": "torch/_dynamo/b.py", "status": "modified"}]))  # fmt: skip
+    inv.candidates = [
+        Candidate(r, Status(None, "plain"), None, None) for r in rank_commits([docs, py], fp)
+    ]
+    assert not inv.clear and len(inv.leading) == 2
+    body = render_body(inv, repo_url="https://github.com/o/r")
+    line = next(x for x in body.splitlines() if "**No clear culprit.**" in x)
+    assert "`111111111111`" in line and "`222222222222`" in line
+    note = notes_for(inv, [inv.event], 7, "https://github.com/o/r/issues/7")[0]
+    assert note.cause_sha is None and note.cause_title == "no clear culprit"
+    assert inv.to_json()["clear_culprit"] is False
