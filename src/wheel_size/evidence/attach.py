@@ -155,7 +155,7 @@ def attach_evidence(inv: Investigation, evidence: Evidence) -> Investigation:
     """
     inv.evidence_markdown = evidence_markdown(evidence)
     # Investigation (regressions/) holds it as a plain dict until it takes EvidenceDocument.
-    inv.evidence_json = dict(evidence.to_json())
+    inv.evidence_json = evidence.to_json()
     reading = evidence.reading
     if reading is None or reading.pattern not in SUPPORTS:
         return inv

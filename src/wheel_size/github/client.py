@@ -60,6 +60,8 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 # Tokens handed to connect(); every message we build is scrubbed of them.
 _SECRETS: set[str] = set()
+# A 403 that no grant in ``permissions:`` would change: the feature is off or the account held.
+_NOT_A_PERMISSION = re.compile(r"\b(disabled|blocked|suspended)\b", re.I)
 # The attribute a refusal carries: the permission its endpoint needs (github.permissions).
 NEEDS_ATTRIBUTE = "wheel_size_needs"
 
@@ -198,8 +200,10 @@ class GitHubRetry(Retry):
         wait = self._rate_limit_wait(response.status, headers, _message(data))
         if wait is None:  # a real 403 (permissions, blocked, ...): not ours to retry
             refused = Requester.createException(response.status, headers, data)
-            # what the endpoint needs, for when GitHub's header does not say (github_error)
-            setattr(refused, NEEDS_ATTRIBUTE, needed_permission(method, url))
+            # what the endpoint needs, for when GitHub's header does not say (github_error);
+            # not for a refusal no permission lifts ("Actions is disabled for this repository")
+            if not _NOT_A_PERMISSION.search(_message(data) or ""):
+                setattr(refused, NEEDS_ATTRIBUTE, needed_permission(method, url))
             raise refused
         if wait > self.max_wait:
             raise RateLimitExceededExceedsMaxWait(response.status, data, headers, wait=wait)

@@ -9,7 +9,8 @@ The wheel diff (``evidence``) is the evidence package's own document and stays o
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Literal, TypedDict
 
 __all__ = [
     "BuildVerdictDocument",
@@ -131,5 +132,5 @@ class InvestigationDocument(TypedDict):
     leading_group: list[str]
     chart: list[ChartPointDocument]
     # The wheel content diff: the evidence package's document (``Evidence.to_json``).
-    evidence: dict[str, Any] | None
+    evidence: Mapping[str, object] | None  # evidence.document.EvidenceDocument
     build_evidence: list[BuildVerdictDocument] | None

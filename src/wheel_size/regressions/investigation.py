@@ -107,7 +107,9 @@ class Investigation:
     details_fetched: int = 0
     # Filled in by the wheel content diff (issue 5): a Markdown section and its JSON.
     evidence_markdown: str | None = None
-    evidence_json: dict[str, Any] | None = None
+    # evidence.document.EvidenceDocument, held as JSON: evidence imports this package, so
+    # the type cannot be named here; only "diff" and "families" are read, each checked.
+    evidence_json: Mapping[str, object] | None = None
     fingerprint: Fingerprint | None = None
     content_ranked: bool = False  # the ranking already used the content diff
     reach_table: ReachTable | None = None  # None: the packaged one

@@ -71,7 +71,7 @@ def contents_marker(inv: Investigation) -> str | None:
     tell them moving back (:mod:`wheel_size.regressions.issues.parts`)."""
     from wheel_size.regressions.issues.parts import moved_parts, parts_marker
 
-    diff = (inv.evidence_json or {}).get("diff")
+    diff = inv.evidence_json.get("diff") if inv.evidence_json else None
     return parts_marker(inv.event.key, moved_parts(diff if isinstance(diff, dict) else None))
 
 
