@@ -54,6 +54,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add("--output-format", choices=["wheel", "directory"], default="wheel")
     add("--compression", choices=["zstd", "none"], default="zstd", help="kpack blob compression")
     add("--compression-level", type=int, default=3, help="zstd level of kpack blobs (default 3)")
+    add(
+        "--kpack-layout",
+        choices=["per-processor", "per-target-id"],
+        default="per-processor",
+        help="per-processor: one archive per GPU processor serving every feature-qualified "
+        "agent (needs rocm-kpack's loader of 2026-02-19 or later); per-target-id: AMD's "
+        "split_python_wheels layout for older runtimes (fewer agents served)",
+    )
     add("-j", "--jobs", type=_positive, default=1, help="worker processes (default 1)")
     add(
         "--device-requires-dist",
@@ -92,8 +100,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add(
         "--trust-record",
         action="store_true",
-        help="copy unchanged members with their RECORD hashes unchecked (faster: no inflate "
-        "of what is copied; a RECORD that lies is carried into the outputs)",
+        help="check no RECORD line (by default the hashes of the libraries, which are "
+        "inflated anyway, and the sizes of all other members are checked)",
+    )
+    add(
+        "--verify-record",
+        action="store_true",
+        help="also inflate and hash every member copied verbatim, to check its RECORD hash "
+        "(costs an inflate of everything copied)",
     )
     add("--report-json", type=Path, help="write the savings report as JSON")
     add("--report-md", type=Path, help="write the savings report as Markdown")
@@ -190,6 +204,8 @@ def _options(args: argparse.Namespace) -> SplitOptions:
         verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,
         trust_record=args.trust_record,
+        verify_record=args.verify_record,
+        kpack_layout=args.kpack_layout,
     )
 
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 import msgpack
 import zstandard
@@ -40,8 +40,10 @@ __all__ = [
     "BLOB_ALIGNMENT",
     "MAGIC",
     "KpackArchive",
+    "KpackBlob",
     "KpackEntry",
     "KpackWriter",
+    "StreamedKpack",
     "compress_kernel",
     "kpack_file_name",
     "parse_kpack",
@@ -124,8 +126,8 @@ class KpackWriter:
         if self.scheme == "zstd-per-kernel":
             self._file.write(struct.pack("<I", 0))  # kernel count, patched on close
         self._pos = self._file.tell()
-        self._toc: dict[str, dict[str, dict[str, Any]]] = {}
-        self._blobs: list[dict[str, int]] = []
+        self._toc: dict[str, dict[str, TocKernel]] = {}
+        self._blobs: list[TocBlob] = []
         self._count = 0
         self._compressor = zstandard.ZstdCompressor(level=level, write_content_size=True)
         self.bytes_in = 0
@@ -227,21 +229,18 @@ class KpackWriter:
         """Write the TOC, patch the header, move the archive into place."""
         if self._file is None:
             return
-        toc: dict[str, Any] = {
-            "format_version": VERSION,
-            "group_name": self.group,
-            "gfx_arch_family": self.arch,
-            "gfx_arches": self.arches,
-            "compression_scheme": self.scheme,
-            "toc": self._toc,
-        }
-        if self.scheme == "none":
-            toc["blobs"] = self._blobs
-        else:
-            toc["zstd_offset"] = BLOB_ALIGNMENT
-            toc["zstd_size"] = self._pos - BLOB_ALIGNMENT
         toc_offset = self._pos
-        self._file.write(msgpack.packb(toc, use_bin_type=True))
+        self._file.write(
+            _pack_toc(
+                group=self.group,
+                family=self.arch,
+                arches=self.arches,
+                scheme=self.scheme,
+                toc=self._toc,
+                blobs=self._blobs,
+                end=self._pos,
+            )
+        )
         self._file.seek(8)
         self._file.write(struct.pack("<Q", toc_offset))
         if self.scheme == "zstd-per-kernel":
@@ -271,6 +270,160 @@ class KpackWriter:
             self.close()
         else:
             self.abort()
+
+
+@dataclass(frozen=True)
+class KpackBlob:
+    """One stored kernel of a :class:`StreamedKpack`: ``size`` bytes at ``offset`` of the
+    staged file ``path`` (a zstd frame of ``original_size`` bytes for the zstd scheme, the
+    code object itself for "none"), filed under ``key`` for each of ``arches``."""
+
+    key: str
+    arches: tuple[str, ...]
+    path: Path
+    offset: int
+    size: int
+    original_size: int
+
+
+@dataclass(frozen=True)
+class StreamedKpack:
+    """A ``.kpack`` laid out from the sizes of its staged blobs before its first byte is
+    written, so it streams straight into its destination (a wheel's zip member) in one
+    sequential pass: :attr:`size` is known up front, :meth:`chunks` yields the archive.
+
+    Byte for byte what :class:`KpackWriter` writes for the same kernels added in the same
+    order (the tests compare them). Picklable: worker processes stream it.
+    """
+
+    arch: str
+    group: str
+    scheme: str  # "zstd-per-kernel" or "none"
+    blobs: tuple[KpackBlob, ...]
+    arches: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES.values():
+            raise ValueError(f"kpack scheme {self.scheme!r} is not one of {sorted(SCHEMES)}")
+        seen: set[tuple[str, str]] = set()
+        for blob in self.blobs:
+            pairs = {(blob.key, a) for a in blob.arches}
+            if not blob.arches or pairs & seen or len(pairs) != len(blob.arches):
+                raise ValueError(f"kpack {self.arch}: key {blob.key!r} added twice for an arch")
+            if self.scheme == "none" and blob.size != blob.original_size:
+                raise ValueError(f"kpack {self.arch}: {blob.key!r} is not stored as it is")
+            seen |= pairs
+
+    def _blob_start(self) -> int:
+        return BLOB_ALIGNMENT + (4 if self.scheme == "zstd-per-kernel" else 0)
+
+    def _toc_offset(self) -> int:
+        framing = 4 if self.scheme == "zstd-per-kernel" else 0
+        return self._blob_start() + sum(framing + b.size for b in self.blobs)
+
+    def toc(self) -> bytes:
+        """The MessagePack TOC, as :meth:`KpackWriter.close` writes it."""
+        entries: dict[str, dict[str, TocKernel]] = {}
+        blobs: list[TocBlob] = []
+        pos = self._blob_start()
+        for ordinal, blob in enumerate(self.blobs):
+            per_arch = entries.setdefault(blob.key, {})
+            for arch in blob.arches:
+                per_arch[arch] = {
+                    "type": "hsaco",
+                    "ordinal": ordinal,
+                    "original_size": blob.original_size,
+                }
+            blobs.append({"offset": pos, "size": blob.size})
+            pos += blob.size + (4 if self.scheme == "zstd-per-kernel" else 0)
+        return _pack_toc(
+            group=self.group,
+            family=self.arch,
+            arches=list(self.arches or (self.arch,)),
+            scheme=self.scheme,
+            toc=entries,
+            blobs=blobs,
+            end=self._toc_offset(),
+        )
+
+    @property
+    def size(self) -> int:
+        """The archive's length in bytes."""
+        return self._toc_offset() + len(self.toc())
+
+    def chunks(self) -> Iterator[bytes]:
+        """The archive, front to back, in chunks of at most ``limits.CHUNK`` bytes plus
+        small framing; the staged blobs are read with ``pread`` (no file position shared)."""
+        import os
+
+        from wheel_size.rocm.limits import CHUNK
+
+        head = MAGIC + struct.pack("<IQ", VERSION, self._toc_offset())
+        head += bytes(BLOB_ALIGNMENT - len(head))
+        zstd = self.scheme == "zstd-per-kernel"
+        yield head + (struct.pack("<I", len(self.blobs)) if zstd else b"")
+        handles: dict[Path, int] = {}
+        try:
+            for blob in self.blobs:
+                if zstd:
+                    yield struct.pack("<I", blob.size)
+                fd = handles.get(blob.path)
+                if fd is None:
+                    fd = handles[blob.path] = os.open(blob.path, os.O_RDONLY)
+                at, end = blob.offset, blob.offset + blob.size
+                while at < end:
+                    data = os.pread(fd, min(CHUNK, end - at), at)
+                    if not data:
+                        raise InvalidBundle(f"{blob.path}: staged kernel {blob.key} shrank")
+                    at += len(data)
+                    yield data
+        finally:
+            for fd in handles.values():
+                os.close(fd)
+        yield self.toc()
+
+
+class TocKernel(TypedDict):
+    """One ``toc[key][arch]`` value."""
+
+    type: str
+    ordinal: int
+    original_size: int
+
+
+class TocBlob(TypedDict):
+    """One ``blobs[]`` value of the "none" scheme."""
+
+    offset: int
+    size: int
+
+
+def _pack_toc(
+    *,
+    group: str,
+    family: str,
+    arches: list[str],
+    scheme: str,
+    toc: dict[str, dict[str, TocKernel]],
+    blobs: list[TocBlob],
+    end: int,
+) -> bytes:
+    """The TOC map in the key order the runtime's reader and AMD's writer use."""
+    fields: dict[str, object] = {
+        "format_version": VERSION,
+        "group_name": group,
+        "gfx_arch_family": family,
+        "gfx_arches": arches,
+        "compression_scheme": scheme,
+        "toc": toc,
+    }
+    if scheme == "none":
+        fields["blobs"] = blobs
+    else:
+        fields["zstd_offset"] = BLOB_ALIGNMENT
+        fields["zstd_size"] = end - BLOB_ALIGNMENT
+    packed: bytes = msgpack.packb(fields, use_bin_type=True)
+    return packed
 
 
 @dataclass(frozen=True)
