@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 __all__ = ["configure_parser", "dry_run_from_args", "run", "split_from_args"]
 
 
+def _jobs(text: str) -> int | str:
+    """``auto`` or a positive count."""
+    return text if text == "auto" else _positive(text)
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -62,7 +67,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "agent (needs rocm-kpack's loader of 2026-02-19 or later); per-target-id: AMD's "
         "split_python_wheels layout for older runtimes (fewer agents served)",
     )
-    add("-j", "--jobs", type=_positive, default=1, help="worker processes (default 1)")
+    add(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default="auto",
+        help="worker processes, or auto (default): one per idle core (cores minus the load "
+        "average), at least 1",
+    )
     add(
         "--device-requires-dist",
         nargs="+",

@@ -64,17 +64,57 @@ def kpack_file_name(group: str, arch: str) -> str:
     return f"{group}_{arch}.kpack"
 
 
+# Levels tried, in order, for a kernel whose frame at the asked level is larger than zlib
+# level 6 would make it (small kernels: a frame's fixed overhead outweighs zstd's gain).
+_ESCALATION = (6, 12, 19)
+_ZLIB_BOUND_LEVEL = 6
+
+
+def _deflated_size(data: bytes) -> int:
+    """Bytes of a raw deflate stream of ``data`` at zlib level 6 (a zip member's)."""
+    import zlib
+
+    compressor = zlib.compressobj(_ZLIB_BOUND_LEVEL, zlib.DEFLATED, -15)
+    return len(compressor.compress(data)) + len(compressor.flush())
+
+
 def compress_kernel(data: bytes, level: int = 3) -> bytes:
-    """One independent zstd frame with the content size recorded (what the runtime expects);
-    usable in worker processes, then handed to :meth:`KpackWriter.add_frame`."""
-    return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+    """One independent zstd frame with the content size recorded (what the runtime expects),
+    no larger than zlib level 6 would make the kernel where a higher zstd level gets there:
+    a kernel of at most ``limits.CHUNK`` bytes (held whole anyway) whose frame at ``level``
+    is larger is compressed again at the levels of ``_ESCALATION`` and the smallest frame
+    kept. Larger kernels are compressed at ``level`` alone (zlib's pass would cost ~10x
+    zstd's; docs/split.md, "Compression"). Usable in worker processes."""
+    from wheel_size.rocm.limits import CHUNK
+
+    frame: bytes = zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+    if len(data) > CHUNK:
+        return frame
+    bound = _deflated_size(data)
+    for higher in _ESCALATION:
+        if len(frame) <= bound:
+            break
+        if higher > level:
+            again = zstandard.ZstdCompressor(level=higher, write_content_size=True).compress(data)
+            frame = min(frame, again, key=len)
+    return frame
 
 
 def write_kernel_frame(out: IO[bytes], chunks: Iterable[bytes], size: int, level: int = 3) -> int:
     """Compress ``size`` bytes arriving as ``chunks`` into one zstd frame (content size
     recorded, as :func:`compress_kernel` does) written to ``out``; returns the frame's length.
-    Memory is the compressor's window, whatever ``size`` is.  ValueError when the chunks do
-    not add up to ``size``."""
+    Memory is the compressor's window (a kernel of at most ``limits.CHUNK`` bytes is held
+    whole and goes through :func:`compress_kernel`), whatever ``size`` is.  ValueError when
+    the chunks do not add up to ``size``."""
+    from wheel_size.rocm.limits import CHUNK
+
+    if size <= CHUNK:
+        data = b"".join(chunks)
+        if len(data) != size:
+            raise ValueError(f"kernel of {len(data)} bytes, {size} were announced")
+        frame = compress_kernel(data, level)
+        out.write(frame)
+        return len(frame)
     start = out.tell()
     cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
     got = 0
@@ -129,7 +169,6 @@ class KpackWriter:
         self._toc: dict[str, dict[str, TocKernel]] = {}
         self._blobs: list[TocBlob] = []
         self._count = 0
-        self._compressor = zstandard.ZstdCompressor(level=level, write_content_size=True)
         self.bytes_in = 0
 
     def _entry(self, key: str, original_size: int, arches: Sequence[str] | None) -> None:
@@ -149,7 +188,7 @@ class KpackWriter:
     def add(self, *, key: str, data: bytes, arches: Sequence[str] | None = None) -> None:
         """Append one kernel under TOC key ``<overlay-relative path>#<index>``."""
         if self.scheme == "zstd-per-kernel":
-            frame = self._compressor.compress(data)
+            frame = compress_kernel(data, self.level)
             self.add_frame(key=key, frame=frame, original_size=len(data), arches=arches)
             return
         assert self._file is not None

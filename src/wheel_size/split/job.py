@@ -47,7 +47,7 @@ def checked_split_options(
     output_format: str = "wheel",
     compression: str = "zstd",
     compression_level: int = 3,
-    jobs: int = 1,
+    jobs: int | str = 1,
     device_requires_dist: Sequence[str] = (),
     variant_label: str | None = None,
     extra_naming: str = "plain",
@@ -72,7 +72,11 @@ def checked_split_options(
         raise InputError(f"--deflate-level {deflate_level}: must be 0..9")
     if trust_record and verify_record:
         raise InputError("--trust-record and --verify-record: choose one")
-    if jobs < 1:
+    if jobs == "auto":
+        from wheel_size.split.jobs import auto_jobs
+
+        jobs = auto_jobs()
+    if not isinstance(jobs, int) or jobs < 1:
         raise InputError(f"--jobs {jobs}: must be at least 1")
     choices = {
         "--output-format": (output_format, ("wheel", "directory")),
