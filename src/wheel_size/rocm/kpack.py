@@ -553,7 +553,7 @@ class KpackArchive:
                     )
                 self.entries[(key, arch)] = KpackEntry(key, arch, ordinal, original, offset, stored)
 
-    def _locations(self, toc: dict[str, Any], toc_offset: int) -> list[tuple[int, int]]:
+    def _locations(self, toc: dict[str, object], toc_offset: int) -> list[tuple[int, int]]:
         where = self.where
         if self.compression_scheme == "none":
             blobs = _want(toc.get("blobs"), list, where, "blobs")
