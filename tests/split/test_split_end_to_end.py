@@ -511,3 +511,13 @@ def test_per_target_id_layout_for_older_runtimes(
                 seen.add(target)
     assert seen == targets
     assert "one archive per target-id" in report.read_text()
+    # the dry run plans the same archives
+    planned = run_cli(
+        [
+            *split_args(fat_wheel, tmp_path / "dry", "--kpack-layout", "per-target-id"),
+            *("--dry-run", "--format", "json"),
+        ]
+    )
+    assert planned.returncode == 0, planned.stderr
+    members = {k["member"] for d in json.loads(planned.stdout)["devices"] for k in d["kpacks"]}
+    assert members == {f"torch/.kpack/torch_{t}.kpack" for t in targets}
