@@ -521,3 +521,23 @@ def test_per_target_id_layout_for_older_runtimes(
     assert planned.returncode == 0, planned.stderr
     members = {k["member"] for d in json.loads(planned.stdout)["devices"] for k in d["kpacks"]}
     assert members == {f"torch/.kpack/torch_{t}.kpack" for t in targets}
+
+
+def test_kpack_members_no_larger_than_zlib_6(split: dict[str, Any]) -> None:
+    """Every kpack of every device wheel is no larger in its wheel than zlib level 6 would
+    make it (issue #20: device wheels as the host's rewritten members). The fixture archives
+    are small, so each is deflated too and kept deflated where that is smaller."""
+    import zlib
+
+    checked = 0
+    for path in split["out"].iterdir():
+        if not path.name.startswith(wheel_escape(PREFIX)):
+            continue
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.filename.endswith(".kpack"):
+                    data = zf.read(info)
+                    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+                    assert info.compress_size <= len(deflate.compress(data) + deflate.flush())
+                    checked += 1
+    assert checked >= 10

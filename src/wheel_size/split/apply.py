@@ -87,6 +87,7 @@ from wheel_size.split.work import (
     RecordCheck,
     WheelJob,
     check_record,
+    kpack_entry,
     kpack_result,
     library_job,
     write_output,
@@ -686,13 +687,8 @@ def _wheel_jobs(
     for bundle in bundles:
         escaped = wheel_escape(bundle.dist)
         dist_info = f"{escaped}-{identity.version}.dist-info"
-        # zstd frames do not deflate: a zstd kpack is stored (docs/split.md, "Compression")
         entries = [
-            WheelEntry(
-                f"{prefix}.kpack/{k.name}",
-                stream=k.stream,
-                compress=options.compression != "zstd",
-            )
+            kpack_entry(f"{prefix}.kpack/{k.name}", k, options.compression, options.deflate_level)
             for k in kpacks_by_key.get(bundle.key, [])
         ]
         entries += [_member_entry(source, plan, db.member) for db in dbs_by_key.get(bundle.key, [])]

@@ -50,6 +50,7 @@ __all__ = [
     "WheelJob",
     "apply_library",
     "check_record",
+    "kpack_entry",
     "kpack_result",
     "library_job",
     "process_library",
@@ -494,6 +495,27 @@ def kpack_result(
         )
     stream = StreamedKpack(arch, group, SCHEMES[compression], tuple(blobs), tuple(arches))
     return KpackResult(arch, kpack_file_name(group, arch), stream.size, len(blobs), stream)
+
+
+def kpack_entry(path: str, kpack: KpackResult, compression: str, level: int) -> WheelEntry:
+    """The device wheel's member for ``kpack``, no larger than zlib at ``level`` would make
+    it where that can be known cheaply. A "none" kpack is deflated at ``level``. A zstd kpack
+    is stored (its frames do not deflate: zlib 6 makes a 10.5 MB frame 3 KB larger, at
+    43 MB/s), except that an archive of at most ``limits.CHUNK`` bytes is held whole and
+    deflated too, and kept deflated when that is smaller (its TOC and the frames of small,
+    similar kernels do deflate: the fixture archives, 2-24 KB, 2-15 %)."""
+    from wheel_size.rocm.limits import CHUNK
+
+    if compression != "zstd":
+        return WheelEntry(path, stream=kpack.stream, compress=True)
+    if 0 < level and kpack.size <= CHUNK:
+        import zlib
+
+        data = b"".join(kpack.stream.chunks())
+        deflate = zlib.compressobj(level, zlib.DEFLATED, -15)
+        if len(deflate.compress(data)) + len(deflate.flush()) < len(data):
+            return WheelEntry(path, data=data, compress=True)
+    return WheelEntry(path, stream=kpack.stream, compress=False)
 
 
 @dataclass(frozen=True)
