@@ -508,7 +508,7 @@ def kpack_entry(path: str, kpack: KpackResult, compression: str, level: int) -> 
 
     if compression != "zstd":
         return WheelEntry(path, stream=kpack.stream, compress=True)
-    if 0 < level and kpack.size <= CHUNK:
+    if level > 0 and kpack.size <= CHUNK:
         import zlib
 
         data = b"".join(kpack.stream.chunks())
