@@ -11,8 +11,9 @@ planning (``--dry-run``) and writes nothing outside a temporary directory it rem
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
 directory as it was (directories this run created are removed again). Work is spread over
-``--jobs`` processes in three waves (libraries, kpack archives, wheels); unchanged members are
-copied as raw compressed bytes.
+``--jobs`` processes in two waves (libraries, wheels): the kpack archives are laid out in
+between from the staged code objects and stream into their device wheels as those are
+written; unchanged members are copied as raw compressed bytes.
 
 Every output name is composed from validated parts (``wheel_filename``: PEP 508 name, PEP 440
 version, PEP 425 tags; bundle keys and target-ids of a strict character set) and resolved

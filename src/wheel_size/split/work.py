@@ -2,8 +2,9 @@
 
 Each job takes and returns small picklable descriptions; bulk data moves through files in the
 work directory, never through the process pool's pipes, and never sits whole in memory: code
-objects are staged and copied into kpacks in chunks of ``limits.CHUNK`` bytes, so a worker's
-peak memory does not depend on what size a (compressed) code object claims.
+objects are staged as zstd frames and streamed into the device wheels' kpack members in chunks
+of ``limits.CHUNK`` bytes, so a worker's peak memory does not depend on what size a
+(compressed) code object claims.
 """
 
 from __future__ import annotations
