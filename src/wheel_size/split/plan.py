@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from wheel_size.errors import InputError, InvalidWheel
 from wheel_size.split.databases import route_database, select_databases
@@ -69,7 +70,7 @@ class SplitOptions:
     # RECORD lines of members copied verbatim: "inflated" checks the hash of every member the
     # split inflates anyway (the libraries) and the size of every other one (free: the zip
     # says it); "all" also inflates and hashes the rest; "none" checks nothing.
-    record_check: str = "inflated"
+    record_check: Literal["inflated", "all", "none"] = "inflated"
     # "per-processor" (one archive per processor serving every feature-qualified agent; needs
     # rocm-kpack's loader of 2026-02-19 or later) or "per-target-id" (AMD's split_python_wheels
     # layout: one archive per code object target-id, for older runtimes).
