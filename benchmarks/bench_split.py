@@ -233,14 +233,14 @@ def run_cp(wheel: Path, work: Path) -> Run:
     return Run("cp + sync", wall + flush, cpu, rss, load, {"copy": wall, "sync": flush})
 
 
-def run_split(label: str, checkout: Path, jobs: int, wheel: Path, work: Path) -> Run:
+def run_split(label: str, checkout: Path, jobs: str, wheel: Path, work: Path) -> Run:
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
     report = work / "report.json"
     command = [
         *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
         *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
-        *("--overlay-root", "torch/", "--wheel-type", "torch-fat", "--jobs", str(jobs)),
+        *("--overlay-root", "torch/", "--wheel-type", "torch-fat", "--jobs", jobs),
         *("--report-json", str(report), "--report-md", str(work / "report.md")),
     ]
     env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
@@ -292,7 +292,9 @@ def main() -> int:
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "wheel-size-bench-split"
     )
     parser.add_argument(
-        "--jobs", default="1,2", help="comma-separated --jobs values to measure (default 1,2)"
+        "--jobs",
+        default="1,2",
+        help="comma-separated --jobs values to measure, auto among them (default 1,2)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="rounds (medians are reported)")
     parser.add_argument("--libraries", type=int, default=12)
@@ -309,9 +311,11 @@ def main() -> int:
     synced([wheel])
     checkouts = [(args.compare.name, args.compare)] if args.compare else []
     checkouts.append(("this", ROOT))
-    contenders: list[tuple[str, Path | None, int]] = [("cp + sync", None, 0)]
-    for jobs in (int(j) for j in args.jobs.split(",")):
-        contenders += [(f"split -j{jobs} ({name})", path, jobs) for name, path in checkouts]
+    contenders: list[tuple[str, Path | None, str]] = [("cp + sync", None, "")]
+    for jobs in args.jobs.split(","):
+        # "auto" (one worker per idle core) is this checkout's; a base may not know it
+        ours = checkouts[-1:] if jobs == "auto" else checkouts
+        contenders += [(f"split -j{jobs} ({name})", path, jobs) for name, path in ours]
     runs: list[Run] = []
     for round_ in range(args.repeat):
         # Rotate the order each round so no contender always runs first (or after cp).

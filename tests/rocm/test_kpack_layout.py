@@ -187,3 +187,29 @@ def test_any_mix_is_served(
     root = tmp_path_factory.mktemp("mix")
     write_new(root, objects)
     assert failures(root, objects) == []
+
+
+def test_per_target_id_layout_is_amds(tmp_path: Path) -> None:
+    """``--kpack-layout per-target-id`` writes the archives AMD's splitter writes (one per
+    exact target-id, listing only it), and so has the old layout's documented trade-off."""
+    root = tmp_path / "new"
+    (root / ".kpack").mkdir(parents=True)
+    for plan in plan_archives(MIX, layout="per-target-id"):
+        assert plan.arches == (plan.name,)
+        path = root / ".kpack" / f"torch_{plan.name}.kpack"
+        with KpackWriter(path, arch=plan.name, arches=plan.arches, group="torch") as w:
+            for key, target, arches in plan.entries:
+                assert arches == (target,) == (plan.name,)
+                w.add(key=key, data=payload(key, target))
+    write_old(tmp_path / "old", MIX)
+    for old in sorted((tmp_path / "old" / ".kpack").iterdir()):
+        assert (root / ".kpack" / old.name).read_bytes() == old.read_bytes(), old.name
+    assert len(list((root / ".kpack").iterdir())) == len(
+        list((tmp_path / "old" / ".kpack").iterdir())
+    )
+    assert failures(root, MIX) == failures(tmp_path / "old", MIX) != []
+
+
+def test_unknown_layout_is_refused() -> None:
+    with pytest.raises(ValueError, match="per-target-id"):
+        plan_archives(MIX, layout="per-gpu")

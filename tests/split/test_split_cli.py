@@ -16,8 +16,9 @@ def test_amd_flags_and_defaults() -> None:
         "wheel",
         "zstd",
         3,
-        1,
+        "auto",  # one worker per idle core (wheel_size.split.jobs)
     )
+    assert args.kpack_layout == "per-processor"
     assert (args.variant_label, args.extra_naming, args.device_requires_dist) == (
         "variant",
         "plain",

@@ -474,3 +474,70 @@ def test_old_layout_fails_the_loader(split: dict[str, Any], tmp_path: Path) -> N
     failed = loader_failures(root, ["gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"], digests)
     assert "gfx942:sramecc+:xnack- libccob19.so#0: KERNEL_NOT_FOUND" in failed
     assert any(f.startswith("gfx90a:sramecc+:xnack- ") for f in failed)
+
+
+def test_per_target_id_layout_for_older_runtimes(
+    split: dict[str, Any], fat_wheel: Path, tmp_path: Path
+) -> None:
+    """``--kpack-layout per-target-id``: AMD's layout, one archive per target-id listing only
+    that string (``torch_gfx90a:xnack+.kpack``), the same code objects byte for byte; the
+    report names the trade-off."""
+    out = tmp_path / "out"
+    report = tmp_path / "r.md"
+    result = run_cli(
+        [*split_args(fat_wheel, out, "--kpack-layout", "per-target-id"), "--report-md", str(report)]
+    )
+    assert result.returncode == 0, result.stderr
+    ours = kpack_contents(split["out"])
+    targets = {
+        t
+        for lib in FAT.values()
+        for b in lib["bundles"]
+        for t in (c["target"] for c in b["code_objects"])
+    }
+    seen = set()
+    for path in out.iterdir():
+        if not path.name.startswith(wheel_escape(PREFIX)):
+            continue
+        with zipfile.ZipFile(path) as zf:
+            for name in zf.namelist():
+                if not name.startswith("torch/.kpack/"):
+                    continue
+                target = name[len("torch/.kpack/torch_") : -len(".kpack")]
+                archive = parse_kpack(zf.read(name), name)
+                assert archive.gfx_arches == [target] and archive.gfx_arch_family == target
+                for key, arch, data in archive.iter_kernels():
+                    assert arch == target and data == ours[target][key]
+                seen.add(target)
+    assert seen == targets
+    assert "one archive per target-id" in report.read_text()
+    # the dry run plans the same archives
+    planned = run_cli(
+        [
+            *split_args(fat_wheel, tmp_path / "dry", "--kpack-layout", "per-target-id"),
+            *("--dry-run", "--format", "json"),
+        ]
+    )
+    assert planned.returncode == 0, planned.stderr
+    members = {k["member"] for d in json.loads(planned.stdout)["devices"] for k in d["kpacks"]}
+    assert members == {f"torch/.kpack/torch_{t}.kpack" for t in targets}
+
+
+def test_kpack_members_no_larger_than_zlib_6(split: dict[str, Any]) -> None:
+    """Every kpack of every device wheel is no larger in its wheel than zlib level 6 would
+    make it (issue #20: device wheels as the host's rewritten members). The fixture archives
+    are small, so each is deflated too and kept deflated where that is smaller."""
+    import zlib
+
+    checked = 0
+    for path in split["out"].iterdir():
+        if not path.name.startswith(wheel_escape(PREFIX)):
+            continue
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.filename.endswith(".kpack"):
+                    data = zf.read(info)
+                    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+                    assert info.compress_size <= len(deflate.compress(data) + deflate.flush())
+                    checked += 1
+    assert checked >= 10

@@ -124,7 +124,7 @@ def test_record_that_lies_is_one_warning_and_a_true_record(tmp_path: Path) -> No
     )
     wheel = zip_wheel(tmp_path / NAME, files, record=rows)
     out = tmp_path / "out"
-    code, stderr = split(wheel, out)
+    code, stderr = split(wheel, out, "--verify-record")
     assert code == 0, stderr
     lies = [ln for ln in stderr.splitlines() if "RECORD lies" in ln]
     assert len(lies) == 1, stderr
@@ -132,6 +132,40 @@ def test_record_that_lies_is_one_warning_and_a_true_record(tmp_path: Path) -> No
     with zipfile.ZipFile(out / NAME) as host:
         rows_out = parse_record(host.read(f"{DIST_INFO}/RECORD").decode(), source="host")
         assert {r.path: r.hash for r in rows_out}["torch/__init__.py"] == sha(INIT)
+
+
+def test_record_size_lie_is_caught_without_inflating(tmp_path: Path) -> None:
+    # By default a member copied verbatim is not inflated: its RECORD size is checked
+    # against the zip's (free), and a wrong size is one warning and a true RECORD line.
+    files = fat_files()
+    rows = "".join(
+        f"{n},{sha(d)},{len(d) + 1 if n == 'torch/__init__.py' else len(d)}\n"
+        for n, d in files.items()
+    )
+    wheel = zip_wheel(tmp_path / NAME, files, record=rows)
+    out = tmp_path / "out"
+    code, stderr = split(wheel, out)
+    assert code == 0, stderr
+    lies = [ln for ln in stderr.splitlines() if "RECORD lies" in ln]
+    assert len(lies) == 1 and "size of torch/__init__.py" in lies[0], stderr
+    with zipfile.ZipFile(out / NAME) as host:
+        rows_out = parse_record(host.read(f"{DIST_INFO}/RECORD").decode(), source="host")
+        row = {r.path: r for r in rows_out}["torch/__init__.py"]
+        assert (row.hash, row.size) == (sha(INIT), len(INIT))
+
+
+def test_default_check_carries_a_hash_lie_of_a_verbatim_member(tmp_path: Path) -> None:
+    # The documented rule (docs/split.md): hashes are checked for what is inflated anyway,
+    # not for members copied verbatim with the right size (--verify-record checks those).
+    files = fat_files()
+    rows = "".join(
+        f"{n},{sha(b'x') if n == 'torch/__init__.py' else sha(d)},{len(d)}\n"
+        for n, d in files.items()
+    )
+    wheel = zip_wheel(tmp_path / NAME, files, record=rows)
+    code, stderr = split(wheel, tmp_path / "out")
+    assert code == 0, stderr
+    assert "RECORD lies" not in stderr
 
 
 def test_member_that_does_not_inflate_is_refused(tmp_path: Path) -> None:
@@ -144,7 +178,9 @@ def test_member_that_does_not_inflate_is_refused(tmp_path: Path) -> None:
         data[at] ^= 0x5A
     wheel.write_bytes(bytes(data))
     out = tmp_path / "out"
-    code, stderr = split(wheel, out)
+    # by default a member copied verbatim keeps its compressed bytes and their CRC, which
+    # every zip reader checks on extraction; --verify-record inflates it before writing
+    code, stderr = split(wheel, out, "--verify-record")
     errors = [ln for ln in stderr.splitlines() if ln.startswith("wheel-size: error:")]
     assert code == 2, stderr
     assert len(errors) == 1, stderr

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 __all__ = ["configure_parser", "dry_run_from_args", "run", "split_from_args"]
 
 
+def _jobs(text: str) -> int | str:
+    """``auto`` or a positive count."""
+    return text if text == "auto" else _positive(text)
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -54,7 +59,22 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add("--output-format", choices=["wheel", "directory"], default="wheel")
     add("--compression", choices=["zstd", "none"], default="zstd", help="kpack blob compression")
     add("--compression-level", type=int, default=3, help="zstd level of kpack blobs (default 3)")
-    add("-j", "--jobs", type=_positive, default=1, help="worker processes (default 1)")
+    add(
+        "--kpack-layout",
+        choices=["per-processor", "per-target-id"],
+        default="per-processor",
+        help="per-processor: one archive per GPU processor serving every feature-qualified "
+        "agent (needs rocm-kpack's loader of 2026-02-19 or later); per-target-id: AMD's "
+        "split_python_wheels layout for older runtimes (fewer agents served)",
+    )
+    add(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default="auto",
+        help="worker processes, or auto (default): one per idle core (cores minus the load "
+        "average), at least 1",
+    )
     add(
         "--device-requires-dist",
         nargs="+",
@@ -92,8 +112,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add(
         "--trust-record",
         action="store_true",
-        help="copy unchanged members with their RECORD hashes unchecked (faster: no inflate "
-        "of what is copied; a RECORD that lies is carried into the outputs)",
+        help="check no RECORD line (by default the hashes of the libraries, which are "
+        "inflated anyway, and the sizes of all other members are checked)",
+    )
+    add(
+        "--verify-record",
+        action="store_true",
+        help="also inflate and hash every member copied verbatim, to check its RECORD hash "
+        "(costs an inflate of everything copied)",
     )
     add("--report-json", type=Path, help="write the savings report as JSON")
     add("--report-md", type=Path, help="write the savings report as Markdown")
@@ -193,6 +219,8 @@ def _options(args: argparse.Namespace) -> SplitOptions:
         verify_bundle_hash=args.verify_bundle_hash,
         verbose=args.verbose,
         trust_record=args.trust_record,
+        verify_record=args.verify_record,
+        kpack_layout=args.kpack_layout,
     )
 
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from wheel_size.errors import InvalidElf
 from wheel_size.rocm.source import ByteSource, SourceLike, as_source
 
 __all__ = [
+    "ElfHeader",
     "ElfImage",
     "Relocation",
     "Section",
@@ -55,6 +56,22 @@ _ET_NAMES = {0: "ET_NONE", 1: "ET_REL", 2: "ET_EXEC", 3: "ET_DYN", 4: "ET_CORE"}
 _LINKED_TYPES = frozenset({2, 4, 5, 6, 9, 11, 18, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF})
 # Section types read as tables of fixed-size entries: type -> entry size (ELF64, ELF32).
 _ENTRY_SIZES = {2: (24, 16), 11: (24, 16), 6: (16, 8), 4: (24, 12), 9: (16, 8)}
+
+
+class ElfHeader(TypedDict):
+    """The ELF header fields the rewrite and the verifier read (``e_type`` as its name,
+    ``ET_DYN``; the counts with their extended values from section header 0 resolved)."""
+
+    e_type: str
+    e_machine: int
+    e_flags: int
+    e_phoff: int
+    e_shoff: int
+    e_phentsize: int
+    e_phnum: int
+    e_shentsize: int
+    e_shnum: int
+    e_shstrndx: int
 
 
 def check_span(offset: int, size: int, total: int) -> bool:
@@ -175,7 +192,7 @@ class ElfImage:
             phnum = zero[7] if phnum == PN_XNUM else phnum
         if not shoff:
             shnum = 0
-        self.header: dict[str, Any] = {
+        self.header: ElfHeader = {
             "e_type": _ET_NAMES.get(e_type, f"ET_{e_type:#x}"),
             "e_machine": machine,
             "e_flags": flags,

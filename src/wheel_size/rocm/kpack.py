@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 import msgpack
 import zstandard
@@ -40,8 +40,10 @@ __all__ = [
     "BLOB_ALIGNMENT",
     "MAGIC",
     "KpackArchive",
+    "KpackBlob",
     "KpackEntry",
     "KpackWriter",
+    "StreamedKpack",
     "compress_kernel",
     "kpack_file_name",
     "parse_kpack",
@@ -62,17 +64,57 @@ def kpack_file_name(group: str, arch: str) -> str:
     return f"{group}_{arch}.kpack"
 
 
+# Levels tried, in order, for a kernel whose frame at the asked level is larger than zlib
+# level 6 would make it (small kernels: a frame's fixed overhead outweighs zstd's gain).
+_ESCALATION = (6, 12, 19)
+_ZLIB_BOUND_LEVEL = 6
+
+
+def _deflated_size(data: bytes) -> int:
+    """Bytes of a raw deflate stream of ``data`` at zlib level 6 (a zip member's)."""
+    import zlib
+
+    compressor = zlib.compressobj(_ZLIB_BOUND_LEVEL, zlib.DEFLATED, -15)
+    return len(compressor.compress(data)) + len(compressor.flush())
+
+
 def compress_kernel(data: bytes, level: int = 3) -> bytes:
-    """One independent zstd frame with the content size recorded (what the runtime expects);
-    usable in worker processes, then handed to :meth:`KpackWriter.add_frame`."""
-    return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+    """One independent zstd frame with the content size recorded (what the runtime expects),
+    no larger than zlib level 6 would make the kernel where a higher zstd level gets there:
+    a kernel of at most ``limits.CHUNK`` bytes (held whole anyway) whose frame at ``level``
+    is larger is compressed again at the levels of ``_ESCALATION`` and the smallest frame
+    kept. Larger kernels are compressed at ``level`` alone (zlib's pass would cost ~10x
+    zstd's; docs/split.md, "Compression"). Usable in worker processes."""
+    from wheel_size.rocm.limits import CHUNK
+
+    frame: bytes = zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+    if len(data) > CHUNK:
+        return frame
+    bound = _deflated_size(data)
+    for higher in _ESCALATION:
+        if len(frame) <= bound:
+            break
+        if higher > level:
+            again = zstandard.ZstdCompressor(level=higher, write_content_size=True).compress(data)
+            frame = min(frame, again, key=len)
+    return frame
 
 
 def write_kernel_frame(out: IO[bytes], chunks: Iterable[bytes], size: int, level: int = 3) -> int:
     """Compress ``size`` bytes arriving as ``chunks`` into one zstd frame (content size
     recorded, as :func:`compress_kernel` does) written to ``out``; returns the frame's length.
-    Memory is the compressor's window, whatever ``size`` is.  ValueError when the chunks do
-    not add up to ``size``."""
+    Memory is the compressor's window (a kernel of at most ``limits.CHUNK`` bytes is held
+    whole and goes through :func:`compress_kernel`), whatever ``size`` is.  ValueError when
+    the chunks do not add up to ``size``."""
+    from wheel_size.rocm.limits import CHUNK
+
+    if size <= CHUNK:
+        data = b"".join(chunks)
+        if len(data) != size:
+            raise ValueError(f"kernel of {len(data)} bytes, {size} were announced")
+        frame = compress_kernel(data, level)
+        out.write(frame)
+        return len(frame)
     start = out.tell()
     cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
     got = 0
@@ -124,10 +166,9 @@ class KpackWriter:
         if self.scheme == "zstd-per-kernel":
             self._file.write(struct.pack("<I", 0))  # kernel count, patched on close
         self._pos = self._file.tell()
-        self._toc: dict[str, dict[str, dict[str, Any]]] = {}
-        self._blobs: list[dict[str, int]] = []
+        self._toc: dict[str, dict[str, TocKernel]] = {}
+        self._blobs: list[TocBlob] = []
         self._count = 0
-        self._compressor = zstandard.ZstdCompressor(level=level, write_content_size=True)
         self.bytes_in = 0
 
     def _entry(self, key: str, original_size: int, arches: Sequence[str] | None) -> None:
@@ -147,7 +188,7 @@ class KpackWriter:
     def add(self, *, key: str, data: bytes, arches: Sequence[str] | None = None) -> None:
         """Append one kernel under TOC key ``<overlay-relative path>#<index>``."""
         if self.scheme == "zstd-per-kernel":
-            frame = self._compressor.compress(data)
+            frame = compress_kernel(data, self.level)
             self.add_frame(key=key, frame=frame, original_size=len(data), arches=arches)
             return
         assert self._file is not None
@@ -227,21 +268,18 @@ class KpackWriter:
         """Write the TOC, patch the header, move the archive into place."""
         if self._file is None:
             return
-        toc: dict[str, Any] = {
-            "format_version": VERSION,
-            "group_name": self.group,
-            "gfx_arch_family": self.arch,
-            "gfx_arches": self.arches,
-            "compression_scheme": self.scheme,
-            "toc": self._toc,
-        }
-        if self.scheme == "none":
-            toc["blobs"] = self._blobs
-        else:
-            toc["zstd_offset"] = BLOB_ALIGNMENT
-            toc["zstd_size"] = self._pos - BLOB_ALIGNMENT
         toc_offset = self._pos
-        self._file.write(msgpack.packb(toc, use_bin_type=True))
+        self._file.write(
+            _pack_toc(
+                group=self.group,
+                family=self.arch,
+                arches=self.arches,
+                scheme=self.scheme,
+                toc=self._toc,
+                blobs=self._blobs,
+                end=self._pos,
+            )
+        )
         self._file.seek(8)
         self._file.write(struct.pack("<Q", toc_offset))
         if self.scheme == "zstd-per-kernel":
@@ -271,6 +309,160 @@ class KpackWriter:
             self.close()
         else:
             self.abort()
+
+
+@dataclass(frozen=True)
+class KpackBlob:
+    """One stored kernel of a :class:`StreamedKpack`: ``size`` bytes at ``offset`` of the
+    staged file ``path`` (a zstd frame of ``original_size`` bytes for the zstd scheme, the
+    code object itself for "none"), filed under ``key`` for each of ``arches``."""
+
+    key: str
+    arches: tuple[str, ...]
+    path: Path
+    offset: int
+    size: int
+    original_size: int
+
+
+@dataclass(frozen=True)
+class StreamedKpack:
+    """A ``.kpack`` laid out from the sizes of its staged blobs before its first byte is
+    written, so it streams straight into its destination (a wheel's zip member) in one
+    sequential pass: :attr:`size` is known up front, :meth:`chunks` yields the archive.
+
+    Byte for byte what :class:`KpackWriter` writes for the same kernels added in the same
+    order (the tests compare them). Picklable: worker processes stream it.
+    """
+
+    arch: str
+    group: str
+    scheme: str  # "zstd-per-kernel" or "none"
+    blobs: tuple[KpackBlob, ...]
+    arches: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES.values():
+            raise ValueError(f"kpack scheme {self.scheme!r} is not one of {sorted(SCHEMES)}")
+        seen: set[tuple[str, str]] = set()
+        for blob in self.blobs:
+            pairs = {(blob.key, a) for a in blob.arches}
+            if not blob.arches or pairs & seen or len(pairs) != len(blob.arches):
+                raise ValueError(f"kpack {self.arch}: key {blob.key!r} added twice for an arch")
+            if self.scheme == "none" and blob.size != blob.original_size:
+                raise ValueError(f"kpack {self.arch}: {blob.key!r} is not stored as it is")
+            seen |= pairs
+
+    def _blob_start(self) -> int:
+        return BLOB_ALIGNMENT + (4 if self.scheme == "zstd-per-kernel" else 0)
+
+    def _toc_offset(self) -> int:
+        framing = 4 if self.scheme == "zstd-per-kernel" else 0
+        return self._blob_start() + sum(framing + b.size for b in self.blobs)
+
+    def toc(self) -> bytes:
+        """The MessagePack TOC, as :meth:`KpackWriter.close` writes it."""
+        entries: dict[str, dict[str, TocKernel]] = {}
+        blobs: list[TocBlob] = []
+        pos = self._blob_start()
+        for ordinal, blob in enumerate(self.blobs):
+            per_arch = entries.setdefault(blob.key, {})
+            for arch in blob.arches:
+                per_arch[arch] = {
+                    "type": "hsaco",
+                    "ordinal": ordinal,
+                    "original_size": blob.original_size,
+                }
+            blobs.append({"offset": pos, "size": blob.size})
+            pos += blob.size + (4 if self.scheme == "zstd-per-kernel" else 0)
+        return _pack_toc(
+            group=self.group,
+            family=self.arch,
+            arches=list(self.arches or (self.arch,)),
+            scheme=self.scheme,
+            toc=entries,
+            blobs=blobs,
+            end=self._toc_offset(),
+        )
+
+    @property
+    def size(self) -> int:
+        """The archive's length in bytes."""
+        return self._toc_offset() + len(self.toc())
+
+    def chunks(self) -> Iterator[bytes]:
+        """The archive, front to back, in chunks of at most ``limits.CHUNK`` bytes plus
+        small framing; the staged blobs are read with ``pread`` (no file position shared)."""
+        import os
+
+        from wheel_size.rocm.limits import CHUNK
+
+        head = MAGIC + struct.pack("<IQ", VERSION, self._toc_offset())
+        head += bytes(BLOB_ALIGNMENT - len(head))
+        zstd = self.scheme == "zstd-per-kernel"
+        yield head + (struct.pack("<I", len(self.blobs)) if zstd else b"")
+        handles: dict[Path, int] = {}
+        try:
+            for blob in self.blobs:
+                if zstd:
+                    yield struct.pack("<I", blob.size)
+                fd = handles.get(blob.path)
+                if fd is None:
+                    fd = handles[blob.path] = os.open(blob.path, os.O_RDONLY)
+                at, end = blob.offset, blob.offset + blob.size
+                while at < end:
+                    data = os.pread(fd, min(CHUNK, end - at), at)
+                    if not data:
+                        raise InvalidBundle(f"{blob.path}: staged kernel {blob.key} shrank")
+                    at += len(data)
+                    yield data
+        finally:
+            for fd in handles.values():
+                os.close(fd)
+        yield self.toc()
+
+
+class TocKernel(TypedDict):
+    """One ``toc[key][arch]`` value."""
+
+    type: str
+    ordinal: int
+    original_size: int
+
+
+class TocBlob(TypedDict):
+    """One ``blobs[]`` value of the "none" scheme."""
+
+    offset: int
+    size: int
+
+
+def _pack_toc(
+    *,
+    group: str,
+    family: str,
+    arches: list[str],
+    scheme: str,
+    toc: dict[str, dict[str, TocKernel]],
+    blobs: list[TocBlob],
+    end: int,
+) -> bytes:
+    """The TOC map in the key order the runtime's reader and AMD's writer use."""
+    fields: dict[str, object] = {
+        "format_version": VERSION,
+        "group_name": group,
+        "gfx_arch_family": family,
+        "gfx_arches": arches,
+        "compression_scheme": scheme,
+        "toc": toc,
+    }
+    if scheme == "none":
+        fields["blobs"] = blobs
+    else:
+        fields["zstd_offset"] = BLOB_ALIGNMENT
+        fields["zstd_size"] = end - BLOB_ALIGNMENT
+    packed: bytes = msgpack.packb(fields, use_bin_type=True)
+    return packed
 
 
 @dataclass(frozen=True)
@@ -361,7 +553,7 @@ class KpackArchive:
                     )
                 self.entries[(key, arch)] = KpackEntry(key, arch, ordinal, original, offset, stored)
 
-    def _locations(self, toc: dict[str, Any], toc_offset: int) -> list[tuple[int, int]]:
+    def _locations(self, toc: dict[str, object], toc_offset: int) -> list[tuple[int, int]]:
         where = self.where
         if self.compression_scheme == "none":
             blobs = _want(toc.get("blobs"), list, where, "blobs")

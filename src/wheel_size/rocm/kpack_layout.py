@@ -34,7 +34,13 @@ from wheel_size.rocm.target_id import (
     qualified_strings,
 )
 
-__all__ = ["ArchivePlan", "plan_archives"]
+__all__ = ["LAYOUTS", "ArchivePlan", "plan_archives"]
+
+# "per-target-id" is AMD's split_python_wheels layout (spec section 1.3, step 4): one archive
+# per full target-id, listing only that string. Loaders before rocm-kpack of 2026-02-19 find
+# kernels only that way; the agents whose reported ISA names no stored target-id exactly
+# (a feature-qualified agent for a bare or generic code object) get nothing from it.
+LAYOUTS = ("per-processor", "per-target-id")
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,27 @@ def _pick(agent: str, processor: str, objects: Sequence[TargetId]) -> TargetId |
     return None
 
 
-def plan_archives(code_objects: Mapping[str, Sequence[str]]) -> list[ArchivePlan]:
+def _per_target_id(code_objects: Mapping[str, Sequence[str]]) -> list[ArchivePlan]:
+    """AMD's layout: ``<group>_<target-id>.kpack`` per target-id (``torch_gfx90a:xnack+``),
+    each code object filed under its own target-id only."""
+    keys: dict[str, list[str]] = {}
+    for key in sorted(code_objects):
+        for target in code_objects[key]:
+            keys.setdefault(target, []).append(key)
+    return [
+        ArchivePlan(target, (target,), tuple((key, target, (target,)) for key in keys[target]))
+        for target in sorted(keys)
+    ]
+
+
+def plan_archives(
+    code_objects: Mapping[str, Sequence[str]], *, layout: str = "per-processor"
+) -> list[ArchivePlan]:
     """The archives for ``{toc key: [target-id of each of its code objects]}``."""
+    if layout == "per-target-id":
+        return _per_target_id(code_objects)
+    if layout != "per-processor":
+        raise ValueError(f"kpack layout {layout!r} is not one of {', '.join(LAYOUTS)}")
     parsed = {key: [parse_target_id(t) for t in targets] for key, targets in code_objects.items()}
     processors = sorted({c.processor for codes in parsed.values() for c in codes})
     plans = []

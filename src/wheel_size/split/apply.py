@@ -11,8 +11,9 @@ planning (``--dry-run``) and writes nothing outside a temporary directory it rem
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
 directory as it was (directories this run created are removed again). Work is spread over
-``--jobs`` processes in three waves (libraries, kpack archives, wheels); unchanged members are
-copied as raw compressed bytes.
+``--jobs`` processes in two waves (libraries, wheels): the kpack archives are laid out in
+between from the staged code objects and stream into their device wheels as those are
+written; unchanged members are copied as raw compressed bytes.
 
 Every output name is composed from validated parts (``wheel_filename``: PEP 508 name, PEP 440
 version, PEP 425 tags; bundle keys and target-ids of a strict character set) and resolved
@@ -80,15 +81,15 @@ from wheel_size.split.pool import pool as _pool
 from wheel_size.split.pool import run_jobs as _run
 from wheel_size.split.work import (
     CodeObjectRef,
-    KpackJob,
     KpackResult,
     LibraryJob,
     LibraryPlan,
     LibraryResult,
     RecordCheck,
     WheelJob,
-    build_kpack,
     check_record,
+    kpack_entry,
+    kpack_result,
     library_job,
     write_output,
 )
@@ -375,7 +376,7 @@ def _split(
         with _pool(options.jobs) as pool:
             try:  # these waves write only into the work directory
                 jobs = library_jobs(source, scan, options, work, apply=True)
-                records = [] if options.trust_record else _record_jobs(scan)
+                records = _record_jobs(scan) if options.record_check == "all" else []
                 planned, libraries, found = _library_wave(
                     pool, scan, jobs, "shared libraries and RECORD", log, records
                 )
@@ -384,7 +385,7 @@ def _split(
                     plan = _record_lies(plan, planned, found)
                 _announce(plan, options, log)
                 timings["libraries"], clock = time.perf_counter() - clock, time.perf_counter()
-                kpacks = _build_kpacks(pool, plan, options, libraries, work, log)
+                kpacks = _build_kpacks(plan, options, libraries)
                 timings["kpacks"], clock = time.perf_counter() - clock, time.perf_counter()
             except OSError as exc:
                 if not is_write_failure(exc):
@@ -543,40 +544,30 @@ def _library_wave(
 
 
 def _build_kpacks(
-    pool: Executor,
-    plan: SplitPlan,
-    options: SplitOptions,
-    libraries: list[LibraryResult],
-    work: Path,
-    log: TextIO,
+    plan: SplitPlan, options: SplitOptions, libraries: list[LibraryResult]
 ) -> list[KpackResult]:
-    # One archive per processor, laid out for rocm-kpack's loader rules (every agent ISA
-    # finds a compatible kernel for every library; docs/split.md, "Archive layout").
+    """Every archive, laid out from the staged kernels (nothing is written here: each streams
+    into its device wheel). One archive per processor, laid out for rocm-kpack's loader
+    rules (every agent ISA finds a compatible kernel for every library; docs/split.md,
+    "Archive layout")."""
     objects: dict[str, dict[str, CodeObjectRef]] = defaultdict(dict)
     for lib in sorted((r for r in libraries if r.fat), key=lambda r: r.rel):
         for ref in sorted(lib.code_objects, key=lambda c: c.index):
             where = f"{plan.source_path}:{plan.overlay + '/' if plan.overlay else ''}{lib.rel}"
             arch = check_target_id(normalize_arch(ref.target), where)  # a name-safe target
             objects[f"{lib.rel}#{ref.index}"].setdefault(arch, ref)
-    group = plan.identity.group
-    jobs = [
-        KpackJob(
+    return [
+        kpack_result(
             arch=archive.name,
-            group=group,
-            path=work / "kpack" / f"{group}_{archive.name}.kpack",
+            group=plan.identity.group,
             compression=options.compression,
-            level=options.compression_level,
-            items=tuple(
-                (key, objects[key][target], arches) for key, target, arches in archive.entries
-            ),
-            deflate_level=options.deflate_level,
-            zip_ready=options.output_format == "wheel",
+            items=[(key, objects[key][target], arches) for key, target, arches in archive.entries],
             arches=archive.arches,
         )
-        for archive in plan_archives({k: list(v) for k, v in sorted(objects.items())})
+        for archive in plan_archives(
+            {k: list(v) for k, v in sorted(objects.items())}, layout=options.kpack_layout
+        )
     ]
-    with Progress("split: kpack archives", len(jobs), stream=log) as progress:
-        return _run(pool, build_kpack, jobs, progress, lambda j: 1)
 
 
 def _bundles(
@@ -698,9 +689,7 @@ def _wheel_jobs(
         escaped = wheel_escape(bundle.dist)
         dist_info = f"{escaped}-{identity.version}.dist-info"
         entries = [
-            WheelEntry(f"{prefix}.kpack/{k.path.name}", raw=k.raw, record_hash=k.record_hash)
-            if k.raw is not None and not directory
-            else WheelEntry(f"{prefix}.kpack/{k.path.name}", file=k.path)
+            kpack_entry(f"{prefix}.kpack/{k.name}", k, options.compression, options.deflate_level)
             for k in kpacks_by_key.get(bundle.key, [])
         ]
         entries += [_member_entry(source, plan, db.member) for db in dbs_by_key.get(bundle.key, [])]

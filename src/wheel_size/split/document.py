@@ -156,7 +156,7 @@ class Layout(TypedDict):
     overlay: str
     dist_info: str
     host_files: int
-    kpack_layout: Literal["per-processor"]
+    kpack_layout: Literal["per-processor", "per-target-id"]
     kpack_runtime: str
 
 

@@ -47,7 +47,7 @@ def checked_split_options(
     output_format: str = "wheel",
     compression: str = "zstd",
     compression_level: int = 3,
-    jobs: int = 1,
+    jobs: int | str = 1,
     device_requires_dist: Sequence[str] = (),
     variant_label: str | None = None,
     extra_naming: str = "plain",
@@ -56,9 +56,12 @@ def checked_split_options(
     verify_bundle_hash: bool = False,
     verbose: bool = False,
     trust_record: bool = False,
+    verify_record: bool = False,
+    kpack_layout: str = "per-processor",
 ) -> SplitOptions:
     """Every option checked (those that reach a file name or METADATA too), as options;
     ``variant_label`` None means no variant wheel."""
+    from wheel_size.rocm.kpack_layout import LAYOUTS
     from wheel_size.split.databases import select_databases
     from wheel_size.split.metadata import check_requirement, check_variant_label
     from wheel_size.split.names import check_device_prefix
@@ -67,12 +70,19 @@ def checked_split_options(
         raise InputError(f"--compression-level {compression_level}: must be 1..22")
     if not 0 <= deflate_level <= 9:
         raise InputError(f"--deflate-level {deflate_level}: must be 0..9")
-    if jobs < 1:
+    if trust_record and verify_record:
+        raise InputError("--trust-record and --verify-record: choose one")
+    if jobs == "auto":
+        from wheel_size.split.jobs import auto_jobs
+
+        jobs = auto_jobs()
+    if not isinstance(jobs, int) or jobs < 1:
         raise InputError(f"--jobs {jobs}: must be at least 1")
     choices = {
         "--output-format": (output_format, ("wheel", "directory")),
         "--compression": (compression, ("zstd", "none")),
         "--extra-naming": (extra_naming, ("plain", "device")),
+        "--kpack-layout": (kpack_layout, LAYOUTS),
         "--host-installs": (host_installs, ("extras", "all")),
     }
     for flag, (value, allowed) in choices.items():
@@ -97,7 +107,8 @@ def checked_split_options(
         deflate_level=deflate_level,
         verify_bundle_hash=verify_bundle_hash,
         verbose=verbose,
-        trust_record=trust_record,
+        record_check="none" if trust_record else "all" if verify_record else "inflated",
+        kpack_layout=kpack_layout,
     )
 
 

@@ -75,6 +75,7 @@ def plan_layout(
     version: str,
     tags: str,
     table: Hierarchy,
+    kpack_layout: str = "per-processor",
 ) -> tuple[tuple[PlannedDevice, ...], list[str]]:
     """The device wheels (bundle-key order) and the warnings about keys the pinned hierarchy
     does not know; ``db_keys`` lists ``(bundle key, member, size)`` of each database file."""
@@ -85,7 +86,8 @@ def plan_layout(
             arch = check_target_id(normalize_arch(code.target), member)
             sizes[f"{lib.rel}#{code.index}"].setdefault(arch, code.size)
     kpacks: dict[str, list[PlannedKpack]] = defaultdict(list)
-    for archive in plan_archives({k: list(v) for k, v in sorted(sizes.items())}):
+    code_objects = {k: list(v) for k, v in sorted(sizes.items())}
+    for archive in plan_archives(code_objects, layout=kpack_layout):
         key = table.bundle_key(archive.name)
         items = tuple((entry, sizes[entry][target]) for entry, target, _ in archive.entries)
         name = f"{group}_{archive.name}.kpack"

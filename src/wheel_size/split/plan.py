@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from wheel_size.errors import InputError, InvalidWheel
 from wheel_size.split.databases import route_database, select_databases
@@ -66,7 +67,19 @@ class SplitOptions:
     deflate_level: int = 6
     verify_bundle_hash: bool = False
     verbose: bool = False
-    trust_record: bool = False  # copy unchanged members with their RECORD hashes unchecked
+    # RECORD lines of members copied verbatim: "inflated" checks the hash of every member the
+    # split inflates anyway (the libraries) and the size of every other one (free: the zip
+    # says it); "all" also inflates and hashes the rest; "none" checks nothing.
+    record_check: Literal["inflated", "all", "none"] = "inflated"
+    # "per-processor" (one archive per processor serving every feature-qualified agent; needs
+    # rocm-kpack's loader of 2026-02-19 or later) or "per-target-id" (AMD's split_python_wheels
+    # layout: one archive per code object target-id, for older runtimes).
+    kpack_layout: str = "per-processor"
+
+    @property
+    def trust_record(self) -> bool:
+        """No RECORD check at all (``--trust-record``)."""
+        return self.record_check == "none"
 
     @staticmethod
     def normalise_overlay(root: str) -> str:
@@ -193,6 +206,13 @@ def scan_wheel(
         for name, entry in record.items()
         if entry.hash and entry.hash.startswith("sha256=") and sizes.get(name) == entry.size
     }
+    # A size that disagrees is caught for free (the zip says the real one): such a member is
+    # hashed from its contents when it is written, and the lie is one warning.
+    wrong_size = sorted(
+        name
+        for name, entry in record.items()
+        if entry.size is not None and name in sizes and sizes[name] != entry.size
+    )
     handlers = select_databases(None, options.databases)
     unknown: dict[str, int] = {}
     elf_members: list[Member] = []
@@ -215,7 +235,17 @@ def scan_wheel(
             elf_members.append(member)
         elif magic[:2] == b"MZ":
             pe_members.append(member)
-    warnings = [*checked.warnings] + [
+    size_lies = (
+        [
+            f"{source.path}: RECORD lies about the size of {wrong_size[0]}"
+            + (f" and {len(wrong_size) - 1} more member(s)" if len(wrong_size) > 1 else "")
+            + f" (it says {record[wrong_size[0]].size}, the member holds "
+            f"{sizes[wrong_size[0]]}); the outputs' RECORD carries the contents' hashes"
+        ]
+        if wrong_size
+        else []
+    )
+    warnings = [*checked.warnings, *size_lies] + [
         f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
         f"pinned hierarchy; routed to its own device wheel"
         for key, count in sorted(unknown.items())
@@ -311,6 +341,7 @@ def freeze_plan(
         version=identity.version,
         tags=identity.tag_string,
         table=table,
+        kpack_layout=options.kpack_layout,
     )
     warnings = [
         *scan.warnings,

@@ -1,4 +1,4 @@
-"""The process pool the split's waves run on (scan, libraries, kpack archives, wheels).
+"""The process pool the split's waves run on (libraries, wheels).
 
 ``--jobs 1`` runs every job in this process; more forks a pool once for the whole split.
 Jobs and results are small picklable descriptions (:mod:`wheel_size.split.work`); the first

@@ -95,7 +95,7 @@ def _device(result: SplitResult, device: DeviceOutput) -> DeviceRow:
         "kernels": sum(k.kernels for k in device.kpacks),
         "kpack_size": sum(k.size for k in device.kpacks),
         "kpacks": [
-            {"arch": k.arch, "file": k.path.name, "size": k.size, "kernels": k.kernels}
+            {"arch": k.arch, "file": k.name, "size": k.size, "kernels": k.kernels}
             for k in device.kpacks
         ],
         "db_files": len(device.db_files),
@@ -210,7 +210,9 @@ def _layout(result: SplitResult) -> Layout:
         "overlay": plan.overlay,
         "dist_info": plan.dist_info,
         "host_files": len(plan.members) - len(plan.db_files),
-        "kpack_layout": "per-processor",
+        "kpack_layout": "per-target-id"
+        if result.options is not None and result.options.kpack_layout == "per-target-id"
+        else "per-processor",
         "kpack_runtime": KPACK_RUNTIME,
     }
 

@@ -2,8 +2,9 @@
 
 Each job takes and returns small picklable descriptions; bulk data moves through files in the
 work directory, never through the process pool's pipes, and never sits whole in memory: code
-objects are staged and copied into kpacks in chunks of ``limits.CHUNK`` bytes, so a worker's
-peak memory does not depend on what size a (compressed) code object claims.
+objects are staged as zstd frames and streamed into the device wheels' kpack members in chunks
+of ``limits.CHUNK`` bytes, so a worker's peak memory does not depend on what size a
+(compressed) code object claims.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from wheel_size.rocm.elf_verify import Finding
     from wheel_size.rocm.fatbin_library import FatLibrary
     from wheel_size.rocm.host_rewrite import RewritePlan
+    from wheel_size.rocm.kpack import StreamedKpack
     from wheel_size.rocm.offload_bundle import BundleEntry
     from wheel_size.rocm.pe_library import PeFatLibrary
     from wheel_size.rocm.pe_rewrite import PePlan
@@ -31,10 +33,8 @@ from wheel_size.wheel.writer import (
     Deflated,
     WheelEntry,
     WrittenWheel,
-    compress_file,
     deflate_file,
     iter_raw_content,
-    store_file,
     write_tree,
     write_wheel,
 )
@@ -42,7 +42,6 @@ from wheel_size.wheel.writer import (
 __all__ = [
     "ApplyJob",
     "CodeObjectRef",
-    "KpackJob",
     "KpackResult",
     "LibraryJob",
     "LibraryPlan",
@@ -51,8 +50,9 @@ __all__ = [
     "RecordCheck",
     "WheelJob",
     "apply_library",
-    "build_kpack",
     "check_record",
+    "kpack_entry",
+    "kpack_result",
     "library_job",
     "process_library",
     "scan_library",
@@ -460,91 +460,63 @@ def process_library(job: LibraryJob) -> LibraryResult:
 
 
 @dataclass(frozen=True)
-class KpackJob:
-    """One kpack archive (``arch`` is the processor in its name, ``arches`` its
-    ``gfx_arches``): each staged code object stored once, under its TOC key and the arch
-    strings the layout lists it for (:mod:`wheel_size.rocm.kpack_layout`)."""
-
-    arch: str
-    group: str
-    path: Path
-    compression: str
-    level: int
-    items: tuple[tuple[str, CodeObjectRef, tuple[str, ...]], ...]  # (toc key, code, arches)
-    arches: tuple[str, ...] = ()
-    deflate_level: int = 6
-    zip_ready: bool = True  # also prepare the zip member (hash, CRC, deflate) in this worker
-
-
-@dataclass(frozen=True)
 class KpackResult:
-    """A finished archive, with its zip-ready bytes (stored, or deflated when not zstd)."""
+    """One archive of the split: ``<group>_<arch>.kpack`` (``name``), laid out from its staged
+    kernels (``stream``), which the device wheel's writer streams into its zip member once:
+    no kpack file is written, read back, copied or deleted. ``kernels`` counts stored code
+    objects, not their TOC aliases."""
 
     arch: str
-    path: Path
+    name: str
     size: int
     kernels: int
-    raw: RawData | None = None
-    record_hash: str | None = None
+    stream: StreamedKpack
 
 
-def _staged_chunks(fd: int, offset: int, size: int) -> Iterator[bytes]:
-    """``size`` bytes at ``offset`` of a staged file, in chunks of ``limits.CHUNK``."""
+def kpack_result(
+    *,
+    arch: str,
+    group: str,
+    compression: str,
+    items: Sequence[tuple[str, CodeObjectRef, tuple[str, ...]]],
+    arches: Sequence[str] = (),
+) -> KpackResult:
+    """The archive for ``items`` (toc key, staged code object, the arch strings it is filed
+    under): zstd frames staged by the library jobs for the zstd scheme, raw code objects for
+    "none"."""
+    from wheel_size.rocm.kpack import SCHEMES, KpackBlob, StreamedKpack, kpack_file_name
+
+    zstd = compression == "zstd"
+    blobs = []
+    for key, ref, listed in items:
+        if ref.compressed != zstd:
+            raise ValueError(f"{key}: staged {'raw' if zstd else 'compressed'}, not {compression}")
+        blobs.append(
+            KpackBlob(key, listed or (arch,), ref.path, ref.offset, ref.size, ref.original_size)
+        )
+    stream = StreamedKpack(arch, group, SCHEMES[compression], tuple(blobs), tuple(arches))
+    return KpackResult(arch, kpack_file_name(group, arch), stream.size, len(blobs), stream)
+
+
+def kpack_entry(path: str, kpack: KpackResult, compression: str, level: int) -> WheelEntry:
+    """The device wheel's member for ``kpack``, no larger than zlib at ``level`` would make
+    it where that can be known cheaply. A "none" kpack is deflated at ``level``. A zstd kpack
+    is stored (its frames do not deflate: zlib 6 makes a 10.5 MB frame 3 KB larger, at
+    43 MB/s), except that an archive of at most ``limits.CHUNK`` bytes is held whole and
+    deflated too, and kept deflated when that is smaller (its TOC and the frames of small,
+    similar kernels do deflate: the fixture archives, 2-24 KB, 2-15 %)."""
     from wheel_size.rocm.limits import CHUNK
 
-    end = offset + size
-    while offset < end:
-        data = os.pread(fd, min(CHUNK, end - offset), offset)
-        if not data:
-            raise WheelSizeError(f"staged code objects shrank at offset {offset}")
-        offset += len(data)
-        yield data
+    if compression != "zstd":
+        return WheelEntry(path, stream=kpack.stream, compress=True)
+    if level > 0 and kpack.size <= CHUNK:
+        import zlib
 
-
-def build_kpack(job: KpackJob) -> KpackResult:
-    """Write one ``<group>_<arch>.kpack`` from staged code objects."""
-    # ``kernels`` in the result counts stored code objects, not their TOC aliases.
-    from wheel_size.rocm.kpack import KpackWriter
-
-    job.path.parent.mkdir(parents=True, exist_ok=True)
-    handles: dict[Path, int] = {}
-    try:
-        with KpackWriter(
-            job.path,
-            arch=job.arch,
-            arches=job.arches or None,
-            group=job.group,
-            compression=job.compression,
-            level=job.level,
-        ) as writer:
-            for key, ref, arches in job.items:
-                fd = handles.get(ref.path)
-                if fd is None:
-                    fd = handles[ref.path] = os.open(ref.path, os.O_RDONLY)
-                chunks = _staged_chunks(fd, ref.offset, ref.size)
-                if ref.compressed:
-                    writer.add_frame_chunks(
-                        key=key,
-                        chunks=chunks,
-                        frame_size=ref.size,
-                        original_size=ref.original_size,
-                        arches=arches or None,
-                    )
-                else:
-                    writer.add_chunks(key=key, chunks=chunks, size=ref.size, arches=arches or None)
-    finally:
-        for fd in handles.values():
-            os.close(fd)
-    size = job.path.stat().st_size
-    if not job.zip_ready:
-        return KpackResult(job.arch, job.path, size, len(job.items))
-    if job.compression == "none":
-        raw, digest = compress_file(
-            job.path, job.path.with_suffix(".deflate"), level=job.deflate_level
-        )
-    else:  # zstd frames do not deflate: store, hashing here in the worker
-        raw, digest = store_file(job.path)
-    return KpackResult(job.arch, job.path, size, len(job.items), raw, digest)
+        data = b"".join(kpack.stream.chunks())
+        deflate = zlib.compressobj(level, zlib.DEFLATED, -15)
+        if len(deflate.compress(data)) + len(deflate.flush()) < len(data):
+            return WheelEntry(path, data=data, compress=True)
+    return WheelEntry(path, stream=kpack.stream, compress=False)
 
 
 @dataclass(frozen=True)

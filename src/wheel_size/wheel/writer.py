@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from wheel_size.fileio import output_error, path_inside, relative_path
 from wheel_size.wheel import deflate
@@ -38,9 +39,20 @@ __all__ = [
 ]
 
 
+class ChunkStream(Protocol):
+    """Content produced on the fly (a kpack laid out from staged kernels): its length is
+    known up front and it is read once, front to back."""
+
+    @property
+    def size(self) -> int: ...
+
+    def chunks(self) -> Iterator[bytes]: ...
+
+
 @dataclass(frozen=True)
 class WheelEntry:
-    """One file of a wheel to be written; exactly one of ``raw``, ``file``, ``data`` is set.
+    """One file of a wheel to be written; exactly one of ``raw``, ``file``, ``data``,
+    ``stream`` is set.
 
     ``record_hash`` must accompany ``raw`` when known (else the content is hashed by
     decompressing it); ``compress=False`` stores the file (for already compressed data such
@@ -54,11 +66,12 @@ class WheelEntry:
     data: bytes | None = None
     mode: int = 0o644
     compress: bool = True
+    stream: ChunkStream | None = None
 
     def __post_init__(self) -> None:
-        given = sum(x is not None for x in (self.raw, self.file, self.data))
+        given = sum(x is not None for x in (self.raw, self.file, self.data, self.stream))
         if given != 1:
-            raise ValueError(f"{self.path}: give exactly one of raw, file, data")
+            raise ValueError(f"{self.path}: give exactly one of raw, file, data, stream")
 
     @property
     def size(self) -> int:
@@ -66,6 +79,8 @@ class WheelEntry:
             return self.raw.size
         if self.file is not None:
             return self.file.stat().st_size
+        if self.stream is not None:
+            return self.stream.size
         assert self.data is not None
         return len(self.data)
 
@@ -183,6 +198,8 @@ def _stream(entry: WheelEntry) -> Iterator[bytes]:
             yield from iter_chunks(stream)
     elif entry.data is not None:
         yield entry.data
+    elif entry.stream is not None:
+        yield from entry.stream.chunks()
     else:
         assert entry.raw is not None
         yield from iter_raw_content(entry.raw)

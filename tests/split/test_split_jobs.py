@@ -1,0 +1,35 @@
+"""``--jobs auto`` (the default): one worker per idle core, at least one."""
+
+from __future__ import annotations
+
+import pytest
+
+from wheel_size.errors import InputError
+from wheel_size.split.job import checked_split_options
+from wheel_size.split.jobs import auto_jobs
+
+
+@pytest.mark.parametrize(
+    ("cpus", "load", "jobs"),
+    [
+        (2, 0.0, 2),  # a quiet 2-core machine: both cores
+        (2, 0.4, 2),
+        (2, 0.7, 1),  # one core busy: a second worker would queue
+        (2, 6.0, 1),  # the shared machine under load: one process, never zero
+        (16, 3.2, 13),
+        (1, 0.0, 1),
+    ],
+)
+def test_one_worker_per_idle_core(cpus: int, load: float, jobs: int) -> None:
+    assert auto_jobs(cpus=cpus, load=load) == jobs
+
+
+def test_auto_is_resolved_and_counts_are_checked() -> None:
+    options = checked_split_options(
+        device_package_prefix="amd-torch-device", overlay_root="torch", jobs="auto"
+    )
+    assert options.jobs >= 1
+    with pytest.raises(InputError, match="--jobs"):
+        checked_split_options(
+            device_package_prefix="amd-torch-device", overlay_root="torch", jobs="many"
+        )
