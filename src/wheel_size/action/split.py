@@ -4,7 +4,6 @@ job summary and one pull-request comment per wheel (updated in place on reruns).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
@@ -21,6 +20,7 @@ from wheel_size.action.inputs import (
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 from wheel_size.fileio import make_dirs, path_inside
+from wheel_size.split.jobs import auto_jobs
 from wheel_size.split.plan import SplitOptions
 
 __all__ = ["SPLIT_OUTPUTS", "run_split", "split_options"]
@@ -48,7 +48,7 @@ def split_options(env: Mapping[str, str]) -> SplitOptions:
     """The split options the inputs describe, checked as the CLI's flags are."""
     from wheel_size.split.job import checked_split_options
 
-    jobs = _integer(env, "jobs", 0) or len(os.sched_getaffinity(0)) or 1
+    jobs = _integer(env, "jobs", 0) or auto_jobs()
     variant = bool_input(env, "generate-variant-wheel")
     return checked_split_options(
         device_package_prefix=action_input(env, "device-package-prefix") or "amd-torch-device",
