@@ -55,3 +55,10 @@ def test_labels_stay_distinct_over_a_year_of_gaps() -> None:
     same_day = [dt.date(2025, 1, 5), dt.date(2025, 1, 6), dt.date(2025, 2, 5), dt.date(2025, 2, 6)]
     # "6" would repeat January's: the month is named instead
     assert chart_labels(same_day) == ["Jan 5", "6", "Feb 5", "Feb 6"]
+
+
+def test_the_issue_chart_uses_the_same_short_labels() -> None:
+    # The regression issue's chart and the report's share one labelling (render.chart_labels).
+    from wheel_size.regressions.issues import body
+
+    assert body.chart_labels is chart_labels

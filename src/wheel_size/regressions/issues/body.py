@@ -19,6 +19,7 @@ from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
 from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.render import render
+from wheel_size.render.chart_labels import chart_labels
 from wheel_size.render.safe_markdown import (
     BODY_LIMIT,
     fit_body,
@@ -142,7 +143,7 @@ def _chart(inv: Investigation) -> dict[str, Any] | None:
     pad = max((high - low) * 0.1, 0.5)
     return {
         "title": neutralise_cell(inv.variant).replace('"', "'") + " (MB)",
-        "labels": [p.date.strftime("%m-%d") for p in inv.chart],
+        "labels": chart_labels([p.date for p in inv.chart]),
         "values": [round(s, 1) for s in sizes],
         "y_min": round(low - pad, 1),
         "y_max": round(high + pad, 1),
