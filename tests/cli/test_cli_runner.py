@@ -1,0 +1,39 @@
+"""The in-process CLI runner reads as a subprocess would, and leaves the process as it was."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from cli_runner import run_main
+from conftest import run_cli
+
+
+def test_same_result_as_the_subprocess_for_help_and_a_bad_command() -> None:
+    for args in (["--help"], ["no-such-command"], ["report", "--history"]):
+        inside, outside = run_main(args), run_cli(args)
+        assert (inside.returncode, inside.stdout, inside.stderr) == (
+            outside.returncode,
+            outside.stdout,
+            outside.stderr,
+        )
+
+
+def test_one_line_error_and_exit_2(tmp_path: Path) -> None:
+    result = run_main(["audit", str(tmp_path / "missing.whl")])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("wheel-size: error: ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_env_cwd_and_tempdir_are_restored(tmp_path: Path) -> None:
+    before_env, before_cwd, before_tmp = dict(os.environ), Path.cwd(), tempfile.tempdir
+    env = {"WHEEL_SIZE_TEST_VARIABLE": "1", "TMPDIR": str(tmp_path)}
+    result = run_main(["report", "--history", "nowhere"], env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("wheel-size: error: ")
+    assert dict(os.environ) == before_env
+    assert Path.cwd() == before_cwd
+    assert tempfile.tempdir == before_tmp
