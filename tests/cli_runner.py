@@ -26,9 +26,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import IO
 
 __all__ = ["run_main"]
 
@@ -96,55 +96,47 @@ def _process_state(env: Mapping[str, str] | None, cwd: Path | str | None) -> Ite
         os.environ.update(saved_env)
 
 
+def _text(raw: IO[bytes]) -> str:
+    """What was written to ``raw``, as ``subprocess.run(..., text=True)`` decodes it."""
+    raw.seek(0)
+    data = raw.read().decode("utf-8", errors="replace")
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
 class _Output:
-    """What was written to one file descriptor, decoded once the command is done."""
+    """What a command wrote to one file descriptor; ``text`` is set once it is done."""
 
-    def __init__(self, raw: BinaryIO) -> None:
-        self._raw = raw
-        self.text = ""
-
-    def read(self) -> None:
-        self._raw.seek(0)
-        data = self._raw.read().decode("utf-8", errors="replace")
-        self.text = data.replace("\r\n", "\n").replace("\r", "\n")
+    text = ""
 
 
 @contextmanager
 def _captured() -> Iterator[tuple[_Output, _Output]]:
     """Capture file descriptors 1 and 2, and ``sys.stdout``/``sys.stderr`` written to them
     in order (UTF-8; stderr backslash-escapes what it cannot encode, as Python's does)."""
-    streams: list[tuple[int, str, TextIO]] = [
-        (1, "strict", sys.stdout),
-        (2, "backslashreplace", sys.stderr),
-    ]
-    outputs: list[_Output] = []
-    saved_fds: list[int] = []
-    wrappers: list[io.TextIOWrapper] = []
-    for fd, errors, stream in streams:
-        stream.flush()
-        raw = tempfile.TemporaryFile()
-        saved_fds.append(os.dup(fd))
-        os.dup2(raw.fileno(), fd)
-        outputs.append(_Output(raw))  # type: ignore[arg-type]
-        wrappers.append(
-            io.TextIOWrapper(
-                io.FileIO(fd, "w", closefd=False),
-                encoding="utf-8",
-                errors=errors,
-                write_through=True,
-            )
-        )
+    out, err = _Output(), _Output()
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = wrappers
-    try:
-        yield outputs[0], outputs[1]
-    finally:
-        sys.stdout, sys.stderr = saved_stdout, saved_stderr
-        for (fd, _, _), saved, wrapper, output in zip(
-            streams, saved_fds, wrappers, outputs, strict=True
-        ):
-            wrapper.flush()
-            os.dup2(saved, fd)
-            os.close(saved)
-            output.read()
-            output._raw.close()
+    with ExitStack() as stack:
+        wrappers = []
+        for fd, errors, output in ((1, "strict", out), (2, "backslashreplace", err)):
+            raw = stack.enter_context(tempfile.TemporaryFile())
+            getattr(sys, "stdout" if fd == 1 else "stderr").flush()
+            saved = os.dup(fd)
+            os.dup2(raw.fileno(), fd)
+            stack.callback(_restore, fd, saved, raw, output)
+            wrapper = io.TextIOWrapper(
+                io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors=errors,
+                write_through=True,
+            )  # fmt: skip
+            stack.callback(wrapper.flush)
+            wrappers.append(wrapper)
+        sys.stdout, sys.stderr = wrappers
+        try:
+            yield out, err
+        finally:
+            sys.stdout, sys.stderr = saved_stdout, saved_stderr
+
+
+def _restore(fd: int, saved: int, raw: IO[bytes], output: _Output) -> None:
+    os.dup2(saved, fd)
+    os.close(saved)
+    output.text = _text(raw)

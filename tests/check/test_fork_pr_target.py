@@ -16,6 +16,7 @@ import pytest
 
 from action_runner import read_outputs, run_entrypoint, runner_env
 from check_world import NIGHTLY, World, big_pr_wheel
+from cli_runner import run_main
 from fakegithub import FakeGitHub, add_pull
 
 FORK = "mallory/pytorch"
@@ -164,9 +165,7 @@ def test_event_naming_a_pr_whose_head_moved_is_not_trusted(scene: Scene) -> None
 
 
 def test_fork_claim_on_the_command_line_is_refused_too(scene: Scene) -> None:
-    from conftest import run_cli
-
-    done = run_cli(
+    done = run_main(
         [
             "check",
             str(scene.workspace / "pr-build" / "pr" / NIGHTLY),

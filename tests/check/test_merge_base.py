@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from check_world import NIGHTLY, torch_wheel
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub, add_pull
 from history_factory import run as run_record
 from wheel_size.check.mergebase import NightChoice, nearest_night, stored_nights
@@ -103,7 +103,7 @@ class World:
 
     def check(self, number: int, *extra: str) -> tuple[dict, str]:  # type: ignore[type-arg]
         out = self.tmp / "check.json"
-        done = run_cli(
+        done = run_main(
             [
                 "check", str(self.tmp / "pr"), "--repo", "pytorch/pytorch",
                 "--history", str(self.history), "--pr-number", str(number), "--no-comment",
@@ -273,7 +273,7 @@ def test_explicit_merge_base_without_a_pull_request_says_so(
 ) -> None:
     world = World(fake_github, tmp_path, main_history, range(3))
     out = tmp_path / "c.json"
-    done = run_cli(
+    done = run_main(
         [
             "check", str(tmp_path / "pr"), "--history", str(world.history), "--no-comment",
             "--compare-with", "merge-base", "--json", str(out),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from action_runner import run_entrypoint, runner_env
 from check_world import MB, NIGHTLY, TAG
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run as run_record
 from wheel_factory import make_artifact, make_wheel
@@ -54,7 +54,7 @@ class Ceilings:
         return blob_wheel(folder, "2.10.0.dev20251012+cu128", MB + extra)
 
     def check(self, *flags: str) -> tuple[int, str, str, dict[str, object]]:
-        done = run_cli(
+        done = run_main(
             [
                 "check", str(self.tmp / "pr"), "--repo", "pytorch/pytorch",
                 "--history", str(self.history), "--pr-number", str(self.pr.number),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,3 +38,19 @@ def test_env_cwd_and_tempdir_are_restored(tmp_path: Path) -> None:
     assert dict(os.environ) == before_env
     assert Path.cwd() == before_cwd
     assert tempfile.tempdir == before_tmp
+
+
+def test_a_child_process_writes_into_the_captured_output(tmp_path: Path) -> None:
+    """What git (or any child) writes to the inherited descriptors reaches the result, in
+    order with the command's own lines, as it would from a subprocess."""
+    import subprocess
+
+    from cli_runner import _captured
+
+    with _captured() as (out, err):
+        print("before", flush=True)
+        subprocess.run(["sh", "-c", "echo child; echo oops >&2"], check=True)
+        print("after")
+        print("warned", file=sys.stderr)
+    assert out.text == "before\nchild\nafter\n"
+    assert err.text == "oops\nwarned\n"

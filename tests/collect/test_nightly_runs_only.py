@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub, Workflow
 from nightly_world import MB, VARIANTS, WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
@@ -134,14 +134,14 @@ def test_cli_run_events_and_the_skipped_warning(fake_github: FakeGitHub, tmp_pat
     }
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
             "--date", "2025-10-11", "--history", str(tmp_path / "h")]  # fmt: skip
-    res = run_cli([*args, "--run-events", "pull_request"], env=env)
+    res = run_main([*args, "--run-events", "pull_request"], env=env)
     assert res.returncode == 2
     assert res.stderr.strip().splitlines() == [
         f"wheel-size: error: no run of workflow {WORKFLOW_ID} on branch nightly in "
         "pytorch/pytorch created 2025-10-11 (skipped 2 runs that are not nightlies: "
         "1 event push, 1 pull_request from fork mallory/pytorch); nothing to store or report"
     ]
-    res = run_cli(args, env=env)
+    res = run_main(args, env=env)
     assert res.returncode == 0, res.stderr
     warnings = [ln for ln in res.stderr.splitlines() if "warning" in ln]
     assert len(warnings) == 1 and str(fork) in warnings[0] and "mallory/pytorch" in warnings[0]
@@ -191,7 +191,7 @@ def test_cli_collect_skips_and_names_a_fork_run(fake_github: FakeGitHub, tmp_pat
     out = tmp_path / "records.json"
     args = ["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
             "--date", "2025-10-11", "--out", str(out)]  # fmt: skip
-    res = run_cli(args, env=fake_github.env())
+    res = run_main(args, env=fake_github.env())
     assert res.returncode == 0, res.stderr
     assert str(fork) not in out.read_text()
     warnings = [ln for ln in res.stderr.splitlines() if "warning" in ln]

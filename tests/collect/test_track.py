@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_month, add_night, add_world
 from wheel_size.collect import WorkflowSource
@@ -127,13 +128,13 @@ def test_cli_track_data_branch(fake_github: FakeGitHub, tmp_path: Path) -> None:
             "--data-branch", "wheel-size-data", "--data-remote", str(remote),
             "--month", "October 2025", "--variant", "cu128",
             "--json", str(tmp_path / "r.json")]  # fmt: skip
-    res = run_cli([*args, "--fail-on-regression"], env=quiet(fake_github.env()))
+    res = run_main([*args, "--fail-on-regression"], env=quiet(fake_github.env()))
     assert res.returncode == 1, res.stderr
     assert "jump: manywheel-py3_12-cuda12_8 2025-10-10 → 2025-10-11: +4.0 MB" in res.stderr
     assert "| 2025-10-11 | +4.0 MB | 864.0 MB |" in res.stdout
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["regression"] is True and data["jumps"][0]["date"] == "2025-10-11"
-    res = run_cli(args, env=quiet(fake_github.env()))
+    res = run_main(args, env=quiet(fake_github.env()))
     assert res.returncode == 0, res.stderr
     assert "0 file(s) written" in res.stderr
 
@@ -146,16 +147,16 @@ def test_cli_collect_out_then_store(fake_github: FakeGitHub, tmp_path: Path) -> 
         "a": ("2025-10-01", "2025-10-15"),
         "b": ("2025-10-16", "2025-10-31"),
     }.items():
-        res = run_cli([*base, "--from", a, "--to", b, "--out", str(tmp_path / f"{part}.json")],
+        res = run_main([*base, "--from", a, "--to", b, "--out", str(tmp_path / f"{part}.json")],
                       env=quiet(fake_github.env()))  # fmt: skip
         assert res.returncode == 0, res.stderr
     hist = tmp_path / "hist"
-    res = run_cli(
+    res = run_main(
         ["store", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--history", str(hist)]
     )
     assert res.returncode == 0, res.stderr
     assert "31 file(s) written" in res.stderr
-    res = run_cli(["report", "--history", str(hist), "--month", "October 2025"])
+    res = run_main(["report", "--history", str(hist), "--month", "October 2025"])
     assert "| Total change | +4.0 MB" in res.stdout
 
 
@@ -182,7 +183,7 @@ def test_cli_track_bad_input(
     cmd = ["track", "--repo", "pytorch/pytorch", "--history", str(hist), *args]
     if "--repo" in args[2:]:
         cmd = ["track", "--history", str(hist), *args]
-    res = run_cli(cmd, env=quiet(env))
+    res = run_main(cmd, env=quiet(env))
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], res.stderr
@@ -193,7 +194,7 @@ def test_cli_track_bad_input(
 def test_cli_track_permission(fake_github: FakeGitHub, tmp_path: Path) -> None:
     add_world(fake_github)
     fake_github.set_permissions({"contents": "write"})
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(tmp_path / "h")], env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 2
     assert "actions: read" in res.stderr
@@ -204,13 +205,13 @@ def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path:
     wf = add_world(fake_github)
     add_month(wf, 2025, 10)
     out = tmp_path / "oct.json"
-    res = run_cli(["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--month", "October 2025", "--out", str(out)],
                   env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 0, res.stderr
     before = fake_github.count()
     hist = tmp_path / "h"
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(hist), "--records", str(out), "--no-collect",
                    "--month", "October 2025", "--variant", "cpu"],
                   env=quiet({"GITHUB_TOKEN": ""}))  # fmt: skip
@@ -220,7 +221,7 @@ def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path:
     # a broken record file stores nothing
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "wheel-size/records", "schema_version": 1, "runs": [{}]}')
-    res = run_cli(["store", str(out), str(bad), "--history", str(tmp_path / "h2")])
+    res = run_main(["store", str(out), str(bad), "--history", str(tmp_path / "h2")])
     assert res.returncode == 2 and "bad.json: runs[0]: not a wheel-size run record" in res.stderr
     assert not (tmp_path / "h2").exists()
 
@@ -236,7 +237,7 @@ def test_cli_track_inside_a_workflow(fake_github: FakeGitHub, tmp_path: Path) ->
         "GITHUB_WORKSPACE": str(tmp_path),
     }
     hist = tmp_path / "h"
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(hist), "--month", "October 2025"], env=env)  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "::warning title=Wheel size jump::manywheel-py3_12-cuda12_8: +4.0 MB" in res.stdout
@@ -259,14 +260,14 @@ def test_cli_track_data_remote_alone_uses_the_data_branch(
     add_night(wf, D(2025, 10, 11))
     remote = tmp_path / "data.git"
     git("init", "-q", "--bare", str(remote))
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--data-remote", str(remote), "--date", "2025-10-11"],
                   env=quiet(fake_github.env()), cwd=tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "runs/2025/10/2025-10-11/" in git("-C", str(remote), "ls-tree", "-r", "--name-only",
                                              "wheel-size-data")  # fmt: skip
     assert not (tmp_path / ".wheel-size").exists()  # not silently a local directory
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--data-remote", str(remote), "--history", str(tmp_path / "h")],
                   env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 2 and "either --history or --data-remote" in res.stderr
@@ -278,7 +279,7 @@ def test_cli_track_date_without_a_run(fake_github: FakeGitHub, tmp_path: Path) -
     remote = tmp_path / "data.git"
     git("init", "-q", "--bare", str(remote))
     for store in (["--history", str(tmp_path / "h")], ["--data-remote", str(remote)]):
-        res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+        res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                        "--date", "2025-10-12", *store], env=quiet(fake_github.env()))  # fmt: skip
         assert res.returncode == 2
         lines = res.stderr.strip().splitlines()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run
 from nightly_world import WORKFLOW_ID, add_night, add_world
@@ -179,7 +179,7 @@ def test_cli_track_names_the_link_once(
         "GITHUB_OUTPUT": "",
         "GITHUB_STEP_SUMMARY": "",
     }
-    res = run_cli(
+    res = run_main(
         ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
          "--date", "2025-10-11", "--data-remote", str(remote)],
         env=env,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from action_runner import parse_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 
@@ -65,7 +65,7 @@ def test_catch_up_flags_a_jump_outside_the_report_window(
         env = {**fake_github.env(), "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
                "GITHUB_STEP_SUMMARY": str(summary), "HOME": str(tmp_path),
                "GITHUB_WORKSPACE": str(tmp_path)}  # fmt: skip
-        return run_cli(args, env=env)
+        return run_main(args, env=env)
 
     # The data branch ends GAP nights ago; then the job did not run for three months.
     res = nightly(date=first)

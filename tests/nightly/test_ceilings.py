@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from action_runner import read_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run
 from wheel_size.history.bundle import write_bundle
@@ -27,7 +27,7 @@ def _track(tmp_path: Path, *extra: str) -> tuple[int, str, Path, Path]:
     output.write_text("")
     env = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_TOKEN": ""}  # fmt: skip
-    done = run_cli(
+    done = run_main(
         ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--no-collect",
          "--history", str(tmp_path / "h"), "--records", str(_records(tmp_path)),
          "--from", "2026-03-09", "--to", "2026-03-10", "--variant", "cuda12_8,cpu",

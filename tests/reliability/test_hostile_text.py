@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from regression_world import Change, build_world
 from render.gfm import bad_characters, render
@@ -152,7 +153,7 @@ def hostile_wheels(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
 
 def test_wheel_member_names_are_inert_in_diff(hostile_wheels: tuple[Path, Path]) -> None:
     old, new = hostile_wheels
-    result = run_cli(["diff", str(old), str(new)])
+    result = run_main(["diff", str(old), str(new)])
     assert result.returncode == 0, result.stderr
     assert_inert_markdown(result.stdout)
     visible = render(result.stdout).visible
@@ -174,7 +175,7 @@ def test_wheel_file_names_are_inert_in_audit(
     ]
     for name in names:
         (folder / name).write_bytes(old.read_bytes())
-    result = run_cli(["audit", str(folder)])
+    result = run_main(["audit", str(folder)])
     assert result.returncode == 0, result.stderr
     assert_inert_markdown(result.stdout)
     visible = render(result.stdout).visible

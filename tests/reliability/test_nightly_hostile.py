@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from action_runner import parse_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from cli_runner import run_main
 from evidence.hostile_artifacts import bomb_artifact, good_artifact
 from fakegithub import FakeGitHub
 from history_factory import run
@@ -126,7 +126,7 @@ def _nightly(mode: str, fake: FakeGitHub, tmp_path: Path, remote: Path, days: tu
         args += ["--evidence-memory-mb", "128"]
         env = {**fake.env(), "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
                "GITHUB_STEP_SUMMARY": str(summary), "HOME": str(tmp_path)}  # fmt: skip
-        res = run_cli(args, env=env)
+        res = run_main(args, env=env)
     outputs = parse_outputs(output.read_text()) if output.exists() else {}
     text = summary.read_text() if summary.exists() else ""
     return res.returncode, res.stdout, res.stderr, outputs, text

@@ -17,7 +17,7 @@ import pytest
 
 from action_runner import run_entrypoint
 from action_runner import runner_env as _runner_env
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 
@@ -160,7 +160,7 @@ def test_cli_errors_never_carry_the_token(world: FakeGitHub, tmp_path: Path) -> 
         "track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
         "--date", "2025-10-05", "--history", str(tmp_path / "h"),
     ]  # fmt: skip
-    res = run_cli(args, env=env)
+    res = run_main(args, env=env)
     assert res.returncode == 2
     assert res.stderr.startswith("wheel-size: error:")
     assert_no_secret(world.token, "stderr", res.stderr + res.stdout)
