@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from cli_runner import run_main
@@ -54,3 +55,7 @@ def test_a_child_process_writes_into_the_captured_output(tmp_path: Path) -> None
         print("warned", file=sys.stderr)
     assert out.text == "before\nchild\nafter\n"
     assert err.text == "oops\nwarned\n"
+
+
+def test_the_fixture_is_the_runner(main_cli: Callable[..., object]) -> None:
+    assert main_cli is run_main
