@@ -16,6 +16,7 @@ from buildtime_world import ALL_PYTHONS, add_jobs, run_of
 from cli_runner import run_main
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.collect.jobs import JobPattern
@@ -144,7 +145,7 @@ def test_left_out_with_the_reason_never_guessed(fake_github: FakeGitHub, tmp_pat
     options = TrackOptions(
         SOURCE, variants=("cpu", "xpu", "rocm6_4", "rocm7_0", "cuda12_8"), periods=span, jobs=ON
     )
-    res = track(store, options, github=client(fake_github), today=day)
+    res = track(store, options, github=MemoryGitHub(fake_github), today=day)
     notes = {r.variant: (r.days[0].build_seconds, r.days[0].build_note) for r in res.reports}
     assert notes["cpu"] == (None, f"no job building manywheel-py3_12-cpu in run {run.id}")
     assert notes["xpu"] == (None, "job manywheel-py3_12-xpu-build / build ended cancelled")

@@ -12,6 +12,7 @@ import pytest
 
 from cli_runner import run_main
 from fakegithub import FakeGitHub, Workflow
+from fakegithub.memory import MemoryGitHub
 from nightly_world import MB, VARIANTS, WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.collect.trusted import DEFAULT_EVENTS, parse_events, untrusted_run
@@ -97,8 +98,10 @@ def test_a_night_with_only_a_fork_run_stores_nothing(
     add_night(wf, D(2025, 10, 10))
     add_fork_run(fake_github, wf, D(2025, 10, 11))
     store = DirectoryStore(tmp_path / "h")
-    track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 10))
-    res = track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 11))
+    track(store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 10))
+    res = track(
+        store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 11)
+    )
     assert [r.date for r in store.read_runs()] == [D(2025, 10, 10)]
     assert res.write.changed == [] and not res.jumps
     assert res.skipped_text.endswith("1 pull_request from fork mallory/pytorch")
@@ -113,11 +116,15 @@ def test_configured_events_and_the_head_check_stays(
     fork = add_fork_run(fake_github, wf, D(2025, 10, 10))
     store = DirectoryStore(tmp_path / "h")
     source = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly", ("push", "release"))
-    res = track(store, TrackOptions(source), github=client(fake_github), today=D(2025, 10, 10))
+    res = track(
+        store, TrackOptions(source), github=MemoryGitHub(fake_github), today=D(2025, 10, 10)
+    )
     stored = {r.run_id for r in store.read_runs()}
     assert release in stored and fork not in stored
     anything = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly", ())
-    res = track(store, TrackOptions(anything), github=client(fake_github), today=D(2025, 10, 10))
+    res = track(
+        store, TrackOptions(anything), github=MemoryGitHub(fake_github), today=D(2025, 10, 10)
+    )
     assert fork not in {r.run_id for r in store.read_runs()}  # any event, never a fork
     assert [s.reason for s in res.skipped_runs] == ["fork"]
 

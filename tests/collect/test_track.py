@@ -14,6 +14,7 @@ import yaml
 from cli_runner import run_main
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from nightly_world import WORKFLOW_ID, add_month, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.dates import DateRange
@@ -79,7 +80,7 @@ def test_data_branch_with_dashboard_one_commit(fake_github: FakeGitHub, tmp_path
     git("init", "-q", "--bare", str(remote))
     opts = TrackOptions(SOURCE, variants=["cpu", "cu128"], dashboard=True, report_days=7)
     with GitBranchStore(str(remote), backoff=0) as store:
-        res = track(store, opts, github=client(fake_github), today=D(2025, 10, 11))
+        res = track(store, opts, github=MemoryGitHub(fake_github), today=D(2025, 10, 11))
     assert res.write.commit
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "wheel-size-data")
     assert "index.html" in files.split()
@@ -87,7 +88,7 @@ def test_data_branch_with_dashboard_one_commit(fake_github: FakeGitHub, tmp_path
     html = git("--git-dir", str(remote), "show", "wheel-size-data:index.html")
     assert "manywheel-py3_12-cpu" in html
     with GitBranchStore(str(remote), backoff=0) as store:
-        res2 = track(store, opts, github=client(fake_github), today=D(2025, 10, 11))
+        res2 = track(store, opts, github=MemoryGitHub(fake_github), today=D(2025, 10, 11))
     assert res2.write.commit is None  # idempotent: no second commit
     assert git("--git-dir", str(remote), "rev-list", "--count", "wheel-size-data").strip() == "1"
 
@@ -97,7 +98,7 @@ def test_unknown_variant_still_stores_the_night(fake_github: FakeGitHub, tmp_pat
     add_night(wf, D(2025, 10, 11))
     store = DirectoryStore(tmp_path)
     with pytest.raises(InputError, match="variants seen: cpu, cuda12_6"):
-        track(store, TrackOptions(SOURCE, variants=["rocm9.9"]), github=client(fake_github),
+        track(store, TrackOptions(SOURCE, variants=["rocm9.9"]), github=MemoryGitHub(fake_github),
               today=D(2025, 10, 11))  # fmt: skip
     assert len(store.read_runs()) == 1
 
@@ -109,7 +110,9 @@ def test_several_runs_a_night_latest_with_artifact(fake_github: FakeGitHub, tmp_
     rerun = add_night(wf, D(2025, 10, 11), {"cuda12_8": 1.0}, hour=15)
     broken = add_night(wf, D(2025, 10, 11), hour=20, conclusion="failure", variants={"cpu": 1.0})
     store = DirectoryStore(tmp_path)
-    res = track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 11))
+    res = track(
+        store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 11)
+    )
     day = next(d for d in res.reports[0].days if d.date == D(2025, 10, 11))
     assert day.run_id == rerun
     assert set(day.run_ids) == {first, rerun, broken}
