@@ -30,7 +30,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["run_main"]
+__all__ = ["captured", "process_state", "run_main"]
 
 # The handlers a command may install for itself (the data branch's git runner does).
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -48,7 +48,7 @@ def run_main(
 
     words = [str(arg) for arg in args]
     drain_skipped()
-    with _process_state(env, cwd), _captured() as (out, err):
+    with process_state(env, cwd), captured() as (out, err):
         try:
             status = main(words)
         except SystemExit as exc:  # argparse: --help, --version, a bad option
@@ -67,8 +67,11 @@ def _exit_status(code: object) -> int:
 
 
 @contextmanager
-def _process_state(env: Mapping[str, str] | None, cwd: Path | str | None) -> Iterator[None]:
-    """Enter ``env`` and ``cwd``; restore all the process-wide state a command may change."""
+def process_state(
+    env: Mapping[str, str] | None, cwd: Path | str | None, *, replace_env: bool = False
+) -> Iterator[None]:
+    """Enter ``env`` (added to the environment; with ``replace_env``, the whole of it) and
+    ``cwd``; restore all the process-wide state a command may change."""
     saved_env = dict(os.environ)
     saved_cwd = Path.cwd()
     saved_tempdir = tempfile.tempdir
@@ -77,6 +80,8 @@ def _process_state(env: Mapping[str, str] | None, cwd: Path | str | None) -> Ite
     saved_handlers = {signum: signal.getsignal(signum) for signum in _SIGNALS}
     saved_stdin = sys.stdin
     try:
+        if replace_env:
+            os.environ.clear()
         if env:
             os.environ.update(env)
         if cwd is not None:
@@ -110,7 +115,7 @@ class _Output:
 
 
 @contextmanager
-def _captured() -> Iterator[tuple[_Output, _Output]]:
+def captured() -> Iterator[tuple[_Output, _Output]]:
     """Capture file descriptors 1 and 2, and ``sys.stdout``/``sys.stderr`` written to them
     in order (UTF-8; stderr backslash-escapes what it cannot encode, as Python's does)."""
     out, err = _Output(), _Output()

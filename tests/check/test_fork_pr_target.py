@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from check_world import NIGHTLY, World, big_pr_wheel
 from cli_runner import run_main
 from fakegithub import FakeGitHub, add_pull
@@ -93,7 +93,7 @@ class Scene:
             action="check",
         )
         (self.tmp / "output").write_text("")
-        done = run_entrypoint(env, "check")
+        done = run_action(env, "check")
         assert "Traceback" not in done.stderr + done.stdout
         result = json.loads((self.workspace / "wheel-size-check.json").read_text())
         return done.returncode, done.stdout, result
@@ -200,7 +200,7 @@ def test_bad_head_input_is_one_line_and_nothing_written(scene: Scene) -> None:
         "head-sha": "$(curl evil)",
         "head-repository": FORK,
     }
-    done = run_entrypoint(runner_env(scene.fake, scene.tmp, inputs, action="check"), "check")
+    done = run_action(runner_env(scene.fake, scene.tmp, inputs, action="check"), "check")
     assert done.returncode == 2
     assert "::error title=wheel-size::input head-sha must be a commit SHA" in done.stdout
     assert not (scene.workspace / "wheel-size-check.md").exists()

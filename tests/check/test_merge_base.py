@@ -239,7 +239,7 @@ def test_every_position_is_found_within_the_documented_requests(
 def test_action_input_compare_with(
     fake_github: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
-    from action_runner import read_outputs, run_entrypoint, runner_env
+    from action_runner import read_outputs, run_action, runner_env
 
     world = World(fake_github, tmp_path / "world", main_history, range(DAYS))
     number = world.pr(main_history.by_day[FIRST + dt.timedelta(days=12)][1], "action")
@@ -253,13 +253,13 @@ def test_action_input_compare_with(
         "compare-with": "sideways",
     }  # fmt: skip
     extra = {"GITHUB_EVENT_PATH": str(event)}
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    done = run_action(runner_env(fake_github, tmp_path, inputs, extra=extra))
     assert done.returncode == 2
     assert "input compare-with must be merge-base or newest (or empty), not 'sideways'" in (
         done.stdout
     )
     inputs["compare-with"] = "merge-base"
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    done = run_action(runner_env(fake_github, tmp_path, inputs, extra=extra))
     assert done.returncode == 0, done.stdout + done.stderr
     outputs = read_outputs(tmp_path / "output")
     result = json.loads((workspace / outputs["check-json-path"]).read_text())

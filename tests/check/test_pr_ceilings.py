@@ -12,7 +12,7 @@ import random
 import shutil
 from pathlib import Path
 
-from action_runner import run_entrypoint, runner_env
+from action_runner import run_action, runner_env
 from check_world import MB, NIGHTLY, TAG
 from cli_runner import run_main
 from fakegithub import FakeGitHub
@@ -158,10 +158,10 @@ def test_action_check_mode_takes_ceiling_ack_and_fails_pypi(
         "ceilings": "cuda12_8=1.1",
         "ceiling-ack": "agreed in #160000",
     }
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs))
+    done = run_action(runner_env(fake_github, tmp_path, inputs))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "::warning title=Wheel size::" in done.stdout and "1.1 MB ceiling" in done.stdout
-    done = run_entrypoint(runner_env(fake_github, tmp_path, {**inputs, "pypi-limit-mb": "1.1"}))
+    done = run_action(runner_env(fake_github, tmp_path, {**inputs, "pypi-limit-mb": "1.1"}))
     assert done.returncode == 1
     assert "::error title=Wheel size::" in done.stdout
     assert "PyPI will refuse this upload" in done.stdout

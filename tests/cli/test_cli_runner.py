@@ -46,9 +46,9 @@ def test_a_child_process_writes_into_the_captured_output(tmp_path: Path) -> None
     order with the command's own lines, as it would from a subprocess."""
     import subprocess
 
-    from cli_runner import _captured
+    from cli_runner import captured
 
-    with _captured() as (out, err):
+    with captured() as (out, err):
         print("before", flush=True)
         subprocess.run(["sh", "-c", "echo child; echo oops >&2"], check=True)
         print("after")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run
@@ -74,7 +74,7 @@ def test_the_action_reads_the_limit_inputs(fake_github: FakeGitHub, tmp_path: Pa
         "fail-on-regression": "true",
     }
     env = runner_env(fake_github, tmp_path, inputs)
-    done = run_entrypoint(env)
+    done = run_action(env)
     assert "::error title=Wheel size limit::cuda12_8: 851.5 MB" in done.stdout, done.stdout
     assert done.returncode == 1
     assert read_outputs(tmp_path / "output")["ceiling-exceeded"] == "true"

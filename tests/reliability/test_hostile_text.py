@@ -237,7 +237,7 @@ def test_action_inputs_do_not_reach_a_shell(fake_github: FakeGitHub, tmp_path: P
     """Shell syntax in every text input of the action is taken literally (and refused)."""
     import yaml
 
-    from action_runner import run_entrypoint, runner_env
+    from action_runner import run_action, runner_env
 
     action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
     canary = tmp_path / "pwned"
@@ -248,7 +248,7 @@ def test_action_inputs_do_not_reach_a_shell(fake_github: FakeGitHub, tmp_path: P
         default = str(spec.get("default", ""))
         if default in ("true", "false") or key == "github-token":
             continue
-        run_entrypoint({**env, f"INPUT_{key.upper()}": payload})
+        run_action({**env, f"INPUT_{key.upper()}": payload})
         tried += 1
         assert not canary.exists(), f"input {key} reached a shell"
     assert tried >= 10

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import run_entrypoint
+from action_runner import run_action
 from action_runner import runner_env as _runner_env
 from cli_runner import run_main
 from fakegithub import FakeGitHub
@@ -109,7 +109,7 @@ def test_successful_run_keeps_the_token_secret(world: FakeGitHub, tmp_path: Path
         "dashboard": "true",
         "create-issues": "true",
     }
-    res = run_entrypoint(runner_env(world, tmp_path, inputs))
+    res = run_action(runner_env(world, tmp_path, inputs))
     assert res.returncode == 0, res.stdout + res.stderr
     assert world.repo("pytorch/pytorch").issues, "the jump should have opened an issue"
     check_run(world, tmp_path, res, remote)
@@ -140,7 +140,7 @@ def test_failing_runs_keep_the_token_secret(
             f"https://x-access-token:{world.token}@127.0.0.1:9/pytorch/pytorch.git"
         )
     env = runner_env(world, tmp_path, inputs)
-    res = run_entrypoint(env)
+    res = run_action(env)
     assert res.returncode == 2, res.stdout + res.stderr
     assert "::error" in res.stdout
     if failure == "bad-token":

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import run_entrypoint, runner_env
+from action_runner import run_action, runner_env
 from cli_runner import run_main
 from conftest import checkout_env, unmeasured
 from fakegithub import FakeGitHub
@@ -94,7 +94,7 @@ def test_full_tmpdir_in_the_audit_action_is_one_line(
     env = runner_env(fake_github, tmp_path, {"audit-input": "dist/*.whl"}, action="audit")
     elf_wheel(tmp_path / "workspace" / "dist", "2.0", 1, 1 << 20)
     env["TMPDIR"] = str(small_tmpfs)
-    done = run_entrypoint(env, "audit")
+    done = run_action(env, "audit")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "internal error" not in done.stdout + done.stderr
     errors = [ln for ln in done.stdout.splitlines() if ln.startswith("::error")]
