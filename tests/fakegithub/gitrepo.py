@@ -106,7 +106,7 @@ class GitRepo:
         if found is None:
             found = self._parse_log(self._git("log", "-1", f"--format={_LOG_FORMAT}", sha))[0]
             self._keep(("commit", sha), (sha,), found)
-        return found  # type: ignore[no-any-return]
+        return found
 
     def log_range(self, base: str, head: str) -> list[Commit]:
         """Commits in ``base..head``, oldest first (GitHub's chronological order)."""
@@ -121,7 +121,7 @@ class GitRepo:
         if found is None:
             found = int(self._git("rev-list", "--count", spec).strip() or 0)
             self._keep(("count", spec), tuple(spec.split("..")), found)
-        return found  # type: ignore[no-any-return]
+        return found
 
     def merge_base(self, a: str, b: str) -> str | None:
         found = self._kept.get(("merge-base", a, b))
@@ -129,7 +129,7 @@ class GitRepo:
             found = self._git("merge-base", a, b, check=False).strip() or None
             if found is not None:  # none yet: the objects may still arrive
                 self._keep(("merge-base", a, b), (a, b), found)
-        return found  # type: ignore[no-any-return]
+        return found
 
     def diff(self, old: str | None, new: str) -> list[FileChange]:
         """Changed files between two commits (``old`` None: the root commit's tree)."""
