@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from conftest import run_cli
 from fakegithub import FakeGitHub
 from wheel_factory import make_1747_matrix, make_artifact
@@ -14,7 +14,7 @@ from wheel_factory import make_1747_matrix, make_artifact
 
 def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = runner_env(fake, tmp, inputs, repository="pytorch/ao", action="audit")
-    return run_entrypoint(env, "audit")
+    return run_action(env, "audit")
 
 
 def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) -> None:
