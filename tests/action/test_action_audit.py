@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from action_runner import read_outputs, run_action, runner_env
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from wheel_factory import make_1747_matrix, make_artifact
 
@@ -51,7 +51,7 @@ def test_action_and_cli_give_the_same_report(fake_github: FakeGitHub, tmp_path: 
     assert result.returncode == 0, result.stdout + result.stderr
     found = read_outputs(tmp_path / "output")
     action_json = (tmp_path / "workspace" / found["audit-report-json-path"]).read_text()
-    cli = run_cli(["audit", "artifacts", "--format", "json"], cwd=workspace)
+    cli = run_main(["audit", "artifacts", "--format", "json"], cwd=workspace)
     assert cli.returncode == 0, cli.stderr
     assert action_json == cli.stdout
     assert json.loads(found["audit-jobs-to-disable"]) == [
