@@ -10,6 +10,7 @@ from pathlib import Path
 
 from cli_runner import run_main
 from conftest import run_cli
+from fakegithub import FakeGitHub
 
 
 def test_same_result_as_the_subprocess_for_help_and_a_bad_command() -> None:
@@ -59,3 +60,21 @@ def test_a_child_process_writes_into_the_captured_output(tmp_path: Path) -> None
 
 def test_the_fixture_is_the_runner(main_cli: Callable[..., object]) -> None:
     assert main_cli is run_main
+
+
+def test_the_action_in_process_leaves_ssl_and_the_environment_as_they_were(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The Action patches ``ssl`` with the system trust store (an entry point's right): in
+    this process that is undone, so no later test runs with it."""
+    import ssl
+
+    from action_runner import run_action, runner_env
+
+    before_env, before_context = dict(os.environ), ssl.SSLContext
+    env = runner_env(fake_github, tmp_path, {"audit-input": "nothing/*.whl"}, action="audit")
+    done = run_action(env, "audit")
+    assert done.returncode == 2
+    assert "input audit-input: nothing/*.whl matches no file in the workspace" in done.stdout
+    assert ssl.SSLContext is before_context
+    assert dict(os.environ) == before_env
