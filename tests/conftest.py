@@ -86,6 +86,13 @@ def main_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
 
 
 @pytest.fixture
+def github_world() -> FakeGitHub:
+    """The fake GitHub's world, never served: for tests through the in-memory port
+    (``fakegithub.memory.MemoryGitHub``), which cannot reach GitHub over HTTP."""
+    return FakeGitHub()
+
+
+@pytest.fixture
 def fake_github() -> Iterator[FakeGitHub]:
     """A started fake GitHub REST server (tests/fakegithub); stopped after the test."""
     with FakeGitHub() as fake:

@@ -126,8 +126,8 @@ def test_a_full_listing_is_paged_and_every_python_is_kept(
     assert {"manywheel-py3_13t-rocm7_0", "manywheel-py3_10-cpu"} <= {j["artifact"] for j in jobs}
 
 
-def test_left_out_with_the_reason_never_guessed(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_left_out_with_the_reason_never_guessed(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     day = D(2025, 10, 1)
     run = run_of(wf, add_night(wf, day))
     add_jobs(run, skip=("cpu", "xpu", "rocm6_4", "rocm7_0"))
@@ -145,7 +145,7 @@ def test_left_out_with_the_reason_never_guessed(fake_github: FakeGitHub, tmp_pat
     options = TrackOptions(
         SOURCE, variants=("cpu", "xpu", "rocm6_4", "rocm7_0", "cuda12_8"), periods=span, jobs=ON
     )
-    res = track(store, options, github=MemoryGitHub(fake_github), today=day)
+    res = track(store, options, github=MemoryGitHub(github_world), today=day)
     notes = {r.variant: (r.days[0].build_seconds, r.days[0].build_note) for r in res.reports}
     assert notes["cpu"] == (None, f"no job building manywheel-py3_12-cpu in run {run.id}")
     assert notes["xpu"] == (None, "job manywheel-py3_12-xpu-build / build ended cancelled")

@@ -92,15 +92,15 @@ def test_fork_pull_request_on_a_nightly_branch_is_never_stored(
 
 
 def test_a_night_with_only_a_fork_run_stores_nothing(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    wf = add_world(fake_github)
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
-    add_fork_run(fake_github, wf, D(2025, 10, 11))
+    add_fork_run(github_world, wf, D(2025, 10, 11))
     store = DirectoryStore(tmp_path / "h")
-    track(store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 10))
+    track(store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 10))
     res = track(
-        store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 11)
+        store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
     )
     assert [r.date for r in store.read_runs()] == [D(2025, 10, 10)]
     assert res.write.changed == [] and not res.jumps
@@ -108,22 +108,22 @@ def test_a_night_with_only_a_fork_run_stores_nothing(
 
 
 def test_configured_events_and_the_head_check_stays(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    wf = add_world(fake_github)
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
     release = wf.add_run(created_at="2025-10-10T12:00:00Z", event="release").id
-    fork = add_fork_run(fake_github, wf, D(2025, 10, 10))
+    fork = add_fork_run(github_world, wf, D(2025, 10, 10))
     store = DirectoryStore(tmp_path / "h")
     source = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly", ("push", "release"))
     res = track(
-        store, TrackOptions(source), github=MemoryGitHub(fake_github), today=D(2025, 10, 10)
+        store, TrackOptions(source), github=MemoryGitHub(github_world), today=D(2025, 10, 10)
     )
     stored = {r.run_id for r in store.read_runs()}
     assert release in stored and fork not in stored
     anything = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly", ())
     res = track(
-        store, TrackOptions(anything), github=MemoryGitHub(fake_github), today=D(2025, 10, 10)
+        store, TrackOptions(anything), github=MemoryGitHub(github_world), today=D(2025, 10, 10)
     )
     assert fork not in {r.run_id for r in store.read_runs()}  # any event, never a fork
     assert [s.reason for s in res.skipped_runs] == ["fork"]

@@ -72,15 +72,15 @@ def test_backfill_then_nightly_update(fake_github: FakeGitHub, tmp_path: Path) -
     assert [j.date for j in again.jumps] == [D(2025, 11, 1)]
 
 
-def test_data_branch_with_dashboard_one_commit(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_data_branch_with_dashboard_one_commit(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
     add_night(wf, D(2025, 10, 11), {"cpu": 2.0})
     remote = tmp_path / "data.git"
     git("init", "-q", "--bare", str(remote))
     opts = TrackOptions(SOURCE, variants=["cpu", "cu128"], dashboard=True, report_days=7)
     with GitBranchStore(str(remote), backoff=0) as store:
-        res = track(store, opts, github=MemoryGitHub(fake_github), today=D(2025, 10, 11))
+        res = track(store, opts, github=MemoryGitHub(github_world), today=D(2025, 10, 11))
     assert res.write.commit
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "wheel-size-data")
     assert "index.html" in files.split()
@@ -88,30 +88,32 @@ def test_data_branch_with_dashboard_one_commit(fake_github: FakeGitHub, tmp_path
     html = git("--git-dir", str(remote), "show", "wheel-size-data:index.html")
     assert "manywheel-py3_12-cpu" in html
     with GitBranchStore(str(remote), backoff=0) as store:
-        res2 = track(store, opts, github=MemoryGitHub(fake_github), today=D(2025, 10, 11))
+        res2 = track(store, opts, github=MemoryGitHub(github_world), today=D(2025, 10, 11))
     assert res2.write.commit is None  # idempotent: no second commit
     assert git("--git-dir", str(remote), "rev-list", "--count", "wheel-size-data").strip() == "1"
 
 
-def test_unknown_variant_still_stores_the_night(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_unknown_variant_still_stores_the_night(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 11))
     store = DirectoryStore(tmp_path)
     with pytest.raises(InputError, match="variants seen: cpu, cuda12_6"):
-        track(store, TrackOptions(SOURCE, variants=["rocm9.9"]), github=MemoryGitHub(fake_github),
+        track(store, TrackOptions(SOURCE, variants=["rocm9.9"]), github=MemoryGitHub(github_world),
               today=D(2025, 10, 11))  # fmt: skip
     assert len(store.read_runs()) == 1
 
 
-def test_several_runs_a_night_latest_with_artifact(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_several_runs_a_night_latest_with_artifact(
+    github_world: FakeGitHub, tmp_path: Path
+) -> None:
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
     first = add_night(wf, D(2025, 10, 11), {"cuda12_8": 9.0}, hour=7)
     rerun = add_night(wf, D(2025, 10, 11), {"cuda12_8": 1.0}, hour=15)
     broken = add_night(wf, D(2025, 10, 11), hour=20, conclusion="failure", variants={"cpu": 1.0})
     store = DirectoryStore(tmp_path)
     res = track(
-        store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 11)
+        store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
     )
     day = next(d for d in res.reports[0].days if d.date == D(2025, 10, 11))
     assert day.run_id == rerun

@@ -21,14 +21,14 @@ SOURCE = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly")
 NOISE = [0.0, 0.55, -0.5, 0.3, -0.56, 0.42, -0.3, 0.52, -0.48, 0.1, 0.56, -0.42, 0.25, -0.54]
 
 
-def test_noisy_nights_one_real_change(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_noisy_nights_one_real_change(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     first = D(2025, 10, 1)
     for i in range(28):
         # cuda12_8 grows 3 MB on night 20 (Oct 21); every night carries its noise
         grow = NOISE[i % len(NOISE)] + (3.0 if i >= 20 else 0.0)
         add_night(wf, first + dt.timedelta(days=i), {"cuda12_8": grow})
-    gh = MemoryGitHub(fake_github)
+    gh = MemoryGitHub(github_world)
     october = [DateRange(first, D(2025, 10, 28))]
 
     def run(baseline: str, where: str) -> list[dt.date]:

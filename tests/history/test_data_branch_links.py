@@ -84,14 +84,14 @@ def outside_files(outside: Path) -> list[str]:
 
 
 def test_track_never_writes_through_a_symlinked_data_branch(
-    fake_github: FakeGitHub, hostile_branch: tuple[Path, Path]
+    github_world: FakeGitHub, hostile_branch: tuple[Path, Path]
 ) -> None:
     remote, outside = hostile_branch
-    wf = add_world(fake_github)
+    wf = add_world(github_world)
     night = add_night(wf, D(2025, 10, 11))
     with GitBranchStore(str(remote), backoff=0) as store:
         res = track(
-            store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 11)
+            store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
         )
     assert res.write.commit
     assert outside_files(outside) == ["secret.txt"]  # nothing written outside the clone
@@ -109,7 +109,7 @@ def test_track_never_writes_through_a_symlinked_data_branch(
     # a second run reads the branch as plain data and stores nothing new
     with GitBranchStore(str(remote), backoff=0) as store:
         again = track(
-            store, TrackOptions(SOURCE), github=MemoryGitHub(fake_github), today=D(2025, 10, 11)
+            store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
         )
     assert again.write.changed == []
     assert drain_skipped() == []
