@@ -15,7 +15,14 @@ import yaml
 from conftest import REPO_ROOT, SRC
 from fakegithub import FakeGitHub
 
-__all__ = ["ENTRYPOINT", "parse_outputs", "read_outputs", "run_entrypoint", "runner_env"]
+__all__ = [
+    "ENTRYPOINT",
+    "parse_outputs",
+    "read_outputs",
+    "run_action",
+    "run_entrypoint",
+    "runner_env",
+]
 
 ENTRYPOINT = REPO_ROOT / "entrypoint"
 
@@ -85,3 +92,34 @@ def run_entrypoint(env: Mapping[str, str], action: str = "") -> subprocess.Compl
         [str(ENTRYPOINT), *([action] if action else [])], env=dict(env),
         cwd=env["GITHUB_WORKSPACE"], capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
+
+
+def run_action(env: Mapping[str, str], action: str = "") -> subprocess.CompletedProcess[str]:
+    """What :func:`run_entrypoint` runs, in this process: ``wheel_size.action.main.main``
+    with ``env`` as the whole environment, in the workspace, output captured at the file
+    descriptors (see :mod:`cli_runner`). The process is left as it was, the ``ssl`` module
+    too (the action verifies HTTPS against the system trust store: it patches ``ssl``).
+
+    The entrypoint script itself (executable, its interpreter line, the container's
+    argument) and crash isolation are proved by the tests that run it as a process."""
+    from cli_runner import captured, process_state
+    from wheel_size import trust
+    from wheel_size.action.main import main
+    from wheel_size.history.recordfile import drain_skipped
+
+    patched = trust._TRUSTSTORE_INJECTED
+    drain_skipped()
+    argv = [action] if action else []
+    try:
+        with (
+            process_state(env, env["GITHUB_WORKSPACE"], replace_env=True),
+            captured() as (out, err),
+        ):
+            status = main(argv=argv)
+    finally:
+        if trust._TRUSTSTORE_INJECTED and not patched:
+            import truststore
+
+            truststore.extract_from_ssl()
+            trust._TRUSTSTORE_INJECTED = False
+    return subprocess.CompletedProcess([str(ENTRYPOINT), *argv], status, out.text, err.text)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from history_factory import run as run_record
 from wheel_factory import make_artifact, make_wheel
@@ -44,7 +45,7 @@ class World:
         self.pr = self.repo.add_issue("Add kernels", "Adds sm_90 kernels.", pull_request=True)
 
     def check(self, wheels: list[Path], *extra: str) -> tuple[int, str, str]:
-        done = run_cli(
+        done = run_main(
             [
                 "check",
                 *map(str, wheels),

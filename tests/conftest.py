@@ -1,4 +1,6 @@
-"""Shared test helpers: run the CLI of *this* checkout as a real subprocess."""
+"""Shared test helpers: run the CLI of *this* checkout in this process (``run_main``, the
+default) or as a real subprocess (``run_cli``: the console script, resource limits, crash
+isolation, signals)."""
 
 from __future__ import annotations
 
@@ -53,7 +55,9 @@ def run_cli(
     preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``wheel-size ARGS`` in a subprocess and capture its output (``preexec_fn`` runs in
-    the child before it starts, e.g. to cap its memory with ``resource.setrlimit``)."""
+    the child before it starts, e.g. to cap its memory with ``resource.setrlimit``). A test
+    that needs no process of its own uses :func:`cli_runner.run_main`: the same result,
+    without a Python start and every import again."""
     return subprocess.run(
         [sys.executable, "-m", "wheel_size", *args],
         env=checkout_env(env),
@@ -70,6 +74,22 @@ def run_cli(
 def cli() -> object:
     """The :func:`run_cli` helper as a fixture."""
     return run_cli
+
+
+@pytest.fixture
+def main_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """:func:`cli_runner.run_main` as a fixture: ``main_cli(args, env=..., cwd=...)`` runs
+    ``wheel-size ARGS`` in this process and reads as :func:`run_cli`'s result."""
+    from cli_runner import run_main
+
+    return run_main
+
+
+@pytest.fixture
+def github_world() -> FakeGitHub:
+    """The fake GitHub's world, never served: for tests through the in-memory port
+    (``fakegithub.memory.MemoryGitHub``), which cannot reach GitHub over HTTP."""
+    return FakeGitHub()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from wheel_size.errors import InputError
 from wheel_size.plan import plan_chunks
 
@@ -66,7 +66,7 @@ def test_too_many_jobs_for_one_matrix() -> None:
 def test_cli_writes_the_matrix_to_github_output(tmp_path: Path) -> None:
     output = tmp_path / "output"
     output.write_text("earlier=1\n")
-    result = run_cli(
+    result = run_main(
         ["plan-chunks", "--from", "2025-09-20", "--to", "2025-11-03", "--github-output"],
         env={"GITHUB_OUTPUT": str(output)},
     )
@@ -82,7 +82,7 @@ def test_cli_writes_the_matrix_to_github_output(tmp_path: Path) -> None:
 
 
 def test_cli_without_a_range_plans_nothing() -> None:
-    result = run_cli(["plan-chunks", "--from", ""])
+    result = run_main(["plan-chunks", "--from", ""])
     assert result.returncode == 0
     assert json.loads(result.stdout) == {"include": []}
 
@@ -96,7 +96,7 @@ def test_cli_without_a_range_plans_nothing() -> None:
     ],
 )
 def test_cli_bad_input(args: list[str], message: str) -> None:
-    result = run_cli(["plan-chunks", *args])
+    result = run_main(["plan-chunks", *args])
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -6,15 +6,15 @@ import json
 import subprocess
 from pathlib import Path
 
-from action_runner import read_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from action_runner import read_outputs, run_action, runner_env
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from wheel_factory import make_1747_matrix, make_artifact
 
 
 def _run(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = runner_env(fake, tmp, inputs, repository="pytorch/ao", action="audit")
-    return run_entrypoint(env, "audit")
+    return run_action(env, "audit")
 
 
 def test_audit_mode_on_the_1747_matrix(fake_github: FakeGitHub, tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_action_and_cli_give_the_same_report(fake_github: FakeGitHub, tmp_path: 
     assert result.returncode == 0, result.stdout + result.stderr
     found = read_outputs(tmp_path / "output")
     action_json = (tmp_path / "workspace" / found["audit-report-json-path"]).read_text()
-    cli = run_cli(["audit", "artifacts", "--format", "json"], cwd=workspace)
+    cli = run_main(["audit", "artifacts", "--format", "json"], cwd=workspace)
     assert cli.returncode == 0, cli.stderr
     assert action_json == cli.stdout
     assert json.loads(found["audit-jobs-to-disable"]) == [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from wheel_factory import make_1747_matrix
@@ -45,7 +45,7 @@ def test_mode_still_runs_another_action_with_a_warning(
 ) -> None:
     make_1747_matrix(tmp_path / "workspace" / "artifacts")
     env = runner_env(fake_github, tmp_path, {"mode": "audit", "audit-input": "artifacts"})
-    done = run_entrypoint(env)
+    done = run_action(env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         "::warning title=wheel-size::input mode is deprecated and goes away in v2: use "
@@ -62,7 +62,7 @@ def test_a_failed_run_of_any_action_has_a_step_summary(
     for action, inputs in (("check", {}), ("split", {}), ("audit", {"audit-input": "none"})):
         (tmp_path / "summary").write_text("")
         env = runner_env(fake_github, tmp_path, inputs, action=action)
-        done = run_entrypoint(env, action)
+        done = run_action(env, action)
         assert done.returncode == 2, done.stdout
         summary = (tmp_path / "summary").read_text()
         assert summary.startswith("**wheel-size failed:** "), (action, summary)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from check_world import NIGHTLY, World, big_pr_wheel
 from fakegithub import FakeGitHub
 
@@ -26,7 +26,7 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
         "pr-number": str(world.pr.number),
     }
     env = runner_env(fake_github, tmp_path, inputs, extra={"GITHUB_EVENT_PATH": str(event)})
-    done = run_entrypoint(env)
+    done = run_action(env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     outputs = read_outputs(tmp_path / "output")
@@ -41,7 +41,7 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
         json.dumps({"pull_request": {"number": world.pr.number, "body": "Wheel-Size: intended"}})
     )
     (tmp_path / "output").write_text("")
-    done = run_entrypoint(env)
+    done = run_action(env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert read_outputs(tmp_path / "output")["check-failed"] == "false"
     [body] = world.comments()
@@ -51,6 +51,6 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
 def test_check_mode_without_wheels_input_is_one_line(
     fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
-    done = run_entrypoint(runner_env(fake_github, tmp_path, {"mode": "check"}))
+    done = run_action(runner_env(fake_github, tmp_path, {"mode": "check"}))
     assert done.returncode == 2
     assert "::error title=wheel-size::input check-wheels is required in check mode" in done.stdout

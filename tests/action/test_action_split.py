@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from fakegithub import FakeGitHub
 from fatwheel import build_fat_wheel
 
@@ -16,7 +16,7 @@ REPO = "rocm/torch-builds"
 
 def runner(fake: FakeGitHub, tmp: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = runner_env(fake, tmp, {"pr-number": "", **inputs}, repository=REPO, action="split")
-    return run_entrypoint(env, "split")
+    return run_action(env, "split")
 
 
 def test_split_mode_writes_wheels_summary_outputs_and_one_comment(
@@ -60,7 +60,7 @@ def test_split_mode_errors_are_annotations(fake_github: FakeGitHub, tmp_path: Pa
     assert result.returncode == 2 and "not a zip archive" in result.stdout
     assert not (tmp_path / "workspace" / "wheel-size-split" / "torch-1.0-py3-none-any").exists()
     env = runner_env(fake_github, tmp_path, {"mode": "sideways"}, repository=REPO)
-    result = run_entrypoint(env)
+    result = run_action(env)
     assert (
         result.returncode == 2
         and "input mode must be track, split, audit or check" in result.stdout

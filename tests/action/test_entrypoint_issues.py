@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from action_runner import parse_outputs, run_entrypoint, runner_env
+from action_runner import parse_outputs, run_action, runner_env
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo
 
@@ -24,7 +24,7 @@ def test_create_issues_inputs_and_outputs(fake_github: FakeGitHub, tmp_path: Pat
         "evidence": "false",
     }
     env = runner_env(fake_github, tmp_path, inputs)
-    res = run_entrypoint(env)
+    res = run_action(env)
     assert res.returncode == 0, res.stdout + res.stderr
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     assert issue.label_names == ["size", "nightly"]
@@ -36,7 +36,7 @@ def test_create_issues_inputs_and_outputs(fake_github: FakeGitHub, tmp_path: Pat
     (tmp_path / "output").unlink()
     env.update({"INPUT_FROM": "2025-10-12", "INPUT_TO": "2025-10-12"})
     env["INPUT_CLOSE-ON-ROLLBACK"] = "true"
-    res = run_entrypoint(env)
+    res = run_action(env)
     assert res.returncode == 0, res.stdout + res.stderr
     outputs = parse_outputs((tmp_path / "output").read_text())
     assert outputs["issues-created"] == "" and outputs["issues-updated"] == str(issue.number)
@@ -54,7 +54,7 @@ def test_refused_issue_is_an_error_annotation(fake_github: FakeGitHub, tmp_path:
         "create-issues": "true",
         "evidence": "false",
     }
-    res = run_entrypoint(runner_env(fake_github, tmp_path, inputs))
+    res = run_action(runner_env(fake_github, tmp_path, inputs))
     assert res.returncode == 2
     errors = [ln for ln in res.stdout.splitlines() if ln.startswith("::error")]
     assert len(errors) == 1 and "issues are disabled" in errors[0]

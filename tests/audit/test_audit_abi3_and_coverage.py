@@ -18,7 +18,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fatwheel import HIP_DIR
 from wheel_factory import make_wheel
 from wheel_size.audit.arch_coverage import missing_archs, serves, single_architecture
@@ -45,7 +46,7 @@ SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text(
 
 
 def audit(*wheels: Path) -> dict[str, Any]:
-    result = run_cli(["audit", "--format", "json", *map(str, wheels)])
+    result = run_main(["audit", "--format", "json", *map(str, wheels)])
     assert result.returncode == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -184,7 +185,7 @@ def test_wheel_table_counts_the_files_that_carry_gpu_code(tmp_path: Path) -> Non
         {"hipthing/lib/liba.so": HIP_DIR / "libmulti19.so",
          "hipthing/lib/libb.so": HIP_DIR / "librdc19.so"},
     )  # fmt: skip
-    result = run_cli(["audit", str(wheel)])
+    result = run_main(["audit", str(wheel)])
     assert result.returncode == 0, result.stderr
     header = "| native files (extensions) | files with GPU code | GPU archs | size |"
     assert header in result.stdout

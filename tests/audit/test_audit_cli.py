@@ -17,7 +17,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_factory import make_1747_matrix, make_artifact, make_wheel
 
 DATA = REPO_ROOT / "tests" / "data"
@@ -25,7 +26,7 @@ SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text(
 
 
 def _audit(*paths: Path, cwd: Path | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    result = run_cli(["audit", *map(str, paths), "--format", "json", *extra], cwd=cwd)
+    result = run_main(["audit", *map(str, paths), "--format", "json", *extra], cwd=cwd)
     assert result.returncode == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)  # docs/audit-format.schema.json describes what we print
@@ -91,7 +92,7 @@ def test_1747_matrix_verdicts(matrix_1747: Path) -> None:
 
 
 def test_1747_markdown(matrix_1747: Path) -> None:
-    result = run_cli(["audit", "artifacts"], cwd=matrix_1747)
+    result = run_main(["audit", "artifacts"], cwd=matrix_1747)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(
         "**7 wheels: keep 2, drop 5, fix 0; 1 group of identical builds; 5 of 7 jobs to disable.**"
@@ -104,7 +105,7 @@ def test_1747_markdown(matrix_1747: Path) -> None:
 
 
 def test_strict_exit_code(matrix_1747: Path) -> None:
-    result = run_cli(["audit", "artifacts", "--strict"], cwd=matrix_1747)
+    result = run_main(["audit", "artifacts", "--strict"], cwd=matrix_1747)
     assert result.returncode == 1
 
 
@@ -203,7 +204,7 @@ def test_artifact_zip_and_unreadable_inputs(tmp_path: Path) -> None:
     artifact = make_artifact(tmp_path / "wheels.zip", [wheel])
     junk = tmp_path / "junk.whl"
     junk.write_text("not a zip")
-    result = run_cli(["audit", str(artifact), str(junk), "--format", "json"])
+    result = run_main(["audit", str(artifact), str(junk), "--format", "json"])
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert [w["path"] for w in data["wheels"]] == [f"{artifact}!{wheel.name}"]
@@ -215,7 +216,7 @@ def test_artifact_zip_and_unreadable_inputs(tmp_path: Path) -> None:
 def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
     junk = tmp_path / "junk.whl"
     junk.write_text("x")
-    result = run_cli(["audit", str(junk)])
+    result = run_main(["audit", str(junk)])
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("wheel-size: error: nothing to audit:")
 
@@ -252,7 +253,7 @@ def test_audit_a_workflow_runs_artifacts(fake_github: Any, tmp_path: Path) -> No
         zipped = make_artifact(tmp_path / f"{job.name}.zip", sorted(job.glob("*.whl")))
         run.add_artifact(f"wheels-{job.name}", content=zipped.read_bytes())
     run.add_artifact("wheels-expired", size_in_bytes=100, expired=True)
-    result = run_cli(
+    result = run_main(
         ["audit", "--repo", "pytorch/ao", "--run-id", str(run.id), "--format", "json"],
         env=fake_github.env(),
     )
@@ -271,7 +272,7 @@ def test_readme_shows_the_real_output(matrix_1747: Path) -> None:
         "wheel-size audit artifacts\n```\n\n"
     )
     shown = readme[start : readme.index("\n## ", start)].strip()
-    result = run_cli(["audit", "artifacts"], cwd=matrix_1747)
+    result = run_main(["audit", "artifacts"], cwd=matrix_1747)
     assert result.returncode == 0, result.stderr
     fresh = result.stdout.strip().replace("\n### ", "\n#### ")
     # wheel sizes depend on the zip writer's compression; everything else must match exactly

@@ -9,7 +9,8 @@ from typing import Any
 
 import jsonschema
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_factory import make_wheel
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
@@ -17,7 +18,7 @@ SO = REPO_ROOT / "tests" / "data" / "abi3" / "clean.abi3.so"
 
 
 def _audit(*args: str) -> dict[str, Any]:
-    result = run_cli(["audit", *args, "--format", "json"])
+    result = run_main(["audit", *args, "--format", "json"])
     assert result.returncode == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -100,7 +101,7 @@ def test_name_collision_gets_an_explicit_pick(tmp_path: Path) -> None:
 
     flipped = _audit(str(tmp_path), "--prefer", "*cuda*")
     assert flipped["name_collisions"][0]["keep"] == str(cuda)
-    markdown = run_cli(["audit", str(tmp_path), "--prefer", "*cuda*"]).stdout
+    markdown = run_main(["audit", str(tmp_path), "--prefer", "*cuda*"]).stdout
     assert "### One file name, different bytes" in markdown
     assert f"- `{cpu.name}`: upload `{cuda}`; rename or disable `{cpu}`" in markdown
 

@@ -15,7 +15,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_factory import make_wheel
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
@@ -24,7 +25,7 @@ LIB = "int answer(void) { return 42; }\n"
 
 
 def _audit(*paths: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    result = run_cli(["audit", *map(str, paths), "--format", "json", *extra])
+    result = run_main(["audit", *map(str, paths), "--format", "json", *extra])
     assert result.returncode == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)

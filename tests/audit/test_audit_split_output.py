@@ -12,7 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fatwheel import build_fat_wheel
 from wheel_factory import make_artifact, make_wheel
 
@@ -23,7 +24,7 @@ SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text(
 def split_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("split")
     fat = build_fat_wheel(work / "fat")
-    result = run_cli(
+    result = run_main(
         ["split", "--input", str(fat), "--output-dir", str(work / "out"),
          "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/",
          "--wheel-type", "torch-fat"],
@@ -33,7 +34,7 @@ def split_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _audit(*args: str) -> tuple[dict[str, Any], str]:
-    result = run_cli(["audit", *args, "--format", "json"])
+    result = run_main(["audit", *args, "--format", "json"])
     assert result.returncode == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -117,7 +118,7 @@ def test_messages_name_members_not_temporary_files(split_out: Path, tmp_path: Pa
     artifact = make_artifact(
         tmp_path / "wheels-rocm.zip", [bad_device, bad_host, broken / "not-a-wheel.whl"]
     )
-    result = run_cli(["audit", str(artifact), "--format", "json"])
+    result = run_main(["audit", str(artifact), "--format", "json"])
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     jsonschema.validate(report, SCHEMA)

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from check_world import NIGHTLY, World, big_pr_wheel
+from cli_runner import run_main
 from fakegithub import FakeGitHub, add_pull
 
 FORK = "mallory/pytorch"
@@ -92,7 +93,7 @@ class Scene:
             action="check",
         )
         (self.tmp / "output").write_text("")
-        done = run_entrypoint(env, "check")
+        done = run_action(env, "check")
         assert "Traceback" not in done.stderr + done.stdout
         result = json.loads((self.workspace / "wheel-size-check.json").read_text())
         return done.returncode, done.stdout, result
@@ -164,9 +165,7 @@ def test_event_naming_a_pr_whose_head_moved_is_not_trusted(scene: Scene) -> None
 
 
 def test_fork_claim_on_the_command_line_is_refused_too(scene: Scene) -> None:
-    from conftest import run_cli
-
-    done = run_cli(
+    done = run_main(
         [
             "check",
             str(scene.workspace / "pr-build" / "pr" / NIGHTLY),
@@ -201,7 +200,7 @@ def test_bad_head_input_is_one_line_and_nothing_written(scene: Scene) -> None:
         "head-sha": "$(curl evil)",
         "head-repository": FORK,
     }
-    done = run_entrypoint(runner_env(scene.fake, scene.tmp, inputs, action="check"), "check")
+    done = run_action(runner_env(scene.fake, scene.tmp, inputs, action="check"), "check")
     assert done.returncode == 2
     assert "::error title=wheel-size::input head-sha must be a commit SHA" in done.stdout
     assert not (scene.workspace / "wheel-size-check.md").exists()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from check_world import NIGHTLY, torch_wheel
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub, add_pull
 from history_factory import run as run_record
 from wheel_size.check.mergebase import NightChoice, nearest_night, stored_nights
@@ -103,7 +103,7 @@ class World:
 
     def check(self, number: int, *extra: str) -> tuple[dict, str]:  # type: ignore[type-arg]
         out = self.tmp / "check.json"
-        done = run_cli(
+        done = run_main(
             [
                 "check", str(self.tmp / "pr"), "--repo", "pytorch/pytorch",
                 "--history", str(self.history), "--pr-number", str(number), "--no-comment",
@@ -239,7 +239,7 @@ def test_every_position_is_found_within_the_documented_requests(
 def test_action_input_compare_with(
     fake_github: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
-    from action_runner import read_outputs, run_entrypoint, runner_env
+    from action_runner import read_outputs, run_action, runner_env
 
     world = World(fake_github, tmp_path / "world", main_history, range(DAYS))
     number = world.pr(main_history.by_day[FIRST + dt.timedelta(days=12)][1], "action")
@@ -253,13 +253,13 @@ def test_action_input_compare_with(
         "compare-with": "sideways",
     }  # fmt: skip
     extra = {"GITHUB_EVENT_PATH": str(event)}
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    done = run_action(runner_env(fake_github, tmp_path, inputs, extra=extra))
     assert done.returncode == 2
     assert "input compare-with must be merge-base or newest (or empty), not 'sideways'" in (
         done.stdout
     )
     inputs["compare-with"] = "merge-base"
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    done = run_action(runner_env(fake_github, tmp_path, inputs, extra=extra))
     assert done.returncode == 0, done.stdout + done.stderr
     outputs = read_outputs(tmp_path / "output")
     result = json.loads((workspace / outputs["check-json-path"]).read_text())
@@ -273,7 +273,7 @@ def test_explicit_merge_base_without_a_pull_request_says_so(
 ) -> None:
     world = World(fake_github, tmp_path, main_history, range(3))
     out = tmp_path / "c.json"
-    done = run_cli(
+    done = run_main(
         [
             "check", str(tmp_path / "pr"), "--history", str(world.history), "--no-comment",
             "--compare-with", "merge-base", "--json", str(out),

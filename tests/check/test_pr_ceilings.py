@@ -12,9 +12,9 @@ import random
 import shutil
 from pathlib import Path
 
-from action_runner import run_entrypoint, runner_env
+from action_runner import run_action, runner_env
 from check_world import MB, NIGHTLY, TAG
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run as run_record
 from wheel_factory import make_artifact, make_wheel
@@ -54,7 +54,7 @@ class Ceilings:
         return blob_wheel(folder, "2.10.0.dev20251012+cu128", MB + extra)
 
     def check(self, *flags: str) -> tuple[int, str, str, dict[str, object]]:
-        done = run_cli(
+        done = run_main(
             [
                 "check", str(self.tmp / "pr"), "--repo", "pytorch/pytorch",
                 "--history", str(self.history), "--pr-number", str(self.pr.number),
@@ -158,10 +158,10 @@ def test_action_check_mode_takes_ceiling_ack_and_fails_pypi(
         "ceilings": "cuda12_8=1.1",
         "ceiling-ack": "agreed in #160000",
     }
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs))
+    done = run_action(runner_env(fake_github, tmp_path, inputs))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "::warning title=Wheel size::" in done.stdout and "1.1 MB ceiling" in done.stdout
-    done = run_entrypoint(runner_env(fake_github, tmp_path, {**inputs, "pypi-limit-mb": "1.1"}))
+    done = run_action(runner_env(fake_github, tmp_path, {**inputs, "pypi-limit-mb": "1.1"}))
     assert done.returncode == 1
     assert "::error title=Wheel size::" in done.stdout
     assert "PyPI will refuse this upload" in done.stdout

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from test_investigate_cli import make_world, store_history
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 
 MB = 1 << 20
@@ -34,7 +34,7 @@ def _args(tmp_path: Path, fake: FakeGitHub) -> tuple[list[str], list[str], objec
 def test_confirmed_with_the_build_that_proves_it(tmp_path: Path, fake_github: FakeGitHub) -> None:
     args, (culprit, parent, run_id), _ = _args(tmp_path, fake_github)
     hud = "https://hud.example/pytorch/pytorch/commit/{sha}"
-    result = run_cli([*args, "--commit-url-template", hud], env=fake_github.env())
+    result = run_main([*args, "--commit-url-template", hud], env=fake_github.env())
     assert result.returncode == 0, result.stderr
     text = result.stdout
     assert "### Per-commit builds" in text
@@ -45,7 +45,7 @@ def test_confirmed_with_the_build_that_proves_it(tmp_path: Path, fake_github: Fa
     first = next(line for line in text.splitlines() if line.startswith("| 1 |"))
     assert "CONFIRMED" in first and "[page](" in first
 
-    result = run_cli([*args, "--format", "json"], env=fake_github.env())
+    result = run_main([*args, "--format", "json"], env=fake_github.env())
     data = json.loads(result.stdout)
     top = data["candidates"][0]
     assert top["sha"] == culprit and top["status"] == "CONFIRMED"
@@ -55,13 +55,13 @@ def test_confirmed_with_the_build_that_proves_it(tmp_path: Path, fake_github: Fa
 
 def test_off_and_bad_input(tmp_path: Path, fake_github: FakeGitHub) -> None:
     args, _, _ = _args(tmp_path, fake_github)
-    result = run_cli([*args, "--no-build-evidence"], env=fake_github.env())
+    result = run_main([*args, "--no-build-evidence"], env=fake_github.env())
     assert result.returncode == 0, result.stderr
     assert "Per-commit builds" not in result.stdout
-    bad = run_cli([*args, "--build-evidence-log-pattern", "no group"], env=fake_github.env())
+    bad = run_main([*args, "--build-evidence-log-pattern", "no group"], env=fake_github.env())
     assert bad.returncode == 2
     assert bad.stderr.strip().endswith("needs a (?P<size>...) group with the number")
-    bad = run_cli([*args, "--log-url-template", "ftp://x"], env=fake_github.env())
+    bad = run_main([*args, "--log-url-template", "ftp://x"], env=fake_github.env())
     assert bad.returncode == 2 and "{job_id}" in bad.stderr
 
 
@@ -82,7 +82,7 @@ def test_expired_builds_rerank_and_each_candidate_has_one_status(
     history = store_history(tmp_path, w)
     args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
     args += ["--variant", "cuda12_8", "--no-evidence"]
-    result = run_cli([*args, "--format", "json"], env=fake_github.env())
+    result = run_main([*args, "--format", "json"], env=fake_github.env())
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     by_sha = {c["sha"]: c for c in data["candidates"]}
@@ -95,7 +95,7 @@ def test_expired_builds_rerank_and_each_candidate_has_one_status(
     assert all(rank < by_sha[w.main[3]]["rank"] for rank in unmeasured)
     assert data["clear_culprit"] is True and data["leading_group"] == [w.main[4]]
 
-    md = run_cli(args, env=fake_github.env()).stdout
+    md = run_main(args, env=fake_github.env()).stdout
     for sha, word in ((w.main[4], "CONFIRMED"), (w.main[3], "NOT CONFIRMED")):
         own = re.compile(rf"^\| (\d+ \| )?\[`{sha[:12]}`\]")  # its rows, not a parent's
         rows = [line for line in md.splitlines() if own.match(line)]

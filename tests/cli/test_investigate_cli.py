@@ -6,7 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run
 from regression_world import Change, World, build_world
@@ -54,7 +54,7 @@ def test_investigate_json(tmp_path: Path, fake_github: FakeGitHub) -> None:
     fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
     history = store_history(tmp_path, w)
     args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
-    result = run_cli([*args, "--variant", "CUDA 12.8", "--format", "json"], env=fake_github.env())
+    result = run_main([*args, "--variant", "CUDA 12.8", "--format", "json"], env=fake_github.env())
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["date"] == "2025-10-11" and data["variant"] == "cuda12_8"
@@ -80,7 +80,7 @@ def test_investigate_json(tmp_path: Path, fake_github: FakeGitHub) -> None:
         }
     ]
 
-    md = run_cli([*args, "--variant", "cuda12_8", "--no-evidence"], env=fake_github.env())
+    md = run_main([*args, "--variant", "cuda12_8", "--no-evidence"], env=fake_github.env())
     assert md.returncode == 0, md.stderr
     assert md.stdout.startswith("## `manywheel-py3_12-cuda12_8` grew by 4.3 MB")
     assert "wheel-size investigate --repo pytorch/pytorch --date 2025-10-11" in md.stdout
@@ -102,7 +102,7 @@ def test_bad_input_is_one_line(tmp_path: Path, fake_github: FakeGitHub) -> None:
     }
     for extra, message in cases.items():
         args = ["investigate", "--history", history, "--no-evidence", *extra]
-        result = run_cli(args, env=fake_github.env())
+        result = run_main(args, env=fake_github.env())
         assert result.returncode == 2, (extra, result.stderr)
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0], (extra, lines)

@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 
 EXAMPLE = str(REPO_ROOT / "examples" / "history")
 
 
 def test_readme_quick_start_command_runs() -> None:
-    res = run_cli(["report", "--history", EXAMPLE, "--variant", "cuda12_8",
+    res = run_main(["report", "--history", EXAMPLE, "--variant", "cuda12_8",
                    "--month", "October 2025"])  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "| Total change | +11.7 MB (+1.37%) |" in res.stdout
@@ -19,7 +20,7 @@ def test_readme_quick_start_command_runs() -> None:
 
 def test_json_to_file_several_variants(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    res = run_cli(["report", "--history", EXAMPLE, "--variant", "cu128,cpu", "--variant", "12.8",
+    res = run_main(["report", "--history", EXAMPLE, "--variant", "cu128,cpu", "--variant", "12.8",
                    "--from", "2025-11-01", "--to", "2025-11-30", "--format", "json", "-o",
                    str(out)])  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -43,7 +44,7 @@ def test_json_to_file_several_variants(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_bad_input_is_one_line(args: list[str], message: str, tmp_path: Path) -> None:
     out = tmp_path / "report.md"
-    res = run_cli(["report", "--history", EXAMPLE, *args, "-o", str(out)])
+    res = run_main(["report", "--history", EXAMPLE, *args, "-o", str(out)])
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
@@ -57,6 +58,6 @@ def test_corrupt_history_named(tmp_path: Path) -> None:
     bad = tmp_path / "runs" / "2025" / "10" / "2025-10-01"
     bad.mkdir(parents=True)
     (bad / "1.json").write_text("[]")
-    res = run_cli(["report", "--history", str(tmp_path), "--month", "October 2025"])
+    res = run_main(["report", "--history", str(tmp_path), "--month", "October 2025"])
     assert res.returncode == 2
     assert "2025-10-01/1.json: not a JSON object" in res.stderr

@@ -13,8 +13,10 @@ import jsonschema
 import pytest
 
 from buildtime_world import ALL_PYTHONS, add_jobs, run_of
+from cli_runner import run_main
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.collect.jobs import JobPattern
@@ -124,8 +126,8 @@ def test_a_full_listing_is_paged_and_every_python_is_kept(
     assert {"manywheel-py3_13t-rocm7_0", "manywheel-py3_10-cpu"} <= {j["artifact"] for j in jobs}
 
 
-def test_left_out_with_the_reason_never_guessed(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_left_out_with_the_reason_never_guessed(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     day = D(2025, 10, 1)
     run = run_of(wf, add_night(wf, day))
     add_jobs(run, skip=("cpu", "xpu", "rocm6_4", "rocm7_0"))
@@ -143,7 +145,7 @@ def test_left_out_with_the_reason_never_guessed(fake_github: FakeGitHub, tmp_pat
     options = TrackOptions(
         SOURCE, variants=("cpu", "xpu", "rocm6_4", "rocm7_0", "cuda12_8"), periods=span, jobs=ON
     )
-    res = track(store, options, github=client(fake_github), today=day)
+    res = track(store, options, github=MemoryGitHub(github_world), today=day)
     notes = {r.variant: (r.days[0].build_seconds, r.days[0].build_note) for r in res.reports}
     assert notes["cpu"] == (None, f"no job building manywheel-py3_12-cpu in run {run.id}")
     assert notes["xpu"] == (None, "job manywheel-py3_12-xpu-build / build ended cancelled")
@@ -213,11 +215,10 @@ def test_pattern_matches_jobs_of_a_reusable_workflow() -> None:
 
 
 def test_job_pattern_needs_build_time(tmp_path: Path) -> None:
-    from conftest import run_cli
 
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", "1", "--no-collect"]
     args += ["--history", str(tmp_path / "h"), "--job-pattern", "build-{variant}"]
-    res = run_cli(args)
+    res = run_main(args)
     assert res.returncode == 2
     assert res.stderr.strip().endswith("--job-pattern needs --build-time")
     assert not (tmp_path / "h").exists()
@@ -271,7 +272,6 @@ def test_jobs_of_two_attempts_never_make_one_span() -> None:
 
 def test_cli_collect_out_carries_the_jobs(fake_github: FakeGitHub, tmp_path: Path) -> None:
     """The backfill matrix (collect --out, then track --records) keeps build time too."""
-    from conftest import run_cli
 
     nights(fake_github, D(2025, 10, 1), 2)
     out = tmp_path / "r.json"
@@ -283,13 +283,13 @@ def test_cli_collect_out_carries_the_jobs(fake_github: FakeGitHub, tmp_path: Pat
     }
     args = ["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID)]
     args += ["--from", "2025-10-01", "--to", "2025-10-02", "--out", str(out), "--build-time"]
-    res = run_cli(args, env=env)
+    res = run_main(args, env=env)
     assert res.returncode == 0, res.stderr
     runs = json.loads(out.read_text())["runs"]
     assert [len(r["jobs"]) for r in runs] == [8, 8]
-    res = run_cli(["store", str(out), "--history", str(tmp_path / "h")])
+    res = run_main(["store", str(out), "--history", str(tmp_path / "h")])
     assert res.returncode == 0, res.stderr
-    res = run_cli(["report", "--history", str(tmp_path / "h"), "--from", "2025-10-01",
+    res = run_main(["report", "--history", str(tmp_path / "h"), "--from", "2025-10-01",
                    "--to", "2025-10-02", "--format", "json"])  # fmt: skip
     days = json.loads(res.stdout)["days"]
     assert [d["build_minutes"] for d in days] == [163.0, 163.0]

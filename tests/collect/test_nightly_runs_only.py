@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub, Workflow
+from fakegithub.memory import MemoryGitHub
 from nightly_world import MB, VARIANTS, WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.collect.trusted import DEFAULT_EVENTS, parse_events, untrusted_run
@@ -91,33 +92,39 @@ def test_fork_pull_request_on_a_nightly_branch_is_never_stored(
 
 
 def test_a_night_with_only_a_fork_run_stores_nothing(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    wf = add_world(fake_github)
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
-    add_fork_run(fake_github, wf, D(2025, 10, 11))
+    add_fork_run(github_world, wf, D(2025, 10, 11))
     store = DirectoryStore(tmp_path / "h")
-    track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 10))
-    res = track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 11))
+    track(store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 10))
+    res = track(
+        store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
+    )
     assert [r.date for r in store.read_runs()] == [D(2025, 10, 10)]
     assert res.write.changed == [] and not res.jumps
     assert res.skipped_text.endswith("1 pull_request from fork mallory/pytorch")
 
 
 def test_configured_events_and_the_head_check_stays(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    wf = add_world(fake_github)
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
     release = wf.add_run(created_at="2025-10-10T12:00:00Z", event="release").id
-    fork = add_fork_run(fake_github, wf, D(2025, 10, 10))
+    fork = add_fork_run(github_world, wf, D(2025, 10, 10))
     store = DirectoryStore(tmp_path / "h")
     source = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly", ("push", "release"))
-    res = track(store, TrackOptions(source), github=client(fake_github), today=D(2025, 10, 10))
+    res = track(
+        store, TrackOptions(source), github=MemoryGitHub(github_world), today=D(2025, 10, 10)
+    )
     stored = {r.run_id for r in store.read_runs()}
     assert release in stored and fork not in stored
     anything = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly", ())
-    res = track(store, TrackOptions(anything), github=client(fake_github), today=D(2025, 10, 10))
+    res = track(
+        store, TrackOptions(anything), github=MemoryGitHub(github_world), today=D(2025, 10, 10)
+    )
     assert fork not in {r.run_id for r in store.read_runs()}  # any event, never a fork
     assert [s.reason for s in res.skipped_runs] == ["fork"]
 
@@ -134,14 +141,14 @@ def test_cli_run_events_and_the_skipped_warning(fake_github: FakeGitHub, tmp_pat
     }
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
             "--date", "2025-10-11", "--history", str(tmp_path / "h")]  # fmt: skip
-    res = run_cli([*args, "--run-events", "pull_request"], env=env)
+    res = run_main([*args, "--run-events", "pull_request"], env=env)
     assert res.returncode == 2
     assert res.stderr.strip().splitlines() == [
         f"wheel-size: error: no run of workflow {WORKFLOW_ID} on branch nightly in "
         "pytorch/pytorch created 2025-10-11 (skipped 2 runs that are not nightlies: "
         "1 event push, 1 pull_request from fork mallory/pytorch); nothing to store or report"
     ]
-    res = run_cli(args, env=env)
+    res = run_main(args, env=env)
     assert res.returncode == 0, res.stderr
     warnings = [ln for ln in res.stderr.splitlines() if "warning" in ln]
     assert len(warnings) == 1 and str(fork) in warnings[0] and "mallory/pytorch" in warnings[0]
@@ -191,7 +198,7 @@ def test_cli_collect_skips_and_names_a_fork_run(fake_github: FakeGitHub, tmp_pat
     out = tmp_path / "records.json"
     args = ["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
             "--date", "2025-10-11", "--out", str(out)]  # fmt: skip
-    res = run_cli(args, env=fake_github.env())
+    res = run_main(args, env=fake_github.env())
     assert res.returncode == 0, res.stderr
     assert str(fork) not in out.read_text()
     warnings = [ln for ln in res.stderr.splitlines() if "warning" in ln]

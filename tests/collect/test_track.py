@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from nightly_world import WORKFLOW_ID, add_month, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.dates import DateRange
@@ -70,15 +72,15 @@ def test_backfill_then_nightly_update(fake_github: FakeGitHub, tmp_path: Path) -
     assert [j.date for j in again.jumps] == [D(2025, 11, 1)]
 
 
-def test_data_branch_with_dashboard_one_commit(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_data_branch_with_dashboard_one_commit(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
     add_night(wf, D(2025, 10, 11), {"cpu": 2.0})
     remote = tmp_path / "data.git"
     git("init", "-q", "--bare", str(remote))
     opts = TrackOptions(SOURCE, variants=["cpu", "cu128"], dashboard=True, report_days=7)
     with GitBranchStore(str(remote), backoff=0) as store:
-        res = track(store, opts, github=client(fake_github), today=D(2025, 10, 11))
+        res = track(store, opts, github=MemoryGitHub(github_world), today=D(2025, 10, 11))
     assert res.write.commit
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "wheel-size-data")
     assert "index.html" in files.split()
@@ -86,29 +88,33 @@ def test_data_branch_with_dashboard_one_commit(fake_github: FakeGitHub, tmp_path
     html = git("--git-dir", str(remote), "show", "wheel-size-data:index.html")
     assert "manywheel-py3_12-cpu" in html
     with GitBranchStore(str(remote), backoff=0) as store:
-        res2 = track(store, opts, github=client(fake_github), today=D(2025, 10, 11))
+        res2 = track(store, opts, github=MemoryGitHub(github_world), today=D(2025, 10, 11))
     assert res2.write.commit is None  # idempotent: no second commit
     assert git("--git-dir", str(remote), "rev-list", "--count", "wheel-size-data").strip() == "1"
 
 
-def test_unknown_variant_still_stores_the_night(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_unknown_variant_still_stores_the_night(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 11))
     store = DirectoryStore(tmp_path)
     with pytest.raises(InputError, match="variants seen: cpu, cuda12_6"):
-        track(store, TrackOptions(SOURCE, variants=["rocm9.9"]), github=client(fake_github),
+        track(store, TrackOptions(SOURCE, variants=["rocm9.9"]), github=MemoryGitHub(github_world),
               today=D(2025, 10, 11))  # fmt: skip
     assert len(store.read_runs()) == 1
 
 
-def test_several_runs_a_night_latest_with_artifact(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_several_runs_a_night_latest_with_artifact(
+    github_world: FakeGitHub, tmp_path: Path
+) -> None:
+    wf = add_world(github_world)
     add_night(wf, D(2025, 10, 10))
     first = add_night(wf, D(2025, 10, 11), {"cuda12_8": 9.0}, hour=7)
     rerun = add_night(wf, D(2025, 10, 11), {"cuda12_8": 1.0}, hour=15)
     broken = add_night(wf, D(2025, 10, 11), hour=20, conclusion="failure", variants={"cpu": 1.0})
     store = DirectoryStore(tmp_path)
-    res = track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 11))
+    res = track(
+        store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
+    )
     day = next(d for d in res.reports[0].days if d.date == D(2025, 10, 11))
     assert day.run_id == rerun
     assert set(day.run_ids) == {first, rerun, broken}
@@ -127,13 +133,13 @@ def test_cli_track_data_branch(fake_github: FakeGitHub, tmp_path: Path) -> None:
             "--data-branch", "wheel-size-data", "--data-remote", str(remote),
             "--month", "October 2025", "--variant", "cu128",
             "--json", str(tmp_path / "r.json")]  # fmt: skip
-    res = run_cli([*args, "--fail-on-regression"], env=quiet(fake_github.env()))
+    res = run_main([*args, "--fail-on-regression"], env=quiet(fake_github.env()))
     assert res.returncode == 1, res.stderr
     assert "jump: manywheel-py3_12-cuda12_8 2025-10-10 → 2025-10-11: +4.0 MB" in res.stderr
     assert "| 2025-10-11 | +4.0 MB | 864.0 MB |" in res.stdout
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["regression"] is True and data["jumps"][0]["date"] == "2025-10-11"
-    res = run_cli(args, env=quiet(fake_github.env()))
+    res = run_main(args, env=quiet(fake_github.env()))
     assert res.returncode == 0, res.stderr
     assert "0 file(s) written" in res.stderr
 
@@ -146,16 +152,16 @@ def test_cli_collect_out_then_store(fake_github: FakeGitHub, tmp_path: Path) -> 
         "a": ("2025-10-01", "2025-10-15"),
         "b": ("2025-10-16", "2025-10-31"),
     }.items():
-        res = run_cli([*base, "--from", a, "--to", b, "--out", str(tmp_path / f"{part}.json")],
+        res = run_main([*base, "--from", a, "--to", b, "--out", str(tmp_path / f"{part}.json")],
                       env=quiet(fake_github.env()))  # fmt: skip
         assert res.returncode == 0, res.stderr
     hist = tmp_path / "hist"
-    res = run_cli(
+    res = run_main(
         ["store", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--history", str(hist)]
     )
     assert res.returncode == 0, res.stderr
     assert "31 file(s) written" in res.stderr
-    res = run_cli(["report", "--history", str(hist), "--month", "October 2025"])
+    res = run_main(["report", "--history", str(hist), "--month", "October 2025"])
     assert "| Total change | +4.0 MB" in res.stdout
 
 
@@ -182,7 +188,7 @@ def test_cli_track_bad_input(
     cmd = ["track", "--repo", "pytorch/pytorch", "--history", str(hist), *args]
     if "--repo" in args[2:]:
         cmd = ["track", "--history", str(hist), *args]
-    res = run_cli(cmd, env=quiet(env))
+    res = run_main(cmd, env=quiet(env))
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], res.stderr
@@ -193,7 +199,7 @@ def test_cli_track_bad_input(
 def test_cli_track_permission(fake_github: FakeGitHub, tmp_path: Path) -> None:
     add_world(fake_github)
     fake_github.set_permissions({"contents": "write"})
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(tmp_path / "h")], env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 2
     assert "actions: read" in res.stderr
@@ -204,13 +210,13 @@ def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path:
     wf = add_world(fake_github)
     add_month(wf, 2025, 10)
     out = tmp_path / "oct.json"
-    res = run_cli(["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--month", "October 2025", "--out", str(out)],
                   env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 0, res.stderr
     before = fake_github.count()
     hist = tmp_path / "h"
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(hist), "--records", str(out), "--no-collect",
                    "--month", "October 2025", "--variant", "cpu"],
                   env=quiet({"GITHUB_TOKEN": ""}))  # fmt: skip
@@ -220,7 +226,7 @@ def test_cli_track_records_without_collecting(fake_github: FakeGitHub, tmp_path:
     # a broken record file stores nothing
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "wheel-size/records", "schema_version": 1, "runs": [{}]}')
-    res = run_cli(["store", str(out), str(bad), "--history", str(tmp_path / "h2")])
+    res = run_main(["store", str(out), str(bad), "--history", str(tmp_path / "h2")])
     assert res.returncode == 2 and "bad.json: runs[0]: not a wheel-size run record" in res.stderr
     assert not (tmp_path / "h2").exists()
 
@@ -236,7 +242,7 @@ def test_cli_track_inside_a_workflow(fake_github: FakeGitHub, tmp_path: Path) ->
         "GITHUB_WORKSPACE": str(tmp_path),
     }
     hist = tmp_path / "h"
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--history", str(hist), "--month", "October 2025"], env=env)  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "::warning title=Wheel size jump::manywheel-py3_12-cuda12_8: +4.0 MB" in res.stdout
@@ -259,14 +265,14 @@ def test_cli_track_data_remote_alone_uses_the_data_branch(
     add_night(wf, D(2025, 10, 11))
     remote = tmp_path / "data.git"
     git("init", "-q", "--bare", str(remote))
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--data-remote", str(remote), "--date", "2025-10-11"],
                   env=quiet(fake_github.env()), cwd=tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "runs/2025/10/2025-10-11/" in git("-C", str(remote), "ls-tree", "-r", "--name-only",
                                              "wheel-size-data")  # fmt: skip
     assert not (tmp_path / ".wheel-size").exists()  # not silently a local directory
-    res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+    res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                    "--data-remote", str(remote), "--history", str(tmp_path / "h")],
                   env=quiet(fake_github.env()))  # fmt: skip
     assert res.returncode == 2 and "either --history or --data-remote" in res.stderr
@@ -278,7 +284,7 @@ def test_cli_track_date_without_a_run(fake_github: FakeGitHub, tmp_path: Path) -
     remote = tmp_path / "data.git"
     git("init", "-q", "--bare", str(remote))
     for store in (["--history", str(tmp_path / "h")], ["--data-remote", str(remote)]):
-        res = run_cli(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+        res = run_main(["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                        "--date", "2025-10-12", *store], env=quiet(fake_github.env()))  # fmt: skip
         assert res.returncode == 2
         lines = res.stderr.strip().splitlines()

@@ -7,11 +7,10 @@ import datetime as dt
 from pathlib import Path
 
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
 from wheel_size.dates import DateRange
-from wheel_size.github.client import RetryPolicy, connect
-from wheel_size.github.port import PyGithubPort
 from wheel_size.history import DirectoryStore
 from wheel_size.series import Baseline, Thresholds
 from wheel_size.track import TrackOptions, track
@@ -22,16 +21,14 @@ SOURCE = WorkflowSource("pytorch/pytorch", str(WORKFLOW_ID), "nightly")
 NOISE = [0.0, 0.55, -0.5, 0.3, -0.56, 0.42, -0.3, 0.52, -0.48, 0.1, 0.56, -0.42, 0.25, -0.54]
 
 
-def test_noisy_nights_one_real_change(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    wf = add_world(fake_github)
+def test_noisy_nights_one_real_change(github_world: FakeGitHub, tmp_path: Path) -> None:
+    wf = add_world(github_world)
     first = D(2025, 10, 1)
     for i in range(28):
         # cuda12_8 grows 3 MB on night 20 (Oct 21); every night carries its noise
         grow = NOISE[i % len(NOISE)] + (3.0 if i >= 20 else 0.0)
         add_night(wf, first + dt.timedelta(days=i), {"cuda12_8": grow})
-    gh = PyGithubPort(
-        connect(fake_github.token, fake_github.url, retry=RetryPolicy(total=0, between_writes=0))
-    )
+    gh = MemoryGitHub(github_world)
     october = [DateRange(first, D(2025, 10, 28))]
 
     def run(baseline: str, where: str) -> list[dt.date]:

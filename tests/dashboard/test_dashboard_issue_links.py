@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo
 
@@ -26,7 +26,7 @@ def _track(fake: FakeGitHub, remote: Path, day: str) -> None:
     args += ["--data-branch", "wheel-size-data", "--data-remote", str(remote)]
     args += ["--date", day, "--variant", "cuda12_8", "--create-issues", "--no-evidence"]
     args += ["--dashboard"]
-    result = run_cli(args, env=fake.env())
+    result = run_main(args, env=fake.env())
     assert result.returncode == 0, result.stderr
 
 

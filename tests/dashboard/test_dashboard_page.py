@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dashboard_history import generated_report
 
-from conftest import run_cli
+from cli_runner import run_main
 from wheel_size.dashboard import (
     issue_links_from_json,
     render_dashboard,
@@ -142,7 +142,7 @@ def test_cli_writes_the_page(tmp_path: Path) -> None:
         json.dumps([{"variant": "cuda12_8", "date": report["jumps"][0]["date"], "number": 5}])
     )
     out = tmp_path / "pages" / "index.html"
-    result = run_cli(
+    result = run_main(
         [
             "dashboard",
             str(tmp_path / "r.json"),
@@ -163,7 +163,7 @@ def test_cli_writes_the_page(tmp_path: Path) -> None:
 def test_cli_bad_json_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "r.json").write_text("{not json")
     out = tmp_path / "index.html"
-    result = run_cli(["dashboard", str(tmp_path / "r.json"), "--out", str(out)])
+    result = run_main(["dashboard", str(tmp_path / "r.json"), "--out", str(out)])
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("wheel-size: error: ")

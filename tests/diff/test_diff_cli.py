@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from wheel_factory import make_artifact, make_wheel
 from wheel_size.cuda.library import scan_cuda_sections
 
@@ -44,7 +44,7 @@ def nightly_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def _json(old: Path, new: Path, *extra: str) -> dict[str, object]:
-    result = run_cli(["diff", str(old), str(new), "--format", "json", *extra])
+    result = run_main(["diff", str(old), str(new), "--format", "json", *extra])
     assert result.returncode == 0, result.stderr
     data: dict[str, object] = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)  # docs/diff-format.schema.json describes what we print
@@ -104,7 +104,7 @@ def test_json_fields_and_gpu_breakdown(nightly_pair: tuple[Path, Path]) -> None:
 
 def test_markdown_summary_line(nightly_pair: tuple[Path, Path]) -> None:
     old, new = nightly_pair
-    result = run_cli(["diff", str(old), str(new)])
+    result = run_main(["diff", str(old), str(new)])
     assert result.returncode == 0, result.stderr
     first = result.stdout.splitlines()[0]
     assert "add/remove: 1/1 grow/shrink:" in first
@@ -132,7 +132,7 @@ def test_wheel_without_record_still_compares(tmp_path: Path) -> None:
     old = make_wheel(tmp_path, "p", "1.0", files={"p/a.py": b"a", "p/b.py": b"b"}, record=False)
     (tmp_path / "n").mkdir()
     new = make_wheel(tmp_path / "n", "p", "1.1", files={"p/a.py": b"a", "p/b.py": b"bb"})
-    result = run_cli(["diff", str(old), str(new), "--format", "json"])
+    result = run_main(["diff", str(old), str(new), "--format", "json"])
     assert result.returncode == 0
     assert "no RECORD; comparing by CRC-32 and size" in result.stderr
     data = json.loads(result.stdout)
@@ -172,7 +172,7 @@ def test_unpacked_wheels_compare_by_content(record: bool, tmp_path: Path) -> Non
     )
     old_dir = _unpack(old, tmp_path / "old", record=record)
     new_dir = _unpack(new, tmp_path / "new", record=record)
-    result = run_cli(["diff", str(old_dir), str(new_dir), "--format", "json"])
+    result = run_main(["diff", str(old_dir), str(new_dir), "--format", "json"])
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["old"] == str(old_dir) and data["new"] == str(new_dir)
@@ -190,7 +190,7 @@ def test_corrupt_fatbin_is_reported_not_fatal(tmp_path: Path) -> None:
     old = make_wheel(tmp_path, "p", "1.0", files={"p/libk.so": CUDA / "libk_v1.so"})
     (tmp_path / "n").mkdir()
     new = make_wheel(tmp_path / "n", "p", "1.1", files={"p/libk.so": broken})
-    result = run_cli(["diff", str(old), str(new), "--format", "json"])
+    result = run_main(["diff", str(old), str(new), "--format", "json"])
     assert result.returncode == 0, result.stderr
     (lib,) = [f for f in json.loads(result.stdout)["files"] if f["path"] == "p/libk.so"]
     assert any("truncated fatbin" in p for p in lib["problems"])
@@ -208,7 +208,7 @@ def test_bad_inputs_fail_with_one_line(kind: str, tmp_path: Path) -> None:
     else:
         shutil.copy(good, bad)
         bad.write_bytes(bad.read_bytes()[:100])
-    result = run_cli(["diff", str(good), str(bad)])
+    result = run_main(["diff", str(good), str(bad)])
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("wheel-size: error:")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_factory import make_wheel
 
 HIP = REPO_ROOT / "tests" / "data" / "hip"
@@ -27,7 +28,7 @@ def test_hip_targets_per_gfx(tmp_path: Path) -> None:
     new = make_wheel(
         tmp_path / "n", "p", "1.1+rocm7.0", tag, {"p/lib/libk.so": HIP / "libccob19.so"}
     )
-    result = run_cli(["diff", str(old), str(new), "--format", "json"])
+    result = run_main(["diff", str(old), str(new), "--format", "json"])
     assert result.returncode == 0, result.stderr
     (lib,) = [f for f in json.loads(result.stdout)["files"] if f["path"] == "p/lib/libk.so"]
     rows = [g for g in lib["gpu"] if g["kind"] == "hip"]
@@ -51,7 +52,7 @@ def test_audit_lists_gfx_targets(tmp_path: Path) -> None:
         tag,
         {"p/_C.cpython-312-x86_64-linux-gnu.so": HIP / "libmulti19.so"},
     )
-    result = run_cli(["audit", str(wheel), "--format", "json"])
+    result = run_main(["audit", str(wheel), "--format", "json"])
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     (ext,) = data["wheels"][0]["native_extensions"]

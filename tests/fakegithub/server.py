@@ -208,6 +208,20 @@ def route(
 # -- the server ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Compared:
+    """The answer of a compare, before it is written as JSON."""
+
+    base: Commit
+    head: Commit
+    merge_base: Commit
+    commits: list[Commit]  # oldest first
+    files: list[FileChange]
+    status: str  # ahead, behind, identical, diverged
+    ahead_by: int
+    behind_by: int
+
+
 class FakeGitHub:
     """A fake api.github.com on 127.0.0.1 (see the module docstring and tests/fakegithub/README)."""
 
@@ -723,6 +737,51 @@ class FakeGitHub:
             stack.extend(commit.parents)
         return list(seen.values())
 
+    def compare_refs(self, repo: Repo, base_ref: str, head_ref: str) -> Compared | None:
+        """``base...head`` as GitHub's compare computes it (from the git directory, or the
+        added commits' ancestry); None when either ref or a common ancestor is unknown.
+        The HTTP route and the in-memory port (``memory.py``) both answer from this."""
+        base = self._resolve(repo, base_ref)
+        head = self._resolve(repo, head_ref)
+        if base is None or head is None:
+            return None
+        git = self._git.get(repo.full_name.lower())
+        if git is not None and base.sha not in repo.commits and head.sha not in repo.commits:
+            ahead_by = git.count(f"{base.sha}..{head.sha}")
+            behind_by = git.count(f"{head.sha}..{base.sha}")
+            merge_base_sha = git.merge_base(base.sha, head.sha)
+            if merge_base_sha is None:
+                return None
+            merge_base = git.commit(merge_base_sha)
+            commits = git.log_range(base.sha, head.sha)
+            files = git.diff(merge_base_sha, head.sha)
+        else:
+            head_anc = {c.sha: c for c in self._ancestors(repo, head.sha)}
+            base_anc = {c.sha: c for c in self._ancestors(repo, base.sha)}
+            commits = sorted(
+                (c for s, c in head_anc.items() if s not in base_anc), key=_commit_sort_key
+            )
+            ahead_by = len(commits)
+            behind_by = sum(1 for s in base_anc if s not in head_anc)
+            common = [c for s, c in head_anc.items() if s in base_anc]
+            if not common:
+                return None
+            merge_base = max(common, key=_commit_sort_key)
+            changed: dict[str, FileChange] = {}
+            for c in commits:
+                for f in c.files:
+                    changed[f.filename] = f
+            files = list(changed.values())
+        if ahead_by and behind_by:
+            status = "diverged"
+        elif ahead_by:
+            status = "ahead"
+        elif behind_by:
+            status = "behind"
+        else:
+            status = "identical"
+        return Compared(base, head, merge_base, commits, files, status, ahead_by, behind_by)
+
 
 def _commit_sort_key(commit: Commit) -> tuple[datetime, str]:
     return (commit.committer_date, commit.sha)
@@ -1060,45 +1119,12 @@ def _compare(fake: FakeGitHub, ctx: Context) -> Answer:
     not_found = HTTPError(404, "Not Found", doc=f"{DOCS}/commits/commits#compare-two-commits")
     if not sep or not base_ref or not head_ref:
         raise not_found
-    base = fake._resolve(repo, base_ref)
-    head = fake._resolve(repo, head_ref)
-    if base is None or head is None:
+    found = fake.compare_refs(repo, base_ref, head_ref)
+    if found is None:
         raise not_found
-    git = fake._git.get(repo.full_name.lower())
-    if git is not None and base.sha not in repo.commits and head.sha not in repo.commits:
-        ahead_by = git.count(f"{base.sha}..{head.sha}")
-        behind_by = git.count(f"{head.sha}..{base.sha}")
-        merge_base_sha = git.merge_base(base.sha, head.sha)
-        if merge_base_sha is None:
-            raise not_found
-        merge_base = git.commit(merge_base_sha)
-        commits = git.log_range(base.sha, head.sha)
-        files = git.diff(merge_base_sha, head.sha)
-    else:
-        head_anc = {c.sha: c for c in fake._ancestors(repo, head.sha)}
-        base_anc = {c.sha: c for c in fake._ancestors(repo, base.sha)}
-        commits = sorted(
-            (c for s, c in head_anc.items() if s not in base_anc), key=_commit_sort_key
-        )
-        ahead_by = len(commits)
-        behind_by = sum(1 for s in base_anc if s not in head_anc)
-        common = [c for s, c in head_anc.items() if s in base_anc]
-        if not common:
-            raise not_found
-        merge_base = max(common, key=_commit_sort_key)
-        changed: dict[str, FileChange] = {}
-        for c in commits:
-            for f in c.files:
-                changed[f.filename] = f
-        files = list(changed.values())
-    if ahead_by and behind_by:
-        status = "diverged"
-    elif ahead_by:
-        status = "ahead"
-    elif behind_by:
-        status = "behind"
-    else:
-        status = "identical"
+    base, head, merge_base = found.base, found.head, found.merge_base
+    commits, files, status = found.commits, found.files, found.status
+    ahead_by, behind_by = found.ahead_by, found.behind_by
     p = fake.payloads
     r = p.repo_url(repo)
     web = f"{p.web}/{repo.full_name}"

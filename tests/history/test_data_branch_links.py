@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from history_factory import run
 from nightly_world import WORKFLOW_ID, add_night, add_world
 from wheel_size.collect import WorkflowSource
@@ -83,13 +84,15 @@ def outside_files(outside: Path) -> list[str]:
 
 
 def test_track_never_writes_through_a_symlinked_data_branch(
-    fake_github: FakeGitHub, hostile_branch: tuple[Path, Path]
+    github_world: FakeGitHub, hostile_branch: tuple[Path, Path]
 ) -> None:
     remote, outside = hostile_branch
-    wf = add_world(fake_github)
+    wf = add_world(github_world)
     night = add_night(wf, D(2025, 10, 11))
     with GitBranchStore(str(remote), backoff=0) as store:
-        res = track(store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 11))
+        res = track(
+            store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
+        )
     assert res.write.commit
     assert outside_files(outside) == ["secret.txt"]  # nothing written outside the clone
     assert (outside / "secret.txt").read_text() == "not yours\n"
@@ -106,7 +109,7 @@ def test_track_never_writes_through_a_symlinked_data_branch(
     # a second run reads the branch as plain data and stores nothing new
     with GitBranchStore(str(remote), backoff=0) as store:
         again = track(
-            store, TrackOptions(SOURCE), github=client(fake_github), today=D(2025, 10, 11)
+            store, TrackOptions(SOURCE), github=MemoryGitHub(github_world), today=D(2025, 10, 11)
         )
     assert again.write.changed == []
     assert drain_skipped() == []
@@ -179,7 +182,7 @@ def test_cli_track_names_the_link_once(
         "GITHUB_OUTPUT": "",
         "GITHUB_STEP_SUMMARY": "",
     }
-    res = run_cli(
+    res = run_main(
         ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
          "--date", "2025-10-11", "--data-remote", str(remote)],
         env=env,

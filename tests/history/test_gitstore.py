@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import run_main
 from history_factory import run
 from wheel_size.errors import HistoryError
 from wheel_size.history import GitBranchStore, actions_remote
@@ -138,11 +139,10 @@ def test_relative_remote_path_resolves_against_the_cwd(
 
 
 def test_relative_remote_path_from_the_cli(remote: Path, tmp_path: Path) -> None:
-    from conftest import run_cli
 
     with GitBranchStore(str(remote), backoff=0) as store:
         store.write_runs([run("2025-10-11", {"cuda12_8": 1.0})])
-    res = run_cli(
+    res = run_main(
         ["report", "--data-remote", "remote.git", "--from", "2025-10-11", "--to", "2025-10-11"],
         cwd=tmp_path,
     )

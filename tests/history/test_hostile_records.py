@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli_runner import run_main
 from conftest import run_cli
 from history_factory import run
 from wheel_size.errors import HistoryError
@@ -169,7 +170,7 @@ def test_store_cli_refuses_a_hostile_record_file(tmp_path: Path) -> None:
         + "]}"
     )
     hist = tmp_path / "h"
-    res = run_cli(["store", str(tmp_path / "good.json"), str(bad), "--history", str(hist)])
+    res = run_main(["store", str(tmp_path / "good.json"), str(bad), "--history", str(hist)])
     assert res.returncode == 2
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"wheel-size: error: {bad}: runs[0]:")
@@ -184,7 +185,7 @@ def test_store_cli_refuses_a_hostile_record_file(tmp_path: Path) -> None:
 
 def test_cli_warns_about_a_skipped_stored_record(tmp_path: Path) -> None:
     _store_with(tmp_path, _deep(100_000).encode())
-    res = run_cli(
+    res = run_main(
         ["report", "--history", str(tmp_path / "h"), "--from", DAY, "--to", DAY, "--variant", "cpu"]
     )
     assert res.returncode == 0, res.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli
+from cli_runner import run_main
 from kernelfx import DUPLICATE, kernel_wheel, manifest
 from wheel_size.kernels.bloat import find_bloat
 from wheel_size.kernels.demangle import demangle
@@ -52,15 +52,15 @@ def test_families_and_twin_architectures(tmp_path: Path) -> None:
 
 def test_cli_text_and_json(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path)
-    text = run_cli(["bloat", str(wheel)])
+    text = run_main(["bloat", str(wheel)])
     assert text.returncode == 0, text.stderr
     assert "`void dup_kernel<int>(int*, int)`" in text.stdout
     assert "| `kern/libtwin.so` | `sm_90a` | `sm_90` |" in text.stdout
-    data = json.loads(run_cli(["bloat", "--format", "json", str(wheel)]).stdout)
+    data = json.loads(run_main(["bloat", "--format", "json", str(wheel)]).stdout)
     assert {d["name"] for d in data["duplicates"]} == {DUPLICATE}
 
 
 def test_a_missing_wheel_is_one_line(tmp_path: Path) -> None:
-    result = run_cli(["bloat", str(tmp_path / "nope.whl")])
+    result = run_main(["bloat", str(tmp_path / "nope.whl")])
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1

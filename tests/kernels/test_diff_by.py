@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from kernelfx import ADDED, GROWN, REMOVED, kernel_wheel, manifest
 from wheel_size.diff.by_model import ByDiff
 from wheel_size.diff.by_run import diff_inputs_by
@@ -87,17 +87,17 @@ def test_family_counts_instantiations_per_architecture(tmp_path: Path, pair: str
 
 def test_cli_json_follows_the_schema_and_text_names_families(tmp_path: Path) -> None:
     a, b = _wheels(tmp_path, *PAIRS["hip"])
-    result = run_cli(["diff", "--by", "family", "--format", "json", str(a), str(b)])
+    result = run_main(["diff", "--by", "family", "--format", "json", str(a), str(b)])
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)
     assert data["by"] == "family"
-    text = run_cli(["diff", "--by", "family", str(a), str(b)])
+    text = run_main(["diff", "--by", "family", str(a), str(b)])
     assert text.returncode == 0, text.stderr
     assert "2 new instantiations of `scale_kernel<…>` × 3 gfx architectures = +" in text.stdout, (
         text.stdout
     )
-    kernels = run_cli(["diff", "--by", "kernel", "--top", "1", str(a), str(b)])
+    kernels = run_main(["diff", "--by", "kernel", "--top", "1", str(a), str(b)])
     assert "more |" in kernels.stdout  # the rest summarised
 
 
@@ -115,6 +115,6 @@ def test_symbol_view_adds_up_per_section(tmp_path: Path) -> None:
 
 def test_unknown_by_is_one_line(tmp_path: Path) -> None:
     a, b = _wheels(tmp_path, *PAIRS["cuda"])
-    result = run_cli(["diff", "--by", "bogus", str(a), str(b)])
+    result = run_main(["diff", "--by", "bogus", str(a), str(b)])
     assert result.returncode != 0
     assert "bogus" in result.stderr

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import parse_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from action_runner import parse_outputs, run_action, runner_env
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 
@@ -56,7 +56,7 @@ def test_catch_up_flags_a_jump_outside_the_report_window(
         if output.exists():
             output.unlink()
         if mode == "action":
-            return run_entrypoint(runner_env(fake_github, tmp_path, {**inputs, **more}))
+            return run_action(runner_env(fake_github, tmp_path, {**inputs, **more}))
         args = ["track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
                 "--variant", "cuda12_8,cpu", "--data-remote", str(remote), "--create-issues",
                 "--no-evidence", "--creep-mb", "0", "--fail-on-regression"]  # fmt: skip
@@ -65,7 +65,7 @@ def test_catch_up_flags_a_jump_outside_the_report_window(
         env = {**fake_github.env(), "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
                "GITHUB_STEP_SUMMARY": str(summary), "HOME": str(tmp_path),
                "GITHUB_WORKSPACE": str(tmp_path)}  # fmt: skip
-        return run_cli(args, env=env)
+        return run_main(args, env=env)
 
     # The data branch ends GAP nights ago; then the job did not run for three months.
     res = nightly(date=first)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import read_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from action_runner import read_outputs, run_action, runner_env
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run
 from wheel_size.history.bundle import write_bundle
@@ -27,7 +27,7 @@ def _track(tmp_path: Path, *extra: str) -> tuple[int, str, Path, Path]:
     output.write_text("")
     env = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_TOKEN": ""}  # fmt: skip
-    done = run_cli(
+    done = run_main(
         ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--no-collect",
          "--history", str(tmp_path / "h"), "--records", str(_records(tmp_path)),
          "--from", "2026-03-09", "--to", "2026-03-10", "--variant", "cuda12_8,cpu",
@@ -74,7 +74,7 @@ def test_the_action_reads_the_limit_inputs(fake_github: FakeGitHub, tmp_path: Pa
         "fail-on-regression": "true",
     }
     env = runner_env(fake_github, tmp_path, inputs)
-    done = run_entrypoint(env)
+    done = run_action(env)
     assert "::error title=Wheel size limit::cuda12_8: 851.5 MB" in done.stdout, done.stdout
     assert done.returncode == 1
     assert read_outputs(tmp_path / "output")["ceiling-exceeded"] == "true"

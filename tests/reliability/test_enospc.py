@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import run_main
 from conftest import checkout_env, unmeasured
 from fakegithub import FakeGitHub
 from fatwheel import DIST_INFO, HIP_DIR, metadata, write_wheel
@@ -149,12 +150,13 @@ def place_factory(tmp_path: Path) -> Iterator[Callable[[str, Callable[[Path], No
 def cli(
     args: list[str], place: Place | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``wheel-size ARGS`` in a subprocess, under the place's file-size limit if it has one."""
-    limited = place is not None and place.limited
-    start = ["-c", _LIMITED] if limited else ["-m", "wheel_size"]
+    """``wheel-size ARGS``: in a subprocess under the place's file-size limit if it has one,
+    else in this process (:func:`cli_runner.run_main`)."""
+    if place is None or not place.limited:
+        return run_main(args, env=env)
     return subprocess.run(
-        [sys.executable, *start, *args],
-        env=unmeasured(checkout_env(env)) if limited else checkout_env(env),
+        [sys.executable, "-c", _LIMITED, *args],
+        env=unmeasured(checkout_env(env)),
         capture_output=True,
         text=True,
         timeout=300,

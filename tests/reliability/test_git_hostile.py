@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import run_main
 from conftest import checkout_env, run_cli
 from git_servers import GitHttpServer, StalledServer
 from history_factory import run
@@ -107,7 +108,7 @@ def test_bad_timeouts_are_input_errors(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv("WHEEL_SIZE_GIT_TIMEOUT", "soon")
     with pytest.raises(InputError, match="WHEEL_SIZE_GIT_TIMEOUT must be a number"):
         GitBranchStore(str(tmp_path))
-    res = run_cli(
+    res = run_main(
         ["report", "--data-remote", str(tmp_path), "--git-timeout", "-1", "--from", "2025-10-01"]
     )
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr

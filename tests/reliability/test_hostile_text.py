@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from regression_world import Change, build_world
 from render.gfm import bad_characters, render
@@ -152,7 +153,7 @@ def hostile_wheels(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
 
 def test_wheel_member_names_are_inert_in_diff(hostile_wheels: tuple[Path, Path]) -> None:
     old, new = hostile_wheels
-    result = run_cli(["diff", str(old), str(new)])
+    result = run_main(["diff", str(old), str(new)])
     assert result.returncode == 0, result.stderr
     assert_inert_markdown(result.stdout)
     visible = render(result.stdout).visible
@@ -174,7 +175,7 @@ def test_wheel_file_names_are_inert_in_audit(
     ]
     for name in names:
         (folder / name).write_bytes(old.read_bytes())
-    result = run_cli(["audit", str(folder)])
+    result = run_main(["audit", str(folder)])
     assert result.returncode == 0, result.stderr
     assert_inert_markdown(result.stdout)
     visible = render(result.stdout).visible
@@ -236,7 +237,7 @@ def test_action_inputs_do_not_reach_a_shell(fake_github: FakeGitHub, tmp_path: P
     """Shell syntax in every text input of the action is taken literally (and refused)."""
     import yaml
 
-    from action_runner import run_entrypoint, runner_env
+    from action_runner import run_action, runner_env
 
     action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
     canary = tmp_path / "pwned"
@@ -247,7 +248,7 @@ def test_action_inputs_do_not_reach_a_shell(fake_github: FakeGitHub, tmp_path: P
         default = str(spec.get("default", ""))
         if default in ("true", "false") or key == "github-token":
             continue
-        run_entrypoint({**env, f"INPUT_{key.upper()}": payload})
+        run_action({**env, f"INPUT_{key.upper()}": payload})
         tried += 1
         assert not canary.exists(), f"input {key} reached a shell"
     assert tried >= 10

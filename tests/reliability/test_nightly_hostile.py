@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import parse_outputs, run_entrypoint, runner_env
-from conftest import run_cli
+from action_runner import parse_outputs, run_action, runner_env
+from cli_runner import run_main
 from evidence.hostile_artifacts import bomb_artifact, good_artifact
 from fakegithub import FakeGitHub
 from history_factory import run
@@ -118,7 +118,7 @@ def _nightly(mode: str, fake: FakeGitHub, tmp_path: Path, remote: Path, days: tu
                   "evidence-memory-mb": "128"}  # fmt: skip
         env = runner_env(fake, tmp_path, inputs)
         env.update({"GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary)})
-        res = run_entrypoint(env)
+        res = run_action(env)
     else:
         args = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--branch",
                 "nightly", "--variant", "cuda12_8", "--from", days[0], "--to", days[1],
@@ -126,7 +126,7 @@ def _nightly(mode: str, fake: FakeGitHub, tmp_path: Path, remote: Path, days: tu
         args += ["--evidence-memory-mb", "128"]
         env = {**fake.env(), "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
                "GITHUB_STEP_SUMMARY": str(summary), "HOME": str(tmp_path)}  # fmt: skip
-        res = run_cli(args, env=env)
+        res = run_main(args, env=env)
     outputs = parse_outputs(output.read_text()) if output.exists() else {}
     text = summary.read_text() if summary.exists() else ""
     return res.returncode, res.stdout, res.stderr, outputs, text

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import run_entrypoint
+from action_runner import run_action
 from action_runner import runner_env as _runner_env
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from nightly_world import WORKFLOW_ID, add_night, add_world
 
@@ -109,7 +109,7 @@ def test_successful_run_keeps_the_token_secret(world: FakeGitHub, tmp_path: Path
         "dashboard": "true",
         "create-issues": "true",
     }
-    res = run_entrypoint(runner_env(world, tmp_path, inputs))
+    res = run_action(runner_env(world, tmp_path, inputs))
     assert res.returncode == 0, res.stdout + res.stderr
     assert world.repo("pytorch/pytorch").issues, "the jump should have opened an issue"
     check_run(world, tmp_path, res, remote)
@@ -140,7 +140,7 @@ def test_failing_runs_keep_the_token_secret(
             f"https://x-access-token:{world.token}@127.0.0.1:9/pytorch/pytorch.git"
         )
     env = runner_env(world, tmp_path, inputs)
-    res = run_entrypoint(env)
+    res = run_action(env)
     assert res.returncode == 2, res.stdout + res.stderr
     assert "::error" in res.stdout
     if failure == "bad-token":
@@ -160,7 +160,7 @@ def test_cli_errors_never_carry_the_token(world: FakeGitHub, tmp_path: Path) -> 
         "track", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
         "--date", "2025-10-05", "--history", str(tmp_path / "h"),
     ]  # fmt: skip
-    res = run_cli(args, env=env)
+    res = run_main(args, env=env)
     assert res.returncode == 2
     assert res.stderr.startswith("wheel-size: error:")
     assert_no_secret(world.token, "stderr", res.stderr + res.stdout)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import run_entrypoint, runner_env
-from conftest import checkout_env, run_cli, unmeasured
+from action_runner import run_action, runner_env
+from cli_runner import run_main
+from conftest import checkout_env, unmeasured
 from fakegithub import FakeGitHub
 from wheel_factory import make_wheel
 
@@ -77,7 +78,7 @@ def test_full_tmpdir_is_one_line(command: str, tmp_path: Path, small_tmpfs: Path
     old = elf_wheel(tmp_path / "old", "1.0", 1, 1 << 20)
     new = elf_wheel(tmp_path / "new", "2.0", 1, 1 << 20)
     args = [command, str(old), str(new)] if command == "diff" else [command, str(new)]
-    line = _one_error(run_cli(args, env={"TMPDIR": str(small_tmpfs)}))
+    line = _one_error(run_main(args, env={"TMPDIR": str(small_tmpfs)}))
     assert line == (
         f"wheel-size: error: {small_tmpfs} (the temporary directory, $TMPDIR): cannot write: "
         f"{os.strerror(errno.ENOSPC)}"
@@ -93,7 +94,7 @@ def test_full_tmpdir_in_the_audit_action_is_one_line(
     env = runner_env(fake_github, tmp_path, {"audit-input": "dist/*.whl"}, action="audit")
     elf_wheel(tmp_path / "workspace" / "dist", "2.0", 1, 1 << 20)
     env["TMPDIR"] = str(small_tmpfs)
-    done = run_entrypoint(env, "audit")
+    done = run_action(env, "audit")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "internal error" not in done.stdout + done.stderr
     errors = [ln for ln in done.stdout.splitlines() if ln.startswith("::error")]
@@ -184,7 +185,7 @@ def test_audit_names_a_hostile_wheel_tag(tag: str, tmp_path: Path) -> None:
             if info.filename.endswith("/WHEEL"):
                 data = data.replace(b"Tag: py3-none-any", f"Tag: {tag}".encode())
             archive.writestr(info, data)
-    line = _one_error(run_cli(["audit", str(hostile)]))
+    line = _one_error(run_main(["audit", str(hostile)]))
     assert f"{hostile}: pkg-1.0.dist-info/WHEEL: Tag " in line
     assert repr(tag[:20])[:-1] in line and "is not a wheel tag" in line
     assert len(line) < 400

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import jsonschema
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_size.dates import parse_month
 from wheel_size.history import DirectoryStore
 from wheel_size.report import render_markdown
@@ -21,21 +22,21 @@ RANGE = ["--from", "2025-10-01", "--to", "2026-02-28", "--variant", "cuda12_8"]
 
 
 def test_previous_is_the_default_byte_for_byte() -> None:
-    plain = run_cli(["report", "--history", str(EXAMPLE), *RANGE])
-    named = run_cli(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "previous"])
+    plain = run_main(["report", "--history", str(EXAMPLE), *RANGE])
+    named = run_main(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "previous"])
     assert plain.returncode == named.returncode == 0, plain.stderr + named.stderr
     assert named.stdout == plain.stdout
     assert "Against baseline" not in plain.stdout
     assert "| 2025-10-29 | +1.6 MB | 863.2 MB | — |" in plain.stdout
     assert "| 2025-10-30 | +3.8 MB | 867.0 MB | — |" in plain.stdout
-    as_json = run_cli(["report", "--history", str(EXAMPLE), *RANGE, "--format", "json"])
+    as_json = run_main(["report", "--history", str(EXAMPLE), *RANGE, "--format", "json"])
     data = json.loads(as_json.stdout)
     assert data["thresholds"] == {"mb": 1.0, "pct": None}
     assert all("baseline" not in j for j in data["jumps"])
 
 
 def test_median_reports_a_two_night_rise_once_with_its_band() -> None:
-    res = run_cli(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "median:5"])
+    res = run_main(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "median:5"])
     assert res.returncode == 0, res.stderr
     md = res.stdout
     assert "jump threshold ±1 MB against the median of the previous 5 nights" in md
@@ -49,7 +50,7 @@ def test_median_reports_a_two_night_rise_once_with_its_band() -> None:
 
 def test_json_carries_the_baseline_and_validates(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    res = run_cli(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "window:3",
+    res = run_main(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "window:3",
                    "--format", "json", "-o", str(out)])  # fmt: skip
     assert res.returncode == 0, res.stderr
     data = json.loads(out.read_text())
@@ -63,7 +64,7 @@ def test_json_carries_the_baseline_and_validates(tmp_path: Path) -> None:
 
 def test_bad_baseline_is_refused_before_any_output(tmp_path: Path) -> None:
     out = tmp_path / "r.md"
-    res = run_cli(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "median:0",
+    res = run_main(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "median:0",
                    "-o", str(out)])  # fmt: skip
     assert res.returncode != 0
     assert "baseline: median:N needs N from 2 to 14 (got 0)" in res.stderr

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from hipfx import fixture_script, require_tools
 from wheel_factory import make_wheel
 
@@ -59,7 +59,7 @@ def test_unchanged_targets_of_a_compressed_bundle_read_zero(
     (tmp_path / "n").mkdir()
     old = make_wheel(tmp_path, "p", "1.0", TAG, {"p/lib/libk.so": old_lib})
     new = make_wheel(tmp_path / "n", "p", "1.1", TAG, {"p/lib/libk.so": new_lib})
-    result = run_cli(["diff", str(old), str(new), "--format", "json"])
+    result = run_main(["diff", str(old), str(new), "--format", "json"])
     assert result.returncode == 0, result.stderr
     (lib,) = [f for f in json.loads(result.stdout)["files"] if f["path"] == "p/lib/libk.so"]
     rows = {r["arch"]: r for r in lib["gpu"] if r["kind"] == "hip"}

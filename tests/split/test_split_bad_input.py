@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import DIST_INFO, HIP_DIR, build_fat_wheel, metadata, write_wheel
 
 WHEEL_NAME = "torch-2.10.0+rocm7.1-cp311-cp311-linux_x86_64.whl"
 
 
 def split(wheel: Path, out: Path) -> tuple[int, str]:
-    result = run_cli(
+    result = run_main(
         ["split", "--input", str(wheel), "--output-dir", str(out),
          "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/",
          "--wheel-type", "torch-fat", "-j", "2"]
@@ -113,7 +113,7 @@ def test_output_dir_already_holds_a_split(tmp_path: Path) -> None:
 @pytest.mark.parametrize("flag", [["--variant-label", "Not-OK", "--generate-variant-wheel"]])
 def test_bad_flags(tmp_path: Path, flag: list[str]) -> None:
     wheel = build_fat_wheel(tmp_path / "in")
-    result = run_cli(
+    result = run_main(
         ["split", "--input", str(wheel), "--output-dir", str(tmp_path / "out"),
          "--device-package-prefix", "p", "--overlay-root", "torch", *flag]
     )  # fmt: skip

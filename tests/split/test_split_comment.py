@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from fatwheel import build_fat_wheel
 from wheel_size.github.client import connect
@@ -35,7 +35,7 @@ def test_cli_posts_the_report(fake_github: FakeGitHub, tmp_path: Path) -> None:
     wheel = build_fat_wheel(tmp_path / "in")
     for attempt in range(2):
         out = tmp_path / f"out{attempt}"
-        result = run_cli(
+        result = run_main(
             ["split", "--input", str(wheel), "--output-dir", str(out),
              "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/",
              "--wheel-type", "torch-fat", "--comment-pr", str(pr.number), "--repository", REPO,

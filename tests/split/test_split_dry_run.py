@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import DATABASE_FILES, build_fat_wheel, build_stub_wheel
 
 PREFIX = "amd-torch-device"
@@ -41,7 +41,7 @@ def planned(fat_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     tmp.mkdir()
     before = tree(fat_wheel.parent)
     args = split_args(fat_wheel, base / "out", "-j", "2", "--compression", "none")
-    result = run_cli([*args, "--dry-run", "--format", "json"], env={"TMPDIR": str(tmp)})
+    result = run_main([*args, "--dry-run", "--format", "json"], env={"TMPDIR": str(tmp)})
     assert result.returncode == 0, result.stderr
     assert not (base / "out").exists()
     assert tree(fat_wheel.parent) == before
@@ -52,7 +52,7 @@ def planned(fat_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
 @pytest.fixture(scope="module")
 def real(fat_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("real") / "out"
-    result = run_cli(split_args(fat_wheel, out, "-j", "2", "--compression", "none"))
+    result = run_main(split_args(fat_wheel, out, "-j", "2", "--compression", "none"))
     assert result.returncode == 0, result.stderr
     wheels = {}
     for path in sorted(out.iterdir()):
@@ -117,7 +117,7 @@ def test_warnings_match_and_print_once(planned: dict[str, Any], real: dict[str, 
 
 
 def test_text_plan(fat_wheel: Path, tmp_path: Path) -> None:
-    result = run_cli([*split_args(fat_wheel, tmp_path / "out"), "--dry-run", "--verbose"])
+    result = run_main([*split_args(fat_wheel, tmp_path / "out"), "--dry-run", "--verbose"])
     assert result.returncode == 0, result.stderr
     text = result.stdout
     assert "nothing was written" in text
@@ -134,7 +134,7 @@ def test_text_plan(fat_wheel: Path, tmp_path: Path) -> None:
 def test_tmp_dir_it_creates_is_removed(fat_wheel: Path, tmp_path: Path) -> None:
     scratch = tmp_path / "a" / "b"
     args = [*split_args(fat_wheel, tmp_path / "out"), "--dry-run", "--tmp-dir", str(scratch)]
-    result = run_cli(args)
+    result = run_main(args)
     assert result.returncode == 0, result.stderr
     assert tree(tmp_path) == set()
 
@@ -148,7 +148,7 @@ def test_tmp_dir_it_creates_is_removed(fat_wheel: Path, tmp_path: Path) -> None:
     ],
 )
 def test_dry_run_refuses_outputs(fat_wheel: Path, tmp_path: Path, extra: list[str]) -> None:
-    result = run_cli([*split_args(fat_wheel, tmp_path / "out"), "--dry-run", *extra], cwd=tmp_path)
+    result = run_main([*split_args(fat_wheel, tmp_path / "out"), "--dry-run", *extra], cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"wheel-size: error: {extra[0]}: --dry-run writes and posts nothing; drop one of them"
@@ -157,7 +157,7 @@ def test_dry_run_refuses_outputs(fat_wheel: Path, tmp_path: Path, extra: list[st
 
 
 def test_format_needs_dry_run(fat_wheel: Path, tmp_path: Path) -> None:
-    result = run_cli([*split_args(fat_wheel, tmp_path / "out"), "--format", "json"])
+    result = run_main([*split_args(fat_wheel, tmp_path / "out"), "--format", "json"])
     assert result.returncode == 2
     assert result.stderr == "wheel-size: error: --format applies to --dry-run only\n"
     assert tree(tmp_path) == set()
@@ -168,8 +168,8 @@ def test_bad_input_same_error_as_a_split(tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
     wheel = build_stub_wheel(tmp_path / "in", "torch")
     out = tmp_path / "out"
-    dry = run_cli([*split_args(wheel, out), "--dry-run"])
-    real = run_cli(split_args(wheel, out))
+    dry = run_main([*split_args(wheel, out), "--dry-run"])
+    real = run_main(split_args(wheel, out))
     assert dry.returncode == real.returncode == 2
     assert dry.stderr.splitlines()[-1] == real.stderr.splitlines()[-1]
     assert dry.stderr.splitlines()[-1].startswith("wheel-size: error: ")
@@ -180,7 +180,7 @@ def test_output_dir_holding_a_split_is_refused(fat_wheel: Path, tmp_path: Path) 
     out = tmp_path / "out"
     out.mkdir()
     (out / fat_wheel.name).write_bytes(b"")
-    result = run_cli([*split_args(fat_wheel, out), "--dry-run"])
+    result = run_main([*split_args(fat_wheel, out), "--dry-run"])
     assert result.returncode == 2
     assert "already holds a split" in result.stderr
     assert tree(out) == {fat_wheel.name}
@@ -192,13 +192,13 @@ def test_windows_wheel_plan_matches_its_split(tmp_path: Path) -> None:
 
     wheel = build_fat_windows_wheel(tmp_path / "in")
     out = tmp_path / "out"
-    dry = run_cli(
+    dry = run_main(
         [*split_args(wheel, out, "--compression", "none"), "--dry-run", "--format", "json"]
     )
     assert dry.returncode == 0, dry.stderr
     assert not out.exists()
     plan = json.loads(dry.stdout)
-    real = run_cli(split_args(wheel, out, "--compression", "none"))
+    real = run_main(split_args(wheel, out, "--compression", "none"))
     assert real.returncode == 0, real.stderr
     assert {p.name for p in out.iterdir()} == {
         plan["host"]["file"],

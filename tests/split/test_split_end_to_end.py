@@ -16,7 +16,8 @@ import msgpack
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from elf_sections import section as _section
 from fatwheel import DATABASE_FILES, HIP_DIR, build_fat_wheel, build_stub_wheel
 from wheel_size.rocm.kpack import parse_kpack
@@ -58,7 +59,7 @@ def split(fat_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     args = split_args(
         fat_wheel, out, "-j", "2", "--generate-variant-wheel", "--variant-label", "rocm"
     )
-    result = run_cli([*args, "--report-json", str(report), "--report-md", str(base / "r.md")])
+    result = run_main([*args, "--report-json", str(report), "--report-md", str(base / "r.md")])
     assert result.returncode == 0, result.stderr
     return {
         "out": out,
@@ -296,7 +297,7 @@ def test_directory_in_and_out_match_the_wheels(
     for member in (unpacked / "torch" / "lib").glob("*.so"):
         member.chmod(0o755)
     out = tmp_path / "out"
-    result = run_cli(split_args(unpacked, out, "--output-format", "directory"))
+    result = run_main(split_args(unpacked, out, "--output-format", "directory"))
     assert result.returncode == 0, result.stderr
     for tree in out.iterdir():
         wheel = split["out"] / f"{tree.name}.whl"
@@ -312,7 +313,7 @@ def test_reproducible_across_job_counts(
     out = tmp_path / "again"
     args = split_args(fat_wheel, out, "-j", "1", "--generate-variant-wheel", "--variant-label")
     args += ["rocm", "--verify-bundle-hash"]  # checks more, changes nothing
-    result = run_cli(args)
+    result = run_main(args)
     assert result.returncode == 0, result.stderr
     for name, path in wheels(out).items():
         assert path.read_bytes() == (split["out"] / name).read_bytes(), name
@@ -322,7 +323,7 @@ def test_uncompressed_kpacks_and_explicit_handlers(fat_wheel: Path, tmp_path: Pa
     out = tmp_path / "out"
     args = split_args(fat_wheel, out, "--compression", "none", "--databases", "miopen")
     args += ["--extra-naming", "device", "--device-requires-dist", "rocm-sdk-device-@GFXARCH@"]
-    result = run_cli(args)
+    result = run_main(args)
     assert result.returncode == 0, result.stderr
     gfx942 = next(p for p in out.iterdir() if p.name.startswith("amd_torch_device_gfx942-"))
     with zipfile.ZipFile(gfx942) as zf:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_split_end_to_end import PREFIX, expected_keys, pip_resolve, split_args
 
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import build_fat_wheel
 
 
@@ -18,7 +18,7 @@ def fat(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _split(fat: Path, out: Path, *extra: str) -> Path:
-    result = run_cli(split_args(fat, out, *extra))
+    result = run_main(split_args(fat, out, *extra))
     assert result.returncode == 0, result.stderr
     return out
 
@@ -37,7 +37,7 @@ def test_host_installs_all_pulls_every_device_wheel(fat: Path, tmp_path: Path) -
 
 
 def test_host_installs_rejects_unknown_values(fat: Path, tmp_path: Path) -> None:
-    result = run_cli(split_args(fat, tmp_path / "out", "--host-installs", "some"))
+    result = run_main(split_args(fat, tmp_path / "out", "--host-installs", "some"))
     assert result.returncode == 2
     assert "invalid choice" in result.stderr
     assert not (tmp_path / "out").exists()

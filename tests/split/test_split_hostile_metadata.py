@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import DIST_INFO, HIP_DIR, metadata, write_wheel
 
 TAG = "cp311-cp311-linux_x86_64"
@@ -65,7 +65,7 @@ def assert_refused(
 ) -> None:
     out = plant(tmp_path / "world")
     before = tree(tmp_path / "world")
-    result = run_cli(
+    result = run_main(
         ["split", "--input", str(wheel), "--output-dir", str(out),
          "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/",
          "--wheel-type", "torch-fat", "--output-format", fmt,
@@ -205,7 +205,7 @@ def test_valid_names_are_normalised(tmp_path: Path) -> None:
     meta = meta_with(Name="Torch.Nightly", Version="2.10.0-RC1+ROCm7.1")
     wheel = hostile_wheel(tmp_path / "in" / "input.whl", meta=meta)
     out = tmp_path / "out"
-    result = run_cli(
+    result = run_main(
         ["split", "--input", str(wheel), "--output-dir", str(out),
          "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/"]
     )  # fmt: skip

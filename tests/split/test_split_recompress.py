@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import DIST_INFO, HIP_DIR, build_fat_wheel, metadata
 from wheel_size.wheel.record import encode_digest, parse_record
 from wheel_size.wheel.writer import deflate_file
@@ -29,7 +29,7 @@ INIT = b"# torch\n" * 64
 
 
 def split(wheel: Path, out: Path, *extra: str) -> tuple[int, str]:
-    result = run_cli(
+    result = run_main(
         ["split", "--input", str(wheel), "--output-dir", str(out),
          "--device-package-prefix", "amd-torch-device", "--overlay-root", "torch/", *extra]
     )  # fmt: skip

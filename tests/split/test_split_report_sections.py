@@ -19,7 +19,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fatwheel import HIP_DIR, build_fat_wheel
 from wheel_size.split.comment import render_comment
 from wheel_size.split.names import normalize_arch
@@ -186,7 +187,7 @@ def run_split(fat_wheel: Path, base: Path, *extra: str) -> dict[str, Any]:
     out = base / "out"
     report = base / "report.json"
     args = split_args(fat_wheel, out, *extra)
-    result = run_cli([*args, "--report-json", str(report), "--report-md", str(base / "r.md")])
+    result = run_main([*args, "--report-json", str(report), "--report-md", str(base / "r.md")])
     assert result.returncode == 0, result.stderr
     data = json.loads(report.read_text())
     jsonschema.validate(data, SCHEMA)

@@ -15,7 +15,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import DIST_INFO, HIP_DIR, build_stub_wheel, metadata, write_wheel
 
 PLATFORM = "manylinux_2_28_x86_64"
@@ -41,7 +41,7 @@ def small_fat_wheel(path: Path, *, wheel: bytes, meta: bytes | None = None) -> P
 
 
 def split(wheel: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return run_cli(
+    return run_main(
         ["split", "--input", str(wheel), "--output-dir", str(out),
          "--device-package-prefix", PREFIX, "--overlay-root", "torch/"]
     )  # fmt: skip

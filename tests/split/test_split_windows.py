@@ -18,7 +18,8 @@ import jsonschema
 import msgpack
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fatwheel import DATABASE_FILES, HIP_DIR, build_stub_wheel
 from fatwheel_pe import DLLS, build_fat_windows_wheel
 from hipfx_pe import HIP_PE, SEARCH, fat_dlls, images, readobj_complaints
@@ -49,7 +50,7 @@ def split(win_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     base = tmp_path_factory.mktemp("winsplit")
     out, report = base / "out", base / "report.json"
     args = split_args(win_wheel, out, "-j", "2", "--report-json", str(report))
-    result = run_cli([*args, "--report-md", str(base / "r.md")])
+    result = run_main([*args, "--report-md", str(base / "r.md")])
     assert result.returncode == 0, result.stderr
     return {
         "out": out,
@@ -190,7 +191,7 @@ def test_pip_resolves_one_windows_gpu(split: dict[str, Any], tmp_path: Path) -> 
 
 
 def assert_refused(wheel: Path, out: Path, *needles: str) -> None:
-    result = run_cli(split_args(wheel, out, "-j", "2"))
+    result = run_main(split_args(wheel, out, "-j", "2"))
     lines = [ln for ln in result.stderr.splitlines() if ln.startswith("wheel-size: error:")]
     assert result.returncode == 2, result.stderr
     assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
@@ -243,7 +244,7 @@ def test_reproducible_across_job_counts(
 ) -> None:
     out = tmp_path / "again"
     args = split_args(win_wheel, out, "-j", "1", "--report-json", str(tmp_path / "r.json"))
-    result = run_cli([*args, "--verify-bundle-hash"])
+    result = run_main([*args, "--verify-bundle-hash"])
     assert result.returncode == 0, result.stderr
     for name, path in wheels(out).items():
         assert path.read_bytes() == (split["out"] / name).read_bytes(), name
@@ -254,7 +255,7 @@ def test_unregistered_device_code_stays_in_the_host_wheel(tmp_path: Path) -> Non
     odd = (HIP_PE / "hip_ccob.dll").read_bytes().replace(b".hipFatB", b".hipFatX")
     wheel = build_fat_windows_wheel(tmp_path, extra={"torch/lib/hip_odd.dll": odd})
     out = tmp_path / "out"
-    result = run_cli(split_args(wheel, out))
+    result = run_main(split_args(wheel, out))
     assert result.returncode == 0, result.stderr
     warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("wheel-size: warning:")]
     assert any(f"{wheel}:torch/lib/hip_odd.dll: .hip_fat is not registered" in w for w in warnings)
