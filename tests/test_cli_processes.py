@@ -30,11 +30,6 @@ PROCESSES = {
     "reliability/test_hostile_binaries.py": "RLIMIT_AS for the command alone",
     "reliability/test_hostile_wheels.py": "RLIMIT_AS for the command alone",
     "reliability/test_temporary_work.py": "signals and resource limits",
-    # tests/regressions: may move to cli_runner.run_main (its owners' call)
-    "regressions/test_investigation_drops.py": "not reviewed yet",
-    "regressions/test_notes_rerun.py": "not reviewed yet",
-    "regressions/test_track_issues_cli.py": "not reviewed yet",
-    "regressions/test_trust_lifecycle.py": "not reviewed yet",
 }
 
 

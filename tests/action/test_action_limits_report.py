@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from action_runner import read_outputs, run_entrypoint, runner_env
+from action_runner import read_outputs, run_action, runner_env
 from fakegithub import FakeGitHub
 from history_factory import run
 from wheel_size.history.bundle import write_bundle
@@ -22,7 +22,7 @@ def test_the_report_files_name_the_breach(fake_github: FakeGitHub, tmp_path: Pat
     inputs = {"workflow": "21257348", "history-dir": "history", "records": "records.json",
               "from": "2026-03-09", "to": "2026-03-10", "variants": "cuda12_8",
               "ceiling-mb": "850"}  # fmt: skip
-    done = run_entrypoint(runner_env(fake_github, tmp_path, inputs))
+    done = run_action(runner_env(fake_github, tmp_path, inputs))
     assert done.returncode == 0, done.stdout + done.stderr
     outputs = read_outputs(tmp_path / "output")
     markdown = (workspace / outputs["report-path"]).read_text()

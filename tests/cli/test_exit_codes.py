@@ -8,15 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import run_entrypoint, runner_env
-from conftest import REPO_ROOT, run_cli
+from action_runner import run_action, runner_env
+from cli_runner import run_main
+from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 
 
 def test_check_without_wheels_exits_2_on_the_command_line(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "history").mkdir()
-    done = run_cli(["check", "empty", "--history", "history", "--no-comment"], cwd=tmp_path, env={})
+    done = run_main(
+        ["check", "empty", "--history", "history", "--no-comment"], cwd=tmp_path, env={}
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.strip().splitlines() == [
         "wheel-size: error: no wheels found in empty: give the pull request's .whl files or "
@@ -34,7 +37,7 @@ def test_check_without_wheels_exits_2_in_the_action(
     (tmp_path / "history").mkdir()
     inputs = {"check-wheels": given, "history-dir": str(tmp_path / "history")}
     env = runner_env(fake_github, tmp_path, inputs, action="check")
-    done = run_entrypoint(env, "check")
+    done = run_action(env, "check")
     assert done.returncode == 2, done.stdout + done.stderr
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1 and "dist" in errors[0], done.stdout

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli
+from cli_runner import run_main
 from history_factory import run
 from wheel_size.history.bundle import write_bundle
 
@@ -19,7 +19,7 @@ NIGHTS = [("2026-03-09", 851.0), ("2026-03-10", 851.5)]  # over 850 MB, no jump
 def _track(tmp_path: Path, *extra: str) -> tuple[str, dict[str, Any]]:
     records = tmp_path / "records.json"
     write_bundle(records, [run(day, {"cuda12_8": mb, "cpu": 190.0}) for day, mb in NIGHTS])
-    done = run_cli(
+    done = run_main(
         ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--no-collect",
          "--history", str(tmp_path / "h"), "--records", str(records),
          "--from", "2026-03-09", "--to", "2026-03-10", "--variant", "cuda12_8,cpu",
@@ -54,7 +54,7 @@ def test_an_acknowledged_breach_says_so(tmp_path: Path) -> None:
 def test_no_limit_no_section(tmp_path: Path) -> None:
     records = tmp_path / "records.json"
     write_bundle(records, [run(day, {"cuda12_8": mb}) for day, mb in NIGHTS])
-    done = run_cli(
+    done = run_main(
         ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--no-collect",
          "--history", str(tmp_path / "h"), "--records", str(records), "--from", "2026-03-09",
          "--to", "2026-03-10", "-o", str(tmp_path / "r.md"), "--json", str(tmp_path / "r.json")],

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from check_world import torch_wheel
-from conftest import run_cli
+from cli_runner import run_main
 from fatwheel import build_fat_wheel
 from wheel_factory import make_1747_matrix
 
@@ -25,7 +25,7 @@ def _workflow(tmp_path: Path, *args: str) -> tuple[int, str]:
     summary.write_text("")
     env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary),
            "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_TOKEN": ""}  # fmt: skip
-    done = run_cli(list(args), env=env, cwd=tmp_path)
+    done = run_main(list(args), env=env, cwd=tmp_path)
     assert "Traceback" not in done.stderr
     return done.returncode, summary.read_text()
 
@@ -76,7 +76,7 @@ def test_split_success_has_its_report(tmp_path: Path) -> None:
 
 def test_outside_a_workflow_nothing_is_written(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
-    done = run_cli(
+    done = run_main(
         ["check", "nowhere", "--history", "h"],
         env={"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": str(summary)},
         cwd=tmp_path,

@@ -7,7 +7,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from history_factory import run
 from regression_world import Change, World, build_world
@@ -74,7 +74,7 @@ def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub)
     history = tmp_path / "history"
     store_history(tmp_path, w)
     args = ["investigate", "--history", str(history), "--date", "2026-01-06", "--no-evidence"]
-    result = run_cli([*args, "--variant", "cuda12_8", "--format", "json"], env=fake_github.env())
+    result = run_main([*args, "--variant", "cuda12_8", "--format", "json"], env=fake_github.env())
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["delta_mb"] == -29.7
@@ -92,7 +92,7 @@ def test_a_drop_is_explained_and_ranked(tmp_path: Path, fake_github: FakeGitHub)
     assert set(data["fingerprint"]) == set(FingerprintDocument.__annotations__)
     assert data["candidates"][-1]["title"] == "[CUDA] Add cuSPARSELt tests (#12)"
 
-    md = run_cli([*args, "--variant", "cuda12_8"], env=fake_github.env())
+    md = run_main([*args, "--variant", "cuda12_8"], env=fake_github.env())
     assert md.returncode == 0, md.stderr
     assert md.stdout.startswith("## `manywheel-py3_12-cuda12_8` shrank by 29.7 MB")
     assert "grew by" not in md.stdout and "-29.7" not in md.stdout.splitlines()[0]
@@ -109,14 +109,14 @@ def test_a_night_without_a_jump_ranks_nothing_and_names_what_moved(
     fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
     history = store_history(tmp_path, w)
     args = ["investigate", "--history", str(history), "--date", "2026-01-06", "--no-evidence"]
-    result = run_cli([*args, "--variant", "cuda13_0", "--format", "json"], env=fake_github.env())
+    result = run_main([*args, "--variant", "cuda13_0", "--format", "json"], env=fake_github.env())
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["no_jump"] is True and data["candidates"] == []
     assert data["fingerprint"]["direction"] == "none"
     assert "cuda12_6 (-29.50 MB)" in data["cross_variant_reading"]
     assert "cuda12_8 (-29.70 MB)" in data["cross_variant_reading"]
-    md = run_cli([*args, "--variant", "cuda13_0"], env=fake_github.env())
+    md = run_main([*args, "--variant", "cuda13_0"], env=fake_github.env())
     assert md.returncode == 0, md.stderr
     assert md.stdout.startswith("## `manywheel-py3_12-cuda13_0` did not jump on 2026-01-06")
     assert "LIKELY" not in md.stdout and "| # | Commit |" not in md.stdout
@@ -133,7 +133,7 @@ def test_a_bad_reach_table_is_one_line_naming_the_file_and_the_key(
     table.write_text("submodules:\n  cutlass: {kind: cuda}\nhipify: 1\n", encoding="utf-8")
     out = tmp_path / "out.md"
     args = ["investigate", "--history", str(history), "--date", "2026-01-06", "--no-evidence"]
-    result = run_cli(
+    result = run_main(
         [*args, "--variant", "cuda12_8", "--reach-table", str(table), "-o", str(out)],
         env=fake_github.env(),
     )

@@ -485,7 +485,7 @@ def test_per_target_id_layout_for_older_runtimes(
     report names the trade-off."""
     out = tmp_path / "out"
     report = tmp_path / "r.md"
-    result = run_cli(
+    result = run_main(
         [*split_args(fat_wheel, out, "--kpack-layout", "per-target-id"), "--report-md", str(report)]
     )
     assert result.returncode == 0, result.stderr
@@ -513,7 +513,7 @@ def test_per_target_id_layout_for_older_runtimes(
     assert seen == targets
     assert "one archive per target-id" in report.read_text()
     # the dry run plans the same archives
-    planned = run_cli(
+    planned = run_main(
         [
             *split_args(fat_wheel, tmp_path / "dry", "--kpack-layout", "per-target-id"),
             *("--dry-run", "--format", "json"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo as make_world
 
@@ -18,7 +18,7 @@ def track(fake: FakeGitHub, history: Path, *extra: str):  # type: ignore[no-unty
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--branch", "nightly"]
     args += ["--history", str(history), "--variant", "cuda12_8"]
     args += ["--create-issues", "--no-evidence", "--no-build-evidence", *extra]
-    return run_cli(args, env=fake.env())
+    return run_main(args, env=fake.env())
 
 
 def test_a_rerun_completes_the_notes_a_killed_run_left_undone(

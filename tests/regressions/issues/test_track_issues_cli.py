@@ -1,5 +1,6 @@
-"""``wheel-size track --create-issues`` as a subprocess: fake GitHub (runs, artifacts, a real
-git repository for commits and compare) → history directory → one issue per jump."""
+"""``wheel-size track --create-issues`` in-process through main(argv): fake GitHub (runs,
+artifacts, a real git repository for commits and compare) → history directory
+→ one issue per jump."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_main
 from fakegithub import FakeGitHub
 from regression_world import make_nightly_repo as make_world
 from wheel_size.history import DirectoryStore
@@ -18,7 +19,7 @@ def track(fake: FakeGitHub, history: Path, day: str, *extra: str):  # type: igno
     args = ["track", "--repo", "pytorch/pytorch", "--workflow", "21257348", "--branch", "nightly"]
     args += ["--history", str(history), "--date", day, "--variant", "cuda12_8"]
     args += ["--create-issues", "--no-evidence", *extra]
-    return run_cli(args, env=fake.env())
+    return run_main(args, env=fake.env())
 
 
 @pytest.mark.slow
@@ -70,7 +71,7 @@ def test_reproduce_names_the_data_branch_and_the_remote_as_given(
             "--create-issues", "--no-evidence"]  # fmt: skip
     env = {**fake_github.env(), "GITHUB_REPOSITORY": "pytorch/pytorch"}
     for day in ("2025-10-10", "2025-10-11"):
-        res = run_cli([*base, "--date", day], env=env)
+        res = run_main([*base, "--date", day], env=env)
         assert res.returncode == 0, res.stderr
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     body = issue.body or ""
@@ -123,7 +124,7 @@ def test_backfill_opens_issues_on_at_most_max_issue_nights(
             "--history", str(tmp_path / "h"), "--from", "2025-10-01", "--to", "2025-10-08",
             "--create-issues", "--no-evidence", "--creep-mb", "0",
             "--max-issue-nights", "2"]  # fmt: skip
-    first = run_cli(args, env=fake_github.env())
+    first = run_main(args, env=fake_github.env())
     assert first.returncode == 0, first.stderr
     titles = sorted(i.title for i in fake_github.repo("pytorch/pytorch").issues)
     assert titles == [
@@ -133,7 +134,7 @@ def test_backfill_opens_issues_on_at_most_max_issue_nights(
     assert "jump/cuda12_8/2025-10-07: not opened (request budget of this run spent)" in first.stderr
     assert "1 event(s) not opened" in first.stderr and "--max-issue-nights" in first.stderr
     # Tracking the same nights again opens the rest, and nothing twice.
-    again = run_cli(args, env=fake_github.env())
+    again = run_main(args, env=fake_github.env())
     assert again.returncode == 0, again.stderr
     assert len(fake_github.repo("pytorch/pytorch").issues) == 3
     assert "not opened" not in again.stderr

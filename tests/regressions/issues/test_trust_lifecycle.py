@@ -303,14 +303,14 @@ def test_overlapping_runs_open_one_issue_per_event(
 
 @pytest.mark.parametrize("bad", ["two words", "evil-->", "a" * 40, "-dash", "x[bot"])
 def test_a_bad_bot_login_is_one_line_naming_the_input(bad: str) -> None:
-    from conftest import run_cli
+    from cli_runner import run_main
     from wheel_size.action.inputs import bot_login_input
     from wheel_size.errors import InputError
 
     with pytest.raises(InputError, match=r"^input bot-login: .* is not a GitHub login"):
         bot_login_input({"INPUT_BOT-LOGIN": bad})
     args = ["track", "--repo", "o/r", "--workflow", "1", "--history", "h", "--no-collect"]
-    result = run_cli([*args, "--create-issues", f"--bot-login={bad}"], env={})
+    result = run_main([*args, "--create-issues", f"--bot-login={bad}"], env={})
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("wheel-size: error: --bot-login: ")
