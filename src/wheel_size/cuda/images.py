@@ -17,7 +17,7 @@ import zstandard
 
 from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD, FatbinEntry
 from wheel_size.cuda.library import scan_cuda_sections
-from wheel_size.cuda.lz4block import decompress_block
+from wheel_size.cuda.lz4block import BlockDecoder, decompress_block
 from wheel_size.errors import InvalidBundle
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.limits import MAX_CODE_OBJECT
@@ -31,10 +31,12 @@ class DeviceImage:
 
     section: str
     entry: FatbinEntry
-    data: bytes
+    data: bytes | memoryview  # a view into a reused buffer when iter_images(reuse=True)
 
 
-def _inflate(entry: FatbinEntry, raw: bytes, where: str) -> bytes:
+def _inflate(
+    entry: FatbinEntry, raw: bytes, where: str, lz4: BlockDecoder | None
+) -> bytes | memoryview:
     size = entry.decompressed_size
     if size > MAX_CODE_OBJECT:
         raise InvalidBundle(f"{where}: claims {size} decompressed bytes, over the limit")
@@ -46,15 +48,24 @@ def _inflate(entry: FatbinEntry, raw: bytes, where: str) -> bytes:
         if len(out) != size:
             raise InvalidBundle(f"{where}: decompresses to {len(out)} bytes, not {size}")
         return out
+    if lz4 is not None:
+        return lz4.decode(raw, size, where)
     return decompress_block(raw, size, where)
 
 
 def iter_images(
-    stream: IO[bytes], elf: ElfImage, source: str, kinds: frozenset[str] = frozenset({"sass"})
+    stream: IO[bytes],
+    elf: ElfImage,
+    source: str,
+    kinds: frozenset[str] = frozenset({"sass"}),
+    *,
+    reuse: bool = False,
 ) -> Iterator[DeviceImage]:
     """Every fatbin entry of ``kinds`` (``sass``, ``ptx``, ``lto``) with its bytes, in file
     order. InvalidBundle for a payload that does not decompress to its claimed size or
-    carries a compression flag we do not know."""
+    carries a compression flag we do not know. With ``reuse`` LZ4 entries are decoded into
+    one buffer: an image's ``data`` is then valid only until the next image."""
+    lz4 = BlockDecoder() if reuse else None
     sections = {s.name: s for s in elf.sections}
     for found in scan_cuda_sections(stream, source=source, elf=elf):
         entry = found.entry
@@ -69,5 +80,5 @@ def iter_images(
         if length > MAX_CODE_OBJECT:
             raise InvalidBundle(f"{where}: a {length}-byte payload is over the limit")
         raw = elf.read(section, entry.offset + entry.header_size, length)
-        data = _inflate(entry, raw, where) if compressed else raw
+        data = _inflate(entry, raw, where, lz4) if compressed else raw
         yield DeviceImage(found.section, entry, data)

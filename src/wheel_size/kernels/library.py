@@ -38,12 +38,14 @@ class CodeObjectReport:
 def _cuda(
     stream: IO[bytes], elf: ElfImage, source: str, digests: bool
 ) -> Iterator[CodeObjectReport]:
-    for number, image in enumerate(iter_images(stream, elf, source, frozenset({"sass", "ptx"}))):
+    images = iter_images(stream, elf, source, frozenset({"sass", "ptx"}), reuse=True)
+    for number, image in enumerate(images):
         entry = image.entry
         where = f"{source}: {image.section} {entry.image} {entry.arch} #{number}"
         if entry.image == "ptx":
             arch = entry.arch.replace("sm_", "compute_", 1)
-            yield CodeObjectReport("cuda", arch, ptx_functions(image.data, where, digests=digests))
+            found = ptx_functions(bytes(image.data), where, digests=digests)
+            yield CodeObjectReport("cuda", arch, found)
         else:
             found = elf_functions(image.data, where, digests=digests)
             yield CodeObjectReport("cuda", entry.arch, found)
