@@ -94,11 +94,11 @@ def test_block_decoder_reuses_its_buffer_and_checks_the_size() -> None:
         packed = lz4.block.compress(plain, store_size=False)
         assert bytes(decoder.decode(packed, len(plain), "e")) == plain
     packed = lz4.block.compress(first, store_size=False)
-    with pytest.raises(InvalidBundle, match="^e: LZ4 block"):
+    with pytest.raises(InvalidBundle, match=r"^e: LZ4 block"):
         decoder.decode(packed, len(first) - 1, "e")  # the block is longer than claimed
-    with pytest.raises(InvalidBundle, match="^e: LZ4 block decodes to"):
+    with pytest.raises(InvalidBundle, match=r"^e: LZ4 block decodes to"):
         decoder.decode(packed, len(first) + 7, "e")
-    with pytest.raises(InvalidBundle, match="^e: LZ4 block does not decompress"):
+    with pytest.raises(InvalidBundle, match=r"^e: LZ4 block does not decompress"):
         decoder.decode(b"\xff" * 32, 1000, "e")
 
 
