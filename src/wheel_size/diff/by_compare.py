@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
-from wheel_size.wheel.archive import open_source
+from wheel_size.wheel.archive import WheelSource, open_source
 
 __all__ = ["compare_inventories", "diff_wheels_by"]
 
@@ -149,24 +150,34 @@ def _side(path: Path, names: list[str], label: str, by: str) -> Inventory:
 
 
 def _changed(
-    old: Path, new: Path, old_label: str, new_label: str, problems: list[str]
+    a_src: WheelSource, b_src: WheelSource, old_label: str, new_label: str, problems: list[str]
 ) -> tuple[list[str], list[str]]:
     """The ELF members of each wheel that differ from the other wheel's (RECORD first)."""
     old_names: list[str] = []
     new_names: list[str] = []
-    with open_source(old) as a_src, open_source(new) as b_src:
-        a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
-        a_members = {normalise_path(m.name): m for m in a_src.members}
-        b_members = {normalise_path(m.name): m for m in b_src.members}
-        for key in sorted(a_members.keys() | b_members.keys()):
-            a, b = a_members.get(key), b_members.get(key)
-            if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
-                continue
-            if a and _is_elf(a_src, a):
-                old_names.append(a.name)
-            if b and _is_elf(b_src, b):
-                new_names.append(b.name)
+    a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
+    a_members = {normalise_path(m.name): m for m in a_src.members}
+    b_members = {normalise_path(m.name): m for m in b_src.members}
+    for key in sorted(a_members.keys() | b_members.keys()):
+        a, b = a_members.get(key), b_members.get(key)
+        if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
+            continue
+        if a and _is_elf(a_src, a):
+            old_names.append(a.name)
+        if b and _is_elf(b_src, b):
+            new_names.append(b.name)
     return old_names, new_names
+
+
+def _symbol_sides(
+    old: Path, new: Path, names: tuple[list[str], list[str]], labels: tuple[str, str]
+) -> tuple[Inventory, Inventory]:
+    """Host symbols of both sides, one worker process per side when two cores are free."""
+    if _workers() > 1 and names[0] and names[1]:
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            later = pool.submit(_side, new, names[1], labels[1], "symbol")
+            return _side(old, names[0], labels[0], "symbol"), later.result()
+    return _side(old, names[0], labels[0], "symbol"), _side(new, names[1], labels[1], "symbol")
 
 
 def _workers() -> int:
@@ -180,15 +191,13 @@ def diff_wheels_by(
     """Compare the libraries that differ between two wheels by kernel, symbol or family;
     the two sides are read in two processes when the machine has two cores."""
     problems: list[str] = []
-    old_names, new_names = _changed(old, new, old_label, new_label, problems)
-    if _workers() > 1 and old_names and new_names:
-        with ProcessPoolExecutor(max_workers=2) as pool:
-            later = pool.submit(_side, new, new_names, new_label, by)
-            old_inv = _side(old, old_names, old_label, by)
-            new_inv = later.result()
-    else:
-        old_inv = _side(old, old_names, old_label, by)
-        new_inv = _side(new, new_names, new_label, by)
+    with open_source(old) as a_src, open_source(new) as b_src:
+        old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems)
+        if by != "symbol":
+            names, labels = (old_names, new_names), (old_label, new_label)
+            old_inv, new_inv = read_kernel_sides((a_src, b_src), names, labels, _workers())
+    if by == "symbol":
+        old_inv, new_inv = _symbol_sides(old, new, (old_names, new_names), (old_label, new_label))
     result = compare_inventories(
         old_inv, new_inv, by=by, top=top, old_label=old_label, new_label=new_label
     )

@@ -20,7 +20,7 @@ from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 
-__all__ = ["CodeObjectReport", "iter_code_objects", "one_problem"]
+__all__ = ["CodeObjectReport", "hip_code_objects", "iter_code_objects", "one_problem"]
 
 _STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
 
@@ -51,9 +51,10 @@ def _cuda(
             yield CodeObjectReport("cuda", entry.arch, found)
 
 
-def _hip(
-    stream: IO[bytes], elf: ElfImage, source: str, digests: bool
+def hip_code_objects(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool = False
 ) -> Iterator[CodeObjectReport]:
+    """The code objects of the library's ``.hip_fatbin`` offload bundles, in file order."""
     section = elf.section(FATBIN_SECTION)
     if section is None or not section.file_size or not (elf.is64 and elf.little_endian):
         return
@@ -80,7 +81,7 @@ def iter_code_objects(
     except (WheelSizeError, *_STRAY) as exc:
         problems.append(f"{exc}; its kernels are not listed")
         return
-    for scan in (_cuda, _hip):
+    for scan in (_cuda, hip_code_objects):
         try:
             yield from scan(stream, elf, source, digests)
         except (WheelSizeError, *_STRAY) as exc:
