@@ -29,21 +29,39 @@ _Names = tuple[set[str], set[str], set[str], set[str]]
 
 
 def _rows(olds: dict[str, Item], news: dict[str, Item], arch: str, by: str) -> list[ByRow]:
-    rows: dict[str, ByRow] = {}
+    """The rows of one architecture that changed (a row per name, or per family)."""
+    if by != "family":
+        rows: list[ByRow] = []
+        for name in olds.keys() | news.keys():
+            a, b = olds.get(name), news.get(name)
+            old_bytes, old_count = (a.bytes, a.copies) if a else (0, 0)
+            new_bytes, new_count = (b.bytes, b.copies) if b else (0, 0)
+            if old_bytes != new_bytes or old_count != new_count:
+                rows.append(ByRow(name, old_bytes, new_bytes, old_count, new_count, archs=[arch]))
+        return rows
+    # family -> [old bytes, new bytes, old names, new names, added, removed]
+    sums: dict[str, list[int]] = {}
     for name in olds.keys() | news.keys():
         a, b = olds.get(name), news.get(name)
-        key = name if by != "family" else (b or a).family  # type: ignore[union-attr]
-        row = rows.setdefault(key, ByRow(key, archs=[arch]))
-        if a:
-            row.old_bytes += a.bytes
-            row.old_count += 1 if by == "family" else a.copies
-        if b:
-            row.new_bytes += b.bytes
-            row.new_count += 1 if by == "family" else b.copies
-        if by == "family":
-            row.added += a is None
-            row.removed += b is None
-    return [r for r in rows.values() if r.delta or r.old_count != r.new_count or r.added]
+        key = (b or a).family  # type: ignore[union-attr]
+        slot = sums.get(key)
+        if slot is None:
+            slot = sums[key] = [0, 0, 0, 0, 0, 0]
+        if a is not None:
+            slot[0] += a.bytes
+            slot[2] += 1
+        else:
+            slot[4] += 1
+        if b is not None:
+            slot[1] += b.bytes
+            slot[3] += 1
+        else:
+            slot[5] += 1
+    return [
+        ByRow(key, old_b, new_b, old_n, new_n, added, removed, [arch])
+        for key, (old_b, new_b, old_n, new_n, added, removed) in sums.items()
+        if old_b != new_b or old_n != new_n or added
+    ]
 
 
 def _table(arch: str, rows: list[ByRow], top: int) -> ByTable:
@@ -91,13 +109,17 @@ def _family_names(old: Inventory, new: Inventory) -> dict[str, _Names]:
     out: dict[str, _Names] = {}
     for side, inventory in ((2, old), (3, new)):
         for (_arch, name), item in inventory.items.items():
-            out.setdefault(item.family, (set(), set(), set(), set()))[side].add(name)
-    for (arch, name), item in new.items.items():
-        if (arch, name) not in old.items:
-            out[item.family][0].add(name)
-    for (arch, name), item in old.items.items():
-        if (arch, name) not in new.items:
-            out[item.family][1].add(name)
+            sets = out.get(item.family)
+            if sets is None:
+                sets = out[item.family] = (set(), set(), set(), set())
+            sets[side].add(name)
+    olds, news = old.items, new.items
+    for key, item in news.items():
+        if key not in olds:
+            out[item.family][0].add(key[1])
+    for key, item in olds.items():
+        if key not in news:
+            out[item.family][1].add(key[1])
     return out
 
 

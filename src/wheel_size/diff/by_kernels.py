@@ -103,6 +103,7 @@ def read_kernel_sides(
     ``chunk_bytes`` of decoded code objects make one task."""
     pairs = _pairs(*names)
     inventories = {"old": Inventory(), "new": Inventory()}
+    inventories["new"].share_names(inventories["old"])
     old_src, new_src = wheels
     with tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp:
         _SOURCES.update(old=old_src, new=new_src)
@@ -143,8 +144,8 @@ def _run(
                     pair = pairs[outcome.pair]
                     pair.results.append(outcome)
                     pair.pending -= 1
-                    for side in ("old", "new"):
-                        inventories[side].learn(n for _a, n in getattr(outcome, side).items)
+                    for tally in (outcome.old, outcome.new):
+                        inventories["old"].learn(n for _a, n in tally.items)
                 else:
                     side, name, scan = outcome
                     pair = by_member[(side, name)]
@@ -189,8 +190,7 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> None:
     problems = [text for _n, text in numbered]  # in file order, as the reader meets them
     problems += [text for _n, text in scan.hip.problems]
     for part in [*parts, scan.hip]:
-        for (arch, mangled), (size, copies) in part.items.items():
-            inventory.add(arch, mangled, size, copies)
+        inventory.add_counts(part.items)
         for arch, size in part.unattributed.items():
             inventory.leftover(arch, size)
     close_library(inventory, problems, scan.source)

@@ -73,6 +73,25 @@ class Inventory:
         item.copies += copies
         return ok
 
+    def share_names(self, other: Inventory) -> None:
+        """Use ``other``'s cache of demangled names: both sides of a diff hold mostly the
+        same names, each demangled once."""
+        self._names = other._names
+
+    def add_counts(self, counts: dict[tuple[str, str], list[int]]) -> None:
+        """:meth:`add` for ``{(arch, mangled): [bytes, copies]}`` (a worker's tally)."""
+        names, items, pending = self._names, self.items, self._pending
+        for (arch, mangled), (size, copies) in counts.items():
+            known = names.get(mangled)
+            name, kin, ok = known if known is not None else self._name(mangled)
+            if not ok:
+                pending.add((arch, name))
+            item = items.get((arch, name))
+            if item is None:
+                item = items[(arch, name)] = Item(kin)
+            item.bytes += size
+            item.copies += copies
+
     def learn(self, names: Iterable[str]) -> None:
         """Demangle ``names`` ahead of :meth:`add` (while other processes still work)."""
         for mangled in names:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import struct
+import sys
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -66,9 +67,11 @@ class Tally:
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
         items = self.items
         for function in found.functions:
-            slot = items.get((arch, function.name))
+            # One object per name: pickled once per chunk, however many archs hold it.
+            key = (arch, sys.intern(function.name))
+            slot = items.get(key)
             if slot is None:
-                items[(arch, function.name)] = [function.size, 1]
+                items[key] = [function.size, 1]
             else:
                 slot[0] += function.size
                 slot[1] += 1
