@@ -109,13 +109,24 @@ def read_kernel_sides(
         _SOURCES.update(old=old_src, new=new_src)
         try:
             sources = {"old": old_src, "new": new_src}
-            _run(pairs, sources, labels, tmp, (workers, chunk_bytes), inventories)
+            lines = _run(pairs, sources, labels, tmp, (workers, chunk_bytes), inventories)
         finally:
             _SOURCES.clear()
-        for pair in pairs:
+        for index, pair in enumerate(pairs):
             for side, _name in pair.sides():
-                _assemble(inventories[side], pair, side)
+                if pair.fallback:
+                    lines[(index, side)] = _sequential(inventories[side], pair.scans[side])
+                inventories[side].problems.extend(lines[(index, side)])
     return inventories["old"], inventories["new"]
+
+
+def _sequential(inventory: Inventory, scan: LibraryScan) -> list[str]:
+    """Read one library the sequential way; returns the problem lines it added."""
+    mark = len(inventory.problems)
+    read_inventory(inventory, scan.path, scan.source, "kernel")
+    lines = inventory.problems[mark:]
+    del inventory.problems[mark:]
+    return lines
 
 
 def _run(
@@ -125,8 +136,11 @@ def _run(
     tmp: str,
     sizes: tuple[int, int],
     inventories: dict[str, Inventory],
-) -> None:
+) -> dict[tuple[int, str], list[str]]:
+    """Run every task; each library pair is added to the inventories as soon as its last
+    chunk is back. Returns the problem lines of each (pair, side) added so far."""
     workers, chunk_bytes = sizes
+    lines: dict[tuple[int, str], list[str]] = {}
     by_member = {(s, n): p for p in pairs for s, n in p.sides()}
     order = sorted(by_member, key=lambda key: -sources[key[0]].member(key[1]).size)
     label = {"old": labels[0], "new": labels[1]}
@@ -154,8 +168,13 @@ def _run(
                         running |= _plan(pool, pairs.index(pair), pair, chunk_bytes)
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
+                if pair.pending == 0 and not pair.fallback:
+                    index = pairs.index(pair)
+                    for side, _name in pair.sides():
+                        lines[(index, side)] = _assemble(inventories[side], pair, side)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return lines
 
 
 def _plan(pool: Executor, index: int, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:
@@ -178,13 +197,10 @@ def _drop(pair: _Pair) -> None:
         scan.path.unlink(missing_ok=True)
 
 
-def _assemble(inventory: Inventory, pair: _Pair, side: str) -> None:
-    """Add one library to ``inventory`` as :func:`read_inventory` would have."""
+def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
+    """Add one library to ``inventory`` as :func:`read_inventory` would have; returns the
+    problem lines it would have added."""
     scan = pair.scans[side]
-    if pair.fallback:
-        read_inventory(inventory, scan.path, scan.source, "kernel")
-        return
-    inventory.problems.extend(scan.problems)
     parts = [getattr(r, side) for r in sorted(pair.results, key=lambda r: r.index)]
     numbered = sorted((p for part in parts for p in part.problems), key=lambda p: p[0])
     problems = [text for _n, text in numbered]  # in file order, as the reader meets them
@@ -193,4 +209,4 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> None:
         inventory.add_counts(part.items)
         for arch, size in part.unattributed.items():
             inventory.leftover(arch, size)
-    close_library(inventory, problems, scan.source)
+    return [*scan.problems, *close_library(inventory, problems, scan.source)]

@@ -146,19 +146,20 @@ def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
         inventory.leftover(code.arch, found.unattributed)
         for function in found.functions:
             inventory.add(code.arch, function.name, function.size)
-    close_library(inventory, problems, source)
+    inventory.problems.extend(close_library(inventory, problems, source))
 
 
-def close_library(inventory: Inventory, problems: list[str], source: str) -> None:
-    """After one library's kernels: its code objects' problems as one line, and the names
-    no demangler read."""
-    inventory.problems.extend(one_problem(problems, source))
+def close_library(inventory: Inventory, problems: list[str], source: str) -> list[str]:
+    """After one library's kernels: the lines to report, its code objects' problems as
+    one line and how many names no demangler read."""
+    lines = list(one_problem(problems, source))
     rejected = inventory.resolve()
     if rejected:
-        inventory.problems.append(
+        lines.append(
             f"{source}: {rejected} name(s) the demangler rejects are shown mangled, "
             f"in the family {UNATTRIBUTED}"
         )
+    return lines
 
 
 def _add_symbols(inventory: Inventory, stream: IO[bytes], source: str) -> None:
