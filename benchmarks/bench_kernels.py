@@ -96,7 +96,8 @@ def _cuobjdump() -> str | None:
 
 
 def _cuobjdump_totals(tool: str, wheel: Path, members: list[str]) -> Counter[str]:
-    """SASS bytes per architecture of ``members`` of ``wheel``, as cuobjdump extracts them."""
+    """SASS bytes per architecture of ``members`` of ``wheel``, as cuobjdump extracts them
+    (``-all``: the relocatable ``__nv_relfatbin`` entries too, which the diff counts)."""
     totals: Counter[str] = Counter()
     with (
         tempfile.TemporaryDirectory(prefix="bench-cuobjdump-") as tmp,
@@ -109,7 +110,7 @@ def _cuobjdump_totals(tool: str, wheel: Path, members: list[str]) -> Counter[str
             out = Path(tmp) / "out"
             out.mkdir()
             proc = subprocess.run(
-                [tool, "-xelf", "all", str(lib)], cwd=out, capture_output=True, check=False
+                [tool, "-all", "-xelf", "all", str(lib)], cwd=out, capture_output=True, check=False
             )
             if proc.returncode and b"does not contain" not in proc.stderr:
                 sys.exit(f"cuobjdump failed on {member}: {proc.stderr.decode().strip()}")
@@ -210,11 +211,14 @@ def _check_cuobjdump(tool: str, old: Path, new: Path, data: dict[str, Any]) -> N
     changed = _changed_elf(old, new)
     sides = [_cuobjdump_totals(tool, wheel, changed[i]) for i, wheel in enumerate((old, new))]
     bad = 0
-    for arch in sorted(set(sides[0]) | set(sides[1])):
+    for arch in sorted(set(sides[0]) | set(sides[1]) | {a for a in got if a.startswith("sm_")}):
         want = (sides[0][arch], sides[1][arch])
-        have = got.get(arch, (None, None))
-        same = "equal" if have == want else "DIFFERENT"
-        bad += have != want
+        have = got.get(arch)
+        if have is None and want[0] == want[1]:
+            same = "unchanged: the diff lists changed architectures only"
+        else:
+            same = "equal" if have == want else f"DIFFERENT: the diff says {have}"
+            bad += have != want
         print(f"  cuobjdump {arch}: {want[0]:,} -> {want[1]:,} ({same})")
     print("cuobjdump per-architecture totals:", "all equal" if not bad else f"{bad} differ")
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.cubin import Candidates, fast_candidates
@@ -36,10 +37,10 @@ STO_CUDA_ENTRY = 0x10
 _PTX_ENTRY = re.compile(rb"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]+([^\s(]+)", re.M)
 
 
-@dataclass(frozen=True)
-class Function:
+class Function(NamedTuple):
     """One function: its mangled name, bytes, whether it is a kernel (a CUDA entry, an
-    AMDGPU function with a kernel descriptor ``.kd``), and a digest of its bytes."""
+    AMDGPU function with a kernel descriptor ``.kd``), and a digest of its bytes. A tuple:
+    a diff of two torch releases makes ~300,000 of them."""
 
     name: str
     size: int
