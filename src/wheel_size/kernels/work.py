@@ -53,6 +53,7 @@ _KINDS = ("sass", "ptx")
 # Uncompressed bytes a chunk decodes: small enough that two workers end close together,
 # large enough that one chunk's names are pickled once for many cubins.
 CHUNK_BYTES = 96 << 20
+_DECODER = BlockDecoder()
 
 
 @dataclass
@@ -236,7 +237,7 @@ def _retag(problems: list[str], old: str, new: str) -> list[str]:
 def read_chunk(chunk: Chunk) -> ChunkResult:
     """The functions of every entry of ``chunk``, tallied per side."""
     result = ChunkResult(chunk.pair, chunk.index)
-    lz4 = BlockDecoder()
+    lz4 = _DECODER  # one buffer per worker: a fresh one per chunk faults in its pages again
     try:
         with _open(chunk.old) as old_fd, _open(chunk.new) as new_fd:
             for a, b in chunk.work:
