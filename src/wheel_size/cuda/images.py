@@ -62,7 +62,12 @@ class ImageRef:
     entry: FatbinEntry
     start: int  # file offset of the payload
     length: int  # bytes stored: the compressed size, or the payload size when plain
-    where: str
+    source: str  # the library, as messages name it (one string shared by its entries)
+
+    @property
+    def where(self) -> str:
+        entry = self.entry
+        return f"{self.source}: {self.section} entry at {entry.offset} ({entry.arch} {entry.image})"
 
     @property
     def key(self) -> tuple[int, int, int, int, int]:
@@ -88,7 +93,7 @@ def image_ref(found: CudaEntry, section: Section, source: str) -> ImageRef:
             f"{source}: read of {length} bytes at {offset} lies outside section "
             f"{section.name or section.index} ({section.file_size} bytes in the file)"
         )
-    return ImageRef(found.section, entry, section.offset + offset, length, where)
+    return ImageRef(found.section, entry, section.offset + offset, length, source)
 
 
 def load_image(ref: ImageRef, raw: bytes, lz4: BlockDecoder | None) -> bytes | memoryview:
