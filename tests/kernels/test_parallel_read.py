@@ -20,6 +20,7 @@ from kernelfx import kernel_wheel, library
 from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.diff.by_compare import _changed
 from wheel_size.diff.by_kernels import read_kernel_sides
+from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.inventory import Inventory, read_inventory
 from wheel_size.kernels.work import plan_chunks, read_chunk, scan_library
 from wheel_size.rocm.elf_file import ElfImage
@@ -137,3 +138,20 @@ def test_a_library_the_reader_stops_in_is_read_the_sequential_way(
         got_old, got_new = _pooled(a, b, workers, 1)
         _same(got_new, want_new)
         _same(got_old, want_old)
+
+
+def test_a_member_that_does_not_inflate_is_one_line_naming_it(tmp_path: Path) -> None:
+    a = kernel_wheel(tmp_path / "a", "1.0", {"kern/libkern.so": "libkern_v1.so"})
+    b = kernel_wheel(tmp_path / "b", "2.0", {"kern/libkern.so": "libkern_v2_lz4.so"})
+    data = bytearray(b.read_bytes())
+    with open_source(b) as source:
+        raw = source.member("kern/libkern.so").raw
+        assert raw is not None
+        at = raw.offset + raw.compressed_size // 2
+    data[at : at + 64] = bytes(64)  # the CRC (or the deflate stream) no longer holds
+    b.write_bytes(bytes(data))
+    for workers in (1, 2):
+        with pytest.raises(WheelSizeError) as caught:
+            _pooled(a, b, workers, 1 << 30)
+        message = str(caught.value)
+        assert "kern/libkern.so" in message and "\n" not in message
