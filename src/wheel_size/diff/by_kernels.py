@@ -3,14 +3,17 @@
 Every step is a task for a pool of (at most) two forked workers
 (:mod:`wheel_size.kernels.work`): inflating one member to a temporary file and reading its
 headers, then decoding chunks of the entries of each library pair, an entry both versions
-hold with the same bytes once. Tasks are queued largest member first and chunks as soon as
-both versions of their library are scanned, so both cores stay busy until the last chunk;
-this process demangles names while the workers decode. Inventories are then assembled
-library by library in member order, so problems read as the sequential reader words them;
-a library pair with an entry that reader would stop at is read by it instead.
+hold with the same bytes once. Members are scanned largest library pair first, both
+versions one after the other and at most one scan per worker at a time; a pair's chunks are
+queued as soon as both versions are scanned, so they run between the next scans and both
+cores stay busy until the last chunk. This process demangles names while the workers decode
+and tallies each pair when its last chunk is back; problems are reported in member order, as
+the sequential reader words them, and a library pair with an entry that reader would stop
+at is read by it instead.
 
-A temporary file lives until its library pair is tallied, so at most the members in flight
-are on disk (both versions of libtorch_cuda.so: ~2 GB).
+A temporary file lives until its library pair is tallied (a library without device code:
+until it is scanned), so the disk holds about one library pair and the scans in flight
+(both versions of libtorch_cuda.so: ~2 GB).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -142,14 +146,22 @@ def _run(
     workers, chunk_bytes = sizes
     lines: dict[tuple[int, str], list[str]] = {}
     by_member = {(s, n): p for p in pairs for s, n in p.sides()}
-    order = sorted(by_member, key=lambda key: -sources[key[0]].member(key[1]).size)
+    # Largest library pair first, both versions one after the other; at most one scan per
+    # worker queued, so chunks run between scans and the files on disk stay few.
+    size = {key: sources[key[0]].member(key[1]).size for key in by_member}
+    ordered = sorted(pairs, key=lambda p: -max(size[(s, n)] for s, n in p.sides()))
+    scans = deque(key for pair in ordered for key in pair.sides())
     label = {"old": labels[0], "new": labels[1]}
     pool = _pool(workers)
+
+    def next_scan() -> set[Future[Any]]:
+        side, name = scans.popleft()
+        return {pool.submit(_scan_member, side, name, tmp, f"{label[side]}:{name}")}
+
     try:
         running: set[Future[Any]] = set()
-        for side, name in order:
-            source = f"{label[side]}:{name}"
-            running.add(pool.submit(_scan_member, side, name, tmp, source))
+        while scans and len(running) < workers:
+            running |= next_scan()
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
@@ -162,6 +174,8 @@ def _run(
                         inventories["old"].learn(n for _a, n in tally.items)
                 else:
                     side, name, scan = outcome
+                    if scans:
+                        running |= next_scan()
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
