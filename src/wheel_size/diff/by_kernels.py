@@ -78,6 +78,7 @@ def _pool(workers: int) -> Executor:
 class _Pair:
     """Both versions of one library: their scans, then their chunks' results."""
 
+    index: int  # in member order
     old: str | None
     new: str | None
     scans: dict[str, LibraryScan] = field(default_factory=dict)
@@ -92,7 +93,8 @@ class _Pair:
 def _pairs(old_names: list[str], new_names: list[str]) -> list[_Pair]:
     olds = {normalise_path(n): n for n in old_names}
     news = {normalise_path(n): n for n in new_names}
-    return [_Pair(olds.get(key), news.get(key)) for key in sorted(olds.keys() | news.keys())]
+    keys = sorted(olds.keys() | news.keys())
+    return [_Pair(i, olds.get(key), news.get(key)) for i, key in enumerate(keys)]
 
 
 def read_kernel_sides(
@@ -179,11 +181,11 @@ def _run(
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
-                        running |= _plan(pool, pairs.index(pair), pair, chunk_bytes)
+                        running |= _plan(pool, pair.index, pair, chunk_bytes)
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
                 if pair.pending == 0 and not pair.fallback:
-                    index = pairs.index(pair)
+                    index = pair.index
                     for side, _name in pair.sides():
                         lines[(index, side)] = _assemble(inventories[side], pair, side)
     finally:
