@@ -104,22 +104,18 @@ def _sum(
     return list(summed.values())
 
 
-def _family_names(old: Inventory, new: Inventory) -> dict[str, _Names]:
-    """family -> (names added in some arch, names removed in some arch, old names, new names)."""
-    out: dict[str, _Names] = {}
-    for side, inventory in ((2, old), (3, new)):
-        for (_arch, name), item in inventory.items.items():
-            sets = out.get(item.family)
-            if sets is None:
-                sets = out[item.family] = (set(), set(), set(), set())
-            sets[side].add(name)
+def _family_names(old: Inventory, new: Inventory, wanted: set[str]) -> dict[str, _Names]:
+    """family -> (names added in some arch, names removed in some arch, old names, new
+    names), for the families in ``wanted`` (those with a changed row somewhere)."""
+    out: dict[str, _Names] = {f: (set(), set(), set(), set()) for f in wanted}
     olds, news = old.items, new.items
-    for key, item in news.items():
-        if key not in olds:
-            out[item.family][0].add(key[1])
-    for key, item in olds.items():
-        if key not in news:
-            out[item.family][1].add(key[1])
+    for side, mine, theirs, gone in ((3, news, olds, 0), (2, olds, news, 1)):
+        for key, item in mine.items():
+            sets = out.get(item.family)
+            if sets is not None:
+                sets[side].add(key[1])
+                if key not in theirs:
+                    sets[gone].add(key[1])
     return out
 
 
@@ -141,7 +137,8 @@ def compare_inventories(
         table.new_unattributed = new.unattributed.get(arch, 0)
         if rows or table.old_total != table.new_total:
             result.archs.append(table)
-    names = _family_names(old, new) if by == "family" else {}
+    wanted = {row.name for _arch, rows in per_arch for row in rows}
+    names = _family_names(old, new, wanted) if by == "family" else {}
     summed = _table("", _sum(per_arch, by, names), top)
     summed.old_total = sum(t.old_total for t in result.archs)
     summed.new_total = sum(t.new_total for t in result.archs)
