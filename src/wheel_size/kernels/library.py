@@ -20,9 +20,16 @@ from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 
-__all__ = ["CodeObjectReport", "hip_code_objects", "iter_code_objects", "one_problem"]
+__all__ = [
+    "STRAY_ERRORS",
+    "CodeObjectReport",
+    "hip_code_objects",
+    "iter_code_objects",
+    "one_problem",
+]
 
-_STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
+# What a parser can raise from below on bytes that lie, besides WheelSizeError.
+STRAY_ERRORS = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
 
 
 @dataclass(frozen=True)
@@ -78,13 +85,13 @@ def iter_code_objects(
     hashes every function's bytes (duplicates need it, a diff does not)."""
     try:
         elf = elf if elf is not None else ElfImage(stream, source)
-    except (WheelSizeError, *_STRAY) as exc:
+    except (WheelSizeError, *STRAY_ERRORS) as exc:
         problems.append(f"{exc}; its kernels are not listed")
         return
     for scan in (_cuda, hip_code_objects):
         try:
             yield from scan(stream, elf, source, digests)
-        except (WheelSizeError, *_STRAY) as exc:
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
             problems.append(f"{exc}; its kernels are not listed")
 
 

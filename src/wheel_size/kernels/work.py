@@ -21,19 +21,18 @@ pair the sequential way instead, problems and all.
 from __future__ import annotations
 
 import os
-import struct
 import sys
 from collections import defaultdict, deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from wheel_size.cuda.images import ImageRef, image_ref, load_image
 from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.cuda.lz4block import BlockDecoder
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
-from wheel_size.kernels.library import hip_code_objects
+from wheel_size.kernels.library import STRAY_ERRORS, hip_code_objects
 from wheel_size.rocm.elf_file import ElfImage
 
 __all__ = [
@@ -48,7 +47,6 @@ __all__ = [
     "scan_library",
 ]
 
-_STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
 _KINDS = ("sass", "ptx")
 # Uncompressed bytes a chunk decodes: small enough that two workers end close together,
 # large enough that one chunk's names are pickled once for many cubins.
@@ -108,12 +106,12 @@ def scan_library(path: Path, source: str) -> LibraryScan:
         with path.open("rb") as stream:
             try:
                 elf = ElfImage(stream, source)
-            except (WheelSizeError, *_STRAY) as exc:
+            except (WheelSizeError, *STRAY_ERRORS) as exc:
                 scan.problems.append(f"{exc}; its kernels are not listed")
                 return scan
             try:
                 scan.items = _items(stream, elf, source)
-            except (WheelSizeError, *_STRAY) as exc:
+            except (WheelSizeError, *STRAY_ERRORS) as exc:
                 scan.fault = isinstance(exc, _Late)
                 if not scan.fault:
                     scan.problems.append(f"{exc}; its kernels are not listed")
@@ -122,7 +120,7 @@ def scan_library(path: Path, source: str) -> LibraryScan:
             try:
                 for number, code in enumerate(hip_code_objects(stream, elf, source)):
                     scan.hip.add(code.arch, code.functions, number, code.functions.problems)
-            except (WheelSizeError, *_STRAY) as exc:
+            except (WheelSizeError, *STRAY_ERRORS) as exc:
                 scan.problems.append(f"{exc}; its kernels are not listed")
     except OSError:
         scan.fault = True  # the sequential reader words it
@@ -133,16 +131,16 @@ class _Late(WheelSizeError):
     """An entry the sequential reader would stop at after listing the ones before it."""
 
 
-def _items(stream: object, elf: ElfImage, source: str) -> list[Item]:
+def _items(stream: IO[bytes], elf: ElfImage, source: str) -> list[Item]:
     sections = {s.name: s for s in elf.sections}
-    found = scan_cuda_sections(stream, source=source, elf=elf)  # type: ignore[arg-type]
+    found = scan_cuda_sections(stream, source=source, elf=elf)
     items: list[Item] = []
     for entry in found:
         if entry.entry.image not in _KINDS:
             continue
         try:
             ref = image_ref(entry, sections[entry.section], source)
-        except (WheelSizeError, *_STRAY) as exc:
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
             raise _Late(str(exc)) from None
         items.append(Item(len(items), ref))
     return items
@@ -242,7 +240,7 @@ def read_chunk(chunk: Chunk) -> ChunkResult:
         with _open(chunk.old) as old_fd, _open(chunk.new) as new_fd:
             for a, b in chunk.work:
                 _one(result, chunk, a, b, old_fd, new_fd, lz4)
-    except (WheelSizeError, OSError, *_STRAY):
+    except (WheelSizeError, OSError, *STRAY_ERRORS):
         result.fault = True
         result.old, result.new = Tally(), Tally()
     return result
@@ -288,8 +286,3 @@ class _open:  # noqa: N801 - a context manager used like open()
     def __exit__(self, *exc: object) -> None:
         if self._fd >= 0:
             os.close(self._fd)
-
-
-def iter_results(results: list[ChunkResult]) -> Iterator[ChunkResult]:
-    """Chunk results in file order (the order their problems are reported in)."""
-    yield from sorted(results, key=lambda r: (r.pair, r.index))
