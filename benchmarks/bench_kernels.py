@@ -3,10 +3,16 @@
 wheels from PyPI (CUDA), against ``sha256sum`` of both wheels measured in the same run.
 
 The wheels are fetched with ``pip download`` into ``--cache`` (never into the repository).
-Printed: wall time and peak RSS of each command, the per-architecture totals, the top
-families, and sha256sum's time.
+``sha256sum`` and the diff run alternately ``--repeat`` times; printed for each: wall time,
+CPU time (user + system of the command and its workers), peak RSS and the load average,
+and the diff's time as a multiple of sha256sum's in the same round. Then the
+per-architecture totals, checked against ``cuobjdump -xelf all`` run on every changed
+library of both wheels (``nvidia-cuda-cuobjdump``; skipped with ``--no-cuobjdump`` or when
+it is not installed), the top families, and ``wheel-size bloat`` of the new wheel.
 
 Usage: python benchmarks/bench_kernels.py [--old 2.8.0] [--new 2.9.0] [--cache DIR]
+       [--repeat 3] [--no-cuobjdump] [--no-bloat]
+Run it under the shared lock on a shared machine: flock /work/wt/bench.lock python ...
 """
 
 from __future__ import annotations
@@ -14,11 +20,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PLATFORM = "manylinux_2_28_x86_64"
@@ -37,17 +50,96 @@ def _fetch(version: str, cache: Path) -> Path:
     return sorted(cache.glob(f"torch-{version}-*.whl"))[0]
 
 
-def _timed(cmd: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS of the child in MiB, stdout."""
+@dataclass
+class Timing:
+    wall: float
+    cpu: float  # user + system seconds of the command and everything it waited for
+    peak: int  # MiB, the largest child so far
+    load: float  # one-minute load average when it started
+
+    def __str__(self) -> str:
+        return f"{self.wall:.1f} s wall, {self.cpu:.1f} s CPU (load {self.load:.1f})"
+
+
+def _timed(cmd: list[str]) -> tuple[Timing, str]:
+    """How long ``cmd`` took, and its stdout."""
     paths = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     wall = time.perf_counter() - start
     if proc.returncode:
         sys.exit(f"{' '.join(cmd)} failed: {proc.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
-    return wall, peak, proc.stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return Timing(wall, cpu, after.ru_maxrss // 1024, load), proc.stdout
+
+
+def _cuobjdump() -> str | None:
+    """cuobjdump from the ``nvidia-cuda-cuobjdump`` wheel, ``CUOBJDUMP`` or PATH."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    if os.environ.get("CUOBJDUMP"):
+        return os.environ["CUOBJDUMP"]
+    try:
+        dist = distribution("nvidia-cuda-cuobjdump")
+    except PackageNotFoundError:
+        return shutil.which("cuobjdump")
+    for entry in dist.files or []:
+        if entry.name == "cuobjdump":
+            path = Path(str(dist.locate_file(entry)))
+            path.chmod(path.stat().st_mode | 0o111)
+            return str(path)
+    return shutil.which("cuobjdump")
+
+
+def _cuobjdump_totals(tool: str, wheel: Path, members: list[str]) -> Counter[str]:
+    """SASS bytes per architecture of ``members`` of ``wheel``, as cuobjdump extracts them
+    (``-all``: the relocatable ``__nv_relfatbin`` entries too, which the diff counts)."""
+    totals: Counter[str] = Counter()
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-cuobjdump-") as tmp,
+        zipfile.ZipFile(wheel) as zf,
+    ):
+        for member in members:
+            lib = Path(tmp) / "lib.so"
+            with zf.open(member) as src, lib.open("wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            out = Path(tmp) / "out"
+            out.mkdir()
+            proc = subprocess.run(
+                [tool, "-all", "-xelf", "all", str(lib)], cwd=out, capture_output=True, check=False
+            )
+            if proc.returncode and b"does not contain" not in proc.stderr:
+                sys.exit(f"cuobjdump failed on {member}: {proc.stderr.decode().strip()}")
+            for cubin in out.glob("*.cubin"):
+                found = re.findall(r"\.(sm_\d+[af]?)\.cubin$", cubin.name)
+                if found:
+                    totals[found[0]] += cubin.stat().st_size
+            shutil.rmtree(out)
+            lib.unlink()
+    return totals
+
+
+def _changed_elf(old: Path, new: Path) -> tuple[list[str], list[str]]:
+    """The ELF members of each wheel whose bytes (CRC and size) the other wheel lacks."""
+    out: tuple[list[str], list[str]] = ([], [])
+    with zipfile.ZipFile(old) as a, zipfile.ZipFile(new) as b:
+        sides = ({i.filename: i for i in a.infolist()}, {i.filename: i for i in b.infolist()})
+        for side, (zf, mine, theirs) in enumerate(
+            ((a, sides[0], sides[1]), (b, sides[1], sides[0]))
+        ):
+            for name, info in mine.items():
+                other = theirs.get(name)
+                if other and (other.CRC, other.file_size) == (info.CRC, info.file_size):
+                    continue
+                if info.file_size > 4:
+                    with zf.open(info) as src:
+                        if src.read(4) == b"\x7fELF":
+                            out[side].append(name)
+    return out
 
 
 def main() -> int:
@@ -55,20 +147,41 @@ def main() -> int:
     parser.add_argument("--old", default="2.8.0")
     parser.add_argument("--new", default="2.9.0")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/wheel-size-bench-torch"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-cuobjdump", action="store_true")
+    parser.add_argument("--no-bloat", action="store_true")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     old, new = _fetch(args.old, args.cache), _fetch(args.new, args.cache)
-    sha, _, _ = _timed(["sha256sum", str(old), str(new)])
     ws = [sys.executable, "-m", "wheel_size"]
-    diff_t, diff_rss, out = _timed(
-        [*ws, "diff", "--by", "family", "--format", "json", "--top", "10", str(old), str(new)]
+    diff_cmd = [
+        *ws,
+        "diff",
+        "--by",
+        "family",
+        "--format",
+        "json",
+        "--top",
+        "10",
+        str(old),
+        str(new),
+    ]
+    _timed(["sha256sum", str(old), str(new)])  # page cache warm for both
+    ratios = []
+    out = ""
+    for round_ in range(1, args.repeat + 1):
+        sha, _ = _timed(["sha256sum", str(old), str(new)])
+        diff, out = _timed(diff_cmd)
+        ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
+        print(f"round {round_}: sha256sum of both wheels {sha}")
+        print(f"round {round_}: diff --by family        {diff}, peak RSS {diff.peak} MiB")
+        wall, cpu = ratios[-1]
+        print(f"round {round_}: diff / sha256sum = {wall:.2f}x wall, {cpu:.2f}x CPU")
+    best = min(r[0] for r in ratios)
+    print(
+        f"best wall ratio {best:.2f}x; median {sorted(r[0] for r in ratios)[len(ratios) // 2]:.2f}x"
     )
     data = json.loads(out)
-    bloat_t, bloat_rss, bloat_out = _timed([*ws, "bloat", "--format", "json", str(new)])
-    bloat = json.loads(bloat_out)
-    print(f"sha256sum of both wheels: {sha:.1f} s")
-    print(f"diff --by family: {diff_t:.1f} s, peak RSS {diff_rss} MiB")
-    print(f"bloat (new wheel): {bloat_t:.1f} s, peak RSS {bloat_rss} MiB")
     for comparison in data["comparisons"]:
         for table in comparison["archs"]:
             print(
@@ -81,6 +194,39 @@ def main() -> int:
                 f"+{row['added']}/-{row['removed']} instantiations x {len(row['archs'])} archs"
             )
         print("  problems:", comparison["problems"][:5])
+    tool = None if args.no_cuobjdump else _cuobjdump()
+    if tool is None:
+        print("cuobjdump check skipped")
+    else:
+        _check_cuobjdump(tool, old, new, data)
+    if not args.no_bloat:
+        _bloat(ws, new)
+    return 0
+
+
+def _check_cuobjdump(tool: str, old: Path, new: Path, data: dict[str, Any]) -> None:
+    """The diff's per-architecture SASS totals against cuobjdump's on the changed libraries."""
+    [comparison] = data["comparisons"]
+    got = {t["arch"]: (t["old_total"], t["new_total"]) for t in comparison["archs"]}
+    changed = _changed_elf(old, new)
+    sides = [_cuobjdump_totals(tool, wheel, changed[i]) for i, wheel in enumerate((old, new))]
+    bad = 0
+    for arch in sorted(set(sides[0]) | set(sides[1]) | {a for a in got if a.startswith("sm_")}):
+        want = (sides[0][arch], sides[1][arch])
+        have = got.get(arch)
+        if have is None and want[0] == want[1]:
+            same = "unchanged: the diff lists changed architectures only"
+        else:
+            same = "equal" if have == want else f"DIFFERENT: the diff says {have}"
+            bad += have != want
+        print(f"  cuobjdump {arch}: {want[0]:,} -> {want[1]:,} ({same})")
+    print("cuobjdump per-architecture totals:", "all equal" if not bad else f"{bad} differ")
+
+
+def _bloat(ws: list[str], new: Path) -> None:
+    timing, out = _timed([*ws, "bloat", "--format", "json", str(new)])
+    bloat = json.loads(out)
+    print(f"bloat (new wheel): {timing}, peak RSS {timing.peak} MiB")
     dup = sum(d["saving"] for d in bloat["duplicates"])
     twin = sum(t["saving"] for t in bloat["twins"])
     print(f"bloat: {bloat['code_bytes']:,} code bytes; duplicates save {dup:,}; twins {twin:,}")
@@ -90,7 +236,6 @@ def main() -> int:
         )
     for family in bloat["families"][:10]:
         print(f"  {family['family'][:90]}: {family['bytes']:,} bytes, {family['instantiations']}")
-    return 0
 
 
 if __name__ == "__main__":

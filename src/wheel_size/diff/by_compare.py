@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
-from wheel_size.wheel.archive import open_source
+from wheel_size.wheel.archive import WheelSource, open_source
 
 __all__ = ["compare_inventories", "diff_wheels_by"]
 
@@ -28,21 +29,39 @@ _Names = tuple[set[str], set[str], set[str], set[str]]
 
 
 def _rows(olds: dict[str, Item], news: dict[str, Item], arch: str, by: str) -> list[ByRow]:
-    rows: dict[str, ByRow] = {}
+    """The rows of one architecture that changed (a row per name, or per family)."""
+    if by != "family":
+        rows: list[ByRow] = []
+        for name in olds.keys() | news.keys():
+            a, b = olds.get(name), news.get(name)
+            old_bytes, old_count = (a.bytes, a.copies) if a else (0, 0)
+            new_bytes, new_count = (b.bytes, b.copies) if b else (0, 0)
+            if old_bytes != new_bytes or old_count != new_count:
+                rows.append(ByRow(name, old_bytes, new_bytes, old_count, new_count, archs=[arch]))
+        return rows
+    # family -> [old bytes, new bytes, old names, new names, added, removed]
+    sums: dict[str, list[int]] = {}
     for name in olds.keys() | news.keys():
         a, b = olds.get(name), news.get(name)
-        key = name if by != "family" else (b or a).family  # type: ignore[union-attr]
-        row = rows.setdefault(key, ByRow(key, archs=[arch]))
-        if a:
-            row.old_bytes += a.bytes
-            row.old_count += 1 if by == "family" else a.copies
-        if b:
-            row.new_bytes += b.bytes
-            row.new_count += 1 if by == "family" else b.copies
-        if by == "family":
-            row.added += a is None
-            row.removed += b is None
-    return [r for r in rows.values() if r.delta or r.old_count != r.new_count or r.added]
+        key = (b or a).family  # type: ignore[union-attr]
+        slot = sums.get(key)
+        if slot is None:
+            slot = sums[key] = [0, 0, 0, 0, 0, 0]
+        if a is not None:
+            slot[0] += a.bytes
+            slot[2] += 1
+        else:
+            slot[4] += 1
+        if b is not None:
+            slot[1] += b.bytes
+            slot[3] += 1
+        else:
+            slot[5] += 1
+    return [
+        ByRow(key, old_b, new_b, old_n, new_n, added, removed, [arch])
+        for key, (old_b, new_b, old_n, new_n, added, removed) in sums.items()
+        if old_b != new_b or old_n != new_n or added
+    ]
 
 
 def _table(arch: str, rows: list[ByRow], top: int) -> ByTable:
@@ -85,18 +104,18 @@ def _sum(
     return list(summed.values())
 
 
-def _family_names(old: Inventory, new: Inventory) -> dict[str, _Names]:
-    """family -> (names added in some arch, names removed in some arch, old names, new names)."""
-    out: dict[str, _Names] = {}
-    for side, inventory in ((2, old), (3, new)):
-        for (_arch, name), item in inventory.items.items():
-            out.setdefault(item.family, (set(), set(), set(), set()))[side].add(name)
-    for (arch, name), item in new.items.items():
-        if (arch, name) not in old.items:
-            out[item.family][0].add(name)
-    for (arch, name), item in old.items.items():
-        if (arch, name) not in new.items:
-            out[item.family][1].add(name)
+def _family_names(old: Inventory, new: Inventory, wanted: set[str]) -> dict[str, _Names]:
+    """family -> (names added in some arch, names removed in some arch, old names, new
+    names), for the families in ``wanted`` (those with a changed row somewhere)."""
+    out: dict[str, _Names] = {f: (set(), set(), set(), set()) for f in wanted}
+    olds, news = old.items, new.items
+    for side, mine, theirs, gone in ((3, news, olds, 0), (2, olds, news, 1)):
+        for key, item in mine.items():
+            sets = out.get(item.family)
+            if sets is not None:
+                sets[side].add(key[1])
+                if key not in theirs:
+                    sets[gone].add(key[1])
     return out
 
 
@@ -118,7 +137,8 @@ def compare_inventories(
         table.new_unattributed = new.unattributed.get(arch, 0)
         if rows or table.old_total != table.new_total:
             result.archs.append(table)
-    names = _family_names(old, new) if by == "family" else {}
+    wanted = {row.name for _arch, rows in per_arch for row in rows}
+    names = _family_names(old, new, wanted) if by == "family" else {}
     summed = _table("", _sum(per_arch, by, names), top)
     summed.old_total = sum(t.old_total for t in result.archs)
     summed.new_total = sum(t.new_total for t in result.archs)
@@ -149,24 +169,34 @@ def _side(path: Path, names: list[str], label: str, by: str) -> Inventory:
 
 
 def _changed(
-    old: Path, new: Path, old_label: str, new_label: str, problems: list[str]
+    a_src: WheelSource, b_src: WheelSource, old_label: str, new_label: str, problems: list[str]
 ) -> tuple[list[str], list[str]]:
     """The ELF members of each wheel that differ from the other wheel's (RECORD first)."""
     old_names: list[str] = []
     new_names: list[str] = []
-    with open_source(old) as a_src, open_source(new) as b_src:
-        a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
-        a_members = {normalise_path(m.name): m for m in a_src.members}
-        b_members = {normalise_path(m.name): m for m in b_src.members}
-        for key in sorted(a_members.keys() | b_members.keys()):
-            a, b = a_members.get(key), b_members.get(key)
-            if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
-                continue
-            if a and _is_elf(a_src, a):
-                old_names.append(a.name)
-            if b and _is_elf(b_src, b):
-                new_names.append(b.name)
+    a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
+    a_members = {normalise_path(m.name): m for m in a_src.members}
+    b_members = {normalise_path(m.name): m for m in b_src.members}
+    for key in sorted(a_members.keys() | b_members.keys()):
+        a, b = a_members.get(key), b_members.get(key)
+        if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
+            continue
+        if a and _is_elf(a_src, a):
+            old_names.append(a.name)
+        if b and _is_elf(b_src, b):
+            new_names.append(b.name)
     return old_names, new_names
+
+
+def _symbol_sides(
+    old: Path, new: Path, names: tuple[list[str], list[str]], labels: tuple[str, str]
+) -> tuple[Inventory, Inventory]:
+    """Host symbols of both sides, one worker process per side when two cores are free."""
+    if _workers() > 1 and names[0] and names[1]:
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            later = pool.submit(_side, new, names[1], labels[1], "symbol")
+            return _side(old, names[0], labels[0], "symbol"), later.result()
+    return _side(old, names[0], labels[0], "symbol"), _side(new, names[1], labels[1], "symbol")
 
 
 def _workers() -> int:
@@ -180,15 +210,13 @@ def diff_wheels_by(
     """Compare the libraries that differ between two wheels by kernel, symbol or family;
     the two sides are read in two processes when the machine has two cores."""
     problems: list[str] = []
-    old_names, new_names = _changed(old, new, old_label, new_label, problems)
-    if _workers() > 1 and old_names and new_names:
-        with ProcessPoolExecutor(max_workers=2) as pool:
-            later = pool.submit(_side, new, new_names, new_label, by)
-            old_inv = _side(old, old_names, old_label, by)
-            new_inv = later.result()
-    else:
-        old_inv = _side(old, old_names, old_label, by)
-        new_inv = _side(new, new_names, new_label, by)
+    with open_source(old) as a_src, open_source(new) as b_src:
+        old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems)
+        if by != "symbol":
+            names, labels = (old_names, new_names), (old_label, new_label)
+            old_inv, new_inv = read_kernel_sides((a_src, b_src), names, labels, _workers())
+    if by == "symbol":
+        old_inv, new_inv = _symbol_sides(old, new, (old_names, new_names), (old_label, new_label))
     result = compare_inventories(
         old_inv, new_inv, by=by, top=top, old_label=old_label, new_label=new_label
     )

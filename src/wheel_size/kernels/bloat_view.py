@@ -3,19 +3,104 @@ and for JSON (sizes through :mod:`wheel_size.units` in the text; raw bytes in JS
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from wheel_size.kernels.bloat import BloatReport
 from wheel_size.units import format_size
 
-__all__ = ["bloat_json", "bloat_view"]
+__all__ = [
+    "BloatContext",
+    "BloatDocument",
+    "DuplicateDocument",
+    "DuplicateLine",
+    "FamilyDocument",
+    "FamilyLine",
+    "TwinDocument",
+    "TwinLine",
+    "bloat_json",
+    "bloat_view",
+]
+
+
+class DuplicateLine(TypedDict):
+    library: str
+    arch: str
+    name: str
+    copies: int
+    size: str
+    saving: str
+
+
+class FamilyLine(TypedDict):
+    name: str
+    bytes: str
+    instantiations: int
+    archs: int
+
+
+class TwinLine(TypedDict):
+    library: str
+    arch: str
+    twin: str
+    functions: int
+    saving: str
+
+
+class BloatContext(TypedDict):
+    """What ``templates/bloat.md.j2`` is rendered with (sizes already formatted)."""
+
+    wheel: str
+    code_bytes: str
+    dup_saving: str
+    duplicates: list[DuplicateLine]
+    more_duplicates: int
+    families: list[FamilyLine]
+    twin_saving: str
+    twins: list[TwinLine]
+    more_twins: int
+    problems: list[str]
+
+
+class DuplicateDocument(TypedDict):
+    library: str
+    arch: str
+    name: str
+    size: int
+    copies: int
+    saving: int
+
+
+class FamilyDocument(TypedDict):
+    family: str
+    bytes: int
+    instantiations: int
+    archs: list[str]
+
+
+class TwinDocument(TypedDict):
+    library: str
+    arch: str
+    twin: str
+    functions: int
+    saving: int
+
+
+class BloatDocument(TypedDict):
+    """``wheel-size bloat --format json`` (bytes as integers)."""
+
+    wheel: str
+    code_bytes: int
+    duplicates: list[DuplicateDocument]
+    families: list[FamilyDocument]
+    twins: list[TwinDocument]
+    problems: list[str]
 
 
 def _member(library: str, wheel: str) -> str:
     return library.removeprefix(f"{wheel}:")
 
 
-def bloat_view(report: BloatReport, *, top: int = 20) -> dict[str, Any]:
+def bloat_view(report: BloatReport, *, top: int = 20) -> BloatContext:
     """Template context: the top ``top`` of each list and what the rest adds up to."""
     dups, twins = report.duplicates, report.twins
     return {
@@ -59,7 +144,7 @@ def bloat_view(report: BloatReport, *, top: int = 20) -> dict[str, Any]:
     }
 
 
-def bloat_json(report: BloatReport) -> dict[str, Any]:
+def bloat_json(report: BloatReport) -> BloatDocument:
     """The report as JSON data (bytes as integers)."""
     return {
         "wheel": report.wheel,

@@ -14,6 +14,9 @@ __all__ = ["ELLIPSIS", "family"]
 
 ELLIPSIS = "<…>"
 _ANGLE = re.compile(r"[<>]")
+_BRACKET = re.compile(r"[()\[\]{}<>]")
+_WORD_BREAK = re.compile(r"[()\[\]{} ]")
+_QUALIFIERS = ("const", "volatile", "&&", "&")
 # Operator names hold brackets that are not nesting: shield them before scanning.
 _OPERATOR = re.compile(r"operator(?:<<=|>>=|<=>|<<|>>|<=|>=|->\*|->|\(\)|\[\]|<|>)")
 
@@ -29,27 +32,54 @@ def _shield(text: str) -> tuple[str, list[str]]:
 
 
 def _unshield(text: str, saved: list[str]) -> str:
+    if not saved:
+        return text
     return re.sub(r"\0(\d+)\0", lambda m: saved[int(m.group(1))], text)
+
+
+def _strip_clones(text: str) -> str:
+    """``text`` without trailing ``[clone .cold]`` suffixes (and the blanks before each).
+
+    Peeled from the end: a clone's text holds no ``]``, so the earliest ``[clone `` after
+    the previous ``]`` starts the last one (a regex anchored at ``$`` tries every start
+    of a kilobyte name)."""
+    while text.endswith("]"):
+        last = len(text) - 1
+        start = text.find("[clone ", text.rfind("]", 0, last) + 1, last)
+        if start < 0:
+            break
+        text = text[:start].rstrip()
+    return text
+
+
+def _strip_qualifiers(text: str) -> str:
+    """``text`` without trailing blank-separated ``const``/``volatile``/``&``/``&&``."""
+    while True:
+        for word in _QUALIFIERS:
+            cut = len(text) - len(word)
+            if cut > 0 and text.endswith(word) and text[cut - 1].isspace():
+                text = text[:cut].rstrip()
+                break
+        else:
+            return text
 
 
 def _signature_start(text: str) -> int:
     """Index of the ``(`` opening the parameter list that ends the name, or -1."""
-    end = len(text)
     # A trailing ``[clone .cold]`` or cv/ref qualifiers follow the parameter list.
-    stripped = re.sub(r"(?:\s*\[clone [^\]]*\])+$", "", text)
-    stripped = re.sub(r"(?:\s+(?:const|volatile|&&|&))+$", "", stripped)
-    end = len(stripped)
+    stripped = _strip_qualifiers(_strip_clones(text))
     if not stripped.endswith(")"):
         return -1
     depth = 0
-    for i in range(end - 1, -1, -1):
-        ch = stripped[i]
+    # Only brackets change the depth: visit them alone, from the end.
+    for match in reversed(list(_BRACKET.finditer(stripped))):
+        ch = match.group()
         if ch in ")]}>":
             depth += 1
-        elif ch in "([{<":
+        else:
             depth -= 1
             if depth == 0:
-                return i if ch == "(" else -1
+                return match.start() if ch == "(" else -1
     return -1
 
 
@@ -84,19 +114,20 @@ def family(demangled: str) -> str:
     if start > 0:
         text = text[:start]
     name = _collapse(text).strip()
-    name = re.sub(r"(\0\d+\0) (?=<…>)", r"\1", name)  # ``operator< <int>``
+    if saved:
+        name = re.sub(r"(\0\d+\0) (?=<…>)", r"\1", name)  # ``operator< <int>``
     # The return type of a template function comes first, separated by a space at depth 0.
     return _unshield(_last_word(name), saved)
 
 
 def _last_word(name: str) -> str:
     depth = 0
-    for i in range(len(name) - 1, -1, -1):
-        ch = name[i]
+    for match in reversed(list(_WORD_BREAK.finditer(name))):
+        ch = match.group()
         if ch in ")]}":
             depth += 1
         elif ch in "([{":
             depth -= 1
-        elif ch == " " and depth == 0:
-            return name[i + 1 :]
+        elif depth == 0:
+            return name[match.end() :]
     return name

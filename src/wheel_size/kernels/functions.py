@@ -20,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from wheel_size.errors import WheelSizeError
+from wheel_size.kernels.cubin import Candidates, fast_candidates
 from wheel_size.rocm.elf_file import ElfImage, check_span
 from wheel_size.rocm.elf_tables import iter_symbols
 
@@ -35,10 +37,10 @@ STO_CUDA_ENTRY = 0x10
 _PTX_ENTRY = re.compile(rb"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]+([^\s(]+)", re.M)
 
 
-@dataclass(frozen=True)
-class Function:
+class Function(NamedTuple):
     """One function: its mangled name, bytes, whether it is a kernel (a CUDA entry, an
-    AMDGPU function with a kernel descriptor ``.kd``), and a digest of its bytes."""
+    AMDGPU function with a kernel descriptor ``.kd``), and a digest of its bytes. A tuple:
+    a diff of two torch releases makes ~300,000 of them."""
 
     name: str
     size: int
@@ -60,64 +62,87 @@ class CodeObjectFunctions:
         return sum(f.size for f in self.functions)
 
 
-def _digest(data: bytes) -> bytes:
+def _digest(data: bytes | memoryview) -> bytes:
     return hashlib.blake2b(data, digest_size=12).digest()
 
 
-def elf_functions(data: bytes, where: str, *, digests: bool = True) -> CodeObjectFunctions:
+def elf_functions(
+    data: bytes | memoryview, where: str, *, digests: bool = True
+) -> CodeObjectFunctions:
     """The functions of the code object ``data`` (a cubin or AMDGPU ELF); never raises
     for bad bytes: an unreadable code object is all unattributed, with the reason.
-    ``digests`` hashes each function's bytes (for duplicates; a diff does not need it)."""
+    ``digests`` hashes each function's bytes (for duplicates; a diff does not need it).
+    ``data`` may be a view of a reused buffer: nothing returned refers to it."""
+    view = memoryview(data).cast("B")
+    result = CodeObjectFunctions(size=len(view))
+    fast = fast_candidates(view, MAX_FUNCTIONS)
+    if fast is None:
+        return reference_functions(view, where, digests=digests)
+    _cover(result, fast, view, digests)
+    _problems(result, fast, where)
+    return result
+
+
+def reference_functions(
+    data: bytes | memoryview, where: str, *, digests: bool = True
+) -> CodeObjectFunctions:
+    """:func:`elf_functions` through the validated reader (:class:`ElfImage`): for what
+    the fast path leaves to it, and as the reference the tests compare that path with."""
     result = CodeObjectFunctions(size=len(data))
     try:
         elf = ElfImage(data, where)
-        found, lies, extra, descriptors = _candidates(elf)
+        found = _candidates(elf)
     except WheelSizeError as exc:
         result.unattributed = len(data)
         result.problems.append(f"{exc}; its functions are counted as unattributed")
         return result
+    found.bases = {s.index: s.offset for s in elf.sections}
+    _cover(result, found, memoryview(data).cast("B"), digests)
+    _problems(result, found, where)
+    return result
+
+
+def _cover(result: CodeObjectFunctions, found: Candidates, view: memoryview, digests: bool) -> None:
     covered = 0
     cover_end: dict[int, int] = {}
+    descriptors = found.descriptors
     # Largest first at one address, kernels before aliases: helpers inside a kernel and
     # aliases of one body are the enclosing function's bytes.
-    found.sort(key=lambda c: (c[0], c[1], -c[3], c[4] not in descriptors, c[4]))
-    for shndx, offset, _value, size, name, other in found:
+    found.found.sort(key=lambda c: (c[0], c[1], -c[3], c[4] not in descriptors, c[4]))
+    for shndx, offset, _value, size, name, other in found.found:
         if offset < cover_end.get(shndx, 0):
             continue
         cover_end[shndx] = offset + size
         kernel = bool(other & STO_CUDA_ENTRY) or name in descriptors
-        digest = _digest(elf.read(elf.sections[shndx], offset, size)) if digests else b""
+        digest = b""
+        if digests:
+            start = found.bases[shndx] + offset
+            digest = _digest(view[start : start + size])
         result.functions.append(Function(name, size, kernel, digest))
         covered += size
-    result.unattributed = len(data) - covered
-    if lies:
+    result.unattributed = result.size - covered
+
+
+def _problems(result: CodeObjectFunctions, found: Candidates, where: str) -> None:
+    if found.lies:
         result.problems.append(
-            f"{where}: {lies} symbol(s) lie about their bytes or names (e.g. {extra[0]}); "
-            "they are counted as unattributed"
+            f"{where}: {found.lies} symbol(s) lie about their bytes or names "
+            f"(e.g. {found.example}); they are counted as unattributed"
         )
-    if len(extra) > 1 and extra[1]:
+    if found.capped:
         result.problems.append(
             f"{where}: more than {MAX_FUNCTIONS} functions; the rest are counted as unattributed"
         )
-    return result
 
 
-def _candidates(
-    elf: ElfImage,
-) -> tuple[list[tuple[int, int, int, int, str, int]], int, list[str], set[str]]:
-    """(shndx, offset in section, value, size, name, st_other) of every function symbol,
-    the number of lying symbols, [an example of a lie, whether the cap was hit] and the
-    names that have a kernel descriptor."""
-    found: list[tuple[int, int, int, int, str, int]] = []
-    descriptors: set[str] = set()
-    lies = 0
-    example = ""
-    capped = False
+def _candidates(elf: ElfImage) -> Candidates:
+    """Every function symbol of ``elf`` through :func:`iter_symbols` (the reference path)."""
+    out = Candidates([], 0, "", False, set(), {})
     for symbol in iter_symbols(elf):
         kind = symbol.info & 0xF
         if kind == STT_OBJECT and symbol.name.endswith(".kd"):
-            if len(descriptors) < MAX_FUNCTIONS:
-                descriptors.add(symbol.name[:-3])
+            if len(out.descriptors) < MAX_FUNCTIONS:
+                out.descriptors.add(symbol.name[:-3])
             continue
         if kind != STT_FUNC or not symbol.size:
             continue
@@ -128,19 +153,21 @@ def _candidates(
             continue
         offset = symbol.value - section.addr
         if symbol.unterminated or not check_span(offset, symbol.size, section.size):
-            lies += 1
-            example = example or (
+            out.lies += 1
+            out.example = out.example or (
                 f"{symbol.name[:80]!r} claims {symbol.size} bytes at {symbol.value:#x} in "
                 f"{section.name}"
                 if not symbol.unterminated
                 else f"{symbol.name[:80]!r} has no terminator"
             )
             continue
-        if len(found) >= MAX_FUNCTIONS:
-            capped = True
+        if len(out.found) >= MAX_FUNCTIONS:
+            out.capped = True
             continue
-        found.append((symbol.shndx, offset, symbol.value, symbol.size, symbol.name, symbol.other))
-    return found, lies, [example, "1" if capped else ""], descriptors
+        out.found.append(
+            (symbol.shndx, offset, symbol.value, symbol.size, symbol.name, symbol.other)
+        )
+    return out
 
 
 def ptx_functions(data: bytes, where: str, *, digests: bool = True) -> CodeObjectFunctions:

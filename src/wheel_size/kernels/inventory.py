@@ -9,6 +9,7 @@ architecture's functions plus its unattributed bytes are its code objects' bytes
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -20,7 +21,7 @@ from wheel_size.kernels.host import host_symbols
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.rocm.elf_file import ElfImage
 
-__all__ = ["UNATTRIBUTED", "Inventory", "Item", "read_inventory"]
+__all__ = ["UNATTRIBUTED", "Inventory", "Item", "close_library", "read_inventory"]
 
 UNATTRIBUTED = "(unattributed)"
 
@@ -59,9 +60,9 @@ class Inventory:
             known = self._names[mangled] = (shown.text, kin, shown.ok)
         return known
 
-    def add(self, arch: str, mangled: str, size: int) -> bool:
-        """Count one function; False when its name could not be demangled (yet: see
-        :meth:`resolve`)."""
+    def add(self, arch: str, mangled: str, size: int, copies: int = 1) -> bool:
+        """Count one function (or ``copies`` copies of it, ``size`` bytes together); False
+        when its name could not be demangled (yet: see :meth:`resolve`)."""
         name, kin, ok = self._name(mangled)
         if not ok:
             self._pending.add((arch, name))
@@ -69,8 +70,33 @@ class Inventory:
         if item is None:
             item = self.items[(arch, name)] = Item(kin)
         item.bytes += size
-        item.copies += 1
+        item.copies += copies
         return ok
+
+    def share_names(self, other: Inventory) -> None:
+        """Use ``other``'s cache of demangled names: both sides of a diff hold mostly the
+        same names, each demangled once."""
+        self._names = other._names
+
+    def add_counts(self, counts: dict[tuple[str, str], list[int]]) -> None:
+        """:meth:`add` for ``{(arch, mangled): [bytes, copies]}`` (a worker's tally)."""
+        names, items, pending = self._names, self.items, self._pending
+        for (arch, mangled), (size, copies) in counts.items():
+            known = names.get(mangled)
+            name, kin, ok = known if known is not None else self._name(mangled)
+            if not ok:
+                pending.add((arch, name))
+            item = items.get((arch, name))
+            if item is None:
+                item = items[(arch, name)] = Item(kin)
+            item.bytes += size
+            item.copies += copies
+
+    def learn(self, names: Iterable[str]) -> None:
+        """Demangle ``names`` ahead of :meth:`add` (while other processes still work)."""
+        for mangled in names:
+            if mangled not in self._names:
+                self._name(mangled)
 
     def resolve(self) -> int:
         """Demangle what libstdc++ rejected through ``llvm-cxxfilt`` (one process) and move
@@ -120,13 +146,20 @@ def _add_kernels(inventory: Inventory, stream: IO[bytes], source: str) -> None:
         inventory.leftover(code.arch, found.unattributed)
         for function in found.functions:
             inventory.add(code.arch, function.name, function.size)
-    inventory.problems.extend(one_problem(problems, source))
+    inventory.problems.extend(close_library(inventory, problems, source))
+
+
+def close_library(inventory: Inventory, problems: list[str], source: str) -> list[str]:
+    """After one library's kernels: the lines to report, its code objects' problems as
+    one line and how many names no demangler read."""
+    lines = list(one_problem(problems, source))
     rejected = inventory.resolve()
     if rejected:
-        inventory.problems.append(
+        lines.append(
             f"{source}: {rejected} name(s) the demangler rejects are shown mangled, "
             f"in the family {UNATTRIBUTED}"
         )
+    return lines
 
 
 def _add_symbols(inventory: Inventory, stream: IO[bytes], source: str) -> None:

@@ -20,9 +20,16 @@ from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 
-__all__ = ["CodeObjectReport", "iter_code_objects", "one_problem"]
+__all__ = [
+    "STRAY_ERRORS",
+    "CodeObjectReport",
+    "hip_code_objects",
+    "iter_code_objects",
+    "one_problem",
+]
 
-_STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
+# What a parser can raise from below on bytes that lie, besides WheelSizeError.
+STRAY_ERRORS = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
 
 
 @dataclass(frozen=True)
@@ -38,20 +45,23 @@ class CodeObjectReport:
 def _cuda(
     stream: IO[bytes], elf: ElfImage, source: str, digests: bool
 ) -> Iterator[CodeObjectReport]:
-    for number, image in enumerate(iter_images(stream, elf, source, frozenset({"sass", "ptx"}))):
+    images = iter_images(stream, elf, source, frozenset({"sass", "ptx"}), reuse=True)
+    for number, image in enumerate(images):
         entry = image.entry
         where = f"{source}: {image.section} {entry.image} {entry.arch} #{number}"
         if entry.image == "ptx":
             arch = entry.arch.replace("sm_", "compute_", 1)
-            yield CodeObjectReport("cuda", arch, ptx_functions(image.data, where, digests=digests))
+            found = ptx_functions(bytes(image.data), where, digests=digests)
+            yield CodeObjectReport("cuda", arch, found)
         else:
             found = elf_functions(image.data, where, digests=digests)
             yield CodeObjectReport("cuda", entry.arch, found)
 
 
-def _hip(
-    stream: IO[bytes], elf: ElfImage, source: str, digests: bool
+def hip_code_objects(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool = False
 ) -> Iterator[CodeObjectReport]:
+    """The code objects of the library's ``.hip_fatbin`` offload bundles, in file order."""
     section = elf.section(FATBIN_SECTION)
     if section is None or not section.file_size or not (elf.is64 and elf.little_endian):
         return
@@ -75,13 +85,13 @@ def iter_code_objects(
     hashes every function's bytes (duplicates need it, a diff does not)."""
     try:
         elf = elf if elf is not None else ElfImage(stream, source)
-    except (WheelSizeError, *_STRAY) as exc:
+    except (WheelSizeError, *STRAY_ERRORS) as exc:
         problems.append(f"{exc}; its kernels are not listed")
         return
-    for scan in (_cuda, _hip):
+    for scan in (_cuda, hip_code_objects):
         try:
             yield from scan(stream, elf, source, digests)
-        except (WheelSizeError, *_STRAY) as exc:
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
             problems.append(f"{exc}; its kernels are not listed")
 
 

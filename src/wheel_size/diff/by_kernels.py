@@ -1,0 +1,228 @@
+"""The kernel inventories of the changed libraries of two wheels, read by two processes.
+
+Every step is a task for a pool of (at most) two forked workers
+(:mod:`wheel_size.kernels.work`): inflating one member to a temporary file and reading its
+headers, then decoding chunks of the entries of each library pair, an entry both versions
+hold with the same bytes once. Members are scanned largest library pair first, both
+versions one after the other and at most one scan per worker at a time; a pair's chunks are
+queued as soon as both versions are scanned, so they run between the next scans and both
+cores stay busy until the last chunk. This process demangles names while the workers decode
+and tallies each pair when its last chunk is back; problems are reported in member order, as
+the sequential reader words them, and a library pair with an entry that reader would stop
+at is read by it instead.
+
+A temporary file lives until its library pair is tallied (a library without device code:
+until it is scanned), so the disk holds about one library pair and the scans in flight
+(both versions of libtorch_cuda.so: ~2 GB).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import tempfile
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wheel_size.diff.compare import normalise_path
+from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
+from wheel_size.kernels.work import (
+    CHUNK_BYTES,
+    ChunkResult,
+    LibraryScan,
+    plan_chunks,
+    read_chunk,
+    scan_library,
+)
+from wheel_size.wheel.archive import WheelSource
+
+__all__ = ["read_kernel_sides"]
+
+# The open wheels, set before the pool forks so its workers inherit them (member reads
+# use pread, so the processes share the descriptors safely).
+_SOURCES: dict[str, WheelSource] = {}
+
+
+def _scan_member(side: str, name: str, tmp: str, source: str) -> tuple[str, str, LibraryScan]:
+    fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
+    with _SOURCES[side].open(name) as src, os.fdopen(fd, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    return side, name, scan_library(Path(path), source)
+
+
+class _Inline(Executor):
+    """Runs each task when it is submitted: one core, or no ``fork``."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # handed to the caller by future.result()
+            future.set_exception(exc)
+        return future
+
+
+def _pool(workers: int) -> Executor:
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+        return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    return _Inline()
+
+
+@dataclass
+class _Pair:
+    """Both versions of one library: their scans, then their chunks' results."""
+
+    index: int  # in member order
+    old: str | None
+    new: str | None
+    scans: dict[str, LibraryScan] = field(default_factory=dict)
+    results: list[ChunkResult] = field(default_factory=list)
+    pending: int = -1  # chunks not yet back; -1 until planned
+    fallback: bool = False
+
+    def sides(self) -> list[tuple[str, str]]:
+        return [(s, n) for s, n in (("old", self.old), ("new", self.new)) if n is not None]
+
+
+def _pairs(old_names: list[str], new_names: list[str]) -> list[_Pair]:
+    olds = {normalise_path(n): n for n in old_names}
+    news = {normalise_path(n): n for n in new_names}
+    keys = sorted(olds.keys() | news.keys())
+    return [_Pair(i, olds.get(key), news.get(key)) for i, key in enumerate(keys)]
+
+
+def read_kernel_sides(
+    wheels: tuple[WheelSource, WheelSource],
+    names: tuple[list[str], list[str]],
+    labels: tuple[str, str],
+    workers: int,
+    *,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> tuple[Inventory, Inventory]:
+    """The kernel inventories of the members ``names`` (old, new) of the two open wheels;
+    ``chunk_bytes`` of decoded code objects make one task."""
+    pairs = _pairs(*names)
+    inventories = {"old": Inventory(), "new": Inventory()}
+    inventories["new"].share_names(inventories["old"])
+    old_src, new_src = wheels
+    with tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp:
+        _SOURCES.update(old=old_src, new=new_src)
+        try:
+            sources = {"old": old_src, "new": new_src}
+            lines = _run(pairs, sources, labels, tmp, (workers, chunk_bytes), inventories)
+        finally:
+            _SOURCES.clear()
+        for index, pair in enumerate(pairs):
+            for side, _name in pair.sides():
+                if pair.fallback:
+                    lines[(index, side)] = _sequential(inventories[side], pair.scans[side])
+                inventories[side].problems.extend(lines[(index, side)])
+    return inventories["old"], inventories["new"]
+
+
+def _sequential(inventory: Inventory, scan: LibraryScan) -> list[str]:
+    """Read one library the sequential way; returns the problem lines it added."""
+    mark = len(inventory.problems)
+    read_inventory(inventory, scan.path, scan.source, "kernel")
+    lines = inventory.problems[mark:]
+    del inventory.problems[mark:]
+    return lines
+
+
+def _run(
+    pairs: list[_Pair],
+    sources: dict[str, WheelSource],
+    labels: tuple[str, str],
+    tmp: str,
+    sizes: tuple[int, int],
+    inventories: dict[str, Inventory],
+) -> dict[tuple[int, str], list[str]]:
+    """Run every task; each library pair is added to the inventories as soon as its last
+    chunk is back. Returns the problem lines of each (pair, side) added so far."""
+    workers, chunk_bytes = sizes
+    lines: dict[tuple[int, str], list[str]] = {}
+    by_member = {(s, n): p for p in pairs for s, n in p.sides()}
+    # Largest library pair first, both versions one after the other; at most one scan per
+    # worker queued, so chunks run between scans and the files on disk stay few.
+    size = {key: sources[key[0]].member(key[1]).size for key in by_member}
+    ordered = sorted(pairs, key=lambda p: -max(size[(s, n)] for s, n in p.sides()))
+    scans = deque(key for pair in ordered for key in pair.sides())
+    label = {"old": labels[0], "new": labels[1]}
+    pool = _pool(workers)
+
+    def next_scan() -> set[Future[Any]]:
+        side, name = scans.popleft()
+        return {pool.submit(_scan_member, side, name, tmp, f"{label[side]}:{name}")}
+
+    try:
+        running: set[Future[Any]] = set()
+        while scans and len(running) < workers:
+            running |= next_scan()
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                outcome = future.result()
+                if isinstance(outcome, ChunkResult):
+                    pair = pairs[outcome.pair]
+                    pair.results.append(outcome)
+                    pair.pending -= 1
+                    for tally in (outcome.old, outcome.new):
+                        inventories["old"].learn(n for _a, n in tally.items)
+                else:
+                    side, name, scan = outcome
+                    if scans:
+                        running |= next_scan()
+                    pair = by_member[(side, name)]
+                    pair.scans[side] = scan
+                    if len(pair.scans) == len(pair.sides()):
+                        running |= _plan(pool, pair.index, pair, chunk_bytes)
+                if pair.pending == 0 and not pair.fallback:
+                    _drop(pair)
+                if pair.pending == 0 and not pair.fallback:
+                    index = pair.index
+                    for side, _name in pair.sides():
+                        lines[(index, side)] = _assemble(inventories[side], pair, side)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return lines
+
+
+def _plan(pool: Executor, index: int, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:
+    old, new = pair.scans.get("old"), pair.scans.get("new")
+    if any(s.fault for s in pair.scans.values()):
+        pair.fallback = True
+        pair.pending = 0
+        return set()
+    chunks = plan_chunks(index, old, new, chunk_bytes)
+    pair.pending = len(chunks)
+    return {pool.submit(read_chunk, chunk) for chunk in chunks}
+
+
+def _drop(pair: _Pair) -> None:
+    """Remove the pair's temporary files once nothing will read them again."""
+    if any(r.fault for r in pair.results):
+        pair.fallback = True
+        return
+    for scan in pair.scans.values():
+        scan.path.unlink(missing_ok=True)
+
+
+def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
+    """Add one library to ``inventory`` as :func:`read_inventory` would have; returns the
+    problem lines it would have added."""
+    scan = pair.scans[side]
+    parts = [getattr(r, side) for r in sorted(pair.results, key=lambda r: r.index)]
+    numbered = sorted((p for part in parts for p in part.problems), key=lambda p: p[0])
+    problems = [text for _n, text in numbered]  # in file order, as the reader meets them
+    problems += [text for _n, text in scan.hip.problems]
+    for part in [*parts, scan.hip]:
+        inventory.add_counts(part.items)
+        for arch, size in part.unattributed.items():
+            inventory.leftover(arch, size)
+    return [*scan.problems, *close_library(inventory, problems, scan.source)]

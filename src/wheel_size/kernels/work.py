@@ -1,0 +1,288 @@
+"""Kernel inventories of two versions of one library, as independent pieces of work.
+
+``diff --by kernel|family`` of two torch releases decodes ~10 GB of SASS; half of the
+cubins are byte-identical between the releases (libtorch_cuda_linalg.so entirely). So the
+work is cut in two steps that a process pool can share:
+
+1. :func:`scan_library`: the library's ELF and fatbin headers, every SASS/PTX entry as an
+   :class:`~wheel_size.cuda.images.ImageRef` (checked against its section, not yet read),
+   and its HIP code objects, which are read there and then;
+2. :func:`read_chunk`: a run of entries of one library pair, each read once: an entry of
+   the old library whose header and stored bytes equal one of the new library's is decoded
+   once and counted on both sides.
+
+Results are plain :class:`Tally` tables of mangled names (demangling happens once, in the
+caller). The pieces keep :func:`wheel_size.kernels.inventory.read_inventory`'s answer:
+anything that would have stopped its reading half-way (a payload that does not decode, an
+entry outside its section) marks the piece ``fault`` and the caller reads that library
+pair the sequential way instead, problems and all.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from wheel_size.cuda.images import ImageRef, image_ref, load_image
+from wheel_size.cuda.library import scan_cuda_sections
+from wheel_size.cuda.lz4block import BlockDecoder
+from wheel_size.errors import WheelSizeError
+from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
+from wheel_size.kernels.library import STRAY_ERRORS, hip_code_objects
+from wheel_size.rocm.elf_file import ElfImage
+
+__all__ = [
+    "CHUNK_BYTES",
+    "Chunk",
+    "ChunkResult",
+    "Item",
+    "LibraryScan",
+    "Tally",
+    "plan_chunks",
+    "read_chunk",
+    "scan_library",
+]
+
+_KINDS = ("sass", "ptx")
+# Uncompressed bytes a chunk decodes: small enough that two workers end close together,
+# large enough that one chunk's names are pickled once for many cubins.
+CHUNK_BYTES = 96 << 20
+_DECODER = BlockDecoder()
+
+
+@dataclass
+class Tally:
+    """What one side's code objects hold: ``items[(arch, mangled)] = [bytes, copies]``,
+    bytes no function covers per architecture, and code-object problems by entry number."""
+
+    items: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    unattributed: dict[str, int] = field(default_factory=dict)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+    def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
+        items = self.items
+        for function in found.functions:
+            # One object per name: pickled once per chunk, however many archs hold it.
+            key = (arch, sys.intern(function.name))
+            slot = items.get(key)
+            if slot is None:
+                items[key] = [function.size, 1]
+            else:
+                slot[0] += function.size
+                slot[1] += 1
+        self.unattributed[arch] = self.unattributed.get(arch, 0) + found.unattributed
+        self.problems.extend((number, text) for text in problems)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One SASS/PTX entry: its number among the library's images (the ``#n`` in messages)."""
+
+    number: int
+    ref: ImageRef
+
+
+@dataclass
+class LibraryScan:
+    """One library's headers: its entries, its HIP code objects already tallied, and the
+    problems that stop listing part of it (an unreadable ELF or fatbin section)."""
+
+    path: Path
+    source: str
+    items: list[Item] = field(default_factory=list)
+    hip: Tally = field(default_factory=Tally)
+    problems: list[str] = field(default_factory=list)
+    fault: bool = False  # an entry would stop the sequential reader: read it that way
+
+
+def scan_library(path: Path, source: str) -> LibraryScan:
+    """The entries and HIP code objects of the library at ``path`` (see the module text)."""
+    scan = LibraryScan(path, source)
+    try:
+        with path.open("rb") as stream:
+            try:
+                elf = ElfImage(stream, source)
+            except (WheelSizeError, *STRAY_ERRORS) as exc:
+                scan.problems.append(f"{exc}; its kernels are not listed")
+                return scan
+            try:
+                scan.items = _items(stream, elf, source)
+            except (WheelSizeError, *STRAY_ERRORS) as exc:
+                scan.fault = isinstance(exc, _Late)
+                if not scan.fault:
+                    scan.problems.append(f"{exc}; its kernels are not listed")
+            if scan.fault:
+                return scan
+            try:
+                for number, code in enumerate(hip_code_objects(stream, elf, source)):
+                    scan.hip.add(code.arch, code.functions, number, code.functions.problems)
+            except (WheelSizeError, *STRAY_ERRORS) as exc:
+                scan.problems.append(f"{exc}; its kernels are not listed")
+    except OSError:
+        scan.fault = True  # the sequential reader words it
+    return scan
+
+
+class _Late(WheelSizeError):
+    """An entry the sequential reader would stop at after listing the ones before it."""
+
+
+def _items(stream: IO[bytes], elf: ElfImage, source: str) -> list[Item]:
+    sections = {s.name: s for s in elf.sections}
+    found = scan_cuda_sections(stream, source=source, elf=elf)
+    items: list[Item] = []
+    for entry in found:
+        if entry.entry.image not in _KINDS:
+            continue
+        try:
+            ref = image_ref(entry, sections[entry.section], source)
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
+            raise _Late(str(exc)) from None
+        items.append(Item(len(items), ref))
+    return items
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of one library pair's entries: read from the old file, the new file or, for
+    an entry both hold with the same header, once for both (when the bytes agree)."""
+
+    pair: int
+    index: int
+    old: tuple[Path, str] | None
+    new: tuple[Path, str] | None
+    work: tuple[tuple[Item | None, Item | None], ...]
+
+
+@dataclass
+class ChunkResult:
+    pair: int
+    index: int
+    old: Tally = field(default_factory=Tally)
+    new: Tally = field(default_factory=Tally)
+    fault: bool = False
+    shared: int = 0  # entries decoded once for both sides
+
+
+def plan_chunks(
+    pair: int, old: LibraryScan | None, new: LibraryScan | None, limit: int = CHUNK_BYTES
+) -> list[Chunk]:
+    """The entries of a library pair cut into chunks of about ``limit`` decoded bytes;
+    an old and a new entry with the same header (in file order) are one piece of work."""
+    waiting: dict[tuple[int, ...], deque[Item]] = defaultdict(deque)
+    for item in old.items if old else []:
+        waiting[item.ref.key].append(item)
+    work: list[tuple[Item | None, Item | None]] = []
+    for item in new.items if new else []:
+        twins = waiting.get(item.ref.key)
+        work.append((twins.popleft() if twins else None, item))
+    matched = {id(a) for a, _b in work if a is not None}
+    work.extend((item, None) for item in (old.items if old else []) if id(item) not in matched)
+    old_file = (old.path, old.source) if old else None
+    new_file = (new.path, new.source) if new else None
+    chunks: list[Chunk] = []
+    run: list[tuple[Item | None, Item | None]] = []
+    size = 0
+    for piece in work:
+        run.append(piece)
+        size += _size(piece)
+        if size >= limit:
+            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run)))
+            run, size = [], 0
+    if run:
+        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run)))
+    return chunks
+
+
+def _size(piece: tuple[Item | None, Item | None]) -> int:
+    item = piece[1] or piece[0]
+    assert item is not None
+    return max(item.ref.entry.decompressed_size, item.ref.length)
+
+
+def _where(item: Item, source: str) -> str:
+    entry = item.ref.entry
+    return f"{source}: {item.ref.section} {entry.image} {entry.arch} #{item.number}"
+
+
+def _functions(
+    item: Item, raw: bytes, where: str, lz4: BlockDecoder
+) -> tuple[str, CodeObjectFunctions]:
+    entry = item.ref.entry
+    data = load_image(item.ref, raw, lz4)
+    if entry.image == "ptx":
+        arch = entry.arch.replace("sm_", "compute_", 1)
+        return arch, ptx_functions(bytes(data), where, digests=False)
+    return entry.arch, elf_functions(data, where, digests=False)
+
+
+def _pread(fd: int, ref: ImageRef) -> bytes:
+    data = os.pread(fd, ref.length, ref.start)
+    if len(data) != ref.length:
+        raise _Late(f"{ref.where}: the file ends inside the payload")
+    return data
+
+
+def _retag(problems: list[str], old: str, new: str) -> list[str]:
+    """Problems of an entry decoded for the old side, worded for the new one."""
+    return [new + text[len(old) :] if text.startswith(old) else text for text in problems]
+
+
+def read_chunk(chunk: Chunk) -> ChunkResult:
+    """The functions of every entry of ``chunk``, tallied per side."""
+    result = ChunkResult(chunk.pair, chunk.index)
+    lz4 = _DECODER  # one buffer per worker: a fresh one per chunk faults in its pages again
+    try:
+        with _open(chunk.old) as old_fd, _open(chunk.new) as new_fd:
+            for a, b in chunk.work:
+                _one(result, chunk, a, b, old_fd, new_fd, lz4)
+    except (WheelSizeError, OSError, *STRAY_ERRORS):
+        result.fault = True
+        result.old, result.new = Tally(), Tally()
+    return result
+
+
+def _one(
+    result: ChunkResult,
+    chunk: Chunk,
+    a: Item | None,
+    b: Item | None,
+    old_fd: int,
+    new_fd: int,
+    lz4: BlockDecoder,
+) -> None:
+    raw_a = _pread(old_fd, a.ref) if a else None
+    raw_b = _pread(new_fd, b.ref) if b else None
+    if a is not None and raw_a is not None and chunk.old is not None:
+        where = _where(a, chunk.old[1])
+        arch, found = _functions(a, raw_a, where, lz4)
+        result.old.add(arch, found, a.number, found.problems)
+        if b is not None and raw_b == raw_a and chunk.new is not None:
+            problems = _retag(found.problems, where, _where(b, chunk.new[1]))
+            result.new.add(arch, found, b.number, problems)
+            result.shared += 1
+            return
+    if b is not None and raw_b is not None and chunk.new is not None:
+        arch, found = _functions(b, raw_b, _where(b, chunk.new[1]), lz4)
+        result.new.add(arch, found, b.number, found.problems)
+
+
+class _open:  # noqa: N801 - a context manager used like open()
+    """A read-only descriptor for one side's library, or -1 when the side has none."""
+
+    def __init__(self, file: tuple[Path, str] | None) -> None:
+        self._path = file[0] if file else None
+        self._fd = -1
+
+    def __enter__(self) -> int:
+        if self._path is not None:
+            self._fd = os.open(self._path, os.O_RDONLY)
+        return self._fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
