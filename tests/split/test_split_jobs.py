@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from wheel_size.errors import InputError
 from wheel_size.split.job import checked_split_options
-from wheel_size.split.jobs import auto_jobs
+from wheel_size.split.jobs import auto_jobs, busy_cores, current_load
 
 
 @pytest.mark.parametrize(
@@ -33,3 +35,16 @@ def test_auto_is_resolved_and_counts_are_checked() -> None:
         checked_split_options(
             device_package_prefix="amd-torch-device", overlay_root="torch", jobs="many"
         )
+
+
+def test_busy_cores_from_two_readings_of_proc_stat() -> None:
+    # 100 ticks passed: 50 user, 25 system, 20 idle, 5 iowait -> 75 % busy of 2 cores
+    before = "cpu  1000 0 500 9000 100 0 0 0 0 0"
+    after = "cpu  1050 0 525 9020 105 0 0 0 0 0"
+    assert busy_cores(before, after, 2) == pytest.approx(1.5)
+    assert busy_cores(before, before, 2) == 0.0  # no tick between them
+
+
+def test_the_load_now_is_read_on_this_machine() -> None:
+    load = current_load(sample_s=0.05)
+    assert 0.0 <= load <= max(os.cpu_count() or 1, os.getloadavg()[0])
