@@ -51,9 +51,8 @@ from wheel_size.rocm.kpack_layout import plan_archives  # noqa: E402
 from wheel_size.split.names import check_target_id, normalize_arch  # noqa: E402
 from wheel_size.split.work import (  # noqa: E402
     CodeObjectRef,
-    KpackJob,
     LibraryJob,
-    build_kpack,
+    kpack_result,
     process_library,
 )
 
@@ -115,7 +114,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 def run_split(path: Path, work: Path) -> None:
     """What ``split`` does with one extracted library: detect, stage code objects in
-    chunks, strip the host library, then write the kpacks."""
+    chunks, strip the host library, then stream the kpacks."""
     job = LibraryJob(
         number=0, source=SOURCE, rel="lib/libfuzz.so", raw=None, file=path, work=work,
         search_paths=("../.kpack/torch_@GFXARCH@.kpack",), deflate=False, deflate_level=1,
@@ -131,10 +130,14 @@ def run_split(path: Path, work: Path) -> None:
         items = tuple(
             (key, objects[key][target], arches) for key, target, arches in archive.entries
         )
-        build_kpack(
-            KpackJob(archive.name, "torch", work / f"torch_{archive.name}.kpack", "zstd", 1,
-                     items, arches=archive.arches, zip_ready=False)
+        kpack = kpack_result(
+            arch=archive.name, group="torch", compression="zstd", items=items,
+            arches=archive.arches,
         )  # fmt: skip
+        # the bytes the device wheel's writer would stream into its member
+        with (work / kpack.name).open("wb") as out:
+            for chunk in kpack.stream.chunks():
+                out.write(chunk)
 
 
 def run_diff(path: Path) -> None:
