@@ -288,7 +288,7 @@ def test_markdown_renders_from_the_json_alone(split: dict[str, Any]) -> None:
 
 def test_directory_output_and_host_installs_all(fat_wheel: Path, tmp_path: Path) -> None:
     result = run_split(
-        fat_wheel, tmp_path, "--output-format", "directory", "--host-installs", "all"
+        fat_wheel, tmp_path, "--output-format", "directory", "--host-installs", "all", "-j", "1"
     )
     metadata = result["report"]["host_metadata"]
     assert metadata["installs_devices_by_default"] is True
