@@ -10,12 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import random
 from pathlib import Path
-from typing import Any
 
 from history_factory import run
 from wheel_size.dates import DateRange
 from wheel_size.history.store import DirectoryStore
 from wheel_size.report.build import reports_for
+from wheel_size.report.document import ReportDocument
 from wheel_size.report.model import Thresholds
 
 START = dt.date(2025, 9, 1)
@@ -52,7 +52,7 @@ def generated_store(root: Path, seed: int = 11) -> DirectoryStore:
     return store
 
 
-def generated_reports(root: Path) -> list[dict[str, Any]]:
+def generated_reports(root: Path) -> list[ReportDocument]:
     store = generated_store(root)
     reports = reports_for(
         store,

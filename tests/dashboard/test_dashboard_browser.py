@@ -20,6 +20,7 @@ from dashboard_store import JUMP, generated_reports
 from png_pixels import count_pixels
 
 from wheel_size.dashboard import render_dashboard, write_dashboard
+from wheel_size.report.document import ReportDocument
 
 WIDTH, HEIGHT = 1000, 1000
 
@@ -65,7 +66,7 @@ def _console(stderr: str) -> list[str]:
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # The real pipeline (store -> report builder -> page) plus a hand-made report whose
     # artifact name and observation text are hostile HTML.
-    reports = generated_reports(tmp_path_factory.mktemp("history"))
+    reports: list[Any] = [*generated_reports(tmp_path_factory.mktemp("history"))]
     reports.append(generated_report("rocm6_4", base_mb=3000, seed=3, hostile=True))
     links = {("cuda12_8", JUMP.isoformat()): "https://github.com/pytorch/pytorch/issues/150647"}
     html = render_dashboard(reports, links, repository="pytorch/pytorch")
@@ -116,7 +117,7 @@ def test_a_page_that_loads_from_a_cdn_is_caught(page: Path, tmp_path: Path) -> N
     assert any("Content Security Policy" in line for line in _console(result.stderr))
 
 
-def _history(root: Path, nights: int, seed: int) -> list[dict[str, Any]]:
+def _history(root: Path, nights: int, seed: int) -> list[ReportDocument]:
     """``nights`` stored nights of three variants, charted over a 365-day window ending at
     the newest night, as ``track --dashboard`` does with its default --dashboard-days."""
     import datetime as dt

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hostile_artifacts import bad_crc_artifact, bomb_artifact
@@ -191,7 +192,7 @@ def test_worker_result_is_trimmed_but_counts_what_it_left_out() -> None:
     files = [FileDiff(f"torch/f{i}.py", "added", new_bytes=i, new_installed=i) for i in range(700)]
     diff = WheelDiff("old.whl", "new.whl", Totals(0, 1, 0, sum(range(700))), files)
     report = DiffReport(comparisons=[diff])
-    data = encode_result(report, read_growth(report.comparisons))
+    data: Any = encode_result(report, read_growth(report.comparisons))
     got = decode_result(data)
     back, reading, omitted = got.report, got.reading, got.omitted
     assert got.families is None and got.families_note is None

@@ -103,7 +103,7 @@ def test_growth_spread_over_every_arch_supports_kernel_candidates(
     assert kernels.status.status == LIKELY and "kernel instantiations" in kernels.status.evidence
     assert docs.status.status == NOT_CONFIRMED
     assert inv.evidence_json is not None
-    stored = inv.evidence_json["reading"]
+    stored: Any = inv.evidence_json["reading"]
     assert stored["pattern"] == "kernel-instantiations"
     # the JSON carries data (bytes, names), never the Markdown sentence
     assert stored["amount"] == evidence.reading.amount and "`" not in json.dumps(stored)
