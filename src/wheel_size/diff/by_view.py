@@ -7,12 +7,12 @@ instantiations of ``reduce_kernel<…>`` × 9 SM architectures = +2.2 MB".
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Protocol, TypedDict
 
 from wheel_size.diff.by_model import ByDiff, ByReport, ByRow, ByTable
 from wheel_size.units import format_size
 
-__all__ = ["ByView", "FamilyLine", "arch_word", "by_view", "family_line"]
+__all__ = ["ByView", "FamilyLine", "MovedFamilyRow", "arch_word", "by_view", "family_line"]
 
 _WHAT = {"kernel": "kernel", "symbol": "symbol", "family": "template family"}
 _AXIS = {"kernel": "architecture", "symbol": "section", "family": "architecture"}
@@ -88,7 +88,22 @@ class ByView(TypedDict):
     problems: list[str]
 
 
-def family_line(row: ByRow) -> FamilyLine:
+class MovedFamilyRow(Protocol):
+    """What a family line is made from: a ``diff --by family`` row or the evidence's family."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def added(self) -> int: ...
+    @property
+    def removed(self) -> int: ...
+    @property
+    def archs(self) -> list[str]: ...
+    @property
+    def delta(self) -> int: ...
+
+
+def family_line(row: MovedFamilyRow, status: str) -> FamilyLine:
     """The parts of one family's sentence (numbers and our words; the name is the caller's)."""
     return {
         "name": row.name,
@@ -97,7 +112,7 @@ def family_line(row: ByRow) -> FamilyLine:
         "archs": len(row.archs),
         "arch_word": arch_word(row.archs, len(row.archs)),
         "delta": format_size(row.delta, signed=True),
-        "status": row.status,
+        "status": status,
     }
 
 
@@ -136,7 +151,9 @@ def _comparison(diff: ByDiff) -> ByComparisonView:
         "old": diff.old,
         "new": diff.new,
         "summed": _table(diff.summed),
-        "families": [family_line(r) for r in diff.summed.rows] if diff.by == "family" else [],
+        "families": [family_line(r, r.status) for r in diff.summed.rows]
+        if diff.by == "family"
+        else [],
         "archs": [_table(t) for t in diff.archs],
         "problems": diff.problems,
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from wheel_size.diff.by_view import FamilyLine
 from wheel_size.diff.document import ComparisonDocument, DiffSetDocument
 
 __all__ = [
@@ -118,18 +119,6 @@ class WorkerPayload(TypedDict, total=False):
 
     result: WorkerResult
     unavailable: str
-
-
-class FamilyLine(TypedDict):
-    """One family's sentence parts (names made safe by the template, sizes formatted)."""
-
-    name: str
-    added: int
-    removed: int
-    archs: int
-    arch_word: str
-    delta: str
-    status: Literal["grown", "shrunk"]
 
 
 class FamiliesView(TypedDict):

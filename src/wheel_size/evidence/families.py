@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wheel_size.diff.by_model import ByReport, ByRow
-from wheel_size.diff.by_view import arch_word
+from wheel_size.diff.by_view import FamilyLine, family_line
 from wheel_size.diff.model import WheelDiff
 from wheel_size.diff.run import DiffReport
 from wheel_size.evidence.document import (
     FamiliesView,
-    FamilyLine,
     KernelFamiliesDocument,
     MovedFamilyDocument,
 )
@@ -168,18 +167,7 @@ def family_lines(families: KernelFamilies | None, limit: int = 5) -> list[Family
     if families is None:
         return []
     rows = sorted([*families.grown, *families.shrunk], key=lambda f: (-abs(f.delta), f.name))
-    return [
-        {
-            "name": f.name,
-            "added": f.added,
-            "removed": f.removed,
-            "archs": len(f.archs),
-            "arch_word": arch_word(f.archs, len(f.archs)),
-            "delta": format_size(f.delta, signed=True),
-            "status": "grown" if f.delta > 0 else "shrunk",
-        }
-        for f in rows[:limit]
-    ]
+    return [family_line(f, "grown" if f.delta > 0 else "shrunk") for f in rows[:limit]]
 
 
 #: Family lines an issue or a comment shows.
