@@ -11,9 +11,9 @@ from pathlib import Path
 
 from wheel_size.dates import DateRange, parse_month
 from wheel_size.history import DirectoryStore
+from wheel_size.render.chart_labels import chart_labels
 from wheel_size.report import render_markdown
 from wheel_size.report.build import reports_for
-from wheel_size.report.render import chart_labels
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "history"
 
@@ -55,10 +55,3 @@ def test_labels_stay_distinct_over_a_year_of_gaps() -> None:
     same_day = [dt.date(2025, 1, 5), dt.date(2025, 1, 6), dt.date(2025, 2, 5), dt.date(2025, 2, 6)]
     # "6" would repeat January's: the month is named instead
     assert chart_labels(same_day) == ["Jan 5", "6", "Feb 5", "Feb 6"]
-
-
-def test_the_issue_chart_uses_the_same_short_labels() -> None:
-    # The regression issue's chart and the report's share one labelling (render.chart_labels).
-    from wheel_size.regressions.issues import body
-
-    assert vars(body)["chart_labels"] is chart_labels

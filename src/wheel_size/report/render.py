@@ -12,7 +12,7 @@ from wheel_size.render.chart_labels import chart_labels
 from wheel_size.render.safe_markdown import safe_inline
 from wheel_size.report.model import Day, DayStatus, Report
 
-__all__ = ["ChartView", "chart", "chart_labels", "render_json", "render_markdown"]
+__all__ = ["ChartView", "chart", "render_json", "render_markdown"]
 
 _STATUS_TEXT = {
     DayStatus.NO_RUN: "no run",

@@ -85,3 +85,19 @@ def test_evidence_block_and_markdown_without_marker() -> None:
     md = render_markdown(inv, repo_url="https://github.com/o/r")
     assert not md.startswith("<!--") and "<!-- wheel-size-action:" not in md
     assert "size-accepted" not in md  # the issue footer is for issues only
+
+
+def test_the_chart_has_short_distinct_labels_over_a_month() -> None:
+    # The issue's chart labels as the report's do: "Sep 12", "13", ... "Oct 1", never
+    # thirty "MM-DD" labels that run into each other.
+    inv = investigation(2)
+    start = D - dt.timedelta(days=29)
+    inv.chart = [
+        SizePoint(start + dt.timedelta(days=i), "cuda12_8", int((850 + i * 0.1) * MB), i)
+        for i in range(30)
+    ]
+    body = render_body(inv, repo_url="https://github.com/o/r")
+    axis = next(line for line in body.splitlines() if "x-axis" in line)
+    labels = axis[axis.index("[") + 1 : axis.rindex("]")].replace('"', "").split(", ")
+    assert labels[:3] == ["Sep 12", "13", "14"] and "Oct 1" in labels and labels[-1] == "11"
+    assert len(set(labels)) == 30
