@@ -13,6 +13,7 @@ from cli_runner import run_main
 from kernelfx import ADDED, GROWN, REMOVED, kernel_wheel, manifest
 from wheel_size.diff.by_model import ByDiff
 from wheel_size.diff.by_run import diff_inputs_by
+from wheel_size.diff.jobs import MAX_DEFAULT, default_jobs
 from wheel_size.kernels.demangle import demangle
 
 SCHEMA = json.loads(
@@ -118,3 +119,22 @@ def test_unknown_by_is_one_line(tmp_path: Path) -> None:
     result = run_main(["diff", "--by", "bogus", str(a), str(b)])
     assert result.returncode != 0
     assert "bogus" in result.stderr
+
+
+def test_jobs_changes_the_workers_not_the_answer(tmp_path: Path) -> None:
+    a, b = _wheels(tmp_path, *PAIRS["cuda"])
+    answers = {
+        jobs: run_main(["diff", "--by", "family", "--format", "json", "-j", jobs, str(a), str(b)])
+        for jobs in ("1", "3")
+    }
+    assert all(r.returncode == 0 for r in answers.values()), answers
+    assert answers["1"].stdout == answers["3"].stdout
+    zero = run_main(["diff", "--by", "family", "--jobs", "0", str(a), str(b)])
+    assert zero.returncode != 0
+    assert zero.stderr.strip().splitlines() == ["wheel-size: error: --jobs 0: must be at least 1"]
+
+
+def test_default_jobs_follow_the_usable_cores_up_to_the_cap() -> None:
+    assert default_jobs(1) == 1
+    assert default_jobs(2) == 2
+    assert default_jobs(64) == MAX_DEFAULT

@@ -64,7 +64,7 @@ def _check(tmp_path: Path, old: dict[str, str], new: dict[str, str]) -> None:
         old_names, new_names = _changed(a_src, b_src, "a", "b", [])
     want_old = _sequential(a, old_names, "a", tmp_path)
     want_new = _sequential(b, new_names, "b", tmp_path)
-    for workers in (1, 2):
+    for workers in (1, 2, 4):  # four: more workers than library pairs' scans at once
         for chunk in (1, 1 << 30):  # one entry a chunk, one chunk a library
             got_old, got_new = _pooled(a, b, workers, chunk)
             _same(got_old, want_old)

@@ -28,6 +28,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--top", type=int, default=20, help="rows per table with --by, the rest summed (20)"
     )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="worker processes for --by (default: one per usable core, at most 4)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +71,7 @@ def _run_by(args: argparse.Namespace) -> int:
     from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
 
-    report = diff_inputs_by(args.old, args.new, by=args.by, top=args.top)
+    report = diff_inputs_by(args.old, args.new, by=args.by, top=args.top, jobs=args.jobs)
     if args.format == "json":
         text = json.dumps(report.to_json(), indent=2) + "\n"
     else:

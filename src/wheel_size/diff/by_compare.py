@@ -18,6 +18,7 @@ from pathlib import Path
 from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
+from wheel_size.diff.jobs import default_jobs
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
 from wheel_size.wheel.archive import WheelSource, open_source
@@ -189,34 +190,42 @@ def _changed(
 
 
 def _symbol_sides(
-    old: Path, new: Path, names: tuple[list[str], list[str]], labels: tuple[str, str]
+    old: Path,
+    new: Path,
+    names: tuple[list[str], list[str]],
+    labels: tuple[str, str],
+    jobs: int,
 ) -> tuple[Inventory, Inventory]:
-    """Host symbols of both sides, one worker process per side when two cores are free."""
-    if _workers() > 1 and names[0] and names[1]:
+    """Host symbols of both sides, one worker process per side when two may run."""
+    if jobs > 1 and names[0] and names[1]:
         with ProcessPoolExecutor(max_workers=2) as pool:
             later = pool.submit(_side, new, names[1], labels[1], "symbol")
             return _side(old, names[0], labels[0], "symbol"), later.result()
     return _side(old, names[0], labels[0], "symbol"), _side(new, names[1], labels[1], "symbol")
 
 
-def _workers() -> int:
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(2, usable or 1)
-
-
 def diff_wheels_by(
-    old: Path, new: Path, *, by: str, top: int, old_label: str, new_label: str
+    old: Path,
+    new: Path,
+    *,
+    by: str,
+    top: int,
+    old_label: str,
+    new_label: str,
+    jobs: int | None = None,
 ) -> ByDiff:
-    """Compare the libraries that differ between two wheels by kernel, symbol or family;
-    the two sides are read in two processes when the machine has two cores."""
+    """Compare the libraries that differ between two wheels by kernel, symbol or family,
+    in ``jobs`` worker processes (:func:`default_jobs` when None)."""
+    workers = default_jobs() if jobs is None else jobs
     problems: list[str] = []
     with open_source(old) as a_src, open_source(new) as b_src:
         old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems)
         if by != "symbol":
             names, labels = (old_names, new_names), (old_label, new_label)
-            old_inv, new_inv = read_kernel_sides((a_src, b_src), names, labels, _workers())
+            old_inv, new_inv = read_kernel_sides((a_src, b_src), names, labels, workers)
     if by == "symbol":
-        old_inv, new_inv = _symbol_sides(old, new, (old_names, new_names), (old_label, new_label))
+        sides = (old_names, new_names), (old_label, new_label)
+        old_inv, new_inv = _symbol_sides(old, new, *sides, workers)
     result = compare_inventories(
         old_inv, new_inv, by=by, top=top, old_label=old_label, new_label=new_label
     )

@@ -1,15 +1,15 @@
-"""The kernel inventories of the changed libraries of two wheels, read by two processes.
+"""The kernel inventories of the changed libraries of two wheels, read by worker processes.
 
-Every step is a task for a pool of (at most) two forked workers
-(:mod:`wheel_size.kernels.work`): inflating one member to a temporary file and reading its
-headers, then decoding chunks of the entries of each library pair, an entry both versions
-hold with the same bytes once. Members are scanned largest library pair first, both
-versions one after the other and at most one scan per worker at a time; a pair's chunks are
-queued as soon as both versions are scanned, so they run between the next scans and both
-cores stay busy until the last chunk. This process demangles names while the workers decode
-and tallies each pair when its last chunk is back; problems are reported in member order, as
-the sequential reader words them, and a library pair with an entry that reader would stop
-at is read by it instead.
+Every step is a task for a pool of forked workers (one per usable core by default,
+:mod:`wheel_size.diff.jobs`; :mod:`wheel_size.kernels.work`): inflating one member to a
+temporary file and reading its headers, then decoding chunks of the entries of each library
+pair, an entry both versions hold with the same bytes once. Members are scanned largest
+library pair first, both versions one after the other, at most one scan per worker plus one
+queued at a time; a pair's chunks are queued as soon as both versions are scanned, so they
+run between the next scans and every core stays busy until the last chunk. This process
+demangles names while the workers decode and tallies each pair when its last chunk is back;
+problems are reported in member order, as the sequential reader words them, and a library
+pair with an entry that reader would stop at is read by it instead.
 
 A temporary file lives until its library pair is tallied (a library without device code:
 until it is scanned), so the disk holds about one library pair and the scans in flight
@@ -148,8 +148,8 @@ def _run(
     workers, chunk_bytes = sizes
     lines: dict[tuple[int, str], list[str]] = {}
     by_member = {(s, n): p for p in pairs for s, n in p.sides()}
-    # Largest library pair first, both versions one after the other; at most one scan per
-    # worker queued, so chunks run between scans and the files on disk stay few.
+    # Largest library pair first, both versions one after the other; few scans in flight,
+    # so chunks run between scans and the files on disk stay few.
     size = {key: sources[key[0]].member(key[1]).size for key in by_member}
     ordered = sorted(pairs, key=lambda p: -max(size[(s, n)] for s, n in p.sides()))
     scans = deque(key for pair in ordered for key in pair.sides())
@@ -162,12 +162,15 @@ def _run(
 
     try:
         running: set[Future[Any]] = set()
-        while scans and len(running) < workers:
+        # One scan more than workers: a worker that ends while this process tallies finds
+        # the next member queued instead of waiting for this loop.
+        while scans and len(running) <= workers:
             running |= next_scan()
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                outcome = future.result()
+            # Scans first: the next scan and a pair's chunks are queued before tallying.
+            outcomes = sorted((f.result() for f in done), key=_is_chunk)
+            for outcome in outcomes:
                 if isinstance(outcome, ChunkResult):
                     pair = pairs[outcome.pair]
                     pair.results.append(outcome)
@@ -191,6 +194,10 @@ def _run(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return lines
+
+
+def _is_chunk(outcome: object) -> bool:
+    return isinstance(outcome, ChunkResult)
 
 
 def _plan(pool: Executor, index: int, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:

@@ -13,17 +13,23 @@ from wheel_size.errors import InputError
 __all__ = ["diff_inputs_by"]
 
 
-def diff_inputs_by(old: Path, new: Path, *, by: str, top: int = 20) -> ByReport:
-    """Compare ``old`` and ``new``; InputError only when nothing could be compared."""
+def diff_inputs_by(
+    old: Path, new: Path, *, by: str, top: int = 20, jobs: int | None = None
+) -> ByReport:
+    """Compare ``old`` and ``new`` in ``jobs`` worker processes (None: one per usable core,
+    :func:`wheel_size.diff.jobs.default_jobs`); InputError only when nothing could be
+    compared."""
     if by not in BY_CHOICES:
         raise InputError(f"--by {by!r}: choose one of {', '.join(BY_CHOICES)}")
     if top < 1:
         raise InputError(f"--top {top}: must be at least 1")
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs {jobs}: must be at least 1")
     done = compare_inputs(
         old,
         new,
         lambda a, b: diff_wheels_by(
-            a.path, b.path, by=by, top=top, old_label=a.label, new_label=b.label
+            a.path, b.path, by=by, top=top, old_label=a.label, new_label=b.label, jobs=jobs
         ),
     )
     return ByReport(by, top, done.comparisons, done.unpaired_old, done.unpaired_new, done.problems)
