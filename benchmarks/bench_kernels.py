@@ -10,8 +10,11 @@ per-architecture totals, checked against ``cuobjdump -xelf all`` run on every ch
 library of both wheels (``nvidia-cuda-cuobjdump``; skipped with ``--no-cuobjdump`` or when
 it is not installed), the top families, and ``wheel-size bloat`` of the new wheel.
 
+With ``--jobs 1,2`` each round runs the diff once per worker count (``diff -j N``), side by
+side with the same round's ``sha256sum``; without it, the diff's default.
+
 Usage: python benchmarks/bench_kernels.py [--old 2.8.0] [--new 2.9.0] [--cache DIR]
-       [--repeat 3] [--no-cuobjdump] [--no-bloat]
+       [--repeat 3] [--jobs 1,2] [--no-cuobjdump] [--no-bloat]
 Run it under the shared lock on a shared machine: flock /work/wt/bench.lock python ...
 """
 
@@ -150,7 +153,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-cuobjdump", action="store_true")
     parser.add_argument("--no-bloat", action="store_true")
+    parser.add_argument("--jobs", default="", help="worker counts to compare, e.g. 1,2")
     args = parser.parse_args()
+    jobs = [j.strip() for j in args.jobs.split(",") if j.strip()] or [""]
     args.cache.mkdir(parents=True, exist_ok=True)
     old, new = _fetch(args.old, args.cache), _fetch(args.new, args.cache)
     ws = [sys.executable, "-m", "wheel_size"]
@@ -171,12 +176,14 @@ def main() -> int:
     out = ""
     for round_ in range(1, args.repeat + 1):
         sha, _ = _timed(["sha256sum", str(old), str(new)])
-        diff, out = _timed(diff_cmd)
-        ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
         print(f"round {round_}: sha256sum of both wheels {sha}")
-        print(f"round {round_}: diff --by family        {diff}, peak RSS {diff.peak} MiB")
-        wall, cpu = ratios[-1]
-        print(f"round {round_}: diff / sha256sum = {wall:.2f}x wall, {cpu:.2f}x CPU")
+        for job in jobs:
+            diff, out = _timed([*diff_cmd, *(["-j", job] if job else [])])
+            ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
+            name = f"diff --by family -j {job}" if job else "diff --by family"
+            print(f"round {round_}: {name:<24} {diff}, peak RSS {diff.peak} MiB")
+            wall, cpu = ratios[-1]
+            print(f"round {round_}: {name} / sha256sum = {wall:.2f}x wall, {cpu:.2f}x CPU")
     best = min(r[0] for r in ratios)
     print(
         f"best wall ratio {best:.2f}x; median {sorted(r[0] for r in ratios)[len(ratios) // 2]:.2f}x"

@@ -23,8 +23,8 @@ from typing import Any
 
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issues.body import MARKER_PREFIX
+from wheel_size.render import render
 from wheel_size.series import SizePoint
-from wheel_size.units import format_size
 
 __all__ = [
     "Parts",
@@ -160,10 +160,5 @@ def moved_back(event_parts: Mapping[str, int], tonight: Mapping[str, Any] | None
     total = sum(abs(v) for v in event_parts.values())
     if not matched or sum(abs(event_parts[n]) for n in matched) < COVER * total:
         return None
-    shown = ", ".join(
-        f"{name} {format_size(now[name], signed=True)}"
-        f" (was {format_size(event_parts[name], signed=True)})"
-        for name in matched[:3]
-    )
-    more = f" and {len(matched) - 3} more" if len(matched) > 3 else ""
-    return f"the same files moved back: {shown}{more}"
+    moved = [(name, now[name], event_parts[name]) for name in matched[:3]]
+    return render("moved_back.txt.j2", moved=moved, more=max(0, len(matched) - 3)).strip()
