@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,26 @@ def test_stream_read_is_the_archive_at_any_offset(tmp_path: Path) -> None:
     spots += [(rng.randrange(len(data)), rng.randrange(1, 1 << 17)) for _ in range(50)]
     for at, length in spots:
         assert kpack.stream.read(at, length) == data[at : at + length], (at, length)
+
+
+def test_probe_reads_a_fixed_budget_whatever_the_size() -> None:
+    """One region, any member: compressible data calls for the pass, random data does not,
+    and what is deflated to decide does not grow with the member."""
+    rng = random.Random(5)
+    noise = rng.randbytes(8 << 20)
+    text = b"".join(b"kernel %d of library %d\n" % (i, i % 7) for i in range(400_000))
+    reads: list[int] = []
+
+    def reader(data: bytes) -> Callable[[int, int], bytes]:
+        def read(at: int, length: int) -> bytes:
+            reads.append(length)
+            return data[at : at + length]
+
+        return read
+
+    for data, pays in [(noise, False), (text, True), (noise[: 2 << 20], False)]:
+        reads.clear()
+        decision = probe(reader(data), len(data), 6)
+        assert decision.full_pass is pays
+        assert (zlib6(data) < len(data)) is pays
+        assert sum(reads) == decision.sampled == SLICES * SLICE
