@@ -466,8 +466,9 @@ def process_library(job: LibraryJob) -> LibraryResult:
 class KpackResult:
     """One archive of the split: ``<group>_<arch>.kpack`` (``name``), laid out from its staged
     kernels (``stream``), which the device wheel's writer streams into its zip member once:
-    no kpack file is written, read back, copied or deleted. ``kernels`` counts stored code
-    objects, not their TOC aliases."""
+    no kpack file is written, read back, copied or deleted (one that pays to deflate goes
+    through a scratch file of its deflated bytes, :func:`settle_kpack`). ``kernels`` counts
+    stored code objects, not their TOC aliases."""
 
     arch: str
     name: str
