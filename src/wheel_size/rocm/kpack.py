@@ -390,6 +390,57 @@ class StreamedKpack:
         """The archive's length in bytes."""
         return self._toc_offset() + len(self.toc())
 
+    def _head(self) -> bytes:
+        head = MAGIC + struct.pack("<IQ", VERSION, self._toc_offset())
+        head += bytes(BLOB_ALIGNMENT - len(head))
+        zstd = self.scheme == "zstd-per-kernel"
+        return head + (struct.pack("<I", len(self.blobs)) if zstd else b"")
+
+    def regions(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """(offset, length) of the two parts that compress differently: header and blobs
+        (kernels, zstd frames for the zstd scheme), then the MessagePack TOC."""
+        toc_offset = self._toc_offset()
+        return (0, toc_offset), (toc_offset, len(self.toc()))
+
+    def read(self, offset: int, length: int) -> bytes:
+        """``length`` bytes of the archive from ``offset`` (fewer past its end), read from
+        the staged blobs without streaming what comes before them: a sample of a large
+        archive costs what is sampled (``split.deflate_probe``)."""
+        import os
+
+        end = min(offset + length, self.size)
+        parts: list[bytes] = []
+        zstd = self.scheme == "zstd-per-kernel"
+
+        def take(at: int, data: bytes) -> None:
+            lo, hi = max(offset, at), min(end, at + len(data))
+            if lo < hi:
+                parts.append(data[lo - at : hi - at])
+
+        head = self._head()
+        take(0, head)
+        pos = len(head)
+        for blob in self.blobs:
+            if pos >= end:
+                break
+            if zstd:
+                take(pos, struct.pack("<I", blob.size))
+                pos += 4
+            lo, hi = max(offset, pos), min(end, pos + blob.size)
+            if lo < hi:
+                fd = os.open(blob.path, os.O_RDONLY)
+                try:
+                    data = os.pread(fd, hi - lo, blob.offset + lo - pos)
+                finally:
+                    os.close(fd)
+                if len(data) != hi - lo:
+                    raise InvalidBundle(f"{blob.path}: staged kernel {blob.key} shrank")
+                parts.append(data)
+            pos += blob.size
+        if pos < end:
+            take(pos, self.toc())
+        return b"".join(parts)
+
     def chunks(self) -> Iterator[bytes]:
         """The archive, front to back, in chunks of at most ``limits.CHUNK`` bytes plus
         small framing; the staged blobs are read with ``pread`` (no file position shared)."""
@@ -397,10 +448,8 @@ class StreamedKpack:
 
         from wheel_size.rocm.limits import CHUNK
 
-        head = MAGIC + struct.pack("<IQ", VERSION, self._toc_offset())
-        head += bytes(BLOB_ALIGNMENT - len(head))
         zstd = self.scheme == "zstd-per-kernel"
-        yield head + (struct.pack("<I", len(self.blobs)) if zstd else b"")
+        yield self._head()
         handles: dict[Path, int] = {}
         try:
             for blob in self.blobs:

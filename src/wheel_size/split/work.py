@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from wheel_size.rocm.offload_bundle import BundleEntry
     from wheel_size.rocm.pe_library import PeFatLibrary
     from wheel_size.rocm.pe_rewrite import PePlan
+    from wheel_size.split.deflate_probe import DeflateDecision
 from wheel_size.wheel.writer import (
     Deflated,
     WheelEntry,
@@ -48,6 +49,7 @@ __all__ = [
     "LibraryResult",
     "PlannedCodeObject",
     "RecordCheck",
+    "SettledKpack",
     "WheelJob",
     "apply_library",
     "check_record",
@@ -56,6 +58,7 @@ __all__ = [
     "library_job",
     "process_library",
     "scan_library",
+    "settle_kpack",
     "write_output",
 ]
 
@@ -463,8 +466,9 @@ def process_library(job: LibraryJob) -> LibraryResult:
 class KpackResult:
     """One archive of the split: ``<group>_<arch>.kpack`` (``name``), laid out from its staged
     kernels (``stream``), which the device wheel's writer streams into its zip member once:
-    no kpack file is written, read back, copied or deleted. ``kernels`` counts stored code
-    objects, not their TOC aliases."""
+    no kpack file is written, read back, copied or deleted (one that pays to deflate goes
+    through a scratch file of its deflated bytes, :func:`settle_kpack`). ``kernels`` counts
+    stored code objects, not their TOC aliases."""
 
     arch: str
     name: str
@@ -499,24 +503,57 @@ def kpack_result(
 
 
 def kpack_entry(path: str, kpack: KpackResult, compression: str, level: int) -> WheelEntry:
-    """The device wheel's member for ``kpack``, no larger than zlib at ``level`` would make
-    it where that can be known cheaply. A "none" kpack is deflated at ``level``. A zstd kpack
-    is stored (its frames do not deflate: zlib 6 makes a 10.5 MB frame 3 KB larger, at
-    43 MB/s), except that an archive of at most ``limits.CHUNK`` bytes is held whole and
-    deflated too, and kept deflated when that is smaller (its TOC and the frames of small,
-    similar kernels do deflate: the fixture archives, 2-24 KB, 2-15 %)."""
-    from wheel_size.rocm.limits import CHUNK
-
+    """The device wheel's member for ``kpack``. A "none" kpack is deflated at ``level``. A
+    zstd kpack is given stored; the job that writes its wheel settles it
+    (:func:`settle_kpack`): deflated in full and kept deflated where that is smaller, when
+    it is small enough or its samples say a full pass could pay."""
     if compression != "zstd":
         return WheelEntry(path, stream=kpack.stream, compress=True)
-    if level > 0 and kpack.size <= CHUNK:
-        import zlib
-
-        data = b"".join(kpack.stream.chunks())
-        deflate = zlib.compressobj(level, zlib.DEFLATED, -15)
-        if len(deflate.compress(data)) + len(deflate.flush()) < len(data):
-            return WheelEntry(path, data=data, compress=True)
     return WheelEntry(path, stream=kpack.stream, compress=False)
+
+
+@dataclass(frozen=True)
+class SettledKpack:
+    """How a stored zstd kpack went into its wheel: ``entry`` (stored, or the deflated
+    stream in a scratch file), the ``decision`` that chose whether to deflate it in full, and
+    the full pass's bytes (``deflated``; None when none was run)."""
+
+    entry: WheelEntry
+    decision: DeflateDecision
+    deflated: int | None
+
+    @property
+    def stored(self) -> bool:
+        return self.entry.raw is None
+
+
+def settle_kpack(path: str, stream: StreamedKpack, level: int, scratch: Path) -> SettledKpack:
+    """The member for a zstd kpack, no larger than zlib at ``level`` makes it wherever
+    ``split.deflate_probe`` finds a full pass could pay: then the archive is streamed once
+    through zlib into ``scratch`` (hashed and CRC'd on the way; memory stays one chunk) and
+    the smaller of stored and deflated is kept. ``scratch`` is the caller's to delete."""
+    from wheel_size.split.deflate_probe import probe
+    from wheel_size.wheel import deflate
+    from wheel_size.wheel.record import StreamingHash
+
+    decision = probe(stream.read, stream.size, level, stream.regions())
+    stored = WheelEntry(path, stream=stream, compress=False)
+    if not decision.full_pass:
+        return SettledKpack(stored, decision, None)
+    hasher = StreamingHash()
+    crc = 0
+    compressor = deflate.reference_compressobj(level)
+    with scratch.open("wb") as out:
+        for chunk in stream.chunks():
+            hasher.update(chunk)
+            crc = deflate.crc32(chunk, crc)
+            out.write(compressor.compress(chunk))
+        out.write(compressor.flush())
+        size = out.tell()
+    if size >= hasher.size:
+        return SettledKpack(stored, decision, size)
+    raw = RawData(scratch, 0, size, hasher.size, crc, 8)
+    return SettledKpack(WheelEntry(path, raw=raw, record_hash=hasher.value), decision, size)
 
 
 @dataclass(frozen=True)
@@ -555,7 +592,23 @@ class WheelJob:
 
 
 def write_output(job: WheelJob) -> WrittenWheel:
-    """Write one output wheel or tree."""
+    """Write one output wheel or tree; a stored zstd kpack is settled first
+    (:func:`settle_kpack`), its deflated stream in a scratch file next to the wheel,
+    removed once the wheel is written."""
+    from wheel_size.rocm.kpack import StreamedKpack
+
     if job.directory:
         return write_tree(job.dest, job.entries, dist_info=job.dist_info)
-    return write_wheel(job.dest, job.entries, dist_info=job.dist_info, level=job.deflate_level)
+    entries = list(job.entries)
+    scratch: list[Path] = []
+    try:
+        for i, entry in enumerate(entries):
+            if isinstance(entry.stream, StreamedKpack) and not entry.compress:
+                scratch.append(job.dest.with_name(f".{job.dest.name}.{i}.kpack.deflate"))
+                entries[i] = settle_kpack(
+                    entry.path, entry.stream, job.deflate_level, scratch[-1]
+                ).entry
+        return write_wheel(job.dest, entries, dist_info=job.dist_info, level=job.deflate_level)
+    finally:
+        for path in scratch:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,124 @@
+"""Whether a full deflate pass over a large stored member could make it smaller, decided
+from a few samples at a fixed cost.
+
+A zstd kpack goes into its device wheel stored: the benchmark's 10.5 MB frames come out of
+zlib 6 3 KB *larger*, at ~40 MB/s. But frames of real code objects still deflate a little
+(cupy-rocm-7-0 14.2.0's archives, 1.2-2.6 MB: 1.3-2.2 %), and so does a TOC; a member we
+store while zlib 6 would make it smaller breaks the rule that the split never writes a
+member larger than zlib 6 would. Deflating every archive to find out costs ~25 CPU-ms per
+MB (40 s on a torch-sized wheel), so a member larger than ``WHOLE`` is probed first.
+
+Why a few slices predict the whole: deflate's matches reach back at most 32 KiB and its
+Huffman codes are rebuilt every block (some 16 K symbols at zlib's defaults), so what a
+member saves, or loses, is the sum of what its stretches save locally. A slice of ``SLICE``
+bytes (two windows) compressed alone sees what the whole stream sees there after its first
+window, so its saving, scaled by the bytes it stands for, estimates its stretch's (low, if
+anything: the first window has no history). Incompressible data loses exactly the framing
+of stored blocks (5 bytes per block), a fixed rate: a member made of it is estimated to grow,
+with no variance, and no full pass is run. Parts that differ in kind (a kpack's frames and
+its TOC, ``StreamedKpack.regions``) are estimated apart, each from ``SLICES`` slices spread
+evenly from its start to its end (or whole, when it is no longer than those), so a small
+TOC that deflates well is not extrapolated over a gigabyte of frames that do not.
+
+The full pass runs when the estimated saving is positive, and keeps the smaller of stored
+and deflated, so a wrong guess costs time, never bytes. What the rule cannot see is a
+saving confined between its slices; the real wheels of ``benchmarks/bench_real_wheels.py``
+check every output member against zlib 6 in full. Cost: at most ``SLICES * SLICE`` bytes
+deflated per region, whatever the member's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from wheel_size.rocm.limits import CHUNK
+from wheel_size.wheel.deflate import reference_compressobj
+
+__all__ = ["SLICE", "SLICES", "WHOLE", "DeflateDecision", "RegionEstimate", "probe"]
+
+WHOLE = CHUNK  # held whole and deflated outright: a probe would cost as much
+SLICE = 64 << 10  # two deflate windows
+SLICES = 4  # per region: its start, its end, and evenly between
+
+
+@dataclass(frozen=True)
+class RegionEstimate:
+    """One region's samples: ``sampled`` bytes deflated to ``deflated``; ``gain`` the bytes
+    a full pass is estimated to save over the region's ``length`` (negative: grow)."""
+
+    offset: int
+    length: int
+    sampled: int
+    deflated: int
+    gain: int
+
+
+@dataclass(frozen=True)
+class DeflateDecision:
+    """Whether to deflate a member of ``size`` bytes in full at ``level`` (``full_pass``),
+    and why: the bytes deflated to decide (``sampled``; 0 when the member is small enough to
+    deflate outright) and the estimated saving (``gain``), region by region."""
+
+    size: int
+    level: int
+    full_pass: bool
+    sampled: int
+    gain: int
+    regions: tuple[RegionEstimate, ...] = ()
+
+    @property
+    def why(self) -> str:
+        if not self.sampled:
+            return f"{self.size} bytes, deflated whole (at most {WHOLE})"
+        return (
+            f"{self.sampled} of {self.size} bytes sampled at zlib {self.level}: "
+            f"estimated {'saving' if self.gain > 0 else 'growth'} {abs(self.gain)} bytes"
+        )
+
+
+def _deflated(data: bytes, level: int) -> int:
+    compressor = reference_compressobj(level)
+    return len(compressor.compress(data)) + len(compressor.flush())
+
+
+def _slices(offset: int, length: int) -> list[tuple[int, int]]:
+    if length <= SLICES * SLICE:
+        return [(offset, length)] if length else []
+    span = length - SLICE
+    return [(offset + span * i // (SLICES - 1), SLICE) for i in range(SLICES)]
+
+
+def _region(
+    read: Callable[[int, int], bytes], offset: int, length: int, level: int
+) -> RegionEstimate:
+    sampled = deflated = 0
+    for at, size in _slices(offset, length):
+        data = read(at, size)
+        sampled += len(data)
+        deflated += _deflated(data, level)
+    gain = (sampled - deflated) * length // sampled if sampled else 0
+    return RegionEstimate(offset, length, sampled, deflated, gain)
+
+
+def probe(
+    read: Callable[[int, int], bytes],
+    size: int,
+    level: int,
+    regions: Sequence[tuple[int, int]] = (),
+) -> DeflateDecision:
+    """Decide whether deflating the ``size``-byte member ``read(offset, length)`` returns at
+    zlib ``level`` could pay. ``regions`` (offset, length) partition it into parts of
+    different kind (default: one). Level 0 never deflates; a member of at most ``WHOLE``
+    bytes always does (the full pass is as cheap as a probe)."""
+    if level <= 0:
+        return DeflateDecision(size, level, False, 0, 0)
+    if size <= WHOLE:
+        return DeflateDecision(size, level, True, 0, 0)
+    parts = list(regions) or [(0, size)]
+    if sum(length for _, length in parts) != size:
+        raise ValueError(f"regions {parts} do not cover {size} bytes")
+    estimates = tuple(_region(read, at, length, level) for at, length in parts)
+    gain = sum(e.gain for e in estimates)
+    sampled = sum(e.sampled for e in estimates)
+    return DeflateDecision(size, level, gain > 0, sampled, gain, estimates)

@@ -1,0 +1,197 @@
+"""Issue 20, point 1, device wheels: a zstd kpack larger than 1 MiB goes into its wheel no
+larger than zlib 6 would make it where a full pass pays, and without a full pass where its
+samples say none can (``split.deflate_probe``).
+
+Frames of real code objects deflate a little across frames (neighbouring kernels built for
+neighbouring targets share code): the 41 code objects of the clang-built fixture libraries,
+as the bundles of a dozen libraries would put them in one archive, are a >1 MiB kpack that
+zlib 6 makes smaller, which the split stored before. Frames of incompressible data, as the
+benchmark's 10.5 MB kernels, grow under zlib 6: they stay stored and are not deflated in full.
+"""
+
+from __future__ import annotations
+
+import random
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from hipfx import HIP_DATA
+from wheel_size.rocm.fatbin_library import scan_library
+from wheel_size.rocm.kpack import compress_kernel, parse_kpack
+from wheel_size.split.deflate_probe import SLICE, SLICES, WHOLE, probe
+from wheel_size.split.work import (
+    CodeObjectRef,
+    KpackResult,
+    WheelJob,
+    kpack_entry,
+    kpack_result,
+    settle_kpack,
+    write_output,
+)
+from wheel_size.wheel.writer import WheelEntry
+
+DIST_INFO = "dev-1.0.dist-info"
+
+
+def zlib6(data: bytes) -> int:
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return len(compressor.compress(data) + compressor.flush())
+
+
+def code_objects() -> list[bytes]:
+    out = []
+    for path in sorted(HIP_DATA.glob("lib*19*.so")):
+        with scan_library(path) as lib:
+            out += [co.data for co in lib.iter_code_objects()]
+    return out
+
+
+def staged_kpack(tmp_path: Path, frames: list[tuple[bytes, int]]) -> KpackResult:
+    """A kpack laid out from ``frames`` (zstd frame, original size) staged in one file, one
+    TOC key each, as the split's library jobs stage them."""
+    staging = tmp_path / "staged.zst"
+    items = []
+    with staging.open("wb") as out:
+        for n, (frame, original) in enumerate(frames):
+            ref = CodeObjectRef("gfx942", n, staging, out.tell(), len(frame), original, True)
+            out.write(frame)
+            items.append((f"lib/lib{n // 64}.so#{n % 64}", ref, ("gfx942",)))
+    return kpack_result(arch="gfx942", group="torch", compression="zstd", items=items)
+
+
+def redundant_kpack(tmp_path: Path) -> KpackResult:
+    objects = code_objects()
+    assert len(objects) >= 30
+    frames = [(compress_kernel(data), len(data)) for data in objects]
+    per_library = sum(len(f) for f, _ in frames)
+    copies = WHOLE // per_library + 2  # a dozen libraries with the same kernels
+    return staged_kpack(tmp_path, frames * copies)
+
+
+def incompressible_kpack(tmp_path: Path, frames: int = 4, size: int = 1 << 20) -> KpackResult:
+    rng = random.Random(20)
+    cctx = zstandard.ZstdCompressor(level=3, write_content_size=True)
+    return staged_kpack(
+        tmp_path, [(cctx.compress(rng.randbytes(size)), size) for _ in range(frames)]
+    )
+
+
+def write_device_wheel(tmp_path: Path, kpack: KpackResult) -> zipfile.ZipInfo:
+    entry = kpack_entry("torch/.kpack/torch_gfx942.kpack", kpack, "zstd", 6)
+    job = WheelJob(
+        tmp_path / "dev-1.0-py3-none-any.whl",
+        DIST_INFO,
+        (entry, WheelEntry(f"{DIST_INFO}/METADATA", data=b"Name: dev\nVersion: 1.0\n")),
+        False,
+        6,
+    )
+    written = write_output(job)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".deflate")]  # scratch gone
+    with zipfile.ZipFile(written.path) as zf:
+        assert zf.testzip() is None
+        info = zf.getinfo("torch/.kpack/torch_gfx942.kpack")
+        data = zf.read(info)
+    assert data == b"".join(kpack.stream.chunks())
+    parse_kpack(data)
+    return info
+
+
+def test_redundant_kpack_over_1_mib_is_deflated_no_larger_than_zlib_6(tmp_path: Path) -> None:
+    kpack = redundant_kpack(tmp_path)
+    data = b"".join(kpack.stream.chunks())
+    assert len(data) > WHOLE
+    assert zlib6(data) < len(data)  # the frames do deflate across each other
+    info = write_device_wheel(tmp_path, kpack)
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    assert info.compress_size <= zlib6(data)
+
+
+def test_redundant_kpack_decision_is_taken_from_bounded_samples(tmp_path: Path) -> None:
+    kpack = redundant_kpack(tmp_path)
+    settled = settle_kpack("k.kpack", kpack.stream, 6, tmp_path / "scratch")
+    decision = settled.decision
+    assert decision.full_pass and decision.gain > 0
+    assert 0 < decision.sampled <= SLICES * SLICE * len(kpack.stream.regions())
+    assert not settled.stored
+    assert settled.entry.raw is not None
+    assert settled.entry.raw.compressed_size == settled.deflated < kpack.size
+
+
+@pytest.mark.parametrize("frames,size", [(4, 1 << 20), (2, 3 << 20)])
+def test_incompressible_kpack_stays_stored_without_a_full_pass(
+    tmp_path: Path, frames: int, size: int
+) -> None:
+    kpack = incompressible_kpack(tmp_path, frames, size)
+    data = b"".join(kpack.stream.chunks())
+    assert zlib6(data) > len(data)  # zlib 6 would make it larger: stored is the smaller
+    settled = settle_kpack("k.kpack", kpack.stream, 6, tmp_path / "scratch")
+    assert settled.stored and settled.deflated is None  # no full pass was run
+    assert not settled.decision.full_pass and settled.decision.gain < 0
+    assert settled.decision.sampled <= SLICES * SLICE * 2
+    assert not (tmp_path / "scratch").exists()
+    info = write_device_wheel(tmp_path, kpack)
+    assert info.compress_type == zipfile.ZIP_STORED
+
+
+def test_a_toc_that_deflates_is_not_extrapolated_over_the_frames(tmp_path: Path) -> None:
+    """The TOC (a few hundred bytes that halve under zlib) is estimated apart from the
+    frames: sampled together, the slice holding it would stand for a quarter of the archive
+    and call for a full pass that can only lose."""
+    kpack = incompressible_kpack(tmp_path)
+    stream = kpack.stream
+    frames, toc = stream.regions()
+    assert zlib6(stream.read(*toc)) < toc[1]
+    apart = probe(stream.read, stream.size, 6, stream.regions())
+    together = probe(stream.read, stream.size, 6)
+    assert not apart.full_pass
+    assert [r.length for r in apart.regions] == [frames[1], toc[1]]
+    assert apart.regions[1].gain > 0 > apart.regions[0].gain
+    assert together.gain > apart.gain  # what one region would have concluded
+
+
+def test_small_kpacks_are_deflated_whole_and_level_0_never(tmp_path: Path) -> None:
+    objects = code_objects()[:5]
+    kpack = staged_kpack(tmp_path, [(compress_kernel(d), len(d)) for d in objects])
+    settled = settle_kpack("k.kpack", kpack.stream, 6, tmp_path / "scratch")
+    assert settled.decision.full_pass and settled.decision.sampled == 0
+    assert settled.deflated is not None
+    stored = settle_kpack("k.kpack", kpack.stream, 0, tmp_path / "scratch0")
+    assert stored.stored and not stored.decision.full_pass
+
+
+def test_stream_read_is_the_archive_at_any_offset(tmp_path: Path) -> None:
+    kpack = redundant_kpack(tmp_path)
+    data = b"".join(kpack.stream.chunks())
+    rng = random.Random(7)
+    spots = [(0, 70), (60, 10), (len(data) - 100, 200), (len(data), 5)]
+    spots += [(rng.randrange(len(data)), rng.randrange(1, 1 << 17)) for _ in range(50)]
+    for at, length in spots:
+        assert kpack.stream.read(at, length) == data[at : at + length], (at, length)
+
+
+def test_probe_reads_a_fixed_budget_whatever_the_size() -> None:
+    """One region, any member: compressible data calls for the pass, random data does not,
+    and what is deflated to decide does not grow with the member."""
+    rng = random.Random(5)
+    noise = rng.randbytes(8 << 20)
+    text = b"".join(b"kernel %d of library %d\n" % (i, i % 7) for i in range(400_000))
+    reads: list[int] = []
+
+    def reader(data: bytes) -> Callable[[int, int], bytes]:
+        def read(at: int, length: int) -> bytes:
+            reads.append(length)
+            return data[at : at + length]
+
+        return read
+
+    for data, pays in [(noise, False), (text, True), (noise[: 2 << 20], False)]:
+        reads.clear()
+        decision = probe(reader(data), len(data), 6)
+        assert decision.full_pass is pays
+        assert (zlib6(data) < len(data)) is pays
+        assert sum(reads) == decision.sampled == SLICES * SLICE
