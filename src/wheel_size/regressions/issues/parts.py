@@ -160,5 +160,5 @@ def moved_back(event_parts: Mapping[str, int], tonight: Mapping[str, Any] | None
     total = sum(abs(v) for v in event_parts.values())
     if not matched or sum(abs(event_parts[n]) for n in matched) < COVER * total:
         return None
-    moved = [(name, now[name], event_parts[name]) for name in matched[:3]]
-    return render("moved_back.txt.j2", moved=moved, more=max(0, len(matched) - 3)).strip()
+    shown = [(name, now[name], event_parts[name]) for name in matched[:3]]
+    return render("moved_back.txt.j2", moved=shown, more=max(0, len(matched) - 3)).strip()
