@@ -119,6 +119,7 @@ def test_redundant_kpack_decision_is_taken_from_bounded_samples(tmp_path: Path) 
     assert 0 < decision.sampled <= SLICES * SLICE * len(kpack.stream.regions())
     assert not settled.stored
     assert settled.entry.raw is not None
+    assert settled.deflated is not None
     assert settled.entry.raw.compressed_size == settled.deflated < kpack.size
 
 
