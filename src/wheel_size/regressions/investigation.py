@@ -344,6 +344,7 @@ def investigate(
             window_mode=window.mode,
             window_size=window.total_commits,
             relevant_candidates=relevant,
+            covers_moved=item.covers_moved,
         )
         candidates.append(
             Candidate(item, status, pull_request_url(repo_html, item.commit.pr), reverts)

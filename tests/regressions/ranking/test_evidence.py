@@ -10,6 +10,8 @@ from wheel_size.regressions.ranking.evidence import (
     assess,
     cross_variant,
 )
+from wheel_size.regressions.ranking.fingerprint import fingerprint
+from wheel_size.regressions.ranking.rank import rank_commits
 from wheel_size.regressions.window.commits import ChangedFile, Commit
 
 
@@ -112,3 +114,44 @@ def test_a_commit_with_no_files_listed_says_so_and_builds_make_it_likely() -> No
     assert got.status is None and "no changed files" in got.evidence
     after = with_build_status(got, LIKELY, "no build of cuda12_8 at cccccccccccc")
     assert after.status == LIKELY and "no build of cuda12_8" in after.evidence
+
+
+def test_a_commit_reaching_only_some_of_what_moved_does_not_match_the_pattern() -> None:
+    """Every variant grew (the CPU wheel too); a CUDA-only flag change cannot explain the CPU,
+    ROCm and XPU wheels, so its category alone does not make it LIKELY."""
+    shared = cross_variant("cuda12_8", {"cuda12_8": 4.0, "cpu": 1.4, "rocm6_4": 6.8, "xpu": 3.1})
+    flags = item("cmake/public/cuda.cmake", message="Build CUDA kernels with -O3")
+    kwargs: dict[str, Any] = {
+        "variant": "cuda12_8",
+        "cross": shared,
+        "window_mode": "base",
+        "window_size": 5,
+    }
+    assert "compiler-flags" in flags.categories
+    matched = assess(flags, relevant_candidates=2, covers_moved=True, **kwargs)
+    assert matched.status == LIKELY and "match the cross-variant pattern" in matched.evidence
+    partial = assess(flags, relevant_candidates=2, covers_moved=False, **kwargs)
+    assert partial.status is None
+    alone = assess(flags, relevant_candidates=1, covers_moved=False, **kwargs)
+    assert alone.status == LIKELY
+    assert "reach only some of the variants that moved" in alone.evidence
+    assert "match the cross-variant pattern" not in alone.evidence
+
+
+def test_covers_moved_is_read_from_the_files_not_the_title() -> None:
+    """A hipified .cu file whose title names CUDA still reaches the ROCm wheels."""
+    moved = {"cuda12_8": 5.0, "cuda12_6": 4.9, "rocm6_4": 5.1, "cpu": 0.0}
+    fp = fingerprint("cuda12_8", moved, jumped=True, threshold_mb=3.0)
+    sort = Commit(
+        sha="c" * 40,
+        message="[CUDA] Remove dead #ifdefs in Sort.cu",
+        files=(ChangedFile("aten/src/ATen/native/cuda/Sort.cu", "modified", 40, 10),),
+    )
+    flags = Commit(
+        sha="d" * 40,
+        message="Build CUDA kernels with -O3",
+        files=(ChangedFile("cmake/public/cuda.cmake", "modified", 2, 2),),
+    )
+    ranked = {r.commit.sha[0]: r for r in rank_commits([sort, flags], fp)}
+    assert ranked["c"].covers_moved is True
+    assert ranked["d"].covers_moved is False

@@ -146,11 +146,15 @@ def assess(
     window_mode: str,
     window_size: int,
     relevant_candidates: int,
+    covers_moved: bool | None = None,
 ) -> Status:
     """The status of one candidate and the evidence it rests on.
 
     ``window_size`` is the number of commits in the window before revert pairs were
-    removed; ``relevant_candidates`` how many candidates are in a size-relevant category.
+    removed; ``relevant_candidates`` how many candidates are in a size-relevant category;
+    ``covers_moved`` whether its changed files can move every variant that moved (None:
+    unknown). A commit that reaches only some of them does not "match" the night's pattern,
+    whatever its category: a CUDA-only flag change does not explain the CPU wheel's growth.
     """
     commit, categories = item.commit, set(item.categories)
     if window_mode == "base" and window_size == 1 and categories == {"docs-tests-only"}:
@@ -185,17 +189,23 @@ def assess(
     fits = (cross.pattern == "device" and categories & _DEVICE_CATEGORIES) or (
         cross.pattern == "shared" and categories & (_SHARED_CATEGORIES - {"cpp-code"})
     )
-    if fits and weight >= 50:
+    if fits and weight >= 50 and covers_moved is not False:
         return Status(
             LIKELY,
             f"its changes ({', '.join(sorted(categories))}) match the cross-variant pattern: "
             f"{cross.reading} No per-commit build to confirm it.",
         )
     if relevant_candidates == 1 and weight >= 50:
+        partly = (
+            "; its files reach only some of the variants that moved, so the others' change "
+            "is not explained by this window"
+            if covers_moved is False
+            else ""
+        )
         return Status(
             LIKELY,
-            "the only commit in the window in a size-relevant category; no per-commit build "
-            "to confirm it",
+            "the only commit in the window in a size-relevant category"
+            f"{partly}; no per-commit build to confirm it",
         )
     if (
         cross.pattern == "device"

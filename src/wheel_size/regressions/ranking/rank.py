@@ -140,6 +140,9 @@ class Ranked(Classified):
 
     reasons: tuple[Reason, ...] = ()
     reach: str = ""  # what its changed files can move, in a few words
+    # Whether its changed files can move every variant that moved (None: files unknown, or
+    # nothing moved): a commit that cannot is no match for an "every variant" pattern.
+    covers_moved: bool | None = None
 
     def tier_points(self, tier: str) -> float:
         return sum(r.points for r in self.reasons if r.tier == tier)
@@ -630,8 +633,9 @@ def score_commit(
     text = read_text(commit.title, commit.body)
     reach: Reach | None = None
     damp = 1.0
+    files_reach: Reach | None = None  # what the files reach, before the title narrows it
     if commit.files is not None and commit.files:
-        reach = reach_of(commit.files, table, _named_toolkits(text))
+        reach = files_reach = reach_of(commit.files, table, _named_toolkits(text))
         if text.title.tagged:
             reach = narrow(reach, text.title.tagged)
         elif text.title.platforms:
@@ -678,10 +682,14 @@ def score_commit(
                 min(AMOUNT_MAX, math.log10(1 + lines)),
                 f"{'adds' if fp.direction > 0 else 'deletes'} {lines} lines of shipped code",
             )
+    covers = None
+    if files_reach is not None and fp.moved:  # the files, not the title's words, decide
+        covers = all(files_reach.strength(k) for k in fp.moved)
     return Ranked(
         commit,
         cats,
         round(tally.total, 3),
+        covers_moved=covers,
         reasons=tuple(tally.reasons),
         reach=reach.summary
         if reach
