@@ -20,6 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ranking_eval import BLIND, BLIND2, DATA, Result, Window, evaluate, load_windows
+from wheel_size.regressions.investigation import _cross
+from wheel_size.regressions.ranking.classify import CATEGORIES
+from wheel_size.regressions.ranking.evidence import LIKELY, assess
+
+Pairs = tuple[int, int]
 
 
 def _answer(window: Window, result: Result) -> str:
@@ -78,6 +83,39 @@ def _summary(label: str, rows: list[tuple[Window, Result, Result]]) -> None:
             print(f"- {kind}: {sum(r.answered for r in members)}/{len(members)}")
     said = sum(r.said_unclear for r in (row[1] for row in ranked))
     print(f"- 'no clear culprit' said on windows that have a culprit: {said}/{n}")
+    on_culprits, on_others = _likely_from_code(rows)
+    print(
+        f"- LIKELY read from the code (no builds): {on_culprits[0]}/{on_culprits[1]} culprits, "
+        f"{on_others[0]}/{on_others[1]} other candidates"
+    )
+
+
+def _likely_from_code(rows: list[tuple[Window, Result, Result]]) -> tuple[Pairs, Pairs]:
+    """How many culprits, and how many other candidates, the code-level rules call LIKELY
+    (the status an issue shows before any build is looked up)."""
+    culprits = [0, 0]
+    others = [0, 0]
+    for window, full, _bare in rows:
+        if not full.ranked:
+            continue
+        cross = _cross(window.variant, dict(window.deltas), full.fingerprint)
+        relevant = sum(
+            1 for r in full.ranked if max(CATEGORIES[c].weight for c in r.categories) >= 50
+        )
+        for item in full.ranked:
+            status = assess(
+                item,
+                variant=window.variant,
+                cross=cross,
+                window_mode="base",
+                window_size=len(window.commits),
+                relevant_candidates=relevant,
+                covers_moved=item.covers_moved,
+            ).status
+            tally = culprits if item.commit.sha in window.expected else others
+            tally[0] += status == LIKELY
+            tally[1] += 1
+    return (culprits[0], culprits[1]), (others[0], others[1])
 
 
 def main(argv: list[str]) -> int:
