@@ -155,3 +155,6 @@ def test_covers_moved_is_read_from_the_files_not_the_title() -> None:
     ranked = {r.commit.sha[0]: r for r in rank_commits([sort, flags], fp)}
     assert ranked["c"].covers_moved is True
     assert ranked["d"].covers_moved is False
+    # The title's CUDA narrows the hipified file's reach, but ROCm stays within it.
+    assert "can move all that moved" in ranked["c"].why()
+    assert "can move only" in ranked["d"].why()

@@ -281,7 +281,8 @@ def reach_of(
 
 
 def narrow(reach: Reach, platforms: Iterable[str], *, shared_too: bool = True) -> Reach:
-    """Narrow generic parts (shared code, hipified GPU code) to the platforms a title tags.
+    """Narrow generic parts (shared code, hipified GPU code) to the platforms a title tags
+    (hipified code keeps its other platform at half strength, uncertain: no guard says so).
 
     "[ROCm] Use hipBLASLt for addmm" in ``aten/src/ATen/cuda/CUDABlas.cpp`` is ROCm code
     behind ``#ifdef USE_ROCM``, whatever the path says. ``shared_too=False`` (a platform
@@ -305,6 +306,11 @@ def narrow(reach: Reach, platforms: Iterable[str], *, shared_too: bool = True) -
             if (shared and shared_too) or "hipified" in part.why:
                 out.extend(replacement)
                 changed = True
+                if "hipified" in part.why and part.kind not in tags:
+                    # The title's platform is a reading of intent; the file still compiles
+                    # for the other one unless a guard says otherwise: kept, half as strong,
+                    # uncertain (a night that left it flat is no evidence against it).
+                    out.append(dataclasses.replace(part, strength=part.strength / 2, certain=False))
             else:
                 out.append(part)
         return tuple(dict.fromkeys(out)), changed
