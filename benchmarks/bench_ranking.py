@@ -6,8 +6,9 @@ usage: python benchmarks/bench_ranking.py [--why] [DIR ...]
 
 Without DIR: tests/data/ranking (development: rules are written against it),
 tests/data/ranking_blind (frozen blind: written before the rules it judges, never tuned on;
-a ranking change is judged there) and tests/data/ranking_blind2 (frozen: written after
-those rules and run once). docs/benchmarks.md reports the output.
+a ranking change is judged there), tests/data/ranking_blind2 (frozen: written after
+those rules and run once) and tests/data/ranking_blind3 (frozen: written blind to the rules'
+code, run once). docs/benchmarks.md reports the output.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ranking_eval import BLIND, BLIND2, DATA, Result, Window, evaluate, load_windows
+from ranking_eval import BLIND, BLIND2, BLIND3, DATA, Result, Window, evaluate, load_windows
 from wheel_size.regressions.investigation import _cross
 from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.regressions.ranking.evidence import LIKELY, assess
@@ -125,6 +126,7 @@ def main(argv: list[str]) -> int:
         ("development part (tests/data/ranking)", DATA),
         ("frozen blind part (tests/data/ranking_blind)", BLIND),
         ("frozen blind batch 2 (tests/data/ranking_blind2)", BLIND2),
+        ("frozen blind batch 3 (tests/data/ranking_blind3)", BLIND3),
     ]
     started = time.perf_counter()
     evaluated = []

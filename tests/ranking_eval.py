@@ -2,8 +2,9 @@
 (revert pairs out, night fingerprint, content facts, per-commit builds), score the answer.
 
 Parts: ``tests/data/ranking`` (development: rules may be written against it),
-``tests/data/ranking_blind`` (frozen: written before the rules it judges; never tuned on) and
-``tests/data/ranking_blind2`` (frozen: written after those rules, run once; never tuned on).
+``tests/data/ranking_blind`` (frozen: written before the rules it judges; never tuned on),
+``tests/data/ranking_blind2`` (frozen: written after those rules, run once; never tuned on) and
+``tests/data/ranking_blind3`` (frozen: written blind to the rules' code, run once; never tuned on).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from wheel_size.regressions.window.reverts import remove_revert_pairs
 DATA = Path(__file__).resolve().parent / "data" / "ranking"
 BLIND = Path(__file__).resolve().parent / "data" / "ranking_blind"
 BLIND2 = Path(__file__).resolve().parent / "data" / "ranking_blind2"
+BLIND3 = Path(__file__).resolve().parent / "data" / "ranking_blind3"
 MB = 1 << 20
 BASE_BYTES = 800 * MB
 BUILD_STATUSES = ("CONFIRMED", "NOT CONFIRMED", "CLEARED")
