@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ranking_eval import BLIND, BLIND2, DATA, evaluate, load_window, load_windows
+from ranking_eval import BLIND, BLIND2, BLIND3, DATA, evaluate, load_window, load_windows
 
 WINDOWS = sorted(DATA.glob("*.yaml"))
 RANKED = [p for p in WINDOWS if not (w := load_window(p)).no_jump and not w.unclear]
@@ -48,7 +48,7 @@ def test_most_culprits_rank_first() -> None:
 # -- the frozen blind part (issue 18's "Done when"); never tune a rule on these ---------------
 
 
-BLIND_RESULTS = [evaluate(w) for d in (BLIND, BLIND2) for w in load_windows(d)]
+BLIND_RESULTS = [evaluate(w) for d in (BLIND, BLIND2, BLIND3) for w in load_windows(d)]
 
 
 def test_the_blind_part_is_broad() -> None:
