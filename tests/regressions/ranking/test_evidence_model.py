@@ -159,6 +159,58 @@ def test_contents_overturn_reach_and_reasons_come_in_tier_order() -> None:
     assert why.index("content:") < why.index("reach:")
 
 
+def test_host_files_beside_the_kernels_are_not_device_code() -> None:
+    """Device code grew on the ROCm wheels: a .cuh kernel change explains it; a .cpp next to
+    the kernels (host code for CUDA and ROCm) gets no device-code credit, and a submodule
+    (header-only or not, unknown) is not called device code only on a host night."""
+    fp = fingerprint("rocm7_0", ROCM_ONLY)
+    diff = {"files": [{"path": "torch/lib/libtorch_hip.so", "status": "changed",
+                       "old_installed": 1 << 30, "new_installed": (1 << 30) + (8 << 20),
+                       "sections": [{"name": ".hip_fatbin", "old_size": 900 << 20,
+                                     "new_size": (900 << 20) + (8 << 20)}]}]}  # fmt: skip
+    facts = facts_from_diff_json(diff)
+    guard = "@@ -1,3 +1,6 @@\n #ifdef USE_ROCM\n+  x = 1;\n #endif\n"
+    kernel = commit(
+        "[ROCm] Unroll the legacy elementwise loop",
+        {"filename": "aten/src/ATen/native/cuda/CUDALoops.cuh", "patch": guard},
+        sha="k",
+    )
+    host = commit(
+        "[ROCm] Raise the hipBLASLt workspace",
+        {"filename": "aten/src/ATen/cuda/CUDABlas.cpp", "patch": guard},
+        sha="h",
+    )
+    ranked = {r.commit.sha[0]: r for r in rank_commits([kernel, host], fp, facts)}
+    assert "device code changed, and it changes GPU sources" in ranked["k"].why()
+    assert "device code changed" not in ranked["h"].why()
+    assert ranked["k"].rank == 1 and leading_group(list(ranked.values())) == [ranked["k"]]
+    cuda_host = fingerprint("cuda12_8", {"cpu": 0.0, "cuda12_8": 2.4, "rocm7_0": 0.0})
+    host_diff = {"files": [{"path": "torch/lib/libtorch_cuda.so", "status": "changed",
+                            "old_installed": 1 << 30, "new_installed": (1 << 30) + (5 << 19),
+                            "sections": [{"name": ".text", "old_size": 200 << 20,
+                                          "new_size": (200 << 20) + (5 << 19)}]}]}  # fmt: skip
+    bump = commit(
+        "Update the cudnn_frontend submodule",
+        {"filename": "third_party/cudnn_frontend",
+         "patch": "@@ -1 +1 @@\n-Subproject commit a\n+Subproject commit b"},
+    )  # fmt: skip
+    [read] = rank_commits([bump], cuda_host, facts_from_diff_json(host_diff))
+    assert "it changes device code only" not in read.why()
+
+
+def test_preprocessor_guards_scope_the_lines_under_them() -> None:
+    """#ifdef is the usual guard; its #endif ends it; a removed guard around kept lines
+    does not make them ROCm code (they now build for CUDA too)."""
+    added = "@@ -1,3 +1,5 @@\n #ifdef USE_ROCM\n+  x = 1;\n #endif\n"
+    assert patch_terms(added).scope == {"rocm:*"}
+    after = "@@ -1,3 +1,5 @@\n #ifdef USE_ROCM\n #endif\n+  y = 2;\n"
+    assert patch_terms(after).scope == frozenset()
+    removed = "@@ -40,10 +40,6 @@\n-#ifdef USE_ROCM\n     kernel<4, 8>(iter);\n-#endif\n"
+    assert patch_terms(removed).scope == frozenset()
+    dropped = "@@ -1,5 +1,1 @@\n #ifdef USE_ROCM\n-  old();\n #endif\n"
+    assert patch_terms(dropped).scope == {"rocm:*"}
+
+
 # -- honest uncertainty ------------------------------------------------------------------------
 
 

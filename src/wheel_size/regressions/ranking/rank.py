@@ -32,7 +32,9 @@ Points (the whole model, no per-project tuning):
   a bundled library resized and it names it +12; GPU architectures that appeared/vanished
   and it names them +25; device code changed in a few architectures it names +12; torch's
   own library moved and its sources build into it +10, its libraries did not move −8;
-  device code changed and it changes GPU sources +8 (host-only code −4); host code changed
+  device code changed and it changes GPU sources (``.cu``/``.cuh``/``.hip`` or headers; any
+  source for XPU's SYCL; not a ``.cpp`` beside the kernels, which is host code, nor a
+  submodule, whose side is unknown) +8 (host-only code −4); host code changed
   and it changes shared native code +6 (device-only −4); debug sections and it changes
   flags +10; a kernel template family that moved (a tenth of what the families moved, or
   more) and a C++/CUDA source it changes is named after it (``Reduce.cuh`` against
@@ -399,10 +401,14 @@ def _content_points(
         )
     if reach is None or not facts.delta:
         return
+    # A submodule is neither: what it builds into is known, not whether it is device code.
     gpu_sources = any(
-        p.kind in ("cuda", "rocm", "xpu") and p.strength >= 1 and "build" not in p.why
+        p.kind in ("cuda", "rocm", "xpu")
+        and p.strength >= 1
+        and "build" not in p.why
+        and "submodule" not in p.why
         for p in reach.parts
-    )
+    ) and _can_hold_device_code(commit, reach)
     # A GPU toolkit, image or build setting recompiles the device code too.
     gpu_build = any(
         p.kind in ("cuda", "rocm", "xpu") and ("build" in p.why or "submodule" in p.why)
@@ -448,6 +454,20 @@ def _content_points(
 
 
 _SOURCE = re.compile(r"\.(cu|cuh|hip|h|hh|hpp|hxx|c|cc|cpp|cxx|inl|inc|cl)$", re.IGNORECASE)
+# Files whose changes can reach device code: CUDA/HIP sources and headers (a kernel includes
+# them). A .cpp next to the kernels (CUDABlas.cpp) is host code for CUDA and ROCm; SYCL
+# kernels (XPU) are .cpp files, so any source can hold XPU device code.
+_DEVICE_SOURCE = re.compile(r"\.(cu|cuh|hip|h|hh|hpp|hxx|inl|inc|cl)$", re.IGNORECASE)
+
+
+def _can_hold_device_code(commit: Commit, reach: Reach) -> bool:
+    """Whether any changed file can change a code object (not only host code)."""
+    files = commit.files or ()
+    if any(p.kind == "xpu" for p in reach.parts):
+        return True
+    return any(_DEVICE_SOURCE.search(f.filename) for f in files if not f.submodule)
+
+
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 #: Words that name the kind of code, not a family: a file called ``Kernel.cu`` or a
 #: family called ``*_kernel`` says nothing about which family.

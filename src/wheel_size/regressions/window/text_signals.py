@@ -356,7 +356,7 @@ _IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,127}\b")
 _IDENTIFIERS = 4096
 
 _CONDITION = re.compile(
-    r"\bcase\b|\bif\b|\belif\b|\bwhen\b|==|>=|\)\s*$|^\s*[\w.*\"'|-]+\)\s*$"
+    r"#\s*ifdef\b|\bcase\b|\bif\b|\belif\b|\bwhen\b|==|>=|\)\s*$|^\s*[\w.*\"'|-]+\)\s*$"
     r"|^\s*[\"'][^\"']+[\"']\s*:\s*[\[({]?\s*$|^\s*(def|function)\s",
     re.I,
 )
@@ -375,6 +375,10 @@ _ROCM_NAMED = re.compile(rf"rocm{_NAMED}([5-9])(?:[._](\d)|[._]?\*)?(?!\d)", re.
 # "3.13t" is the free-threaded build, a wheel of its own: the "t" stays in the scope.
 _PY_SCOPE = re.compile(rf"python{_NAMED}3[._](1\d)(t?)|(?<![\d.])3\.(1\d)(t?)(?![\d.])", re.I)
 _EXPLICIT_SCOPE = re.compile(r"cuda|cu1\d|rocm|python", re.I)
+# Preprocessor lines compile to nothing themselves; the end of a branch ends its condition
+# (after ``#else`` the lines are under its opposite, which a scope cannot say: none).
+_DIRECTIVE = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+_BRANCH_END = re.compile(r"^\s*#\s*(?:endif|else)\b")
 
 
 _PLATFORM_CONDITION = (
@@ -448,7 +452,11 @@ def patch_terms(patch: str) -> PatchTerms:
     scope: set[str] = set()
     a_archs: set[str] = set()
     r_archs: set[str] = set()
-    last_condition: set[str] = set()
+    # The condition the next added and the next removed lines are under: a context line's
+    # condition holds for both, an added one for added lines (a new guard), a removed one
+    # for removed lines (they were under it). A removed guard around kept lines widens
+    # them to the other platforms, which a scope cannot say: they get none.
+    under: dict[str, set[str]] = {"+": set(), "-": set()}
     identifiers: set[str] = set()
     hint: str | None = None  # whose versions a `case` statement switches on
     for raw in patch.splitlines():
@@ -456,7 +464,12 @@ def patch_terms(patch: str) -> PatchTerms:
             continue
         is_header = raw.startswith("@@")
         body = raw.split("@@", 2)[-1] if is_header else raw[1:] if raw[:1] in "+- " else raw
-        if is_header or raw.startswith(" ") or raw[:1] not in "+-":
+        changed = not is_header and raw[:1] in "+-"
+        if _BRANCH_END.search(body):
+            for side in (raw[:1],) if changed else ("+", "-"):
+                under[side] = set()
+            continue
+        if not changed:
             if _CONDITION.search(body):
                 if re.search(r"\bcase\b|\bif\b|\bfunction\b|\bdef\b", body):
                     named = _KIND_WORD.search(body)
@@ -465,23 +478,26 @@ def patch_terms(patch: str) -> PatchTerms:
                         word = named[1].lower()
                         hint = "rocm" if word in ("rocm", "hip") else "cuda"
                 found = _scope_of(body, hint)
-                if found or re.search(r"\bcase\b|\bif\b", body) or is_header:
-                    last_condition = found
+                if found or re.search(r"\bcase\b|\bif\b|#\s*ifdef\b", body) or is_header:
+                    under = {"+": found, "-": set(found)}
             elif is_header:
-                last_condition = set()
+                under = {"+": set(), "-": set()}
             continue
+        side = raw[:1]
         # A changed condition (an added "#if defined(USE_ROCM)", a new "3.13t)" case label)
-        # scopes the changed lines after it, as a context line would.
+        # scopes the changed lines after it on its side, as a context line would.
         if _CONDITION.search(body) and not _ARCH_LINE.search(body):
             condition = _scope_of(body, hint)
-            if condition:
-                last_condition = condition
+            if condition or _DIRECTIVE.search(body):
+                under[side] = condition
         # A changed line names its own scope only explicitly ("cuda12.8"): bare numbers
-        # in it are more likely an arch list ("8.0;9.0;12.0") than a toolkit version.
+        # in it are more likely an arch list ("8.0;9.0;12.0") than a toolkit version. A
+        # guard is no code: what it scopes is the lines under it.
         own = _scope_of(body, explicit=True) if _EXPLICIT_SCOPE.search(body) else set()
         if _ARCH_LINE.search(body):
             own = set()
-        scope.update(own or last_condition)
+        if not _DIRECTIVE.search(body):
+            scope.update(own or under[side])
         terms, archs = _terms(body), _line_archs(body)
         if len(identifiers) < _IDENTIFIERS:
             identifiers.update(_IDENTIFIER.findall(body)[: _IDENTIFIERS - len(identifiers)])
