@@ -211,6 +211,23 @@ def test_preprocessor_guards_scope_the_lines_under_them() -> None:
     assert patch_terms(dropped).scope == {"rocm:*"}
 
 
+def test_warning_options_generate_no_code() -> None:
+    """-Werror / -Wunused / /wd4996 in a build file make a build fail or pass; a flag that
+    changes code generation, a define or a new source does reach the wheels."""
+    werror = (
+        "@@ -1,2 +1,4 @@ if(USE_CUDA)\n+  target_compile_options(torch_cuda PRIVATE\n"
+        "+    $<$<COMPILE_LANGUAGE:CXX>:-Werror=unused-variable>)\n"
+    )
+    flags = {"filename": "caffe2/CMakeLists.txt", "patch": werror}
+    [reach] = [reach_of(files_from_api([{"status": "modified", **flags}]))]
+    assert not reach.ships or not reach.native
+    for other in ("-O3", "-DUSE_FOO", "foo.cu"):
+        patch = f"@@ -1 +1 @@\n+  target_compile_options(torch_cuda PRIVATE -Wall {other})\n"
+        changed = files_from_api([{"filename": "caffe2/CMakeLists.txt", "status": "modified",
+                                   "patch": patch}])  # fmt: skip
+        assert reach_of(changed).native, other
+
+
 # -- honest uncertainty ------------------------------------------------------------------------
 
 

@@ -124,6 +124,8 @@ def file_parts(
     if path.startswith("torch/testing/"):
         return [Part("python", why="Python")]
     build = binary_ci or t.match("build", path) or changed.submodule
+    if build and not changed.submodule and changed.terms.warnings_only:
+        return [Part("none", 0.0, why="compiler warning options only: no code generated")]
     native = build or t.match("native", path)
     scope = set(changed.terms.scope) | _path_versions(path)
     os_name = None

@@ -350,6 +350,9 @@ class PatchTerms:
     # Identifiers on the changed lines (at most _IDENTIFIERS), matched against the kernel
     # template families that moved (rank._family_points).
     identifiers: frozenset[str] = frozenset()
+    # The changed lines name compiler warning options (-Wall, -Werror=…) and no other option
+    # and no source or target: a diagnostic setting, which generates no code.
+    warnings_only: bool = False
 
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,127}\b")
@@ -379,6 +382,18 @@ _EXPLICIT_SCOPE = re.compile(r"cuda|cu1\d|rocm|python", re.I)
 # (after ``#else`` the lines are under its opposite, which a scope cannot say: none).
 _DIRECTIVE = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 _BRANCH_END = re.compile(r"^\s*#\s*(?:endif|else)\b")
+# Compiler diagnostics (GCC/Clang -W…, nvcc --Werror / -Xcudafe --diag_suppress, MSVC /W4,
+# /wd4996): they make a build fail or pass, never change the code it generates.
+_WARNING_OPTION = re.compile(
+    r"(?<![\w-])(?:-W[\w=+,.-]*|--Werror[\w=,-]*|--diag[_-]suppress[\w=,-]*|/W[0-4X]\b"
+    r"|/wd\d+|-Xcudafe\b)"
+)
+_OTHER_OPTION = re.compile(r"(?<![\w$<>:])(?:-{1,2}[A-Za-z]|/[A-Z][A-Za-z]*\b(?!/))")
+_CODE_CHANGE = re.compile(
+    r"\.(?:c|cc|cpp|cxx|cu|cuh|hip|h|hpp)\b|add_library|add_executable|target_sources"
+    r"|target_link|_SRCS\b|_SOURCES\b|[A-Z_]+_ARCH|arch_list|gencode|\bdefine\b|-D\w",
+    re.I,
+)
 
 
 _PLATFORM_CONDITION = (
@@ -459,12 +474,17 @@ def patch_terms(patch: str) -> PatchTerms:
     under: dict[str, set[str]] = {"+": set(), "-": set()}
     identifiers: set[str] = set()
     hint: str | None = None  # whose versions a `case` statement switches on
+    warnings = other = False  # warning options, and anything else an option could do
     for raw in patch.splitlines():
         if raw.startswith(("+++", "---")):
             continue
         is_header = raw.startswith("@@")
         body = raw.split("@@", 2)[-1] if is_header else raw[1:] if raw[:1] in "+- " else raw
         changed = not is_header and raw[:1] in "+-"
+        if changed and body.strip() and not body.lstrip().startswith("#"):
+            rest = _WARNING_OPTION.sub(" ", body)
+            warnings |= rest != body
+            other |= bool(_OTHER_OPTION.search(rest) or _CODE_CHANGE.search(rest))
         if _BRANCH_END.search(body):
             for side in (raw[:1],) if changed else ("+", "-"):
                 under[side] = set()
@@ -515,6 +535,7 @@ def patch_terms(patch: str) -> PatchTerms:
         frozenset(a_archs - r_archs),
         frozenset(r_archs - a_archs),
         frozenset(identifiers),
+        warnings and not other,
     )
 
 
