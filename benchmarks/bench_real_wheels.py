@@ -164,6 +164,146 @@ def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
     ]
 
 
+# -- split: code objects against clang-offload-bundler ------------------------------------
+_PLAIN = b"__CLANG_OFFLOAD_BUNDLE__"
+
+
+def _bundles(section: bytes) -> list[bytes]:
+    """The plain bundles of a dumped ``.hip_fatbin``: CCOB payloads inflated by the ``zstd``
+    tool (clang-offload-bundler-19 reads no CCOB v3), each bundle's end from its own header
+    (CCOB total size; a plain bundle's furthest entry), the next one at the next magic."""
+    out, pos = [], 0
+    while True:
+        starts = [i for i in (section.find(_PLAIN, pos), section.find(b"CCOB", pos)) if i >= 0]
+        if not starts:
+            return out
+        pos = min(starts)
+        if section.startswith(b"CCOB", pos):
+            version = int.from_bytes(section[pos + 4 : pos + 6], "little")
+            header, total = (
+                (32, int.from_bytes(section[pos + 8 : pos + 16], "little"))
+                if version == 3
+                else (24, int.from_bytes(section[pos + 8 : pos + 12], "little"))
+            )
+            payload = section[pos + header : pos + total]
+            plain = subprocess.run(
+                ["zstd", "-d", "-c", "-q"], input=payload, capture_output=True, check=True
+            ).stdout
+            out.append(plain)
+            pos += total
+            continue
+        count = int.from_bytes(section[pos + 24 : pos + 32], "little")
+        at, end = pos + 32, pos
+        for _ in range(count):
+            offset, size, id_len = (
+                int.from_bytes(section[at + i : at + i + 8], "little") for i in (0, 8, 16)
+            )
+            end = max(end, pos + offset + size)
+            at += 24 + id_len
+        out.append(section[pos:end])
+        pos = max(end, pos + 1)
+
+
+def _bundle_entries(plain: bytes, work: Path) -> dict[str, bytes]:
+    """Target -> code object of one plain bundle: the targets as ``clang-offload-bundler-19
+    -list`` names them, the bytes at the offsets its header gives (the bundler's own
+    ``-unbundle`` hands out the wrong object for some generic ISAs, tests/hipfx.py)."""
+    blob = work / "bundle.bin"
+    blob.write_bytes(plain)
+    listed = subprocess.run(
+        ["clang-offload-bundler-19", "-list", "-type=o", f"-input={blob}"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    entries, at = {}, 32
+    for _ in range(int.from_bytes(plain[24:32], "little")):
+        offset, size, id_len = (int.from_bytes(plain[at + i : at + i + 8], "little") for i in (0, 8, 16))
+        entry_id = plain[at + 24 : at + 24 + id_len].decode()
+        at += 24 + id_len
+        if entry_id.startswith("hip") and entry_id in listed:
+            entries[entry_id.split("--", 1)[1]] = plain[offset : offset + size]
+    return entries
+
+
+def _kpack_blobs(data: bytes) -> list[bytes]:
+    """Every code object stored in one ``.kpack`` (read with msgpack and zstandard, as
+    rocm-kpack's ``toc_parser.cpp`` reads it, not with wheel_size's reader)."""
+    import msgpack
+    import zstandard
+
+    toc = msgpack.unpackb(data[int.from_bytes(data[8:16], "little") :], raw=False)
+    ordinals = sorted(
+        {(e["ordinal"], e["original_size"]) for arches in toc["toc"].values() for e in arches.values()}
+    )
+    if toc.get("compression_scheme") == "none":
+        return [data[b["offset"] : b["offset"] + b["size"]] for b in toc["blobs"]]
+    frames, pos = [], toc["zstd_offset"] + 4
+    while len(frames) < len(ordinals):
+        length = int.from_bytes(data[pos : pos + 4], "little")
+        frames.append(data[pos + 4 : pos + 4 + length])
+        pos += 4 + length
+    return [
+        zstandard.ZstdDecompressor().decompress(frames[o], max_output_size=size)
+        for o, size in ordinals
+    ]
+
+
+def check_code_objects(wheel: Path, outputs: list[Path], work: Path) -> str:
+    """Every code object the bundler finds in a library the split rewrote is in a kpack,
+    byte for byte, the kpacks hold no other, and no rewritten library keeps a
+    ``.hip_fatbin`` with contents (readelf: absent or NOBITS)."""
+    import hashlib
+
+    if not shutil.which("clang-offload-bundler-19") or not shutil.which("zstd"):
+        return "code objects: skipped (clang-offload-bundler-19 or zstd not installed)"
+    work.mkdir(parents=True, exist_ok=True)
+    host = next(p for p in outputs if p.name == wheel.name)
+    with zipfile.ZipFile(wheel) as before, zipfile.ZipFile(host) as after:
+        old = {i.filename: i.CRC for i in before.infolist()}
+        rewritten = [
+            i.filename for i in after.infolist()
+            if i.filename in old and old[i.filename] != i.CRC and ".dist-info/" not in i.filename
+        ]  # fmt: skip
+        before.extractall(work / "in", rewritten)
+        after.extractall(work / "out", rewritten)
+    wanted: dict[str, str] = {}
+    for name in rewritten:
+        section = work / "fatbin.bin"
+        subprocess.run(
+            ["objcopy", "-O", "binary", "--only-section=.hip_fatbin", str(work / "in" / name),
+             str(section)], check=True, capture_output=True,
+        )  # fmt: skip
+        for plain in _bundles(section.read_bytes()):
+            for target, data in _bundle_entries(plain, work).items():
+                wanted[hashlib.sha256(data).hexdigest()] = target
+    stored: set[str] = set()
+    for path in outputs:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.filename.endswith(".kpack"):
+                    stored |= {hashlib.sha256(b).hexdigest() for b in _kpack_blobs(zf.read(info))}
+    kept = [
+        name for name in rewritten
+        if {"PROGBITS"} & set(re.findall(r"\.hip_fatbin\s+(\S+)", readelf_text(work / "out" / name)))
+    ]  # fmt: skip
+    problems = []
+    if set(wanted) - stored:
+        problems.append(f"{len(set(wanted) - stored)} code objects in no kpack")
+    if stored - set(wanted):
+        problems.append(f"{len(stored - set(wanted))} kpack code objects not in the input")
+    if kept:
+        problems.append(f"{', '.join(kept)} still hold(s) .hip_fatbin contents")
+    verdict = "; ".join(problems) if problems else "all byte-identical"
+    return (
+        f"{len(wanted)} distinct code objects (clang-offload-bundler-19 -list) vs "
+        f"{len(stored)} in the kpacks: {verdict}; {len(rewritten)} rewritten libraries "
+        f"without device code (readelf)"
+    ) + ("!" if problems else "")
+
+
+def readelf_text(path: Path) -> str:
+    return subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True).stdout
+
+
 # -- split --------------------------------------------------------------------------------
 def zlib6(data: bytes) -> int:
     compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
@@ -226,6 +366,10 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     )  # fmt: skip
     if resolved.returncode:
         problems.append(f"pip --platform {platform} refuses: {resolved.stderr.strip()[-200:]}")
+    code_objects = check_code_objects(wheel, outputs, work / "code")
+    if code_objects.endswith("!"):
+        problems.append(code_objects.rstrip("!"))
+        code_objects = "code objects disagree"
     shown = "auditwheel not installed"
     if auditwheel is not None:
         show = subprocess.run([auditwheel, "show", str(host)], capture_output=True, text=True)
@@ -239,7 +383,7 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
         f"kpacks included) each <= zlib 6 (kpacks {kpacks[0]:,} bytes, {kpacks[1]:,} in their "
         f"wheels, zlib 6 {kpacks[2]:,}), host "
         f"{host.stat().st_size:,} of {wheel.stat().st_size:,} bytes, pip --platform "
-        f"{platform} installs all; {shown}; {len(warnings)} warning(s)"
+        f"{platform} installs all; {code_objects}; {shown}; {len(warnings)} warning(s)"
         + (": " + "; ".join(problems) if problems else ""),
     ]
 
