@@ -106,7 +106,51 @@ PINNED = (
         "bitsandbytes", "0.50.2",
         "bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl",
         "55348a9a4a21bfd99cf8c7b32fe67b4030ae5c2a05738e03c1747f65fa6ec283",
-        "manylinux_2_24_x86_64", "3.12", "audit: per-toolkit CUDA and ROCm libraries",
+        "manylinux_2_24_x86_64", "3.12", "audit: per-toolkit CUDA and ROCm libraries; split",
+    ),
+    Pinned(
+        "jax-rocm7-plugin", "0.9.2.post1",
+        "jax_rocm7_plugin-0.9.2.post1-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "2dc6505200f5c0be3e1c12a9671da85501beecca10e22b00603d5d0cd0c9daff",
+        "manylinux_2_28_x86_64", "3.12", "diff base of jax-rocm7-plugin 0.10.0",
+    ),
+    Pinned(
+        "jax-rocm7-plugin", "0.10.0",
+        "jax_rocm7_plugin-0.10.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "f00e5664a380bef3657b412e4ea3895a5a29656155074e2667e68194eabb5329",
+        "manylinux_2_28_x86_64", "3.12",
+        "split (CCOB v3, generic ISAs only for gfx94x/103x/11/12), diff, audit",
+    ),
+    Pinned(
+        "jax-rocm7-pjrt", "0.9.2.post1",
+        "jax_rocm7_pjrt-0.9.2.post1-py3-none-manylinux_2_28_x86_64.whl",
+        "122930ac6b41992bd9b1d7074f88c948fe19295fadb314feca86831573323c41",
+        "manylinux_2_28_x86_64", "3.12", "diff base of jax-rocm7-pjrt 0.10.0",
+    ),
+    Pinned(
+        "jax-rocm7-pjrt", "0.10.0",
+        "jax_rocm7_pjrt-0.10.0-py3-none-manylinux_2_28_x86_64.whl",
+        "fe0a40550c60e1b9f82eebfa6243ed6a7e3de7a07369142232bf8e331de03181",
+        "manylinux_2_28_x86_64", "3.12",
+        "split (a 496 MB library, 41 CCOB v3 bundles; Root-Is-Purelib: true), diff, audit",
+    ),
+    Pinned(
+        "cupy-rocm-7-0", "14.1.1",
+        "cupy_rocm_7_0-14.1.1-cp312-cp312-manylinux2014_x86_64.whl",
+        "bfd9cb126035f43748733c9de38732741ea0dabe38cb1212ba747f8293abce0f",
+        "manylinux2014_x86_64", "3.12", "diff base of cupy-rocm-7-0 14.2.0",
+    ),
+    Pinned(
+        "cupy-rocm-5-0", "13.3.0",
+        "cupy_rocm_5_0-13.3.0-cp312-cp312-manylinux2014_x86_64.whl",
+        "0a120a9fdb4560c4d140c95cc7461899cffb6fc8ed4568d90c243c14c8a0aed6",
+        "manylinux2014_x86_64", "3.12", "split (gfx801-803, unknown to the hierarchy), audit",
+    ),
+    Pinned(
+        "gafime-rocm", "0.4.7",
+        "gafime_rocm-0.4.7-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "8443a55ed53342993a65958e56dd78998e2ef7ed24fc58e376b91c1c3f09914a",
+        "manylinux_2_28_x86_64", "3.12", "split (13 targets, gfx90a-gfx1201), audit",
     ),
 )  # fmt: skip
 
