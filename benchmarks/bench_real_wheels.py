@@ -37,6 +37,7 @@ import tempfile
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
@@ -149,8 +150,11 @@ def code_bytes_per_target(wheel: Path, work: Path) -> dict[str, int]:
     totals: dict[str, int] = {}
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
-            if info.is_dir() or not re.search(r"\.so(\.|$)", info.filename):
+            if info.is_dir() or info.file_size < 64:
                 continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":  # libraries and executables alike
+                    continue
             path = Path(zf.extract(info, work))
             for target, data in fatbin_objects(path, work / "fatbin"):
                 totals[target] = totals.get(target, 0) + len(data)
@@ -176,24 +180,71 @@ def check_families(old: Path, new: Path, work: Path) -> str:
         side: {a["arch"]: a[f"{side}_total"] for a in comparison["archs"] if a[f"{side}_total"]}
         for side in ("old", "new")
     }
+    # --by family lists the architectures whose code changed, each with both sides' totals.
+    listed = {a["arch"] for a in comparison["archs"]}
     differ = [
         f"{side} {arch}: ours {ours[side].get(arch, 0):,}, bundler {truth[side].get(arch, 0):,}"
         for side in ("old", "new")
-        for arch in sorted(set(ours[side]) | set(truth[side]))
+        for arch in sorted(listed)
         if ours[side].get(arch, 0) != truth[side].get(arch, 0)
     ]
     code = json.loads(bloat.stdout)["code_bytes"]
     if code != sum(truth["new"].values()):
         differ.append(f"bloat code bytes {code:,}, bundler {sum(truth['new'].values()):,}")
     return (
-        f"--by family totals of {len(ours['old'])}/{len(ours['new'])} architectures and bloat's "
+        f"--by family totals of {len(listed)} changed architecture(s) and bloat's "
         f"{code:,} code bytes vs clang-offload-bundler-19 ({len(differ)} differ"
         + (": " + "; ".join(differ[:3]) + ")!" if differ else ")")
     )
 
 
 # -- audit --------------------------------------------------------------------------------
-def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
+def readelf_glibc(wheel: Path, work: Path) -> tuple[int, int]:
+    """The newest ``GLIBC_x.y`` any ELF member of ``wheel`` imports a symbol at, as
+    ``readelf --dyn-syms`` shows the undefined symbols' versions."""
+    newest = (0, 0)
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":
+                    continue
+            path = Path(zf.extract(info, work))
+            syms = subprocess.run(
+                ["readelf", "-W", "--dyn-syms", str(path)], capture_output=True, text=True
+            ).stdout
+            path.unlink()
+            for line in syms.splitlines():
+                if " UND " in line:
+                    for a, b in re.findall(r"@GLIBC_(\d+)\.(\d+)", line):
+                        newest = max(newest, (int(a), int(b)))
+    return newest
+
+
+def glibc_against_readelf(ours: dict[str, Any], wheel: Path, work: Path) -> str | None:
+    """Our ``glibc-too-new`` against readelf: flagged exactly when an imported symbol
+    version is newer than the tag's glibc, naming that version; None when they agree.
+    (``auditwheel show`` is no oracle here: on bitsandbytes 0.50.2 it constrains the tag
+    to glibc 2.34 while no member imports a symbol newer than GLIBC_2.32.)"""
+    row = ours["wheels"][0]
+    if not row["glibc_floor"]:
+        return None
+    theirs = readelf_glibc(wheel, work)
+    floor = tuple(int(x) for x in row["glibc_floor"].split("."))
+    flagged = [f for f in ours["findings"] if f["kind"] == "glibc-too-new"]
+    needed = f"GLIBC_{theirs[0]}.{theirs[1]}"
+    if (theirs > floor) != bool(flagged):
+        return (
+            f"readelf: imports {needed} under glibc {row['glibc_floor']}, "
+            f"ours flagged {len(flagged)}"
+        )
+    if flagged and not any(needed in f["detail"] for f in flagged):
+        return f"readelf: imports {needed}; ours: {flagged[0]['detail']}"
+    return None
+
+
+def check_audit(wheel: Path, abi3audit: str | None, work: Path) -> list[str]:
     result = wheel_size("audit", "--format", "json", str(wheel))
     if result.returncode:
         return [f"audit {wheel.name}", "FAIL", result.stderr.strip().splitlines()[-1]]
@@ -201,8 +252,14 @@ def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
     (verdict,) = ours["verdicts"]
     kinds = sorted({f["kind"] for f in ours["findings"]})
     row = ours["wheels"][0]
+    glibc = glibc_against_readelf(ours, wheel, work)
+    if glibc is not None:
+        return [f"audit {wheel.name}", "DISAGREES", f"findings {kinds}; {glibc}"]
+    checked = "; glibc-too-new as readelf --dyn-syms" if row["glibc_floor"] else ""
     if not row["abi3"]:
-        return [f"audit {wheel.name}", verdict["verdict"], f"not abi3; findings {kinds}"]
+        return [
+            f"audit {wheel.name}", verdict["verdict"], f"not abi3; findings {kinds}{checked}"
+        ]  # fmt: skip
     if abi3audit is None:
         return [f"audit {wheel.name}", "skipped", "abi3audit not installed"]
     done = subprocess.run(
@@ -228,7 +285,7 @@ def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
         f"audit {wheel.name}",
         "agrees" if not disagree else "DISAGREES",
         f"verdict {verdict['verdict']}, findings {kinds}; {len(theirs)} shared objects vs "
-        f"abi3audit" + (": " + "; ".join(disagree) if disagree else ""),
+        f"abi3audit" + (": " + "; ".join(disagree) if disagree else "") + checked,
     ]
 
 
@@ -524,7 +581,9 @@ def main() -> int:
         for pin in PINNED:
             if (pin.name, pin.version) not in bases:
                 wheel = wheels[pin.name, pin.version]
-                rows.append(check_audit(wheel, tool("abi3audit", args.abi3audit)))
+                place = work / f"audit-{pin.filename}"
+                rows.append(check_audit(wheel, tool("abi3audit", args.abi3audit), place))
+                shutil.rmtree(place, ignore_errors=True)
         for pin in PINNED:
             if pin.name in SPLITS and (pin.name, pin.version) not in bases:
                 place = work / pin.filename
