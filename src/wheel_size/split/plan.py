@@ -325,6 +325,13 @@ def freeze_plan(
     code."""
     table = table or hierarchy()
     if not any(lib.fat for lib in libraries):
+        old = sorted({lib.old_runtime for lib in libraries if lib.old_runtime})
+        if old:
+            raise InputError(
+                f"{scan.source_path}: every library with registered device code links "
+                f"{', '.join(old)}, a HIP runtime older than ROCm 7 that cannot load code "
+                "from kpack archives: a split would leave no kernel loadable"
+            )
         raise InputError(
             f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has a "
             ".hip_fatbin section registered by a .hipFatBinSegment wrapper "
