@@ -471,6 +471,28 @@ def check_extras(targets: set[str], host: Path, report: dict[str, object]) -> st
     )
 
 
+def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
+    """Every ELF member with a ``.hip_fatbin`` and the ``libamdhip64.so.N`` it links
+    (``readelf -d``; None when it names none)."""
+    found: dict[str, str | None] = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":
+                    continue
+            path = Path(zf.extract(info, work))
+            if ".hip_fatbin" in readelf_text(path):
+                dynamic = subprocess.run(
+                    ["readelf", "-d", str(path)], capture_output=True, text=True
+                ).stdout
+                match = re.search(r"\[(libamdhip64\.so\.\d+)\]", dynamic)
+                found[info.filename] = match.group(1) if match else None
+            path.unlink()
+    return found
+
+
 def readelf_text(path: Path) -> str:
     return subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True).stdout
 
@@ -489,8 +511,20 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
         prefix, "--overlay-root", overlay, "--extra-naming", naming, "--jobs", "2",
         "--report-json", str(work / "split.json"),
     )  # fmt: skip
+    runtimes = fat_runtimes(wheel, work / "runtimes")
+    old_runtime = {m: r for m, r in runtimes.items() if r and int(r.rsplit(".", 1)[1]) < 7}
     if result.returncode:
-        return [f"split {wheel.name}", "FAIL", result.stderr.strip().splitlines()[-1]]
+        line = result.stderr.strip().splitlines()[-1]
+        if runtimes and len(old_runtime) == len(runtimes) and not out.exists():
+            names = sorted(set(old_runtime.values()))
+            verdict = "agrees" if all(n in line for n in names) else "DISAGREES"
+            return [
+                f"split {wheel.name}", verdict,
+                f"refused, as it must: all {len(runtimes)} libraries with .hip_fatbin link "
+                f"{', '.join(names)} (readelf -d), a runtime without kpack loading; "
+                f"nothing written; {line.removeprefix('wheel-size: error: ')}",
+            ]  # fmt: skip
+        return [f"split {wheel.name}", "FAIL", line]
     warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("wheel-size: warning")]
     outputs = sorted(out.glob("*.whl"))
     host = out / wheel.name
@@ -538,6 +572,10 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     )  # fmt: skip
     if resolved.returncode:
         problems.append(f"pip --platform {platform} refuses: {resolved.stderr.strip()[-200:]}")
+    with zipfile.ZipFile(wheel) as before, zipfile.ZipFile(host) as after:
+        for member, runtime in sorted(old_runtime.items()):
+            if before.read(member) != after.read(member):
+                problems.append(f"{member} links {runtime} and was rewritten")
     code_objects, targets = check_code_objects(wheel, outputs, work / "code")
     extras = check_extras(targets, out / wheel.name, json.loads((work / "split.json").read_text()))
     if extras.endswith("!"):
