@@ -144,7 +144,7 @@ PINNED = (
         "cupy-rocm-5-0", "13.3.0",
         "cupy_rocm_5_0-13.3.0-cp312-cp312-manylinux2014_x86_64.whl",
         "0a120a9fdb4560c4d140c95cc7461899cffb6fc8ed4568d90c243c14c8a0aed6",
-        "manylinux2014_x86_64", "3.12", "split (gfx801-803, unknown to the hierarchy), audit",
+        "manylinux2014_x86_64", "3.12", "split refused (links libamdhip64.so.5), audit",
     ),
     Pinned(
         "gafime-rocm", "0.4.7",
