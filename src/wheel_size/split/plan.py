@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.errors import InputError, InvalidWheel, WheelSizeError
+from wheel_size.rocm.fatbin_library import has_hip_fatbin_data
 from wheel_size.split.databases import route_database, select_databases
 from wheel_size.split.layout import PlannedDevice, plan_layout
 from wheel_size.split.metadata import HostIdentity, parse_identity
@@ -153,6 +154,29 @@ def _magic(source: WheelSource, member: Member) -> bytes:
         return stream.read(4)
 
 
+def _outside_overlay(source: WheelSource, members: list[Member], overlay: str) -> list[str]:
+    """One warning for ELF files outside ``--overlay-root`` that carry a ``.hip_fatbin``
+    section: the split cannot point them at a kpack below the overlay, so they keep their
+    device code in the host wheel (a ROCm library grafted into ``<pkg>.libs/`` by auditwheel,
+    a second package of the wheel), and the user should know the host is not lean."""
+    fat = []
+    for member in members:
+        with source.open(member.name) as stream:
+            try:
+                if has_hip_fatbin_data(stream, f"{source.path}:{member.name}"):
+                    fat.append(member.name)
+            except WheelSizeError:
+                continue  # not ours to judge: it is copied as it is
+    if not fat:
+        return []
+    more = f" and {len(fat) - 1} more" if len(fat) > 1 else ""
+    return [
+        f"{source.path}: {fat[0]}{more} carr{'ies' if len(fat) == 1 else 'y'} device code "
+        f"(.hip_fatbin) outside --overlay-root {overlay or '.'}/; left in the host wheel with "
+        "it (choose an --overlay-root that holds every fat library)"
+    ]
+
+
 def _windows_candidates(
     source: WheelSource, pe_members: list[Member], elf_members: list[Member]
 ) -> list[Member]:
@@ -218,8 +242,13 @@ def scan_wheel(
     elf_members: list[Member] = []
     pe_members: list[Member] = []
     db_files: list[DbFile] = []
+    outside: list[Member] = []
     for member in source.members:
-        if not member.name.startswith(prefix) or member.name.startswith(f"{dist_info}/"):
+        if member.name.startswith(f"{dist_info}/"):
+            continue
+        if not member.name.startswith(prefix):
+            if _magic(source, member) == _ELF_MAGIC:
+                outside.append(member)
             continue
         rel = member.name[len(prefix) :]
         match = route_database(rel, handlers, table) if handlers else None
@@ -245,7 +274,7 @@ def scan_wheel(
         if wrong_size
         else []
     )
-    warnings = [*checked.warnings, *size_lies] + [
+    warnings = [*checked.warnings, *size_lies, *_outside_overlay(source, outside, overlay)] + [
         f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
         f"pinned hierarchy; routed to its own device wheel"
         for key, count in sorted(unknown.items())
