@@ -471,6 +471,24 @@ def check_extras(targets: set[str], host: Path, report: dict[str, object]) -> st
     )
 
 
+def host_device_code(host: Path, work: Path) -> list[str]:
+    """ELF members of the host wheel whose ``.hip_fatbin`` still has contents (readelf:
+    PROGBITS); each must be one a warning of the split names."""
+    kept = []
+    with zipfile.ZipFile(host) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":
+                    continue
+            path = Path(zf.extract(info, work))
+            if "PROGBITS" in re.findall(r"\.hip_fatbin\s+(\S+)", readelf_text(path)):
+                kept.append(info.filename)
+            path.unlink()
+    return kept
+
+
 def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
     """Every ELF member with a ``.hip_fatbin`` and the ``libamdhip64.so.N`` it links
     (``readelf -d``; None when it names none)."""
@@ -576,6 +594,10 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
         for member, runtime in sorted(old_runtime.items()):
             if before.read(member) != after.read(member):
                 problems.append(f"{member} links {runtime} and was rewritten")
+    still = host_device_code(host, work / "host-scan")
+    unexplained = [m for m in still if not any(m in w for w in warnings)]
+    if unexplained:
+        problems.append(f"host keeps .hip_fatbin contents in {', '.join(unexplained[:3])} unwarned")
     code_objects, targets = check_code_objects(wheel, outputs, work / "code")
     extras = check_extras(targets, out / wheel.name, json.loads((work / "split.json").read_text()))
     if extras.endswith("!"):
@@ -596,7 +618,8 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
         f"kpacks included) each <= zlib 6 (kpacks {kpacks[0]:,} bytes, {kpacks[1]:,} in their "
         f"wheels, zlib 6 {kpacks[2]:,}), host "
         f"{host.stat().st_size:,} of {wheel.stat().st_size:,} bytes, pip --platform "
-        f"{platform} installs all; {code_objects}; {extras}; {shown}; "
+        f"{platform} installs all; {code_objects}; host ELF files with device code left: "
+        f"{len(still)} (each named in a warning); {extras}; {shown}; "
         f"{len(warnings)} warning(s)" + (": " + "; ".join(problems) if problems else ""),
     ]
 
