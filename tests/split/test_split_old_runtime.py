@@ -30,8 +30,9 @@ def libraries(tmp_path_factory: pytest.TempPathFactory) -> dict[int, bytes]:
     (work / "main.hip").write_text(script.KERNELS_MAIN)
     (work / "stub.c").write_text("void hip_stub(void) {}\n")
     built = {}
-    for major in (5, 7):
-        soname = f"libamdhip64.so.{major}"
+    # 6: a runtime auditwheel grafted into the wheel under a hashed, fully versioned name
+    sonames = {5: "libamdhip64.so.5", 6: "libamdhip64-1a2b3c4d.so.6.4.43482", 7: "libamdhip64.so.7"}
+    for major, soname in sonames.items():
         subprocess.run(
             ["clang-19", "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", soname, "stub.c"],
             cwd=work, check=True, capture_output=True,
@@ -81,3 +82,13 @@ def test_a_wheel_of_old_runtimes_only_is_refused(
     assert line.startswith("wheel-size: error: ") and "libamdhip64.so.5" in line
     assert str(fat) in line
     assert not out.exists()
+
+
+def test_a_grafted_old_runtime_is_recognised(libraries: dict[int, bytes], tmp_path: Path) -> None:
+    fat = _wheel(tmp_path, {"libgrafted.so": libraries[6], "libnew.so": libraries[7]})
+    out = tmp_path / "out"
+    result = run_main(split_args(fat, out))
+    assert result.returncode == 0, result.stderr
+    assert "libamdhip64-1a2b3c4d.so.6.4.43482" in result.stderr
+    with zipfile.ZipFile(out / fat.name) as zf:
+        assert zf.read(f"{NAME}/lib/libgrafted.so") == libraries[6]

@@ -40,3 +40,31 @@ def test_fat_libraries_outside_the_overlay_are_named(tmp_path: Path) -> None:
     with zipfile.ZipFile(out / fat.name) as zf:
         assert zf.read(f"{NAME}.libs/libgrafted-1a2b3c4d.so") == fat_lib
         assert zf.read(f"{NAME}/lib/libplain19.so") != fat_lib
+
+
+def test_a_wheel_whose_device_code_is_all_outside_the_overlay_says_where(
+    tmp_path: Path,
+) -> None:
+    """cyllama-rocm 0.7.0 keeps its only fat library in ``cyllama_rocm.libs/``: with
+    ``--overlay-root cyllama/`` the error names it instead of "not a fat ROCm wheel?"."""
+    wheel_file = f"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: false\nTag: {TAG}\n"
+    fat = write_wheel(
+        tmp_path / f"{NAME}-{VERSION}-{TAG}.whl",
+        [
+            (f"{NAME}/__init__.py", b"", 0o644),
+            (
+                f"{NAME}.libs/libggml-hip-1f7b8bcc.so",
+                (HIP_DIR / "libplain19.so").read_bytes(),
+                0o755,
+            ),
+            (f"{DIST_INFO}/METADATA", metadata(), 0o644),
+            (f"{DIST_INFO}/WHEEL", wheel_file.encode(), 0o644),
+        ],
+    )
+    out = tmp_path / "out"
+    result = run_main(split_args(fat, out))
+    assert result.returncode == 2
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"wheel-size: error: {fat}")
+    assert f"{NAME}.libs/libggml-hip-1f7b8bcc.so" in line and "--overlay-root" in line
+    assert not out.exists()

@@ -111,6 +111,7 @@ class WheelScan:
     db_files: tuple[DbFile, ...]
     warnings: tuple[str, ...]
     host_wheel: bytes = b""  # the host's WHEEL, composed from checked fields (wheel_file)
+    outside_fat: tuple[str, ...] = ()  # ELF members with a .hip_fatbin outside the overlay
 
     def relative(self, name: str) -> str:
         """A member's path relative to the overlay root."""
@@ -154,11 +155,11 @@ def _magic(source: WheelSource, member: Member) -> bytes:
         return stream.read(4)
 
 
-def _outside_overlay(source: WheelSource, members: list[Member], overlay: str) -> list[str]:
-    """One warning for ELF files outside ``--overlay-root`` that carry a ``.hip_fatbin``
-    section: the split cannot point them at a kpack below the overlay, so they keep their
-    device code in the host wheel (a ROCm library grafted into ``<pkg>.libs/`` by auditwheel,
-    a second package of the wheel), and the user should know the host is not lean."""
+def _fat_outside(source: WheelSource, members: list[Member]) -> list[str]:
+    """ELF files outside ``--overlay-root`` that carry a ``.hip_fatbin`` section: the split
+    cannot point them at a kpack below the overlay, so they keep their device code in the
+    host wheel (a ROCm library grafted into ``<pkg>.libs/`` by auditwheel, a second package
+    of the wheel), and the user should know the host is not lean."""
     fat = []
     for member in members:
         with source.open(member.name) as stream:
@@ -167,6 +168,11 @@ def _outside_overlay(source: WheelSource, members: list[Member], overlay: str) -
                     fat.append(member.name)
             except WheelSizeError:
                 continue  # not ours to judge: it is copied as it is
+    return fat
+
+
+def _outside_warning(source: WheelSource, fat: list[str], overlay: str) -> list[str]:
+    """One warning naming the fat libraries outside the overlay (none: no warning)."""
     if not fat:
         return []
     more = f" and {len(fat) - 1} more" if len(fat) > 1 else ""
@@ -274,7 +280,8 @@ def scan_wheel(
         if wrong_size
         else []
     )
-    warnings = [*checked.warnings, *size_lies, *_outside_overlay(source, outside, overlay)] + [
+    fat_outside = _fat_outside(source, outside)
+    warnings = [*checked.warnings, *size_lies, *_outside_warning(source, fat_outside, overlay)] + [
         f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
         f"pinned hierarchy; routed to its own device wheel"
         for key, count in sorted(unknown.items())
@@ -293,6 +300,7 @@ def scan_wheel(
         tuple(db_files),
         tuple(warnings),
         checked.host_wheel,
+        tuple(fat_outside),
     )
 
 
@@ -360,6 +368,15 @@ def freeze_plan(
                 f"{scan.source_path}: every library with registered device code links "
                 f"{', '.join(old)}, a HIP runtime older than ROCm 7 that cannot load code "
                 "from kpack archives: a split would leave no kernel loadable"
+            )
+        if scan.outside_fat:
+            raise InputError(
+                f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has "
+                f"registered device code, but {scan.outside_fat[0]}"
+                + (f" and {len(scan.outside_fat) - 1} more" if len(scan.outside_fat) > 1 else "")
+                + " outside it carr"
+                + ("ies" if len(scan.outside_fat) == 1 else "y")
+                + " a .hip_fatbin: choose an --overlay-root that holds it"
             )
         raise InputError(
             f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has a "

@@ -262,7 +262,8 @@ def _plan_rewrite(
 # The HIP runtime (CLR) reads a HIPK wrapper and loads from .kpack archives only from the
 # ROCm 7 series on (libamdhip64.so.7); an older one meets an unknown wrapper magic and
 # registers no kernel. cupy-rocm-5-0 13.3.0's fat libraries link libamdhip64.so.5.
-_HIP_RUNTIME = re.compile(r"libamdhip64\.so\.(\d+)\Z")
+# auditwheel renames a grafted runtime ``libamdhip64-<8 hex>.so.6.4.43482``.
+_HIP_RUNTIME = re.compile(r"libamdhip64(?:-[0-9a-f]{8})?\.so\.(\d+)(?:\.\d+)*\Z")
 KPACK_HIP_MAJOR = 7
 
 
