@@ -53,6 +53,8 @@ SPLITS = {  # distribution -> (device prefix, overlay root, extra naming)
     "jax-rocm7-pjrt": ("jax-rocm7-pjrt-device", "jax_plugins/", "plain"),
     "bitsandbytes": ("bitsandbytes-device", "bitsandbytes/", "plain"),
     "gafime-rocm": ("gafime-rocm-device", "gafime_rocm/", "plain"),
+    "onnxruntime-rocm": ("onnxruntime-rocm-device", "onnxruntime/", "plain"),
+    "cyllama-rocm": ("cyllama-rocm-device", "cyllama_rocm.libs/", "plain"),
 }
 # (old, new) of two consecutive releases; the old one is pinned for the diff only.
 DIFFS = (

@@ -152,6 +152,19 @@ PINNED = (
         "8443a55ed53342993a65958e56dd78998e2ef7ed24fc58e376b91c1c3f09914a",
         "manylinux_2_28_x86_64", "3.12", "split (13 targets, gfx90a-gfx1201), audit",
     ),
+    Pinned(
+        "onnxruntime-rocm", "1.22.2.post3",
+        "onnxruntime_rocm-1.22.2.post3-cp312-cp312-manylinux_2_34_x86_64.whl",
+        "ccd3b2dba26fe73687f3a29d10fcc154c73b23d5b9ecc938b8c045471743fe52",
+        "manylinux_2_34_x86_64", "3.12", "split (a 490 MB library, 760 code objects), audit",
+    ),
+    Pinned(
+        "cyllama-rocm", "0.7.0",
+        "cyllama_rocm-0.7.0-cp312-abi3-manylinux_2_31_x86_64.manylinux_2_35_x86_64.whl",
+        "e6ebb996d986f1add67a29300ded7781d50456c3f5311ae648f1d72a3b144b9c",
+        "manylinux_2_35_x86_64", "3.12",
+        "audit vs abi3audit; split refused (grafted fat library links libamdhip64.so.6)",
+    ),
 )  # fmt: skip
 
 
