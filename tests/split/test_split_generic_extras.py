@@ -16,12 +16,14 @@ from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import msgpack
 import pytest
 from elftools.elf.elffile import ELFFile
 from test_split_end_to_end import PREFIX, co_indexes, pip_resolve, split_args, unpack
 
 from cli_runner import run_main
+from conftest import REPO_ROOT
 from elf_sections import section as _section
 from fatwheel import DIST_INFO, HIP_DIR, NAME, VERSION, metadata, write_wheel
 from wheel_size.rocm.target_id import agent_isas
@@ -66,6 +68,8 @@ def test_a_gpu_served_by_generic_code_has_an_extra(
 
 
 def test_the_report_lists_what_each_gpu_downloads(split: dict[str, Any]) -> None:
+    schema = json.loads((REPO_ROOT / "docs" / "split-report.schema.json").read_text())
+    jsonschema.validate(split["report"], schema)
     rows = {row["target"]: row for row in split["report"]["downloads"]}
     for gpu, key in SERVED.items():
         assert rows[gpu]["wheels"] == ["host", key]
