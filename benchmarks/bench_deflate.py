@@ -80,7 +80,9 @@ def main() -> int:
     parser.add_argument("--level", type=int, default=6)
     args = parser.parse_args()
     wheels = [
-        fetch(p, args.cache) for p in PINNED if p.filename.startswith(("amd_mori-1.2.4", "cupy"))
+        fetch(p, args.cache)
+        for p in PINNED
+        if p.filename.startswith(("amd_mori-1.2.4", "cupy_rocm_7_0-14.2.0"))
     ]
     if args.fixture:
         from bench_split import build_wheel

@@ -37,6 +37,7 @@ import tempfile
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
@@ -47,7 +48,21 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
 SPLITS = {  # distribution -> (device prefix, overlay root, extra naming)
     "amd-mori": ("amd-mori-device", "mori/", "plain"),
     "cupy-rocm-7-0": ("cupy-rocm-device", "cupy/", "device"),
+    "cupy-rocm-5-0": ("cupy-rocm-5-0-device", "cupy/", "device"),
+    "jax-rocm7-plugin": ("jax-rocm7-plugin-device", "jax_rocm7_plugin/", "plain"),
+    "jax-rocm7-pjrt": ("jax-rocm7-pjrt-device", "jax_plugins/", "plain"),
+    "bitsandbytes": ("bitsandbytes-device", "bitsandbytes/", "plain"),
+    "gafime-rocm": ("gafime-rocm-device", "gafime_rocm/", "plain"),
+    "onnxruntime-rocm": ("onnxruntime-rocm-device", "onnxruntime/", "plain"),
+    "cyllama-rocm": ("cyllama-rocm-device", "cyllama_rocm.libs/", "plain"),
 }
+# (old, new) of two consecutive releases; the old one is pinned for the diff only.
+DIFFS = (
+    ("amd-mori", "1.2.3.post1", "1.2.4"),
+    ("jax-rocm7-plugin", "0.9.2.post1", "0.10.0"),
+    ("jax-rocm7-pjrt", "0.9.2.post1", "0.10.0"),
+    ("cupy-rocm-7-0", "14.1.1", "14.2.0"),
+)
 
 
 def wheel_size(*args: str) -> subprocess.CompletedProcess[str]:
@@ -62,33 +77,37 @@ def tool(name: str, given: str | None) -> str | None:
 
 
 # -- diff ---------------------------------------------------------------------------------
-_SECTION = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
+_SECTION = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
 
 
 def readelf_sections(path: Path) -> dict[str, int]:
+    """Bytes each section takes in the file (NOBITS: 0, as docs/diff-format.md counts)."""
     out = subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True).stdout
     sizes: dict[str, int] = {}
     for line in out.splitlines():
         match = _SECTION.match(line)
         if match and match.group(1) != "NULL":
-            sizes[match.group(1)] = sizes.get(match.group(1), 0) + int(match.group(2), 16)
+            size = 0 if match.group(2) == "NOBITS" else int(match.group(3), 16)
+            sizes[match.group(1)] = sizes.get(match.group(1), 0) + size
     return sizes
 
 
-def bundler_targets(path: Path, work: Path) -> set[str]:
-    """Targets clang-offload-bundler lists for the first bundle of ``.hip_fatbin``."""
+def fatbin_objects(path: Path, work: Path) -> list[tuple[str, bytes]]:
+    """(target, code object) of every bundle of ``.hip_fatbin`` as ``objcopy`` dumps it and
+    clang-offload-bundler-19 lists it (CCOB payloads inflated by ``zstd``)."""
     dump = work / "fatbin.bin"
+    work.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
         ["objcopy", "-O", "binary", "--only-section=.hip_fatbin", str(path), str(dump)],
         capture_output=True, check=False,
     )  # fmt: skip
     if done.returncode or not dump.exists() or not dump.stat().st_size:
-        return set()
-    listed = subprocess.run(
-        ["clang-offload-bundler-19", "-list", "-type=o", f"-input={dump}"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    return {line.split("--", 1)[1] for line in listed.stdout.split() if line.startswith("hip")}
+        return []
+    return [
+        item
+        for plain in _bundles(dump.read_bytes())
+        for item in _bundle_entries(plain, work).items()
+    ]
 
 
 def check_diff(old: Path, new: Path, work: Path) -> list[str]:
@@ -112,20 +131,122 @@ def check_diff(old: Path, new: Path, work: Path) -> list[str]:
         hip = {r["arch"] for r in f["gpu"] if r["kind"] == "hip" and r["new_entries"]}
         if hip and shutil.which("clang-offload-bundler-19"):
             targets_checked += 1
-            listed = bundler_targets(sides["new"] / f["path"], work)
-            targets_mismatched += bool(listed - hip)  # the bundler lists the first bundle
+            listed = {t for t, _ in fatbin_objects(sides["new"] / f["path"], work)}
+            targets_mismatched += listed != hip
+    families = check_families(old, new, work / "families")
     verdict = "agrees" if not mismatched and not targets_mismatched else "DISAGREES"
+    if families.endswith("!"):
+        verdict, families = "DISAGREES", families.rstrip("!")
     return [
         f"diff {old.name} -> {new.name}",
         verdict,
         f"{checked} section deltas vs readelf -SW ({mismatched} differ); "
         f"{targets_checked} .hip_fatbin target sets vs clang-offload-bundler-19 "
-        f"({targets_mismatched} differ)",
+        f"({targets_mismatched} differ); {families}",
     ]
 
 
+def code_bytes_per_target(wheel: Path, work: Path) -> dict[str, int]:
+    """Uncompressed HIP code object bytes per target over every ELF member of ``wheel``, as
+    clang-offload-bundler-19 lists them."""
+    totals: dict[str, int] = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":  # libraries and executables alike
+                    continue
+            path = Path(zf.extract(info, work))
+            for target, data in fatbin_objects(path, work / "fatbin"):
+                totals[target] = totals.get(target, 0) + len(data)
+            path.unlink()
+    return totals
+
+
+def check_families(old: Path, new: Path, work: Path) -> str:
+    """``diff --by family`` per-architecture totals of both sides and ``bloat``'s code bytes
+    of the new side against the code objects clang-offload-bundler-19 finds."""
+    if not shutil.which("clang-offload-bundler-19") or not shutil.which("zstd"):
+        return "--by family/bloat: skipped (clang-offload-bundler-19 or zstd not installed)"
+    by = wheel_size("diff", "--by", "family", "--format", "json", str(old), str(new))
+    bloat = wheel_size("bloat", "--format", "json", str(new))
+    if by.returncode or bloat.returncode:
+        failed = by if by.returncode else bloat
+        return f"--by family/bloat FAIL: {failed.stderr.strip().splitlines()[-1]}!"
+    truth = {
+        side: code_bytes_per_target(w, work / side) for side, w in (("old", old), ("new", new))
+    }
+    (comparison,) = json.loads(by.stdout)["comparisons"]
+    ours = {
+        side: {a["arch"]: a[f"{side}_total"] for a in comparison["archs"] if a[f"{side}_total"]}
+        for side in ("old", "new")
+    }
+    # --by family lists the architectures whose code changed, each with both sides' totals.
+    listed = {a["arch"] for a in comparison["archs"]}
+    differ = [
+        f"{side} {arch}: ours {ours[side].get(arch, 0):,}, bundler {truth[side].get(arch, 0):,}"
+        for side in ("old", "new")
+        for arch in sorted(listed)
+        if ours[side].get(arch, 0) != truth[side].get(arch, 0)
+    ]
+    code = json.loads(bloat.stdout)["code_bytes"]
+    if code != sum(truth["new"].values()):
+        differ.append(f"bloat code bytes {code:,}, bundler {sum(truth['new'].values()):,}")
+    return (
+        f"--by family totals of {len(listed)} changed architecture(s) and bloat's "
+        f"{code:,} code bytes vs clang-offload-bundler-19 ({len(differ)} differ"
+        + (": " + "; ".join(differ[:3]) + ")!" if differ else ")")
+    )
+
+
 # -- audit --------------------------------------------------------------------------------
-def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
+def readelf_glibc(wheel: Path, work: Path) -> tuple[int, int]:
+    """The newest ``GLIBC_x.y`` any ELF member of ``wheel`` imports a symbol at, as
+    ``readelf --dyn-syms`` shows the undefined symbols' versions."""
+    newest = (0, 0)
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":
+                    continue
+            path = Path(zf.extract(info, work))
+            syms = subprocess.run(
+                ["readelf", "-W", "--dyn-syms", str(path)], capture_output=True, text=True
+            ).stdout
+            path.unlink()
+            for line in syms.splitlines():
+                if " UND " in line:
+                    for a, b in re.findall(r"@GLIBC_(\d+)\.(\d+)", line):
+                        newest = max(newest, (int(a), int(b)))
+    return newest
+
+
+def glibc_against_readelf(ours: dict[str, Any], wheel: Path, work: Path) -> str | None:
+    """Our ``glibc-too-new`` against readelf: flagged exactly when an imported symbol
+    version is newer than the tag's glibc, naming that version; None when they agree.
+    (``auditwheel show`` is no oracle here: on bitsandbytes 0.50.2 it constrains the tag
+    to glibc 2.34 while no member imports a symbol newer than GLIBC_2.32.)"""
+    row = ours["wheels"][0]
+    if not row["glibc_floor"]:
+        return None
+    theirs = readelf_glibc(wheel, work)
+    floor = tuple(int(x) for x in row["glibc_floor"].split("."))
+    flagged = [f for f in ours["findings"] if f["kind"] == "glibc-too-new"]
+    needed = f"GLIBC_{theirs[0]}.{theirs[1]}"
+    if (theirs > floor) != bool(flagged):
+        return (
+            f"readelf: imports {needed} under glibc {row['glibc_floor']}, "
+            f"ours flagged {len(flagged)}"
+        )
+    if flagged and not any(needed in f["detail"] for f in flagged):
+        return f"readelf: imports {needed}; ours: {flagged[0]['detail']}"
+    return None
+
+
+def check_audit(wheel: Path, abi3audit: str | None, work: Path) -> list[str]:
     result = wheel_size("audit", "--format", "json", str(wheel))
     if result.returncode:
         return [f"audit {wheel.name}", "FAIL", result.stderr.strip().splitlines()[-1]]
@@ -133,8 +254,14 @@ def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
     (verdict,) = ours["verdicts"]
     kinds = sorted({f["kind"] for f in ours["findings"]})
     row = ours["wheels"][0]
+    glibc = glibc_against_readelf(ours, wheel, work)
+    if glibc is not None:
+        return [f"audit {wheel.name}", "DISAGREES", f"findings {kinds}; {glibc}"]
+    checked = "; glibc-too-new as readelf --dyn-syms" if row["glibc_floor"] else ""
     if not row["abi3"]:
-        return [f"audit {wheel.name}", verdict["verdict"], f"not abi3; findings {kinds}"]
+        return [
+            f"audit {wheel.name}", verdict["verdict"], f"not abi3; findings {kinds}{checked}"
+        ]  # fmt: skip
     if abi3audit is None:
         return [f"audit {wheel.name}", "skipped", "abi3audit not installed"]
     done = subprocess.run(
@@ -160,8 +287,234 @@ def check_audit(wheel: Path, abi3audit: str | None) -> list[str]:
         f"audit {wheel.name}",
         "agrees" if not disagree else "DISAGREES",
         f"verdict {verdict['verdict']}, findings {kinds}; {len(theirs)} shared objects vs "
-        f"abi3audit" + (": " + "; ".join(disagree) if disagree else ""),
+        f"abi3audit" + (": " + "; ".join(disagree) if disagree else "") + checked,
     ]
+
+
+# -- split: code objects against clang-offload-bundler ------------------------------------
+_PLAIN = b"__CLANG_OFFLOAD_BUNDLE__"
+
+
+def _bundles(section: bytes) -> list[bytes]:
+    """The plain bundles of a dumped ``.hip_fatbin``: CCOB payloads inflated by the ``zstd``
+    tool (clang-offload-bundler-19 reads no CCOB v3), each bundle's end from its own header
+    (CCOB total size; a plain bundle's furthest entry), the next one at the next magic."""
+    out, pos = [], 0
+    while True:
+        starts = [i for i in (section.find(_PLAIN, pos), section.find(b"CCOB", pos)) if i >= 0]
+        if not starts:
+            return out
+        pos = min(starts)
+        if section.startswith(b"CCOB", pos):
+            version = int.from_bytes(section[pos + 4 : pos + 6], "little")
+            header, total = (
+                (32, int.from_bytes(section[pos + 8 : pos + 16], "little"))
+                if version == 3
+                else (24, int.from_bytes(section[pos + 8 : pos + 12], "little"))
+            )
+            payload = section[pos + header : pos + total]
+            plain = subprocess.run(
+                ["zstd", "-d", "-c", "-q"], input=payload, capture_output=True, check=True
+            ).stdout
+            out.append(plain)
+            pos += total
+            continue
+        count = int.from_bytes(section[pos + 24 : pos + 32], "little")
+        at, end = pos + 32, pos
+        for _ in range(count):
+            offset, size, id_len = (
+                int.from_bytes(section[at + i : at + i + 8], "little") for i in (0, 8, 16)
+            )
+            end = max(end, pos + offset + size)
+            at += 24 + id_len
+        out.append(section[pos:end])
+        pos = max(end, pos + 1)
+
+
+def _bundle_entries(plain: bytes, work: Path) -> dict[str, bytes]:
+    """Target -> code object of one plain bundle: the targets as ``clang-offload-bundler-19
+    -list`` names them, the bytes at the offsets its header gives (the bundler's own
+    ``-unbundle`` hands out the wrong object for some generic ISAs, tests/hipfx.py)."""
+    blob = work / "bundle.bin"
+    blob.write_bytes(plain)
+    listed = subprocess.run(
+        ["clang-offload-bundler-19", "-list", "-type=o", f"-input={blob}"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    entries, at = {}, 32
+    for _ in range(int.from_bytes(plain[24:32], "little")):
+        offset, size, id_len = (
+            int.from_bytes(plain[at + i : at + i + 8], "little") for i in (0, 8, 16)
+        )
+        entry_id = plain[at + 24 : at + 24 + id_len].decode()
+        at += 24 + id_len
+        if entry_id.startswith("hip") and entry_id in listed:
+            entries[entry_id.split("--", 1)[1]] = plain[offset : offset + size]
+    return entries
+
+
+def _kpack_blobs(data: bytes) -> list[bytes]:
+    """Every code object stored in one ``.kpack`` (read with msgpack and zstandard, as
+    rocm-kpack's ``toc_parser.cpp`` reads it, not with wheel_size's reader)."""
+    import msgpack
+    import zstandard
+
+    toc = msgpack.unpackb(data[int.from_bytes(data[8:16], "little") :], raw=False)
+    ordinals = sorted(
+        {
+            (e["ordinal"], e["original_size"])
+            for arches in toc["toc"].values()
+            for e in arches.values()
+        }
+    )
+    if toc.get("compression_scheme") == "none":
+        return [data[b["offset"] : b["offset"] + b["size"]] for b in toc["blobs"]]
+    frames, pos = [], toc["zstd_offset"] + 4
+    while len(frames) < len(ordinals):
+        length = int.from_bytes(data[pos : pos + 4], "little")
+        frames.append(data[pos + 4 : pos + 4 + length])
+        pos += 4 + length
+    return [
+        zstandard.ZstdDecompressor().decompress(frames[o], max_output_size=size)
+        for o, size in ordinals
+    ]
+
+
+def check_code_objects(wheel: Path, outputs: list[Path], work: Path) -> tuple[str, set[str]]:
+    """Every code object the bundler finds in a library the split rewrote is in a kpack,
+    byte for byte, the kpacks hold no other, and no rewritten library keeps a
+    ``.hip_fatbin`` with contents (readelf: absent or NOBITS)."""
+    import hashlib
+
+    if not shutil.which("clang-offload-bundler-19") or not shutil.which("zstd"):
+        return "code objects: skipped (clang-offload-bundler-19 or zstd not installed)", set()
+    work.mkdir(parents=True, exist_ok=True)
+    host = next(p for p in outputs if p.name == wheel.name)
+    with zipfile.ZipFile(wheel) as before, zipfile.ZipFile(host) as after:
+        old = {i.filename: i.CRC for i in before.infolist()}
+        rewritten = [
+            i.filename for i in after.infolist()
+            if i.filename in old and old[i.filename] != i.CRC and ".dist-info/" not in i.filename
+        ]  # fmt: skip
+        before.extractall(work / "in", rewritten)
+        after.extractall(work / "out", rewritten)
+    wanted: set[str] = set()
+    targets: set[str] = set()
+    for name in rewritten:
+        for target, data in fatbin_objects(work / "in" / name, work):
+            wanted.add(hashlib.sha256(data).hexdigest())
+            targets.add(target)
+    stored: set[str] = set()
+    for path in outputs:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.filename.endswith(".kpack"):
+                    stored |= {hashlib.sha256(b).hexdigest() for b in _kpack_blobs(zf.read(info))}
+    kinds = {name: re.findall(r"\.hip_fatbin\s+(\S+)", readelf_text(work / "out" / name))
+             for name in rewritten}  # fmt: skip
+    kept = [name for name in rewritten if "PROGBITS" in kinds[name]]
+    problems = []
+    if wanted - stored:
+        problems.append(f"{len(wanted - stored)} code objects in no kpack")
+    if stored - wanted:
+        problems.append(f"{len(stored - wanted)} kpack code objects not in the input")
+    if kept:
+        problems.append(f"{', '.join(kept)} still hold(s) .hip_fatbin contents")
+    verdict = "; ".join(problems) if problems else "all byte-identical"
+    text = (
+        f"{len(wanted)} distinct code objects (clang-offload-bundler-19 -list) vs "
+        f"{len(stored)} in the kpacks: {verdict}; {len(rewritten)} rewritten libraries "
+        f"without device code (readelf)"
+    )
+    return text + ("!" if problems else ""), targets
+
+
+# LLVM AMDGPUUsage, "Generic processors" (gfx940/gfx941 are gone from LLVM): the processors
+# whose agents run a generic ISA's code objects. Written out here, not read from wheel_size.
+LLVM_GENERIC = {
+    "gfx9-generic": ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"),
+    "gfx9-4-generic": ("gfx942", "gfx950"),
+    "gfx10-1-generic": ("gfx1010", "gfx1011", "gfx1012", "gfx1013"),
+    "gfx10-3-generic": tuple(f"gfx103{i}" for i in range(7)),
+    "gfx11-generic": (*(f"gfx110{i}" for i in range(4)), *(f"gfx115{i}" for i in range(4))),
+    "gfx12-generic": ("gfx1200", "gfx1201"),
+}  # fmt: skip
+
+
+def check_extras(targets: set[str], host: Path, report: dict[str, object]) -> str:
+    """Every GPU the input's code objects (``targets``, as the bundler lists them) serve
+    (their processors, and what each generic ISA covers) has an extra in the host METADATA,
+    and each extra requires exactly the device wheels the report says that GPU downloads."""
+    from email.parser import BytesHeaderParser
+
+    served = set()
+    for target in targets:
+        proc = target.split(":")[0]
+        served |= set(LLVM_GENERIC.get(proc, (proc,)))
+    with zipfile.ZipFile(host) as zf:
+        (name,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        headers = BytesHeaderParser().parsebytes(zf.read(name))
+    extras: dict[str, set[str]] = {e: set() for e in headers.get_all("Provides-Extra") or []}
+    for line in headers.get_all("Requires-Dist") or []:
+        match = re.match(r'\s*(\S+) == \S+; extra == "([^"]+)"', line)
+        if match and match.group(2) in extras:
+            extras[match.group(2)].add(match.group(1))
+    dists = {d["key"]: d["dist"] for d in report["devices"]}  # type: ignore[attr-defined]
+    rows = {r["target"]: r for r in report["downloads"]}  # type: ignore[attr-defined]
+    problems = [f"{gpu}: no extra" for gpu in sorted(served - set(rows))]
+    for gpu, row in rows.items():
+        want = {dists[k] for k in row["wheels"][1:]}
+        if extras.get(row["extra"]) != want:
+            problems.append(f"{gpu}: extra {row['extra']} requires {extras.get(row['extra'])}")
+    return (
+        f"{len(served)} GPUs served, each with an extra pulling what the report lists"
+        if not problems
+        else f"extras: {'; '.join(problems[:4])}!"
+    )
+
+
+def host_device_code(host: Path, work: Path) -> list[str]:
+    """ELF members of the host wheel whose ``.hip_fatbin`` still has contents (readelf:
+    PROGBITS); each must be one a warning of the split names."""
+    kept = []
+    with zipfile.ZipFile(host) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":
+                    continue
+            path = Path(zf.extract(info, work))
+            if "PROGBITS" in re.findall(r"\.hip_fatbin\s+(\S+)", readelf_text(path)):
+                kept.append(info.filename)
+            path.unlink()
+    return kept
+
+
+def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
+    """Every ELF member with a ``.hip_fatbin`` and the ``libamdhip64.so.N`` it links
+    (``readelf -d``; None when it names none)."""
+    found: dict[str, str | None] = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.file_size < 64:
+                continue
+            with zf.open(info) as member:
+                if member.read(4) != b"\x7fELF":
+                    continue
+            path = Path(zf.extract(info, work))
+            if ".hip_fatbin" in readelf_text(path):
+                dynamic = subprocess.run(
+                    ["readelf", "-d", str(path)], capture_output=True, text=True
+                ).stdout
+                match = re.search(r"\[(libamdhip64\.so\.\d+)\]", dynamic)
+                found[info.filename] = match.group(1) if match else None
+            path.unlink()
+    return found
+
+
+def readelf_text(path: Path) -> str:
+    return subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True).stdout
 
 
 # -- split --------------------------------------------------------------------------------
@@ -176,9 +529,22 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     result = wheel_size(
         "split", "--input", str(wheel), "--output-dir", str(out), "--device-package-prefix",
         prefix, "--overlay-root", overlay, "--extra-naming", naming, "--jobs", "2",
+        "--report-json", str(work / "split.json"),
     )  # fmt: skip
+    runtimes = fat_runtimes(wheel, work / "runtimes")
+    old_runtime = {m: r for m, r in runtimes.items() if r and int(r.rsplit(".", 1)[1]) < 7}
     if result.returncode:
-        return [f"split {wheel.name}", "FAIL", result.stderr.strip().splitlines()[-1]]
+        line = result.stderr.strip().splitlines()[-1]
+        if runtimes and len(old_runtime) == len(runtimes) and not out.exists():
+            names = sorted(set(old_runtime.values()))
+            verdict = "agrees" if all(n in line for n in names) else "DISAGREES"
+            return [
+                f"split {wheel.name}", verdict,
+                f"refused, as it must: all {len(runtimes)} libraries with .hip_fatbin link "
+                f"{', '.join(names)} (readelf -d), a runtime without kpack loading; "
+                f"nothing written; {line.removeprefix('wheel-size: error: ')}",
+            ]  # fmt: skip
+        return [f"split {wheel.name}", "FAIL", line]
     warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("wheel-size: warning")]
     outputs = sorted(out.glob("*.whl"))
     host = out / wheel.name
@@ -226,6 +592,21 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     )  # fmt: skip
     if resolved.returncode:
         problems.append(f"pip --platform {platform} refuses: {resolved.stderr.strip()[-200:]}")
+    with zipfile.ZipFile(wheel) as before, zipfile.ZipFile(host) as after:
+        for member, runtime in sorted(old_runtime.items()):
+            if before.read(member) != after.read(member):
+                problems.append(f"{member} links {runtime} and was rewritten")
+    still = host_device_code(host, work / "host-scan")
+    unexplained = [m for m in still if not any(m in w for w in warnings)]
+    if unexplained:
+        problems.append(f"host keeps .hip_fatbin contents in {', '.join(unexplained[:3])} unwarned")
+    code_objects, targets = check_code_objects(wheel, outputs, work / "code")
+    extras = check_extras(targets, out / wheel.name, json.loads((work / "split.json").read_text()))
+    if extras.endswith("!"):
+        problems.append(extras.rstrip("!"))
+    if code_objects.endswith("!"):
+        problems.append(code_objects.rstrip("!"))
+        code_objects = "code objects disagree"
     shown = "auditwheel not installed"
     if auditwheel is not None:
         show = subprocess.run([auditwheel, "show", str(host)], capture_output=True, text=True)
@@ -239,8 +620,9 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
         f"kpacks included) each <= zlib 6 (kpacks {kpacks[0]:,} bytes, {kpacks[1]:,} in their "
         f"wheels, zlib 6 {kpacks[2]:,}), host "
         f"{host.stat().st_size:,} of {wheel.stat().st_size:,} bytes, pip --platform "
-        f"{platform} installs all; {shown}; {len(warnings)} warning(s)"
-        + (": " + "; ".join(problems) if problems else ""),
+        f"{platform} installs all; {code_objects}; host ELF files with device code left: "
+        f"{len(still)} (each named in a warning); {extras}; {shown}; "
+        f"{len(warnings)} warning(s)" + (": " + "; ".join(problems) if problems else ""),
     ]
 
 
@@ -250,22 +632,31 @@ def main() -> int:
     parser.add_argument("--abi3audit", help="abi3audit executable (default: on PATH)")
     parser.add_argument("--auditwheel", help="auditwheel executable (default: on PATH)")
     args = parser.parse_args()
-    wheels = {pin.filename: fetch(pin, args.cache) for pin in PINNED}
+    wheels = {(pin.name, pin.version): fetch(pin, args.cache) for pin in PINNED}
+    bases = {(name, old) for name, old, _ in DIFFS}
     rows = []
     with tempfile.TemporaryDirectory(prefix="real-wheels-") as tmp:
         work = Path(tmp)
-        old, new = (wheels[p.filename] for p in PINNED[:2])
-        rows.append(check_diff(old, new, work / "diff"))
-        for pin in PINNED[1:]:
-            rows.append(check_audit(wheels[pin.filename], tool("abi3audit", args.abi3audit)))
+        for name, old, new in DIFFS:
+            place = work / f"diff-{name}-{new}"
+            rows.append(check_diff(wheels[name, old], wheels[name, new], place))
+            shutil.rmtree(place, ignore_errors=True)
         for pin in PINNED:
-            if pin.name in SPLITS and pin.version != "1.2.3.post1":
+            if (pin.name, pin.version) not in bases:
+                wheel = wheels[pin.name, pin.version]
+                place = work / f"audit-{pin.filename}"
+                rows.append(check_audit(wheel, tool("abi3audit", args.abi3audit), place))
+                shutil.rmtree(place, ignore_errors=True)
+        for pin in PINNED:
+            if pin.name in SPLITS and (pin.name, pin.version) not in bases:
                 place = work / pin.filename
                 rows.append(
                     check_split(
-                        pin, wheels[pin.filename], place, tool("auditwheel", args.auditwheel)
+                        pin, wheels[pin.name, pin.version], place,
+                        tool("auditwheel", args.auditwheel),
                     )
-                )
+                )  # fmt: skip
+                shutil.rmtree(place, ignore_errors=True)
     print("| check | result | detail |")
     print("|---|---|---|")
     for check, result, detail in rows:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, has_hip_fatbin_data, read_library
 from wheel_size.rocm.fatbin_section import iter_bundles
 from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
-from wheel_size.rocm.kpack import parse_kpack
+from wheel_size.rocm.kpack import KpackEntry, parse_kpack
 from wheel_size.rocm.offload_bundle import MAGIC as BUNDLE_MAGIC
 from wheel_size.split.databases import DATABASES, route_database
 
@@ -128,8 +128,9 @@ def inspect_gpu_file(
             elif kind == "kpack":
                 with path.open("rb") as stream:
                     archive = parse_kpack(stream, where=source)
-                    archs |= set(archive.gfx_arches) | {arch for _key, arch in archive.entries}
-                    item.kernels = len(archive.entries)
+                    stored = _stored_targets(archive.entries.values())
+                    archs |= set(stored.values()) if stored else set(archive.gfx_arches)
+                    item.kernels = len(stored)
             elif kind == "code-object":
                 with path.open("rb") as stream:
                     archs.add(_code_object_target(stream.read(64), source))
@@ -142,6 +143,20 @@ def inspect_gpu_file(
         problem = str(exc)
     item.archs = sorted(archs)
     return item, problem
+
+
+def _stored_targets(entries: Iterable[KpackEntry]) -> dict[int, str]:
+    """Per stored code object (ordinal), the target-id it was built for: of the arch
+    strings it is filed under, the one naming the fewest features. A per-processor archive
+    files one ``gfx908`` code object under all nine ``gfx908[:sramecc±][:xnack±]`` aliases
+    (its TOC has 9 entries for one kernel); counting entries, or listing every alias as an
+    architecture, would say 36 kernels for 9 x 4 and name eight GPUs that are one."""
+    own: dict[int, str] = {}
+    for entry in entries:
+        features = entry.arch.count(":")
+        if entry.ordinal not in own or features < own[entry.ordinal].count(":"):
+            own[entry.ordinal] = entry.arch
+    return own
 
 
 @contextlib.contextmanager

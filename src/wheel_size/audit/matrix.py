@@ -190,7 +190,9 @@ def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
 
 
 # Findings that inform but do not change a verdict (a narrower library can be deliberate).
-INFORMATIONAL = frozenset({"arch-coverage", "platform-tag-not-on-pypi", "abi3-file-name"})
+INFORMATIONAL = frozenset(
+    {"arch-coverage", "platform-tag-not-on-pypi", "abi3-file-name", "native-code-in-purelib"}
+)
 
 
 def _coverage_findings(wheel: WheelInfo) -> list[Finding]:
@@ -324,6 +326,17 @@ def _per_wheel(wheel: WheelInfo) -> list[Finding]:
                 "native-code-in-pure-wheel",
                 [wheel.path],
                 f"tagged py3-none-any but holds {len(wheel.native)} native files",
+            )
+        )
+    elif wheel.root_is_purelib and wheel.native:
+        found.append(
+            Finding(
+                "native-code-in-purelib",
+                [wheel.path],
+                f"WHEEL says Root-Is-Purelib: true but the wheel holds {len(wheel.native)} "
+                "native file(s): installers put them in purelib, which is not platlib where "
+                "the two differ (lib and lib64 on Fedora and RHEL); build it with "
+                "Root-Is-Purelib: false",
             )
         )
     if wheel.name and wheel.wheel_tags:

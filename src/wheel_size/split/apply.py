@@ -48,6 +48,7 @@ from wheel_size.fileio import (
 )
 from wheel_size.progress import Progress
 from wheel_size.rocm.kpack_layout import plan_archives
+from wheel_size.split.extras import install_chains
 from wheel_size.split.metadata import (
     DeviceBundle,
     device_metadata,
@@ -652,6 +653,11 @@ def _wheel_jobs(
     def job(filename: str, dist_info: str, entries: list[WheelEntry]) -> WheelJob:
         return WheelJob(dest(filename), dist_info, tuple(entries), directory, options.deflate_level)
 
+    chains = install_chains(
+        {b.key: b.level for b in bundles},
+        (k.arch for ks in kpacks_by_key.values() for k in ks),
+        table,
+    )
     meta = host_metadata(
         original_metadata,
         identity,
@@ -659,6 +665,7 @@ def _wheel_jobs(
         table,
         naming=options.extra_naming,
         install_all=options.host_installs == "all",
+        chains=chains,
     )
     host_entries.append(WheelEntry(f"{plan.dist_info}/WHEEL", data=plan.host_wheel))
     jobs = [
@@ -666,9 +673,15 @@ def _wheel_jobs(
     ]
     if plan.variant_name:
         variant_meta = host_metadata(
-            original_metadata, identity, bundles, table, naming=options.extra_naming, variant=True
+            original_metadata,
+            identity,
+            bundles,
+            table,
+            naming=options.extra_naming,
+            variant=True,
+            chains=chains,
         )
-        targets = [b.key for b in bundles if b.level in ("target", "unknown")]
+        targets = list(chains)
         jobs.append(
             job(
                 plan.variant_name,

@@ -95,12 +95,18 @@ def plan_layout(
     dbs: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for key, member, size in db_keys:
         dbs[key].append((member, size))
-    warnings = [
-        f"{where}: code objects for {key!r}, an architecture not in the pinned hierarchy; "
-        "routed to its own device wheel"
-        for key in sorted(kpacks, key=table.sort_key)
-        if not table.is_known(key)
-    ]
+    # One warning for all of them: cupy-rocm-5-0 ships gfx801, gfx802 and gfx803, one fact.
+    unknown = [key for key in sorted(kpacks, key=table.sort_key) if not table.is_known(key)]
+    warnings = (
+        [
+            f"{where}: code objects for {', '.join(map(repr, unknown))}, "
+            f"{'an architecture' if len(unknown) == 1 else 'architectures'} not in the pinned "
+            f"hierarchy; {'routed to its own' if len(unknown) == 1 else 'each routed to its own'}"
+            " device wheel"
+        ]
+        if unknown
+        else []
+    )
     devices = []
     for key in sorted(set(kpacks) | set(dbs), key=table.sort_key):
         check_bundle_key(key, where)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 
@@ -25,6 +25,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from wheel_size import __version__
 from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.split.extras import install_chains
 from wheel_size.split.names import Hierarchy
 from wheel_size.wheel.filename import normalized_version, valid_name, valid_tag
 
@@ -63,6 +64,8 @@ class HostIdentity:
     name: str
     version: str
     tags: tuple[str, ...]  # every ``Tag:`` of WHEEL, e.g. ("cp313-cp313-manylinux_2_28_x86_64",)
+    # WHEEL's Root-Is-Purelib: where an installer puts the wheel's root (purelib or platlib).
+    purelib: bool = False
 
     @property
     def group(self) -> str:
@@ -176,8 +179,13 @@ def host_metadata(
     naming: str,
     variant: bool = False,
     install_all: bool = False,
+    chains: Mapping[str, Sequence[str]] | None = None,
 ) -> bytes:
     """The host (or, with ``variant``, the variant wheel's) METADATA.
+
+    ``chains`` (:func:`~wheel_size.split.extras.install_chains`) names one extra per GPU
+    target and the device wheels it pulls; by default every target-level bundle and its
+    emitted chain.
 
     With ``install_all`` the host also requires every device wheel without a marker, so a
     plain ``pip install torch`` from an index that must stay backwards compatible still gets
@@ -185,9 +193,10 @@ def host_metadata(
     per-GPU extras remain for indexes that serve only the lean host.
     """
     emitted = {b.key: b for b in bundles}
-    targets = [b for b in bundles if b.level in ("target", "unknown")]
+    if chains is None:
+        chains = install_chains({b.key: b.level for b in bundles}, (), table)
     all_extra = extra_name("all", naming)
-    clash = _existing_extras(metadata) & {all_extra, *(extra_name(b.key, naming) for b in targets)}
+    clash = _existing_extras(metadata) & {all_extra, *(extra_name(t, naming) for t in chains)}
     if clash:
         raise InputError(
             f"{identity.name}: METADATA already declares extra(s) {', '.join(sorted(clash))}; "
@@ -195,16 +204,14 @@ def host_metadata(
         )
     pin = f"== {identity.version}"
     lines = [_header("Requires-Dist", "rocm-bootstrap")]
-    for bundle in targets:
-        extra = extra_name(bundle.key, naming)
+    for target, chain in chains.items():
+        extra = extra_name(target, naming)
         lines.append(_header("Provides-Extra", extra))
-        for key in table.chain(bundle.key):
-            if key not in emitted:
-                continue
+        for key in chain:
             requirement = f"{emitted[key].dist} {pin}"
             lines.append(_header("Requires-Dist", f'{requirement}; extra == "{extra}"'))
             if variant:
-                marker = f'"amd :: gfx_arch :: {bundle.key}" in variant_properties'
+                marker = f'"amd :: gfx_arch :: {target}" in variant_properties'
                 lines.append(_header("Requires-Dist", f"{requirement}; {marker}"))
     lines.append(_header("Provides-Extra", all_extra))
     lines.extend(
@@ -248,14 +255,20 @@ def device_metadata(
 
 
 def device_wheel_file(identity: HostIdentity) -> bytes:
-    """A device wheel's WHEEL: the host's exact tags, not pure."""
+    """A device wheel's WHEEL: the host's exact tags and the host's ``Root-Is-Purelib``.
+
+    The kpacks must land in the same tree as the host libraries whose load reference
+    points at them (``../.kpack/`` relative to the library): where purelib and platlib
+    differ (``lib`` and ``lib64`` on Fedora and RHEL), a platlib device wheel beside a
+    purelib host (jax-rocm7-pjrt is one) would install its archives where no loader looks.
+    """
     for tag in identity.tags:
         if not valid_tag(tag):
             raise InputError(f"WHEEL Tag {tag!r} is not a PEP 425 tag")
     lines = [
         "Wheel-Version: 1.0",
         f"Generator: wheel-size {__version__}",
-        "Root-Is-Purelib: false",
+        f"Root-Is-Purelib: {'true' if identity.purelib else 'false'}",
         *(_header("Tag", tag) for tag in identity.tags),
     ]
     return ("\n".join(lines) + "\n").encode("utf-8")

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.errors import InputError, InvalidWheel, WheelSizeError
+from wheel_size.rocm.fatbin_library import has_hip_fatbin_data
 from wheel_size.split.databases import route_database, select_databases
 from wheel_size.split.layout import PlannedDevice, plan_layout
 from wheel_size.split.metadata import HostIdentity, parse_identity
@@ -110,6 +111,7 @@ class WheelScan:
     db_files: tuple[DbFile, ...]
     warnings: tuple[str, ...]
     host_wheel: bytes = b""  # the host's WHEEL, composed from checked fields (wheel_file)
+    outside_fat: tuple[str, ...] = ()  # ELF members with a .hip_fatbin outside the overlay
 
     def relative(self, name: str) -> str:
         """A member's path relative to the overlay root."""
@@ -151,6 +153,34 @@ def _magic(source: WheelSource, member: Member) -> bytes:
         return b""
     with source.open(member.name) as stream:
         return stream.read(4)
+
+
+def _fat_outside(source: WheelSource, members: list[Member]) -> list[str]:
+    """ELF files outside ``--overlay-root`` that carry a ``.hip_fatbin`` section: the split
+    cannot point them at a kpack below the overlay, so they keep their device code in the
+    host wheel (a ROCm library grafted into ``<pkg>.libs/`` by auditwheel, a second package
+    of the wheel), and the user should know the host is not lean."""
+    fat = []
+    for member in members:
+        with source.open(member.name) as stream:
+            try:
+                if has_hip_fatbin_data(stream, f"{source.path}:{member.name}"):
+                    fat.append(member.name)
+            except WheelSizeError:
+                continue  # not ours to judge: it is copied as it is
+    return fat
+
+
+def _outside_warning(source: WheelSource, fat: list[str], overlay: str) -> list[str]:
+    """One warning naming the fat libraries outside the overlay (none: no warning)."""
+    if not fat:
+        return []
+    more = f" and {len(fat) - 1} more" if len(fat) > 1 else ""
+    return [
+        f"{source.path}: {fat[0]}{more} carr{'ies' if len(fat) == 1 else 'y'} device code "
+        f"(.hip_fatbin) outside --overlay-root {overlay or '.'}/; left in the host wheel with "
+        "it (choose an --overlay-root that holds every fat library)"
+    ]
 
 
 def _windows_candidates(
@@ -218,8 +248,13 @@ def scan_wheel(
     elf_members: list[Member] = []
     pe_members: list[Member] = []
     db_files: list[DbFile] = []
+    outside: list[Member] = []
     for member in source.members:
-        if not member.name.startswith(prefix) or member.name.startswith(f"{dist_info}/"):
+        if member.name.startswith(f"{dist_info}/"):
+            continue
+        if not member.name.startswith(prefix):
+            if _magic(source, member) == _ELF_MAGIC:
+                outside.append(member)
             continue
         rel = member.name[len(prefix) :]
         match = route_database(rel, handlers, table) if handlers else None
@@ -245,7 +280,8 @@ def scan_wheel(
         if wrong_size
         else []
     )
-    warnings = [*checked.warnings, *size_lies] + [
+    fat_outside = _fat_outside(source, outside)
+    warnings = [*checked.warnings, *size_lies, *_outside_warning(source, fat_outside, overlay)] + [
         f"{source.path}: architecture {key!r} ({count} database file(s)) is not in the "
         f"pinned hierarchy; routed to its own device wheel"
         for key, count in sorted(unknown.items())
@@ -264,6 +300,7 @@ def scan_wheel(
         tuple(db_files),
         tuple(warnings),
         checked.host_wheel,
+        tuple(fat_outside),
     )
 
 
@@ -325,6 +362,22 @@ def freeze_plan(
     code."""
     table = table or hierarchy()
     if not any(lib.fat for lib in libraries):
+        old = sorted({lib.old_runtime for lib in libraries if lib.old_runtime})
+        if old:
+            raise InputError(
+                f"{scan.source_path}: every library with registered device code links "
+                f"{', '.join(old)}, a HIP runtime older than ROCm 7 that cannot load code "
+                "from kpack archives: a split would leave no kernel loadable"
+            )
+        if scan.outside_fat:
+            raise InputError(
+                f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has "
+                f"registered device code, but {scan.outside_fat[0]}"
+                + (f" and {len(scan.outside_fat) - 1} more" if len(scan.outside_fat) > 1 else "")
+                + " outside it carr"
+                + ("ies" if len(scan.outside_fat) == 1 else "y")
+                + " a .hip_fatbin: choose an --overlay-root that holds it"
+            )
         raise InputError(
             f"{scan.source_path}: no shared library under {scan.overlay or '.'}/ has a "
             ".hip_fatbin section registered by a .hipFatBinSegment wrapper "

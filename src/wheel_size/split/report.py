@@ -30,6 +30,7 @@ from wheel_size.split.document import (
     Summary,
     Timings,
 )
+from wheel_size.split.extras import install_chains
 from wheel_size.split.metadata import extra_name
 from wheel_size.split.names import hierarchy, normalize_arch
 from wheel_size.split.work import LibraryResult
@@ -107,32 +108,36 @@ def _device(result: SplitResult, device: DeviceOutput) -> DeviceRow:
 def _downloads(
     result: SplitResult, targets: Sequence[str]
 ) -> tuple[list[DownloadRow], list[DatabaseOnlyRow]]:
-    """Per GPU target what its user installs; targets whose wheels hold database files only
-    are listed apart (no kernels, so no saving to claim)."""
+    """Per GPU target what its user installs (the host's extras, ``split.extras``), also
+    targets served only by a generic ISA's archive; targets whose wheels hold database files
+    only are listed apart (no kernels, so no saving to claim)."""
     table = hierarchy()
     emitted = {d.bundle.key: d for d in result.devices}
     wanted = {table.bundle_key(t) for t in targets}
+    chains = install_chains(
+        {key: d.bundle.level for key, d in emitted.items()},
+        (k.arch for d in result.devices for k in d.kpacks),
+        table,
+    )
     downloads: list[DownloadRow] = []
     database_only: list[DatabaseOnlyRow] = []
-    for device in result.devices:
-        if device.bundle.level not in ("target", "unknown"):
+    for target, chain in chains.items():
+        if targets and target not in wanted:
             continue
-        if targets and device.bundle.key not in wanted:
-            continue
-        chain = [k for k in table.chain(device.bundle.key) if k in emitted]
         size = result.host.size + sum(emitted[k].wheel.size for k in chain)
+        level = emitted[target].bundle.level if target in emitted else "target"
         if not any(emitted[k].kpacks for k in chain):
-            database_only.append(_database_only(device, chain, emitted, size))
+            database_only.append(_database_only(target, level, chain, emitted, size))
             continue
         downloads.append(
             {
-                "target": device.bundle.key,
+                "target": target,
                 "wheels": ["host", *chain],
                 "size": size,
                 "savings_pct": _pct(result.input_size - size, result.input_size),
                 "parts": _parts(result, chain, emitted),
                 "kernels": sum(k.kernels for key in chain for k in emitted[key].kpacks),
-                "extra": _extra(result, device.bundle.key),
+                "extra": _extra(result, target),
             }
         )
     return downloads, database_only
@@ -231,14 +236,18 @@ def _part(key: str, device: DeviceOutput) -> DownloadPart:
 
 
 def _database_only(
-    device: DeviceOutput, chain: Sequence[str], emitted: dict[str, DeviceOutput], size: int
+    target: str,
+    level: str,
+    chain: Sequence[str],
+    emitted: dict[str, DeviceOutput],
+    size: int,
 ) -> DatabaseOnlyRow:
     """A target whose device wheels hold database files and no kernels: listed apart, never
     as a GPU with savings (its user gets no kernels from this wheel)."""
     dbs = [db for key in chain for db in emitted[key].db_files]
     return {
-        "target": device.bundle.key,
-        "level": device.bundle.level,
+        "target": target,
+        "level": level,
         "wheels": ["host", *chain],
         "size": size,
         "db_files": len(dbs),

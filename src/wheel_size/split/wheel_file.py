@@ -95,6 +95,7 @@ def check_wheel_file(input_path: Path, identity: HostIdentity, wheel: bytes) -> 
     generator = _one_header(headers.get_all("Generator") or [], "Generator", where)
     if generator is not None and not _GENERATOR.match(generator):
         generator = None  # not ours to repeat: a control character or an overlong value
+    identity = replace(identity, purelib=(purelib or "false").lower() == "true")
     warnings: list[str] = []
     name = _parsed_name(input_path)
     if name is not None:

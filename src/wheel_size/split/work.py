@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -135,6 +136,7 @@ class LibraryPlan:
     copy: Path | None = None
     extracted: bool = False
     warning: str | None = None
+    old_runtime: str | None = None  # the pre-kpack libamdhip64 that kept it unchanged
     seconds: float = 0.0  # worker time of the scan
     findings: tuple[
         Finding, ...
@@ -257,6 +259,28 @@ def _plan_rewrite(
     return elf_plan, elf_plan.result.bytes_after
 
 
+# The HIP runtime (CLR) reads a HIPK wrapper and loads from .kpack archives only from the
+# ROCm 7 series on (libamdhip64.so.7); an older one meets an unknown wrapper magic and
+# registers no kernel. cupy-rocm-5-0 13.3.0's fat libraries link libamdhip64.so.5.
+# auditwheel renames a grafted runtime ``libamdhip64-<8 hex>.so.6.4.43482``.
+_HIP_RUNTIME = re.compile(r"libamdhip64(?:-[0-9a-f]{8})?\.so\.(\d+)(?:\.\d+)*\Z")
+KPACK_HIP_MAJOR = 7
+
+
+def _pre_kpack_runtime(library: FatLibrary | PeFatLibrary) -> str | None:
+    """The ``libamdhip64.so.N`` (N < 7) a library links directly, or None (a newer runtime,
+    or none named: one reached through another library cannot be told from here)."""
+    from wheel_size.rocm.elf_tables import needed_libraries
+    from wheel_size.rocm.fatbin_library import FatLibrary
+
+    assert isinstance(library, FatLibrary)
+    for name in needed_libraries(library.elf):
+        match = _HIP_RUNTIME.match(name)
+        if match and int(match.group(1)) < KPACK_HIP_MAJOR:
+            return name
+    return None
+
+
 def _target(entry: BundleEntry) -> str:
     """A device entry's target-id (the libraries return device entries only)."""
     assert entry.entry_id.target is not None
@@ -291,6 +315,20 @@ def scan_library(job: LibraryJob) -> LibraryPlan:
                     size,
                     fat=False,
                     warning=warning,
+                    content_hash=_content_hash(job, src),
+                )
+            runtime = _pre_kpack_runtime(library) if kind == "elf" else None
+            if runtime is not None:
+                return LibraryPlan(
+                    job.number,
+                    job.rel,
+                    size,
+                    fat=False,
+                    warning=(
+                        f"{job.source}: links {runtime}, a HIP runtime older than ROCm 7 that "
+                        "cannot load code from kpack archives; left in the host wheel unchanged"
+                    ),
+                    old_runtime=runtime,
                     content_hash=_content_hash(job, src),
                 )
             code_objects = tuple(
