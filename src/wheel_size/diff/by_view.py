@@ -42,6 +42,7 @@ class FamilyLine(TypedDict):
     arch_word: str
     delta: str
     status: str
+    same_size: bool  # renamed or replaced: the family's bytes did not move
 
 
 class ByRowView(TypedDict):
@@ -113,6 +114,7 @@ def family_line(row: MovedFamilyRow, status: str) -> FamilyLine:
         "arch_word": arch_word(row.archs, len(row.archs)),
         "delta": format_size(row.delta, signed=True),
         "status": status,
+        "same_size": row.delta == 0,
     }
 
 

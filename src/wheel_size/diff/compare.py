@@ -99,7 +99,9 @@ def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | 
     sections = old.readable and new.readable
     for name in sorted(old.sections.keys() | new.sections.keys() if sections else ()):
         before, after = old.sections.get(name, 0), new.sections.get(name, 0)
-        if before != after or (name in old.sections) != (name in new.sections):
+        # A section that appears or goes with no bytes in the file (.bss, .tbss) is no
+        # size change: an added library would otherwise list ".bss 0 → 0".
+        if before != after:
             diff.sections.append(SectionDelta(name, before, after))
     diff.sections.sort(key=lambda s: (-abs(s.delta), s.name))
     gpu = old.gpu_readable and new.gpu_readable
