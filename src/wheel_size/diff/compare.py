@@ -18,6 +18,7 @@ from pathlib import Path
 
 from wheel_size.diff.ccob import settle_compressed
 from wheel_size.diff.elfinfo import HipScanner, library_problems, read_library_info
+from wheel_size.diff.kpackinfo import is_kpack, kpack_facts
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
 from wheel_size.errors import InvalidWheel
 from wheel_size.native import ELF_MAGIC, LibraryFacts
@@ -175,8 +176,12 @@ def diff_sources(
         old_lib = new_lib = None
         if a and _is_elf(old, a):
             old_lib = _library(old, a.name, old_label, workdir, scanners)
+        elif a and is_kpack(old, a):
+            old_lib = kpack_facts(old, a.name, old_label, workdir)
         if b and _is_elf(new, b):
             new_lib = _library(new, b.name, new_label, workdir, scanners)
+        elif b and is_kpack(new, b):
+            new_lib = kpack_facts(new, b.name, new_label, workdir)
         if old_lib or new_lib:
             _fill_library(item, old_lib, new_lib)
         files.append(item)
