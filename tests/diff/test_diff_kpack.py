@@ -1,5 +1,6 @@
-"""Two device wheels diff per GPU target: the code objects inside their ``.kpack`` archives
-(real clang-19 code objects from the HIP fixtures, archives written by our writer)."""
+"""Two device wheels diff per GPU target, by file and by kernel, and ``bloat`` reads them: the
+code objects inside their ``.kpack`` archives (real clang-19 code objects from the HIP
+fixtures, archives written by our writer)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from pathlib import Path
 
 from fatwheel import write_wheel
 from hipfx import HIP_DATA
+from wheel_size.diff.by_run import diff_inputs_by
 from wheel_size.diff.run import diff_inputs
+from wheel_size.kernels.bloat import find_bloat
+from wheel_size.kernels.functions import elf_functions
 from wheel_size.rocm.fatbin_library import scan_library
 from wheel_size.rocm.kpack import KpackWriter
 
@@ -59,3 +63,33 @@ def test_a_broken_kpack_is_one_problem(tmp_path: Path) -> None:
     assert not kpack.gpu
     [problem] = kpack.problems
     assert problem.startswith(f"{new}:{MEMBER}: kpack TOC offset"), problem
+
+
+def test_device_wheels_diff_by_kernel_and_bloat(tmp_path: Path) -> None:
+    """``diff --by kernel`` and ``bloat`` read the kernels inside the archives: the third
+    code object's functions appear, counted once though two aliases list it."""
+    objects = _code_objects()
+    old = _device_wheel(tmp_path / "a", "1.0", objects[:2])
+    new = _device_wheel(tmp_path / "b", "2.0", objects[:3])
+    want = elf_functions(objects[2], "third", digests=False)
+    for jobs in (1, 2):
+        report = diff_inputs_by(old, new, by="kernel", top=100, jobs=jobs)
+        [comparison] = report.comparisons
+        assert not comparison.problems and not report.problems
+        [table] = comparison.archs
+        assert table.arch == "gfx942"
+        assert table.new_total - table.old_total == want.size
+        assert (table.old_total, table.new_total) != (0, 0)
+    bloat = find_bloat(new)
+    assert bloat.code_bytes == sum(
+        elf_functions(data, "k", digests=False).size for data in objects[:3]
+    )
+    assert not bloat.problems
+
+
+def test_symbols_skip_the_archives(tmp_path: Path) -> None:
+    objects = _code_objects()
+    old = _device_wheel(tmp_path / "a", "1.0", objects[:2])
+    new = _device_wheel(tmp_path / "b", "2.0", objects[:3])
+    [comparison] = diff_inputs_by(old, new, by="symbol", top=10).comparisons
+    assert not comparison.problems and not comparison.archs

@@ -19,9 +19,10 @@ from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
 from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
 from wheel_size.diff.jobs import default_jobs
+from wheel_size.diff.kpackinfo import is_kpack
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
-from wheel_size.wheel.archive import WheelSource, open_source
+from wheel_size.wheel.archive import Member, WheelSource, open_source
 
 __all__ = ["compare_inventories", "diff_wheels_by"]
 
@@ -170,9 +171,20 @@ def _side(path: Path, names: list[str], label: str, by: str) -> Inventory:
 
 
 def _changed(
-    a_src: WheelSource, b_src: WheelSource, old_label: str, new_label: str, problems: list[str]
+    a_src: WheelSource,
+    b_src: WheelSource,
+    old_label: str,
+    new_label: str,
+    problems: list[str],
+    *,
+    kpacks: bool = True,
 ) -> tuple[list[str], list[str]]:
-    """The ELF members of each wheel that differ from the other wheel's (RECORD first)."""
+    """The ELF members (and, with ``kpacks``, the ``.kpack`` archives: a device wheel's
+    kernels) of each wheel that differ from the other wheel's (RECORD first)."""
+
+    def wanted(source: WheelSource, member: Member) -> bool:
+        return _is_elf(source, member) or (kpacks and is_kpack(source, member))
+
     old_names: list[str] = []
     new_names: list[str] = []
     a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
@@ -182,9 +194,9 @@ def _changed(
         a, b = a_members.get(key), b_members.get(key)
         if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
             continue
-        if a and _is_elf(a_src, a):
+        if a and wanted(a_src, a):
             old_names.append(a.name)
-        if b and _is_elf(b_src, b):
+        if b and wanted(b_src, b):
             new_names.append(b.name)
     return old_names, new_names
 
@@ -219,7 +231,8 @@ def diff_wheels_by(
     workers = default_jobs() if jobs is None else jobs
     problems: list[str] = []
     with open_source(old) as a_src, open_source(new) as b_src:
-        old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems)
+        kpacks = by != "symbol"  # an archive has kernels, no host symbols
+        old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems, kpacks=kpacks)
         if by != "symbol":
             names, labels = (old_names, new_names), (old_label, new_label)
             old_inv, new_inv = read_kernel_sides((a_src, b_src), names, labels, workers)

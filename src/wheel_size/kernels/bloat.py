@@ -33,6 +33,7 @@ from wheel_size.kernels.family import family
 from wheel_size.kernels.inventory import UNATTRIBUTED
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.native import ELF_MAGIC
+from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
 from wheel_size.wheel.archive import open_source
 
 __all__ = ["BloatReport", "Duplicate", "FamilyTotal", "TwinArch", "find_bloat"]
@@ -129,8 +130,8 @@ def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> Bloat
             if member.size < len(ELF_MAGIC):
                 continue
             with src.open(member.name) as head:
-                if head.read(4) != ELF_MAGIC:
-                    continue
+                if head.read(4) not in (ELF_MAGIC, KPACK_MAGIC):
+                    continue  # a device wheel's .kpack archives hold its kernels
             fd, name = tempfile.mkstemp(dir=tmp, suffix=".so")
             path = Path(name)
             try:

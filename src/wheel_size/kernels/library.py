@@ -2,8 +2,9 @@
 
 CUDA: each SASS cubin and PTX text of the fatbin sections (:mod:`wheel_size.cuda.images`,
 LZ4 and zstd entries inflated to their claimed size). HIP: each code object of the
-``.hip_fatbin`` offload bundles, plain or CCOB (:mod:`wheel_size.rocm.fatbin_library`).
-Only one code object's bytes are held at a time. A device section that cannot be read is
+``.hip_fatbin`` offload bundles, plain or CCOB (:mod:`wheel_size.rocm.fatbin_library`), and
+each kernel of a split's ``.kpack`` archive (:func:`kpack_code_objects`: a device wheel's
+code). Only one code object's bytes are held at a time. A device section that cannot be read is
 one problem naming the library, and its code objects are not listed.
 """
 
@@ -19,12 +20,16 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
+from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
+from wheel_size.rocm.kpack import parse_kpack
 
 __all__ = [
     "STRAY_ERRORS",
     "CodeObjectReport",
     "hip_code_objects",
+    "is_kpack_stream",
     "iter_code_objects",
+    "kpack_code_objects",
     "one_problem",
 ]
 
@@ -72,6 +77,29 @@ def hip_code_objects(
         yield CodeObjectReport("hip", code.target, found)
 
 
+def is_kpack_stream(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` (at its start) holds a ``.kpack`` archive; it is left at 0."""
+    head = stream.read(len(KPACK_MAGIC))
+    stream.seek(0)
+    return head == KPACK_MAGIC
+
+
+def kpack_code_objects(
+    stream: IO[bytes], source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """Each distinct kernel of the archive in ``stream`` (feature-qualified aliases of one
+    stored kernel are one code object), under the archive's processor (``gfx942``)."""
+    archive = parse_kpack(stream, source)
+    seen: set[int] = set()
+    for (key, arch), entry in sorted(archive.entries.items(), key=lambda item: item[1].ordinal):
+        if entry.ordinal in seen:
+            continue
+        seen.add(entry.ordinal)
+        where = f"{source}: kpack kernel {key}"
+        found = elf_functions(archive.get(key, arch), where, digests=digests)
+        yield CodeObjectReport("hip", archive.gfx_arch_family, found)
+
+
 def iter_code_objects(
     stream: IO[bytes],
     source: str,
@@ -80,9 +108,15 @@ def iter_code_objects(
     *,
     digests: bool = True,
 ) -> Iterator[CodeObjectReport]:
-    """The code objects of the ELF library in ``stream``; reasons it could not be read go
-    to ``problems`` (the code objects before the fault have been handed out). ``digests``
-    hashes every function's bytes (duplicates need it, a diff does not)."""
+    """The code objects of the ELF library (or ``.kpack`` archive) in ``stream``; reasons it
+    could not be read go to ``problems`` (the code objects before the fault have been handed
+    out). ``digests`` hashes every function's bytes (duplicates need it, a diff does not)."""
+    if elf is None and is_kpack_stream(stream):
+        try:
+            yield from kpack_code_objects(stream, source, digests)
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
+            problems.append(f"{exc}; its kernels are not listed")
+        return
     try:
         elf = elf if elf is not None else ElfImage(stream, source)
     except (WheelSizeError, *STRAY_ERRORS) as exc:

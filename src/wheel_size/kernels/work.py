@@ -32,7 +32,12 @@ from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.cuda.lz4block import BlockDecoder
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
-from wheel_size.kernels.library import STRAY_ERRORS, hip_code_objects
+from wheel_size.kernels.library import (
+    STRAY_ERRORS,
+    hip_code_objects,
+    is_kpack_stream,
+    kpack_code_objects,
+)
 from wheel_size.rocm.elf_file import ElfImage
 
 __all__ = [
@@ -104,6 +109,13 @@ def scan_library(path: Path, source: str) -> LibraryScan:
     scan = LibraryScan(path, source)
     try:
         with path.open("rb") as stream:
+            if is_kpack_stream(stream):  # a device wheel's archive: its kernels, read here
+                try:
+                    for number, code in enumerate(kpack_code_objects(stream, source)):
+                        scan.hip.add(code.arch, code.functions, number, code.functions.problems)
+                except (WheelSizeError, *STRAY_ERRORS) as exc:
+                    scan.problems.append(f"{exc}; its kernels are not listed")
+                return scan
             try:
                 elf = ElfImage(stream, source)
             except (WheelSizeError, *STRAY_ERRORS) as exc:
