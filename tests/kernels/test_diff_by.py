@@ -138,3 +138,24 @@ def test_default_jobs_follow_the_usable_cores_up_to_the_cap() -> None:
     assert default_jobs(1) == 1
     assert default_jobs(2) == 2
     assert default_jobs(64) == MAX_DEFAULT
+
+
+@pytest.mark.parametrize(("old", "new"), [("v1", "twin"), ("twin", "v1")])
+def test_an_architecture_that_comes_or_goes_adds_or_removes_no_instantiation(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    """xformers 0.0.30 -> 0.0.31 dropped sm_60/sm_70: the diff said "20 instantiations of
+    `sparse24_…<…>` removed" while all 20 still ship for sm_75/80/90a. An instantiation is a
+    name; one that every side holds in some architecture is neither new nor removed, however
+    the architectures holding it change (libkern_twin.so is libkern_v1.so plus sm_90a)."""
+    names = {"v1": "libkern_v1.so", "twin": "libkern_twin.so"}
+    a = kernel_wheel(tmp_path / "a", "1.0", {"kern/libkern.so": names[old]})
+    b = kernel_wheel(tmp_path / "b", "2.0", {"kern/libkern.so": names[new]})
+    [diff] = diff_inputs_by(a, b, by="family", top=10).comparisons
+    assert diff.summed.rows
+    for row in diff.summed.rows:
+        assert (row.added, row.removed) == (0, 0), row
+        assert row.old_count == row.new_count
+        assert row.archs == ["sm_90a"]
+    text = run_main(["diff", "--by", "family", str(a), str(b)]).stdout
+    assert "new instantiation" not in text and "removed ×" not in text, text

@@ -26,7 +26,7 @@ from wheel_size.wheel.archive import Member, WheelSource, open_source
 
 __all__ = ["compare_inventories", "diff_wheels_by"]
 
-# added in some arch, removed in some arch, old names, new names
+# added, removed, old names, new names (distinct names across architectures)
 _Names = tuple[set[str], set[str], set[str], set[str]]
 
 
@@ -107,17 +107,19 @@ def _sum(
 
 
 def _family_names(old: Inventory, new: Inventory, wanted: set[str]) -> dict[str, _Names]:
-    """family -> (names added in some arch, names removed in some arch, old names, new
-    names), for the families in ``wanted`` (those with a changed row somewhere)."""
+    """family -> (names added, names removed, old names, new names), for the families in
+    ``wanted`` (those with a changed row somewhere). An instantiation is a name: added when
+    no architecture of the old side holds it, removed when none of the new side does, so an
+    architecture that comes or goes (xformers 0.0.31 dropping sm_60) adds or removes none."""
     out: dict[str, _Names] = {f: (set(), set(), set(), set()) for f in wanted}
-    olds, news = old.items, new.items
-    for side, mine, theirs, gone in ((3, news, olds, 0), (2, olds, news, 1)):
-        for key, item in mine.items():
+    for side, items in ((2, old.items), (3, new.items)):
+        for key, item in items.items():
             sets = out.get(item.family)
             if sets is not None:
                 sets[side].add(key[1])
-                if key not in theirs:
-                    sets[gone].add(key[1])
+    for _added, _removed, old_n, new_n in out.values():
+        _added.update(new_n - old_n)
+        _removed.update(old_n - new_n)
     return out
 
 
