@@ -18,6 +18,7 @@ from pathlib import Path
 
 from wheel_size.diff.ccob import settle_compressed
 from wheel_size.diff.elfinfo import HipScanner, library_problems, read_library_info
+from wheel_size.diff.grafted import pair_renamed
 from wheel_size.diff.kpackinfo import is_kpack, kpack_facts
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
 from wheel_size.errors import InvalidWheel
@@ -159,15 +160,26 @@ def diff_sources(
     )
     files: list[FileDiff] = []
     unchanged = 0
-    for key in sorted(old_members.keys() | new_members.keys()):
-        a, b = old_members.get(key), new_members.get(key)
+    renamed = pair_renamed(
+        old_members.keys() - new_members.keys(), new_members.keys() - old_members.keys()
+    )
+    pairs: list[tuple[str | None, str | None]] = [
+        (k, k) for k in old_members.keys() & new_members.keys()
+    ]
+    pairs += [(k, None) for k in old_members.keys() - new_members.keys() if k not in renamed]
+    from_old = {n: o for o, n in renamed.items()}  # a grafted library renamed by its hash
+    pairs += [(from_old.get(k), k) for k in new_members.keys() - old_members.keys()]
+    for old_key, new_key in sorted(pairs, key=lambda p: str(p[1] or p[0])):
+        a = old_members.get(old_key) if old_key else None
+        b = new_members.get(new_key) if new_key else None
         if a and b and _same(old, new, a, b, old_record.get(a.name), new_record.get(b.name)):
             unchanged += 1
             continue
         status = "changed" if a and b else ("added" if b else "removed")
         item = FileDiff(
-            path=b.name if b else a.name if a else key,
+            path=b.name if b else a.name if a else "",
             status=status,
+            old_path=a.name if a else "",
             old_bytes=a.compressed_size if a else 0,
             new_bytes=b.compressed_size if b else 0,
             old_installed=a.size if a else 0,

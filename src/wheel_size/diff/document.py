@@ -50,6 +50,7 @@ class GpuDocument(TypedDict):
 class FileDocument(TypedDict):
     path: str
     status: str
+    old_path: str
     old_bytes: int
     new_bytes: int
     old_installed: int

@@ -92,6 +92,7 @@ class FileDiff:
     sections: list[SectionDelta] = field(default_factory=list)
     gpu: list[GpuDelta] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    old_path: str = ""  # the old wheel's member ("" when added; another name when renamed)
 
     @property
     def delta(self) -> int:
@@ -105,6 +106,7 @@ class FileDiff:
         return {
             "path": self.path,
             "status": self.status,
+            "old_path": self.old_path,
             "old_bytes": self.old_bytes,
             "new_bytes": self.new_bytes,
             "old_installed": self.old_installed,

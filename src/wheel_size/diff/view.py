@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from wheel_size.diff.compare import normalise_path
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import plain_cell
@@ -120,13 +121,21 @@ def _gpu_row(g: GpuDelta) -> GpuRowView:
     }
 
 
+def _status(f: FileDiff) -> str:
+    """``changed``, or ``changed (was NAME)`` for a grafted library whose hash renamed it."""
+    renamed = f.old_path and normalise_path(f.old_path) != normalise_path(f.path)
+    if f.status == "changed" and renamed:
+        return f"changed (was {cell(f.old_path.rsplit('/', 1)[-1])})"
+    return f.status
+
+
 def _file_row(f: FileDiff, gpu_limit: int) -> FileRowView:
     changed_gpu = [
         g for g in f.gpu if g.delta or g.uncompressed_delta or g.old_entries != g.new_entries
     ]
     return {
         "path": cell(f.path),
-        "status": f.status,
+        "status": _status(f),
         "old_installed": format_size(f.old_installed) if f.status != "added" else "—",
         "new_installed": format_size(f.new_installed) if f.status != "removed" else "—",
         "delta": format_size(f.delta, signed=True),
