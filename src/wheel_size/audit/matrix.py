@@ -26,6 +26,7 @@ from wheel_size.audit.document import (
 from wheel_size.audit.inspect import WheelInfo
 from wheel_size.audit.jobs import JobVerdict, job_verdicts, keep_order
 from wheel_size.audit.platform_check import platform_issues
+from wheel_size.kernels.archs import arch_key
 
 __all__ = [
     "AuditReport",
@@ -466,7 +467,8 @@ def _keep_reason(wheel: WheelInfo) -> str:
         return "pure Python"
     archs = sorted(
         {a for n in wheel.native for a in n.gpu_archs}
-        | {a for g in wheel.gpu_files for a in g.archs}
+        | {a for g in wheel.gpu_files for a in g.archs},
+        key=arch_key,
     )
     parts = []
     count = len(wheel.native)

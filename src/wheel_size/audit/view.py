@@ -12,6 +12,7 @@ from wheel_size.audit.document import (
     VerdictRow,
 )
 from wheel_size.audit.matrix import AuditReport
+from wheel_size.kernels.archs import arch_key
 from wheel_size.render.safe_markdown import plain_cell as cell
 from wheel_size.units import format_size as human
 
@@ -58,7 +59,8 @@ def view(report: AuditReport) -> AuditView:
     for wheel in report.wheels:
         archs = sorted(
             {a for n in wheel.native for a in n.gpu_archs}
-            | {a for g in wheel.gpu_files for a in g.archs}
+            | {a for g in wheel.gpu_files for a in g.archs},
+            key=arch_key,
         )
         labels = [
             x for x in (wheel.local_label and f"+{wheel.local_label}", wheel.variant_label) if x
