@@ -26,11 +26,18 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from wheel_size.errors import WheelSizeError
+from wheel_size.kernels.archs import arch_key
 from wheel_size.rocm.target_id import GENERIC_COVERS, TargetId, compatible, parse_target_id
 
-__all__ = ["family", "missing_archs", "serves", "single_architecture"]
+__all__ = ["arch_order", "family", "missing_archs", "serves", "single_architecture"]
 
 _SM = re.compile(r"^sm_(\d+?)(\d)([af]?)$")
+
+
+def arch_order(arch: str) -> tuple[bool, tuple[str, int, str]]:
+    """Sort key for listing: by kind and number (``sm_75`` before ``sm_100``, ``gfx942``
+    before ``gfx1100``), embedded PTX (``compute_XY``) after the code that runs."""
+    return arch.startswith("compute_"), arch_key(arch)
 
 
 def family(arch: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from packaging.tags import InvalidTag, parse_tag
 
+from wheel_size.audit.arch_coverage import arch_order
 from wheel_size.audit.binary_facts import BinaryFacts, elf_facts, macho_facts, pe_facts
 from wheel_size.audit.document import NativeRow, WheelRow
 from wheel_size.audit.gpu import (
@@ -257,7 +258,7 @@ def _native_file(
         problems.extend(item.facts.problems)
     problems.extend(info.problems)
     item.needed = sorted(info.needed)
-    item.gpu_archs = sorted(info.gpu_archs, key=_arch_order)
+    item.gpu_archs = sorted(info.gpu_archs, key=arch_order)
     if info.glibc_required:
         item.glibc_required = ".".join(map(str, info.glibc_required))
     if abi3 is not None:
@@ -269,13 +270,6 @@ def _native_file(
         newer = newer_imports(info.imports, info.defined, abi3)
         item.newer_symbols = {k: f"{v[0]}.{v[1]}" for k, v in newer.items()}
     return item
-
-
-def _arch_order(arch: str) -> tuple[str, int, str]:
-    match = re.match(r"^([a-z]+_?)(\d+)(.*)$", arch)
-    if not match:
-        return (arch, 0, "")
-    return (match.group(1), int(match.group(2)), match.group(3))
 
 
 def _wheel_tags(lines: list[str], label: str, wheel_name: str) -> list[str]:

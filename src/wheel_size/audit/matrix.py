@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wheel_size.audit.arch_coverage import family, missing_archs
+from wheel_size.audit.arch_coverage import arch_order, family, missing_archs
 from wheel_size.audit.document import (
     AuditDocument,
     AuditSummary,
@@ -26,7 +26,6 @@ from wheel_size.audit.document import (
 from wheel_size.audit.inspect import WheelInfo
 from wheel_size.audit.jobs import JobVerdict, job_verdicts, keep_order
 from wheel_size.audit.platform_check import platform_issues
-from wheel_size.kernels.archs import arch_key
 
 __all__ = [
     "AuditReport",
@@ -468,7 +467,7 @@ def _keep_reason(wheel: WheelInfo) -> str:
     archs = sorted(
         {a for n in wheel.native for a in n.gpu_archs}
         | {a for g in wheel.gpu_files for a in g.archs},
-        key=arch_key,
+        key=arch_order,
     )
     parts = []
     count = len(wheel.native)

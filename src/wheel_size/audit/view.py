@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from wheel_size.audit.arch_coverage import arch_order
 from wheel_size.audit.document import (
     AuditSummary,
     FindingRow,
@@ -12,7 +13,6 @@ from wheel_size.audit.document import (
     VerdictRow,
 )
 from wheel_size.audit.matrix import AuditReport
-from wheel_size.kernels.archs import arch_key
 from wheel_size.render.safe_markdown import plain_cell as cell
 from wheel_size.units import format_size as human
 
@@ -60,7 +60,7 @@ def view(report: AuditReport) -> AuditView:
         archs = sorted(
             {a for n in wheel.native for a in n.gpu_archs}
             | {a for g in wheel.gpu_files for a in g.archs},
-            key=arch_key,
+            key=arch_order,
         )
         labels = [
             x for x in (wheel.local_label and f"+{wheel.local_label}", wheel.variant_label) if x
