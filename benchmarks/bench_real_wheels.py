@@ -62,6 +62,9 @@ DIFFS = (
     ("jax-rocm7-plugin", "0.9.2.post1", "0.10.0"),
     ("jax-rocm7-pjrt", "0.9.2.post1", "0.10.0"),
     ("cupy-rocm-7-0", "14.1.1", "14.2.0"),
+    ("xformers", "0.0.30", "0.0.31"),
+    ("torchvision", "0.22.0", "0.22.1"),
+    ("cupy-cuda12x", "13.5.1", "13.6.0"),
 )
 
 
@@ -116,13 +119,14 @@ def check_diff(old: Path, new: Path, work: Path) -> list[str]:
         return ["diff", "FAIL", result.stderr.strip().splitlines()[-1]]
     files = [f for f in json.loads(result.stdout)["files"] if f["sections"] or f["gpu"]]
     sides = {}
-    for label, wheel in (("old", old), ("new", new)):
+    for label, wheel, key in (("old", old, "old_path"), ("new", new, "path")):
         sides[label] = work / label
         with zipfile.ZipFile(wheel) as zf:
-            zf.extractall(sides[label], [f["path"] for f in files if f["path"] in zf.namelist()])
+            zf.extractall(sides[label], [f[key] for f in files if f[key] in zf.namelist()])
     checked = mismatched = targets_checked = targets_mismatched = 0
     for f in files:
-        before = readelf_sections(sides["old"] / f["path"]) if f["old_bytes"] else {}
+        # a grafted library renamed by its hash is read under its old name on the old side
+        before = readelf_sections(sides["old"] / f["old_path"]) if f["old_bytes"] else {}
         after = readelf_sections(sides["new"] / f["path"]) if f["new_bytes"] else {}
         for row in f["sections"]:
             checked += 1
@@ -133,7 +137,10 @@ def check_diff(old: Path, new: Path, work: Path) -> list[str]:
             targets_checked += 1
             listed = {t for t, _ in fatbin_objects(sides["new"] / f["path"], work)}
             targets_mismatched += listed != hip
-    families = check_families(old, new, work / "families")
+    if any(g["kind"] == "cuda" for f in files for g in f["gpu"]):
+        families = check_cuda_families(old, new, files, work / "families")
+    else:
+        families = check_families(old, new, work / "families")
     verdict = "agrees" if not mismatched and not targets_mismatched else "DISAGREES"
     if families.endswith("!"):
         verdict, families = "DISAGREES", families.rstrip("!")
@@ -200,6 +207,102 @@ def check_families(old: Path, new: Path, work: Path) -> str:
     )
 
 
+def cuobjdump_tool() -> str | None:
+    """cuobjdump from the ``nvidia-cuda-cuobjdump`` wheel, ``CUOBJDUMP`` or PATH."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    if os.environ.get("CUOBJDUMP"):
+        return os.environ["CUOBJDUMP"]
+    try:
+        dist = distribution("nvidia-cuda-cuobjdump")
+    except PackageNotFoundError:
+        return shutil.which("cuobjdump")
+    for entry in dist.files or []:
+        if entry.name == "cuobjdump":
+            return str(dist.locate_file(entry))
+    return shutil.which("cuobjdump")
+
+
+def cuobjdump_code(wheel: Path, members: list[str], work: Path) -> tuple[dict[str, int], int]:
+    """(uncompressed bytes per architecture, PTX files) of ``members`` of ``wheel`` as
+    ``cuobjdump -all -xelf all`` / ``-xptx all`` extract them: SASS under ``sm_XY`` (cuobjdump
+    names an ``sm_100f`` cubin ``sm_100``), PTX under ``compute_XY``."""
+    tool = cuobjdump_tool()
+    assert tool is not None
+    totals: dict[str, int] = {}
+    ptx_files = 0
+    with zipfile.ZipFile(wheel) as zf:
+        for name in members:
+            out = work / "cuobjdump"
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir(parents=True)
+            lib = Path(zf.extract(name, work / "lib"))
+            for flag in ("-xelf", "-xptx"):
+                subprocess.run([tool, "-all", flag, "all", str(lib)], cwd=out, capture_output=True)
+            for item in out.iterdir():
+                found = re.search(r"\.(sm_\d+[af]?)\.(cubin|ptx)$", item.name)
+                if found is None:
+                    continue
+                arch = found[1] if found[2] == "cubin" else found[1].replace("sm_", "compute_")
+                totals[arch] = totals.get(arch, 0) + item.stat().st_size
+                ptx_files += found[2] == "ptx"
+            lib.unlink()
+    shutil.rmtree(work, ignore_errors=True)
+    return totals, ptx_files
+
+
+def _plain_sm(arch: str) -> str:
+    """``sm_100f`` -> ``sm_100``: cuobjdump's file names drop the family suffix (``a`` kept)."""
+    return arch[:-1] if arch.startswith("sm_") and arch.endswith("f") else arch
+
+
+def check_cuda_families(old: Path, new: Path, files: list[dict[str, Any]], work: Path) -> str:
+    """``diff --by family`` per-architecture totals of both sides (the changed libraries) and
+    ``bloat``'s code bytes of the new wheel (every library) against ``cuobjdump``. SASS must
+    match byte for byte; a PTX entry is counted with its terminating NUL (the size its
+    fatbin header claims), which cuobjdump's ``.ptx`` file omits: one byte per PTX file."""
+    if cuobjdump_tool() is None:
+        return "--by family/bloat: skipped (cuobjdump not installed)"
+    by = wheel_size("diff", "--by", "family", "--format", "json", str(old), str(new))
+    bloat = wheel_size("bloat", "--format", "json", str(new))
+    if by.returncode or bloat.returncode:
+        failed = by if by.returncode else bloat
+        return f"--by family/bloat FAIL: {failed.stderr.strip().splitlines()[-1]}!"
+    changed = [f for f in files if f["gpu"]]
+    truth = {
+        "old": cuobjdump_code(old, [f["old_path"] for f in changed if f["old_bytes"]], work)[0],
+        "new": cuobjdump_code(new, [f["path"] for f in changed if f["new_bytes"]], work)[0],
+    }
+    (comparison,) = json.loads(by.stdout)["comparisons"]
+    differ = []
+    ptx_extra = 0
+    for row in comparison["archs"]:
+        arch = _plain_sm(row["arch"])
+        for side in ("old", "new"):
+            theirs = truth[side].get(arch, 0)
+            if arch.startswith("compute_"):
+                ptx_extra += row[f"{side}_total"] - theirs
+            elif row[f"{side}_total"] != theirs:
+                ours = row[f"{side}_total"]
+                differ.append(f"{side} {row['arch']}: ours {ours:,}, cuobjdump {theirs:,}")
+    with zipfile.ZipFile(new) as zf:
+        elf = [i.filename for i in zf.infolist() if not i.is_dir() and i.file_size >= 64
+               and zf.open(i).read(4) == b"\x7fELF"]  # fmt: skip
+    everything, ptx_files = cuobjdump_code(new, elf, work)
+    code = json.loads(bloat.stdout)["code_bytes"]
+    if code != sum(everything.values()) + ptx_files:
+        differ.append(
+            f"bloat code bytes {code:,}, cuobjdump {sum(everything.values()):,} + {ptx_files} "
+            "PTX NULs"
+        )
+    return (
+        f"--by family totals of {len(comparison['archs'])} changed architecture(s) "
+        f"(SASS exact; PTX {ptx_extra:,} B over cuobjdump, one NUL per entry) and bloat's "
+        f"{code:,} code bytes vs cuobjdump ({len(differ)} differ"
+        + (": " + "; ".join(differ[:3]) + ")!" if differ else ")")
+    )
+
+
 # -- audit --------------------------------------------------------------------------------
 def readelf_glibc(wheel: Path, work: Path) -> tuple[int, int]:
     """The newest ``GLIBC_x.y`` any ELF member of ``wheel`` imports a symbol at, as
@@ -246,6 +349,11 @@ def glibc_against_readelf(ours: dict[str, Any], wheel: Path, work: Path) -> str 
     return None
 
 
+def _abi3_says(native: dict[str, Any], baseline: str) -> tuple[bool, str]:
+    """(in the stable ABI, the Python it needs) of one of our native files."""
+    return not native["non_stable_symbols"], native["stable_abi_minimum"] or baseline
+
+
 def check_audit(wheel: Path, abi3audit: str | None, work: Path) -> list[str]:
     result = wheel_size("audit", "--format", "json", str(wheel))
     if result.returncode:
@@ -268,17 +376,24 @@ def check_audit(wheel: Path, abi3audit: str | None, work: Path) -> list[str]:
         [abi3audit, "--report", str(wheel)], capture_output=True, text=True, check=False
     )
     theirs = json.loads(done.stdout)["specs"][str(wheel)]["wheel"]
-    by_name = {n["path"].rsplit("/", 1)[-1]: n for n in row["native_extensions"]}
+    # abi3audit names a shared object by its file name only (xformers 0.0.31 has two _C.so):
+    # each of its results must match one of ours of that name
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for n in row["native_extensions"]:
+        by_name.setdefault(n["path"].rsplit("/", 1)[-1], []).append(n)
     disagree = []
     for item in theirs:
-        native = by_name.get(item["name"])
+        candidates = by_name.get(item["name"], [])
         result_ = item["result"]
-        if native is None:
+        if not candidates:
             disagree.append(f"{item['name']}: not inspected")
             continue
-        mine_ok = not native["non_stable_symbols"]
-        mine_version = native["stable_abi_minimum"] or result_["baseline"]
-        if mine_ok != result_["is_abi3"] or mine_version != result_["computed"]:
+        theirs_says = (result_["is_abi3"], result_["computed"])
+        matching = [n for n in candidates if _abi3_says(n, result_["baseline"]) == theirs_says]
+        if matching:
+            candidates.remove(matching[0])
+        else:
+            mine_ok, mine_version = _abi3_says(candidates[0], result_["baseline"])
             disagree.append(
                 f"{item['name']}: ours abi3={mine_ok} needs {mine_version}, abi3audit "
                 f"abi3={result_['is_abi3']} needs {result_['computed']}"

@@ -165,6 +165,46 @@ PINNED = (
         "manylinux_2_35_x86_64", "3.12",
         "audit vs abi3audit; split refused (grafted fat library links libamdhip64.so.6)",
     ),
+    Pinned(
+        "xformers", "0.0.30",
+        "xformers-0.0.30-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "357875986f50f105f445dc9a002c8450623cd4a6a469865c463285d0376fe77b",
+        "manylinux_2_28_x86_64", "3.12", "diff base of xformers 0.0.31",
+    ),
+    Pinned(
+        "xformers", "0.0.31",
+        "xformers-0.0.31-cp39-abi3-manylinux_2_28_x86_64.whl",
+        "50aedaea82a38d7d28631f77617d1ed1f6f37c60bdc4bf167a69cbc0e39cee76",
+        "manylinux_2_28_x86_64", "3.12",
+        "diff vs cuobjdump (sm_60/sm_70 dropped, FA3 library moved and rebuilt for sm_80), "
+        "audit vs abi3audit (two _C.so)",
+    ),
+    Pinned(
+        "torchvision", "0.22.0",
+        "torchvision-0.22.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "ce4dc334ebd508de2c534817c9388e928bc2500cf981906ae8d6e2ca3bf4727a",
+        "manylinux_2_28_x86_64", "3.12", "diff base of torchvision 0.22.1",
+    ),
+    Pinned(
+        "torchvision", "0.22.1",
+        "torchvision-0.22.1-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "699c2d70d33951187f6ed910ea05720b9b4aaac1dcc1135f53162ce7d42481d3",
+        "manylinux_2_28_x86_64", "3.12",
+        "diff (grafted libraries renamed by their hash), audit (grafted libcudart)",
+    ),
+    Pinned(
+        "cupy-cuda12x", "13.5.1",
+        "cupy_cuda12x-13.5.1-cp312-cp312-manylinux2014_x86_64.whl",
+        "09cfccd917d9ce96c7c457b80172f939c92ad1dfc923b9135c86b519c77e81a6",
+        "manylinux2014_x86_64", "3.12", "diff base of cupy-cuda12x 13.6.0",
+    ),
+    Pinned(
+        "cupy-cuda12x", "13.6.0",
+        "cupy_cuda12x-13.6.0-cp312-cp312-manylinux2014_x86_64.whl",
+        "79b0cacb5e8b190ef409f9e03f06ac8de1b021b0c0dda47674d446f5557e0eb1",
+        "manylinux2014_x86_64", "3.12",
+        "diff and audit (sm_100f/sm_120f family SASS beside compute_100 PTX; 66 extensions)",
+    ),
 )  # fmt: skip
 
 
