@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 
 from cli_runner import run_main
-from kernelfx import ADDED, GROWN, REMOVED, kernel_wheel, manifest
+from fatwheel import write_wheel
+from kernelfx import ADDED, GROWN, REMOVED, kernel_wheel, library, manifest
 from wheel_size.diff.by_model import ByDiff
 from wheel_size.diff.by_run import diff_inputs_by
 from wheel_size.diff.jobs import MAX_DEFAULT, default_jobs
@@ -159,3 +160,24 @@ def test_an_architecture_that_comes_or_goes_adds_or_removes_no_instantiation(
         assert row.archs == ["sm_90a"]
     text = run_main(["diff", "--by", "family", str(a), str(b)]).stdout
     assert "new instantiation" not in text and "removed ×" not in text, text
+
+
+def test_summed_totals_cover_every_architecture_of_the_compared_libraries(
+    tmp_path: Path,
+) -> None:
+    """cupy-cuda12x 13.5.1 -> 13.6.0 rebuilt three libraries with 375 MB of identical device
+    code; the summed line read "0 B → 0 B (±0 B)", as if they held none. The summed totals are
+    the compared libraries' code in every architecture, changed or not."""
+    lib = library("libkern_v1.so").read_bytes()
+    a = write_wheel(
+        tmp_path / "kern-1.0-cp311-cp311-linux_x86_64.whl", [("kern/libk.so", lib, 0o755)]
+    )
+    b = write_wheel(
+        tmp_path / "kern-2.0-cp311-cp311-linux_x86_64.whl",
+        [("kern/libk.so", lib + b"\0" * 16, 0o755)],  # the host part changed, no kernel did
+    )
+    [diff] = diff_inputs_by(a, b, by="family", top=10).comparisons
+    assert not diff.summed.rows and not diff.archs
+    assert diff.summed.old_total == diff.summed.new_total > 0
+    text = run_main(["diff", "--by", "family", str(a), str(b)]).stdout
+    assert "0 B → 0 B" not in text, text

@@ -129,6 +129,7 @@ def compare_inventories(
     """Per-architecture and summed tables of what changed between two inventories."""
     result = ByDiff(old_label, new_label, by, problems=[*old.problems, *new.problems])
     per_arch: list[tuple[str, list[ByRow]]] = []
+    everything: list[ByTable] = []  # every architecture, listed or not: the summed totals
     old_groups, new_groups = old.by_arch(), new.by_arch()
     for arch in sorted(old_groups.keys() | new_groups.keys(), key=arch_key):
         olds, news = old_groups.get(arch, {}), new_groups.get(arch, {})
@@ -139,15 +140,19 @@ def compare_inventories(
         table.new_total = sum(i.bytes for i in news.values()) + new.unattributed.get(arch, 0)
         table.old_unattributed = old.unattributed.get(arch, 0)
         table.new_unattributed = new.unattributed.get(arch, 0)
+        everything.append(table)
         if rows or table.old_total != table.new_total:
             result.archs.append(table)
     wanted = {row.name for _arch, rows in per_arch for row in rows}
     names = _family_names(old, new, wanted) if by == "family" else {}
     summed = _table("", _sum(per_arch, by, names), top)
-    summed.old_total = sum(t.old_total for t in result.archs)
-    summed.new_total = sum(t.new_total for t in result.archs)
-    summed.old_unattributed = sum(t.old_unattributed for t in result.archs)
-    summed.new_unattributed = sum(t.new_unattributed for t in result.archs)
+    # The compared libraries' code in every architecture: an unchanged architecture adds
+    # the same bytes to both sides (no row of it moved), so the delta is that of the listed
+    # ones, and libraries rebuilt with identical kernels do not read "0 B -> 0 B".
+    summed.old_total = sum(t.old_total for t in everything)
+    summed.new_total = sum(t.new_total for t in everything)
+    summed.old_unattributed = sum(t.old_unattributed for t in everything)
+    summed.new_unattributed = sum(t.new_unattributed for t in everything)
     result.summed = summed
     return result
 
