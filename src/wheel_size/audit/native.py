@@ -11,7 +11,7 @@ claimed about it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,15 +36,6 @@ class NativeInfo:
     unreadable: str | None = None  # why nothing could be read (headers that lie)
 
 
-def _archs(gpu: Iterable[tuple[str, str, str, str]]) -> set[str]:
-    """Every architecture with device code; CUDA PTX as ``compute_XY``: it is JIT input,
-    not code for ``sm_XY``, and serves no architecture in the coverage check."""
-    return {
-        arch.replace("sm_", "compute_", 1) if kind == "cuda" and image == "ptx" else arch
-        for (kind, _section, arch, image) in gpu
-    }
-
-
 def inspect_elf(path: Path, *, source: str, scanners: tuple[ArchScanner, ...] = ()) -> NativeInfo:
     """Read what the audit needs from the ELF file at ``path``; problems are recorded.
 
@@ -62,7 +53,7 @@ def inspect_elf(path: Path, *, source: str, scanners: tuple[ArchScanner, ...] = 
         imports=facts.imports,
         defined=facts.defined,
         glibc_required=facts.glibc_required,
-        gpu_archs=_archs(facts.gpu),
+        gpu_archs=facts.gpu_archs,
         problems=list(facts.gpu_problems),
     )
     for scanner in scanners:

@@ -62,8 +62,12 @@ class LibraryFacts:
 
     @property
     def gpu_archs(self) -> set[str]:
-        """Every architecture with device code (CUDA ``sm_XX``, HIP target IDs)."""
-        return {arch for (_kind, _section, arch, _image) in self.gpu}
+        """Every architecture with device code: CUDA SASS ``sm_XY``, embedded PTX
+        ``compute_XY`` (JIT input, not code for ``sm_XY``), HIP target IDs."""
+        return {
+            arch.replace("sm_", "compute_", 1) if kind == "cuda" and image == "ptx" else arch
+            for (kind, _section, arch, image) in self.gpu
+        }
 
 
 def _reason(exc: BaseException, source: str) -> str:
