@@ -80,7 +80,7 @@ def _timed(cmd: list[str]) -> tuple[Timing, str]:
     return Timing(wall, cpu, after.ru_maxrss // 1024, load), proc.stdout
 
 
-def _cuobjdump() -> str | None:
+def cuobjdump_tool() -> str | None:
     """cuobjdump from the ``nvidia-cuda-cuobjdump`` wheel, ``CUOBJDUMP`` or PATH."""
     from importlib.metadata import PackageNotFoundError, distribution
 
@@ -201,7 +201,7 @@ def main() -> int:
                 f"+{row['added']}/-{row['removed']} instantiations x {len(row['archs'])} archs"
             )
         print("  problems:", comparison["problems"][:5])
-    tool = None if args.no_cuobjdump else _cuobjdump()
+    tool = None if args.no_cuobjdump else cuobjdump_tool()
     if tool is None:
         print("cuobjdump check skipped")
     else:

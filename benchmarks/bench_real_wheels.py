@@ -36,12 +36,14 @@ import sys
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
 
+from bench_kernels import cuobjdump_tool  # noqa: E402
 from pypi_wheels import PINNED, Pinned, fetch  # noqa: E402
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
@@ -157,17 +159,9 @@ def code_bytes_per_target(wheel: Path, work: Path) -> dict[str, int]:
     """Uncompressed HIP code object bytes per target over every ELF member of ``wheel``, as
     clang-offload-bundler-19 lists them."""
     totals: dict[str, int] = {}
-    with zipfile.ZipFile(wheel) as zf:
-        for info in zf.infolist():
-            if info.is_dir() or info.file_size < 64:
-                continue
-            with zf.open(info) as member:
-                if member.read(4) != b"\x7fELF":  # libraries and executables alike
-                    continue
-            path = Path(zf.extract(info, work))
-            for target, data in fatbin_objects(path, work / "fatbin"):
-                totals[target] = totals.get(target, 0) + len(data)
-            path.unlink()
+    for _name, path in elf_members(wheel, work):  # libraries and executables alike
+        for target, data in fatbin_objects(path, work / "fatbin"):
+            totals[target] = totals.get(target, 0) + len(data)
     return totals
 
 
@@ -205,22 +199,6 @@ def check_families(old: Path, new: Path, work: Path) -> str:
         f"{code:,} code bytes vs clang-offload-bundler-19 ({len(differ)} differ"
         + (": " + "; ".join(differ[:3]) + ")!" if differ else ")")
     )
-
-
-def cuobjdump_tool() -> str | None:
-    """cuobjdump from the ``nvidia-cuda-cuobjdump`` wheel, ``CUOBJDUMP`` or PATH."""
-    from importlib.metadata import PackageNotFoundError, distribution
-
-    if os.environ.get("CUOBJDUMP"):
-        return os.environ["CUOBJDUMP"]
-    try:
-        dist = distribution("nvidia-cuda-cuobjdump")
-    except PackageNotFoundError:
-        return shutil.which("cuobjdump")
-    for entry in dist.files or []:
-        if entry.name == "cuobjdump":
-            return str(dist.locate_file(entry))
-    return shutil.which("cuobjdump")
 
 
 def cuobjdump_code(wheel: Path, members: list[str], work: Path) -> tuple[dict[str, int], int]:
@@ -308,22 +286,14 @@ def readelf_glibc(wheel: Path, work: Path) -> tuple[int, int]:
     """The newest ``GLIBC_x.y`` any ELF member of ``wheel`` imports a symbol at, as
     ``readelf --dyn-syms`` shows the undefined symbols' versions."""
     newest = (0, 0)
-    with zipfile.ZipFile(wheel) as zf:
-        for info in zf.infolist():
-            if info.is_dir() or info.file_size < 64:
-                continue
-            with zf.open(info) as member:
-                if member.read(4) != b"\x7fELF":
-                    continue
-            path = Path(zf.extract(info, work))
-            syms = subprocess.run(
-                ["readelf", "-W", "--dyn-syms", str(path)], capture_output=True, text=True
-            ).stdout
-            path.unlink()
-            for line in syms.splitlines():
-                if " UND " in line:
-                    for a, b in re.findall(r"@GLIBC_(\d+)\.(\d+)", line):
-                        newest = max(newest, (int(a), int(b)))
+    for _name, path in elf_members(wheel, work):
+        syms = subprocess.run(
+            ["readelf", "-W", "--dyn-syms", str(path)], capture_output=True, text=True
+        ).stdout
+        for line in syms.splitlines():
+            if " UND " in line:
+                for a, b in re.findall(r"@GLIBC_(\d+)\.(\d+)", line):
+                    newest = max(newest, (int(a), int(b)))
     return newest
 
 
@@ -591,25 +561,30 @@ def check_extras(targets: set[str], host: Path, report: dict[str, object]) -> st
 def host_device_code(host: Path, work: Path) -> list[str]:
     """ELF members of the host wheel whose ``.hip_fatbin`` still has contents (readelf:
     PROGBITS); each must be one a warning of the split names."""
-    kept = []
-    with zipfile.ZipFile(host) as zf:
-        for info in zf.infolist():
-            if info.is_dir() or info.file_size < 64:
-                continue
-            with zf.open(info) as member:
-                if member.read(4) != b"\x7fELF":
-                    continue
-            path = Path(zf.extract(info, work))
-            if "PROGBITS" in re.findall(r"\.hip_fatbin\s+(\S+)", readelf_text(path)):
-                kept.append(info.filename)
-            path.unlink()
-    return kept
+    return [
+        name
+        for name, path in elf_members(host, work)
+        if "PROGBITS" in re.findall(r"\.hip_fatbin\s+(\S+)", readelf_text(path))
+    ]
 
 
 def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
     """Every ELF member with a ``.hip_fatbin`` and the ``libamdhip64.so.N`` it links
     (``readelf -d``; None when it names none)."""
     found: dict[str, str | None] = {}
+    for name, path in elf_members(wheel, work):
+        if ".hip_fatbin" in readelf_text(path):
+            dynamic = subprocess.run(
+                ["readelf", "-d", str(path)], capture_output=True, text=True
+            ).stdout
+            match = re.search(r"\[(libamdhip64\.so\.\d+)\]", dynamic)
+            found[name] = match.group(1) if match else None
+    return found
+
+
+def elf_members(wheel: Path, work: Path) -> Iterator[tuple[str, Path]]:
+    """(member name, extracted path) of every ELF member of ``wheel``, one at a time: the
+    file is removed once the caller moves on."""
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
             if info.is_dir() or info.file_size < 64:
@@ -618,14 +593,10 @@ def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
                 if member.read(4) != b"\x7fELF":
                     continue
             path = Path(zf.extract(info, work))
-            if ".hip_fatbin" in readelf_text(path):
-                dynamic = subprocess.run(
-                    ["readelf", "-d", str(path)], capture_output=True, text=True
-                ).stdout
-                match = re.search(r"\[(libamdhip64\.so\.\d+)\]", dynamic)
-                found[info.filename] = match.group(1) if match else None
-            path.unlink()
-    return found
+            try:
+                yield info.filename, path
+            finally:
+                path.unlink(missing_ok=True)
 
 
 def readelf_text(path: Path) -> str:

@@ -7,8 +7,10 @@ from wheel_size.regressions.ranking.evidence import (
     CLEARED,
     CONFIRMED,
     LIKELY,
+    Status,
     assess,
     cross_variant,
+    with_build_status,
 )
 from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import rank_commits
@@ -158,3 +160,13 @@ def test_covers_moved_is_read_from_the_files_not_the_title() -> None:
     # The title's CUDA narrows the hipified file's reach, but ROCm stays within it.
     assert "can move all that moved" in ranked["c"].why()
     assert "can move only" in ranked["d"].why()
+
+
+def test_a_build_lookup_reason_replaces_the_codes_no_build_clause() -> None:
+    """The builds' reason says why nothing confirms it; the code's "no per-commit build to
+    confirm it" is not said a second time beside it."""
+    code = Status(LIKELY, "the only commit in the window; no per-commit build to confirm it")
+    got = with_build_status(code, LIKELY, "no build of cuda12_8 at abc")
+    assert got.evidence == (
+        "the only commit in the window; no per-commit build data: no build of cuda12_8 at abc"
+    )

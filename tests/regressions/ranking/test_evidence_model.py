@@ -221,7 +221,7 @@ def test_warning_options_generate_no_code() -> None:
     flags = {"filename": "caffe2/CMakeLists.txt", "patch": werror}
     [reach] = [reach_of(files_from_api([{"status": "modified", **flags}]))]
     assert not reach.ships or not reach.native
-    for other in ("-O3", "-DUSE_FOO", "foo.cu"):
+    for other in ("-O3", "-DUSE_FOO", "foo.cu", "-Wl,--gc-sections"):
         patch = f"@@ -1 +1 @@\n+  target_compile_options(torch_cuda PRIVATE -Wall {other})\n"
         changed = files_from_api([{"filename": "caffe2/CMakeLists.txt", "status": "modified",
                                    "patch": patch}])  # fmt: skip

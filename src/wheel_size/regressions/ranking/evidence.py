@@ -11,6 +11,7 @@ or plain words ("ships no code") with no status.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -132,6 +133,9 @@ def pattern_bonus(categories: tuple[str, ...], pattern: Pattern) -> int:
     return 0
 
 
+_NO_BUILD_YET = re.compile(r"[;.]?\s*no per-commit build to confirm it\.?$", re.I)
+
+
 @dataclass(frozen=True)
 class Status:
     status: str | None  # one of the four, or None: not assessed
@@ -248,4 +252,7 @@ def with_build_status(current: Status, build_status: str, build_reason: str) -> 
         if code.startswith(("ships no code", "changes only")):
             return Status(None, f"{code}; {reason}")
         return Status(LIKELY, f"{reason} (ranked by its changes: {code})")
+    # The builds' own reason says why none confirms it: the code's "no per-commit build to
+    # confirm it" would say it twice.
+    code = _NO_BUILD_YET.sub("", code)
     return Status(LIKELY, f"{code}; {reason}")

@@ -383,9 +383,10 @@ _EXPLICIT_SCOPE = re.compile(r"cuda|cu1\d|rocm|python", re.I)
 _DIRECTIVE = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 _BRANCH_END = re.compile(r"^\s*#\s*(?:endif|else)\b")
 # Compiler diagnostics (GCC/Clang -W…, nvcc --Werror / -Xcudafe --diag_suppress, MSVC /W4,
-# /wd4996): they make a build fail or pass, never change the code it generates.
+# /wd4996): they make a build fail or pass, never change the code it generates. -Wl, -Wa
+# and -Wp pass options to the linker, assembler and preprocessor: those are not warnings.
 _WARNING_OPTION = re.compile(
-    r"(?<![\w-])(?:-W[\w=+,.-]*|--Werror[\w=,-]*|--diag[_-]suppress[\w=,-]*|/W[0-4X]\b"
+    r"(?<![\w-])(?:-W(?![lap],)[\w=+,.-]*|--Werror[\w=,-]*|--diag[_-]suppress[\w=,-]*|/W[0-4X]\b"
     r"|/wd\d+|-Xcudafe\b)"
 )
 _OTHER_OPTION = re.compile(r"(?<![\w$<>:])(?:-{1,2}[A-Za-z]|/[A-Z][A-Za-z]*\b(?!/))")
