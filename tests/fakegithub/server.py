@@ -1539,3 +1539,4 @@ def _search_issues(fake: FakeGitHub, ctx: Context) -> Answer:
 # Check runs, jobs and job logs register their routes on import.
 from . import checks as _checks  # noqa: E402, F401
 from . import pulls as _pulls  # noqa: E402, F401
+from . import dispatch as _builds  # noqa: E402, F401

@@ -1,0 +1,121 @@
+"""``bisect --format json``: the state a call ended in, the culprits the builds confirm, every
+build with its run and size, the rounds spent. Also the context of the follow-up comment.
+
+A culprit is only a commit whose own build and its parent's differ by more than the noise
+band: the document never claims more than the builds showed.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from wheel_size.bisect.search import Bracket, plan
+from wheel_size.bisect.state import State
+
+__all__ = ["BisectDocument", "BracketJson", "BuildJson", "CulpritJson", "culprits", "to_json"]
+
+
+class CulpritJson(TypedDict):
+    sha: str
+    parent: str
+    size_before: int
+    size_after: int
+    delta_bytes: int
+
+
+class BracketJson(TypedDict):
+    first: str  # the first suspect
+    last: str  # the commit first built at the new size
+    suspects: int
+    delta_bytes: int
+
+
+class BuildJson(TypedDict):
+    sha: str
+    run_id: int | None
+    html_url: str | None
+    size_bytes: int | None
+    conclusion: str | None
+    status: str
+    round: int
+    attempt: int
+    tag: str | None
+    note: str | None
+
+
+class BisectDocument(TypedDict):
+    state: str
+    reason: str | None
+    repo: str
+    date: str
+    variant: str
+    build_workflow: str
+    trigger: str
+    artifact: str
+    window_commits: int
+    noise_bytes: int
+    culprits: list[CulpritJson]
+    brackets: list[BracketJson]
+    builds: list[BuildJson]
+    builds_spent: int
+    rounds: int
+
+
+def _brackets(state: State) -> list[Bracket]:
+    sizes = state.sizes()
+    order = state.window
+    if len(order) < 2 or order[0] not in sizes or order[-1] not in sizes:
+        return []
+    skipped = {s for s in order if s not in sizes and state.failures(s) >= 2}
+    return list(plan(order, sizes, skipped, k=1, noise_bytes=state.noise_bytes).brackets)
+
+
+def culprits(state: State) -> list[CulpritJson]:
+    """The one-suspect brackets: commits whose build and their parent's show the step."""
+    sizes, order = state.sizes(), state.window
+    out: list[CulpritJson] = []
+    for b in _brackets(state):
+        if b.high - b.low == 1:
+            before, after = sizes[order[b.low]], sizes[order[b.high]]
+            out.append(
+                CulpritJson(
+                    sha=order[b.high], parent=order[b.low], size_before=before,
+                    size_after=after, delta_bytes=after - before,
+                )  # fmt: skip
+            )
+    return out
+
+
+def to_json(state: State) -> BisectDocument:
+    order = state.window
+    return BisectDocument(
+        state=state.state,
+        reason=state.reason,
+        repo=state.event.repo,
+        date=state.event.date,
+        variant=state.event.variant,
+        build_workflow=state.event.build_workflow,
+        trigger=state.event.trigger,
+        artifact=state.event.artifact,
+        window_commits=max(len(order) - 1, 0),
+        noise_bytes=state.noise_bytes,
+        culprits=culprits(state),
+        brackets=[
+            BracketJson(
+                first=order[b.low + 1], last=order[b.high], suspects=b.high - b.low,
+                delta_bytes=b.delta_bytes,
+            )  # fmt: skip
+            for b in _brackets(state)
+            if b.high - b.low > 1
+        ],
+        builds=[
+            BuildJson(
+                sha=b.sha, run_id=b.run_id, html_url=b.html_url, size_bytes=b.size_bytes,
+                conclusion=b.conclusion, status=b.status, round=b.round, attempt=b.attempt,
+                tag=b.tag, note=b.note,
+            )  # fmt: skip
+            for b in state.builds
+        ],
+        builds_spent=len(state.builds),
+        rounds=state.rounds,
+    )

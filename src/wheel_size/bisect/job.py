@@ -1,0 +1,112 @@
+"""One event's bisection from the stored nights: is there a jump at all, which commits are in
+the window, how wide the noise band is; then the rounds (:mod:`wheel_size.bisect.engine`)
+from a new state or the one kept in ``--state``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+
+from wheel_size.bisect.engine import Budget, Clock, advance
+from wheel_size.bisect.ports import BuildTrigger
+from wheel_size.bisect.state import Event, State, load_state, save_state
+from wheel_size.errors import InputError
+from wheel_size.ports import Commits, GitHubFailure
+from wheel_size.regressions.window.compare import Night, fetch_window
+from wheel_size.series import SizePoint, Step, Thresholds, jump_on, previous_point
+
+__all__ = ["history_noise", "new_state", "run_rounds"]
+
+# Without quiet nights to learn from, a step smaller than this share of the jump does not
+# explain it (a 5 % wobble between builds of one commit is well above zip noise).
+FALLBACK_NOISE_SHARE = 0.05
+
+
+def history_noise(points: Sequence[SizePoint], date: dt.date, thresholds: Thresholds) -> int:
+    """The noise band: the largest change of a night that was not a jump before ``date``;
+    0 when there is none (the caller falls back to a share of the jump)."""
+    noise = 0
+    for before, after in zip(points, points[1:]):
+        if after.date >= date:
+            break
+        step = Step(before, after)
+        if not thresholds.crossed(step.delta_bytes, before.size_bytes):
+            noise = max(noise, abs(step.delta_bytes))
+    return noise
+
+
+def _night(point: SizePoint) -> Night:
+    return Night(point.date.isoformat(), point.head_sha, point.base_sha, point.run_id)
+
+
+def new_state(
+    event: Event,
+    points: Sequence[SizePoint],
+    date: dt.date,
+    thresholds: Thresholds,
+    commits: Commits,
+    *,
+    noise_bytes: int | None = None,
+) -> State:
+    """The state of a bisection not started yet: ``done`` at once when the night has no
+    jump (nothing is built), ``gave-up`` when the window holds no commit to build."""
+    step = jump_on(points, date, thresholds)
+    if step is None:
+        after = next((p for p in points if p.date == date), None)
+        before = previous_point(points, date)
+        state = State(event, [], 0, state="done")
+        if after is None or before is None:
+            state.reason = f"no night to compare {date.isoformat()} with: nothing to build"
+        else:
+            state.reason = (
+                f"{date.isoformat()} is not a jump ({thresholds.describe()}): nothing to build"
+            )
+        return state
+    try:
+        window = fetch_window(commits, _night(step.before), _night(step.after))
+    except GitHubFailure as exc:
+        raise exc.saying(f"listing the commits of {event.describe()}") from None
+    noise = noise_bytes
+    if noise is None:
+        noise = history_noise(points, date, thresholds) or int(
+            abs(step.delta_bytes) * FALLBACK_NOISE_SHARE
+        )
+    state = State(event, [], noise)
+    if window.mode != "base" or window.compared is None or window.truncated:
+        state.state = "gave-up"
+        state.reason = "the window is not known to the commit: " + (
+            "; ".join(window.notes) or "no base SHAs"
+        )
+        return state
+    state.window = [window.compared[0], *(c.sha for c in window.commits)]
+    if len(state.window) < 2:
+        state.state = "gave-up"
+        state.reason = "the window holds no commit: there is nothing to build"
+    return state
+
+
+def run_rounds(
+    state_path: Path | None,
+    event: Event,
+    fresh: State | None,
+    trigger: BuildTrigger,
+    budget: Budget,
+    *,
+    clock: Clock | None = None,
+) -> State:
+    """Resume the kept state of ``event`` (or start ``fresh``) and run rounds, writing the
+    state after every change."""
+    state = load_state(state_path, event) if state_path is not None else None
+    if state is None:
+        if fresh is None:
+            raise InputError(f"no bisection state for {event.describe()}")
+        state = fresh
+
+    def save() -> None:
+        if state_path is not None:
+            save_state(state_path, state)
+
+    save()
+    return advance(state, trigger, budget, clock=clock, save=save)

@@ -1,0 +1,61 @@
+"""What the bisection needs from a CI: start a build of one commit, look at it, cancel it,
+clean up what starting it left (a tag). ``github/dispatch.py`` implements it with PyGithub.
+
+Every method raises :class:`~wheel_size.ports.GitHubFailure` when GitHub refuses or fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["BuildTrigger", "RunView", "Started"]
+
+
+@dataclass(frozen=True)
+class Started:
+    """A build asked for: the run when the trigger answered with it, else what finds it
+    (a dispatched run's title, a tag's name); ``since`` is when it was asked (ISO time)."""
+
+    sha: str
+    since: str
+    run_id: int | None = None
+    html_url: str | None = None
+    tag: str | None = None
+
+
+@dataclass(frozen=True)
+class RunView:
+    """A run as the bisection reads it: its status and, once completed, its artifacts
+    (name → size in bytes)."""
+
+    run_id: int
+    html_url: str
+    status: str  # queued, in_progress, completed, …
+    conclusion: str | None
+    artifacts: tuple[tuple[str, int], ...] = ()
+
+
+class BuildTrigger(Protocol):
+    """Builds of single commits on demand."""
+
+    @property
+    def how(self) -> str:
+        """How builds are started, for messages (``workflow_dispatch of build.yml``)."""
+        ...
+
+    def start(self, sha: str) -> Started: ...
+
+    def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
+        """The run of ``started`` (None while no such run is listed yet), never one of
+        ``taken`` (the runs of other builds, e.g. an earlier attempt at the same commit);
+        its artifacts are read only once it is completed."""
+        ...
+
+    def cancel(self, run_id: int) -> None:
+        """Cancel a run; one that has completed meanwhile is left as it is."""
+        ...
+
+    def clean(self, started: Started) -> None:
+        """Remove what starting the build left behind (the tag); idempotent."""
+        ...

@@ -1,0 +1,211 @@
+"""Builds of single commits on GitHub Actions (:class:`wheel_size.bisect.ports.BuildTrigger`).
+
+Two triggers (docs/bisect.md; facts in the GitHub spec §12):
+
+* ``workflow_dispatch`` of the build workflow on a branch, the commit in an input. The run's
+  ``head_sha`` is the branch's tip, not the commit, so the run is found by the id the
+  dispatch returns (``return_run_details``), else (an older server refuses that key) by
+  its title: the workflow's ``run-name:`` must carry the input.
+* A tag at the commit matching a pattern (``ciflow/binaries/{sha}``); the run is the build
+  workflow's run at that commit created since. The tag is deleted once its build ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from urllib.parse import quote
+
+from github import Github, GithubException
+
+from wheel_size.bisect.ports import RunView, Started
+from wheel_size.errors import WheelSizeError
+from wheel_size.github.client import GITHUB_FAILURES
+from wheel_size.github.port import PyGithubPort, failure
+
+__all__ = ["DispatchTrigger", "TagTrigger"]
+
+# Runs created up to this long before we asked are still ours (clocks differ).
+_SLACK = timedelta(minutes=2)
+
+
+@contextmanager
+def _github(doing: str) -> Iterator[None]:
+    try:
+        yield
+    except WheelSizeError:
+        raise
+    except GITHUB_FAILURES as exc:
+        raise failure(exc, doing) from exc
+
+
+def _since() -> str:
+    moment = datetime.now(timezone.utc).replace(microsecond=0) - _SLACK
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class _Runs:
+    """What both triggers share: the build workflow's runs, their artifacts, cancel."""
+
+    def __init__(self, gh: Github, repository: str, workflow: str) -> None:
+        self.gh = gh
+        self.repository = repository
+        self.workflow = workflow
+        self.base = f"/repos/{repository}"
+        self.port = PyGithubPort(gh)
+
+    def _listed(self, params: dict[str, str]) -> list[Mapping[str, Any]]:
+        url = f"{self.base}/actions/workflows/{quote(self.workflow, safe='')}/runs"
+        with _github(f"listing runs of {self.workflow} in {self.repository}"):
+            _, data = self.gh.requester.requestJsonAndCheck(
+                "GET", url, parameters={**params, "per_page": "100"}
+            )
+        runs = data.get("workflow_runs") if isinstance(data, dict) else None
+        return [r for r in runs or [] if isinstance(r, Mapping) and isinstance(r.get("id"), int)]
+
+    def view(self, run_id: int) -> RunView:
+        with _github(f"reading run {run_id} of {self.repository}"):
+            _, run = self.gh.requester.requestJsonAndCheck(
+                "GET", f"{self.base}/actions/runs/{run_id}"
+            )
+        status = str(run.get("status") or "")
+        artifacts: tuple[tuple[str, int], ...] = ()
+        if status == "completed":  # v4 uploads are listed before the run ends: not read
+            listed = self.port.run_artifacts_json(
+                str(run.get("artifacts_url") or f"{self.base}/actions/runs/{run_id}/artifacts")
+            )
+            artifacts = tuple(
+                (str(a.get("name")), int(a.get("size_in_bytes") or 0))
+                for a in listed
+                if not a.get("expired")
+            )
+        return RunView(
+            run_id=run_id,
+            html_url=str(run.get("html_url") or ""),
+            status=status,
+            conclusion=run.get("conclusion") if isinstance(run.get("conclusion"), str) else None,
+            artifacts=artifacts,
+        )
+
+    def cancel(self, run_id: int) -> None:
+        try:
+            with _github(f"cancelling run {run_id} of {self.repository}"):
+                self.gh.requester.requestJsonAndCheck(
+                    "POST", f"{self.base}/actions/runs/{run_id}/cancel"
+                )
+        except WheelSizeError as exc:
+            if getattr(exc, "status", 0) != 409:  # 409: it completed meanwhile
+                raise
+
+
+class DispatchTrigger(_Runs):
+    """``workflow_dispatch`` of ``workflow`` on ``ref`` with the commit in input ``name``."""
+
+    def __init__(
+        self, gh: Github, repository: str, workflow: str, *, input_name: str, ref: str | None
+    ) -> None:
+        super().__init__(gh, repository, workflow)
+        self.input_name = input_name
+        self.ref = ref
+        self.run_details = True  # until the server refuses return_run_details
+
+    @property
+    def how(self) -> str:
+        return f"workflow_dispatch of {self.workflow}"
+
+    def _ref(self) -> str:
+        if self.ref is None:
+            with _github(f"reading repository {self.repository}"):
+                self.ref = str(self.gh.get_repo(self.repository).default_branch)
+        return self.ref
+
+    def start(self, sha: str) -> Started:
+        since = _since()
+        ref = self._ref()
+        url = f"{self.base}/actions/workflows/{quote(self.workflow, safe='')}/dispatches"
+        body: dict[str, Any] = {"ref": ref, "inputs": {self.input_name: sha}}
+        doing = f"dispatching {self.workflow} on {ref} of {self.repository} for {sha[:12]}"
+        if self.run_details:
+            try:
+                _, data = self.gh.requester.requestJsonAndCheck(
+                    "POST", url, input={**body, "return_run_details": True}
+                )
+            except GithubException as exc:
+                if exc.status != 422 or "return_run_details" not in str(exc.data):
+                    raise failure(exc, doing) from exc
+                self.run_details = False  # an older server: find runs by their title
+            except GITHUB_FAILURES as exc:
+                raise failure(exc, doing) from exc
+            else:
+                if isinstance(data, dict) and isinstance(data.get("workflow_run_id"), int):
+                    return Started(sha, since, data["workflow_run_id"], data.get("html_url"))
+                return Started(sha, since)  # 204: found by title
+        with _github(doing):
+            self.gh.requester.requestJsonAndCheck("POST", url, input=body)
+        return Started(sha, since)
+
+    def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
+        if started.run_id is not None:
+            return self.view(started.run_id)
+        listed = self._listed({"event": "workflow_dispatch", "created": f">={started.since}"})
+        ours = sorted(
+            int(r["id"])
+            for r in listed
+            if started.sha in str(r.get("display_title") or "") and r["id"] not in taken
+        )
+        return self.view(ours[0]) if ours else None
+
+    def clean(self, started: Started) -> None:
+        return None
+
+
+class TagTrigger(_Runs):
+    """A tag named by ``pattern`` (``{sha}`` replaced) at the commit starts the build."""
+
+    def __init__(self, gh: Github, repository: str, workflow: str, *, pattern: str) -> None:
+        super().__init__(gh, repository, workflow)
+        self.pattern = pattern
+
+    @property
+    def how(self) -> str:
+        return f"a tag {self.pattern} running {self.workflow}"
+
+    def start(self, sha: str) -> Started:
+        since = _since()
+        tag = self.pattern.replace("{sha}", sha)
+        with _github(f"creating tag {tag} at {sha[:12]} in {self.repository}"):
+            try:
+                self.gh.requester.requestJsonAndCheck(
+                    "POST", f"{self.base}/git/refs", input={"ref": f"refs/tags/{tag}", "sha": sha}
+                )
+            except GithubException as exc:
+                # a lost answer to our own create: the tag is there, at our commit
+                if exc.status != 422 or "already exists" not in str(exc.data):
+                    raise
+                _, ref = self.gh.requester.requestJsonAndCheck(
+                    "GET", f"{self.base}/git/ref/tags/{quote(tag)}"
+                )
+                if (ref.get("object") or {}).get("sha") != sha:
+                    raise
+        return Started(sha, since, tag=tag)
+
+    def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
+        if started.run_id is not None:
+            return self.view(started.run_id)
+        listed = self._listed({"head_sha": started.sha, "created": f">={started.since}"})
+        ours = sorted(int(r["id"]) for r in listed if r["id"] not in taken)
+        return self.view(ours[0]) if ours else None
+
+    def clean(self, started: Started) -> None:
+        if not started.tag:
+            return
+        try:
+            with _github(f"deleting tag {started.tag} in {self.repository}"):
+                self.gh.requester.requestJsonAndCheck(
+                    "DELETE", f"{self.base}/git/refs/tags/{quote(started.tag)}"
+                )
+        except WheelSizeError as exc:
+            if getattr(exc, "status", 0) not in (404, 422):  # already gone
+                raise
