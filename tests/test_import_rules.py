@@ -8,7 +8,7 @@ Layers, lowest first (a module may import its own layer and the layers below)::
                     (the size history, the one size series, and the typed interfaces the
                     rest needs from GitHub: :mod:`wheel_size.ports`)
     3 domain        collect report diff audit split check evidence regressions dashboard
-                    sticky
+                    sticky bisect
     4 orchestration track nightly                   (the nightly job as one call)
     5 adapters      github cli action __main__      (PyGithub, argv, INPUT_*: the edges)
 
@@ -43,7 +43,7 @@ LAYERS: list[set[str]] = [
     {"wheel", "rocm", "cuda", "native", "kernels"},
     {"history", "series", "variants", "dates", "ports"},
     {"collect", "report", "diff", "audit", "split", "check", "evidence", "regressions"}
-    | {"dashboard", "sticky"},
+    | {"dashboard", "sticky", "bisect"},
     {"track", "nightly"},
     {"github", "cli", "action", "__main__"},
 ]

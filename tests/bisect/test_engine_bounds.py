@@ -15,8 +15,16 @@ from wheel_size.bisect.engine import Budget, advance
 from wheel_size.bisect.state import Event, State
 
 MB = 1 << 20
-EVENT = Event("o/r", "nightly.yml", "2025-10-11", "cuda12_8", "py3_12", "build.yml",
-              "dispatch:sha@main", "manywheel-py3_12-cuda12_8")  # fmt: skip
+EVENT = Event(
+    "o/r",
+    "nightly.yml",
+    "2025-10-11",
+    "cuda12_8",
+    "py3_12",
+    "build.yml",
+    "dispatch:sha@main",
+    "manywheel-py3_12-cuda12_8",
+)
 
 
 def log_rounds(n: int, k: int) -> int:
@@ -27,7 +35,9 @@ def log_rounds(n: int, k: int) -> int:
     return max(rounds, 1)
 
 
-def window(rng: random.Random, n: int, steps: dict[int, int], jitter: int) -> tuple[list[str], dict[str, int]]:
+def window(
+    rng: random.Random, n: int, steps: dict[int, int], jitter: int
+) -> tuple[list[str], dict[str, int]]:
     order = [f"{i:040x}" for i in range(n + 1)]
     sizes, size = {}, 900 * MB
     for i, sha in enumerate(order):
@@ -39,8 +49,9 @@ def window(rng: random.Random, n: int, steps: dict[int, int], jitter: int) -> tu
 def run(order, sizes, k, noise, *, farm=None, budget=None):
     farm = farm or SimFarm(lambda sha: sizes[sha])
     state = State(EVENT, order, noise)
-    budget = budget or Budget(builds_per_round=k, max_builds=500, max_rounds=50, wait=1e9,
-                              poll_interval=1.0)  # fmt: skip
+    budget = budget or Budget(
+        builds_per_round=k, max_builds=500, max_rounds=50, wait=1e9, poll_interval=1.0
+    )
     advance(state, farm, budget, clock=FakeClock())
     return state, farm
 
@@ -133,12 +144,22 @@ def test_wait_runs_out_then_resume_finishes_the_same() -> None:
 
 def test_budgets_stop_it_and_say_so() -> None:
     order, sizes = window(random.Random(4), 200, {150: 4 * MB}, 0)
-    state, _ = run(order, sizes, 1, MB // 2, budget=Budget(builds_per_round=1, max_builds=4,
-                                                           wait=1e9, poll_interval=1))  # fmt: skip
+    state, _ = run(
+        order,
+        sizes,
+        1,
+        MB // 2,
+        budget=Budget(builds_per_round=1, max_builds=4, wait=1e9, poll_interval=1),
+    )
     assert state.state == "gave-up" and "build budget (4 builds)" in (state.reason or "")
     assert len(state.builds) == 4 and to_json(state)["culprits"] == []
-    state, _ = run(order, sizes, 1, MB // 2, budget=Budget(builds_per_round=1, max_rounds=2,
-                                                           wait=1e9, poll_interval=1))  # fmt: skip
+    state, _ = run(
+        order,
+        sizes,
+        1,
+        MB // 2,
+        budget=Budget(builds_per_round=1, max_rounds=2, wait=1e9, poll_interval=1),
+    )
     assert state.state == "gave-up" and "round budget (2)" in (state.reason or "")
 
 

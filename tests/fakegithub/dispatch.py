@@ -96,9 +96,7 @@ def add_farm(
 ) -> Farm:
     """Let ``workflow`` build single commits on dispatch (and on tags, with tag_pattern)."""
     name = artifact
-    farm = Farm(
-        workflow, size, (lambda sha: name) if isinstance(name, str) else name, **options
-    )
+    farm = Farm(workflow, size, (lambda sha: name) if isinstance(name, str) else name, **options)
     _farms(fake)[workflow.id] = farm
     return farm
 
@@ -111,12 +109,19 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
-def _start(fake: FakeGitHub, farm: Farm, sha: str, *, tip: str, branch: str, event: str,
-           title: str) -> Run:  # fmt: skip
+def _start(
+    fake: FakeGitHub, farm: Farm, sha: str, *, tip: str, branch: str, event: str, title: str
+) -> Run:
     run = farm.workflow.add_run(
-        created_at=_now(), head_sha=tip, head_branch=branch, message=title, status="queued",
-        conclusion=None, event=event, display_title=title,
-    )  # fmt: skip
+        created_at=_now(),
+        head_sha=tip,
+        head_branch=branch,
+        message=title,
+        status="queued",
+        conclusion=None,
+        event=event,
+        display_title=title,
+    )
     farm.built[run.id] = sha
     farm.hidden[run.id] = farm.list_after
     farm.reads[run.id] = 0
@@ -177,7 +182,7 @@ def _dispatch(fake: FakeGitHub, ctx: Context) -> Answer:
             raise HTTPError(422, f'"{key}" is not a permitted key.', doc=doc)
     ref = body.get("ref")
     if not isinstance(ref, str) or not ref:
-        raise HTTPError(422, "Invalid request.\n\n\"ref\" wasn't supplied.", doc=doc)
+        raise HTTPError(422, 'Invalid request.\n\n"ref" wasn\'t supplied.', doc=doc)
     tip = _ref_tip(fake, repo, ref)
     if tip is None:
         raise HTTPError(422, f"No ref found for: {ref}", doc=doc)
@@ -191,8 +196,15 @@ def _dispatch(fake: FakeGitHub, ctx: Context) -> Answer:
     farm.dispatched.append(dict(body))
     title = (farm.run_name or wf.name).format(**{k: inputs.get(k, "") for k in farm.inputs})
     sha = str(inputs.get(farm.inputs[0], "")) if farm.inputs else tip
-    run = _start(fake, farm, sha, tip=tip, branch=ref.rsplit("/", 1)[-1],
-                 event="workflow_dispatch", title=title)  # fmt: skip
+    run = _start(
+        fake,
+        farm,
+        sha,
+        tip=tip,
+        branch=ref.rsplit("/", 1)[-1],
+        event="workflow_dispatch",
+        title=title,
+    )
     if body.get("return_run_details"):
         payload = fake.payloads.run(run)
         return fake._ok(
@@ -228,9 +240,10 @@ def _cancel(fake: FakeGitHub, ctx: Context) -> Answer:
     run = _run(fake, fake._repo(ctx), ctx.params["run"])
     if run.status == "completed":
         raise HTTPError(
-            409, "Cannot cancel a workflow run that is completed.",
+            409,
+            "Cannot cancel a workflow run that is completed.",
             doc=f"{DOCS}/actions/workflow-runs#cancel-a-workflow-run",
-        )  # fmt: skip
+        )
     run.status, run.conclusion, run.updated_at = "completed", "cancelled", _now()
     return fake._ok({}, status=202)
 
@@ -262,9 +275,9 @@ def _create_ref(fake: FakeGitHub, ctx: Context) -> Answer:
     tags(fake, repo)[name] = sha
     for farm in _farms(fake).values():
         pattern = farm.tag_pattern
-        if farm.workflow.repo is repo and pattern and re.fullmatch(pattern, name):
-            if _tags_start_runs(fake, farm):
-                _start(fake, farm, sha, tip=sha, branch=name, event="push", title=farm.workflow.name)
+        mine = farm.workflow.repo is repo and pattern and re.fullmatch(pattern, name)
+        if mine and _tags_start_runs(fake, farm):
+            _start(fake, farm, sha, tip=sha, branch=name, event="push", title=farm.workflow.name)
     return fake._ok(_ref_payload(fake, repo, name, sha), status=201)
 
 
@@ -292,7 +305,5 @@ def _delete_ref(fake: FakeGitHub, ctx: Context) -> Answer:
     repo = fake._repo(ctx)
     name = ctx.params["name"]
     if tags(fake, repo).pop(name, None) is None:
-        raise HTTPError(
-            422, "Reference does not exist", doc=f"{DOCS}/git/refs#delete-a-reference"
-        )
+        raise HTTPError(422, "Reference does not exist", doc=f"{DOCS}/git/refs#delete-a-reference")
     return Answer(204, b"", {})

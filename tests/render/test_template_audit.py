@@ -47,6 +47,7 @@ OURS: dict[str, set[str]] = {
         "r.base_date",  # ISO dates from the history
     },
     "skipped-records.md.j2": set(),
+    "bisect.md.j2": {"marker"},  # our hidden HTML comment
     "audit.md.j2": {
         "count",  # int
         "job_count",  # int

@@ -79,9 +79,12 @@ def culprits(state: State) -> list[CulpritJson]:
             before, after = sizes[order[b.low]], sizes[order[b.high]]
             out.append(
                 CulpritJson(
-                    sha=order[b.high], parent=order[b.low], size_before=before,
-                    size_after=after, delta_bytes=after - before,
-                )  # fmt: skip
+                    sha=order[b.high],
+                    parent=order[b.low],
+                    size_before=before,
+                    size_after=after,
+                    delta_bytes=after - before,
+                )
             )
     return out
 
@@ -102,18 +105,27 @@ def to_json(state: State) -> BisectDocument:
         culprits=culprits(state),
         brackets=[
             BracketJson(
-                first=order[b.low + 1], last=order[b.high], suspects=b.high - b.low,
+                first=order[b.low + 1],
+                last=order[b.high],
+                suspects=b.high - b.low,
                 delta_bytes=b.delta_bytes,
-            )  # fmt: skip
+            )
             for b in _brackets(state)
             if b.high - b.low > 1
         ],
         builds=[
             BuildJson(
-                sha=b.sha, run_id=b.run_id, html_url=b.html_url, size_bytes=b.size_bytes,
-                conclusion=b.conclusion, status=b.status, round=b.round, attempt=b.attempt,
-                tag=b.tag, note=b.note,
-            )  # fmt: skip
+                sha=b.sha,
+                run_id=b.run_id,
+                html_url=b.html_url,
+                size_bytes=b.size_bytes,
+                conclusion=b.conclusion,
+                status=b.status,
+                round=b.round,
+                attempt=b.attempt,
+                tag=b.tag,
+                note=b.note,
+            )
             for b in state.builds
         ],
         builds_spent=len(state.builds),

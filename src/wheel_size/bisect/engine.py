@@ -74,7 +74,10 @@ def _finish(build: Build, trigger: BuildTrigger, conclusion: str, note: str | No
 
 def _read(build: Build, run: RunView, artifact: str) -> tuple[str, str | None]:
     if run.conclusion != "success":
-        return run.conclusion or "failure", f"run {run.run_id} ended {run.conclusion or 'without a conclusion'}"
+        return (
+            run.conclusion or "failure",
+            f"run {run.run_id} ended {run.conclusion or 'without a conclusion'}",
+        )
     sizes = dict(run.artifacts)
     if artifact in sizes:
         build.size_bytes = sizes[artifact]
@@ -98,7 +101,12 @@ def _poll(state: State, trigger: BuildTrigger, budget: Budget, clock: Clock) -> 
             _finish(build, trigger, conclusion, note)
         elif age > budget.build_timeout:
             trigger.cancel(run.run_id)
-            _finish(build, trigger, TIMED_OUT, f"run {run.run_id} did not finish in {budget.build_timeout:.0f} s: cancelled")
+            _finish(
+                build,
+                trigger,
+                TIMED_OUT,
+                f"run {run.run_id} did not finish in {budget.build_timeout:.0f} s: cancelled",
+            )
         else:
             build.status = "running"
 
@@ -138,8 +146,15 @@ def _settle(state: State, found: Plan) -> None:
 def _next(state: State, budget: Budget) -> tuple[list[str], bool] | None:
     """The commits to build now and whether they open a new round; None when settled."""
     order, sizes = state.window, state.sizes()
-    retry = [b.sha for b in state.builds if not b.in_flight and not b.measured
-             and b.attempt == 1 and b.sha not in sizes and state.failures(b.sha) == 1]  # fmt: skip
+    retry = [
+        b.sha
+        for b in state.builds
+        if not b.in_flight
+        and not b.measured
+        and b.attempt == 1
+        and b.sha not in sizes
+        and state.failures(b.sha) == 1
+    ]
     if retry:
         return retry, False
     skipped = {sha for sha in order if sha not in sizes and state.failures(sha) >= 2}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 
 from wheel_size.bisect.engine import Budget, Clock, advance
@@ -28,7 +29,7 @@ def history_noise(points: Sequence[SizePoint], date: dt.date, thresholds: Thresh
     """The noise band: the largest change of a night that was not a jump before ``date``;
     0 when there is none (the caller falls back to a share of the jump)."""
     noise = 0
-    for before, after in zip(points, points[1:]):
+    for before, after in pairwise(points):
         if after.date >= date:
             break
         step = Step(before, after)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 __all__ = ["Bracket", "Plan", "brackets", "plan", "split_points"]
 
@@ -49,7 +50,7 @@ def brackets(order: Sequence[str], sizes: Mapping[str, int], noise_bytes: int) -
     """The steps between consecutive measured commits larger than ``noise_bytes``."""
     known = [i for i, sha in enumerate(order) if sha in sizes]
     out = []
-    for low, high in zip(known, known[1:]):
+    for low, high in pairwise(known):
         delta = sizes[order[high]] - sizes[order[low]]
         if abs(delta) > noise_bytes:
             out.append(Bracket(low, high, delta))

@@ -114,7 +114,7 @@ class _Damaged(Exception):
 
 def _field(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = data.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise _Damaged(f"{key!r} is missing or not {getattr(kind, '__name__', kind)}")
     return value
 

@@ -40,6 +40,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "wheel_size.cli.investigate",
         "what caused a size jump: candidate commits between two nightlies, ranked",
     ),
+    "bisect": (
+        "wheel_size.cli.bisect",
+        "find a size jump's commit by building commits of the window on GitHub Actions",
+    ),
 }
 
 

@@ -1,0 +1,176 @@
+"""``wheel-size bisect`` against the fake GitHub through PyGithub: github.com's dispatch
+(runs listed late, ``head_sha`` the branch tip), the title fallback of older servers, tags,
+refusals, failing and never-finishing builds, resuming from ``--state``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bisect_world import MB, make
+
+from cli_runner import run_main
+from fakegithub import FakeGitHub
+from fakegithub.dispatch import NEVER, tags
+
+
+def _env(fake: FakeGitHub) -> dict[str, str]:
+    return {**fake.env(), "WHEEL_SIZE_GITHUB_RETRY": "total=1,backoff=0,between_writes=0"}
+
+
+def _json(result) -> dict:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_dispatch_finds_the_culprit_with_run_details(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make(tmp_path, fake_github, 30, {17: 6 * MB}, list_after=2)
+    doc = _json(run_main(w.args("--dispatch-input", "sha"), env=_env(fake_github)))
+    assert doc["state"] == "done" and [c["sha"] for c in doc["culprits"]] == [w.order[17]]
+    assert doc["culprits"][0]["delta_bytes"] == 6 * MB
+    assert doc["rounds"] <= 3 and doc["builds_spent"] <= 3 * (3 + 1) + 2
+    assert all(b["conclusion"] == "success" and b["size_bytes"] for b in doc["builds"])
+    tip = w.world.main[-1]
+    runs = {r.id: r for r in w.farm.workflow.runs}
+    for b in doc["builds"]:  # each run is the one of its commit although head_sha is the tip
+        assert runs[b["run_id"]].head_sha == tip and w.farm.built[b["run_id"]] == b["sha"]
+    assert all(d["ref"] == "main" and d["return_run_details"] for d in w.farm.dispatched)
+
+
+def test_an_older_server_answers_204_and_runs_are_found_by_title(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make(tmp_path, fake_github, 12, {5: -4 * MB}, return_run_details=False, list_after=3)
+    doc = _json(
+        run_main(
+            w.args("--dispatch-input", "sha", "--dispatch-ref", "main", "--builds-per-round", "2"),
+            env=_env(fake_github),
+        )
+    )
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[5]] and doc["state"] == "done"
+    assert doc["rounds"] <= 3  # ⌈log_3 12⌉
+    assert all(w.farm.built[b["run_id"]] == b["sha"] for b in doc["builds"])
+
+
+def test_tag_trigger_with_a_personal_token_and_no_tag_left(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    fake_github.token_user = "release-bot"
+    w = make(tmp_path, fake_github, 20, {9: 3 * MB}, tag_pattern=r"ciflow/binaries/[0-9a-f]{40}")
+    doc = _json(run_main(w.args("--tag-pattern", "ciflow/binaries/{sha}"), env=_env(fake_github)))
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[9]]
+    assert all(b["tag"] == f"ciflow/binaries/{b['sha']}" for b in doc["builds"])
+    assert tags(fake_github, fake_github.repo("pytorch/pytorch")) == {}
+
+
+def test_a_tag_pushed_with_github_token_starts_no_run_and_is_said(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make(tmp_path, fake_github, 8, {3: 3 * MB}, tag_pattern=r"ciflow/binaries/.*")
+    doc = _json(
+        run_main(
+            w.args("--tag-pattern", "ciflow/binaries/{sha}", "--start-timeout", "0.05"),
+            env=_env(fake_github),
+        )
+    )
+    assert doc["state"] == "gave-up" and doc["culprits"] == []
+    assert "no run of a tag ciflow/binaries/{sha} running build.yml appeared" in doc["reason"]
+    assert {b["conclusion"] for b in doc["builds"]} == {"no-run"}
+    assert tags(fake_github, fake_github.repo("pytorch/pytorch")) == {}
+
+
+def test_refusals_are_one_line_and_keep_the_state(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make(tmp_path, fake_github, 8, {3: 3 * MB})
+    state = tmp_path / "bisect.json"
+    fake_github.set_permissions({"actions": "read", "contents": "read", "issues": "read"})
+    result = run_main(
+        w.args("--dispatch-input", "sha", "--state", str(state)), env=_env(fake_github)
+    )
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "`actions: write`" in result.stderr and "dispatching build.yml" in result.stderr
+    kept = json.loads(state.read_text())
+    assert kept["builds"] == [] and kept["rounds"] == 0 and kept["state"] == "pending"
+    result = run_main(w.args("--tag-pattern", "t/{sha}"), env=_env(fake_github))
+    assert result.returncode == 2 and "`contents: write`" in result.stderr
+    fake_github.set_permissions(None)
+    result = run_main(w.args("--dispatch-input", "commit"), env=_env(fake_github))
+    assert result.returncode == 2 and "Unexpected inputs provided" in result.stderr
+    result = run_main(
+        w.args("--dispatch-input", "sha", "--dispatch-ref", w.order[0]), env=_env(fake_github)
+    )
+    assert result.returncode == 2 and "No ref found for" in result.stderr
+    # granted now: the same state file resumes and finishes
+    doc = _json(
+        run_main(w.args("--dispatch-input", "sha", "--state", str(state)), env=_env(fake_github))
+    )
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[3]]
+
+
+def test_failing_and_never_finishing_builds(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    broken: set[str] = set()
+    never: set[str] = set()
+
+    def size(sha: str, plain: int) -> int | str | None:
+        return None if sha in broken else NEVER if sha in never else plain
+
+    w = make(tmp_path, fake_github, 16, {11: 5 * MB}, size=size)
+    broken.add(w.order[4])
+    never.add(w.order[8])
+    w.farm.fail_first.add(w.order[12])
+    doc = _json(
+        run_main(w.args("--dispatch-input", "sha", "--build-timeout", "0.2"), env=_env(fake_github))
+    )
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[11]], doc
+    by = {}
+    for b in doc["builds"]:
+        by.setdefault(b["sha"], []).append(b["conclusion"])
+    assert by[w.order[4]] == ["failure", "failure"]
+    assert by[w.order[8]] == ["timed-out", "timed-out"]
+    assert by[w.order[12]] == ["failure", "success"]
+    cancelled = [r for r in w.farm.workflow.runs if r.conclusion == "cancelled"]
+    assert len(cancelled) == 2
+
+
+def test_a_night_without_a_jump_builds_nothing(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make(tmp_path, fake_github, 8, {})
+    doc = _json(run_main(w.args("--dispatch-input", "sha"), env=_env(fake_github)))
+    assert doc["state"] == "done" and doc["builds"] == [] and "not a jump" in doc["reason"]
+    assert w.farm.dispatched == []
+
+
+def test_resume_from_state_and_refuse_another_events_or_a_damaged_one(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make(tmp_path, fake_github, 40, {29: 2 * MB}, steps=3)
+    state = tmp_path / "s.json"
+    args = w.args("--dispatch-input", "sha", "--state", str(state), "--wait", "0")
+    calls, doc = 0, {"state": "pending"}
+    while doc["state"] == "pending":
+        doc = _json(run_main(args, env=_env(fake_github)))
+        calls += 1
+        assert calls < 60
+    assert calls > 2 and [c["sha"] for c in doc["culprits"]] == [w.order[29]]
+    assert doc["rounds"] <= 3
+    other = run_main([*args[:-2], "--variant", "cpu"], env=_env(fake_github))
+    assert other.returncode == 2
+    saved = state.read_text()
+    state.write_text(saved[: len(saved) // 2])
+    damaged = run_main(args, env=_env(fake_github))
+    assert damaged.returncode == 2 and f"{state}: damaged bisection state" in damaged.stderr
+    assert state.read_text() == saved[: len(saved) // 2]  # not overwritten
+
+
+def test_result_posted_on_the_events_issue(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make(tmp_path, fake_github, 10, {6: 3 * MB})
+    repo = fake_github.repo("pytorch/pytorch")
+    issue = repo.add_issue("[wheel-size] cuda12_8 grew on 2025-10-11", "body")
+    args = w.args("--dispatch-input", "sha", "--issue", str(issue.number))
+    _json(run_main(args, env=_env(fake_github)))
+    _json(run_main(args, env=_env(fake_github)))  # again: the same comment, edited
+    comments = issue.comments
+    assert len(comments) == 1
+    body = comments[0].body
+    assert "**CONFIRMED by bisection**" in body and w.order[6][:12] in body
+    assert "+3.0 MB" in body and "/actions/runs/" in body and "rounds" in body
