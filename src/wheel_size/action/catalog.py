@@ -50,6 +50,10 @@ TRACK = ActionSpec(
             "build-evidence-job-pattern", "build-evidence-log-pattern", "log-url-template",
             "commit-url-template", "reach-table", "report-path", "baseline", "build-time",
             "job-pattern", "build-threshold-min", "build-threshold-pct", "run-events", "bot-login",
+            # bisection with builds (action/bisect.py)
+            "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref",
+            "bisect-tag-pattern", "bisect-builds-per-round", "bisect-max-builds", "bisect-state",
+            "bisect-wait", "bisect-poll-interval",
         )
     ),
 )  # fmt: skip

@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from wheel_size.action.catalog import ACTIONS, DEPRECATED_MODES, ActionSpec, check_inputs, uses_line
 from wheel_size.action.commands import (
@@ -32,6 +32,11 @@ from wheel_size.action.written import local_remote, written_paths
 from wheel_size.crash import internal_error
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.trust import use_system_trust_store
+
+if TYPE_CHECKING:
+    from wheel_size.action.bisect import NightlyBisect
+    from wheel_size.nightly import NightlyOptions
+    from wheel_size.track import TrackResult
 
 __all__ = ["main"]
 
@@ -157,6 +162,7 @@ class _TrackRun:
 
         inputs = track_inputs(env, self.workspace)
         options = inputs.nightly
+        bisect = self._bisect_inputs()  # refused now, before anything is stored
         self.publisher.repository = options.track.source.repository
         self.publisher.issues_repo = options.issues_repo
         token = env.get("GITHUB_TOKEN") or None
@@ -180,6 +186,8 @@ class _TrackRun:
         self.publisher.report_files(markdown, report_path)
         self.publisher.annotate()
         self.publisher.flush()
+        if bisect is not None:
+            self._bisect(bisect, options, result, github)
         if result.issue_error is not None:
             # The history and the report are written; the issue step is what failed.
             workflow_command(out, "error", str(result.issue_error), {"title": "wheel-size"})
@@ -195,6 +203,33 @@ class _TrackRun:
             workflow_command(out, "error", "a wheel is over its size limit (not acknowledged)")
             return 1
         return 0
+
+    def _bisect_inputs(self) -> NightlyBisect | None:
+        from wheel_size.action.bisect import DEFAULT_STATE_DIR, bisect_inputs
+
+        where = action_input(self.env, "bisect-state") or DEFAULT_STATE_DIR
+        state_dir = Workspace.at(self.workspace).output("bisect-state", where, directory=True)
+        return bisect_inputs(self.env, state_dir)
+
+    def _bisect(
+        self, bisect: NightlyBisect, options: NightlyOptions, result: TrackResult, github: Any
+    ) -> None:
+        """Bisect the night's jumps with builds (``bisect-*`` inputs), after the rest is out."""
+        from wheel_size.action.bisect import run_bisect_step
+
+        track = options.track
+        run_bisect_step(
+            bisect,
+            gh=github.gh,
+            repo_name=track.source.repository,
+            workflow=str(track.source.workflow),
+            naming=track.naming,
+            thresholds=track.thresholds,
+            jumps=[(j.variant, j.date.isoformat()) for j in result.jumps],
+            series=result.series,
+            issue_numbers=result.issues.events if result.issues is not None else {},
+            out=self.out,
+        )
 
     def _skipped(self) -> str:
         """Warn about skipped stored records; their step-summary section (or "")."""

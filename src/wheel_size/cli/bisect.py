@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.errors import GitHubError, InputError
     from wheel_size.github.client import connect
     from wheel_size.github.comments import post_sticky_comment
-    from wheel_size.github.dispatch import DispatchTrigger, TagTrigger
+    from wheel_size.github.dispatch import trigger_for
     from wheel_size.github.port import PyGithubPort
     from wheel_size.history.history import load_history
     from wheel_size.ports import GitHubFailure
@@ -184,14 +184,7 @@ def run(args: argparse.Namespace) -> int:
         artifact=options.artifact or naming.artifact(variant),
     )
     gh = connect(token)
-    t = options.trigger
-    trigger = (
-        TagTrigger(gh, args.repo, t.build_workflow, pattern=t.tag_pattern)
-        if t.tag_pattern is not None
-        else DispatchTrigger(
-            gh, args.repo, t.build_workflow, input_name=str(t.dispatch_input), ref=t.dispatch_ref
-        )
-    )
+    trigger = trigger_for(gh, args.repo, options.trigger)
     kept = load_state(options.state_path, event) if options.state_path else None
     try:
         repo = PyGithubPort(gh).repository(args.repo)

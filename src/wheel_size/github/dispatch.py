@@ -20,12 +20,13 @@ from urllib.parse import quote
 
 from github import Github, GithubException
 
-from wheel_size.bisect.ports import RunView, Started
+from wheel_size.bisect.options import TriggerOptions
+from wheel_size.bisect.ports import BuildTrigger, RunView, Started
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import GITHUB_FAILURES
 from wheel_size.github.port import PyGithubPort, failure
 
-__all__ = ["DispatchTrigger", "TagTrigger"]
+__all__ = ["DispatchTrigger", "TagTrigger", "trigger_for"]
 
 # Runs created up to this long before we asked are still ours (clocks differ).
 _SLACK = timedelta(minutes=2)
@@ -209,3 +210,16 @@ class TagTrigger(_Runs):
         except WheelSizeError as exc:
             if getattr(exc, "status", 0) not in (404, 422):  # already gone
                 raise
+
+
+def trigger_for(gh: Github, repository: str, options: TriggerOptions) -> BuildTrigger:
+    """The trigger the options name."""
+    if options.tag_pattern is not None:
+        return TagTrigger(gh, repository, options.build_workflow, pattern=options.tag_pattern)
+    return DispatchTrigger(
+        gh,
+        repository,
+        options.build_workflow,
+        input_name=str(options.dispatch_input),
+        ref=options.dispatch_ref,
+    )

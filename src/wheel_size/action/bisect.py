@@ -1,0 +1,169 @@
+"""The nightly action's bisection step: ``bisect-*`` inputs → the same options as
+``wheel-size bisect``; after the night is stored, each new jump of a watched variant starts
+a bisection, and every pending one kept in ``bisect-state`` (a directory in the workspace,
+one file per event: keep it with actions/cache or commit it) goes on. A settled bisection
+is posted on its event's issue.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from wheel_size.action.inputs import action_input
+from wheel_size.bisect.engine import Budget
+from wheel_size.bisect.options import BisectOptions, TriggerOptions
+from wheel_size.errors import GitHubError, InputError, WheelSizeError
+from wheel_size.series import SizeSeries, Thresholds
+from wheel_size.variants import ArtifactNaming
+
+__all__ = ["DEFAULT_STATE_DIR", "INPUTS", "NightlyBisect", "bisect_inputs", "run_bisect_step"]
+
+DEFAULT_STATE_DIR = ".wheel-size/bisect"
+INPUTS = (
+    "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern",
+    "bisect-builds-per-round", "bisect-max-builds", "bisect-state", "bisect-wait",
+    "bisect-poll-interval",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NightlyBisect:
+    options: BisectOptions
+    state_dir: Path
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    text = action_input(env, name)
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"input {name} must be a number, not {text!r}") from None
+
+
+def bisect_inputs(env: Mapping[str, str], state_dir: Path) -> NightlyBisect | None:
+    """The bisection options, or None when ``bisect-build-workflow`` is not set (then no
+    other ``bisect-*`` input may be)."""
+    workflow = action_input(env, "bisect-build-workflow")
+    if not workflow:
+        given = [n for n in INPUTS if action_input(env, n) and n != "bisect-state"]
+        if given:
+            raise InputError(f"input {given[0]} needs bisect-build-workflow (the build workflow)")
+        return None
+    k = _number(env, "bisect-builds-per-round", 3)
+    most = _number(env, "bisect-max-builds", 40)
+    if k != int(k) or most != int(most):
+        raise InputError("inputs bisect-builds-per-round and bisect-max-builds are whole numbers")
+    options = BisectOptions(
+        trigger=TriggerOptions(
+            workflow,
+            action_input(env, "bisect-dispatch-input") or None,
+            action_input(env, "bisect-dispatch-ref") or None,
+            action_input(env, "bisect-tag-pattern") or None,
+        ),
+        budget=Budget(
+            builds_per_round=int(k),
+            max_builds=int(most),
+            wait=_number(env, "bisect-wait", 0.0),
+            poll_interval=_number(env, "bisect-poll-interval", 60.0),
+        ),
+    )
+    return NightlyBisect(options, state_dir)
+
+
+def _state_name(variant: str, date: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in variant)
+    return f"{safe}-{date}.json"
+
+
+def run_bisect_step(
+    bisect: NightlyBisect,
+    *,
+    gh: Any,
+    repo_name: str,
+    workflow: str,
+    naming: ArtifactNaming,
+    thresholds: Thresholds,
+    jumps: Sequence[tuple[str, str]],
+    series: SizeSeries | None,
+    issue_numbers: Mapping[str, int],
+    out: TextIO,
+) -> list[str]:
+    """Start or resume the bisection of each jump (variant, ISO date) and of every pending
+    state in the directory; one line each for the log. A failure of one event is said and
+    the others go on; the first failure is raised once all were tried."""
+    from wheel_size.bisect.document import to_json
+    from wheel_size.bisect.job import new_state, run_rounds
+    from wheel_size.bisect.state import Event, load_state
+    from wheel_size.bisect.view import comment_key, render_markdown
+    from wheel_size.github.comments import post_sticky_comment
+    from wheel_size.github.dispatch import trigger_for
+    from wheel_size.github.port import PyGithubPort
+    from wheel_size.ports import GitHubFailure
+
+    options = bisect.options
+    todo = dict.fromkeys(jumps) | dict.fromkeys(_pending(bisect.state_dir, repo_name))
+    lines: list[str] = []
+    first_error: WheelSizeError | None = None
+    port = PyGithubPort(gh)
+    trigger = trigger_for(gh, repo_name, options.trigger)
+    for variant, date in todo:
+        event = Event(
+            repo=repo_name, workflow=workflow, date=date, variant=variant, python=naming.python,
+            build_workflow=options.trigger.build_workflow, trigger=options.trigger.key,
+            artifact=naming.artifact(variant),
+        )  # fmt: skip
+        path = bisect.state_dir / _state_name(variant, date)
+        try:
+            fresh = load_state(path, event)
+            if fresh is None:
+                points = series.variant(variant) if series is not None else []
+                day = dt.date.fromisoformat(date)
+                repo = port.repository(repo_name)
+                fresh = new_state(event, points, day, thresholds, repo)
+            bisect.state_dir.mkdir(parents=True, exist_ok=True)
+            state = run_rounds(path, event, fresh, trigger, options.budget)
+            doc = to_json(state)
+            number = issue_numbers.get(f"jump/{variant}/{date}")
+            if number is not None and state.state != "pending" and state.builds:
+                body = render_markdown(doc, repo_url=port.repository(repo_name).html_url)
+                post_sticky_comment(gh, repo_name, number, body, comment_key(doc))
+            culprits = ", ".join(c["sha"][:12] for c in doc["culprits"]) or "none"
+            lines.append(
+                f"bisect {variant} {date}: {state.state}, culprits {culprits}, "
+                f"{doc['builds_spent']} builds in {doc['rounds']} rounds"
+                + (f" ({state.reason})" if state.reason else "")
+            )
+        except GitHubFailure as exc:
+            error: WheelSizeError = GitHubError(f"bisecting {variant} on {date}: {exc}")
+            lines.append(str(error))
+            first_error = first_error or error
+        except WheelSizeError as exc:
+            lines.append(str(exc))
+            first_error = first_error or exc
+    for line in lines:
+        out.write(f"wheel-size: {line}\n")
+    if first_error is not None:
+        raise first_error
+    return lines
+
+
+def _pending(directory: Path, repo_name: str) -> list[tuple[str, str]]:
+    """(variant, date) of the pending bisections kept in ``directory`` (a file that cannot be
+    read is left to load_state, which names it, when its event comes up)."""
+    found = []
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            event = kept["event"]
+            if kept["state"] == "pending" and event["repo"] == repo_name:
+                found.append((str(event["variant"]), str(event["date"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return found

@@ -1,0 +1,57 @@
+"""The nightly action's bisect-* inputs: a jump found tonight is bisected with builds on the
+fake GitHub (dispatch, github.com's behaviour), the culprit is posted on the night's issue
+and the state is kept in the workspace; bad inputs are refused before anything is stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from action_runner import run_action, runner_env
+from fakegithub import FakeGitHub
+from fakegithub.dispatch import add_farm
+from regression_world import make_nightly_repo
+
+MB = 1 << 20
+FAST = {"WHEEL_SIZE_GITHUB_RETRY": "total=1,backoff=0,between_writes=0"}
+
+
+def _inputs(**more: str) -> dict[str, str]:
+    return {
+        "workflow": "21257348", "variants": "cuda12_8", "from": "2025-10-09",
+        "to": "2025-10-11", "history-dir": "history", "create-issues": "true",
+        "evidence": "false", "build-evidence": "false", **more,
+    }  # fmt: skip
+
+
+def test_a_jump_is_bisected_and_the_culprit_posted(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = make_nightly_repo(tmp_path, fake_github)
+    wf = fake_github.repo("pytorch/pytorch").add_workflow(name="build")
+    sizes = {world.main[2]: 850 * MB, world.main[3]: 854 * MB, world.main[4]: 854 * MB}
+    farm = add_farm(fake_github, wf, size=lambda sha: sizes[sha], list_after=2)
+    inputs = _inputs(**{
+        "bisect-build-workflow": "build.yml", "bisect-dispatch-input": "sha",
+        "bisect-wait": "30", "bisect-poll-interval": "0.001",
+    })  # fmt: skip
+    res = run_action(runner_env(fake_github, tmp_path, inputs, extra=FAST))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"bisect cuda12_8 2025-10-11: done, culprits {world.main[3][:12]}" in res.stdout
+    (issue,) = fake_github.repo("pytorch/pytorch").issues
+    (comment,) = issue.comments
+    assert "**CONFIRMED by bisection**" in comment.body and world.main[3][:12] in comment.body
+    kept = tmp_path / "workspace" / ".wheel-size" / "bisect" / "cuda12_8-2025-10-11.json"
+    assert json.loads(kept.read_text())["state"] == "done"
+    assert len(farm.dispatched) == 3  # the two ends and the one commit between
+
+
+def test_bisect_inputs_without_a_build_workflow_are_refused_first(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    make_nightly_repo(tmp_path, fake_github)
+    res = run_action(runner_env(fake_github, tmp_path, _inputs(**{"bisect-tag-pattern": "x"})))
+    assert res.returncode == 2
+    assert "input bisect-tag-pattern needs bisect-build-workflow" in res.stdout + res.stderr
+    assert not list((tmp_path / "workspace").rglob("*.json"))
+    inputs = _inputs(**{"bisect-build-workflow": "b.yml", "bisect-tag-pattern": "no-sha"})
+    res = run_action(runner_env(fake_github, tmp_path, inputs))
+    assert res.returncode == 2 and "needs {sha}" in res.stdout + res.stderr
