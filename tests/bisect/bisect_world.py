@@ -79,7 +79,8 @@ def make(
     def result(sha: str) -> int | str | None:
         return size(sha, plain[sha]) if size else plain[sha]
 
-    built = add_farm(fake, wf, size=result, artifact=ARTIFACT, **farm)
+    farm.setdefault("artifact", ARTIFACT)
+    built = add_farm(fake, wf, size=result, **farm)
     # The nightlies: the per-commit sizes plus what a nightly build adds (version, flags).
     records = []
     for day, base in (

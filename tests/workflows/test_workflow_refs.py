@@ -58,6 +58,9 @@ def test_every_example_calls_our_workflow_or_action() -> None:
         if path.name == "pr-size-build.yml":  # builds only; its partner calls the action
             assert "pr-size-comment.yml" in text
             continue
+        if path.name.startswith("bisect-build-"):  # builds one commit; bisect-nightly.yml calls
+            assert "bisect-nightly.yml" in text
+            continue
         assert "wheel-size.yml@" in text or re.search(r"wheel-size-action(/\w+)?@", text), path
 
 
