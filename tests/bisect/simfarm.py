@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from wheel_size.bisect.ports import RunView, Started
 
@@ -29,10 +30,10 @@ class SimFarm:
     artifact: str = "manywheel-py3_12-cuda12_8"
     looks_to_finish: int = 2
     fail_first: set[str] = field(default_factory=set)
-    runs: dict[int, list] = field(default_factory=dict)  # id -> [sha, looks, cancelled]
+    runs: dict[int, list[Any]] = field(default_factory=dict)  # id -> [sha, looks, cancelled, fail]
     started: list[str] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
-    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     how = "a simulated CI"
 

@@ -5,7 +5,9 @@ refusals, failing and never-finishing builds, resuming from ``--state``."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from bisect_world import MB, make
 
@@ -18,9 +20,10 @@ def _env(fake: FakeGitHub) -> dict[str, str]:
     return {**fake.env(), "WHEEL_SIZE_GITHUB_RETRY": "total=1,backoff=0,between_writes=0"}
 
 
-def _json(result) -> dict:
+def _json(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    loaded: dict[str, Any] = json.loads(result.stdout)
+    return loaded
 
 
 def test_dispatch_finds_the_culprit_with_run_details(
@@ -123,7 +126,7 @@ def test_failing_and_never_finishing_builds(tmp_path: Path, fake_github: FakeGit
         run_main(w.args("--dispatch-input", "sha", "--build-timeout", "0.2"), env=_env(fake_github))
     )
     assert [c["sha"] for c in doc["culprits"]] == [w.order[11]], doc
-    by = {}
+    by: dict[str, list[str]] = {}
     for b in doc["builds"]:
         by.setdefault(b["sha"], []).append(b["conclusion"])
     assert by[w.order[4]] == ["failure", "failure"]
@@ -146,7 +149,8 @@ def test_resume_from_state_and_refuse_another_events_or_a_damaged_one(
     w = make(tmp_path, fake_github, 40, {29: 2 * MB}, steps=3)
     state = tmp_path / "s.json"
     args = w.args("--dispatch-input", "sha", "--state", str(state), "--wait", "0")
-    calls, doc = 0, {"state": "pending"}
+    calls = 0
+    doc: dict[str, Any] = {"state": "pending"}
     while doc["state"] == "pending":
         doc = _json(run_main(args, env=_env(fake_github)))
         calls += 1
@@ -174,3 +178,31 @@ def test_result_posted_on_the_events_issue(tmp_path: Path, fake_github: FakeGitH
     body = comments[0].body
     assert "**CONFIRMED by bisection**" in body and w.order[6][:12] in body
     assert "+3.0 MB" in body and "/actions/runs/" in body and "rounds" in body
+
+
+def test_two_steps_with_noise_between_are_two_culprits(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    wobble: dict[str, int] = {}
+
+    def size(sha: str, plain: int) -> int:
+        return plain + wobble.get(sha, 0)
+
+    w = make(tmp_path, fake_github, 60, {13: 4 * MB, 41: 3 * MB}, size=size, night_offset=MB)
+    for i, sha in enumerate(w.order):
+        wobble[sha] = (i * 7919 % 13 - 6) * 1024  # ±6 KB of build-to-build noise
+    doc = _json(run_main(w.args("--dispatch-input", "sha", "--noise-bytes", str(MB // 4)),
+                         env=_env(fake_github)))  # fmt: skip
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[13], w.order[41]]
+    assert doc["builds_spent"] <= 2 * (3 * (3 + 1) + 2) and doc["rounds"] <= 3
+
+
+def test_a_wheel_under_another_name_is_said_once(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    w = make(tmp_path, fake_github, 10, {4: 3 * MB}, artifact="libtorch-cuda12_8")
+    doc = _json(run_main(w.args("--dispatch-input", "sha"), env=_env(fake_github)))
+    assert doc["state"] == "gave-up" and doc["culprits"] == [] and doc["rounds"] == 1
+    assert "uploaded no artifact 'manywheel-py3_12-cuda12_8'" in doc["reason"]
+    assert "libtorch-cuda12_8" in doc["reason"]
+    fixed = _json(run_main(w.args("--dispatch-input", "sha", "--build-artifact",
+                                  "libtorch-cuda12_8"), env=_env(fake_github)))  # fmt: skip
+    assert [c["sha"] for c in fixed["culprits"]] == [w.order[4]]

@@ -46,7 +46,15 @@ def window(
     return order, sizes
 
 
-def run(order, sizes, k, noise, *, farm=None, budget=None):
+def run(
+    order: list[str],
+    sizes: dict[str, int],
+    k: int,
+    noise: int,
+    *,
+    farm: SimFarm | None = None,
+    budget: Budget | None = None,
+) -> tuple[State, SimFarm]:
     farm = farm or SimFarm(lambda sha: sizes[sha])
     state = State(EVENT, order, noise)
     budget = budget or Budget(
