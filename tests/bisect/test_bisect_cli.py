@@ -206,3 +206,24 @@ def test_a_wheel_under_another_name_is_said_once(tmp_path: Path, fake_github: Fa
     fixed = _json(run_main(w.args("--dispatch-input", "sha", "--build-artifact",
                                   "libtorch-cuda12_8"), env=_env(fake_github)))  # fmt: skip
     assert [c["sha"] for c in fixed["culprits"]] == [w.order[4]]
+
+
+def test_a_workflow_without_run_name_on_an_older_server_is_said(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make(tmp_path, fake_github, 6, {2: 3 * MB}, return_run_details=False, run_name=None)
+    doc = _json(run_main(w.args("--dispatch-input", "sha", "--start-timeout", "0.3"),
+                         env=_env(fake_github)))  # fmt: skip
+    assert doc["state"] == "gave-up" and doc["culprits"] == []
+    assert "the workflow needs `run-name: Build ${{ inputs.sha }}`" in doc["reason"]
+
+
+def test_a_tag_left_by_a_cut_off_run_is_pushed_again(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    fake_github.token_user = "release-bot"
+    w = make(tmp_path, fake_github, 6, {2: 3 * MB}, tag_pattern=r"ciflow/binaries/.*")
+    left = tags(fake_github, fake_github.repo("pytorch/pytorch"))
+    left[f"ciflow/binaries/{w.order[0]}"] = w.order[0]
+    doc = _json(run_main(w.args("--tag-pattern", "ciflow/binaries/{sha}"), env=_env(fake_github)))
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[2]] and left == {}

@@ -114,7 +114,12 @@ class DispatchTrigger(_Runs):
 
     @property
     def how(self) -> str:
-        return f"workflow_dispatch of {self.workflow}"
+        if self.run_details:
+            return f"workflow_dispatch of {self.workflow}"
+        return (
+            f"workflow_dispatch of {self.workflow} whose title names the commit (the server "
+            f"returns no run id: the workflow needs `run-name: Build ${{{{ inputs.{self.input_name} }}}}`)"
+        )
 
     def _ref(self) -> str:
         if self.ref is None:
@@ -182,14 +187,14 @@ class TagTrigger(_Runs):
                     "POST", f"{self.base}/git/refs", input={"ref": f"refs/tags/{tag}", "sha": sha}
                 )
             except GithubException as exc:
-                # a lost answer to our own create: the tag is there, at our commit
+                # left by a run that was cut off, or our own create whose answer was lost:
+                # pushed again, so that a run starts now (any run of it since is as good)
                 if exc.status != 422 or "already exists" not in str(exc.data):
                     raise
-                _, ref = self.gh.requester.requestJsonAndCheck(
-                    "GET", f"{self.base}/git/ref/tags/{quote(tag)}"
+                self.clean(Started(sha, since, tag=tag))
+                self.gh.requester.requestJsonAndCheck(
+                    "POST", f"{self.base}/git/refs", input={"ref": f"refs/tags/{tag}", "sha": sha}
                 )
-                if (ref.get("object") or {}).get("sha") != sha:
-                    raise
         return Started(sha, since, tag=tag)
 
     def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
