@@ -116,9 +116,10 @@ class DispatchTrigger(_Runs):
     def how(self) -> str:
         if self.run_details:
             return f"workflow_dispatch of {self.workflow}"
+        run_name = f"run-name: Build ${{{{ inputs.{self.input_name} }}}}"
         return (
             f"workflow_dispatch of {self.workflow} whose title names the commit (the server "
-            f"returns no run id: the workflow needs `run-name: Build ${{{{ inputs.{self.input_name} }}}}`)"
+            f"returns no run id: the workflow needs `{run_name}`)"
         )
 
     def _ref(self) -> str:
