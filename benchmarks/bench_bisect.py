@@ -92,6 +92,7 @@ def search_table() -> list[str]:
 
 def requests_table() -> list[str]:
     from bisect_world import make
+
     from cli_runner import run_main
     from fakegithub import FakeGitHub
 
