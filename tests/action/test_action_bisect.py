@@ -39,9 +39,38 @@ def test_a_jump_is_bisected_and_the_culprit_posted(fake_github: FakeGitHub, tmp_
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     (comment,) = issue.comments
     assert "**CONFIRMED by bisection**" in comment.body and world.main[3][:12] in comment.body
-    kept = tmp_path / "workspace" / ".wheel-size" / "bisect" / "cuda12_8-2025-10-11.json"
-    assert json.loads(kept.read_text())["state"] == "done"
+    kept = tmp_path / "workspace" / "history" / "bisections" / "cuda12_8" / "2025-10-11.json"
+    assert json.loads(kept.read_text())["state"] == "done"  # beside the history
     assert len(farm.dispatched) == 3  # the two ends and the one commit between
+
+
+def test_pending_bisections_resume_on_the_next_runs(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = make_nightly_repo(tmp_path, fake_github)
+    wf = fake_github.repo("pytorch/pytorch").add_workflow(name="build")
+    sizes = {world.main[2]: 850 * MB, world.main[3]: 854 * MB, world.main[4]: 854 * MB}
+    sizes[world.main[5]] = 850 * MB  # the revert: the 2025-10-12 drop is bisected too
+    add_farm(fake_github, wf, size=lambda sha: sizes[sha], list_after=2, steps=3)
+    inputs = _inputs(**{
+        "bisect-build-workflow": "build.yml", "bisect-dispatch-input": "sha",
+        "bisect-state": "bisect-states",
+    })  # fmt: skip
+    env = runner_env(fake_github, tmp_path, inputs, extra=FAST)
+    kept = tmp_path / "workspace" / "bisect-states" / "cuda12_8-2025-10-11.json"
+    states = []
+    for _ in range(30):
+        res = run_action(env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        states.append(json.loads(kept.read_text())["state"])
+        if states[-1] != "pending":
+            break
+        env.update({"INPUT_FROM": "2025-10-12", "INPUT_TO": "2025-10-12"})  # later nights
+    assert states[0] == "pending" and states[-1] == "done" and len(states) > 2
+    (issue, *_) = fake_github.repo("pytorch/pytorch").issues
+    assert any("**CONFIRMED by bisection**" in c.body for c in issue.comments)
+    drop = json.loads((kept.parent / "cuda12_8-2025-10-12.json").read_text())
+    assert drop["window"] == [world.main[4], world.main[5]]
 
 
 def test_bisect_inputs_without_a_build_workflow_are_refused_first(

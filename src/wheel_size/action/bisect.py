@@ -1,29 +1,29 @@
 """The nightly action's bisection step: ``bisect-*`` inputs → the same options as
 ``wheel-size bisect``; after the night is stored, each new jump of a watched variant starts
-a bisection, and every pending one kept in ``bisect-state`` (a directory in the workspace,
-one file per event: keep it with actions/cache or commit it) goes on. A settled bisection
-is posted on its event's issue.
+a bisection, and every pending one goes on: kept beside the history (the data branch's
+``bisections/``, one commit a run) or, with ``bisect-state``, in a directory of the
+workspace. A settled bisection is posted on its event's issue.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from wheel_size.action.inputs import action_input
 from wheel_size.bisect.engine import Budget
+from wheel_size.bisect.keep import Keeper
 from wheel_size.bisect.options import BisectOptions, TriggerOptions
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["DEFAULT_STATE_DIR", "INPUTS", "NightlyBisect", "bisect_inputs", "run_bisect_step"]
+__all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "run_bisect_step"]
 
-DEFAULT_STATE_DIR = ".wheel-size/bisect"
 INPUTS = (
     "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern",
     "bisect-builds-per-round", "bisect-max-builds", "bisect-state", "bisect-wait",
@@ -34,7 +34,7 @@ INPUTS = (
 @dataclass(frozen=True)
 class NightlyBisect:
     options: BisectOptions
-    state_dir: Path
+    state_dir: Path | None  # None: on the history store, beside the runs
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
@@ -47,7 +47,7 @@ def _number(env: Mapping[str, str], name: str, default: float) -> float:
         raise InputError(f"input {name} must be a number, not {text!r}") from None
 
 
-def bisect_inputs(env: Mapping[str, str], state_dir: Path) -> NightlyBisect | None:
+def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBisect | None:
     """The bisection options, or None when ``bisect-build-workflow`` is not set (then no
     other ``bisect-*`` input may be)."""
     workflow = action_input(env, "bisect-build-workflow")
@@ -77,13 +77,9 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path) -> NightlyBisect | No
     return NightlyBisect(options, state_dir)
 
 
-def _state_name(variant: str, date: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in variant)
-    return f"{safe}-{date}.json"
-
-
 def run_bisect_step(
     bisect: NightlyBisect,
+    keeper: Keeper,
     *,
     gh: Any,
     repo_name: str,
@@ -96,11 +92,12 @@ def run_bisect_step(
     out: TextIO,
 ) -> list[str]:
     """Start or resume the bisection of each jump (variant, ISO date) and of every pending
-    state in the directory; one line each for the log. A failure of one event is said and
-    the others go on; the first failure is raised once all were tried."""
+    one the keeper holds; one line each for the log. A failure of one event is said and the
+    others go on; the states are kept (one write), then the first failure is raised."""
     from wheel_size.bisect.document import to_json
-    from wheel_size.bisect.job import new_state, run_rounds
-    from wheel_size.bisect.state import Event, load_state
+    from wheel_size.bisect.engine import advance
+    from wheel_size.bisect.job import new_state
+    from wheel_size.bisect.state import Event
     from wheel_size.bisect.view import comment_key, render_markdown
     from wheel_size.github.comments import post_sticky_comment
     from wheel_size.github.dispatch import trigger_for
@@ -108,7 +105,7 @@ def run_bisect_step(
     from wheel_size.ports import GitHubFailure
 
     options = bisect.options
-    todo = dict.fromkeys(jumps) | dict.fromkeys(_pending(bisect.state_dir, repo_name))
+    todo = dict.fromkeys(jumps) | dict.fromkeys(keeper.pending(repo_name))
     lines: list[str] = []
     first_error: WheelSizeError | None = None
     port = PyGithubPort(gh)
@@ -119,26 +116,27 @@ def run_bisect_step(
             build_workflow=options.trigger.build_workflow, trigger=options.trigger.key,
             artifact=naming.artifact(variant),
         )  # fmt: skip
-        path = bisect.state_dir / _state_name(variant, date)
         try:
-            fresh = load_state(path, event)
-            if fresh is None:
+            state = keeper.load(event)
+            if state is None:
                 points = series.variant(variant) if series is not None else []
                 day = dt.date.fromisoformat(date)
                 repo = port.repository(repo_name)
-                fresh = new_state(event, points, day, thresholds, repo)
-            bisect.state_dir.mkdir(parents=True, exist_ok=True)
-            state = run_rounds(path, event, fresh, trigger, options.budget)
-            doc = to_json(state)
-            number = issue_numbers.get(f"jump/{variant}/{date}")
-            if number is not None and state.state != "pending" and state.builds:
+                state = new_state(event, points, day, thresholds, repo)
+            kept = state
+            kept.issue = issue_numbers.get(f"jump/{variant}/{date}", kept.issue)
+            keeper.save(kept)
+            advance(kept, trigger, options.budget, save=partial(keeper.save, kept))
+            doc = to_json(kept)
+            number = kept.issue
+            if number is not None and kept.state != "pending" and kept.builds:
                 body = render_markdown(doc, repo_url=port.repository(repo_name).html_url)
                 post_sticky_comment(gh, repo_name, number, body, comment_key(doc))
             culprits = ", ".join(c["sha"][:12] for c in doc["culprits"]) or "none"
             lines.append(
-                f"bisect {variant} {date}: {state.state}, culprits {culprits}, "
+                f"bisect {variant} {date}: {kept.state}, culprits {culprits}, "
                 f"{doc['builds_spent']} builds in {doc['rounds']} rounds"
-                + (f" ({state.reason})" if state.reason else "")
+                + (f" ({kept.reason})" if kept.reason else "")
             )
         except GitHubFailure as exc:
             error: WheelSizeError = GitHubError(f"bisecting {variant} on {date}: {exc}")
@@ -147,23 +145,9 @@ def run_bisect_step(
         except WheelSizeError as exc:
             lines.append(str(exc))
             first_error = first_error or exc
+    keeper.flush()
     for line in lines:
         out.write(f"wheel-size: {line}\n")
     if first_error is not None:
         raise first_error
     return lines
-
-
-def _pending(directory: Path, repo_name: str) -> list[tuple[str, str]]:
-    """(variant, date) of the pending bisections kept in ``directory`` (a file that cannot be
-    read is left to load_state, which names it, when its event comes up)."""
-    found = []
-    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
-        try:
-            kept = json.loads(path.read_text(encoding="utf-8"))
-            event = kept["event"]
-            if kept["state"] == "pending" and event["repo"] == repo_name:
-                found.append((str(event["variant"]), str(event["date"])))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return found

@@ -35,6 +35,7 @@ from wheel_size.trust import use_system_trust_store
 
 if TYPE_CHECKING:
     from wheel_size.action.bisect import NightlyBisect
+    from wheel_size.history.store import HistoryStore
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
 
@@ -172,6 +173,7 @@ class _TrackRun:
             inputs.store, repository=options.track.source.repository, token=token, environ=env
         ) as store:
             result = run_nightly(store, options, github)
+            bisect_error = self._bisect(bisect, options, result, github, store)
         # Stored: from here on every output is known, whatever fails next.
         self.publisher.stored(result)
         for warning in result.warnings:
@@ -186,8 +188,9 @@ class _TrackRun:
         self.publisher.report_files(markdown, report_path)
         self.publisher.annotate()
         self.publisher.flush()
-        if bisect is not None:
-            self._bisect(bisect, options, result, github)
+        if bisect_error is not None:  # the night is stored and published; said after it
+            workflow_command(out, "error", str(bisect_error), {"title": "wheel-size"})
+            return bisect_error.exit_code
         if result.issue_error is not None:
             # The history and the report are written; the issue step is what failed.
             workflow_command(out, "error", str(result.issue_error), {"title": "wheel-size"})
@@ -205,31 +208,51 @@ class _TrackRun:
         return 0
 
     def _bisect_inputs(self) -> NightlyBisect | None:
-        from wheel_size.action.bisect import DEFAULT_STATE_DIR, bisect_inputs
+        from wheel_size.action.bisect import bisect_inputs
 
-        where = action_input(self.env, "bisect-state") or DEFAULT_STATE_DIR
-        state_dir = Workspace.at(self.workspace).output("bisect-state", where, directory=True)
+        where = action_input(self.env, "bisect-state")
+        workspace = Workspace.at(self.workspace)
+        state_dir = workspace.output("bisect-state", where, directory=True) if where else None
         return bisect_inputs(self.env, state_dir)
 
     def _bisect(
-        self, bisect: NightlyBisect, options: NightlyOptions, result: TrackResult, github: Any
-    ) -> None:
-        """Bisect the night's jumps with builds (``bisect-*`` inputs), after the rest is out."""
+        self,
+        bisect: NightlyBisect | None,
+        options: NightlyOptions,
+        result: TrackResult,
+        github: Any,
+        store: HistoryStore,
+    ) -> WheelSizeError | None:
+        """Bisect the night's jumps with builds (``bisect-*`` inputs), once the night is
+        stored; what fails is returned, to be said after the rest is published."""
+        if bisect is None:
+            return None
         from wheel_size.action.bisect import run_bisect_step
+        from wheel_size.bisect.keep import DirectoryKeeper, StoreKeeper
 
         track = options.track
-        run_bisect_step(
-            bisect,
-            gh=github.gh,
-            repo_name=track.source.repository,
-            workflow=str(track.source.workflow),
-            naming=track.naming,
-            thresholds=track.thresholds,
-            jumps=[(j.variant, j.date.isoformat()) for j in result.jumps],
-            series=result.series,
-            issue_numbers=result.issues.events if result.issues is not None else {},
-            out=self.out,
-        )
+        try:
+            keeper = (
+                StoreKeeper(store)
+                if bisect.state_dir is None
+                else DirectoryKeeper(bisect.state_dir)
+            )
+            run_bisect_step(
+                bisect,
+                keeper,
+                gh=github.gh,
+                repo_name=track.source.repository,
+                workflow=str(track.source.workflow),
+                naming=track.naming,
+                thresholds=track.thresholds,
+                jumps=[(j.variant, j.date.isoformat()) for j in result.jumps],
+                series=result.series,
+                issue_numbers=result.issues.events if result.issues is not None else {},
+                out=self.out,
+            )
+        except WheelSizeError as exc:
+            return exc
+        return None
 
     def _skipped(self) -> str:
         """Warn about skipped stored records; their step-summary section (or "")."""

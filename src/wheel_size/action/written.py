@@ -52,6 +52,6 @@ def written_paths(spec: str, env: Mapping[str, str], workspace: Workspace) -> li
         if action_input(env, "history-dir"):
             found.append(path("history-dir", ""))
         found += local_remote(env, workspace)[:1]  # a data remote in the workspace
-        if action_input(env, "bisect-build-workflow"):  # the bisections' state files
-            found.append(path("bisect-state", ".wheel-size/bisect"))
+        if action_input(env, "bisect-build-workflow") and action_input(env, "bisect-state"):
+            found.append(path("bisect-state", ""))  # the bisections' state files
     return [p for p in found if p is not None]

@@ -14,7 +14,16 @@ from typing import Any
 from wheel_size.errors import InputError
 from wheel_size.fileio import atomic_write_text
 
-__all__ = ["SCHEMA", "Build", "Event", "State", "load_state", "save_state"]
+__all__ = [
+    "SCHEMA",
+    "Build",
+    "Event",
+    "State",
+    "dump_state",
+    "load_state",
+    "parse_state",
+    "save_state",
+]
 
 SCHEMA = 1
 # A build's conclusion when it ended without a size (besides GitHub's own words).
@@ -75,6 +84,7 @@ class State:
     rounds: int = 0
     builds: list[Build] = field(default_factory=list)
     reason: str | None = None  # why it gave up, one line
+    issue: int | None = None  # the event's issue, where the result goes
 
     def sizes(self) -> dict[str, int]:
         """The measured size of each commit built (its latest successful build)."""
@@ -99,13 +109,18 @@ class State:
             "state": self.state,
             "rounds": self.rounds,
             "reason": self.reason,
+            "issue": self.issue,
             "builds": [asdict(b) for b in self.builds],
         }
 
 
+def dump_state(state: State) -> str:
+    return json.dumps(state.to_json(), indent=2) + "\n"
+
+
 def save_state(path: Path, state: State) -> None:
     """Write atomically: a cut-off write leaves the previous state, never half of one."""
-    atomic_write_text(path, json.dumps(state.to_json(), indent=2) + "\n")
+    atomic_write_text(path, dump_state(state))
 
 
 class _Damaged(Exception):
@@ -165,6 +180,7 @@ def _parse(data: object) -> State:
         rounds=_field(data, "rounds", int),
         builds=[_build(b) for b in _field(data, "builds", list)],
         reason=_optional(data, "reason", str),
+        issue=_optional(data, "issue", int),
     )
     if state.state not in ("pending", "done", "gave-up"):
         raise _Damaged(f"state {state.state!r} is unknown")
@@ -184,15 +200,21 @@ def load_state(path: Path, event: Event) -> State | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read the bisection state ({exc})") from None
+    return parse_state(text, str(path), event)
+
+
+def parse_state(text: str, where: str, event: Event | None) -> State:
+    """A kept state read from ``where`` (a file, a path on the data branch), checked to be
+    of ``event`` when given."""
     try:
         state = _parse(json.loads(text))
     except (json.JSONDecodeError, _Damaged, TypeError, ValueError) as exc:
         raise InputError(
-            f"{path}: damaged bisection state ({exc}); remove it to start the bisection again"
+            f"{where}: damaged bisection state ({exc}); remove it to start the bisection again"
         ) from None
-    if state.event != event:
+    if event is not None and state.event != event:
         raise InputError(
-            f"{path}: the bisection state is of {state.event.describe()} "
+            f"{where}: the bisection state is of {state.event.describe()} "
             f"({state.event.trigger}, {state.event.build_workflow}), not of "
             f"{event.describe()} ({event.trigger}, {event.build_workflow}); "
             "give another --state file"
