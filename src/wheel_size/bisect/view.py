@@ -7,7 +7,7 @@ from wheel_size.bisect.document import BisectDocument
 from wheel_size.render.templates import render
 from wheel_size.sticky import marker
 
-__all__ = ["comment_key", "render_markdown"]
+__all__ = ["comment_key", "render_markdown", "trigger_text"]
 
 
 def comment_key(doc: BisectDocument) -> str:
@@ -15,10 +15,21 @@ def comment_key(doc: BisectDocument) -> str:
     return f"bisect/{doc['variant']}/{doc['date']}"
 
 
+def trigger_text(key: str) -> str:
+    """``dispatch:sha@main`` as a reader says it."""
+    kind, _, rest = key.partition(":")
+    if kind == "tag":
+        return f"a tag {rest}"
+    name, _, ref = rest.partition("@")
+    return f"workflow_dispatch on {ref} with the commit in input {name}"
+
+
 def render_markdown(doc: BisectDocument, *, repo_url: str) -> str:
-    return (
-        render(
-            "bisect.md.j2", doc=doc, repo_url=repo_url.rstrip("/"), marker=marker(comment_key(doc))
-        ).strip()
-        + "\n"
+    text = render(
+        "bisect.md.j2",
+        doc=doc,
+        repo_url=repo_url.rstrip("/"),
+        marker=marker(comment_key(doc)),
+        trigger=trigger_text(doc["trigger"]),
     )
+    return text.strip() + "\n"
