@@ -5,11 +5,14 @@ refusals, failing and never-finishing builds, resuming from ``--state``."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from bisect_world import MB, make
+from test_engine_bounds import ceil_log
 
 from cli_runner import run_main
 from fakegithub import FakeGitHub
@@ -227,3 +230,25 @@ def test_a_tag_left_by_a_cut_off_run_is_pushed_again(
     left[f"ciflow/binaries/{w.order[0]}"] = w.order[0]
     doc = _json(run_main(w.args("--tag-pattern", "ciflow/binaries/{sha}"), env=_env(fake_github)))
     assert [c["sha"] for c in doc["culprits"]] == [w.order[2]] and left == {}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_windows_with_github_dispatch_behaviour(
+    tmp_path: Path, fake_github: FakeGitHub, seed: int
+) -> None:
+    """204 answers, runs listed late, head_sha the branch tip: every culprit exact within
+    K·(⌈log_{K+1} N⌉ + 1) + 2 builds per step and ⌈log_{K+1} N⌉ rounds."""
+    rng = random.Random(seed)
+    n, k = rng.randint(2, 120), rng.randint(1, 4)
+    at = sorted(rng.sample(range(1, n + 1), rng.choice([1, 2])))
+    jumps = {i: rng.choice([1, -1]) * rng.randint(2, 9) * MB for i in at}
+    if abs(sum(jumps.values())) < 2 * MB:
+        jumps[at[-1]] = 5 * MB
+    w = make(tmp_path, fake_github, n, jumps, ignore_run_details=True,
+             list_after=rng.randint(1, 3))  # fmt: skip
+    doc = _json(run_main(w.args("--dispatch-input", "sha", "--builds-per-round", str(k)),
+                         env=_env(fake_github)))  # fmt: skip
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[i] for i in at], (n, k, at)
+    bound = k * (ceil_log(n, k) + 1) + 2
+    assert doc["builds_spent"] <= len(at) * bound and doc["rounds"] <= max(ceil_log(n, k), 1)
+    assert all(r.head_sha == w.world.main[-1] for r in w.farm.workflow.runs)
