@@ -84,3 +84,13 @@ def test_bisect_inputs_without_a_build_workflow_are_refused_first(
     inputs = _inputs(**{"bisect-build-workflow": "b.yml", "bisect-tag-pattern": "no-sha"})
     res = run_action(runner_env(fake_github, tmp_path, inputs))
     assert res.returncode == 2 and "needs {sha}" in res.stdout + res.stderr
+
+
+def test_the_defaults_alone_bisect_nothing(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """The runner passes every input's default: bisect-builds-per-round: 3 and the rest are
+    not a request to bisect (nor an error without bisect-build-workflow)."""
+    make_nightly_repo(tmp_path, fake_github)
+    res = run_action(runner_env(fake_github, tmp_path, _inputs()))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "bisect" not in res.stdout
+    assert not (tmp_path / "workspace" / "history" / "bisections").exists()

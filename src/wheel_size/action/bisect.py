@@ -52,7 +52,9 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
     other ``bisect-*`` input may be)."""
     workflow = action_input(env, "bisect-build-workflow")
     if not workflow:
-        given = [n for n in INPUTS if action_input(env, n) and n != "bisect-state"]
+        # the inputs without a default (the runner passes every default as given)
+        how = ("bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern")
+        given = [n for n in how if action_input(env, n)]
         if given:
             raise InputError(f"input {given[0]} needs bisect-build-workflow (the build workflow)")
         return None
