@@ -252,3 +252,21 @@ def test_generated_windows_with_github_dispatch_behaviour(
     bound = k * (ceil_log(n, k) + 1) + 2
     assert doc["builds_spent"] <= len(at) * bound and doc["rounds"] <= max(ceil_log(n, k), 1)
     assert all(r.head_sha == w.world.main[-1] for r in w.farm.workflow.runs)
+
+
+def test_a_tag_whose_create_answer_was_lost_is_not_left_behind(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    fake_github.token_user = "release-bot"
+    w = make(tmp_path, fake_github, 6, {2: 3 * MB}, tag_pattern=r"ciflow/binaries/.*")
+    # the first create is stored, its answer lost (a 502 after the write): no retry here
+    fake_github.fail("POST", r"/git/refs$", status=502, times=1, after=True)
+    state = tmp_path / "s.json"
+    args = w.args("--tag-pattern", "ciflow/binaries/{sha}", "--state", str(state))
+    first = run_main(args, env=_env(fake_github))
+    assert first.returncode == 2 and "502" in first.stderr
+    kept = json.loads(state.read_text())
+    assert [b["tag"] for b in kept["builds"]] == [None]  # asked for, answer unknown
+    doc = _json(run_main(args, env=_env(fake_github)))
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[2]]
+    assert tags(fake_github, fake_github.repo("pytorch/pytorch")) == {}

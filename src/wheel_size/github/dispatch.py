@@ -206,12 +206,12 @@ class TagTrigger(_Runs):
         return self.view(ours[0]) if ours else None
 
     def clean(self, started: Started) -> None:
-        if not started.tag:
-            return
+        # the name follows from the commit: a create whose answer was lost is cleaned too
+        tag = started.tag or self.pattern.replace("{sha}", started.sha)
         try:
-            with _github(f"deleting tag {started.tag} in {self.repository}"):
+            with _github(f"deleting tag {tag} in {self.repository}"):
                 self.gh.requester.requestJsonAndCheck(
-                    "DELETE", f"{self.base}/git/refs/tags/{quote(started.tag)}"
+                    "DELETE", f"{self.base}/git/refs/tags/{quote(tag)}"
                 )
         except WheelSizeError as exc:
             if getattr(exc, "status", 0) not in (404, 422):  # already gone
