@@ -51,3 +51,27 @@ def test_names_that_could_leave_the_directory_are_refused(tmp_path: Path) -> Non
     keeper = DirectoryKeeper(tmp_path / "d")
     keeper.save(State(EVENT, [], 0))
     assert [p.name for p in (tmp_path / "d").iterdir()] == ["cuda12_8-2025-10-11.json"]
+
+
+def test_on_a_data_branch_one_commit_and_read_back(tmp_path: Path) -> None:
+    import subprocess
+
+    from wheel_size.history import GitBranchStore
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], check=True, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    bare = tmp_path / "remote.git"
+    git("init", "-q", "--bare", "-b", "main", str(bare))
+    with GitBranchStore(str(bare), backoff=0) as store:
+        keeper = StoreKeeper(store)
+        for rounds in range(3):  # saved after every change, written once
+            keeper.save(State(EVENT, ["a" * 40, "b" * 40], 10, rounds=rounds))
+        keeper.flush()
+    files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "wheel-size-data")
+    assert "bisections/cuda12_8/2025-10-11.json" in files.splitlines()
+    assert git("--git-dir", str(bare), "rev-list", "--count", "wheel-size-data") == "1"
+    with GitBranchStore(str(bare), backoff=0) as store:
+        loaded = StoreKeeper(store).load(EVENT)
+    assert loaded is not None and loaded.rounds == 2
