@@ -270,3 +270,12 @@ def test_a_tag_whose_create_answer_was_lost_is_not_left_behind(
     doc = _json(run_main(args, env=_env(fake_github)))
     assert [c["sha"] for c in doc["culprits"]] == [w.order[2]]
     assert tags(fake_github, fake_github.repo("pytorch/pytorch")) == {}
+
+
+def test_a_window_of_one_commit_builds_its_two_ends(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    w = make(tmp_path, fake_github, 1, {1: 3 * MB})
+    doc = _json(run_main(w.args("--dispatch-input", "sha"), env=_env(fake_github)))
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[1]]
+    assert [b["sha"] for b in doc["builds"]] == w.order and doc["rounds"] == 1
