@@ -126,7 +126,7 @@ def test_failing_and_never_finishing_builds(tmp_path: Path, fake_github: FakeGit
     never.add(w.order[8])
     w.farm.fail_first.add(w.order[12])
     doc = _json(
-        run_main(w.args("--dispatch-input", "sha", "--build-timeout", "0.2"), env=_env(fake_github))
+        run_main(w.args("--dispatch-input", "sha", "--build-timeout", "0.4"), env=_env(fake_github))
     )
     assert [c["sha"] for c in doc["culprits"]] == [w.order[11]], doc
     by: dict[str, list[str]] = {}
