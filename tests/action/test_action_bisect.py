@@ -94,3 +94,19 @@ def test_the_defaults_alone_bisect_nothing(fake_github: FakeGitHub, tmp_path: Pa
     assert res.returncode == 0, res.stdout + res.stderr
     assert "bisect" not in res.stdout
     assert not (tmp_path / "workspace" / "history" / "bisections").exists()
+
+
+def test_a_run_starts_at_most_bisect_max_events(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = make_nightly_repo(tmp_path, fake_github)
+    wf = fake_github.repo("pytorch/pytorch").add_workflow(name="build")
+    sizes = {sha: 850 * MB for sha in world.main}
+    farm = add_farm(fake_github, wf, size=lambda sha: sizes[sha])
+    inputs = _inputs(**{
+        "to": "2025-10-12", "bisect-build-workflow": "build.yml", "bisect-dispatch-input": "sha",
+        "bisect-max-events": "1",
+    })  # fmt: skip
+    res = run_action(runner_env(fake_github, tmp_path, inputs, extra=FAST))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "bisect cuda12_8 2025-10-11: not started (bisect-max-events: 1 a run)" in res.stdout
+    assert "bisect cuda12_8 2025-10-12: pending" in res.stdout
+    assert {d["inputs"]["sha"] for d in farm.dispatched} == {world.main[4], world.main[5]}

@@ -27,7 +27,7 @@ __all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "run_bisect_step"]
 INPUTS = (
     "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern",
     "bisect-builds-per-round", "bisect-max-builds", "bisect-state", "bisect-wait",
-    "bisect-poll-interval",
+    "bisect-poll-interval", "bisect-max-events",
 )  # fmt: skip
 
 
@@ -35,6 +35,7 @@ INPUTS = (
 class NightlyBisect:
     options: BisectOptions
     state_dir: Path | None  # None: on the history store, beside the runs
+    max_new: int = 2  # bisections a run starts at most (a backfill finds many jumps)
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
@@ -60,6 +61,9 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
         return None
     k = _number(env, "bisect-builds-per-round", 3)
     most = _number(env, "bisect-max-builds", 40)
+    max_new = _number(env, "bisect-max-events", 2)
+    if max_new != int(max_new) or max_new < 0:
+        raise InputError("input bisect-max-events must be a whole number, 0 or more")
     if k != int(k) or most != int(most):
         raise InputError("inputs bisect-builds-per-round and bisect-max-builds are whole numbers")
     options = BisectOptions(
@@ -76,7 +80,7 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
             poll_interval=_number(env, "bisect-poll-interval", 60.0),
         ),
     )
-    return NightlyBisect(options, state_dir)
+    return NightlyBisect(options, state_dir, int(max_new))
 
 
 def run_bisect_step(
@@ -107,8 +111,13 @@ def run_bisect_step(
     from wheel_size.ports import GitHubFailure
 
     options = bisect.options
-    todo = dict.fromkeys(jumps) | dict.fromkeys(keeper.pending(repo_name))
-    lines: list[str] = []
+    pending = keeper.pending(repo_name)
+    new = [j for j in sorted(jumps, key=lambda j: j[1], reverse=True) if j not in pending]
+    lines: list[str] = [
+        f"bisect {variant} {date}: not started (bisect-max-events: {bisect.max_new} a run)"
+        for variant, date in new[bisect.max_new :]
+    ]
+    todo = dict.fromkeys(pending) | dict.fromkeys(new[: bisect.max_new])
     first_error: WheelSizeError | None = None
     port = PyGithubPort(gh)
     trigger = trigger_for(gh, repo_name, options.trigger)

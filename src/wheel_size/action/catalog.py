@@ -53,7 +53,7 @@ TRACK = ActionSpec(
             # bisection with builds (action/bisect.py)
             "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref",
             "bisect-tag-pattern", "bisect-builds-per-round", "bisect-max-builds", "bisect-state",
-            "bisect-wait", "bisect-poll-interval",
+            "bisect-wait", "bisect-poll-interval", "bisect-max-events",
         )
     ),
 )  # fmt: skip
