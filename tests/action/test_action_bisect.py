@@ -99,7 +99,7 @@ def test_the_defaults_alone_bisect_nothing(fake_github: FakeGitHub, tmp_path: Pa
 def test_a_run_starts_at_most_bisect_max_events(fake_github: FakeGitHub, tmp_path: Path) -> None:
     world = make_nightly_repo(tmp_path, fake_github)
     wf = fake_github.repo("pytorch/pytorch").add_workflow(name="build")
-    sizes = {sha: 850 * MB for sha in world.main}
+    sizes = dict.fromkeys(world.main, 850 * MB)
     farm = add_farm(fake_github, wf, size=lambda sha: sizes[sha])
     inputs = _inputs(**{
         "to": "2025-10-12", "bisect-build-workflow": "build.yml", "bisect-dispatch-input": "sha",
