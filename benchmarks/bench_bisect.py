@@ -109,7 +109,7 @@ def requests_table() -> list[str]:
     ):  # fmt: skip
         with FakeGitHub() as fake, tempfile.TemporaryDirectory() as tmp:
             fake.token_user = "release-bot"
-            w = make(Path(tmp), fake, 100, {61: 4 * MB}, list_after=2, **farm)  # type: ignore[arg-type]
+            w = make(Path(tmp), fake, 100, {61: 4 * MB}, list_after=2, **farm)
             before = len(fake.requests)
             start = time.perf_counter()
             result = run_main(w.args(*extra, "--poll-interval", "0.01"), env={**fake.env(), **env})
