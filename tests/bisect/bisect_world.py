@@ -28,27 +28,13 @@ class BisectWorld:
     history: Path
     order: list[str]  # the window: the older base first
 
-    def args(self, *extra: str) -> list[str]:
+    def args(self, *extra: str, store: bool = True) -> list[str]:
+        where = ["--history", str(self.history)] if store else ["--workflow", "nightly.yml"]
         return [
-            "bisect",
-            "--repo",
-            "pytorch/pytorch",
-            "--date",
-            JUMP_NIGHT,
-            "--variant",
-            "cuda12_8",
-            "--history",
-            str(self.history),
-            "--build-workflow",
-            "build.yml",
-            "--poll-interval",
-            "0.001",
-            "--wait",
-            "30",
-            "--format",
-            "json",
-            *extra,
-        ]
+            "bisect", "--repo", "pytorch/pytorch", "--date", JUMP_NIGHT, "--variant", "cuda12_8",
+            *where, "--build-workflow", "build.yml", "--poll-interval", "0.001", "--wait", "30",
+            "--format", "json", *extra,
+        ]  # fmt: skip
 
 
 def make(
@@ -99,4 +85,14 @@ def make(
         )
     history = tmp_path / "history"
     DirectoryStore(history).write_runs(records)
+    # The same nights as the nightly workflow's runs on the fake (read without a store).
+    nightly = repo.add_workflow(21257348, "nightly", ".github/workflows/nightly.yml")
+    for record in records:
+        run_ = nightly.add_run(
+            created_at=f"{record.date}T07:30:00Z",
+            head_sha=record.head_sha,
+            message=str(record.title),
+        )
+        for artifact in record.artifacts:
+            run_.add_artifact(artifact.name, size_in_bytes=artifact.size_in_bytes)
     return BisectWorld(world, built, history, order)

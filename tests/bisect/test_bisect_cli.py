@@ -274,3 +274,26 @@ def test_a_window_of_one_commit_builds_its_two_ends(
     doc = _json(run_main(w.args("--dispatch-input", "sha"), env=_env(fake_github)))
     assert [c["sha"] for c in doc["culprits"]] == [w.order[1]]
     assert [b["sha"] for b in doc["builds"]] == w.order and doc["rounds"] == 1
+
+
+def test_the_contract_reads_the_nights_from_the_nightly_workflow(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """No store named: the nights come from the nightly workflow's runs and artifacts; a
+    resumed call reads no night again."""
+    w = make(tmp_path, fake_github, 20, {12: 3 * MB})
+    state = tmp_path / "s.json"
+    args = w.args("--dispatch-input", "sha", "--state", str(state), "--wait", "0", store=False)
+    first = _json(run_main(args, env=_env(fake_github)))
+    assert first["state"] == "pending" and first["window_commits"] == 20
+    nightly_reads = fake_github.count("GET", r"/actions/workflows/nightly\.yml/runs")
+    doc = first
+    for _ in range(30):
+        if doc["state"] != "pending":
+            break
+        doc = _json(run_main(args, env=_env(fake_github)))
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[12]]
+    assert fake_github.count("GET", r"/actions/workflows/nightly\.yml/runs") == nightly_reads
+    no_workflow = run_main([a for a in args if a not in ("--workflow", "nightly.yml")][:-4]
+                           + ["--format", "json"], env=_env(fake_github))  # fmt: skip
+    assert no_workflow.returncode == 2 and "--workflow is needed" in no_workflow.stderr

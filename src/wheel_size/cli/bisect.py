@@ -8,17 +8,35 @@ call with the same ``--state`` resumes.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+from typing import TYPE_CHECKING
 
 from wheel_size.cli.options import add_naming_options, add_store_options, add_threshold_options
 
+if TYPE_CHECKING:
+    from wheel_size.github.port import PyGithubPort
+    from wheel_size.history.history import History
+
 __all__ = ["configure_parser", "run"]
 
-LOOKBACK_DAYS = 45  # how far back to look for the previous night and the noise band
+LOOKBACK_DAYS = 21  # how far back to look for the previous night and the noise band
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", required=True, metavar="OWNER/NAME", help="the source repo")
-    parser.add_argument("--workflow", metavar="NIGHTLY", help="only nights of this workflow")
+    parser.add_argument(
+        "--workflow",
+        metavar="NIGHTLY",
+        help="the nightly workflow (file or id): its runs give the nights when no --history "
+        "or --data-branch is given",
+    )
+    parser.add_argument(
+        "--branch",
+        default="nightly",
+        metavar="BRANCH",
+        help="the branch the nightlies are built from, read from GitHub ('' for any; "
+        "default nightly)",
+    )
     parser.add_argument("--date", required=True, metavar="YYYY-MM-DD", help="the jump's night")
     add_store_options(parser)
     add_naming_options(parser)
@@ -107,7 +125,6 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import datetime as dt
     import json
     import os
     from pathlib import Path
@@ -120,7 +137,6 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.bisect.view import comment_key, render_markdown
     from wheel_size.cli.options import (
         naming_from_args,
-        open_store,
         thresholds_from_args,
         variants_from_args,
         write_output,
@@ -131,7 +147,6 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.github.comments import post_sticky_comment
     from wheel_size.github.dispatch import trigger_for
     from wheel_size.github.port import PyGithubPort
-    from wheel_size.history.history import load_history
     from wheel_size.ports import GitHubFailure
     from wheel_size.series import SizeSeries
 
@@ -160,47 +175,82 @@ def run(args: argparse.Namespace) -> int:
         issue=args.issue,
     )
     token = os.environ.get("GITHUB_TOKEN") or None
-    with open_store(args, repository=args.repo, token=token) as store:
-        history = load_history(
-            store,
-            date - dt.timedelta(days=LOOKBACK_DAYS),
-            date,
-            repository=args.repo,
-            workflow=args.workflow,
-        )
-        where = store.description
-    if not history.runs_on(date):
-        raise InputError(f"{where} has no run on {date.isoformat()}")
-    variant = naming.resolve(variants[0], history.artifact_names())
-    points = SizeSeries(history, naming).variant(variant)
-    event = Event(
-        repo=args.repo,
-        workflow=args.workflow or "",
-        date=date.isoformat(),
-        variant=variant,
-        python=naming.python,
-        build_workflow=options.trigger.build_workflow,
-        trigger=options.trigger.key,
-        artifact=options.artifact or naming.artifact(variant),
-    )
     gh = connect(token)
-    trigger = trigger_for(gh, args.repo, options.trigger)
-    kept = load_state(options.state_path, event) if options.state_path else None
-    try:
-        repo = PyGithubPort(gh).repository(args.repo)
-        fresh = kept or new_state(
-            event, points, date, thresholds, repo, noise_bytes=options.noise_bytes
+    port = PyGithubPort(gh)
+
+    def event_of(variant: str) -> Event:
+        return Event(
+            repo=args.repo,
+            workflow=args.workflow or "",
+            date=date.isoformat(),
+            variant=variant,
+            python=naming.python,
+            build_workflow=options.trigger.build_workflow,
+            trigger=options.trigger.key,
+            artifact=options.artifact or naming.artifact(variant),
         )
+
+    # A kept state needs no night read again (each resume costs its polls only).
+    kept = None
+    if options.state_path is not None and options.state_path.exists():
+        try:
+            known = naming.resolve(variants[0])
+        except InputError:
+            known = None
+        if known is not None:
+            kept = load_state(options.state_path, event_of(known))
+    try:
+        if kept is None:
+            history, where = _nights(args, date, port, token)
+            if not history.runs_on(date):
+                raise InputError(f"{where} has no run on {date.isoformat()}")
+            variant = naming.resolve(variants[0], history.artifact_names())
+            event = event_of(variant)
+            points = SizeSeries(history, naming).variant(variant)
+            repo = port.repository(args.repo)
+            fresh = new_state(
+                event, points, date, thresholds, repo, noise_bytes=options.noise_bytes
+            )
+        else:
+            event, fresh = kept.event, kept
+        trigger = trigger_for(gh, args.repo, options.trigger)
         state = run_rounds(options.state_path, event, fresh, trigger, options.budget)
+        doc = to_json(state)
+        repo_url = f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{args.repo}"
+        if options.issue is not None and state.state != "pending" and state.builds:
+            body = render_markdown(doc, repo_url=repo_url)
+            post_sticky_comment(gh, args.repo, options.issue, body, comment_key(doc))
     except GitHubFailure as exc:  # already says the call, the status, the permission
-        raise GitHubError(f"bisecting {event.describe()}: {exc}") from None
-    doc = to_json(state)
-    if options.issue is not None and state.state != "pending" and state.builds:
-        body = render_markdown(doc, repo_url=repo.html_url)
-        post_sticky_comment(gh, args.repo, options.issue, body, comment_key(doc))
+        raise GitHubError(f"bisecting {variants[0]} on {date.isoformat()}: {exc}") from None
     if args.format == "json":
         text = json.dumps(doc, indent=2) + "\n"
     else:
-        text = render_markdown(doc, repo_url=repo.html_url)
+        text = render_markdown(doc, repo_url=repo_url)
     write_output(args.output, text)
     return 0
+
+
+def _nights(
+    args: argparse.Namespace, date: dt.date, port: PyGithubPort, token: str | None
+) -> tuple[History, str]:
+    """The nights before ``date``: from the history store when one is named (``--history``,
+    ``--data-branch``), else straight from the nightly workflow's runs and artifacts (a run
+    listing and one artifact listing a night, no store needed)."""
+    from wheel_size.cli.options import open_store
+    from wheel_size.collect import WorkflowSource, collect
+    from wheel_size.errors import InputError
+    from wheel_size.history.history import History, load_history
+
+    since = date - dt.timedelta(days=LOOKBACK_DAYS)
+    if args.history or args.data_branch:
+        with open_store(args, repository=args.repo, token=token) as store:
+            history = load_history(store, since, date, repository=args.repo, workflow=args.workflow)
+            return history, store.description
+    if not args.workflow:
+        raise InputError(
+            "--workflow is needed to read the nights from GitHub (or give --history or "
+            "--data-branch for a stored history)"
+        )
+    source = WorkflowSource(args.repo, args.workflow, args.branch or None)
+    history = History.of(collect(port, source, since, date))
+    return history, f"workflow {args.workflow} of {args.repo}"
