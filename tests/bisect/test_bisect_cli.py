@@ -294,6 +294,6 @@ def test_the_contract_reads_the_nights_from_the_nightly_workflow(
         doc = _json(run_main(args, env=_env(fake_github)))
     assert [c["sha"] for c in doc["culprits"]] == [w.order[12]]
     assert fake_github.count("GET", r"/actions/workflows/nightly\.yml/runs") == nightly_reads
-    no_workflow = run_main([a for a in args if a not in ("--workflow", "nightly.yml")][:-4]
-                           + ["--format", "json"], env=_env(fake_github))  # fmt: skip
+    without = [a for a in args if a not in ("--workflow", "nightly.yml")][:-4]  # no state
+    no_workflow = run_main(without, env=_env(fake_github))
     assert no_workflow.returncode == 2 and "--workflow is needed" in no_workflow.stderr
