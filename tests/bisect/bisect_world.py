@@ -45,10 +45,12 @@ def make(
     *,
     size: Callable[[str, int], int | str | None] | None = None,
     night_offset: int = 3 * MB,
+    from_main: bool = False,
     **farm: Any,
 ) -> BisectWorld:
     """``jumps``: window index (1..n) -> bytes the commit adds; ``size(sha, plain)``
-    replaces a commit's build result (None: it fails; "never": it never finishes)."""
+    replaces a commit's build result (None: it fails; "never": it never finishes).
+    ``from_main``: the nightlies are built from main commits and name no base SHA."""
     changes = [Change(f"commit {i} (#{1000 + i})", {"f.txt": f"{i}\n"}) for i in range(n + 2)]
     nights = [("2025-10-09", 0, None), ("2025-10-10", 1, None), (JUMP_NIGHT, n + 1, None)]
     world = build_world(tmp_path / "git", changes, nights)
@@ -76,7 +78,9 @@ def make(
     ):
         record = run(day, {"cuda12_8": (plain[base] + night_offset) / MB})
         records.append(
-            dataclasses.replace(
+            dataclasses.replace(record, head_sha=base, base_sha=None, title=f"{day} nightly")
+            if from_main  # built straight from main: no release commit, no base SHA
+            else dataclasses.replace(
                 record,
                 head_sha=world.nightly[day],
                 base_sha=base,

@@ -297,3 +297,12 @@ def test_the_contract_reads_the_nights_from_the_nightly_workflow(
     without = [a for a in args if a not in ("--workflow", "nightly.yml")][:-4]  # no state
     no_workflow = run_main(without, env=_env(fake_github))
     assert no_workflow.returncode == 2 and "--workflow is needed" in no_workflow.stderr
+
+
+def test_nightlies_built_from_main_without_a_base_sha(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """A nightly built straight from main names no base SHA: its own commits are the ends."""
+    w = make(tmp_path, fake_github, 15, {6: 3 * MB}, from_main=True)
+    doc = _json(run_main(w.args("--dispatch-input", "sha", store=False), env=_env(fake_github)))
+    assert [c["sha"] for c in doc["culprits"]] == [w.order[6]] and doc["window_commits"] == 15

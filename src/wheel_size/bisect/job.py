@@ -75,7 +75,9 @@ def new_state(
             abs(step.delta_bytes) * FALLBACK_NOISE_SHARE
         )
     state = State(event, [], noise)
-    if window.mode != "base" or window.compared is None or window.truncated:
+    # "head": the nightlies name no base SHA, so their own commits are the window's ends
+    # (a nightly built straight from the branch it watches); builds decide all the same.
+    if window.compared is None or window.truncated:
         state.state = "gave-up"
         state.reason = "the window is not known to the commit: " + (
             "; ".join(window.notes) or "no base SHAs"
