@@ -242,7 +242,7 @@ def _nights(
     from wheel_size.history.history import History, load_history
 
     since = date - dt.timedelta(days=LOOKBACK_DAYS)
-    if args.history or args.data_branch:
+    if args.history or args.data_branch or getattr(args, "data_remote", None):
         with open_store(args, repository=args.repo, token=token) as store:
             history = load_history(store, since, date, repository=args.repo, workflow=args.workflow)
             return history, store.description
