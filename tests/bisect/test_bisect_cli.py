@@ -306,3 +306,15 @@ def test_nightlies_built_from_main_without_a_base_sha(
     w = make(tmp_path, fake_github, 15, {6: 3 * MB}, from_main=True)
     doc = _json(run_main(w.args("--dispatch-input", "sha", store=False), env=_env(fake_github)))
     assert [c["sha"] for c in doc["culprits"]] == [w.order[6]] and doc["window_commits"] == 15
+
+
+def test_a_refusal_without_githubs_permission_header_still_names_it(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """GitHub Enterprise Server and classic tokens send no X-Accepted-GitHub-Permissions."""
+    w = make(tmp_path, fake_github, 8, {3: 3 * MB})
+    fake_github.set_permissions({"actions": "read", "contents": "read"}, accepted_header=False)
+    result = run_main(w.args("--dispatch-input", "sha"), env=_env(fake_github))
+    assert result.returncode == 2 and "`actions: write`" in result.stderr
+    result = run_main(w.args("--tag-pattern", "t/{sha}"), env=_env(fake_github))
+    assert result.returncode == 2 and "`contents: write`" in result.stderr
