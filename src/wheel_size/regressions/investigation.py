@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.ports import Commits
+from wheel_size.regressions.builds.bracket import BracketResult
 from wheel_size.regressions.document import (
     BuildVerdictDocument,
     CandidateDocument,
@@ -182,6 +183,9 @@ class Investigation:
     build_markdown: str | None = None
     build_json: list[BuildVerdictDocument] | None = None
     commit_url_template: str | None = None
+    # Issue 28: where the builds put the step, and what reading the window's builds cost.
+    brackets: BracketResult | None = None
+    build_requests: int = 0
 
     @property
     def variant(self) -> str:

@@ -10,16 +10,22 @@ disproved (CLEARED) goes below every candidate not measured.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Callable, Sequence
 
 from wheel_size.oneline import one_line
+from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, bracket_steps
 from wheel_size.regressions.builds.evidence import (
     BuildCache,
     BuildEvidenceOptions,
     BuildPort,
     BuildVerdict,
-    SuspectRef,
-    verify_candidates,
+)
+from wheel_size.regressions.builds.window import (
+    WindowBuilds,
+    noise_band,
+    read_window_builds,
+    verdicts_from_brackets,
 )
 from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.ranking.classify import Classified
@@ -38,6 +44,7 @@ __all__ = [
     "attach_build_evidence",
     "build_evidence_enricher",
     "build_markdown",
+    "locate_builds",
     "rerank",
     "rerank_ranked",
 ]
@@ -165,36 +172,63 @@ def attach_build_evidence(
     return inv
 
 
+def locate_builds(
+    port: BuildPort, inv: Investigation, options: BuildEvidenceOptions, history: int = 0
+) -> tuple[dict[str, BuildVerdict], BracketResult | None, WindowBuilds]:
+    """Every build in the event's window, the brackets they draw and each candidate's
+    verdict (issue 28): one listing of the window's runs, one of the artifact's sizes."""
+    event, window = inv.event, inv.window
+    commits = [c.sha for c in window.commits]
+    base_sha = window.compared[0] if window.compared else None
+    start = event.before.date - dt.timedelta(days=1)
+    end = event.after.date + dt.timedelta(days=options.created_slack_days)
+    found = read_window_builds(
+        port, commits=commits, base_sha=base_sha, start=start, end=end,
+        variant=event.variant, artifact=event.after.artifact, options=options,
+    )  # fmt: skip
+    jump = event.after.size_bytes - event.before.size_bytes
+    night = "nightly of {}"
+    base = (
+        BuildPoint(base_sha, event.before.size_bytes, "success", event.before.run_id, "",
+                   night.format(event.before.date.isoformat()))
+        if base_sha else None
+    )  # fmt: skip
+    head = (
+        BuildPoint(commits[-1], event.after.size_bytes, "success", event.after.run_id, "",
+                   night.format(event.after.date.isoformat()))
+        if commits and not window.truncated else None
+    )  # fmt: skip
+    result = bracket_steps(
+        commits, found.points, noise_bytes=noise_band(jump, options, history), base=base, head=head
+    )
+    shas = [c.classified.commit.sha for c in inv.candidates]
+    verdicts = verdicts_from_brackets(result, shas, jump_bytes=jump, options=options)
+    return verdicts, result, found
+
+
 def build_evidence_enricher(
     port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
 ) -> Callable[[Investigation], Investigation]:
-    """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`; ``cache``
-    is shared by every event of the run (variants of one night share their candidates)."""
-    shared = cache if cache is not None else BuildCache()
+    """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`: the
+    window's builds located (:func:`locate_builds`), the statuses set from them."""
+    del cache  # one listing per event: nothing worth sharing between variants any more
 
     def enrich(inv: Investigation) -> Investigation:
         event = inv.event
-        if not options.enabled or event.kind != "jump":
+        if not options.enabled or event.kind != "jump" or not inv.candidates:
             inv.commit_url_template = options.commit_url_template
             return inv
-        refs = [
-            SuspectRef(c.classified.commit.sha, c.classified.commit.parents) for c in inv.candidates
-        ]
         try:
-            verdicts = verify_candidates(
-                port,
-                refs,
-                variant=event.variant,
-                artifact=event.after.artifact,
-                jump_bytes=event.after.size_bytes - event.before.size_bytes,
-                options=options,
-                cache=shared,
-            )
+            verdicts, result, found = locate_builds(port, inv, options)
         except Exception as exc:  # the issue matters more than its evidence
             inv.notes.append(
                 one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
             )
-            verdicts = {}
+            inv.commit_url_template = options.commit_url_template
+            return inv
+        inv.notes.extend(found.notes)
+        inv.brackets = result
+        inv.build_requests = found.requests
         return attach_build_evidence(inv, verdicts, options)
 
     return enrich
