@@ -207,8 +207,8 @@ def bracket_steps(
     for i, sha in enumerate(commits):
         below: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] < i]
         above: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] >= i]
-        before_pos, before = below[-1] if below else (None, None)
-        after_pos, after = above[0] if above else (None, None)
+        low_pos, low = below[-1] if below else (None, None)
+        high_pos, high = above[0] if above else (None, None)
         inside = next(
             (k for k, b in enumerate(brackets) if b.first_index <= i <= b.last_index), None
         )
@@ -216,10 +216,10 @@ def bracket_steps(
             Coverage(
                 i,
                 sha,
-                before,
-                after,
-                before_pos,
-                after_pos,
+                low,
+                high,
+                low_pos,
+                high_pos,
                 inside,
                 tuple(b for p, b in failed if p == i),
             )
