@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wheel_size.ports import Commits
-from wheel_size.regressions.builds.bracket import BracketResult
 from wheel_size.regressions.document import (
     BuildVerdictDocument,
     CandidateDocument,
@@ -183,8 +182,9 @@ class Investigation:
     build_markdown: str | None = None
     build_json: list[BuildVerdictDocument] | None = None
     commit_url_template: str | None = None
-    # Issue 28: where the builds put the step, and what reading the window's builds cost.
-    brackets: BracketResult | None = None
+    # Issue 28: where the builds put the step (a builds.bracket.BracketResult, held untyped:
+    # builds/ sits above this module) and what reading the window's builds cost.
+    brackets: Any = None
     build_requests: int = 0
 
     @property
