@@ -15,6 +15,8 @@ from fakegithub import FakeGitHub
 
 MB = 1 << 20
 ARTIFACT = "manywheel-py3_12-cuda12_8"
+# Per-commit builds are created when their commits land, inside the window.
+CREATED = "2025-10-10T12:00:00Z"
 
 
 def _args(tmp_path: Path, fake: FakeGitHub) -> tuple[list[str], list[str], object]:
@@ -22,8 +24,10 @@ def _args(tmp_path: Path, fake: FakeGitHub) -> tuple[list[str], list[str], objec
     repo = fake.add_repo("pytorch/pytorch", git_dir=w.path)
     wf = repo.add_workflow(name="trunk")
     culprit, parent = w.main[3], w.main[2]
-    wf.add_run(head_sha=parent, head_branch="main").add_artifact(ARTIFACT, size_in_bytes=900 * MB)
-    run = wf.add_run(head_sha=culprit, head_branch="main")
+    wf.add_run(CREATED, head_sha=parent, head_branch="main").add_artifact(
+        ARTIFACT, size_in_bytes=900 * MB
+    )
+    run = wf.add_run(CREATED, head_sha=culprit, head_branch="main")
     run.add_artifact(ARTIFACT, size_in_bytes=900 * MB + int(4.2 * MB))
     history = store_history(tmp_path, w)
     args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
@@ -76,7 +80,7 @@ def test_expired_builds_rerank_and_each_candidate_has_one_status(
     wf = repo.add_workflow(name="trunk")
     sizes = {w.main[2]: 900 * MB, w.main[3]: 900 * MB, w.main[4]: 900 * MB + int(4.2 * MB)}
     for sha, size in sizes.items():
-        wf.add_run(head_sha=sha, head_branch="main").add_artifact(
+        wf.add_run(CREATED, head_sha=sha, head_branch="main").add_artifact(
             ARTIFACT, size_in_bytes=size, expired=True
         )
     history = store_history(tmp_path, w)

@@ -135,6 +135,7 @@ def _series(
     base: BuildPoint | None,
     head: BuildPoint | None,
     kind: str,
+    base_sha: str | None,
 ) -> tuple[list[tuple[int, BuildPoint]], list[tuple[int, BuildPoint]]]:
     """(measured points, failed builds) by position; one measured point per position (the
     head anchor and the builds at the last commit agree or the later run wins)."""
@@ -144,9 +145,7 @@ def _series(
     if base is not None and base.measured:
         measured[BASE] = base
     for build in builds:
-        position = where.get(
-            build.sha, BASE if base is not None and build.sha == base.sha else None
-        )
+        position = where.get(build.sha, BASE if base_sha and build.sha == base_sha else None)
         if position is None:
             continue
         if not build.measured:
@@ -166,13 +165,15 @@ def bracket_steps(
     base: BuildPoint | None = None,
     head: BuildPoint | None = None,
     kind: str = "artifact",
+    base_sha: str | None = None,
 ) -> BracketResult:
     """Brackets of every step in the window and each commit's coverage.
 
     ``commits``: the window's SHAs, oldest first (the base excluded). ``builds``: builds
     found at any of them or at the base, in any order (failed ones with ``size_bytes=None``).
     ``base``/``head``: the two nightlies' sizes (the night before at the base, the night
-    after at the last commit). ``noise_bytes``: changes up to this are no step. Only sizes
+    after at the last commit), when they are comparable with the builds; ``base_sha``: the
+    base's SHA (a build there counts even without the nightly's size). ``noise_bytes``: changes up to this are no step. Only sizes
     of ``kind`` are compared (a log's wheel size is not an artifact's zip size).
 
     A step is a build whose size leaves the current level by more than the noise (and the
@@ -180,7 +181,8 @@ def bracket_steps(
     adds up to a step is therefore found too, between the last build within the noise of
     the old level and the first outside it.
     """
-    points, failed = _series(commits, builds, base, head, kind)
+    base_sha = base_sha or (base.sha if base is not None else None)
+    points, failed = _series(commits, builds, base, head, kind, base_sha)
     brackets: list[Bracket] = []
     level: tuple[int, BuildPoint] | None = None
     previous: tuple[int, BuildPoint] | None = None

@@ -92,6 +92,7 @@ def read_window_builds(
         return found
     created = f"{start.isoformat()}..{end.isoformat()}"
     runs: dict[int, BuildRun] = {}
+    builders: set[int] = set()  # runs of a build workflow: their failures are said
     workflows = _workflows(options)
     for workflow in workflows:
         try:
@@ -107,8 +108,10 @@ def read_window_builds(
                 "builds of the earliest commits may be missed"
             )
         for run in listing.runs:
-            if run.head_sha in wanted and _buildish(run, options, workflow is not None):
+            if run.head_sha in wanted:
                 runs[run.id] = run
+                if _buildish(run, options, workflow is not None):
+                    builders.add(run.id)
     if not runs:
         return found
     sizes: dict[int, tuple[int, bool]] = {}
@@ -123,6 +126,16 @@ def read_window_builds(
     target = _Target(variant, artifact)
     fallbacks = 0
     for run in sorted(runs.values(), key=lambda r: -r.id):
+        if run.id in sizes:
+            size, expired = sizes[run.id]
+            gone = ", expired" if expired else ""
+            found.points.append(
+                BuildPoint(run.head_sha, size, run.conclusion, run.id, run.html_url,
+                           f"artifact {artifact} of run {run.id} ({run.name}{gone})")
+            )  # fmt: skip
+            continue
+        if run.id not in builders:
+            continue  # a lint or test run: no wheel, nothing to say
         if run.status not in (None, "completed"):
             found.notes.append(f"run {run.id} at {run.head_sha[:12]} is still {run.status}")
             continue
@@ -132,19 +145,11 @@ def read_window_builds(
                            f"run {run.id} ({run.name})")
             )  # fmt: skip
             continue
-        if run.id not in sizes and fallbacks < MAX_FALLBACK_RUNS:
+        if fallbacks < MAX_FALLBACK_RUNS:
             fallbacks += 1
             point = _fallback(port, run, target, options, found)
             if point is not None:
                 found.points.append(point)
-            continue
-        if run.id in sizes:
-            size, expired = sizes[run.id]
-            gone = ", expired" if expired else ""
-            found.points.append(
-                BuildPoint(run.head_sha, size, run.conclusion, run.id, run.html_url,
-                           f"artifact {artifact} of run {run.id} ({run.name}{gone})")
-            )  # fmt: skip
     return found
 
 
