@@ -183,7 +183,7 @@ def test_reading_a_windows_builds_costs_a_few_pages(world: World) -> None:
         world.build(sha, OLD + (JUMP if i >= 5 else 0))
         for n in range(29):
             world.build(sha, None, workflow=f"lint-{n}")
-    for n in range(250 - 8 * 30):
+    for _ in range(250 - 8 * 30):
         world.build("f" * 40, None, workflow="other")
     before = _api(world.fake)
     found = world.read()
