@@ -174,7 +174,8 @@ def bracket_steps(
     ``base``/``head``: the two nightlies' sizes (the night before at the base, the night
     after at the last commit), when they are comparable with the builds; ``base_sha``: the
     base's SHA (a build there counts even without the nightly's size). ``noise_bytes``:
-    changes up to this are no step. Only sizes of ``kind`` are compared (a log's wheel size is not an artifact's zip size).
+    changes up to this are no step. Only sizes of ``kind`` are compared (a log's wheel
+    size is not an artifact's zip size).
 
     A step is a build whose size leaves the current level by more than the noise (and the
     two builds' rounding); the level then becomes that size. Drift below the noise that
