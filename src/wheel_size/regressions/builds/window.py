@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from wheel_size.ports.builds import BuildDataUnavailable, BuildPort, BuildRun
+from wheel_size.ports.builds import BuildDataUnavailable, BuildPort, BuildRun, RunListing
 from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, Coverage
 from wheel_size.regressions.builds.evidence import (
     _BUILDISH,
@@ -72,6 +72,48 @@ def _buildish(run: BuildRun, options: BuildEvidenceOptions, listed_one: bool) ->
     return bool(_BUILDISH.search(f"{run.name} {run.path}"))
 
 
+def _listings(
+    port: BuildPort,
+    workflow: str | None,
+    start: dt.date,
+    end: dt.date,
+    options: BuildEvidenceOptions,
+    found: WindowBuilds,
+) -> list[RunListing]:
+    """The runs over ``start..end``; a listing cut short (page cap, or GitHub's 1,000
+    results per search) is read again one day at a time, as the API's description advises."""
+
+    def listing(created: str) -> RunListing | None:
+        try:
+            got = port.runs_created(workflow, created, options.branch, options.window_pages)
+        except BuildDataUnavailable as exc:
+            found.notes.append(f"runs created {created} not listed: {exc.reason}")
+            return None
+        found.requests += got.requests
+        return got
+
+    whole = listing(f"{start.isoformat()}..{end.isoformat()}")
+    if whole is None:
+        return []
+    if whole.complete or start >= end:
+        days = [whole]
+    else:
+        days = [whole]
+        for offset in range((end - start).days + 1):
+            day = listing((start + dt.timedelta(days=offset)).isoformat())
+            if day is not None:
+                days.append(day)
+    short = [d for d in days[1:] or days if not d.complete]
+    if short:
+        found.notes.append(
+            f"the runs of {workflow or 'every workflow'} fill more than "
+            f"{options.window_pages} pages on some day: builds may be missed (name the build "
+            "workflow's file to list only its runs)"
+        )
+    found.runs_listed += len({r.id for d in days for r in d.runs})
+    return days
+
+
 def read_window_builds(
     port: BuildPort,
     *,
@@ -90,28 +132,16 @@ def read_window_builds(
     wanted = set(commits) | ({base_sha} if base_sha else set())
     if not wanted or not artifact:
         return found
-    created = f"{start.isoformat()}..{end.isoformat()}"
     runs: dict[int, BuildRun] = {}
     builders: set[int] = set()  # runs of a build workflow: their failures are said
     workflows = _workflows(options)
     for workflow in workflows:
-        try:
-            listing = port.runs_created(workflow, created, options.branch, options.window_pages)
-        except BuildDataUnavailable as exc:
-            found.notes.append(f"runs created {created} not listed: {exc.reason}")
-            continue
-        found.requests += listing.requests
-        found.runs_listed += len(listing.runs)
-        if not listing.complete:
-            found.notes.append(
-                f"the runs created {created} fill more than {options.window_pages} pages: "
-                "builds of the earliest commits may be missed"
-            )
-        for run in listing.runs:
-            if run.head_sha in wanted:
-                runs[run.id] = run
-                if _buildish(run, options, workflow is not None):
-                    builders.add(run.id)
+        for listing in _listings(port, workflow, start, end, options, found):
+            for run in listing.runs:
+                if run.head_sha in wanted:
+                    runs[run.id] = run
+                    if _buildish(run, options, workflow is not None):
+                        builders.add(run.id)
     if not runs:
         return found
     sizes: dict[int, tuple[int, bool]] = {}
