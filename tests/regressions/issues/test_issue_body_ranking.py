@@ -78,7 +78,9 @@ def test_top_ten_with_reasons_and_the_rest_collapsed() -> None:
     top_rows = [line for line in main.splitlines() if re.match(r"\| \d+ \| \[", line)]
     assert len(top_rows) == 10
     assert top_rows[0].startswith("| 1 | [`ffffffffffff`]")
-    assert "reach: " in top_rows[0]  # the evidence, in the Why column
+    # The evidence, in the Why column, in plain words (issue 28 item 6).
+    assert "what its files can change: " in top_rows[0]
+    assert "reach: " not in body and "text: " not in body and "against: " not in body
     rest_rows = [line for line in rest.split("</details>", 1)[0].splitlines() if "](" in line]
     assert len(rest_rows) == 5
 
