@@ -28,17 +28,10 @@ from wheel_size.regressions.builds.window import (
     verdicts_from_brackets,
 )
 from wheel_size.regressions.investigation import Candidate, Investigation
-from wheel_size.regressions.ranking.classify import Classified
-from wheel_size.regressions.ranking.evidence import (
-    CLEARED,
-    CONFIRMED,
-    NOT_CONFIRMED,
-    with_build_status,
-)
-from wheel_size.regressions.ranking.rank import Ranked, Reason
+from wheel_size.regressions.ranking.order import order_by_score
+from wheel_size.regressions.ranking.rank import Ranked
 from wheel_size.render import render
 from wheel_size.series import MB
-from wheel_size.units import in_mb
 
 __all__ = [
     "attach_build_evidence",
@@ -48,10 +41,6 @@ __all__ = [
     "rerank",
     "rerank_ranked",
 ]
-
-#: Where a measured status puts a candidate: confirmed first, unmeasured in their order,
-#: then negligible impact, then disproved.
-_TIER = {CONFIRMED: 0, NOT_CONFIRMED: 2, CLEARED: 3}
 
 
 def _proofs(verdict: BuildVerdict) -> list[dict[str, str]]:
@@ -97,77 +86,34 @@ def build_markdown(
     )
 
 
-def _build_reason(verdict: BuildVerdict) -> Reason | None:
-    delta = verdict.delta_bytes
-    if not verdict.measured or delta is None:
-        return None
-    moved = in_mb(delta, signed=True, digits=2)
-    text = f"per-commit build: {moved} MB against its parent ({verdict.status})"
-    points = {CONFIRMED: 1000.0, NOT_CONFIRMED: -1000.0, CLEARED: -1000.0}.get(verdict.status, 0.0)
-    return Reason("build", points, text)
-
-
-def _order_key(verdict: BuildVerdict | None, index: int) -> tuple[int, float, int]:
-    if verdict is None or not verdict.measured:
-        return 1, 0.0, index
-    return _TIER.get(verdict.status, 1), -abs(verdict.delta_bytes or 0), index
-
-
-def _with_build(item: Classified, verdict: BuildVerdict | None, rank: int) -> Classified:
-    reason = _build_reason(verdict) if verdict is not None else None
-    if isinstance(item, Ranked) and reason is not None:
-        kept = tuple(r for r in item.reasons if r.signal != "build")
-        item = dataclasses.replace(item, reasons=(reason, *kept))
-    return dataclasses.replace(item, rank=rank)
-
-
 def rerank_ranked(items: Sequence[Ranked], verdicts: dict[str, BuildVerdict]) -> list[Ranked]:
-    """:func:`rerank` for a plain ranking (the evaluation set uses it)."""
-    order = sorted(
-        range(len(items)), key=lambda i: _order_key(verdicts.get(items[i].commit.sha), i)
-    )
-    out = []
-    for position, i in enumerate(order, start=1):
-        ranked = _with_build(items[i], verdicts.get(items[i].commit.sha), position)
-        assert isinstance(ranked, Ranked)
-        out.append(ranked)
-    return out
+    """A plain ranking ordered with its builds (the evaluation set uses it): the one order
+    of :func:`~wheel_size.regressions.ranking.order.order_by_score`."""
+    return order_by_score(items, verdicts)
 
 
 def rerank(candidates: list[Candidate], verdicts: dict[str, BuildVerdict]) -> list[Candidate]:
-    """Order by the decisive evidence: CONFIRMED (the larger measured change first), then
-    the candidates without a measured build in their order, then NOT CONFIRMED, then
-    CLEARED; ranks renumbered, the build's numbers first among the reasons."""
-    order = sorted(
-        range(len(candidates)),
-        key=lambda i: _order_key(verdicts.get(candidates[i].classified.commit.sha), i),
-    )
-    out = []
-    for position, i in enumerate(order, start=1):
-        candidate = candidates[i]
-        verdict = verdicts.get(candidate.classified.commit.sha)
-        item = _with_build(candidate.classified, verdict, position)
-        out.append(dataclasses.replace(candidate, classified=item))
-    return out
+    """Candidates in the one order (:func:`order_by_score`), their statuses unchanged."""
+    by_sha = {c.classified.commit.sha: c for c in candidates}
+    items = [c.classified for c in candidates]
+    if not all(isinstance(i, Ranked) for i in items):
+        return candidates
+    ordered = order_by_score([i for i in items if isinstance(i, Ranked)], verdicts)
+    return [dataclasses.replace(by_sha[i.commit.sha], classified=i) for i in ordered]
 
 
 def attach_build_evidence(
     inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
 ) -> Investigation:
-    """Statuses from the builds (measured data replaces code reading), the order they
-    decide, the section, JSON."""
+    """The builds' verdicts kept, then :meth:`Investigation.settle` (the one place that
+    sets statuses and the order); the section and its JSON."""
     inv.commit_url_template = options.commit_url_template
     if not verdicts:
         return inv
-    updated = []
-    for candidate in inv.candidates:
-        verdict = verdicts.get(candidate.classified.commit.sha)
-        if verdict is not None:
-            status = with_build_status(candidate.status, verdict.status, verdict.reason)
-            candidate = dataclasses.replace(candidate, status=status)
-        updated.append(candidate)
-    inv.candidates = rerank(updated, verdicts)
-    inv.build_markdown = build_markdown(inv, verdicts, options)
+    inv.build_verdicts = dict(verdicts)
+    inv.settle()
+    shown = {s: v for s, v in verdicts.items() if v.measured or v.suspect is not None}
+    inv.build_markdown = build_markdown(inv, shown, options) if shown else None
     inv.build_json = [v.to_json() for v in verdicts.values()]
     return inv
 
