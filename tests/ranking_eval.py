@@ -34,6 +34,7 @@ from wheel_size.regressions.builds.evidence import (
     verify_candidates,
 )
 from wheel_size.regressions.builds.window import (
+    comparable,
     noise_band,
     read_window_builds,
     verdicts_from_brackets,
@@ -295,10 +296,13 @@ def window_verdicts(window: Window, shas: Sequence[str]) -> dict[str, BuildVerdi
         end=dt.date(2025, 1, 2), variant=window.variant, artifact=port.artifact, options=options,
     )  # fmt: skip
     jump = int((window.deltas.get(window.variant) or 0.0) * MB)
+    noise = noise_band(jump, options)
+    ends = comparable(found.points, BASE_BYTES, BASE_BYTES + jump, noise)
     result = bracket_steps(
-        commits, found.points, noise_bytes=noise_band(jump, options),
-        base=BuildPoint("0" * 40, BASE_BYTES, "success", source="nightly before"),
-        head=BuildPoint(commits[-1], BASE_BYTES + jump, "success", source="nightly after"),
+        commits, found.points, noise_bytes=noise, base_sha="0" * 40,
+        base=BuildPoint("0" * 40, BASE_BYTES, "success", source="nightly before") if ends else None,
+        head=BuildPoint(commits[-1], BASE_BYTES + jump, "success", source="nightly after")
+        if ends else None,
     )  # fmt: skip
     return verdicts_from_brackets(result, shas, jump_bytes=jump, options=options)
 

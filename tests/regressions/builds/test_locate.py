@@ -218,3 +218,14 @@ def test_a_configured_build_workflow_is_listed_by_file_and_its_failures_said(
     ]
     assert found.points[-1].run_id == run.id or any(p.run_id == run.id for p in found.points)
     assert found.requests == 2  # one page of runs, one of artifacts
+
+
+def test_a_dip_below_the_old_size_keeps_the_nightlies_as_the_ends() -> None:
+    """A commit that shrank the wheel while the night grew is CLEARED, not a reason to stop
+    comparing with the nightlies; builds 45 MB off both nights are another configuration."""
+    from wheel_size.regressions.builds.window import comparable
+
+    dip = [BuildPoint(COMMITS[0], OLD - int(0.4 * MB), "success")]
+    assert comparable(dip, OLD, OLD + 3 * MB, noise_band(3 * MB, OPTIONS))
+    far = [BuildPoint(COMMITS[0], OLD + 45 * MB, "success")]
+    assert not comparable(far, OLD, OLD + 3 * MB, noise_band(3 * MB, OPTIONS))

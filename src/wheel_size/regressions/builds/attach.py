@@ -23,6 +23,7 @@ from wheel_size.regressions.builds.evidence import (
 )
 from wheel_size.regressions.builds.window import (
     WindowBuilds,
+    comparable,
     noise_band,
     read_window_builds,
     verdicts_from_brackets,
@@ -145,7 +146,7 @@ def locate_builds(
         if commits and not window.truncated else None
     )  # fmt: skip
     noise = noise_band(jump, options, history)
-    if not _comparable(found.points, event.before.size_bytes, event.after.size_bytes, noise):
+    if not comparable(found.points, event.before.size_bytes, event.after.size_bytes, noise):
         base = head = None
         found.notes.append(
             "the per-commit builds' sizes lie outside the two nightlies' range: they are "
@@ -157,15 +158,6 @@ def locate_builds(
     shas = [c.classified.commit.sha for c in inv.candidates]
     verdicts = verdicts_from_brackets(result, shas, jump_bytes=jump, options=options)
     return verdicts, result, found
-
-
-def _comparable(points: Sequence[BuildPoint], old: int, new: int, noise: int) -> bool:
-    """Whether the builds measure what the nightlies measure: every build's size lies
-    within the two nights' sizes (widened by the noise). Otherwise the nightlies are not
-    used as the window's two ends (another build configuration, another name scheme)."""
-    low, high = min(old, new) - noise, max(old, new) + noise
-    sizes = [p.size_bytes for p in points if p.size_bytes is not None and p.kind == "artifact"]
-    return all(low <= s <= high for s in sizes)
 
 
 def build_evidence_enricher(

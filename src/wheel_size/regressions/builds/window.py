@@ -36,6 +36,7 @@ from wheel_size.units import MB, in_mb
 
 __all__ = [
     "WindowBuilds",
+    "comparable",
     "history_noise",
     "noise_band",
     "read_window_builds",
@@ -332,6 +333,17 @@ def verdicts_from_brackets(
         else:
             out[sha] = _verdict(cov, result, jump_bytes, options, n)
     return out
+
+
+def comparable(points: Sequence[BuildPoint], old: int, new: int, noise: int) -> bool:
+    """Whether the builds measure what the nightlies measure, so the two nights can be the
+    window's two ends: every build's size lies within the nights' sizes widened by twice
+    the night's change and the noise (a commit may move the size the other way, or two
+    steps may overshoot; a build further off than that is another configuration)."""
+    slack = 2 * abs(new - old) + noise
+    low, high = min(old, new) - slack, max(old, new) + slack
+    sizes = [p.size_bytes for p in points if p.size_bytes is not None and p.kind == "artifact"]
+    return all(low <= s <= high for s in sizes)
 
 
 def noise_band(jump_bytes: int, options: BuildEvidenceOptions, history: int = 0) -> int:
