@@ -260,6 +260,8 @@ class WindowRuns(WindowBuilds):
         built = set(window.builds_at) | set(self.sizes)
         self.built = [s for s in self.true_sizes if s in built]
         self.failed = [s for s in window.builds_failed if s in self.true_sizes]
+        # The per-SHA lookups (``--legacy``) see the same builds.
+        self.sizes = {s: self.true_sizes[s] for s in self.built}
 
     def runs_created(
         self, workflow: str | None, created: str, branch: str | None, max_pages: int
@@ -323,8 +325,8 @@ def evaluate(
         verdicts = window_verdicts(window, [r.commit.sha for r in ranked])
         statuses = {sha: v.status for sha, v in verdicts.items()}
         ranked = rerank_ranked(ranked, verdicts)
-    if use_builds and legacy and window.builds_mb and ranked:
-        port = WindowBuilds(window)
+    if use_builds and legacy and (window.builds_mb or window.builds_at) and ranked:
+        port = WindowRuns(window)
         jump = window.deltas.get(window.variant) or 0.0
         verdicts = verify_candidates(
             port,
