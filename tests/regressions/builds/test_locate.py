@@ -229,3 +229,11 @@ def test_a_dip_below_the_old_size_keeps_the_nightlies_as_the_ends() -> None:
     assert comparable(dip, OLD, OLD + 3 * MB, noise_band(3 * MB, OPTIONS))
     far = [BuildPoint(COMMITS[0], OLD + 45 * MB, "success")]
     assert not comparable(far, OLD, OLD + 3 * MB, noise_band(3 * MB, OPTIONS))
+
+
+def test_a_workflow_given_by_name_filters_the_every_workflow_listing(world: World) -> None:
+    world.build(COMMITS[2], OLD, workflow="linux-binary-manywheel")
+    world.build(COMMITS[3], None, conclusion="failure", workflow="lint")
+    found = world.read(BuildEvidenceOptions(workflows=("linux-binary-manywheel",)))
+    assert [p.sha for p in found.points] == [COMMITS[2]]  # the lint failure is not a build
+    assert [r.path for r in world.fake.requests if "/runs" in r.path][-1].endswith("/actions/runs")

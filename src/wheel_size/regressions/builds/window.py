@@ -59,9 +59,9 @@ class WindowBuilds:
 
 
 def _workflows(options: BuildEvidenceOptions) -> list[str | None]:
-    """The workflows to list: the configured ones named exactly (a file or an id);
-    none named exactly: every workflow, filtered by the patterns afterwards."""
-    exact = [w for w in options.workflows if not any(ch in w for ch in "*?[")]
+    """The workflows to list: the configured ones given as a file name or an id; none:
+    every workflow, filtered by the patterns (names) afterwards."""
+    exact = [w for w in options.workflows if w.endswith((".yml", ".yaml")) or w.isdigit()]
     return list(dict.fromkeys(exact)) or [None]
 
 
