@@ -167,7 +167,7 @@ class Investigation:
         build's verdict where one decides it (:func:`with_build_status`). Calling it again
         with nothing new changes nothing.
         """
-        state = (id(self.evidence_json), len(self.build_verdicts))
+        state = (id(self.evidence_json), id(self.build_verdicts), len(self.build_verdicts))
         if state == self._settled or self.fingerprint is None:
             return self
         self._settled = state
@@ -177,7 +177,12 @@ class Investigation:
         facts = self._content_facts()
         where = {c.sha: i for i, c in enumerate(self.window.commits)}
         commits = sorted((i.commit for i in items), key=lambda c: where.get(c.sha, len(where)))
-        ranked = rank_commits(commits, self.fingerprint, facts, table=self.reach_table)
+        # The ranking is read once per content diff: builds only reorder by their points.
+        key = (id(self.evidence_json), tuple(c.sha for c in commits))
+        if self._ranked is None or self._ranked[0] != key:
+            ranked = rank_commits(commits, self.fingerprint, facts, table=self.reach_table)
+            self._ranked = (key, ranked)
+        ranked = self._ranked[1]
         self.content_ranked = self.content_ranked or facts is not None
         ordered = order_by_score(ranked, self.build_verdicts)
         by_sha = {c.classified.commit.sha: c for c in self.candidates}
@@ -204,7 +209,8 @@ class Investigation:
     # sha -> builds.evidence.BuildVerdict (held untyped for the same reason): read by
     # :meth:`settle`, the one place a candidate's status is set from builds.
     build_verdicts: dict[str, Any] = field(default_factory=dict)
-    _settled: tuple[int, int] | None = None
+    _settled: tuple[int, int, int] | None = None
+    _ranked: tuple[tuple[int, tuple[str, ...]], list[Ranked]] | None = None
 
     @property
     def variant(self) -> str:

@@ -24,6 +24,7 @@ from wheel_size.regressions.builds.evidence import (
 from wheel_size.regressions.builds.window import (
     WindowBuilds,
     comparable,
+    history_noise,
     noise_band,
     read_window_builds,
     verdicts_from_brackets,
@@ -173,7 +174,8 @@ def build_evidence_enricher(
             inv.commit_url_template = options.commit_url_template
             return inv
         try:
-            verdicts, result, found = locate_builds(port, inv, options)
+            wobble = history_noise(inv.chart, event.before.date + dt.timedelta(days=1))
+            verdicts, result, found = locate_builds(port, inv, options, wobble)
         except Exception as exc:  # the issue matters more than its evidence
             inv.notes.append(
                 one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
