@@ -152,3 +152,9 @@ def test_the_verdict_names_the_bracket_and_the_build_that_halves_it(
     by_sha = {c["sha"]: c for c in data["candidates"]}
     assert "one of 2 commits" in by_sha[w.main[3]]["evidence"]
     assert by_sha[w.main[3]]["status"] != "NOT CONFIRMED"
+    # Issue 28 item 4: the order follows the scores shown; no "no per-commit size data"
+    # beside builds that were read.
+    scores = [c["score"] for c in data["candidates"]]
+    assert scores == sorted(scores, reverse=True)
+    assert [c["rank"] for c in data["candidates"]] == list(range(1, len(scores) + 1))
+    assert not any("no per-commit size data" in c["evidence"] for c in data["candidates"])
