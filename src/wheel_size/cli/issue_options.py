@@ -75,8 +75,9 @@ def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
         "--build-evidence-workflows",
         default="",
         metavar="A,B",
-        help="workflow (name or file) and check/job name patterns (fnmatch) whose builds "
-        "count; default: any run, and jobs whose name names the variant",
+        help="build workflows: a file name or id is listed by itself over the window's "
+        "dates (cheapest); other entries are workflow/check/job name patterns (fnmatch) "
+        "whose builds count; default: any run",
     )
     g.add_argument(
         "--build-evidence-log-pattern",
