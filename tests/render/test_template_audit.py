@@ -120,7 +120,6 @@ OURS: dict[str, set[str]] = {
     },
     "regression_verdict.md.j2": {
         "commit()",  # the template's own macro: its parts go through code/md
-        "c.pr",  # int
         "verdict.commits",  # int
         "verdict.more",  # int
     },

@@ -47,7 +47,7 @@ __all__ = [
 
 def _proofs(verdict: BuildVerdict) -> list[dict[str, str]]:
     proofs = []
-    for label, measured in (("commit", verdict.suspect), ("parent", verdict.base)):
+    for label, measured in (("after", verdict.suspect), ("before", verdict.base)):
         if measured is not None and measured.url:
             proofs.append({"label": f"{label}: {measured.source}", "url": measured.url})
     return proofs
