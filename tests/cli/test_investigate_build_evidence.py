@@ -158,3 +158,11 @@ def test_the_verdict_names_the_bracket_and_the_build_that_halves_it(
     assert scores == sorted(scores, reverse=True)
     assert [c["rank"] for c in data["candidates"]] == list(range(1, len(scores) + 1))
     assert not any("no per-commit size data" in c["evidence"] for c in data["candidates"])
+    # The bracket, for a bisection to split (wheel_size.bisect reads it).
+    (bracket,) = data["build_brackets"]
+    assert (bracket["first_sha"], bracket["last_sha"], bracket["commits"]) == (
+        w.main[3],
+        w.main[4],
+        2,
+    )
+    assert bracket["delta_bytes"] == int(4.2 * MB) and data["build_requests"] == 2

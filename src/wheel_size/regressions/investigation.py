@@ -16,6 +16,7 @@ from typing import Any
 
 from wheel_size.ports import Commits
 from wheel_size.regressions.document import (
+    BracketDocument,
     BuildVerdictDocument,
     CandidateDocument,
     FingerprintDocument,
@@ -272,7 +273,27 @@ class Investigation:
             ],
             "evidence": self.evidence_json,
             "build_evidence": self.build_json,
+            "build_brackets": self._brackets_json(),
+            "build_requests": self.build_requests,
         }
+
+    def _brackets_json(self) -> list[BracketDocument] | None:
+        result = self.brackets
+        if result is None:
+            return None
+        return [
+            {
+                "first_sha": result.coverage[b.first_index].sha,
+                "last_sha": result.coverage[b.last_index].sha,
+                "commits": b.commits,
+                "before_sha": b.before_build.sha,
+                "before_bytes": b.before_build.size_bytes,
+                "after_sha": b.after_build.sha,
+                "after_bytes": b.after_build.size_bytes,
+                "delta_bytes": b.delta,
+            }
+            for b in result.brackets
+        ]
 
 
 def pull_request_url(repo_html_url: str, number: int | None) -> str | None:
