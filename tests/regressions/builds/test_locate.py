@@ -237,3 +237,15 @@ def test_a_workflow_given_by_name_filters_the_every_workflow_listing(world: Worl
     found = world.read(BuildEvidenceOptions(workflows=("linux-binary-manywheel",)))
     assert [p.sha for p in found.points] == [COMMITS[2]]  # the lint failure is not a build
     assert [r.path for r in world.fake.requests if "/runs" in r.path][-1].endswith("/actions/runs")
+
+
+def test_the_variants_of_one_night_list_the_windows_runs_once(world: World) -> None:
+    from wheel_size.regressions.builds.attach import _SharedRuns
+
+    world.build(COMMITS[2], OLD)
+    shared = _SharedRuns(world.port())
+    before = _api(world.fake)
+    first = shared.runs_created(None, "2025-10-09..2025-10-14", None, 5)
+    again = shared.runs_created(None, "2025-10-09..2025-10-14", None, 5)
+    assert _api(world.fake) - before == 1
+    assert again.runs == first.runs and (first.requests, again.requests) == (1, 0)

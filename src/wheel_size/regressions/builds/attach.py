@@ -14,6 +14,13 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 
 from wheel_size.oneline import one_line
+from wheel_size.ports.builds import (
+    ArtifactListing,
+    BuildArtifact,
+    BuildJob,
+    BuildRun,
+    RunListing,
+)
 from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, bracket_steps
 from wheel_size.regressions.builds.evidence import (
     BuildCache,
@@ -161,12 +168,54 @@ def locate_builds(
     return verdicts, result, found
 
 
+class _SharedRuns:
+    """The port, with the window's run listings kept: the variants of one night share their
+    window, so its runs are listed once per run of the nightly (each variant still reads
+    its own artifact's sizes)."""
+
+    def __init__(self, port: BuildPort) -> None:
+        self.port = port
+        self.listings: dict[tuple[str | None, str, str | None, int], RunListing] = {}
+
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        key = (workflow, created, branch, max_pages)
+        if key not in self.listings:
+            self.listings[key] = self.port.runs_created(workflow, created, branch, max_pages)
+            return self.listings[key]
+        kept = self.listings[key]
+        return RunListing(kept.runs, 0, kept.complete)  # asked already: no request
+
+    def artifacts_named(self, name: str, since: str, max_pages: int) -> ArtifactListing:
+        return self.port.artifacts_named(name, since, max_pages)
+
+    def runs_for_sha(self, sha: str) -> Sequence[BuildRun]:
+        return self.port.runs_for_sha(sha)
+
+    def artifacts_of_run(self, run: BuildRun) -> Sequence[BuildArtifact]:
+        return self.port.artifacts_of_run(run)
+
+    def check_runs_for_sha(self, sha: str, max_pages: int) -> Sequence[BuildJob]:
+        return self.port.check_runs_for_sha(sha, max_pages)
+
+    def jobs_of_run(self, run: BuildRun) -> Sequence[BuildJob]:
+        return self.port.jobs_of_run(run)
+
+    def job_log(self, job: BuildJob) -> str:
+        return self.port.job_log(job)
+
+    def parent_of(self, sha: str) -> str | None:
+        return self.port.parent_of(sha)
+
+
 def build_evidence_enricher(
     port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
 ) -> Callable[[Investigation], Investigation]:
     """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`: the
     window's builds located (:func:`locate_builds`), the statuses set from them."""
-    del cache  # one listing per event: nothing worth sharing between variants any more
+    del cache  # the per-candidate answers are gone; the window's run listing is shared
+    shared = _SharedRuns(port)
 
     def enrich(inv: Investigation) -> Investigation:
         event = inv.event
@@ -175,7 +224,7 @@ def build_evidence_enricher(
             return inv
         try:
             wobble = history_noise(inv.chart, event.before.date + dt.timedelta(days=1))
-            verdicts, result, found = locate_builds(port, inv, options, wobble)
+            verdicts, result, found = locate_builds(shared, inv, options, wobble)
         except Exception as exc:  # the issue matters more than its evidence
             inv.notes.append(
                 one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
