@@ -68,8 +68,8 @@ def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=10,
         metavar="N",
-        help="look at most N candidates up, going down the ranking until measured builds "
-        "account for the night's change (default 10; costs are in docs/regressions.md)",
+        help="legacy per-candidate lookups only (the library's verify_candidates); every "
+        "build in the window is read whatever N; 0 turns build evidence off (default 10)",
     )
     g.add_argument(
         "--build-evidence-workflows",

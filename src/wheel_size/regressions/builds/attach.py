@@ -219,7 +219,7 @@ def build_evidence_enricher(
 
     def enrich(inv: Investigation) -> Investigation:
         event = inv.event
-        if not options.enabled or event.kind != "jump" or not inv.candidates:
+        if not options.enabled or options.top <= 0 or event.kind != "jump" or not inv.candidates:
             inv.commit_url_template = options.commit_url_template
             return inv
         try:
