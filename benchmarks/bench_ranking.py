@@ -2,7 +2,10 @@
 rank, with and without the wheel contents; no jump; no clear culprit) and the build
 statuses Method A gives from the windows' per-commit builds.
 
-usage: python benchmarks/bench_ranking.py [--why] [DIR ...]
+usage: python benchmarks/bench_ranking.py [--why] [--legacy] [DIR ...]
+
+``--legacy``: per-candidate build lookups down the ranking, as before issue 28 (the
+"before" column); by default every build in the window is read and bracketed.
 
 Without DIR: tests/data/ranking (development: rules are written against it),
 tests/data/ranking_blind (frozen blind: written before the rules it judges, never tuned on;
@@ -20,10 +23,28 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ranking_eval import BLIND, BLIND2, BLIND3, DATA, Result, Window, evaluate, load_windows
+from ranking_eval import (
+    BLIND,
+    BLIND2,
+    BLIND3,
+    BLIND4,
+    DATA,
+    Result,
+    Window,
+    evaluate,
+    load_windows,
+)
 from wheel_size.regressions.investigation import _cross
 from wheel_size.regressions.ranking.classify import CATEGORIES
-from wheel_size.regressions.ranking.evidence import LIKELY, assess
+from wheel_size.regressions.ranking.evidence import (
+    CLEARED,
+    CONFIRMED,
+    LIKELY,
+    NOT_CONFIRMED,
+    Status,
+    assess,
+    with_build_status,
+)
 
 Pairs = tuple[int, int]
 
@@ -55,7 +76,7 @@ def _table(rows: list[tuple[Window, Result, Result]], show_why: bool) -> None:
             print(f"|  | why: {full.culprit.why()} | | | | |")
 
 
-def _summary(label: str, rows: list[tuple[Window, Result, Result]]) -> None:
+def _summary(label: str, rows: list[tuple[Window, Result, Result]], legacy: bool = False) -> None:
     ranked = [r for r in rows if not r[0].no_jump and not r[0].unclear]
     n = len(ranked)
     print(f"\n{label} ({len(rows)} windows):")
@@ -82,6 +103,8 @@ def _summary(label: str, rows: list[tuple[Window, Result, Result]]) -> None:
         members = [row[1] for row in rows if getattr(row[0], attr)]
         if members:
             print(f"- {kind}: {sum(r.answered for r in members)}/{len(members)}")
+    likely = _likely_per_issue(rows, legacy)
+    print(f"- LIKELY per issue (as the issue shows it, builds read): {likely}")
     said = sum(r.said_unclear for r in (row[1] for row in ranked))
     print(f"- 'no clear culprit' said on windows that have a culprit: {said}/{n}")
     on_culprits, on_others = _likely_from_code(rows)
@@ -89,6 +112,48 @@ def _summary(label: str, rows: list[tuple[Window, Result, Result]]) -> None:
         f"- LIKELY read from the code (no builds): {on_culprits[0]}/{on_culprits[1]} culprits, "
         f"{on_others[0]}/{on_others[1]} other candidates"
     )
+
+
+def _legacy_status(current: Status, build_status: str, reason: str) -> Status:
+    """How a build lookup set the status before issue 28 (any lookup that decided nothing
+    made the candidate LIKELY), for the "before" column."""
+    if build_status != LIKELY:
+        return Status(build_status, reason)
+    if current.status in (CONFIRMED, CLEARED, NOT_CONFIRMED):
+        return current
+    if current.status is None and current.evidence.startswith(("ships no code", "changes only")):
+        return current
+    return Status(LIKELY, reason)
+
+
+def _final_statuses(window: Window, full: Result, legacy: bool) -> dict[str, str | None]:
+    """Each listed candidate's status as the issue shows it: the code's, then the builds'."""
+    cross = _cross(window.variant, dict(window.deltas), full.fingerprint)
+    relevant = sum(1 for r in full.ranked if max(CATEGORIES[c].weight for c in r.categories) >= 50)
+    out: dict[str, str | None] = {}
+    for item in full.ranked:
+        status = assess(
+            item, variant=window.variant, cross=cross, window_mode="base",
+            window_size=len(window.commits), relevant_candidates=relevant,
+            covers_moved=item.covers_moved,
+        )  # fmt: skip
+        verdict = full.verdicts.get(item.commit.sha)
+        if verdict is not None:
+            merge = _legacy_status if legacy else with_build_status
+            status = merge(status, verdict.status, verdict.reason)
+        out[item.commit.sha] = status.status
+    return out
+
+
+def _likely_per_issue(rows: list[tuple[Window, Result, Result]], legacy: bool) -> str:
+    counts = [
+        sum(v == LIKELY for v in _final_statuses(w, full, legacy).values())
+        for w, full, _ in rows
+        if full.ranked
+    ]
+    if not counts:
+        return "—"
+    return f"{sum(counts) / len(counts):.1f} (max {max(counts)}, {len(counts)} issues)"
 
 
 def _likely_from_code(rows: list[tuple[Window, Result, Result]]) -> tuple[Pairs, Pairs]:
@@ -121,6 +186,7 @@ def _likely_from_code(rows: list[tuple[Window, Result, Result]]) -> tuple[Pairs,
 
 def main(argv: list[str]) -> int:
     show_why = "--why" in argv
+    legacy = "--legacy" in argv  # the per-candidate lookups before issue 28
     dirs = [Path(a) for a in argv if not a.startswith("--")]
     parts = [(str(d), d) for d in dirs] or [
         ("development part (tests/data/ranking)", DATA),
@@ -128,16 +194,21 @@ def main(argv: list[str]) -> int:
         ("frozen blind batch 2 (tests/data/ranking_blind2)", BLIND2),
         ("frozen blind batch 3 (tests/data/ranking_blind3)", BLIND3),
     ]
+    if "--blind4" in argv:  # issue 28's set: judged once, at the end
+        parts.append(("blind batch 4, issue 28 (tests/data/ranking_blind4)", BLIND4))
     started = time.perf_counter()
     evaluated = []
     for label, directory in parts:
-        rows = [(w, evaluate(w), evaluate(w, use_content=False)) for w in load_windows(directory)]
+        rows = [
+            (w, evaluate(w, legacy=legacy), evaluate(w, use_content=False, legacy=legacy))
+            for w in load_windows(directory)
+        ]
         evaluated.append((label, rows))
     elapsed = time.perf_counter() - started
     for label, rows in evaluated:
         print(f"## {label}\n")
         _table(rows, show_why)
-        _summary(label, rows)
+        _summary(label, rows, legacy)
         print()
     count = sum(len(rows) for _, rows in evaluated)
     print(f"{count} windows explained twice in {elapsed:.2f} s")

@@ -16,12 +16,28 @@ from typing import Any
 
 import yaml
 
-from wheel_size.ports.builds import BuildArtifact, BuildDataUnavailable, BuildJob, BuildRun
+from wheel_size.ports.builds import (
+    ArtifactListing,
+    BuildArtifact,
+    BuildDataUnavailable,
+    BuildJob,
+    BuildRun,
+    NamedArtifact,
+    RunListing,
+)
 from wheel_size.regressions.builds.attach import rerank_ranked
+from wheel_size.regressions.builds.bracket import BuildPoint, bracket_steps
 from wheel_size.regressions.builds.evidence import (
     BuildEvidenceOptions,
+    BuildVerdict,
     SuspectRef,
     verify_candidates,
+)
+from wheel_size.regressions.builds.window import (
+    comparable,
+    noise_band,
+    read_window_builds,
+    verdicts_from_brackets,
 )
 from wheel_size.regressions.ranking.content_facts import facts_from_diff_json
 from wheel_size.regressions.ranking.fingerprint import Fingerprint, fingerprint
@@ -30,6 +46,9 @@ from wheel_size.regressions.window.commits import Commit, commit_from_api
 from wheel_size.regressions.window.reverts import remove_revert_pairs
 
 DATA = Path(__file__).resolve().parent / "data" / "ranking"
+#: Issue 28's blind set: windows of real shape from a stretch of history not used before,
+#: with sparse per-commit builds (``builds_at``); judged once.
+BLIND4 = Path(__file__).resolve().parent / "data" / "ranking_blind4"
 BLIND = Path(__file__).resolve().parent / "data" / "ranking_blind"
 BLIND2 = Path(__file__).resolve().parent / "data" / "ranking_blind2"
 BLIND3 = Path(__file__).resolve().parent / "data" / "ranking_blind3"
@@ -53,6 +72,12 @@ class Window:
     expected_status: dict[str, str] = field(default_factory=dict)
     expected_moved: list[str] = field(default_factory=list)
     unclear: bool = False  # the right answer is "no clear culprit"
+    # Issue 28: commits with a build of their own (sparse; sizes follow from the true
+    # per-commit deltas) and commits whose build failed.
+    builds_at: list[str] = field(default_factory=list)
+    builds_failed: list[str] = field(default_factory=list)
+    # The true change of commits without a measured delta (MB), when the window says it.
+    true_mb: dict[str, float] = field(default_factory=dict)
 
     @property
     def no_jump(self) -> bool:
@@ -69,6 +94,7 @@ class Result:
     said_no_jump: bool = False
     said_unclear: bool = False
     group: list[Ranked] = field(default_factory=list)  # the leading group when unclear
+    verdicts: dict[str, BuildVerdict] = field(default_factory=dict)
 
     @property
     def culprit(self) -> Ranked | None:
@@ -146,6 +172,9 @@ def load_window(path: Path) -> Window:
         expected_status=dict(doc.get("expected_status") or {}),
         expected_moved=list(doc.get("expected_moved") or []),
         unclear=bool(doc.get("unclear")),
+        builds_at=list(doc.get("builds_at") or []),
+        builds_failed=list(doc.get("builds_failed") or []),
+        true_mb=dict(doc.get("true_mb") or {}),
     )
 
 
@@ -200,7 +229,90 @@ class WindowBuilds:
         return self.parents.get(sha)
 
 
-def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = True) -> Result:
+def true_deltas(window: Window) -> dict[str, float]:
+    """Each commit's true change (MB): a measured one from ``builds_mb``, a stated one from
+    ``true_mb``; an expected culprit without either carries its share of the rest of the
+    night's change; every other commit none."""
+    jump = window.deltas.get(window.variant) or 0.0
+    known = {**window.true_mb, **window.builds_mb}
+    rest = [s for s in window.expected if s not in known]
+    left = jump - sum(v for s, v in known.items())
+    out = {c.sha: known.get(c.sha, 0.0) for c in window.commits}
+    for sha in rest:
+        out[sha] = left / len(rest)
+    return out
+
+
+class WindowRuns(WindowBuilds):
+    """The window's builds as GitHub lists them (issue 28): a run with the variant's artifact
+    at every commit with a build (``builds_at``, and each ``builds_mb`` commit and its
+    parent), a failed run at each ``builds_failed`` commit; sizes from the true deltas."""
+
+    def __init__(self, window: Window) -> None:
+        super().__init__(window)
+        deltas = true_deltas(window)
+        self.true_sizes: dict[str, int] = {}
+        size = BASE_BYTES
+        self.true_sizes["0" * 40] = size
+        for commit in window.commits:
+            size += int(deltas[commit.sha] * MB)
+            self.true_sizes[commit.sha] = size
+        built = set(window.builds_at) | set(self.sizes)
+        self.built = [s for s in self.true_sizes if s in built]
+        self.failed = [s for s in window.builds_failed if s in self.true_sizes]
+        # The per-SHA lookups (``--legacy``) see the same builds.
+        self.sizes = {s: self.true_sizes[s] for s in self.built}
+
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        self.requests += 1
+        runs = [
+            BuildRun(int(sha[:8], 16) + k, "nightly-binaries", ".github/workflows/b.yml", sha,
+                     "completed", conclusion, f"https://github.com/o/r/actions/runs/{sha[:8]}")
+            for k, (shas, conclusion) in enumerate(((self.built, "success"),
+                                                    (self.failed, "failure")))
+            for sha in shas
+        ]  # fmt: skip
+        return RunListing(tuple(runs), 1, True)
+
+    def artifacts_named(self, name: str, since: str, max_pages: int) -> ArtifactListing:
+        self.requests += 1
+        found = [
+            NamedArtifact(int(sha[:8], 16), sha, BuildArtifact(name, self.true_sizes[sha], True))
+            for sha in self.built
+        ]
+        return ArtifactListing(tuple(found), 1, True)
+
+
+def window_verdicts(window: Window, shas: Sequence[str]) -> dict[str, BuildVerdict]:
+    """Every candidate's verdict from the window's builds, the way ``investigate`` reads
+    them (issue 28): one listing, brackets anchored by the two nightlies."""
+    import datetime as dt
+
+    port = WindowRuns(window)
+    options = BuildEvidenceOptions()
+    commits = [c.sha for c in window.commits]
+    found = read_window_builds(
+        port, commits=commits, base_sha="0" * 40, start=dt.date(2025, 1, 1),
+        end=dt.date(2025, 1, 2), variant=window.variant, artifact=port.artifact, options=options,
+    )  # fmt: skip
+    jump = int((window.deltas.get(window.variant) or 0.0) * MB)
+    noise = noise_band(jump, options)
+    ends = comparable(found.points, BASE_BYTES, BASE_BYTES + jump, noise)
+    result = bracket_steps(
+        commits, found.points, noise_bytes=noise, base_sha="0" * 40,
+        base=BuildPoint("0" * 40, BASE_BYTES, "success", source="nightly before") if ends else None,
+        head=BuildPoint(commits[-1], BASE_BYTES + jump, "success", source="nightly after")
+        if ends else None,
+    )  # fmt: skip
+    return verdicts_from_brackets(result, shas, jump_bytes=jump, options=options)
+
+
+def evaluate(
+    window: Window, *, use_content: bool = True, use_builds: bool = True, legacy: bool = False
+) -> Result:
+    """``legacy``: the per-candidate lookups down the ranking (before issue 28)."""
     kept, _pairs = remove_revert_pairs(window.commits)
     own = window.deltas.get(window.variant)
     jumped = own is not None and abs(own) >= window.threshold_mb
@@ -208,8 +320,13 @@ def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = Tru
     facts = facts_from_diff_json(window.content) if use_content else None
     ranked = rank_commits(kept, fp, facts)
     statuses: dict[str, str | None] = {}
-    if use_builds and window.builds_mb and ranked:
-        port = WindowBuilds(window)
+    verdicts: dict[str, BuildVerdict] = {}
+    if use_builds and not legacy and (window.builds_mb or window.builds_at) and ranked:
+        verdicts = window_verdicts(window, [r.commit.sha for r in ranked])
+        statuses = {sha: v.status for sha, v in verdicts.items()}
+        ranked = rerank_ranked(ranked, verdicts)
+    if use_builds and legacy and (window.builds_mb or window.builds_at) and ranked:
+        port = WindowRuns(window)
         jump = window.deltas.get(window.variant) or 0.0
         verdicts = verify_candidates(
             port,
@@ -233,4 +350,5 @@ def evaluate(window: Window, *, use_content: bool = True, use_builds: bool = Tru
         said_no_jump=not ranked and fp.direction == 0,
         said_unclear=len(group) > 1,
         group=group if len(group) > 1 else [],
+        verdicts=verdicts,
     )

@@ -15,6 +15,8 @@ from fakegithub import FakeGitHub
 
 MB = 1 << 20
 ARTIFACT = "manywheel-py3_12-cuda12_8"
+# Per-commit builds are created when their commits land, inside the window.
+CREATED = "2025-10-10T12:00:00Z"
 
 
 def _args(tmp_path: Path, fake: FakeGitHub) -> tuple[list[str], list[str], object]:
@@ -22,8 +24,10 @@ def _args(tmp_path: Path, fake: FakeGitHub) -> tuple[list[str], list[str], objec
     repo = fake.add_repo("pytorch/pytorch", git_dir=w.path)
     wf = repo.add_workflow(name="trunk")
     culprit, parent = w.main[3], w.main[2]
-    wf.add_run(head_sha=parent, head_branch="main").add_artifact(ARTIFACT, size_in_bytes=900 * MB)
-    run = wf.add_run(head_sha=culprit, head_branch="main")
+    wf.add_run(CREATED, head_sha=parent, head_branch="main").add_artifact(
+        ARTIFACT, size_in_bytes=900 * MB
+    )
+    run = wf.add_run(CREATED, head_sha=culprit, head_branch="main")
     run.add_artifact(ARTIFACT, size_in_bytes=900 * MB + int(4.2 * MB))
     history = store_history(tmp_path, w)
     args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
@@ -76,7 +80,7 @@ def test_expired_builds_rerank_and_each_candidate_has_one_status(
     wf = repo.add_workflow(name="trunk")
     sizes = {w.main[2]: 900 * MB, w.main[3]: 900 * MB, w.main[4]: 900 * MB + int(4.2 * MB)}
     for sha, size in sizes.items():
-        wf.add_run(head_sha=sha, head_branch="main").add_artifact(
+        wf.add_run(CREATED, head_sha=sha, head_branch="main").add_artifact(
             ARTIFACT, size_in_bytes=size, expired=True
         )
     history = store_history(tmp_path, w)
@@ -103,3 +107,62 @@ def test_expired_builds_rerank_and_each_candidate_has_one_status(
         assert rows and all(f"| {word} |" in r or f"**{word}**" in r for r in rows), rows
         assert not any(other in r for r in rows for other in ("CLEARED", "LIKELY"))
     assert "expired" in md
+
+
+def _first_lines(text: str, n: int = 5) -> str:
+    """The first ``n`` lines a reader sees (the hidden marker comments are not read)."""
+    shown = [line for line in text.splitlines() if not line.startswith("<!--")]
+    return "\n".join(shown[:n])
+
+
+def test_the_verdict_is_in_the_first_five_lines(tmp_path: Path, fake_github: FakeGitHub) -> None:
+    """Issue 28 item 6: the CONFIRMED commit, in plain words, before any table."""
+    args, (culprit, _parent, _run_id), _ = _args(tmp_path, fake_github)
+    result = run_main(args, env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    head = _first_lines(result.stdout)
+    assert f"**Verdict: caused by `{culprit[:12]}`" in head, head
+    assert "+4.20 MB against its parent's" in head
+    for shorthand in ("reach: ", "text: ", "against: ", "night event"):
+        assert shorthand not in result.stdout
+
+
+def test_the_verdict_names_the_bracket_and_the_build_that_halves_it(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """Builds at the base (900 MB) and two commits later (904.2 MB): the step is in those two
+    commits; the issue says so first, and which build would split them."""
+    w = make_world(tmp_path)
+    repo = fake_github.add_repo("pytorch/pytorch", git_dir=w.path)
+    wf = repo.add_workflow(name="trunk")
+    for sha, size in ((w.main[2], 900 * MB), (w.main[4], 900 * MB + int(4.2 * MB))):
+        wf.add_run(CREATED, head_sha=sha, head_branch="main").add_artifact(
+            ARTIFACT, size_in_bytes=size
+        )
+    history = store_history(tmp_path, w)
+    args = ["investigate", "--history", str(history), "--date", "2025-10-11"]
+    args += ["--variant", "cuda12_8", "--no-evidence"]
+    result = run_main(args, env=fake_github.env())
+    assert result.returncode == 0, result.stderr
+    head = _first_lines(result.stdout)
+    assert "**Verdict: the step is in 2 commits, from " in head, head
+    assert f"`{w.main[3][:12]}`" in head and f"`{w.main[4][:12]}`" in head
+    assert f"A build of `{w.main[3][:12]}` would halve the range" in head
+    data = json.loads(run_main([*args, "--format", "json"], env=fake_github.env()).stdout)
+    by_sha = {c["sha"]: c for c in data["candidates"]}
+    assert "one of 2 commits" in by_sha[w.main[3]]["evidence"]
+    assert by_sha[w.main[3]]["status"] != "NOT CONFIRMED"
+    # Issue 28 item 4: the order follows the scores shown; no "no per-commit size data"
+    # beside builds that were read.
+    scores = [c["score"] for c in data["candidates"]]
+    assert scores == sorted(scores, reverse=True)
+    assert [c["rank"] for c in data["candidates"]] == list(range(1, len(scores) + 1))
+    assert not any("no per-commit size data" in c["evidence"] for c in data["candidates"])
+    # The bracket, for a bisection to split (wheel_size.bisect reads it).
+    (bracket,) = data["build_brackets"]
+    assert (bracket["first_sha"], bracket["last_sha"], bracket["commits"]) == (
+        w.main[3],
+        w.main[4],
+        2,
+    )
+    assert bracket["delta_bytes"] == int(4.2 * MB) and data["build_requests"] == 2

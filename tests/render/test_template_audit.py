@@ -119,6 +119,11 @@ OURS: dict[str, set[str]] = {
         "before_run",  # run ids: int
         "after_run",
     },
+    "regression_verdict.md.j2": {
+        "commit()",  # the template's own macro: its parts go through code/md
+        "verdict.commits",  # int
+        "verdict.more",  # int
+    },
     "regression_issue.md.j2": {
         "marker",  # event_marker(): our key and sizes
         "before.date",  # ISO dates

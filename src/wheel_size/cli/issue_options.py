@@ -68,15 +68,16 @@ def add_build_evidence_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=10,
         metavar="N",
-        help="look at most N candidates up, going down the ranking until measured builds "
-        "account for the night's change (default 10; costs are in docs/regressions.md)",
+        help="legacy per-candidate lookups only (the library's verify_candidates); every "
+        "build in the window is read whatever N; 0 turns build evidence off (default 10)",
     )
     g.add_argument(
         "--build-evidence-workflows",
         default="",
         metavar="A,B",
-        help="workflow (name or file) and check/job name patterns (fnmatch) whose builds "
-        "count; default: any run, and jobs whose name names the variant",
+        help="build workflows: a file name or id is listed by itself over the window's "
+        "dates (cheapest); other entries are workflow/check/job name patterns (fnmatch) "
+        "whose builds count; default: any run",
     )
     g.add_argument(
         "--build-evidence-log-pattern",

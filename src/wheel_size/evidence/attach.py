@@ -162,13 +162,15 @@ def attach_evidence(inv: Investigation, evidence: Evidence) -> Investigation:
     supported = SUPPORTS[reading.pattern]
     updated = []
     for candidate in inv.candidates:
-        status = candidate.status
+        status = candidate.code()  # the code's status: builds are applied in settle()
         fits = supported & set(candidate.classified.categories)
         if fits and status.status not in (CONFIRMED, CLEARED):
             text = support_text(reading, sorted(fits))
             if status.status == LIKELY:
                 text = f"{status.evidence}; {text}"
-            candidate = dataclasses.replace(candidate, status=Status(LIKELY, text))
+            code = Status(LIKELY, text)
+            shown = code if candidate.code_status is None else candidate.status
+            candidate = dataclasses.replace(candidate, status=shown, code_status=code)
         updated.append(candidate)
     inv.candidates = updated
     return inv

@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
+from urllib.parse import quote
 
 import requests
 from github import Github, GithubException
@@ -25,10 +26,13 @@ from github.WorkflowRun import WorkflowRun
 from wheel_size.github.client import GITHUB_FAILURES, github_error, scrub
 from wheel_size.ports.builds import (
     DEFAULT_MAX_LOG_BYTES,
+    ArtifactListing,
     BuildArtifact,
     BuildDataUnavailable,
     BuildJob,
     BuildRun,
+    NamedArtifact,
+    RunListing,
 )
 
 __all__ = ["GitHubBuilds", "LogFetcher", "fetch_log"]
@@ -218,9 +222,104 @@ class GitHubBuilds:
             raise BuildDataUnavailable(f"log {word} ({status})", whole_repo=status == 403)
         return _text(self._fetch(str(location), self._max))
 
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        return _runs_created(self, workflow, created, branch, max_pages)
+
+    def artifacts_named(self, name: str, since: str, max_pages: int) -> ArtifactListing:
+        return _artifacts_named(self, name, since, max_pages)
+
     def parent_of(self, sha: str) -> str | None:
         try:
             parents = self._repo.get_commit(sha).parents
             return parents[0].sha if parents else None
         except GITHUB_FAILURES as exc:
             raise _reason(exc, "commits", f"reading commit {sha[:12]}") from None
+
+
+def _run_of(data: Any) -> BuildRun | None:
+    """A listed run (raw JSON) as a :class:`BuildRun`; None when it is not one."""
+    if not isinstance(data, dict) or not isinstance(data.get("id"), int):
+        return None
+    return BuildRun(
+        id=data["id"],
+        name=str(data.get("name") or ""),
+        path=str(data.get("path") or "").split("@", 1)[0],
+        head_sha=str(data.get("head_sha") or ""),
+        status=data.get("status"),
+        conclusion=data.get("conclusion"),
+        html_url=str(data.get("html_url") or ""),
+    )
+
+
+def _named_artifact(data: Any) -> NamedArtifact | None:
+    run = data.get("workflow_run") if isinstance(data, dict) else None
+    if not isinstance(run, dict) or not isinstance(run.get("id"), int):
+        return None
+    size = data.get("size_in_bytes")
+    return NamedArtifact(
+        run_id=run["id"],
+        head_sha=str(run.get("head_sha") or ""),
+        artifact=BuildArtifact(
+            str(data.get("name") or ""),
+            int(size) if isinstance(size, int) else 0,
+            bool(data.get("expired")),
+        ),
+        created_at=str(data.get("created_at") or ""),
+    )
+
+
+def _pages(
+    builds: GitHubBuilds, api: str, doing: str, url: str, params: dict[str, Any], key: str,
+    max_pages: int, stop: Callable[[list[Any]], bool] = lambda _: False,
+) -> tuple[list[Any], int, bool]:  # fmt: skip
+    """Read up to ``max_pages`` pages of a listing as JSON (a listed PyGithub object would
+    fetch itself again if its raw data were asked for): (items, pages read, complete)."""
+    items: list[Any] = []
+    for page in range(1, max(1, max_pages) + 1):
+        query = {**params, "per_page": _PAGE, **({"page": page} if page > 1 else {})}
+        try:
+            _, data = builds._gh.requester.requestJsonAndCheck("GET", url, parameters=query)
+        except GITHUB_FAILURES as exc:
+            raise _reason(exc, api, doing) from None
+        listed = data.get(key) if isinstance(data, dict) else None
+        total = data.get("total_count") if isinstance(data, dict) else None
+        if not isinstance(listed, list):
+            raise BuildDataUnavailable(f"{api}: the listing has no {key} list")
+        items += listed
+        reachable = min(total, 1000) if isinstance(total, int) else None
+        if len(listed) < _PAGE or (reachable is not None and len(items) >= reachable):
+            return items, page, not (isinstance(total, int) and total > len(items))
+        if stop(listed):
+            return items, page, True
+    return items, max(1, max_pages), False
+
+
+def _runs_created(
+    self: GitHubBuilds, workflow: str | None, created: str, branch: str | None, max_pages: int
+) -> RunListing:
+    base = f"/repos/{self._name}/actions"
+    url = f"{base}/workflows/{quote(workflow, safe='')}/runs" if workflow else f"{base}/runs"
+    params: dict[str, Any] = {"created": created, **({"branch": branch} if branch else {})}
+    doing = f"listing the runs of {workflow or 'every workflow'} created {created}"
+    items, pages, complete = _pages(
+        self, "workflow-runs", doing, url, params, "workflow_runs", max_pages
+    )
+    runs = tuple(r for r in map(_run_of, items) if r is not None)
+    return RunListing(runs, pages, complete)
+
+
+def _artifacts_named(self: GitHubBuilds, name: str, since: str, max_pages: int) -> ArtifactListing:
+    url = f"/repos/{self._name}/actions/artifacts"
+
+    def older(listed: list[Any]) -> bool:  # newest first: past ``since``, stop
+        last = listed[-1] if listed else None
+        return isinstance(last, dict) and str(last.get("created_at") or "9") < since
+
+    items, pages, complete = _pages(
+        self, "artifacts", f"listing the artifacts named {name}", url, {"name": name},
+        "artifacts", max_pages, older,
+    )  # fmt: skip
+    found = tuple(a for a in map(_named_artifact, items) if a is not None)
+    return ArtifactListing(found, pages, complete)

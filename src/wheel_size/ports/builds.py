@@ -10,11 +10,14 @@ from typing import Protocol
 
 __all__ = [
     "DEFAULT_MAX_LOG_BYTES",
+    "ArtifactListing",
     "BuildArtifact",
     "BuildDataUnavailable",
     "BuildJob",
     "BuildPort",
     "BuildRun",
+    "NamedArtifact",
+    "RunListing",
 ]
 
 DEFAULT_MAX_LOG_BYTES = 16 << 20
@@ -64,6 +67,33 @@ class BuildJob:
     workflow: str = ""
 
 
+@dataclass(frozen=True)
+class NamedArtifact:
+    """An artifact from the repository-wide listing by name, with the run that made it."""
+
+    run_id: int
+    head_sha: str
+    artifact: BuildArtifact
+    created_at: str = ""  # ISO 8601, as GitHub lists it
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """Runs listed over a ``created`` range: ``requests`` pages were read; ``complete``
+    is False when the page cap (or GitHub's 1,000-result cap) cut the listing short."""
+
+    runs: tuple[BuildRun, ...]
+    requests: int
+    complete: bool
+
+
+@dataclass(frozen=True)
+class ArtifactListing:
+    artifacts: tuple[NamedArtifact, ...]
+    requests: int
+    complete: bool
+
+
 class BuildPort(Protocol):
     """What build evidence needs from GitHub; one call is one API request (a log: one API
     request plus the download), ``check_runs_for_sha`` at most ``max_pages``."""
@@ -79,3 +109,17 @@ class BuildPort(Protocol):
     def job_log(self, job: BuildJob) -> str: ...
 
     def parent_of(self, sha: str) -> str | None: ...
+
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        """The runs of ``workflow`` (file name or id; None: every workflow) created in
+        ``created`` (GitHub's date syntax, e.g. ``2025-10-10..2025-10-14``), newest first,
+        at most ``max_pages`` pages of 100."""
+        ...
+
+    def artifacts_named(self, name: str, since: str, max_pages: int) -> ArtifactListing:
+        """The repository's artifacts called ``name`` (expired ones included, with their
+        size), newest first, until one was created before ``since`` (ISO date) or
+        ``max_pages`` pages of 100 were read."""
+        ...

@@ -102,6 +102,19 @@ class ChartPointDocument(TypedDict):
     size_mb: float
 
 
+class BracketDocument(TypedDict):
+    """A step the builds located: commits ``first_sha`` .. ``last_sha`` of the window."""
+
+    first_sha: str
+    last_sha: str
+    commits: int
+    before_sha: str
+    before_bytes: int | None
+    after_sha: str
+    after_bytes: int | None
+    delta_bytes: int
+
+
 class InvestigationDocument(TypedDict):
     repo: str
     kind: str
@@ -134,3 +147,6 @@ class InvestigationDocument(TypedDict):
     # The wheel content diff: the evidence package's document (``Evidence.to_json``).
     evidence: Mapping[str, object] | None  # evidence.document.EvidenceDocument
     build_evidence: list[BuildVerdictDocument] | None
+    # Issue 28: where the window's builds put each step, and what reading them cost.
+    build_brackets: list[BracketDocument] | None
+    build_requests: int

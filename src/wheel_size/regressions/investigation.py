@@ -16,6 +16,7 @@ from typing import Any
 
 from wheel_size.ports import Commits
 from wheel_size.regressions.document import (
+    BracketDocument,
     BuildVerdictDocument,
     CandidateDocument,
     FingerprintDocument,
@@ -29,8 +30,10 @@ from wheel_size.regressions.ranking.evidence import (
     Status,
     assess,
     cross_variant,
+    with_build_status,
 )
 from wheel_size.regressions.ranking.fingerprint import Fingerprint, fingerprint
+from wheel_size.regressions.ranking.order import order_by_score
 from wheel_size.regressions.ranking.rank import Ranked, leading_group, rank_commits, score_commit
 from wheel_size.regressions.ranking.reach_table import ReachTable
 from wheel_size.regressions.window.compare import Night, Window, WindowCache, fetch_files
@@ -61,6 +64,12 @@ class Candidate:
     status: Status
     pr_url: str | None
     reverts: str | None  # for a revert whose original is outside the window: what it reverts
+    # The status the code (and the wheel contents) gave, before any build: kept so the
+    # builds' verdict is applied once, in Investigation.settle, however often it runs.
+    code_status: Status | None = None
+
+    def code(self) -> Status:
+        return self.code_status if self.code_status is not None else self.status
 
     @property
     def why(self) -> str:
@@ -135,53 +144,74 @@ class Investigation:
         return len(self.leading) == 1
 
     def apply_content(self) -> Investigation:
-        """Rank again with the wheel content diff, once it is attached (``evidence_json``).
+        """Rank with the wheel content diff once it is attached (``evidence_json``): see
+        :meth:`settle`. Calling it again, or without a usable diff, changes nothing."""
+        return self.settle()
 
-        Statuses stay with their commits; only the order and the reasons change. Calling it
-        again, or without a usable diff, changes nothing.
-        """
-        if self.content_ranked or self.fingerprint is None or not self.evidence_json:
-            return self
+    def _content_facts(self) -> Any:
+        if self.fingerprint is None or not self.evidence_json:
+            return None
         diff = self.evidence_json.get("diff")
         facts = facts_from_diff_json(diff if isinstance(diff, dict) else None)
-        if facts is None:
+        if facts is not None:
+            facts.families, facts.families_rest = families_from_json(
+                self.evidence_json.get("families")
+            )
+        return facts
+
+    def settle(self) -> Investigation:
+        """Rank once with every piece of evidence at hand and set each status in one place.
+
+        The ranking reads the window's commits with the content diff when one is attached;
+        the order is by the score shown, builds' points included (``ranking.order``); each
+        candidate's status is the code's (:attr:`Candidate.code_status`), replaced by the
+        build's verdict where one decides it (:func:`with_build_status`). Calling it again
+        with nothing new changes nothing.
+        """
+        state = (id(self.evidence_json), id(self.build_verdicts), len(self.build_verdicts))
+        if state == self._settled or self.fingerprint is None:
             return self
-        facts.families, facts.families_rest = families_from_json(self.evidence_json.get("families"))
-        self.content_ranked = True
+        self._settled = state
+        items = [c.classified for c in self.candidates]
+        if not items or not all(isinstance(i, Ranked) for i in items):
+            return self
+        facts = self._content_facts()
+        where = {c.sha: i for i, c in enumerate(self.window.commits)}
+        commits = sorted((i.commit for i in items), key=lambda c: where.get(c.sha, len(where)))
+        # The ranking is read once per content diff: builds only reorder by their points.
+        key = (id(self.evidence_json), tuple(c.sha for c in commits))
+        if self._ranked is None or self._ranked[0] != key:
+            ranked = rank_commits(commits, self.fingerprint, facts, table=self.reach_table)
+            self._ranked = (key, ranked)
+        ranked = self._ranked[1]
+        self.content_ranked = self.content_ranked or facts is not None
+        ordered = order_by_score(ranked, self.build_verdicts)
         by_sha = {c.classified.commit.sha: c for c in self.candidates}
-        ranked = rank_commits(
-            [c.classified.commit for c in self.candidates],
-            self.fingerprint,
-            facts,
-            table=self.reach_table,
-        )
-        # Measured builds stay decisive whatever the order the steps ran in: their reasons
-        # are kept and they keep ordering the candidates (build_attach.rerank's tiers).
-        tier = {"CONFIRMED": 0, "NOT CONFIRMED": 2, "CLEARED": 3}
-        kept: list[Candidate] = []
-        for item in ranked:
+        settled = []
+        for item in ordered:
             old = by_sha[item.commit.sha]
-            build = tuple(r for r in getattr(old.classified, "reasons", ()) if r.signal == "build")
-            if build:
-                item = dataclasses.replace(item, reasons=(*build, *item.reasons))
-            kept.append(dataclasses.replace(old, classified=item))
-
-        def key(pair: tuple[int, Candidate]) -> tuple[int, int]:
-            index, cand = pair
-            measured = any(r.signal == "build" for r in getattr(cand.classified, "reasons", ()))
-            return (tier.get(cand.status.status or "", 1) if measured else 1), index
-
-        ordered = [c for _, c in sorted(enumerate(kept), key=key)]
-        self.candidates = [
-            dataclasses.replace(c, classified=dataclasses.replace(c.classified, rank=i))
-            for i, c in enumerate(ordered, start=1)
-        ]
+            code = old.code()
+            verdict = self.build_verdicts.get(item.commit.sha)
+            status = with_build_status(code, verdict.status, verdict.reason) if verdict else code
+            settled.append(
+                dataclasses.replace(old, classified=item, status=status, code_status=code)
+            )
+        self.candidates = settled
         return self
 
     # Per-commit build evidence (regressions/builds/attach.py): Markdown, JSON, page links.
     build_markdown: str | None = None
     build_json: list[BuildVerdictDocument] | None = None
     commit_url_template: str | None = None
+    # Issue 28: where the builds put the step (a builds.bracket.BracketResult, held untyped:
+    # builds/ sits above this module) and what reading the window's builds cost.
+    brackets: Any = None
+    build_requests: int = 0
+    # sha -> builds.evidence.BuildVerdict (held untyped for the same reason): read by
+    # :meth:`settle`, the one place a candidate's status is set from builds.
+    build_verdicts: dict[str, Any] = field(default_factory=dict)
+    _settled: tuple[int, int, int] | None = None
+    _ranked: tuple[tuple[int, tuple[str, ...]], list[Ranked]] | None = None
 
     @property
     def variant(self) -> str:
@@ -243,7 +273,27 @@ class Investigation:
             ],
             "evidence": self.evidence_json,
             "build_evidence": self.build_json,
+            "build_brackets": self._brackets_json(),
+            "build_requests": self.build_requests,
         }
+
+    def _brackets_json(self) -> list[BracketDocument] | None:
+        result = self.brackets
+        if result is None:
+            return None
+        return [
+            {
+                "first_sha": result.coverage[b.first_index].sha,
+                "last_sha": result.coverage[b.last_index].sha,
+                "commits": b.commits,
+                "before_sha": b.before_build.sha,
+                "before_bytes": b.before_build.size_bytes,
+                "after_sha": b.after_build.sha,
+                "after_bytes": b.after_build.size_bytes,
+                "delta_bytes": b.delta,
+            }
+            for b in result.brackets
+        ]
 
 
 def pull_request_url(repo_html_url: str, number: int | None) -> str | None:

@@ -78,7 +78,9 @@ def test_top_ten_with_reasons_and_the_rest_collapsed() -> None:
     top_rows = [line for line in main.splitlines() if re.match(r"\| \d+ \| \[", line)]
     assert len(top_rows) == 10
     assert top_rows[0].startswith("| 1 | [`ffffffffffff`]")
-    assert "reach: " in top_rows[0]  # the evidence, in the Why column
+    # The evidence, in the Why column, in plain words (issue 28 item 6).
+    assert "what its files can change: " in top_rows[0]
+    assert "reach: " not in body and "text: " not in body and "against: " not in body
     rest_rows = [line for line in rest.split("</details>", 1)[0].splitlines() if "](" in line]
     assert len(rest_rows) == 5
 
@@ -129,29 +131,28 @@ def _content_ranked(inv: Investigation) -> bool:
 
 def test_measured_builds_stay_decisive_when_the_contents_come_later() -> None:
     """Builds attached before the content diff: ranking again with the contents keeps the
-    build evidence first and the CONFIRMED candidate on top."""
-    import dataclasses
-
-    from wheel_size.regressions.ranking.rank import Ranked, Reason
+    build evidence first and the CONFIRMED candidate on top, its score the highest shown
+    (issue 28: the order follows the scores; the status is set in one place)."""
+    from wheel_size.regressions.builds.evidence import BuildVerdict, Measurement
 
     inv = investigation(3)
     last = inv.candidates[-1]
-    assert isinstance(last.classified, Ranked)
-    build = Reason("build", 1000.0, "per-commit build: -67.10 MB against its parent (CONFIRMED)")
-    confirmed = dataclasses.replace(
-        last,
-        classified=dataclasses.replace(last.classified, reasons=(build, *last.classified.reasons)),
-        status=Status("CONFIRMED", "measured"),
-    )
-    inv.candidates = [confirmed, *inv.candidates[:-1]]
+    sha = last.classified.commit.sha
+    before = Measurement("p" * 40, 900 * MB, 1, "artifact", "artifact of run 1", "u")
+    after = Measurement(sha, 833 * MB, 1, "artifact", "artifact of run 2", "u")
+    inv.build_verdicts = {sha: BuildVerdict(sha, "p" * 40, "CONFIRMED", "measured", after, before)}
+    inv.settle()
+    assert inv.candidates[0].classified.commit.sha == sha
     inv.evidence_json = {"diff": {"files": [{"path": "torch/lib/libtorch_cuda.so",
                                              "status": "changed", "old_installed": 900 * MB,
                                              "new_installed": 833 * MB}]}}  # fmt: skip
     inv.apply_content()
     top = inv.candidates[0]
-    assert top.classified.commit.sha == last.classified.commit.sha
-    assert top.status.status == "CONFIRMED" and top.why.startswith("build: per-commit build")
+    assert top.classified.commit.sha == sha
+    assert top.status.status == "CONFIRMED" and top.why.startswith("build: -67.00 MB between")
     assert [c.classified.rank for c in inv.candidates] == list(range(1, len(inv.candidates) + 1))
+    scores = [c.classified.score for c in inv.candidates]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_no_clear_culprit_in_the_issue_and_the_report_note() -> None:

@@ -106,7 +106,9 @@ def test_a_lone_docs_commit_is_cleared_not_confirmed() -> None:
     assert got.status == CLEARED
 
 
-def test_a_commit_with_no_files_listed_says_so_and_builds_make_it_likely() -> None:
+def test_a_commit_with_no_files_listed_says_so_and_no_build_makes_it_likely() -> None:
+    """Issue 28: LIKELY only where the code evidence is strong; a build lookup that finds
+    nothing adds its reason, not a status."""
     from wheel_size.regressions.ranking.evidence import with_build_status
 
     cross = cross_variant("cuda12_8", {"cuda12_8": 4.0, "cpu": 0.0})
@@ -115,7 +117,7 @@ def test_a_commit_with_no_files_listed_says_so_and_builds_make_it_likely() -> No
                  relevant_candidates=1)  # fmt: skip
     assert got.status is None and "no changed files" in got.evidence
     after = with_build_status(got, LIKELY, "no build of cuda12_8 at cccccccccccc")
-    assert after.status == LIKELY and "no build of cuda12_8" in after.evidence
+    assert after.status is None and "no build of cuda12_8" in after.evidence
 
 
 def test_a_commit_reaching_only_some_of_what_moved_does_not_match_the_pattern() -> None:
@@ -167,6 +169,14 @@ def test_a_build_lookup_reason_replaces_the_codes_no_build_clause() -> None:
     confirm it" is not said a second time beside it."""
     code = Status(LIKELY, "the only commit in the window; no per-commit build to confirm it")
     got = with_build_status(code, LIKELY, "no build of cuda12_8 at abc")
-    assert got.evidence == (
-        "the only commit in the window; no per-commit build data: no build of cuda12_8 at abc"
-    )
+    assert got.status == LIKELY
+    assert got.evidence == "the only commit in the window; no build of cuda12_8 at abc"
+
+
+def test_no_per_commit_size_data_is_not_said_when_builds_were_read() -> None:
+    """Issue 28: never "no per-commit size data" beside the builds' own reason."""
+    code = Status(None, "no per-commit size data; ranked by the files it changed")
+    got = with_build_status(code, LIKELY, "not looked up: no build of this variant inside")
+    assert got.status is None
+    assert "no per-commit size data" not in got.evidence
+    assert got.evidence.endswith("not looked up: no build of this variant inside")

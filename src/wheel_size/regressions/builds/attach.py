@@ -10,46 +10,51 @@ disproved (CLEARED) goes below every candidate not measured.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Callable, Sequence
 
 from wheel_size.oneline import one_line
+from wheel_size.ports.builds import (
+    ArtifactListing,
+    BuildArtifact,
+    BuildJob,
+    BuildRun,
+    RunListing,
+)
+from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, bracket_steps
 from wheel_size.regressions.builds.evidence import (
     BuildCache,
     BuildEvidenceOptions,
     BuildPort,
     BuildVerdict,
-    SuspectRef,
-    verify_candidates,
+)
+from wheel_size.regressions.builds.window import (
+    WindowBuilds,
+    comparable,
+    history_noise,
+    noise_band,
+    read_window_builds,
+    verdicts_from_brackets,
 )
 from wheel_size.regressions.investigation import Candidate, Investigation
-from wheel_size.regressions.ranking.classify import Classified
-from wheel_size.regressions.ranking.evidence import (
-    CLEARED,
-    CONFIRMED,
-    NOT_CONFIRMED,
-    with_build_status,
-)
-from wheel_size.regressions.ranking.rank import Ranked, Reason
+from wheel_size.regressions.ranking.order import order_by_score
+from wheel_size.regressions.ranking.rank import Ranked
 from wheel_size.render import render
 from wheel_size.series import MB
-from wheel_size.units import in_mb
 
 __all__ = [
     "attach_build_evidence",
     "build_evidence_enricher",
     "build_markdown",
+    "locate_builds",
     "rerank",
     "rerank_ranked",
 ]
 
-#: Where a measured status puts a candidate: confirmed first, unmeasured in their order,
-#: then negligible impact, then disproved.
-_TIER = {CONFIRMED: 0, NOT_CONFIRMED: 2, CLEARED: 3}
-
 
 def _proofs(verdict: BuildVerdict) -> list[dict[str, str]]:
     proofs = []
-    for label, measured in (("commit", verdict.suspect), ("parent", verdict.base)):
+    for label, measured in (("after", verdict.suspect), ("before", verdict.base)):
         if measured is not None and measured.url:
             proofs.append({"label": f"{label}: {measured.source}", "url": measured.url})
     return proofs
@@ -90,111 +95,145 @@ def build_markdown(
     )
 
 
-def _build_reason(verdict: BuildVerdict) -> Reason | None:
-    delta = verdict.delta_bytes
-    if not verdict.measured or delta is None:
-        return None
-    moved = in_mb(delta, signed=True, digits=2)
-    text = f"per-commit build: {moved} MB against its parent ({verdict.status})"
-    points = {CONFIRMED: 1000.0, NOT_CONFIRMED: -1000.0, CLEARED: -1000.0}.get(verdict.status, 0.0)
-    return Reason("build", points, text)
-
-
-def _order_key(verdict: BuildVerdict | None, index: int) -> tuple[int, float, int]:
-    if verdict is None or not verdict.measured:
-        return 1, 0.0, index
-    return _TIER.get(verdict.status, 1), -abs(verdict.delta_bytes or 0), index
-
-
-def _with_build(item: Classified, verdict: BuildVerdict | None, rank: int) -> Classified:
-    reason = _build_reason(verdict) if verdict is not None else None
-    if isinstance(item, Ranked) and reason is not None:
-        kept = tuple(r for r in item.reasons if r.signal != "build")
-        item = dataclasses.replace(item, reasons=(reason, *kept))
-    return dataclasses.replace(item, rank=rank)
-
-
 def rerank_ranked(items: Sequence[Ranked], verdicts: dict[str, BuildVerdict]) -> list[Ranked]:
-    """:func:`rerank` for a plain ranking (the evaluation set uses it)."""
-    order = sorted(
-        range(len(items)), key=lambda i: _order_key(verdicts.get(items[i].commit.sha), i)
-    )
-    out = []
-    for position, i in enumerate(order, start=1):
-        ranked = _with_build(items[i], verdicts.get(items[i].commit.sha), position)
-        assert isinstance(ranked, Ranked)
-        out.append(ranked)
-    return out
+    """A plain ranking ordered with its builds (the evaluation set uses it): the one order
+    of :func:`~wheel_size.regressions.ranking.order.order_by_score`."""
+    return order_by_score(items, verdicts)
 
 
 def rerank(candidates: list[Candidate], verdicts: dict[str, BuildVerdict]) -> list[Candidate]:
-    """Order by the decisive evidence: CONFIRMED (the larger measured change first), then
-    the candidates without a measured build in their order, then NOT CONFIRMED, then
-    CLEARED; ranks renumbered, the build's numbers first among the reasons."""
-    order = sorted(
-        range(len(candidates)),
-        key=lambda i: _order_key(verdicts.get(candidates[i].classified.commit.sha), i),
-    )
-    out = []
-    for position, i in enumerate(order, start=1):
-        candidate = candidates[i]
-        verdict = verdicts.get(candidate.classified.commit.sha)
-        item = _with_build(candidate.classified, verdict, position)
-        out.append(dataclasses.replace(candidate, classified=item))
-    return out
+    """Candidates in the one order (:func:`order_by_score`), their statuses unchanged."""
+    by_sha = {c.classified.commit.sha: c for c in candidates}
+    items = [c.classified for c in candidates]
+    if not all(isinstance(i, Ranked) for i in items):
+        return candidates
+    ordered = order_by_score([i for i in items if isinstance(i, Ranked)], verdicts)
+    return [dataclasses.replace(by_sha[i.commit.sha], classified=i) for i in ordered]
 
 
 def attach_build_evidence(
     inv: Investigation, verdicts: dict[str, BuildVerdict], options: BuildEvidenceOptions
 ) -> Investigation:
-    """Statuses from the builds (measured data replaces code reading), the order they
-    decide, the section, JSON."""
+    """The builds' verdicts kept, then :meth:`Investigation.settle` (the one place that
+    sets statuses and the order); the section and its JSON."""
     inv.commit_url_template = options.commit_url_template
     if not verdicts:
         return inv
-    updated = []
-    for candidate in inv.candidates:
-        verdict = verdicts.get(candidate.classified.commit.sha)
-        if verdict is not None:
-            status = with_build_status(candidate.status, verdict.status, verdict.reason)
-            candidate = dataclasses.replace(candidate, status=status)
-        updated.append(candidate)
-    inv.candidates = rerank(updated, verdicts)
-    inv.build_markdown = build_markdown(inv, verdicts, options)
+    inv.build_verdicts = dict(verdicts)
+    inv.settle()
+    shown = {s: v for s, v in verdicts.items() if v.measured or v.suspect is not None}
+    inv.build_markdown = build_markdown(inv, shown, options) if shown else None
     inv.build_json = [v.to_json() for v in verdicts.values()]
     return inv
+
+
+def locate_builds(
+    port: BuildPort, inv: Investigation, options: BuildEvidenceOptions, history: int = 0
+) -> tuple[dict[str, BuildVerdict], BracketResult | None, WindowBuilds]:
+    """Every build in the event's window, the brackets they draw and each candidate's
+    verdict (issue 28): one listing of the window's runs, one of the artifact's sizes."""
+    event, window = inv.event, inv.window
+    commits = [c.sha for c in window.commits]
+    base_sha = window.compared[0] if window.compared else None
+    start = event.before.date - dt.timedelta(days=1)
+    end = event.after.date + dt.timedelta(days=options.created_slack_days)
+    found = read_window_builds(
+        port, commits=commits, base_sha=base_sha, start=start, end=end,
+        variant=event.variant, artifact=event.after.artifact, options=options,
+    )  # fmt: skip
+    jump = event.after.size_bytes - event.before.size_bytes
+    night = "nightly of {}"
+    base = (
+        BuildPoint(base_sha, event.before.size_bytes, "success", event.before.run_id, "",
+                   night.format(event.before.date.isoformat()))
+        if base_sha else None
+    )  # fmt: skip
+    head = (
+        BuildPoint(commits[-1], event.after.size_bytes, "success", event.after.run_id, "",
+                   night.format(event.after.date.isoformat()))
+        if commits and not window.truncated else None
+    )  # fmt: skip
+    noise = noise_band(jump, options, history)
+    if not comparable(found.points, event.before.size_bytes, event.after.size_bytes, noise):
+        base = head = None
+        found.notes.append(
+            "the per-commit builds' sizes lie outside the two nightlies' range: they are "
+            "compared with each other only, not with the nightlies"
+        )
+    result = bracket_steps(
+        commits, found.points, noise_bytes=noise, base=base, head=head, base_sha=base_sha
+    )
+    shas = [c.classified.commit.sha for c in inv.candidates]
+    verdicts = verdicts_from_brackets(result, shas, jump_bytes=jump, options=options)
+    return verdicts, result, found
+
+
+class _SharedRuns:
+    """The port, with the window's run listings kept: the variants of one night share their
+    window, so its runs are listed once per run of the nightly (each variant still reads
+    its own artifact's sizes)."""
+
+    def __init__(self, port: BuildPort) -> None:
+        self.port = port
+        self.listings: dict[tuple[str | None, str, str | None, int], RunListing] = {}
+
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        key = (workflow, created, branch, max_pages)
+        if key not in self.listings:
+            self.listings[key] = self.port.runs_created(workflow, created, branch, max_pages)
+            return self.listings[key]
+        kept = self.listings[key]
+        return RunListing(kept.runs, 0, kept.complete)  # asked already: no request
+
+    def artifacts_named(self, name: str, since: str, max_pages: int) -> ArtifactListing:
+        return self.port.artifacts_named(name, since, max_pages)
+
+    def runs_for_sha(self, sha: str) -> Sequence[BuildRun]:
+        return self.port.runs_for_sha(sha)
+
+    def artifacts_of_run(self, run: BuildRun) -> Sequence[BuildArtifact]:
+        return self.port.artifacts_of_run(run)
+
+    def check_runs_for_sha(self, sha: str, max_pages: int) -> Sequence[BuildJob]:
+        return self.port.check_runs_for_sha(sha, max_pages)
+
+    def jobs_of_run(self, run: BuildRun) -> Sequence[BuildJob]:
+        return self.port.jobs_of_run(run)
+
+    def job_log(self, job: BuildJob) -> str:
+        return self.port.job_log(job)
+
+    def parent_of(self, sha: str) -> str | None:
+        return self.port.parent_of(sha)
 
 
 def build_evidence_enricher(
     port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
 ) -> Callable[[Investigation], Investigation]:
-    """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`; ``cache``
-    is shared by every event of the run (variants of one night share their candidates)."""
-    shared = cache if cache is not None else BuildCache()
+    """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`: the
+    window's builds located (:func:`locate_builds`), the statuses set from them."""
+    del cache  # the per-candidate answers are gone; the window's run listing is shared
+    shared = _SharedRuns(port)
 
     def enrich(inv: Investigation) -> Investigation:
         event = inv.event
-        if not options.enabled or event.kind != "jump":
+        if not options.enabled or options.top <= 0 or event.kind != "jump" or not inv.candidates:
             inv.commit_url_template = options.commit_url_template
             return inv
-        refs = [
-            SuspectRef(c.classified.commit.sha, c.classified.commit.parents) for c in inv.candidates
-        ]
         try:
-            verdicts = verify_candidates(
-                port,
-                refs,
-                variant=event.variant,
-                artifact=event.after.artifact,
-                jump_bytes=event.after.size_bytes - event.before.size_bytes,
-                options=options,
-                cache=shared,
-            )
+            wobble = history_noise(inv.chart, event.before.date + dt.timedelta(days=1))
+            verdicts, result, found = locate_builds(shared, inv, options, wobble)
         except Exception as exc:  # the issue matters more than its evidence
             inv.notes.append(
                 one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
             )
-            verdicts = {}
+            inv.commit_url_template = options.commit_url_template
+            return inv
+        inv.notes.extend(found.notes)
+        inv.brackets = result
+        inv.build_requests = found.requests
         return attach_build_evidence(inv, verdicts, options)
 
     return enrich

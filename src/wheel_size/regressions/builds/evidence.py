@@ -104,6 +104,10 @@ class BuildEvidenceOptions:
     max_share: float = 2.0
     noise_mb: float = 0.1
     noise_share: float = 0.05
+    # Issue 28: every build in the window, listed over its ``created`` range.
+    branch: str | None = None  # the branch the per-commit builds run on (None: any)
+    window_pages: int = 5  # pages of 100 runs (and of artifacts) read per listing
+    created_slack_days: int = 3  # builds of the window's commits created after the night
 
     def commit_url(self, sha: str) -> str | None:
         if not self.commit_url_template:

@@ -169,7 +169,7 @@ def _context(
         commit = cand.classified.commit
         candidates.append(
             {
-                "why": neutralise_cell(cand.why, 400) if cand.why else None,
+                "why": neutralise_cell(plain_why(cand.why), 400) if cand.why else None,
                 "rank": cand.classified.rank,
                 "sha": commit.short_sha,
                 "url": commit.html_url or f"{repo_url}/commit/{commit.sha}",
@@ -253,6 +253,7 @@ def _context(
         "accepted_label": accepted_label,
         "cc": _culprit_login(inv) if cc_culprit else None,
         "no_jump": inv.no_jump,
+        "verdict": verdict(inv),
         "unclear": [
             {
                 "sha": c.classified.commit.short_sha,
@@ -262,6 +263,85 @@ def _context(
         ]
         if inv.candidates and not inv.clear
         else [],
+    }
+
+
+#: The evidence tiers as a release engineer reads them (``Ranked.why`` names them tersely).
+_PLAIN_TIERS = {
+    "build": "per-commit build",
+    "content": "wheel contents",
+    "reach": "what its files can change",
+    "text": "its title and diff",
+}
+_TIER_LABEL = re.compile(r"(^|; |against: )(build|content|reach|text): ")
+
+
+def plain_why(why: str) -> str:
+    """``Ranked.why`` in plain words: no "reach:", "text:" or "against:" shorthand."""
+    text = _TIER_LABEL.sub(lambda m: f"{m[1]}{_PLAIN_TIERS[m[2]]}: ", why)
+    return text.replace("against: ", "speaks against it: ")
+
+
+def _short_commit(inv: Investigation, sha: str) -> dict[str, Any]:
+    by_sha = {c.classified.commit.sha: c.classified.commit for c in inv.candidates}
+    commit = by_sha.get(sha)
+    return {
+        "sha": sha[:12],
+        "title": neutralise_cell(commit.title, 80) if commit else None,
+        "pr": commit.pr if commit else None,
+    }
+
+
+def verdict(inv: Investigation) -> dict[str, Any] | None:
+    """What the issue's first lines say (issue 28 item 6): the commit builds confirmed; or
+    the bracket the builds narrowed the step to and the build that would split it; or the
+    leading candidate(s) and the build that would settle it. None for a night without a
+    jump, a creep, or no candidates."""
+    ev = inv.event
+    if ev.kind != "jump" or inv.no_jump or not inv.candidates:
+        return None
+    deltas = {v["sha"]: v.get("delta_bytes") for v in inv.build_json or []}
+    confirmed = [c for c in inv.candidates if c.status.status == "CONFIRMED"]
+    if confirmed:
+        return {
+            "kind": "confirmed",
+            "commits": [
+                {
+                    **_short_commit(inv, c.classified.commit.sha),
+                    "delta_mb": (deltas.get(c.classified.commit.sha) or 0) / MB or None,
+                }
+                for c in confirmed
+            ],
+        }
+    result = inv.brackets
+    n = len(result.coverage) if result is not None else 0
+    grew = ev.delta_mb >= 0
+    narrowed = [
+        b
+        for b in (result.brackets if result is not None else ())
+        if 1 < b.commits < n and (b.delta > 0) == grew
+    ]
+    if narrowed and result is not None:
+        b = narrowed[0]
+        shas = [c.sha for c in result.coverage[b.first_index : b.last_index + 1]]
+        middle = shas[(len(shas) - 1) // 2]
+        return {
+            "kind": "bracket",
+            "commits": len(shas),
+            "first": _short_commit(inv, shas[0]),
+            "last": _short_commit(inv, shas[-1]),
+            "before": {"sha": b.before_build.sha[:12], "mb": (b.before_build.size_bytes or 0) / MB},
+            "after": {"sha": b.after_build.sha[:12], "mb": (b.after_build.size_bytes or 0) / MB},
+            "next": _short_commit(inv, middle),
+            "more": len(narrowed) - 1,
+        }
+    leading = inv.leading
+    if inv.clear and leading:
+        top = leading[0].classified.commit.sha
+        return {"kind": "leading", "commits": [_short_commit(inv, top)]}
+    return {
+        "kind": "unclear",
+        "commits": [_short_commit(inv, c.classified.commit.sha) for c in leading[:3]],
     }
 
 

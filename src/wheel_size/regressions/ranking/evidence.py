@@ -133,6 +133,7 @@ def pattern_bonus(categories: tuple[str, ...], pattern: Pattern) -> int:
     return 0
 
 
+_NO_DATA = re.compile(r"^no per-commit size data;\s*", re.I)
 _NO_BUILD_YET = re.compile(r"[;.]?\s*no per-commit build to confirm it\.?$", re.I)
 
 
@@ -234,25 +235,17 @@ def is_host_only(item: Classified) -> bool:
 
 
 def with_build_status(current: Status, build_status: str, build_reason: str) -> Status:
-    """A candidate's status once its per-commit builds were looked at (Method A).
+    """A candidate's one status, once the window's builds were read (issue 28 item 4).
 
     A status the builds decided (CONFIRMED / NOT CONFIRMED / CLEARED) replaces one read from
-    the code: measured data wins. Without one, a status that already rests on build data
-    (the only commit between two nightlies) keeps its word with the reason added; plain
-    words ("ships no code") stay plain; anything else is LIKELY with the reason the builds
-    could not decide.
+    the code: measured data wins. A build verdict of LIKELY means no build decides it: the
+    code's status stays as it was (LIKELY only where the code evidence was strong; plain
+    words stay plain; a status resting on the nightlies keeps its word), with the builds'
+    reason ("not looked up: …", "one of 3 commits between …") in place of the code's "no
+    per-commit size data" or "no per-commit build to confirm it".
     """
     if build_status != LIKELY:
         return Status(build_status, build_reason)
-    reason = f"no per-commit build data: {build_reason}"
-    if current.status in (CONFIRMED, CLEARED, NOT_CONFIRMED):
-        return Status(current.status, f"{current.evidence}; {reason}")
-    code = current.evidence.rstrip(".")
-    if current.status is None:
-        if code.startswith(("ships no code", "changes only")):
-            return Status(None, f"{code}; {reason}")
-        return Status(LIKELY, f"{reason} (ranked by its changes: {code})")
-    # The builds' own reason says why none confirms it: the code's "no per-commit build to
-    # confirm it" would say it twice.
-    code = _NO_BUILD_YET.sub("", code)
-    return Status(LIKELY, f"{code}; {reason}")
+    code = _NO_DATA.sub("", _NO_BUILD_YET.sub("", current.evidence.rstrip("."))).strip()
+    reason = build_reason.rstrip(".")
+    return Status(current.status, f"{code}; {reason}" if code else reason)

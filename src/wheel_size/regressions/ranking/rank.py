@@ -725,13 +725,13 @@ def rank_commits(
     facts: ContentFacts | None = None,
     table: ReachTable | None = None,
 ) -> list[Ranked]:
-    """Rank the commits by their evidence, tier by tier (1 = likeliest); ties keep the
-    given order. A night without a jump (``fp.direction == 0``) ranks nothing."""
+    """Rank the commits by their score, the sum of their evidence (1 = likeliest); ties
+    keep the given order. A night without a jump (``fp.direction == 0``) ranks nothing."""
     if fp.direction == 0:
         return []
     scored = [score_commit(c, fp, facts, table=table) for c in commits]
-    keys = [s.evidence_key() for s in scored]
-    order = sorted(range(len(scored)), key=lambda i: (tuple(-k for k in keys[i]), i))
+    # By the score shown (issue 28): the order never contradicts the numbers it prints.
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
     return [dataclasses.replace(scored[i], rank=position + 1) for position, i in enumerate(order)]
 
 

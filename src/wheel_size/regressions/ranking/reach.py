@@ -88,7 +88,7 @@ def _ver(text: str) -> tuple[int, int]:
 def _hipified(scope: set[str], os_name: str | None, strength: float) -> list[Part]:
     """Hipified GPU code may move CUDA and ROCm; a platform condition in its changed lines
     (``#if defined(USE_ROCM)`` → ``rocm:*``) keeps it to that platform."""
-    why = "GPU code (hipified: CUDA and ROCm)"
+    why = "GPU code (CUDA sources, also converted (hipified) for ROCm)"
     spaces = {s.split(":")[0] for s in scope if s.split(":")[0] in ("cuda", "rocm")}
     parts = []
     for space, power in (("cuda", 1.0), ("rocm", strength)):

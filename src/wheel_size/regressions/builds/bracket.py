@@ -1,0 +1,230 @@
+"""Where in a window the size stepped, from the builds that exist (issue 28 item 2).
+
+The window's commits, oldest first, and the builds found at some of them form a sparse size
+series; the two nightlies anchor it (the night before is a build of the window's base, the
+night after one of its last commit). A *step* lies between the last build at the old size
+and the first build at the new one: those commits form a :class:`Bracket`. A commit
+outside every bracket sits between two builds whose sizes agree within the noise band: its
+:class:`Coverage` names them. Failed builds (no size) are listed, never used as a size.
+
+Pure and import-light on purpose: ``investigate`` reads statuses from it and the bisection
+(``wheel_size.bisect``) reads the brackets to choose what to build next.
+
+Positions: ``-1`` is the window's base (the commit the night before was built from),
+``0 .. n-1`` the window's commits; a build at position ``i`` measures the tree after
+commit ``i``. A bracket ``first_index .. last_index`` (inclusive) holds the commits of
+which at least one made the step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "BASE",
+    "Bracket",
+    "BracketResult",
+    "BuildPoint",
+    "Coverage",
+    "bracket_steps",
+]
+
+#: The position of the window's base (the night before's commit).
+BASE = -1
+
+
+@dataclass(frozen=True)
+class BuildPoint:
+    """One build at one commit: its size (``None``: failed, cancelled, or no wheel)."""
+
+    sha: str
+    size_bytes: int | None
+    conclusion: str | None  # success, failure, cancelled, timed_out, ... (None: unknown)
+    run_id: int | None = None
+    url: str = ""
+    source: str = ""  # "artifact NAME of run ID", "nightly of 2025-10-11", "log of job NAME"
+    kind: str = "artifact"  # what the size measures: "artifact" (zip) or "wheel" (a log line)
+    resolution_bytes: int = 1  # a log's "170.3 MB" is ±0.05 MB
+
+    @property
+    def measured(self) -> bool:
+        return self.size_bytes is not None
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """Commits ``first_index .. last_index`` (inclusive) hold a step of ``delta`` bytes:
+    ``before_build`` is the last build at the old size, ``after_build`` the first at the
+    new size."""
+
+    first_index: int
+    last_index: int
+    before_build: BuildPoint
+    after_build: BuildPoint
+    delta: int
+
+    @property
+    def commits(self) -> int:
+        return self.last_index - self.first_index + 1
+
+    @property
+    def single(self) -> bool:
+        """One commit: the builds pin the step on it."""
+        return self.commits == 1
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the builds say about one commit: the nearest measured builds around it
+    (``before`` at or before its parent, ``after`` at or after it), the size change between
+    them, the bracket it lies in (index into :attr:`BracketResult.brackets`), and the
+    failed builds at the commit itself."""
+
+    index: int
+    sha: str
+    before: BuildPoint | None
+    after: BuildPoint | None
+    before_index: int | None
+    after_index: int | None
+    bracket: int | None
+    failed: tuple[BuildPoint, ...] = ()
+
+    @property
+    def delta(self) -> int | None:
+        if self.before is None or self.after is None:
+            return None
+        assert self.before.size_bytes is not None and self.after.size_bytes is not None
+        return self.after.size_bytes - self.before.size_bytes
+
+    @property
+    def span(self) -> int | None:
+        """How many commits lie between the two builds (1: the builds pin this commit)."""
+        if self.before_index is None or self.after_index is None:
+            return None
+        return self.after_index - self.before_index
+
+    @property
+    def slack(self) -> int:
+        """Half the two builds' rounding (a log's size is coarser than an artifact's)."""
+        if self.before is None or self.after is None:
+            return 0
+        return (self.before.resolution_bytes + self.after.resolution_bytes) // 2
+
+
+@dataclass(frozen=True)
+class BracketResult:
+    brackets: tuple[Bracket, ...]
+    coverage: tuple[Coverage, ...]  # one per window commit, in window order
+    failed: tuple[tuple[int, BuildPoint], ...]  # (position, build) of every failed build
+    noise_bytes: int
+
+    def of(self, sha: str) -> Coverage | None:
+        return next((c for c in self.coverage if c.sha == sha), None)
+
+    @property
+    def narrowed(self) -> bool:
+        """Some build inside the window told something the two nightlies did not."""
+        n = len(self.coverage)
+        return any(b.commits < n for b in self.brackets) or (not self.brackets and n > 0)
+
+
+def _series(
+    commits: Sequence[str],
+    builds: Sequence[BuildPoint],
+    base: BuildPoint | None,
+    head: BuildPoint | None,
+    kind: str,
+    base_sha: str | None,
+) -> tuple[list[tuple[int, BuildPoint]], list[tuple[int, BuildPoint]]]:
+    """(measured points, failed builds) by position; one measured point per position (the
+    head anchor and the builds at the last commit agree or the later run wins)."""
+    where = {sha: i for i, sha in enumerate(commits)}
+    measured: dict[int, BuildPoint] = {}
+    failed: list[tuple[int, BuildPoint]] = []
+    if base is not None and base.measured:
+        measured[BASE] = base
+    for build in builds:
+        position = where.get(build.sha, BASE if base_sha and build.sha == base_sha else None)
+        if position is None:
+            continue
+        if not build.measured:
+            failed.append((position, build))
+        elif build.kind == kind and position not in measured:
+            measured[position] = build
+    if head is not None and head.measured and commits:
+        measured.setdefault(len(commits) - 1, head)
+    return sorted(measured.items(), key=lambda p: p[0]), sorted(failed, key=lambda p: p[0])
+
+
+def bracket_steps(
+    commits: Sequence[str],
+    builds: Sequence[BuildPoint],
+    *,
+    noise_bytes: int,
+    base: BuildPoint | None = None,
+    head: BuildPoint | None = None,
+    kind: str = "artifact",
+    base_sha: str | None = None,
+) -> BracketResult:
+    """Brackets of every step in the window and each commit's coverage.
+
+    ``commits``: the window's SHAs, oldest first (the base excluded). ``builds``: builds
+    found at any of them or at the base, in any order (failed ones with ``size_bytes=None``).
+    ``base``/``head``: the two nightlies' sizes (the night before at the base, the night
+    after at the last commit), when they are comparable with the builds; ``base_sha``: the
+    base's SHA (a build there counts even without the nightly's size). ``noise_bytes``:
+    changes up to this are no step. Only sizes of ``kind`` are compared (a log's wheel
+    size is not an artifact's zip size).
+
+    A step is a build whose size leaves the current level by more than the noise (and the
+    two builds' rounding); the level then becomes that size. Drift below the noise that
+    adds up to a step is therefore found too, between the last build within the noise of
+    the old level and the first outside it.
+    """
+    base_sha = base_sha or (base.sha if base is not None else None)
+    points, failed = _series(commits, builds, base, head, kind, base_sha)
+    brackets: list[Bracket] = []
+    level: tuple[int, BuildPoint] | None = None
+    previous: tuple[int, BuildPoint] | None = None
+    for position, point in points:
+        assert point.size_bytes is not None
+        if level is None or previous is None:
+            level = previous = (position, point)
+            continue
+        level_size = level[1].size_bytes
+        assert level_size is not None
+        slack = (level[1].resolution_bytes + point.resolution_bytes) // 2
+        if abs(point.size_bytes - level_size) > noise_bytes + slack:
+            before_pos, before = previous
+            assert before.size_bytes is not None
+            brackets.append(
+                Bracket(
+                    before_pos + 1, position, before, point, point.size_bytes - before.size_bytes
+                )
+            )
+            level = (position, point)
+        previous = (position, point)
+
+    coverage = []
+    for i, sha in enumerate(commits):
+        below: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] < i]
+        above: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] >= i]
+        low_pos, low = below[-1] if below else (None, None)
+        high_pos, high = above[0] if above else (None, None)
+        inside = next(
+            (k for k, b in enumerate(brackets) if b.first_index <= i <= b.last_index), None
+        )
+        coverage.append(
+            Coverage(
+                i,
+                sha,
+                low,
+                high,
+                low_pos,
+                high_pos,
+                inside,
+                tuple(b for p, b in failed if p == i),
+            )
+        )
+    return BracketResult(tuple(brackets), tuple(coverage), tuple(failed), noise_bytes)

@@ -1,0 +1,352 @@
+"""Every build in the window, read cheaply, and each candidate's status from them (issue 28).
+
+Instead of looking builds up candidate by candidate down the ranking, the build workflow's
+runs are listed once over the window's ``created`` range (a few pages whatever the window's
+size), the runs at a commit of the window or at its base are kept, and their sizes are read
+from one repository-wide listing of the variant's artifact by name (``size_in_bytes`` stays
+listed after an artifact expired). Only a successful run missing from that listing costs a
+request of its own (its artifacts, then the build job's log). The sizes, anchored by the
+two nightlies, go to :func:`~wheel_size.regressions.builds.bracket.bracket_steps`;
+:func:`verdicts_from_brackets` turns each candidate's coverage into the seed's status.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from wheel_size.ports.builds import BuildDataUnavailable, BuildPort, BuildRun, RunListing
+from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, Coverage
+from wheel_size.regressions.builds.evidence import (
+    _BUILDISH,
+    BuildEvidenceOptions,
+    BuildVerdict,
+    Measurement,
+    _matches,
+    _Target,
+    _wanted_jobs,
+)
+from wheel_size.regressions.builds.logs import LogSize, find_wheel_size
+from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
+from wheel_size.series import SizePoint
+from wheel_size.units import MB, in_mb
+
+__all__ = [
+    "WindowBuilds",
+    "comparable",
+    "history_noise",
+    "noise_band",
+    "read_window_builds",
+    "verdicts_from_brackets",
+]
+
+#: Successful runs whose size is not in the artifact listing, read one by one at most.
+MAX_FALLBACK_RUNS = 4
+_FAILED = {"failure", "timed_out", "cancelled", "startup_failure"}
+
+
+@dataclass
+class WindowBuilds:
+    """The builds found at the window's commits, what reading them cost, what to say."""
+
+    points: list[BuildPoint] = field(default_factory=list)
+    requests: int = 0
+    runs_listed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _workflows(options: BuildEvidenceOptions) -> list[str | None]:
+    """The workflows to list: the configured ones given as a file name or an id; none:
+    every workflow, filtered by the patterns (names) afterwards."""
+    exact = [w for w in options.workflows if w.endswith((".yml", ".yaml")) or w.isdigit()]
+    return list(dict.fromkeys(exact)) or [None]
+
+
+def _buildish(run: BuildRun, options: BuildEvidenceOptions, listed_one: bool) -> bool:
+    if listed_one:
+        return True
+    if options.workflows:
+        return _matches(options.workflows, run.name, run.path.rsplit("/", 1)[-1])
+    return bool(_BUILDISH.search(f"{run.name} {run.path}"))
+
+
+def _listings(
+    port: BuildPort,
+    workflow: str | None,
+    start: dt.date,
+    end: dt.date,
+    options: BuildEvidenceOptions,
+    found: WindowBuilds,
+) -> list[RunListing]:
+    """The runs over ``start..end``; a listing cut short (page cap, or GitHub's 1,000
+    results per search) is read again one day at a time, as the API's description advises."""
+
+    def listing(created: str) -> RunListing | None:
+        try:
+            got = port.runs_created(workflow, created, options.branch, options.window_pages)
+        except BuildDataUnavailable as exc:
+            found.notes.append(f"runs created {created} not listed: {exc.reason}")
+            return None
+        found.requests += got.requests
+        return got
+
+    whole = listing(f"{start.isoformat()}..{end.isoformat()}")
+    if whole is None:
+        return []
+    if whole.complete or start >= end:
+        days = [whole]
+    else:
+        days = [whole]
+        for offset in range((end - start).days + 1):
+            day = listing((start + dt.timedelta(days=offset)).isoformat())
+            if day is not None:
+                days.append(day)
+    short = [d for d in days[1:] or days if not d.complete]
+    if short:
+        found.notes.append(
+            f"the runs of {workflow or 'every workflow'} fill more than "
+            f"{options.window_pages} pages on some day: builds may be missed (name the build "
+            "workflow's file to list only its runs)"
+        )
+    found.runs_listed += len({r.id for d in days for r in d.runs})
+    return days
+
+
+def read_window_builds(
+    port: BuildPort,
+    *,
+    commits: Sequence[str],
+    base_sha: str | None,
+    start: dt.date,
+    end: dt.date,
+    variant: str,
+    artifact: str | None,
+    options: BuildEvidenceOptions,
+) -> WindowBuilds:
+    """Builds at ``commits`` (and at ``base_sha``) among the runs created from ``start`` to
+    ``end`` (inclusive, UTC days). Never raises for missing data: what could not be read
+    becomes a note."""
+    found = WindowBuilds()
+    wanted = set(commits) | ({base_sha} if base_sha else set())
+    if not wanted or not artifact:
+        return found
+    runs: dict[int, BuildRun] = {}
+    builders: set[int] = set()  # runs of a build workflow: their failures are said
+    workflows = _workflows(options)
+    for workflow in workflows:
+        for listing in _listings(port, workflow, start, end, options, found):
+            for run in listing.runs:
+                if run.head_sha in wanted:
+                    runs[run.id] = run
+                    if _buildish(run, options, workflow is not None):
+                        builders.add(run.id)
+    if not runs:
+        return found
+    sizes: dict[int, tuple[int, bool]] = {}
+    try:
+        named = port.artifacts_named(artifact, start.isoformat(), options.window_pages)
+        found.requests += named.requests
+        for item in named.artifacts:
+            if item.run_id in runs and item.artifact.size_in_bytes > 0:
+                sizes.setdefault(item.run_id, (item.artifact.size_in_bytes, item.artifact.expired))
+    except BuildDataUnavailable as exc:
+        found.notes.append(f"artifacts named {artifact} not listed: {exc.reason}")
+    target = _Target(variant, artifact)
+    fallbacks = 0
+    for run in sorted(runs.values(), key=lambda r: -r.id):
+        if run.id in sizes:
+            size, expired = sizes[run.id]
+            gone = ", expired" if expired else ""
+            found.points.append(
+                BuildPoint(run.head_sha, size, run.conclusion, run.id, run.html_url,
+                           f"artifact {artifact} of run {run.id} ({run.name}{gone})")
+            )  # fmt: skip
+            continue
+        if run.id not in builders:
+            continue  # a lint or test run: no wheel, nothing to say
+        if run.status not in (None, "completed"):
+            found.notes.append(f"run {run.id} at {run.head_sha[:12]} is still {run.status}")
+            continue
+        if run.conclusion in _FAILED:
+            found.points.append(
+                BuildPoint(run.head_sha, None, run.conclusion, run.id, run.html_url,
+                           f"run {run.id} ({run.name})")
+            )  # fmt: skip
+            continue
+        if fallbacks < MAX_FALLBACK_RUNS:
+            fallbacks += 1
+            point = _fallback(port, run, target, options, found)
+            if point is not None:
+                found.points.append(point)
+    return found
+
+
+def _fallback(
+    port: BuildPort,
+    run: BuildRun,
+    target: _Target,
+    options: BuildEvidenceOptions,
+    found: WindowBuilds,
+) -> BuildPoint | None:
+    """A successful run the artifact listing did not name: its own artifacts, else the
+    build job's log (the wheel's size, coarser and not comparable with the artifact's)."""
+    try:
+        found.requests += 1
+        for item in port.artifacts_of_run(run):
+            if item.name == target.artifact and item.size_in_bytes > 0:
+                source = f"artifact {item.name} of run {run.id}"
+                return BuildPoint(
+                    run.head_sha, item.size_in_bytes, run.conclusion, run.id, run.html_url, source
+                )
+        found.requests += 1
+        jobs = port.jobs_of_run(run)
+    except BuildDataUnavailable as exc:
+        found.notes.append(f"run {run.id} at {run.head_sha[:12]}: {exc.reason}")
+        return None
+    for job in _wanted_jobs(jobs, target, options):
+        try:
+            found.requests += 1
+            text = port.job_log(job)
+        except BuildDataUnavailable as exc:
+            found.notes.append(f"job {job.name!r}: {exc.reason}")
+            continue
+        size = find_wheel_size(
+            text, variant=target.variant, artifact=target.artifact, patterns=options.log_patterns
+        )
+        if isinstance(size, LogSize):
+            return BuildPoint(run.head_sha, size.size_bytes, run.conclusion, run.id,
+                              job.html_url, f"log of job {job.name}", "wheel",
+                              size.resolution_bytes)  # fmt: skip
+    return None
+
+
+def history_noise(points: Sequence[SizePoint], date: dt.date, nights: int = 14) -> int:
+    """The history's own night-to-night wobble before ``date``: three times the median
+    absolute change over the last ``nights`` nights (0 without enough history)."""
+    before = [p for p in points if p.date < date][-(nights + 1) :]
+    steps = [abs(b.size_bytes - a.size_bytes) for a, b in itertools.pairwise(before)]
+    return 3 * int(statistics.median(steps)) if len(steps) >= 3 else 0
+
+
+def _mb(value: float) -> str:
+    return f"{in_mb(value, signed=True, digits=2)} MB"
+
+
+def _at(point: BuildPoint) -> str:
+    assert point.size_bytes is not None
+    return f"{point.source or 'build'} at {point.sha[:12]} ({in_mb(point.size_bytes, digits=2)} MB)"
+
+
+def _measurement(point: BuildPoint) -> Measurement:
+    assert point.size_bytes is not None
+    return Measurement(
+        point.sha, point.size_bytes, point.resolution_bytes, point.kind,
+        point.source or "build", point.url,
+    )  # fmt: skip
+
+
+def _failed_note(cov: Coverage) -> str:
+    if not cov.failed:
+        return ""
+    runs = ", ".join(f"run {b.run_id} {b.conclusion}" for b in cov.failed)
+    return f"; its own build failed ({runs}), so it was not measured"
+
+
+def _verdict(
+    cov: Coverage, result: BracketResult, jump: int, options: BuildEvidenceOptions, n: int
+) -> BuildVerdict:
+    failed = _failed_note(cov)
+    before, after = cov.before, cov.after
+    if before is None or after is None or cov.span is None:
+        return BuildVerdict(cov.sha, None, LIKELY, f"not looked up: no build on one side{failed}")
+    parent = before.sha
+    delta = cov.delta or 0
+    span = cov.span
+    between = f"between {_at(before)} and {_at(after)}"
+    if cov.before_index == -1 and cov.after_index == n - 1 and n > 1 and cov.bracket is not None:
+        # Only the two nightlies: the builds say nothing the night did not.
+        return BuildVerdict(
+            cov.sha, None, LIKELY,
+            f"not looked up: no build of this variant inside the window{failed}",
+        )  # fmt: skip
+    suspect, base = _measurement(after), _measurement(before)
+    noise = result.noise_bytes + cov.slack
+    same = delta != 0 and (delta > 0) == (jump > 0)
+    if cov.bracket is None:
+        why = f"{between} the size moved {_mb(delta)}, within the noise (±{_mb(noise)[1:]})"
+        return BuildVerdict(cov.sha, parent, NOT_CONFIRMED, f"{why}{failed}", suspect, base)
+    if not same and abs(delta) > noise:
+        commits = "this commit" if span == 1 else f"these {span} commits"
+        return BuildVerdict(
+            cov.sha, parent, CLEARED,
+            f"{between} ({commits}) the size moved {_mb(delta)}: the other way{failed}",
+            suspect, base,
+        )  # fmt: skip
+    if span > 1:
+        return BuildVerdict(
+            cov.sha, None, LIKELY,
+            f"one of {span} commits {between}, which moved {_mb(delta)}: not built on its "
+            f"own yet{failed}",
+        )  # fmt: skip
+    share = abs(delta) / abs(jump) if jump else 0.0
+    if share < options.min_share:
+        return BuildVerdict(
+            cov.sha, parent, NOT_CONFIRMED,
+            f"its build against its parent's ({between}) moved {_mb(delta)}: "
+            f"negligible against the night's {_mb(jump)}",
+            suspect, base,
+        )  # fmt: skip
+    if share > options.max_share:
+        return BuildVerdict(
+            cov.sha, parent, LIKELY,
+            f"its build against its parent's ({between}) moved {_mb(delta)}, far more than "
+            f"the night's {_mb(jump)}; the builds may not be comparable",
+            suspect, base,
+        )  # fmt: skip
+    return BuildVerdict(
+        cov.sha, parent, CONFIRMED,
+        f"its build against its parent's ({between}) moved {_mb(delta)}: {share:.0%} of the "
+        f"night's {_mb(jump)}",
+        suspect, base,
+    )  # fmt: skip
+
+
+def verdicts_from_brackets(
+    result: BracketResult,
+    candidates: Sequence[str],
+    *,
+    jump_bytes: int,
+    options: BuildEvidenceOptions,
+    not_looked_up: str = "not among the window's listed commits",
+) -> dict[str, BuildVerdict]:
+    """Every candidate's verdict from the builds around it (LIKELY: no build decides it,
+    with the reason; the caller keeps the code's status then)."""
+    n = len(result.coverage)
+    out: dict[str, BuildVerdict] = {}
+    for sha in candidates:
+        cov = result.of(sha)
+        if cov is None:
+            out[sha] = BuildVerdict(sha, None, LIKELY, f"not looked up: {not_looked_up}")
+        else:
+            out[sha] = _verdict(cov, result, jump_bytes, options, n)
+    return out
+
+
+def comparable(points: Sequence[BuildPoint], old: int, new: int, noise: int) -> bool:
+    """Whether the builds measure what the nightlies measure, so the two nights can be the
+    window's two ends: every build's size lies within the nights' sizes widened by twice
+    the night's change and the noise (a commit may move the size the other way, or two
+    steps may overshoot; a build further off than that is another configuration)."""
+    slack = 2 * abs(new - old) + noise
+    low, high = min(old, new) - slack, max(old, new) + slack
+    sizes = [p.size_bytes for p in points if p.size_bytes is not None and p.kind == "artifact"]
+    return all(low <= s <= high for s in sizes)
+
+
+def noise_band(jump_bytes: int, options: BuildEvidenceOptions, history: int = 0) -> int:
+    """The change builds may show without a cause: the options' floor, a share of the
+    night's jump, or the history's own wobble, whichever is largest."""
+    return int(max(options.noise_mb * MB, options.noise_share * abs(jump_bytes), history))
