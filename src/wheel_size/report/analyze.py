@@ -32,6 +32,7 @@ from wheel_size.series import (
     VariantSeries,
     variant_family,
 )
+from wheel_size.series.baseline import short_nights
 from wheel_size.series.buildtime import BuildThresholds, build_time
 from wheel_size.variants import ArtifactNaming
 
@@ -160,6 +161,11 @@ def build_report(
             for step in points.jumps(period.start, period.end, thresholds)
         ]
     months = _months(days)
+    short = tuple(
+        d
+        for period in _stored_parts(ordered, series)
+        for d in short_nights(points, period.start, period.end, thresholds.baseline)
+    )
     observations = observe(days, jumps, thresholds, points.artifact, rollback_days)
     build_thresholds = build_thresholds or BuildThresholds()
     return Report(
@@ -174,6 +180,7 @@ def build_report(
         jumps=tuple(jumps),
         observations=tuple(observations),
         months=months,
+        baseline_short=short,
     )
 
 

@@ -349,6 +349,9 @@ class Report:
     months: tuple[MonthSummary, ...] = field(default=())
     build_jumps: tuple[BuildJump, ...] = ()
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+    # Nights with fewer nights before them than the baseline needs (measured against the
+    # nights there were): the report says so in one line, never a silent pass.
+    baseline_short: tuple[dt.date, ...] = ()
 
     @property
     def has_build_time(self) -> bool:

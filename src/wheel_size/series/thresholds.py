@@ -84,6 +84,12 @@ class Baseline:
         baseline of a night, and those of the nights its event started on."""
         return 0 if self.is_previous else 2 * BASELINE_DAYS
 
+    @property
+    def nights_before(self) -> int:
+        """Nights with a size a night needs before it to be measured in full (a window
+        reads its last N, the night included, and the N before those)."""
+        return {"previous": 1, "median": self.nights}.get(self.kind, 2 * self.nights - 1)
+
     def describe(self) -> str:
         if self.kind == "median":
             return f"the median of the previous {self.nights} nights"
