@@ -202,7 +202,7 @@ def _build_thresholds(env: Mapping[str, str]) -> BuildThresholds:
     from wheel_size.series.buildtime import BuildThresholds
 
     return BuildThresholds(
-        minutes=_number(env, "build-threshold-min", 10.0) or None,
+        minutes=_number(env, "build-threshold-min", 15.0) or None,
         pct=_number(env, "build-threshold-pct", 25.0) or None,
     )
 

@@ -46,10 +46,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import median
+from typing import Protocol
 
 from wheel_size.series.baseline_info import BaselineDocument, BaselineInfo
 from wheel_size.series.points import SizePoint, Step
-from wheel_size.series.thresholds import BASELINE_DAYS, Baseline, Thresholds
+from wheel_size.series.thresholds import BASELINE_DAYS, Baseline
 
 __all__ = [
     "BaselineDocument",
@@ -60,6 +61,21 @@ __all__ = [
 ]
 
 _SPAN = dt.timedelta(days=BASELINE_DAYS)
+
+
+class Thresholds(Protocol):
+    """What a crossing is measured by: the size's thresholds (bytes) or build time's
+    (seconds); :class:`SizePoint.size_bytes` holds the value either way."""
+
+    @property
+    def baseline(self) -> Baseline: ...
+
+    @property
+    def beyond_band(self) -> bool:
+        """Measure from the edge of the baseline's noise band, not from its middle."""
+        ...
+
+    def crossed(self, delta: int | Fraction, base: int | Fraction, /) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -130,9 +146,15 @@ def _crossing(points: Sequence[SizePoint], i: int, thresholds: Thresholds) -> in
     m = _measure(points, i, thresholds.baseline)
     if m is None:  # no night near before it: day over day bridges the gap
         return _day_over_day(points, i, thresholds)
-    if not thresholds.crossed(m.delta, m.base):
+    delta, base = m.delta, m.base
+    if thresholds.beyond_band:  # from the band's edge: only what leaves the noise counts
+        edge = m.band[1] if delta > 0 else m.band[0]
+        delta, base = m.value - edge, Fraction(edge)
+        if delta * m.delta <= 0:
+            return 0
+    if not thresholds.crossed(delta, base):
         return 0
-    return 1 if m.delta > 0 else -1
+    return 1 if delta > 0 else -1
 
 
 def _left_band(points: Sequence[SizePoint], i: int, sign: int, nights: int) -> bool:
@@ -228,8 +250,8 @@ def _level_move(points: Sequence[SizePoint], i: int, thresholds: Thresholds) -> 
         if level and points[i].date - points[j].date > _SPAN:
             break
         level.append(points[j].size_bytes)
-        if _day_over_day(points, j, thresholds) != 0:
-            break  # night j began this level
+        if not thresholds.beyond_band and _day_over_day(points, j, thresholds) != 0:
+            break  # night j began this level (a band rule reads all N: jitter crosses)
         j -= 1
     return way if _way(level, points[i].size_bytes, way, thresholds) == 1 else 0
 

@@ -127,6 +127,11 @@ class Thresholds:
                     f"threshold: the {name} threshold must not be negative ({value:g})"
                 )
 
+    @property
+    def beyond_band(self) -> bool:
+        """Sizes are measured from the baseline's middle (its median or mean)."""
+        return False
+
     def crossed(self, delta_bytes: int | Fraction, base_bytes: int | Fraction) -> bool:
         """Whether a change of ``delta_bytes`` from ``base_bytes`` is a jump.
 
