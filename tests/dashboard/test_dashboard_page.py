@@ -199,7 +199,6 @@ def test_a_variant_without_any_size_still_renders() -> None:
 def test_a_multi_month_page_gives_per_month_subtotals() -> None:
     """Issue 29: the seed's October +11.7, November +1.2, December +1.8 MB, not one total."""
     from conftest import REPO_ROOT
-
     from wheel_size.dates import parse_month
     from wheel_size.history import DirectoryStore
     from wheel_size.report.build import reports_for
