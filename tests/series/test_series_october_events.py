@@ -1,0 +1,44 @@
+"""The October history (``examples/history``) under every baseline (issue 29): each night
+the day-over-day rule crosses the threshold on is an issue event of its own night — the
+nightly asks night by night (``events_for_night``) — or, for a growth, one that covers it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from conftest import REPO_ROOT
+from wheel_size.history import DirectoryStore
+from wheel_size.regressions.events import detect_jump
+from wheel_size.series import Baseline, Thresholds, load_series
+
+OCTOBER = [dt.date(2025, 10, 1) + dt.timedelta(days=i) for i in range(31)]
+
+
+@pytest.mark.parametrize(
+    "spec", ["previous", "median:3", "median:5", "median:7", "window:3", "window:7", "median:14"]
+)
+@pytest.mark.parametrize("variant", ["cuda12_8", "cuda12_6", "cpu"])
+def test_every_crossing_night_is_an_event(spec: str, variant: str) -> None:
+    series = load_series(
+        DirectoryStore(REPO_ROOT / "examples" / "history"),
+        dt.date(2025, 8, 1),
+        dt.date(2025, 11, 30),
+    )
+    points = series.variant(variant)
+    plain = Thresholds(mb=1.0)
+    crossing = [d for d in OCTOBER if detect_jump(points, d, plain, include_drops=False)]
+    t = Thresholds(mb=1.0, baseline=Baseline.parse(spec))
+    # the nightly's question, night by night until a week after October
+    events = [
+        e
+        for d in [*OCTOBER, *(dt.date(2025, 11, 1) + dt.timedelta(days=i) for i in range(14))]
+        if (e := detect_jump(points, d, t, include_drops=False)) is not None
+    ]
+    for night in crossing:
+        own = [e for e in events if e.date == night]
+        assert len(own) == 1, f"{spec}: {variant} {night} has {len(own)} event(s)"
+        assert own[0].before.date < night
+    keys = [e.key for e in events]
+    assert len(keys) == len(set(keys)), f"{spec}: an event reported twice"
