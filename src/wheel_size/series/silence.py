@@ -7,9 +7,10 @@ silence lasts ``nights`` nights (``--silence-nights``), the issue step opens one
 silent variant (:mod:`wheel_size.regressions.issues.silence`). Nights without any run are
 not silence of the variant (the whole workflow did not run) and neither end nor count it.
 
-A rename is named from what the nights show: an artifact of the same family that the last
-night with our artifact lacked (``NightState.RENAMED``), or, from the jobs listing (build
-time on), a job of the same family that the last night lacked.
+A rename is named from what the nights show (``NightState.RENAMED``, one reading for the
+report, the history's nights and the issue): an artifact of the same family that the last
+night with our artifact lacked, or, from the jobs listing (build time on), a job of the same
+family that built one.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wheel_size.history.model import RunRecord
 from wheel_size.series.build import SizeSeries
-from wheel_size.series.nights import Night, NightState, variant_family
+from wheel_size.series.nights import Night, NightState
 
 __all__ = ["DEFAULT_SILENCE_NIGHTS", "Silence", "silence_lines", "silence_of"]
 
@@ -66,32 +66,6 @@ class Silence:
 _SILENT = (NightState.MISSING, NightState.FAILED, NightState.PENDING, NightState.RENAMED)
 
 
-def _renamed_by_jobs(series: SizeSeries, variant: str, runs: list[RunRecord]) -> set[str]:
-    """Artifact names of the same family that the silent nights' jobs built and the last
-    night with our artifact did not (the jobs listing, when build time is on)."""
-    points = series.variant(variant)
-    last = points[-1] if len(points) else None
-    seen = series.runs_on(last.date) if last is not None else ()
-    before = {j.artifact for r in seen for j in (r.jobs or ()) if j.artifact}
-    before |= {a.name for r in seen for a in r.artifacts}
-    family = variant_family(variant)
-    out = set()
-    for run in runs:
-        for job in run.jobs or ():
-            name = job.artifact
-            other = series.naming.variant_of(name) if name else None
-            if (
-                name
-                and other
-                and other != variant
-                and variant_family(other) == family
-                and name not in before
-                and job.conclusion == "success"
-            ):
-                out.add(name)
-    return out
-
-
 def silence_of(series: SizeSeries, variant: str, until: dt.date) -> Silence | None:
     """``variant``'s silence up to night ``until`` (None: it had a size on the last night
     with runs, or no night with runs at all)."""
@@ -111,7 +85,6 @@ def silence_of(series: SizeSeries, variant: str, until: dt.date) -> Silence | No
         return None
     nights.reverse()
     renamed = {name for n in nights for name in n.renamed_to}
-    renamed |= _renamed_by_jobs(series, variant, [r for n in nights for r in n.runs])
     return Silence(
         variant=variant,
         artifact=series.variant(variant).artifact,

@@ -253,7 +253,7 @@ def _silence_step(
     from wheel_size.series.silence import SILENCE_LOOKBACK_DAYS
 
     since = night - dt.timedelta(days=SILENCE_LOOKBACK_DAYS)
-    if series is None or not series.covers(since, night):
+    if series is None:  # the run's series reaches back far enough: a silence ends at a size
         series = load_series(store, since, night, naming=naming, repository=repo, workflow=workflow)
     seen = series.artifact_names(since, night)
     watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
