@@ -183,11 +183,14 @@ def _origin(points: Sequence[SizePoint], first: int, sign: int, thresholds: Thre
     """Where the event first crossing on night ``first`` moved (``reported``: on nights
     before it that were found on their own night already)."""
     baseline = thresholds.baseline
-    # Steps of the last N nights (back to, not into, an earlier event of the same sign):
-    # one that was a step of its own was reported on its night already.
+    # Steps of the nights the measure reads, back to an earlier event of the same sign:
+    # one that was a step of its own, or that earlier event (the measure still sees its
+    # change), was reported on its night already.
     steps, reported = [], []
-    for k in range(first, max(0, first - baseline.nights), -1):
+    reach = 2 * baseline.nights - 1 if baseline.kind == "window" else baseline.nights
+    for k in range(first, max(0, first - reach), -1):  # the nights the measure reads
         if k < first and _crossing(points, k, thresholds) == sign:
+            reported.append(k)
             break
         if _day_over_day(points, k, thresholds) != sign:
             continue
@@ -319,6 +322,16 @@ def _info(
     )
 
 
+def _flicker(points: Sequence[SizePoint], i: int, sign: int, thresholds: Thresholds) -> bool:
+    """Whether an event crossing ``sign`` stopped crossing less than N nights before night
+    ``i`` (near its edge, noise makes a crossing flicker; a new step is still found when it
+    grows the event again or leaves its level)."""
+    nights = thresholds.baseline.nights
+    return any(
+        _crossing(points, j, thresholds) == sign for j in range(i - 2, max(0, i - nights) - 1, -1)
+    )
+
+
 def _event_at(points: Sequence[SizePoint], i: int, thresholds: Thresholds) -> Step | None:
     """The step found on night ``i`` (None when it finds none)."""
     if i <= 0 or i >= len(points):
@@ -326,6 +339,8 @@ def _event_at(points: Sequence[SizePoint], i: int, thresholds: Thresholds) -> St
     sign = _crossing(points, i, thresholds)
     earlier = _crossing(points, i - 1, thresholds)
     back = _day_over_day(points, i, thresholds)
+    if sign != 0 and earlier != sign and _flicker(points, i, sign, thresholds):
+        earlier = sign  # the event of a few nights ago crossing again: the same event
     if sign != 0 and earlier != sign:  # a new event (unless found on its night already)
         origin = _origin(points, i, sign, thresholds)
         if not origin.reported:
