@@ -38,7 +38,7 @@ class Silence:
 
     variant: str
     artifact: str
-    last_seen: dt.date | None  # the last night with a size (None: not in the data read)
+    last_seen: dt.date  # the last night with a size
     nights: tuple[Night, ...]
     renamed_to: tuple[str, ...] = ()  # artifact (or job) names of the same family instead
     # Left for the jobs that ran but did not produce the artifact (issue 34 item 6): the
@@ -72,7 +72,7 @@ def silence_of(series: SizeSeries, variant: str, until: dt.date) -> Silence | No
     nights: list[Night] = []
     day = until
     stop = until - dt.timedelta(days=SILENCE_LOOKBACK_DAYS)
-    last_seen = None
+    last_seen: dt.date | None = None
     while day > stop:
         night = series.night(variant, day)
         if night.state == NightState.OK:
@@ -81,7 +81,9 @@ def silence_of(series: SizeSeries, variant: str, until: dt.date) -> Silence | No
         if night.state in _SILENT:
             nights.append(night)
         day -= dt.timedelta(days=1)
-    if not nights:
+    if not nights or last_seen is None:
+        # never seen in the data read: a name that never had a wheel (a variant not built
+        # yet, or a typo the variant resolution names) is not a silence
         return None
     nights.reverse()
     renamed = {name for n in nights for name in n.renamed_to}

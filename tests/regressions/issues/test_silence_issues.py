@@ -133,3 +133,16 @@ def test_silence_nights_zero_opens_nothing(fake_github: FakeGitHub, tmp_path: Pa
     r = repo(fake_github)
     assert sync(r, nights(5, 4), day(8), n=0).created == []
     assert fake_github.repo("pytorch/pytorch").issues == []
+
+
+def test_a_variant_never_seen_is_not_a_silence(fake_github: FakeGitHub) -> None:
+    """A watched name that never had a wheel in the data read (not built yet, or a typo the
+    variant resolution names) opens no silence issue."""
+    runs = nights(5, 3)
+    series = SizeSeries(History.of(runs))
+    assert silence_of(series, "cuda13_0", day(7)) is None
+    r = repo(fake_github)
+    res = sync_silences(
+        r, series, day(7), ["cuda13_0"], SilenceSettings((LABEL,), 2), repo_url="https://x/y"
+    )
+    assert res.created == [] and fake_github.repo("pytorch/pytorch").issues == []
