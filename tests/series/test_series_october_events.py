@@ -1,7 +1,7 @@
-"""The bundled history (``examples/history``, October to February, every variant, drops too)
-under every baseline (issue 29): each night
-the day-over-day rule crosses the threshold on is an issue event of its own night — the
-nightly asks night by night (``events_for_night``) — or, for a growth, one that covers it."""
+"""The bundled history (``examples/history``: October to February, every variant, drops
+too) under every baseline (issue 29): each night the day-over-day rule crosses the threshold
+on is an issue event of its own night, asked night by night as the nightly does
+(``detect_jump``), and no event is reported twice."""
 
 from __future__ import annotations
 
