@@ -148,6 +148,7 @@ def sync_silences(
 
             made = repo.create_issue(title, body, settings.labels, find_existing=find)
             result.created.append(made.number)
+            result.events.setdefault(f"silence/{variant}/{silence.since}", made.number)
             result.lines.append(
                 f"#{made.number}: no {variant} wheel since {silence.since} ({silence.count} nights)"
             )
@@ -164,5 +165,6 @@ def sync_silences(
         )
         if _comment_once(repo, standing, marker, body, bot) is not None:
             result.updated.append(standing.number)
+            result.events.setdefault(f"silence/{variant}/{silence.since}", standing.number)
             result.lines.append(f"#{standing.number}: still no {variant} wheel on {night.date}")
     return result
