@@ -442,10 +442,26 @@ def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOption
         repository=options.source.repository,
         server_url=options.server_url,
         generated_at=options.clock(),  # the true time; the page names its newest night too
-        issue_links=options.issue_links,
+        issue_links={**_stored_links(root), **options.issue_links},
     )
     # a page that differs only in that time is not rewritten: re-running a night commits nothing
     return _write_if_changed(root / "index.html", html, same=same_page)
+
+
+def _stored_links(root: Path) -> dict[tuple[str, str], str]:
+    """The issue links the history's investigation notes keep, ``(variant, date) -> URL``:
+    a run that lists no issues (no ``--create-issues``) keeps them on the page (issue 29)."""
+    from wheel_size.dashboard.page import safe_url
+    from wheel_size.history.investigations import read_note_tree
+
+    links: dict[tuple[str, str], str] = {}
+    for key, note in read_note_tree(root).items():
+        kind, _, rest = key.partition("/")
+        variant, _, day = rest.rpartition("/")
+        url = safe_url(note.issue_url) if note.issue_url else None
+        if kind == "jump" and variant and day and url is not None:
+            links[(variant, day)] = url
+    return links
 
 
 def report_title(repository: str) -> str:

@@ -230,7 +230,7 @@ def test_action_inputs_turn_build_time_on(tmp_path: Path) -> None:
     env = {"GITHUB_WORKSPACE": str(tmp_path), "GITHUB_REPOSITORY": "pytorch/pytorch",
            "INPUT_WORKFLOW": "nightly.yml", "INPUT_HISTORY-DIR": "h"}  # fmt: skip
     off = track_inputs(env, tmp_path).nightly.track
-    assert off.jobs is None and off.build_thresholds.minutes == 10.0
+    assert off.jobs is None and off.build_thresholds.minutes == 15.0
     on = track_inputs(
         {
             **env,

@@ -194,3 +194,20 @@ def test_a_variant_without_any_size_still_renders() -> None:
     assert "no size recorded in this range" in html
     assert html.count('<rect class="band ') == 2
     assert "run failed" in html
+
+
+def test_a_multi_month_page_gives_per_month_subtotals() -> None:
+    """Issue 29: the seed's October +11.7, November +1.2, December +1.8 MB, not one total."""
+    from conftest import REPO_ROOT
+    from wheel_size.dates import parse_month
+    from wheel_size.history import DirectoryStore
+    from wheel_size.report.build import reports_for
+
+    months = [parse_month(m) for m in ("2025-10", "2025-11", "2025-12")]
+    (report,) = reports_for(
+        DirectoryStore(REPO_ROOT / "examples" / "history"), ["cuda12_8"], months
+    )
+    html = render_dashboard([report.to_dict()], generated_at=FIXED)
+    assert "2025-10 <strong>+11.7 MB</strong>" in html
+    assert "2025-11 <strong>+1.2 MB</strong>" in html
+    assert "2025-12 <strong>+1.8 MB</strong>" in html

@@ -38,3 +38,29 @@ def test_dashboard_reaches_further_back_than_the_report(tmp_path: Path) -> None:
         assert svg.count('<circle class="day ok"') == 90
         assert f"<title>{first_shown}:" in svg
     assert "index.html" in result.write.changed
+
+
+def test_a_run_without_issues_keeps_the_links_the_history_has(tmp_path: Path) -> None:
+    """Issue 29: a run without --create-issues (no issue listing, no links of its own)
+    used to redraw the page with 0 issue links; the history's notes keep them."""
+    from wheel_size.history.investigations import InvestigationNote, write_notes
+
+    records = [
+        run(START + dt.timedelta(days=i), {"cpu": 180 + (3 if i >= 5 else 0)}) for i in range(8)
+    ]
+    store = DirectoryStore(tmp_path / "history")
+    url = "https://github.com/pytorch/pytorch/issues/41"
+    jump_day = (START + dt.timedelta(days=5)).isoformat()
+    write_notes(store, [InvestigationNote(f"jump/cpu/{jump_day}", 41, url)], "notes")
+    options = TrackOptions(
+        WorkflowSource("pytorch/pytorch", "21257348", "nightly"),
+        variants=["cpu"],
+        records=records,
+        collect=False,
+        report_days=7,
+        dashboard=True,
+        dashboard_days=30,
+    )
+    track(store, options, today=START + dt.timedelta(days=7))
+    html = (tmp_path / "history" / "index.html").read_text()
+    assert f'href="{url}"' in html

@@ -109,3 +109,14 @@ def test_outputs_are_the_names_action_yml_declares(tmp_path: Path) -> None:
     assert outputs["regression"] == "true" and outputs["jump-count"] == "1"
     assert outputs["issues-created"] == "7" and outputs["issues-updated"] == "3"
     assert json.loads(outputs["jumps"])[0]["date"] == str(START + dt.timedelta(days=5))
+
+
+def test_a_variant_without_a_wheel_is_a_warning_and_a_summary_line(tmp_path: Path) -> None:
+    """Issue 29: rocm6_4 has no artifact on the last night: the run warns (one line, the
+    ``::warning::`` of the Action) and the summary says so; not an exit-0 silence."""
+    result = _result(tmp_path, _nights(10, grow_on=3, grow_mb=0.0, last_jump=0.0))
+    last = (START + dt.timedelta(days=9)).isoformat()
+    line = f"no rocm6_4 wheel on {last} (the run finished without manywheel-py3_12-rocm6_4)"
+    assert line in result.warnings
+    text = nightly_summary(result, repository="pytorch/pytorch")
+    assert f"- :warning: {line}" in text

@@ -121,6 +121,12 @@ def test_a_night_without_a_jump_ranks_nothing_and_names_what_moved(
     assert md.stdout.startswith("## `manywheel-py3_12-cuda13_0` did not jump on 2026-01-06")
     assert "LIKELY" not in md.stdout and "| # | Commit |" not in md.stdout
     assert "grew by" not in md.stdout and "shrank by" not in md.stdout
+    # issue 29: the night's window is still listed, unranked, in the order it landed
+    titles = [c["title"] for c in data["unranked_commits"]]
+    assert titles and "[CUDA] Add cuSPARSELt tests (#12)" in titles
+    assert f"The window's {len(titles)} commit" in md.stdout and "unranked" in md.stdout
+    assert "| Commit | Title |" in md.stdout
+    assert "Add cuSPARSELt tests" in md.stdout
 
 
 def test_a_bad_reach_table_is_one_line_naming_the_file_and_the_key(

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from cli_runner import run_main
 from conftest import REPO_ROOT
@@ -35,17 +36,35 @@ def test_previous_is_the_default_byte_for_byte() -> None:
     assert all("baseline" not in j for j in data["jumps"])
 
 
-def test_median_reports_a_two_night_rise_once_with_its_band() -> None:
+def test_median_reports_the_second_night_of_a_two_night_rise() -> None:
+    """Issue 29: 10-29 (+1.6) began the event, 10-30 (+3.8) grew it again: both nights
+    are reported, the second with a window that covers both (it used to be folded)."""
     res = run_main(["report", "--history", str(EXAMPLE), *RANGE, "--baseline", "median:5"])
     assert res.returncode == 0, res.stderr
     md = res.stdout
     assert "jump threshold ±1 MB against the median of the previous 5 nights" in md
-    # 10-29 (+1.6) and 10-30 (+3.8) were two day-over-day jumps: one change here
+    assert "| 2025-10-29 | +1.6 MB | 863.2 MB | +1.6 MB vs 861.6 MB " in md
     assert (
-        "| 2025-10-29 – 2025-11-01 | +5.5 MB | 867.1 MB | +5.5 MB vs 861.6 MB "
-        "(band 861.6–861.6 MB, 5 nights) | — |"
+        "| 2025-10-30 – 2025-11-01 (grew again after the change of 2025-10-29) | +5.5 MB "
+        "| 867.1 MB | +5.5 MB vs 861.6 MB (band 861.6–863.2 MB, 5 nights) | — |"
     ) in md
-    assert "| 2025-10-30 |" not in md.split("### Daily breakdown")[0]
+    # the history starts on 10-01: its first nights are measured on fewer nights, said once
+    assert "had fewer than 5 nights before them within 28 days" in md
+
+
+@pytest.mark.parametrize("spec", ["median:3", "median:7", "window:3", "window:7"])
+def test_every_baseline_reports_every_day_over_day_step_of_october(spec: str) -> None:
+    """The October example: each night the day-over-day rule finds is a row's night (its
+    first night: dated on the night it happened), under every baseline."""
+    october = ["--from", "2025-10-01", "--to", "2025-10-31", "--variant", "cuda12_8"]
+    plain = run_main(["report", "--history", str(EXAMPLE), *october, "--format", "json"])
+    res = run_main(
+        ["report", "--history", str(EXAMPLE), *october, "--baseline", spec, "--format", "json"]
+    )
+    assert plain.returncode == 0 and res.returncode == 0, res.stderr
+    steps = {j["date"] for j in json.loads(plain.stdout)["jumps"]}
+    found = {j["date"] for j in json.loads(res.stdout)["jumps"]}
+    assert steps and steps <= found, f"{spec} missed {sorted(steps - found)}"
 
 
 def test_json_carries_the_baseline_and_validates(tmp_path: Path) -> None:

@@ -73,3 +73,24 @@ def test_a_different_size_or_two_candidates_stay_missing() -> None:
         report = build_report(history, "cuda12_8", span)
         assert report.days[1].status == DayStatus.MISSING, other
         assert _rename_text(report) == []
+
+
+def test_a_rename_the_jobs_listing_shows_is_named_a_rename() -> None:
+    """Issue 29: the jobs listing (build time on) shows cuda12_9 built instead of cuda12_8
+    although no cuda12_9 upload is stored; the night is a rename, not "runs finished
+    without this artifact"."""
+    from wheel_size.history.model import JobRecord
+
+    job = JobRecord(
+        "manywheel-py3_12-cuda12_9-build / build",
+        status="completed",
+        conclusion="success",
+        artifact="manywheel-py3_12-cuda12_9",
+    )
+    quiet = dataclasses.replace(run("2025-11-15", {"cpu": 175.0}), jobs=(job,))
+    history = History.of([run("2025-11-14", {"cpu": 175.0, "cuda12_8": 867.9}), quiet])
+    span = [DateRange(dt.date(2025, 11, 14), dt.date(2025, 11, 15))]
+    report = build_report(history, "cuda12_8", span)
+    assert report.days[1].status == DayStatus.RENAMED
+    assert report.days[1].renamed_to == ("manywheel-py3_12-cuda12_9",)
+    assert "Runs finished without" not in render_markdown([report])

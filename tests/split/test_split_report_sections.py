@@ -294,3 +294,21 @@ def test_directory_output_and_host_installs_all(fat_wheel: Path, tmp_path: Path)
     assert metadata["installs_devices_by_default"] is True
     assert "`pip install torch`: the host and every device wheel" in result["markdown"]
     assert result["report"]["timings"]["jobs"] == 1
+
+
+@pytest.mark.parametrize("extra", [0, 1, -1, 20_000, -20_000])
+def test_no_sentence_says_x_instead_of_x(extra: int) -> None:
+    """Issue 29: a target whose download is the fat wheel's size (a wheel with one
+    architecture) read "8.6 MB instead of 8.6 MB (-0% saved)"."""
+    report = seed()
+    fat = report["input"]["size"]
+    for row in report["downloads"]:  # every download as large as the fat wheel, give or take
+        row["parts"][-1]["size"] += fat + extra - row["size"]
+        row["size"] = fat + extra
+        row["savings_pct"] = round(100.0 * (fat - row["size"]) / fat, 1)
+    markdown = render_markdown(report)
+    for m in re.finditer(r"= ([\d,.]+ [KM]B) instead of ([\d,.]+ [KM]B) \(([^)]*)\)", markdown):
+        assert m.group(1) != m.group(2), m.group(0)
+        assert not m.group(3).startswith(("-0%", "0%")), m.group(0)
+    assert "-0%" not in markdown
+    assert "as much as the fat wheel" in markdown

@@ -54,6 +54,7 @@ TRACK = ActionSpec(
             "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref",
             "bisect-tag-pattern", "bisect-builds-per-round", "bisect-max-builds", "bisect-state",
             "bisect-wait", "bisect-poll-interval", "bisect-max-events",
+            "silence-nights",
         )
     ),
 )  # fmt: skip

@@ -122,6 +122,7 @@ def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None
         cc_culprit=bool_input(env, "cc-culprit"),
         creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
         creep_days=_integer(env, "creep-days", 14),
+        silence_nights=_integer(env, "silence-nights", 2),
         reproduce=store.reproduce_args(repository(env), env),
         bot_login=bot_login_input(env),
         builds=BuildEvidenceOptions.of(
@@ -202,7 +203,7 @@ def _build_thresholds(env: Mapping[str, str]) -> BuildThresholds:
     from wheel_size.series.buildtime import BuildThresholds
 
     return BuildThresholds(
-        minutes=_number(env, "build-threshold-min", 10.0) or None,
+        minutes=_number(env, "build-threshold-min", 15.0) or None,
         pct=_number(env, "build-threshold-pct", 25.0) or None,
     )
 

@@ -187,6 +187,15 @@ def add_issue_options(parser: argparse.ArgumentParser) -> None:
         f"for the rest; default {DEFAULT_MAX_ISSUE_NIGHTS})",
     )
     g.add_argument(
+        "--silence-nights",
+        type=int,
+        default=2,
+        metavar="N",
+        help="a watched variant without a wheel N nights in a row (runs that finished, "
+        "failed or renamed it) gets one issue, updated while it lasts and closed when it is "
+        "back (default 2; 0 = never; one silent night is a warning only)",
+    )
+    g.add_argument(
         "--bot-login",
         metavar="LOGIN",
         help="the login the issues and comments are written by; markers in anyone else's "
@@ -211,6 +220,7 @@ def issue_options_from_args(args: argparse.Namespace, store: StoreLocation) -> I
         creep_mb=args.creep_mb,
         creep_days=args.creep_days,
         max_issue_nights=args.max_issue_nights,
+        silence_nights=getattr(args, "silence_nights", 2),
         max_commit_details=args.max_commit_details,
         issues_repo=args.issues_repo or None,
         reproduce=store.reproduce_args(getattr(args, "repo", None)),

@@ -138,10 +138,11 @@ def add_threshold_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--build-threshold-min",
         type=float,
-        default=10.0,
+        default=15.0,
         metavar="MIN",
-        help="a day-over-day build-time change of at least this many minutes is a build-time "
-        "jump (reported only; default 10; 0 = off)",
+        help="a build-time change of at least this many minutes beyond the noise band of its "
+        "baseline (the 7 nights before, or --baseline) is a build-time jump (reported only; "
+        "default 15; 0 = off)",
     )
     g.add_argument(
         "--build-threshold-pct",

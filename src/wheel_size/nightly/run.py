@@ -46,6 +46,7 @@ def run_nightly(
             track_options = dataclasses.replace(track_options, issue_links=links)
     result = tracking.track(store, track_options, github=github)
     result.warnings[:0] = warnings
+    result.warnings += _silent_variants(result)
     if options.limits is not None:
         result.ceiling_breaches = ceiling_breaches(result, options.limits)
         result.ceiling_ack = options.limits.acknowledgement
@@ -112,6 +113,15 @@ def _with_new_causes(store: HistoryStore, result: TrackResult, repository: str) 
     if notes:
         result.reports = [with_causes(r, notes) for r in result.reports]
         result.markdown = render_markdown(result.reports, report_title(repository))
+
+
+def _silent_variants(result: TrackResult) -> list[str]:
+    """A warning per watched variant without a wheel on the newest night (issue 29)."""
+    from wheel_size.series.silence import silence_lines
+
+    if result.series is None or not result.new_nights:
+        return []
+    return silence_lines(result.series, [r.variant for r in result.reports], result.new_nights[-1])
 
 
 def _issue_links(

@@ -173,6 +173,7 @@ def nightly_summary(
         moved=moved,
         flat=flat,
         absent=absent,
+        silent=_silent(result, watched, last),
         threshold=threshold,
         earlier=earlier,
         ceilings=[_ceiling(c) for c in result.ceiling_breaches],
@@ -192,6 +193,15 @@ def nightly_summary(
         skipped_runs=result.skipped_text,
         failure=failure,
     )
+
+
+def _silent(result: TrackResult, watched: list[str], last: dt.date | None) -> list[str]:
+    """The watched variants without a wheel on the newest night (issue 29 item 3)."""
+    from wheel_size.series.silence import silence_lines
+
+    if result.series is None or last is None:
+        return []
+    return silence_lines(result.series, watched, last)
 
 
 def _issues(result: TrackResult, base: str) -> tuple[list[_Issue], list[_Issue]]:

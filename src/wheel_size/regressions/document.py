@@ -80,6 +80,12 @@ class WindowDocument(TypedDict):
     files_checked: int
 
 
+class UnrankedCommitDocument(TypedDict):
+    sha: str
+    title: str
+    url: str | None
+
+
 class RevertDocument(TypedDict):
     sha: str
     reverted_sha: str
@@ -141,6 +147,8 @@ class InvestigationDocument(TypedDict):
     cross_variant_reading: str
     fingerprint: FingerprintDocument | None
     no_jump: bool
+    # a night without a jump: the window's commits, unranked (empty otherwise)
+    unranked_commits: list[UnrankedCommitDocument]
     clear_culprit: bool
     leading_group: list[str]
     chart: list[ChartPointDocument]

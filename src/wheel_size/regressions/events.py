@@ -73,7 +73,8 @@ def detect_jump(
     step = jump_on(points, date, thresholds, include_drops=include_drops)
     if step is None:
         return None
-    return Event("jump", step.after.variant, date, step.before, step.after)
+    # Dated on the night the step happened (``window:N`` finds it a few nights later).
+    return Event("jump", step.after.variant, step.date, step.before, step.after)
 
 
 def detect_creep(

@@ -36,6 +36,7 @@ from wheel_size.regressions.ranking.fingerprint import Fingerprint, fingerprint
 from wheel_size.regressions.ranking.order import order_by_score
 from wheel_size.regressions.ranking.rank import Ranked, leading_group, rank_commits, score_commit
 from wheel_size.regressions.ranking.reach_table import ReachTable
+from wheel_size.regressions.window.commits import Commit
 from wheel_size.regressions.window.compare import Night, Window, WindowCache, fetch_files
 from wheel_size.regressions.window.reverts import RevertPair, remove_revert_pairs, revert_target
 from wheel_size.series import SizePoint, step_on
@@ -127,6 +128,12 @@ class Investigation:
     def no_jump(self) -> bool:
         """The investigated variant did not jump that night: nothing is ranked."""
         return self.fingerprint is not None and self.fingerprint.direction == 0
+
+    @property
+    def unranked(self) -> list[Commit]:
+        """The window's commits, in order and unranked, on a night without a jump: a user
+        asking about that night still sees what landed (issue 29)."""
+        return list(self.window.commits) if self.no_jump else []
 
     @property
     def leading(self) -> list[Candidate]:
@@ -266,6 +273,9 @@ class Investigation:
             "cross_variant_reading": self.cross.reading,
             "fingerprint": _fingerprint_json(self.fingerprint),
             "no_jump": self.no_jump,
+            "unranked_commits": [
+                {"sha": c.sha, "title": c.title, "url": c.html_url or None} for c in self.unranked
+            ],
             "clear_culprit": bool(self.candidates) and self.clear,
             "leading_group": [c.classified.commit.sha for c in self.leading],
             "chart": [

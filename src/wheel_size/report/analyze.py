@@ -28,11 +28,15 @@ from wheel_size.report.observations import observe
 from wheel_size.series import (
     PREVIOUS_NIGHT_DAYS,
     Night,
+    SizePoint,
     SizeSeries,
+    Step,
     VariantSeries,
     variant_family,
 )
+from wheel_size.series.baseline import baseline_events_between, short_nights
 from wheel_size.series.buildtime import BuildThresholds, build_time
+from wheel_size.series.thresholds import BASELINE_DAYS, Baseline
 from wheel_size.variants import ArtifactNaming
 
 __all__ = ["LOOKBACK_DAYS", "BuildLine", "build_lines", "build_report", "variant_family"]
@@ -160,10 +164,24 @@ def build_report(
             for step in points.jumps(period.start, period.end, thresholds)
         ]
     months = _months(days)
+    short = tuple(
+        d
+        for period in _stored_parts(ordered, series)
+        for d in short_nights(points, period.start, period.end, thresholds.baseline)
+    )
     observations = observe(days, jumps, thresholds, points.artifact, rollback_days)
-    build_thresholds = build_thresholds or BuildThresholds()
+    build_thresholds = (build_thresholds or BuildThresholds()).with_baseline(thresholds.baseline)
+    # Build time's baseline reads the nights before the report too (as size's does).
+    lead = [
+        _day(n, points)
+        for n in series.nights(variant, _lead_days(ordered[0].start, build_thresholds.baseline))
+        if n.state == DayStatus.OK
+    ]
+    first = ordered[0].start
     return Report(
-        build_jumps=build_jumps(days, build_thresholds),
+        build_jumps=tuple(
+            j for j in build_jumps([*lead, *days], build_thresholds) if j.date >= first
+        ),
         build_thresholds=build_thresholds,
         variant=variant,
         artifact=points.artifact,
@@ -174,23 +192,49 @@ def build_report(
         jumps=tuple(jumps),
         observations=tuple(observations),
         months=months,
+        baseline_short=short,
     )
 
 
 def build_jumps(days: Sequence[Day], thresholds: BuildThresholds) -> tuple[BuildJump, ...]:
-    """Day-over-day build-time changes that cross ``thresholds``, between the report's
-    nights that have a build time (a night left out is skipped, not guessed)."""
+    """Build-time changes that cross ``thresholds`` against their baseline (the size's
+    rule, :mod:`wheel_size.series.baseline`), between the report's nights that have a
+    build time (a night left out is skipped, not guessed)."""
     timed = [d for d in days if d.build_seconds is not None]
-    out = []
-    for before, after in itertools.pairwise(timed):
-        assert before.build_seconds is not None and after.build_seconds is not None
-        if thresholds.crossed(after.build_seconds - before.build_seconds, before.build_seconds):
-            out.append(
-                BuildJump(
-                    after.date, before.date, after.build_seconds, before.build_seconds, after.run_id
-                )
-            )
-    return tuple(out)
+    points = [
+        SizePoint(d.date, "build", d.build_seconds, run_id=d.run_id)
+        for d in timed
+        if d.build_seconds is not None
+    ]
+    if not points:
+        return ()
+    if thresholds.baseline.is_previous:
+        steps = [
+            Step(before, after)
+            for before, after in itertools.pairwise(points)
+            if thresholds.crossed(after.size_bytes - before.size_bytes, before.size_bytes)
+        ]
+    else:
+        steps = baseline_events_between(points, points[0].date, points[-1].date, thresholds)
+    return tuple(
+        BuildJump(
+            s.after.date,
+            s.before.date,
+            s.after.size_bytes,
+            s.before.size_bytes,
+            s.after.run_id,
+            baseline=s.baseline,
+        )
+        for s in steps
+    )
+
+
+def _lead_days(start: dt.date, baseline: Baseline) -> list[dt.date]:
+    """The nights before ``start`` a baseline of ``baseline`` may read (none day over day:
+    the previous night with a build time is then in the report already, or not needed)."""
+    if baseline.is_previous:
+        return []
+    return [start - dt.timedelta(days=k) for k in range(BASELINE_DAYS, 0, -1)]
 
 
 def _stored_parts(periods: Sequence[DateRange], series: SizeSeries) -> list[DateRange]:

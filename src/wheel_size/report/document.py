@@ -130,6 +130,7 @@ class MonthDocument(TypedDict):
 class BuildThresholdsDocument(TypedDict):
     minutes: float | None
     pct: float | None
+    baseline: str  # what the band is of: "median:7" by default
 
 
 class BuildJumpDocument(TypedDict):

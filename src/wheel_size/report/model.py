@@ -245,13 +245,16 @@ class Jump:
 
 @dataclass(frozen=True)
 class BuildJump:
-    """A day-over-day change of build time that crossed the build-time thresholds."""
+    """A change of build time that crossed the build-time thresholds (against
+    ``baseline`` when one was used; the change shown is from ``prev_date``)."""
 
     date: dt.date
     prev_date: dt.date
     seconds: int
     prev_seconds: int
     run_id: int | None
+    # against a baseline of several nights: its median, noise band (seconds in *_bytes)
+    baseline: BaselineInfo | None = None
 
     @property
     def delta_seconds(self) -> int:
@@ -281,6 +284,18 @@ class BuildJump:
             "delta_pct": self.delta_pct,
             "run_id": self.run_id,
         }
+
+    @property
+    def baseline_minutes(self) -> tuple[float, float, float] | None:
+        """The baseline's median and noise band in minutes (None: day over day)."""
+        b = self.baseline
+        if b is None:
+            return None
+        return (
+            round(b.value_bytes / 60, 1),
+            round(b.low_bytes / 60, 1),
+            round(b.high_bytes / 60, 1),
+        )
 
 
 @dataclass(frozen=True)
@@ -349,6 +364,9 @@ class Report:
     months: tuple[MonthSummary, ...] = field(default=())
     build_jumps: tuple[BuildJump, ...] = ()
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+    # Nights with fewer nights before them than the baseline needs (measured against the
+    # nights there were): the report says so in one line, never a silent pass.
+    baseline_short: tuple[dt.date, ...] = ()
 
     @property
     def has_build_time(self) -> bool:
@@ -421,7 +439,7 @@ class Report:
     def _build_dict(self) -> BuildTimeDocument:
         t = self.build_thresholds
         return {
-            "thresholds": {"minutes": t.minutes, "pct": t.pct},
+            "thresholds": {"minutes": t.minutes, "pct": t.pct, "baseline": t.baseline.spec},
             "jumps": [j.to_dict() for j in self.build_jumps],
         }
 

@@ -198,18 +198,18 @@ class SizeSeries(Mapping[str, VariantSeries]):
         if reference is None:
             return ()
         before = {a.name for a in reference.artifacts}
+        before |= {j.artifact for j in reference.jobs or () if j.artifact}
         family = variant_family(variant)
         out = set()
         for run in runs:
-            for a in run.artifacts:
-                other = self.naming.variant_of(a.name)
-                if (
-                    other
-                    and other != variant
-                    and variant_family(other) == family
-                    and a.name not in before
-                ):
-                    out.add(a.name)
+            # The artifacts, and the jobs listing (build time on): a job that built a new
+            # name of the family names the rename even when its upload is not there.
+            built = [j.artifact for j in run.jobs or () if j.artifact and j.conclusion == "success"]
+            for name in [*(a.name for a in run.artifacts), *built]:
+                other = self.naming.variant_of(name)
+                same = other and other != variant and variant_family(other) == family
+                if same and name not in before:
+                    out.add(name)
         return tuple(sorted(out))
 
 

@@ -6,8 +6,12 @@ known is left out with the reason, never guessed: a job without timestamps, a ca
 or failed job, one still running, or a job of another attempt than the one whose upload is
 the artifact (a re-run).
 
-Build-time jumps are day-over-day changes of at least ``minutes`` or ``pct`` percent
-(:class:`BuildThresholds`); they are reported, never turned into issues.
+Build-time jumps are changes of at least ``minutes`` or ``pct`` percent
+(:class:`BuildThresholds`) found by the same rule as size jumps
+(:mod:`wheel_size.series.baseline`), against a baseline of several nights: build times
+jitter from night to night (runner load, cache hits) far more than sizes, and the
+day-over-day rule flagged a third of the changes of a series that only jittered. They are
+reported, never turned into issues.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from fractions import Fraction
 
 from wheel_size.errors import InputError
 from wheel_size.history.model import ArtifactRecord, JobRecord, RunRecord
+from wheel_size.series.thresholds import Baseline
 
 __all__ = ["BuildThresholds", "BuildTime", "build_time"]
 
@@ -45,29 +50,51 @@ class BuildTime:
 NOT_COLLECTED = BuildTime(None, None, collected=False)
 
 
+# Build time's own default baseline: the median of the 7 nights before. Measured against
+# the night before, a build that only jitters crosses 10 min or 25 % every few nights
+# (40 % of the changes of a 170-minute build jittering ±8 %); beyond the band of 7 nights
+# by 15 min or 25 %, 0.2 % of them (docs/benchmarks.md, "Build-time jitter").
+BUILD_BASELINE = Baseline("median", 7)
+
+
 @dataclass(frozen=True)
 class BuildThresholds:
-    """A day-over-day build-time change is a jump at ``minutes`` or ``pct`` % (None = off)."""
+    """A build-time change is a jump at ``minutes`` or ``pct`` % (None = off) beyond the
+    noise band of ``baseline`` (the size's ``--baseline`` when one is given, else
+    :data:`BUILD_BASELINE`): past the highest (or lowest) of its nights by that much."""
 
-    minutes: float | None = 10.0
+    minutes: float | None = 15.0
     pct: float | None = 25.0
+    baseline: Baseline = BUILD_BASELINE
 
     def __post_init__(self) -> None:
         for name, value in (("minutes", self.minutes), ("percent", self.pct)):
             if value is not None and (math.isnan(value) or value < 0):
                 raise InputError(f"build-time threshold: {name} must be a number of 0 or more")
 
-    def crossed(self, delta_seconds: int, base_seconds: int) -> bool:
-        change = abs(delta_seconds)
+    def crossed(self, delta_seconds: int | Fraction, base_seconds: int | Fraction) -> bool:
+        change = abs(Fraction(delta_seconds))
         if change == 0:
             return False
-        if self.minutes is not None and Fraction(change, 60) >= Fraction(repr(self.minutes)):
+        if self.minutes is not None and change / 60 >= Fraction(repr(self.minutes)):
             return True
         return (
             self.pct is not None
             and base_seconds > 0
-            and Fraction(100 * change, base_seconds) >= Fraction(repr(self.pct))
+            and 100 * change / Fraction(base_seconds) >= Fraction(repr(self.pct))
         )
+
+    @property
+    def beyond_band(self) -> bool:
+        """Build time is measured from the edge of the baseline's noise band (its lowest
+        or highest night): jitter stays inside it, a real change leaves it by a threshold."""
+        return not self.baseline.is_previous
+
+    def with_baseline(self, baseline: Baseline) -> BuildThresholds:
+        """These thresholds against the size's ``--baseline`` (its default keeps ours)."""
+        if baseline.is_previous:
+            return self
+        return BuildThresholds(self.minutes, self.pct, baseline)
 
     def describe(self) -> str:
         parts = []
@@ -75,7 +102,10 @@ class BuildThresholds:
             parts.append(f"±{self.minutes:g} min")
         if self.pct is not None:
             parts.append(f"±{self.pct:g}%")
-        return " or ".join(parts) if parts else "none"
+        text = " or ".join(parts) if parts else "none"
+        if self.baseline.is_previous:
+            return text
+        return f"{text} against {self.baseline.describe()}"
 
 
 def _stamp(text: str | None) -> dt.datetime | None:

@@ -49,8 +49,9 @@ def jump_on(
     *,
     include_drops: bool = True,
 ) -> Step | None:
-    """``date``'s step if it is a jump (with a several-night baseline: the event that
-    starts crossing on ``date``, see :mod:`wheel_size.series.baseline`)."""
+    """``date``'s step if it is a jump (with a several-night baseline: the step found on
+    ``date`` — a new event, one growing again, a night going back — see
+    :mod:`wheel_size.series.baseline`; ``window:N`` dates it on the night it happened)."""
     if not thresholds.baseline.is_previous:
         event = baseline_event_on(points, date, thresholds)
         if event is None or (event.delta_bytes < 0 and not include_drops):

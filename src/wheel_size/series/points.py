@@ -12,12 +12,9 @@ import bisect
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from wheel_size.series.baseline_info import BaselineInfo
 from wheel_size.series.thresholds import MB
-
-if TYPE_CHECKING:
-    from wheel_size.series.baseline import BaselineInfo
 
 __all__ = ["SizePoint", "Step", "point_on", "previous_point", "step_on"]
 

@@ -84,6 +84,12 @@ class Baseline:
         baseline of a night, and those of the nights its event started on."""
         return 0 if self.is_previous else 2 * BASELINE_DAYS
 
+    @property
+    def nights_before(self) -> int:
+        """Nights with a size a night needs before it to be measured in full (a window
+        reads its last N, the night included, and the N before those)."""
+        return {"previous": 1, "median": self.nights}.get(self.kind, 2 * self.nights - 1)
+
     def describe(self) -> str:
         if self.kind == "median":
             return f"the median of the previous {self.nights} nights"
@@ -120,6 +126,11 @@ class Thresholds:
                 raise InputError(
                     f"threshold: the {name} threshold must not be negative ({value:g})"
                 )
+
+    @property
+    def beyond_band(self) -> bool:
+        """Sizes are measured from the baseline's middle (its median or mean)."""
+        return False
 
     def crossed(self, delta_bytes: int | Fraction, base_bytes: int | Fraction) -> bool:
         """Whether a change of ``delta_bytes`` from ``base_bytes`` is a jump.

@@ -184,7 +184,7 @@ def test_a_later_drop_without_a_revert_is_an_offset_and_never_closes(
     assert offset.updated == [number]
     assert len(stored.comments) == 1
     text = stored.comments[0].body or ""
-    assert "Offset by a later change" in text and "Rolled back" not in text
+    assert "Back without a revert" in text and "Rolled back" not in text
     assert stored.state == "open"
     # Re-running that night changes nothing.
     posts = fake_github.count("POST")
@@ -338,4 +338,4 @@ def test_a_new_jump_is_not_also_a_grew_again_comment_on_the_older_issue(
     s = series(w, cuda12_8={"2025-10-14": 862.6, "2025-10-17": 855.3})
     rolled = run(fake_github, repo, s, dt.date(2025, 10, 17))
     assert rolled.updated == [first]
-    assert len(older.comments) == 1 and "Offset by a later change" in (older.comments[0].body or "")
+    assert len(older.comments) == 1 and "Back without a revert" in (older.comments[0].body or "")

@@ -127,7 +127,7 @@ def test_back_without_a_revert_is_told_once_and_never_closes(
     assert stored is not None
     assert night(repo, s, "2025-10-14", c).updated == [number]
     text = stored.comments[-1].body or ""
-    assert "Offset by a later change" in text and "2025-10-14" in text
+    assert "Back without a revert" in text and "2025-10-14" in text
     assert "/actions/runs/" in text  # links the run of the night it came back
     assert "Rolled back" not in text and stored.state == "open"
     s = sizes(w, {**OCT, "2025-10-13": 859.7, "2025-10-14": 856.2, "2025-10-15": 856.5})

@@ -59,3 +59,26 @@ def test_the_report_and_the_issue_agree_on_a_rollback(after_drop: float, back: b
     sizes = {"2025-11-03": 867.1, "2025-11-04": 877.1, "2025-11-05": after_drop}
     assert _issue_says_back(sizes) is back
     assert _report_says_rollback(sizes) is back
+
+
+def test_a_return_without_a_revert_never_says_the_change_is_still_in() -> None:
+    """Issue 29: the report said "Rollback … 87 %" for Nov 4–5 while the Nov 4 issue's
+    follow-up said the change was still in: the size was back by the shared rule, only the
+    revert was not found. Both now tell the size back."""
+    from wheel_size.regressions.issues.body import render_lifecycle
+
+    sizes = {"2025-11-03": 867.1, "2025-11-04": 870.2, "2025-11-05": 871.8, "2025-11-12": 867.7}
+    assert _report_says_rollback(sizes)
+    points = [
+        SizePoint(D.fromisoformat(day), "cuda12_8", round(mb * MB), run_id=i)
+        for i, (day, mb) in enumerate(sorted(sizes.items()), start=1)
+    ]
+    event = Event("jump", "cuda12_8", points[1].date, points[0], points[1])
+    back = new_return(event, points, points[-1], Lifecycle())
+    verdict = decide(event, points[-2], points[-1], -1, Lifecycle(), back=back)
+    assert verdict is not None and verdict.state == "offset"
+    text = render_lifecycle(
+        [event], [verdict], repo_url="https://github.com/pytorch/pytorch", closing=False
+    )
+    assert "still in" not in text
+    assert "Back without a revert" in text and "Rollback" in text

@@ -48,6 +48,9 @@ MARKER_PREFIX = "<!-- wheel-size-action:"
 #: Candidates shown with their reasons; the rest go into a collapsed section.
 TOP = 10
 
+# A night without a jump lists its window unranked, up to this many commits.
+UNRANKED_SHOWN = 100
+
 
 def event_marker(event: Event) -> str:
     """The body's first line: the event key (our own ASCII) and the sizes that later
@@ -254,6 +257,15 @@ def _context(
         "cc": _culprit_login(inv) if cc_culprit else None,
         "no_jump": inv.no_jump,
         "verdict": verdict(inv),
+        "unranked": [
+            {
+                "sha": c.short_sha,
+                "url": c.html_url or f"{repo_url}/commit/{c.sha}",
+                "title": neutralise_cell(c.title, 120),
+            }
+            for c in inv.unranked[:UNRANKED_SHOWN]
+        ],
+        "unranked_total": len(inv.unranked),
         "unclear": [
             {
                 "sha": c.classified.commit.short_sha,

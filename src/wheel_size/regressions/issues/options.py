@@ -57,12 +57,16 @@ class IssueOptions:
     # Whose issues and comments count (markers, states); None: the token's user, or
     # github-actions[bot] for an installation token. A GitHub App: "myapp[bot]".
     bot_login: str | None = None
+    # A watched variant without a wheel this many nights in a row gets an issue (0: never).
+    silence_nights: int = 2
 
     def __post_init__(self) -> None:
         if not self.labels or not all(label.strip() for label in self.labels):
             raise InputError("--issue-labels: give at least one label")
         if self.max_issue_nights < 1:
             raise InputError("--max-issue-nights must be at least 1")
+        if self.silence_nights < 0:
+            raise InputError("--silence-nights must not be negative")
         if self.max_commit_details < 0:
             raise InputError("--max-commit-details must not be negative")
 

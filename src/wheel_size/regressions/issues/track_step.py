@@ -214,6 +214,10 @@ def issues_after_track(
             repo=repo, naming=naming, variants=variants, workflow=workflow, series=series,
             enrich=enrich, contents=contents,
         )  # fmt: skip
+    if nights and options.silence_nights > 0:
+        _silence_step(options, github, max(nights), result, issue_cache, settings, repo=repo,
+                      naming=naming, variants=variants, series=series, store=store,
+                      workflow=workflow)  # fmt: skip
     # A run killed between opening issues and pushing their notes left them undone: every
     # run (a rerun with no new night too) completes them from the issues' own markers.
     target = options.issues_repo or repo
@@ -225,6 +229,49 @@ def issues_after_track(
         written = write_notes(store, notes, f"wheel-size: investigation notes ({len(notes)})")
         result.lines.append(f"{len(written)} investigation note(s) stored beside the history")
     return result
+
+
+def _silence_step(
+    options: IssueOptions,
+    github: GitHubPort,
+    night: dt.date,
+    result: SyncResult,
+    cache: IssueCache,
+    settings: AlertSettings,
+    *,
+    repo: str,
+    naming: ArtifactNaming,
+    variants: Sequence[str],
+    series: SizeSeries | None,
+    store: HistoryStore,
+    workflow: str | int | None,
+) -> None:
+    """The silence issues of the newest night (issue 29 item 3): one per watched variant
+    without a wheel for ``options.silence_nights`` nights, updated, closed when back."""
+    from wheel_size.regressions.issues.silence import SilenceSettings, sync_silences
+    from wheel_size.series import load_series
+    from wheel_size.series.silence import SILENCE_LOOKBACK_DAYS
+
+    since = night - dt.timedelta(days=SILENCE_LOOKBACK_DAYS)
+    if series is None:  # the run's series reaches back far enough: a silence ends at a size
+        series = load_series(store, since, night, naming=naming, repository=repo, workflow=workflow)
+    seen = series.artifact_names(since, night)
+    watched = list(dict.fromkeys(naming.resolve(v, seen) for v in variants))
+    target = options.issues_repo or repo
+    try:
+        for name in dict.fromkeys([repo, target]):
+            if name not in cache.repos:
+                cache.repos[name] = github.repository(name)
+        silence = SilenceSettings(options.labels, options.silence_nights, options.bot_login)
+        sync_silences(
+            cache.repos[target], series, night, watched, silence,
+            repo_url=cache.repos[repo].html_url, result=result,
+        )  # fmt: skip
+    except GitHubFailure as exc:
+        raise exc.saying(
+            f"silence issues for {night.isoformat()}",
+            not_found=f"repository {target} not found or not visible to this token",
+        ) from None
 
 
 def _unfinished_notes(
