@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from wheel_size.check.budget import CeilingBreach
 from wheel_size.check.document import CeilingBreachDocument
+from wheel_size.collect.installed import InstalledOptions
 from wheel_size.collect.jobs import JobPattern
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.collect.trusted import SkippedRun, skipped_line
@@ -94,6 +95,9 @@ class TrackOptions:
     # matched against; None = off (no jobs request, records as before).
     jobs: JobPattern | None = None
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+    # Installed size (--installed-size): each new night's artifacts measured from their
+    # wheels' central directories (wheel_size.collect.installed); None = off.
+    installed: InstalledOptions | None = None
     # The dashboard's "generated" time (injected by tests; the wall clock otherwise).
     clock: Callable[[], dt.datetime] = field(default=utc_now)
 
@@ -265,6 +269,16 @@ def track(
                 jobs=options.jobs,
                 skipped=skipped,
             )
+    installed_warnings: list[str] = []
+    if options.installed is not None and github is not None:
+        from wheel_size.collect.installed import with_installed_sizes
+
+        collected = [
+            with_installed_sizes(
+                github, options.source.repository, r, options.installed, installed_warnings
+            )
+            for r in collected
+        ]
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
 
@@ -349,7 +363,7 @@ def track(
         markdown=markdown,
         series=loaded[0] if loaded else None,
         ingested_runs=tuple(options.records),
-        warnings=[s.warning() for s in skipped],
+        warnings=[s.warning() for s in skipped] + installed_warnings,
         skipped_runs=skipped,
     )
 
