@@ -188,6 +188,7 @@ def _add_installed_options(parser: argparse.ArgumentParser) -> None:
 
 def _installed(args: argparse.Namespace) -> InstalledOptions | None:
     from wheel_size.collect.installed import InstalledOptions
+    from wheel_size.errors import InputError
 
     if not args.installed_size:
         if args.installed_max_mb is not None:

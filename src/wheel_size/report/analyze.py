@@ -48,7 +48,9 @@ def _day(night: Night, series: VariantSeries) -> Day:
         assert night.point is not None and night.run is not None
         prev = series.previous(night.date)
         built = build_time(night.run, night.run.artifact(series.artifact), series.artifact)
+        seen = series.sighting(night.date)
         return Day(
+            installed_bytes=seen.artifact.installed_bytes if seen is not None else None,
             build_seconds=built.seconds,
             build_note=built.note,
             build_collected=built.collected,

@@ -111,6 +111,9 @@ class DayDocument(_Day, total=False):
     build_minutes: float | None
     build_seconds: int | None
     build_note: str | None
+    # only in a report with an installed size on some night
+    installed_bytes: int | None
+    installed_mb: float | None
 
 
 class ObservationDocument(TypedDict):

@@ -83,6 +83,13 @@ class Day:
     build_seconds: int | None = None
     build_note: str | None = None
     build_collected: bool = False
+    # Installed size (docs/report-format.md): the sum of the wheel's uncompressed member
+    # sizes, when the night's artifact was measured (track --installed-size).
+    installed_bytes: int | None = None
+
+    @property
+    def installed_mb(self) -> float | None:
+        return to_mb(self.installed_bytes)
 
     @property
     def build_minutes(self) -> float | None:
@@ -356,6 +363,16 @@ class Report:
         return any(d.build_collected for d in self.days)
 
     @property
+    def has_installed(self) -> bool:
+        """Whether any night has an installed size (else no installed column at all)."""
+        return any(d.installed_bytes is not None for d in self.days)
+
+    @property
+    def installed_end(self) -> Day | None:
+        """The newest night with an installed size."""
+        return next((d for d in reversed(self.days) if d.installed_bytes is not None), None)
+
+    @property
     def ok_days(self) -> list[Day]:
         return [d for d in self.days if d.status == DayStatus.OK]
 
@@ -416,6 +433,9 @@ class Report:
             out["build_minutes"] = day.build_minutes
             out["build_seconds"] = day.build_seconds
             out["build_note"] = day.build_note
+        if self.has_installed:
+            out["installed_bytes"] = day.installed_bytes
+            out["installed_mb"] = day.installed_mb
         return out
 
     def _build_dict(self) -> BuildTimeDocument:
