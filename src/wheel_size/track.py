@@ -36,6 +36,7 @@ from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, 
 from wheel_size.ports import WorkflowRuns
 from wheel_size.report.build import report_window, reports_for, reports_from_series
 from wheel_size.report.document import JumpDocument, PeriodDocument, ReportDocument
+from wheel_size.report.forecast import ForecastOptions, with_forecast
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
 from wheel_size.series import PREVIOUS_NIGHT_DAYS, SizeSeries, load_series
@@ -98,6 +99,8 @@ class TrackOptions:
     # Installed size (--installed-size): each new night's artifacts measured from their
     # wheels' central directories (wheel_size.collect.installed); None = off.
     installed: InstalledOptions | None = None
+    # The forecast (--forecast): each report's trend and ceiling crossings; None = off.
+    forecast: ForecastOptions | None = None
     # The dashboard's "generated" time (injected by tests; the wall clock otherwise).
     clock: Callable[[], dt.datetime] = field(default=utc_now)
 
@@ -315,6 +318,7 @@ def track(
                 where=store_here.description,
                 notes=read_notes(store_here),
             )
+            reports[:] = _forecasts(reports, options)
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]
 
@@ -428,6 +432,13 @@ def _analysis_window(
     return DateRange(min(w.start for w in windows), max(w.end for w in windows))
 
 
+def _forecasts(reports: Sequence[Report], options: TrackOptions) -> list[Report]:
+    """``reports`` with their forecasts when asked for (``--forecast``)."""
+    if options.forecast is None:
+        return list(reports)
+    return [with_forecast(r, options.forecast) for r in reports]
+
+
 def _dashboard_reports(
     series: SizeSeries, reports: Sequence[Report], options: TrackOptions
 ) -> Sequence[Report]:
@@ -436,7 +447,7 @@ def _dashboard_reports(
     chart = _dashboard_period(options, [p for r in reports for p in r.periods])
     if chart is None:
         return reports
-    return reports_from_series(
+    shown = reports_from_series(
         series,
         [r.variant for r in reports],
         [chart],
@@ -445,6 +456,7 @@ def _dashboard_reports(
         repository=options.source.repository,
         build_thresholds=options.build_thresholds,
     )
+    return _forecasts(shown, options)
 
 
 def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOptions) -> list[str]:
@@ -499,7 +511,7 @@ def relink_dashboard(
             repository=relinked.source.repository,
             workflow=relinked.source.workflow,
         )
-        return _write_dashboard(root, shown, relinked)
+        return _write_dashboard(root, _forecasts(shown, relinked), relinked)
 
     return store.update(change, "wheel-size: link the dashboard to new regression issues")
 

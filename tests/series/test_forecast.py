@@ -1,6 +1,6 @@
 """The forecast (issue 34, point 2) on planted series: a linear trend is recovered with its
-crossing date, a one-off step moves the level but not the slope, gaps are real days, and a
-short or flat series has no forecast."""
+crossing date, a step that comes back is taken out, a step that stays is today's level, gaps
+are real days, and a short or flat series has no forecast."""
 
 from __future__ import annotations
 
@@ -39,20 +39,28 @@ def test_planted_linear_trend_and_its_crossing_date() -> None:
     assert crossing.earliest <= truth <= crossing.latest
 
 
-def test_a_step_moves_the_level_not_the_slope() -> None:
+def test_a_step_that_comes_back_is_taken_out() -> None:
+    """A rollback (40 MB up for two nights, then back) neither bends the slope nor counts."""
     points = planted(60, 800.0, 0.3, noise_mb=0.05)
-    stepped = [(d, s + (40 * MB if i >= 30 else 0)) for i, (d, s) in enumerate(points)]
+    spiked = [(d, s + (40 * MB if i in (30, 31) else 0)) for i, (d, s) in enumerate(points)]
     found = forecast(
-        stepped, [Ceiling("ceiling", 900 * MB)], is_jump=lambda delta, base: abs(delta) >= MB
+        spiked, [Ceiling("ceiling", 900 * MB)], is_jump=lambda delta, base: abs(delta) >= MB
     )
     assert isinstance(found, Forecast)
-    assert found.steps == (D0 + dt.timedelta(days=30),)
+    assert found.steps == (D0 + dt.timedelta(days=30), D0 + dt.timedelta(days=31))
     assert found.slope / MB == pytest.approx(0.3, abs=0.02)
-    # level on the last night: 800 + 0.3 * 59 + 40
+
+
+def test_the_level_today_is_after_the_latest_step() -> None:
+    """A step that stays (five nights ago) is today's level in full, not averaged away."""
+    points = planted(60, 800.0, 0.3, noise_mb=0.05)
+    stepped = [(d, s + (40 * MB if i >= 55 else 0)) for i, (d, s) in enumerate(points)]
+    found = forecast(stepped, [], is_jump=lambda delta, base: abs(delta) >= MB)
+    assert isinstance(found, Forecast) and found.steps == ()
+    # the last night: 800 + 0.3 * 59 + 40; a line through all nights would sit far lower
     assert found.level_bytes / MB == pytest.approx(857.7, abs=0.5)
-    # without step removal, the slope would be about twice as large
-    naive, _, _ = theil_sen([float(i) for i in range(60)], [float(s) for _, s in stepped])
-    assert naive / MB > 0.5
+    line, _, _ = theil_sen([float(i) for i in range(60)], [float(s) for _, s in stepped])
+    assert line / MB == pytest.approx(found.slope / MB)
 
 
 def test_gaps_are_real_days() -> None:

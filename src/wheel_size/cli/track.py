@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from wheel_size.cli.forecast_options import add_forecast_options, forecast_from_args
 from wheel_size.cli.issue_options import add_evidence_options, add_issue_options
 from wheel_size.cli.options import (
     add_build_time_options,
@@ -48,6 +49,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_threshold_options(parser)
     add_build_time_options(parser, with_artifact_pattern=False)
     _add_installed_options(parser)
+    add_forecast_options(parser, with_limits=False)
     parser.add_argument(
         "--report-days",
         type=int,
@@ -157,6 +159,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         jobs=job_pattern_from_args(args),
         build_thresholds=build_thresholds_from_args(args),
         installed=_installed(args),
+        forecast=forecast_from_args(args, _limits(args)),
     )
     issues = (
         issue_options_from_args(args, store_location_from_args(args))

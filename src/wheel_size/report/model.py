@@ -25,9 +25,11 @@ from wheel_size.report.document import (
     ReportDocument,
     ThresholdsDocument,
 )
+from wheel_size.report.forecast_doc import forecast_dict
 from wheel_size.series import MB, NightState, Step, Thresholds
 from wheel_size.series.baseline import BaselineInfo
 from wheel_size.series.buildtime import BuildThresholds
+from wheel_size.series.forecast import Forecast, NoForecast
 
 __all__ = [
     "MB",
@@ -356,6 +358,8 @@ class Report:
     months: tuple[MonthSummary, ...] = field(default=())
     build_jumps: tuple[BuildJump, ...] = ()
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+    # The trend and ceiling crossings (report.forecast.with_forecast); None: not asked for.
+    forecast: Forecast | NoForecast | None = None
 
     @property
     def has_build_time(self) -> bool:
@@ -425,6 +429,8 @@ class Report:
         # only when build time was collected: a report without it is unchanged
         if self.has_build_time:
             out["build_time"] = self._build_dict()
+        if self.forecast is not None:  # only when asked for: other reports are unchanged
+            out["forecast"] = forecast_dict(self.forecast)
         return out
 
     def _day_dict(self, day: Day) -> DayDocument:

@@ -1,12 +1,14 @@
 """When a size ceiling is hit: a robust trend over the last nights and the crossing dates.
 
-The trend is Theil–Sen's (the median of the slopes between every two nights), fitted after
-the steps are taken out: a night whose change stands out from the typical daily change
-(by the jump thresholds *and* by four robust standard deviations) is a step, and every night
-before it is shifted by the step, so a one-off jump moves the level but not the slope. The
-slope's 95 % interval is Sen's (1968), from the Kendall rank statistic's variance; a
-crossing date is given with the interval the slope's bounds give. No forecast is made from
-fewer than ``min_nights`` nights, nor when the interval holds zero (flat, or noise).
+The trend is Theil–Sen's (the median of the slopes between every two nights). Wheels grow
+in steps (a kernel added, a flag changed), so a step that *stays* is part of the rate; a
+step that comes back within a few nights (a rollback, a broken night) is taken out: a night
+that stands out from the nights either side of it, by the jump thresholds and by four robust
+standard deviations of the night-to-night changes, is not fitted. The level today is read
+from the last nights along the slope, so a recent step counts in full. The slope's 95 %
+interval is Sen's (1968), from the Kendall rank statistic's variance; a crossing date comes
+with the interval the slope's bounds give. No forecast is made from fewer than
+``min_nights`` nights, nor when the interval holds zero (flat, or noise).
 
 Dates are real dates: a gap of several nights is a longer step on the x axis, not a
 neighbour.
@@ -27,6 +29,10 @@ __all__ = ["Ceiling", "Crossing", "Forecast", "NoForecast", "forecast", "theil_s
 _Z95 = 1.959964
 # A crossing further away than this is "not within the horizon", not a date.
 HORIZON_DAYS = 5 * 365
+# A night is a spike against this many nights either side; the level today is read from
+# this many last nights.
+SPIKE_NIGHTS = 3
+LEVEL_NIGHTS = 3
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,8 @@ class Crossing:
 @dataclass(frozen=True)
 class Forecast:
     """The trend of the last ``nights`` nights (``first`` .. ``last``): ``slope`` bytes a
-    day within ``slope_low`` .. ``slope_high`` (95 %), at ``level_bytes`` on ``last``."""
+    day within ``slope_low`` .. ``slope_high`` (95 %), at ``level_bytes`` on ``last``;
+    ``steps``: the nights taken out (steps that came back)."""
 
     nights: int
     first: dt.date
@@ -90,20 +97,28 @@ def theil_sen(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, f
     return statistics.median(slopes), slopes[lo], slopes[hi]
 
 
-def _steps(
+def _spikes(
     xs: Sequence[float], ys: Sequence[float], is_jump: Callable[[float, float], bool]
 ) -> list[int]:
-    """Indexes whose change from the night before stands out from the typical daily change."""
+    """Nights that stand out from the nights around them (a step that came back within
+    ``SPIKE_NIGHTS`` nights: a rollback, a broken build): by the jump thresholds *and* by
+    four robust standard deviations of the night-to-night changes."""
     rates = [(ys[i] - ys[i - 1]) / (xs[i] - xs[i - 1]) for i in range(1, len(xs))]
-    typical = statistics.median(rates)
-    residuals = [ys[i] - ys[i - 1] - typical * (xs[i] - xs[i - 1]) for i in range(1, len(xs))]
-    center = statistics.median(residuals)
-    sigma = 1.4826 * statistics.median(abs(r - center) for r in residuals)
-    return [
-        i
-        for i, r in enumerate(residuals, start=1)
-        if abs(r - center) > 4 * sigma and is_jump(r, ys[i - 1])
-    ]
+    center = statistics.median(rates)
+    sigma = 1.4826 * statistics.median(abs(r - center) for r in rates)
+    out = []
+    for i, y in enumerate(ys):
+        before, after = ys[max(0, i - SPIKE_NIGHTS) : i], ys[i + 1 : i + 1 + SPIKE_NIGHTS]
+        if not before or not after:
+            continue  # the first or newest night: a step cannot be seen to come back yet
+        # above (or below) the nights on both sides: a step that came back, not a step
+        off_before, off_after = y - statistics.median(before), y - statistics.median(after)
+        if off_before * off_after <= 0:
+            continue
+        deviation = min(off_before, off_after, key=abs)
+        if abs(deviation) > 4 * sigma and is_jump(deviation, y - deviation):
+            out.append(i)
+    return out
 
 
 def forecast(
@@ -116,7 +131,7 @@ def forecast(
 ) -> Forecast | NoForecast:
     """The trend of the nights of ``points`` (date-sorted) within the last ``nights`` days
     of the newest, and when it crosses each of ``ceilings``. ``is_jump(delta, base)``: the
-    jump thresholds a step must also cross."""
+    jump thresholds a spike must also cross to be taken out."""
     if not points:
         return NoForecast("no night with a size")
     last_day = points[-1][0]
@@ -129,16 +144,15 @@ def forecast(
     first_day = window[0][0]
     xs = [float((d - first_day).days) for d, _ in window]
     ys = [float(s) for _, s in window]
-    steps = _steps(xs, ys, is_jump)
-    shifted = list(ys)
-    for i in steps:
-        change = ys[i] - ys[i - 1]
-        for k in range(i):
-            shifted[k] += change  # nights before the step, lifted to the level after it
-    slope, low, high = theil_sen(xs, shifted)
-    level = statistics.median(y - slope * x for x, y in zip(xs, shifted, strict=True))
-    level += slope * xs[-1]
-    step_days = tuple(window[i][0] for i in steps)
+    spikes = set(_spikes(xs, ys, is_jump))
+    kept = [i for i in range(len(xs)) if i not in spikes]
+    kx, ky = [xs[i] for i in kept], [ys[i] for i in kept]
+    slope, low, high = theil_sen(kx, ky)
+    # The level today: the last nights carried along the slope (after the latest step, not
+    # the line through the nights before it).
+    tail = range(max(0, len(kx) - LEVEL_NIGHTS), len(kx))
+    level = statistics.median(ky[i] + slope * (xs[-1] - kx[i]) for i in tail)
+    removed = tuple(window[i][0] for i in sorted(spikes))
     if low <= 0 <= high or slope <= 0:
         return NoForecast(
             f"no growth told apart from flat over {len(window)} nights "
@@ -147,7 +161,7 @@ def forecast(
             f"{in_mb(high * 30, signed=True, digits=2)} MB a month"
         )
     crossings = tuple(_crossing(c, level, slope, low, high, last_day) for c in ceilings)
-    return Forecast(len(window), first_day, last_day, slope, low, high, level, step_days, crossings)
+    return Forecast(len(window), first_day, last_day, slope, low, high, level, removed, crossings)
 
 
 def _after(last: dt.date, days: float) -> dt.date | None:
