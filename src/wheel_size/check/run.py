@@ -76,6 +76,9 @@ class WheelCheck:
     # The kernel template families that moved (GPU wheels), or why they could not be read.
     families: KernelFamilies | None = None
     families_note: str | None = None
+    # Installed size (wheel_size.installed): this wheel's, and the nightly's when known.
+    installed_bytes: int | None = None
+    base_installed_bytes: int | None = None
 
     @property
     def delta(self) -> int | None:
@@ -118,6 +121,8 @@ class WheelCheck:
             ],
             "notes": list(self.notes),
             "diff": self.diff.to_json() if self.diff is not None else None,
+            "installed_bytes": self.installed_bytes,
+            "base_installed_bytes": self.base_installed_bytes,
         }
 
 
@@ -190,6 +195,18 @@ def _base_wheel(artifact_zip: Path, wheel: PrWheel, work: Path) -> Path:
     return same[0].path
 
 
+def _installed(path: Path) -> int | None:
+    """The wheel's installed size from its central directory; None when it cannot be read
+    (the size comparison goes on; the diff says what is wrong with the wheel)."""
+    from wheel_size.installed import FileRanges, installed_size
+
+    try:
+        found = installed_size(FileRanges(path), str(path))
+    except (WheelSizeError, OSError):
+        return None
+    return None if found is None else found.installed_bytes
+
+
 class _Unavailable(Exception):
     pass
 
@@ -241,6 +258,7 @@ def _compare_contents(
     paths.name(base_wheel, f"nightly {base.date} {base_wheel.name}")
     check.base_size = base_wheel.stat().st_size  # wheel against wheel from here on
     check.base_basis = "wheel"
+    check.base_installed_bytes = _installed(base_wheel) or check.base_installed_bytes
     try:
         check.diff = diff_wheels(
             base_wheel,
@@ -299,7 +317,7 @@ def run_check(
         result.notes.append("no nightly is stored yet: only the ceilings are checked")
     with tempfile.TemporaryDirectory(prefix="wheel-size-check-") as tmp:
         for index, wheel in enumerate(wheels):
-            check = WheelCheck(wheel)
+            check = WheelCheck(wheel, installed_bytes=_installed(wheel.path))
             result.checks.append(check)
             if wheel.variant is None:
                 check.notes.append(wheel.unmatched or "no variant")
@@ -318,6 +336,7 @@ def run_check(
                 if check.base is not None:
                     check.base_size = check.base.artifact.size_in_bytes
                     check.base_basis = "artifact"
+                    check.base_installed_bytes = check.base.artifact.installed_bytes
                     if artifacts is not None:
                         _compare_contents(check, artifacts, Path(tmp), index)
             check.breaches, check.standing = pr_breaches(
