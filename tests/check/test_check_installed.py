@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_pr_ceilings import MB, NIGHT, Ceilings
+
 from fakegithub import FakeGitHub
 from installed_fixtures import unzip_total
-from test_pr_ceilings import MB, NIGHT, Ceilings
 
 
 def test_installed_sizes_of_both_wheels(fake_github: FakeGitHub, tmp_path: Path) -> None:
