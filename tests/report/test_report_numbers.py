@@ -80,3 +80,39 @@ def test_report_cli_short_series_says_why_no_forecast(tmp_path: Path) -> None:
         result.stdout
     )
     assert "### Daily breakdown" in result.stdout  # the rest of the report intact
+
+
+def test_missing_night_names_the_jobs_that_did_not_produce_the_artifact(tmp_path: Path) -> None:
+    """Issue 34, point 6: the silent night's line names the jobs (from the stored jobs
+    listing) that should have built the artifact, with their conclusions."""
+    from wheel_size.collect.jobs import JobPattern
+    from wheel_size.collect.silent import silent_jobs
+    from wheel_size.history.model import JobRecord
+
+    days = [D0 + dt.timedelta(days=i) for i in range(4)]
+    runs = [run(d, {"cpu": 175.0, "cuda12_8": 860.0}) for d in days]
+    build = "manywheel-py3_12-cuda12_8-build"
+    jobs = (
+        JobRecord(f"{build} / build", id=1, status="completed", conclusion="failure",
+                  artifact="manywheel-py3_12-cuda12_8"),
+        JobRecord(f"{build} / test", id=2, status="completed", conclusion="skipped",
+                  artifact="manywheel-py3_12-cuda12_8"),
+        JobRecord("manywheel-py3_12-cpu-build / build", id=3, status="completed",
+                  conclusion="success", artifact="manywheel-py3_12-cpu"),
+    )  # fmt: skip
+    cpu_only = tuple(a for a in runs[1].artifacts if a.name.endswith("cpu"))
+    runs[1] = replace(runs[1], artifacts=cpu_only, jobs=jobs)
+    runs[2] = replace(runs[2], artifacts=cpu_only, jobs=())  # listed: no job of the pattern
+    store = DirectoryStore(tmp_path / "h")
+    store.write_runs(runs)
+    (report,) = reports_for(store, ["cuda12_8"], [DateRange(days[0], days[-1])])
+    text = render_markdown([report])
+    assert (
+        f"run without this artifact, run {runs[1].run_id} (job {build} / build: failure; "
+        f"job {build} / test: skipped)"
+    ) in text
+    assert "no job of the run follows the job pattern for it" in text
+    # by the pattern itself (the names), the same two jobs
+    found = silent_jobs(jobs, "manywheel-py3_12-cuda12_8", JobPattern())
+    assert found is not None and [j.conclusion for j in found] == ["failure", "skipped"]
+    assert silent_jobs(None, "manywheel-py3_12-cuda12_8") is None  # never listed

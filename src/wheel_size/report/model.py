@@ -88,6 +88,9 @@ class Day:
     # Installed size (docs/report-format.md): the sum of the wheel's uncompressed member
     # sizes, when the night's artifact was measured (track --installed-size).
     installed_bytes: int | None = None
+    # A night without the artifact: the jobs that should have built it and how they ended
+    # (collect.silent); None when the run's jobs were not listed.
+    silent_jobs: str | None = None
 
     @property
     def installed_mb(self) -> float | None:

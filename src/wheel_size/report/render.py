@@ -78,6 +78,8 @@ def _note(day: Day) -> str:
         text += f" ({day.conclusion})"
     if day.run_id is not None:
         text += f", run {day.run_id}"
+    if day.silent_jobs:
+        text += f" ({day.silent_jobs})"
     return _cell(text)
 
 
