@@ -1,0 +1,101 @@
+"""A package index on 127.0.0.1 for the quota and dependency tests: PyPI's JSON API
+(``/pypi/<project>/json``, every release and its files with their sizes) and a PEP 503
+simple index (``/simple/<project>/``) over a folder of real files, optionally slow."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _project_and_version(filename: str) -> tuple[str, str]:
+    stem = filename[: -len(".whl")] if filename.endswith(".whl") else filename.rsplit(".tar", 1)[0]
+    parts = stem.split("-")
+    return _normal(parts[0]), parts[1]
+
+
+class FixtureIndex:
+    """Serves every file under ``root``; ``delay`` seconds before each JSON answer."""
+
+    def __init__(self, root: Path, delay: float = 0.0):
+        self.root = root
+        self.delay = delay
+        self.requests: list[str] = []
+
+    def files(self, project: str) -> list[Path]:
+        return sorted(
+            p for p in self.root.iterdir() if _project_and_version(p.name)[0] == _normal(project)
+        )
+
+    def json_of(self, project: str) -> dict[str, object]:
+        releases: dict[str, list[dict[str, object]]] = {}
+        for path in self.files(project):
+            version = _project_and_version(path.name)[1]
+            releases.setdefault(version, []).append(
+                {"filename": path.name, "size": path.stat().st_size, "url": f"/files/{path.name}"}
+            )
+        return {"info": {"name": project}, "releases": releases, "urls": []}
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[str]:
+        index = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                index.requests.append(self.path)
+                m = re.fullmatch(r"/pypi/([^/]+)/json", self.path)
+                if m:
+                    time.sleep(index.delay)
+                    if not index.files(m.group(1)):
+                        return self._send(404, b"not found", "text/plain")
+                    body = json.dumps(index.json_of(m.group(1))).encode()
+                    return self._send(200, body, "application/json")
+                m = re.fullmatch(r"/simple/([^/]+)/?", self.path)
+                if m:
+                    links = "".join(
+                        f'<a href="/files/{html.escape(p.name)}">{html.escape(p.name)}</a>\n'
+                        for p in index.files(m.group(1))
+                    )
+                    if not links:
+                        return self._send(404, b"not found", "text/plain")
+                    return self._send(
+                        200, f"<html><body>{links}</body></html>".encode(), "text/html"
+                    )
+                m = re.fullmatch(r"/files/([^/]+)", self.path)
+                if m and (index.root / m.group(1)).is_file():
+                    return self._send(
+                        200, (index.root / m.group(1)).read_bytes(), "application/octet-stream"
+                    )
+                return self._send(404, b"not found", "text/plain")
+
+            def _send(self, status: int, body: bytes, kind: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            server.server_close()
