@@ -33,12 +33,11 @@ def index_root(tmp_path: Path) -> Path:
 
 def _matrix(tmp_path: Path) -> list[Path]:
     out = tmp_path / "matrix"
-    wheels = [
+    return [
         make_wheel(out / "cpu", "demo", "0.4.0", "py3-none-any", {"demo/a.py": b"x = 1\n" * 999}),
         make_wheel(out / "linux", "demo", "0.4.0", "cp312-cp312-linux_x86_64",
                    {"demo/_c.so": random.Random(1).randbytes(30_000)}),
     ]  # fmt: skip
-    return wheels
 
 
 def _audit(tmp_path: Path, url: str, *extra: str) -> tuple[int, dict[str, object], str, str]:
