@@ -104,7 +104,7 @@ def _data_offset(source: RangeSource, m: DirectoryMember, where: str) -> int:
         raise InvalidWheel(
             f"{where}: entry {m.name!r}: local header declares method {fields[3]}, not {m.method}"
         )
-    start = m.header_offset + _LOCAL.size + fields[9] + fields[10]
+    start: int = m.header_offset + _LOCAL.size + int(fields[9]) + int(fields[10])
     if start + m.compressed_size > source.size:
         raise InvalidWheel(f"{where}: entry {m.name!r}: its data runs past the archive")
     return start
