@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_pr_ceilings import MB, NIGHT, Ceilings
+from test_pr_ceilings import NIGHT, Ceilings
 
+from check_world import MB
 from fakegithub import FakeGitHub
 from installed_fixtures import unzip_total
 
@@ -17,7 +18,9 @@ def test_installed_sizes_of_both_wheels(fake_github: FakeGitHub, tmp_path: Path)
     pr = world.pr_wheel(200_000)
     status, comment, stderr, result = world.check()
     assert status == 0, stderr
-    (wheel,) = result["wheels"]  # type: ignore[misc]
+    wheels = result["wheels"]
+    assert isinstance(wheels, list)
+    (wheel,) = wheels
     assert wheel["installed_bytes"] == unzip_total(pr)
     assert wheel["base_installed_bytes"] == unzip_total(world.nightly)
     mine, theirs = unzip_total(pr) / MB, unzip_total(world.nightly) / MB
