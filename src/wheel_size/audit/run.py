@@ -18,6 +18,7 @@ from wheel_size.audit.gpu import hip_member_targets
 from wheel_size.audit.inspect import WheelInfo, inspect_wheel
 from wheel_size.audit.matrix import AuditReport, audit_matrix
 from wheel_size.audit.native import ArchScanner
+from wheel_size.audit.numbers import numbers_json, numbers_markdown
 from wheel_size.audit.quota import GIB, Quota, QuotaOptions, quota_of
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.wheel.inputs import WheelInput, resolve_input
@@ -78,13 +79,14 @@ class AuditResult:
         if self.quota_asked:  # only when asked for: other audits are unchanged
             document["quota"] = self.quota.to_json() if self.quota is not None else None
             document["quota_error"] = self.quota_error
+        document.update(numbers_json(self.report))  # only what was found
         return json.dumps(document, indent=2) + "\n"
 
     def markdown(self) -> str:
         from wheel_size.audit.view import view
         from wheel_size.render import render
 
-        text = render("audit.md.j2", **view(self.report))
+        text = render("audit.md.j2", **view(self.report)) + numbers_markdown(self.report)
         if self.quota_asked:
             text += render("_quota.md.j2", q=self.quota, error=self.quota_error, gib=GIB)
         return text
