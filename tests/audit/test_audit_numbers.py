@@ -63,7 +63,6 @@ def _matrix(root: Path, lib: Path) -> None:
         tag,
         {"torchvision/_C.so": lib, "torchvision.libs/libgomp-0f1e2d3c.so.1": lib},
     )
-    # fmt: skip
 
 
 def test_strip_savings_and_vendored_libraries(debug_library: Path, tmp_path: Path) -> None:
