@@ -12,6 +12,7 @@ from wheel_size.diff.document import (
     SectionDocument,
     TotalsDocument,
 )
+from wheel_size.native.debuginfo import StripSavings
 
 __all__ = ["FileDiff", "GpuDelta", "SectionDelta", "Totals", "WheelDiff"]
 
@@ -93,6 +94,9 @@ class FileDiff:
     gpu: list[GpuDelta] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     old_path: str = ""  # the old wheel's member ("" when added; another name when renamed)
+    # ELF libraries: what strip would save on each side (native/debuginfo.py)
+    old_strip: StripSavings | None = None
+    new_strip: StripSavings | None = None
 
     @property
     def delta(self) -> int:

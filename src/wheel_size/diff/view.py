@@ -10,6 +10,7 @@ from typing import TypedDict
 
 from wheel_size.diff.compare import normalise_path
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
+from wheel_size.native.debuginfo import StripSavings
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import plain_cell
 from wheel_size.units import format_size, percent_change
@@ -82,6 +83,38 @@ class FileRowView(TypedDict):
     gpu: list[GpuRowView]
     gpu_more: int
     problems: list[str]
+    strip: StripRowView | None
+
+
+class StripRowView(TypedDict):
+    """What strip would save on each side ("—": that side has no such library)."""
+
+    old_debug: str
+    new_debug: str
+    old_unneeded: str
+    new_unneeded: str
+
+
+# A library whose strip saves less than this on both sides gets no strip line.
+_STRIP_SHOWN = 4096
+
+
+def _strip_row(f: FileDiff) -> StripRowView | None:
+    sides = (f.old_strip, f.new_strip)
+    if all(s is None or s.strip_unneeded < _STRIP_SHOWN for s in sides):
+        return None
+
+    def size(saving: StripSavings | None, unneeded: bool) -> str:
+        if saving is None:
+            return "—"
+        return format_size(saving.strip_unneeded if unneeded else saving.strip_debug)
+
+    return {
+        "old_debug": size(f.old_strip, False),
+        "new_debug": size(f.new_strip, False),
+        "old_unneeded": size(f.old_strip, True),
+        "new_unneeded": size(f.new_strip, True),
+    }
 
 
 class DiffView(TypedDict):
@@ -152,6 +185,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> FileRowView:
         "gpu": [_gpu_row(g) for g in changed_gpu[:gpu_limit]],
         "gpu_more": max(0, len(changed_gpu) - gpu_limit),
         "problems": [cell(p) for p in f.problems],
+        "strip": _strip_row(f),
     }
 
 
