@@ -82,6 +82,18 @@ class FixtureIndex:
                     )
                 return self._send(404, b"not found", "text/plain")
 
+            def do_HEAD(self) -> None:
+                index.requests.append("HEAD " + self.path)
+                m = re.fullmatch(r"/files/([^/]+)", self.path)
+                path = index.root / m.group(1) if m else None
+                if path is None or not path.is_file():
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(path.stat().st_size))
+                self.end_headers()
+
             def _send(self, status: int, body: bytes, kind: str) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
@@ -99,3 +111,48 @@ class FixtureIndex:
         finally:
             server.shutdown()
             server.server_close()
+
+
+def dep_wheel(
+    folder: Path,
+    name: str,
+    version: str,
+    *,
+    tag: str = "py3-none-any",
+    requires: tuple[str, ...] = (),
+    payload: int = 1000,
+    seed: int = 0,
+) -> Path:
+    """A small installable wheel with ``Requires-Dist`` lines and ``payload`` random bytes
+    (written with ``zipfile``, not our writer)."""
+    import base64
+    import hashlib
+    import random
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    module = name.replace("-", "_")
+    dist_info = f"{module}-{version}.dist-info"
+    files = {
+        f"{module}/__init__.py": b"",
+        f"{module}/data.bin": random.Random(f"{name}{version}{seed}").randbytes(payload),
+        f"{dist_info}/METADATA": (
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+            + "".join(f"Requires-Dist: {r}\n" for r in requires)
+        ).encode(),
+        f"{dist_info}/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: fixture\n"
+            f"Root-Is-Purelib: {'true' if tag.endswith('none-any') else 'false'}\nTag: {tag}\n"
+        ).encode(),
+    }
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    out = folder / f"{module}-{version}-{tag}.whl"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    return out
