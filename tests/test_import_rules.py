@@ -43,7 +43,7 @@ LAYERS: list[set[str]] = [
     {"wheel", "rocm", "cuda", "native", "kernels", "installed"},
     {"history", "series", "variants", "dates", "ports"},
     {"collect", "report", "diff", "audit", "split", "check", "evidence", "regressions"}
-    | {"dashboard", "sticky", "deps"},
+    | {"dashboard", "sticky", "deps", "quota"},
     {"track", "nightly"},
     {"github", "cli", "action", "__main__"},
 ]

@@ -19,8 +19,8 @@ from wheel_size.audit.inspect import WheelInfo, inspect_wheel
 from wheel_size.audit.matrix import AuditReport, audit_matrix
 from wheel_size.audit.native import ArchScanner
 from wheel_size.audit.numbers import numbers_json, numbers_markdown
-from wheel_size.audit.quota import GIB, Quota, QuotaOptions, quota_of
 from wheel_size.errors import InputError, WheelSizeError
+from wheel_size.quota.model import GIB, Quota, QuotaOptions, quota_of
 from wheel_size.wheel.inputs import WheelInput, resolve_input
 
 __all__ = [
@@ -209,7 +209,7 @@ def run_audit(options: AuditOptions) -> AuditResult:
 
 def audit_quota(report: AuditReport, options: QuotaOptions) -> tuple[Quota | None, str | None]:
     """The quota once the wheels the audit keeps are uploaded, or why it is unknown."""
-    from wheel_size.audit.pypi_index import fetch_project_files
+    from wheel_size.quota.index import fetch_project_files
 
     kept = {v.wheel for v in report.verdicts if v.verdict == "keep"}
     release = [(w.filename, w.size) for w in report.wheels if w.path in kept]

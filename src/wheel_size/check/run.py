@@ -30,6 +30,7 @@ from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
+from wheel_size.quota.model import Quota, QuotaOptions, quota_of
 from wheel_size.units import to_mb
 from wheel_size.variants import ArtifactNaming
 from wheel_size.wheel.archive import open_source
@@ -52,6 +53,7 @@ class CheckOptions:
     acknowledgement: str | None = None  # the reason of a Wheel-Size: footer, if any
     ceiling_ack: str | None = None  # the repository's reason for accepting ceiling breaches
     diff_limit: int = 15  # files listed per wheel in the comment
+    quota: QuotaOptions | None = None  # the project quota, the pull request's wheels the set
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,8 @@ class CheckResult:
     acknowledgement: str | None
     ceiling_ack: str | None = None
     compared_with: NightChoiceDocument | None = None  # which night, and why (NightChoice.to_json)
+    quota: Quota | None = None  # with CheckOptions.quota: the quota, or why it is unknown
+    quota_error: str | None = None
 
     @property
     def over_budget(self) -> list[WheelCheck]:
@@ -342,4 +346,20 @@ def run_check(
             check.breaches, check.standing = pr_breaches(
                 options.budget, wheel.variant, wheel.size, check.base_size
             )
+    if options.quota is not None:
+        release = [(c.wheel.path.name, c.wheel.size) for c in result.checks]
+        result.quota, result.quota_error = release_quota(options.quota, release)
     return result
+
+
+def release_quota(
+    options: QuotaOptions, release: list[tuple[str, int]]
+) -> tuple[Quota | None, str | None]:
+    """The project quota once ``release`` is uploaded, or why it is unknown (one line)."""
+    from wheel_size.quota.index import fetch_project_files
+
+    try:
+        stored = fetch_project_files(options.index_url, options.project, options.timeout)
+    except WheelSizeError as exc:
+        return None, str(exc)
+    return quota_of(options, stored, release), None

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from wheel_size.audit.quota import QuotaOptions
+from wheel_size.cli.quota_options import add_quota_options, quota_from_args
 
 __all__ = ["configure_parser", "run"]
 
@@ -46,26 +44,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="keep the wheel whose path or job matches first, of identical builds and of "
         "jobs writing the same file name (repeatable, in order of preference)",
     )
-    quota = parser.add_argument_group("project quota (an index's JSON API)")
-    quota.add_argument(
-        "--quota-project",
-        metavar="NAME",
-        help="add the project's quota: its files on the index now, the wheels kept here, and "
-        "the headroom under its limit",
-    )
-    quota.add_argument(
-        "--quota-index", default="https://pypi.org", metavar="URL", help="default pypi.org"
-    )
-    quota.add_argument(
-        "--quota-limit-gb",
-        type=float,
-        default=None,
-        metavar="GB",
-        help="the project's limit in GiB (default 10, PyPI's default)",
-    )
-    quota.add_argument(
-        "--quota-timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)"
-    )
+    add_quota_options(parser, release="the wheels the audit keeps")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--output", "-o", type=Path, help="write the report here (default stdout)")
     parser.add_argument(
@@ -99,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         max_download_mb=args.max_download_mb,
         trust_record=args.trust_record,
         prefer=tuple(args.prefer),
-        quota=_quota(args),
+        quota=quota_from_args(args),
     )
     with temporary_work():
         result = run_audit(options)
@@ -118,21 +97,3 @@ def run(args: argparse.Namespace) -> int:
     if result.quota_error:
         print(f"wheel-size: warning: project quota unknown: {result.quota_error}", file=sys.stderr)
     return 1 if args.strict and not result.clean else 0
-
-
-def _quota(args: argparse.Namespace) -> QuotaOptions | None:
-    from wheel_size.audit.quota import DEFAULT_PROJECT_LIMIT_GB, QuotaOptions
-    from wheel_size.errors import InputError
-
-    if not args.quota_project:
-        if args.quota_limit_gb is not None:
-            raise InputError("--quota-limit-gb needs --quota-project")
-        return None
-    if not args.quota_timeout > 0:
-        raise InputError("--quota-timeout must be a positive number of seconds")
-    return QuotaOptions(
-        project=args.quota_project,
-        index_url=args.quota_index,
-        limit_gb=args.quota_limit_gb or DEFAULT_PROJECT_LIMIT_GB,
-        timeout=args.quota_timeout,
-    )

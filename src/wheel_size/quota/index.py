@@ -8,8 +8,8 @@ import urllib.error
 import urllib.request
 from urllib.parse import quote
 
-from wheel_size.audit.quota import ProjectFiles, project_files
 from wheel_size.errors import WheelSizeError
+from wheel_size.quota.model import ProjectFiles, project_files
 
 __all__ = ["IndexUnavailable", "fetch_project_files"]
 
