@@ -28,6 +28,7 @@ from wheel_size.collect.jobs import JobPattern
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.collect.trusted import SkippedRun, skipped_line
 from wheel_size.dates import DateRange, utc_today
+from wheel_size.deps.nightly import NightlyDeps
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
 from wheel_size.history.investigations import read_notes
@@ -44,6 +45,7 @@ from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
+    from wheel_size.deps.nightly import DepsNight
     from wheel_size.regressions.issues.sync import SyncResult
 
 __all__ = [
@@ -101,6 +103,9 @@ class TrackOptions:
     installed: InstalledOptions | None = None
     # The forecast (--forecast): each report's trend and ceiling crossings; None = off.
     forecast: ForecastOptions | None = None
+    # The whole download per night (--deps): each new night's watched wheels resolved with
+    # their dependencies, stored under deps/; None = off.
+    deps: NightlyDeps | None = None
     # The dashboard's "generated" time (injected by tests; the wall clock otherwise).
     clock: Callable[[], dt.datetime] = field(default=utc_now)
 
@@ -152,6 +157,8 @@ class TrackResult:
     series: SizeSeries | None = None
     ingested_runs: Sequence[RunRecord] = ()  # the records of --records / input records
     warnings: list[str] = field(default_factory=list)  # one line each, for the log
+    # --deps: nights whose whole download moved because dependency pins moved (one line each)
+    deps_events: list[str] = field(default_factory=list)
     # Watched variants over a size limit on their newest night (NightlyOptions.limits).
     ceiling_breaches: list[CeilingBreach] = field(default_factory=list)
     ceiling_ack: str | None = None
@@ -282,6 +289,10 @@ def track(
             )
             for r in collected
         ]
+    deps_nights: list[DepsNight] = []
+    if options.deps is not None and github is not None and collected:
+        deps_nights = _night_deps(github, collected, options, installed_warnings)
+    deps_events: list[str] = []
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
 
@@ -327,6 +338,8 @@ def track(
     def change(root: Path) -> list[str]:
         result = WriteResult()
         changed = apply_runs(root, runs, result)
+        if deps_nights:
+            deps_events[:] = _store_deps(root, deps_nights, options, changed)
         build(root)
         # Derived files follow new data (or appear when missing): a night re-run after other
         # nights landed adds no commit of its own.
@@ -367,9 +380,47 @@ def track(
         markdown=markdown,
         series=loaded[0] if loaded else None,
         ingested_runs=tuple(options.records),
-        warnings=[s.warning() for s in skipped] + installed_warnings,
+        warnings=[s.warning() for s in skipped] + installed_warnings + deps_events,
         skipped_runs=skipped,
+        deps_events=list(deps_events),
     )
+
+
+def _night_deps(
+    github: WorkflowRuns, runs: Sequence[RunRecord], options: TrackOptions, warnings: list[str]
+) -> list[DepsNight]:
+    """The resolved sets of the new nights' watched wheels (``--deps``)."""
+    from wheel_size.deps.nightly import night_sets
+    from wheel_size.ports import ArtifactDownloads
+
+    assert options.deps is not None
+    if not hasattr(github, "download_artifact"):
+        warnings.append("the whole download: this GitHub client cannot download artifacts")
+        return []
+    variants = {v: options.naming.artifact(v) for v in options.variants}
+    downloads: ArtifactDownloads = github  # type: ignore[assignment]
+    repository = options.source.repository
+    return night_sets(downloads, repository, runs, variants, options.deps, warnings)
+
+
+def _store_deps(
+    root: Path, nights: Sequence[DepsNight], options: TrackOptions, changed: list[str]
+) -> list[str]:
+    """Write ``deps/<variant>/<date>.json``; the pin-change events against the nights stored
+    before them (read first, so a re-run night is not its own baseline)."""
+    from wheel_size.deps.nightly import deps_events, stored_path
+    from wheel_size.fileio import atomic_write
+    from wheel_size.history.treepath import tree_path
+
+    events = deps_events(root, nights, options.thresholds.crossed)
+    for night in nights:
+        rel = stored_path(night.variant, night.date)
+        path = tree_path(root, rel)
+        text = night.to_text()
+        if not (path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text):
+            atomic_write(path, text.encode())
+            changed.append(rel)
+    return [e.text() for e in events]
 
 
 def _new_jumps(

@@ -23,6 +23,7 @@ from wheel_size.cli.options import (
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
     from wheel_size.collect.installed import InstalledOptions
+    from wheel_size.deps.nightly import NightlyDeps
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
 
@@ -50,6 +51,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_build_time_options(parser, with_artifact_pattern=False)
     _add_installed_options(parser)
     add_forecast_options(parser, with_limits=False)
+    _add_deps_options(parser)
     parser.add_argument(
         "--report-days",
         type=int,
@@ -160,6 +162,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         build_thresholds=build_thresholds_from_args(args),
         installed=_installed(args),
         forecast=forecast_from_args(args, _limits(args)),
+        deps=_deps(args),
     )
     issues = (
         issue_options_from_args(args, store_location_from_args(args))
@@ -186,6 +189,37 @@ def _add_installed_options(parser: argparse.ArgumentParser) -> None:
         metavar="MB",
         help="a wheel deflated inside its artifact is streamed (not stored) to reach its "
         "directory only up to this size (default 4096)",
+    )
+
+
+def _add_deps_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the whole download")
+    g.add_argument(
+        "--deps",
+        action="store_true",
+        help="also resolve each new night's watched wheels with their dependencies (pip "
+        "install --dry-run --report for the wheel's platform; one artifact download each), "
+        "store the sets under deps/ and name the pins that moved the download",
+    )
+    g.add_argument(
+        "--deps-index-url", default=None, metavar="URL", help="default https://pypi.org/simple"
+    )
+    g.add_argument("--deps-cache", default=None, metavar="FILE", help="file sizes by pin (JSON)")
+
+
+def _deps(args: argparse.Namespace) -> NightlyDeps | None:
+    from pathlib import Path
+
+    from wheel_size.deps.nightly import NightlyDeps
+    from wheel_size.errors import InputError
+
+    if not args.deps:
+        if args.deps_index_url or args.deps_cache:
+            raise InputError("--deps-index-url and --deps-cache need --deps")
+        return None
+    return NightlyDeps(
+        index_url=args.deps_index_url or "https://pypi.org/simple",
+        cache=Path(args.deps_cache) if args.deps_cache else None,
     )
 
 
