@@ -280,6 +280,12 @@ def track(
                 skipped=skipped,
             )
     installed_warnings: list[str] = []
+    deps_nights: list[DepsNight] = []
+    if options.deps is not None and github is not None and collected:
+        # first: the artifacts it downloads give their installed size at no second read
+        deps_nights = _night_deps(github, collected, options, installed_warnings)
+        if options.installed is not None:
+            collected = _with_read_sizes(collected, deps_nights)
     if options.installed is not None and github is not None:
         from wheel_size.collect.installed import with_installed_sizes
 
@@ -289,9 +295,6 @@ def track(
             )
             for r in collected
         ]
-    deps_nights: list[DepsNight] = []
-    if options.deps is not None and github is not None and collected:
-        deps_nights = _night_deps(github, collected, options, installed_warnings)
     deps_events: list[str] = []
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
@@ -401,6 +404,23 @@ def _night_deps(
     downloads: ArtifactDownloads = github  # type: ignore[assignment]
     repository = options.source.repository
     return night_sets(downloads, repository, runs, variants, options.deps, warnings)
+
+
+def _with_read_sizes(runs: list[RunRecord], nights: Sequence[DepsNight]) -> list[RunRecord]:
+    """``runs`` with the installed sizes the --deps downloads already read."""
+    import dataclasses
+
+    sizes = {(n.run_id, n.artifact): n.installed_bytes for n in nights if n.installed_bytes}
+    out = []
+    for run in runs:
+        artifacts = tuple(
+            dataclasses.replace(a, installed_bytes=sizes[(run.run_id, a.name)])
+            if a.installed_bytes is None and (run.run_id, a.name) in sizes
+            else a
+            for a in run.artifacts
+        )
+        out.append(dataclasses.replace(run, artifacts=artifacts))
+    return out
 
 
 def _store_deps(

@@ -12,9 +12,11 @@ import zipfile
 from pathlib import Path
 
 from fakegithub import FakeGitHub
+from installed_fixtures import unzip_total
 from nightly_world import WORKFLOW_ID, add_world
 from pypi_fixture import FixtureIndex, dep_wheel
 from wheel_size.collect import WorkflowSource
+from wheel_size.collect.installed import InstalledOptions
 from wheel_size.dates import DateRange
 from wheel_size.deps.nightly import NightlyDeps
 from wheel_size.github.client import RetryPolicy, connect
@@ -50,8 +52,16 @@ def test_a_pin_that_moves_the_download_is_its_own_event(
     store = DirectoryStore(tmp_path / "h")
     with FixtureIndex(index).serving() as url:
         deps = NightlyDeps(index_url=f"{url}/simple")
-        first = TrackOptions(SOURCE, periods=[DateRange(D1, D1)], variants=("cpu",), deps=deps)
+        first = TrackOptions(
+            SOURCE, periods=[DateRange(D1, D1)], variants=("cpu",), deps=deps,
+            installed=InstalledOptions(),
+        )  # fmt: skip
         assert track(store, first, github=gh, today=D1).deps_events == []
+        # installed size came from the download --deps made: one blob request, no ranged read
+        assert fake_github.count(path_regex=r"/_blobs/") == 1
+        (record,) = (store.root / "runs").rglob("*.json")
+        (artifact,) = json.loads(record.read_text())["artifacts"]
+        assert artifact["installed_bytes"] == unzip_total(wheel)
         dep_wheel(index, "blob", "2.0.0", payload=3_000_000)  # released overnight: +2.9 MB
         second = TrackOptions(SOURCE, periods=[DateRange(D2, D2)], variants=("cpu",), deps=deps)
         result = track(store, second, github=gh, today=D2)

@@ -53,6 +53,9 @@ class DepsNight:
     run_id: int
     wheel: str
     resolved: ResolvedSet
+    # The artifact's installed size, read from the download already made (no second read)
+    artifact: str = ""
+    installed_bytes: int | None = None
 
     def to_text(self) -> str:
         return (
@@ -130,9 +133,24 @@ def night_sets(
                     continue
                 if got.error:
                     warnings.append(f"{where} not resolved: {got.error}")
-                found.append(DepsNight(variant, run.date, run.run_id, wheel.filename, got))
+                installed = _installed(zipped, f"artifact {a.name} of run {run.run_id}", warnings)
+                found.append(
+                    DepsNight(variant, run.date, run.run_id, wheel.filename, got, a.name, installed)
+                )
     cache.save()
     return found
+
+
+def _installed(zipped: Path, where: str, warnings: list[str]) -> int | None:
+    """The installed size of the artifact just downloaded (it is read already)."""
+    from wheel_size.installed import FileRanges, installed_size
+
+    try:
+        found = installed_size(FileRanges(zipped), where)
+    except WheelSizeError as exc:
+        warnings.append(f"installed size not read: {exc}")
+        return None
+    return None if found is None else found.installed_bytes
 
 
 @dataclass
