@@ -50,6 +50,7 @@ TRACK = ActionSpec(
             "build-evidence-job-pattern", "build-evidence-log-pattern", "log-url-template",
             "commit-url-template", "reach-table", "report-path", "baseline", "build-time",
             "job-pattern", "build-threshold-min", "build-threshold-pct", "run-events", "bot-login",
+            "installed-size", "forecast",
         )
     ),
 )  # fmt: skip
