@@ -5,10 +5,12 @@ in steps (a kernel added, a flag changed), so a step that *stays* is part of the
 step that comes back within a few nights (a rollback, a broken night) is taken out: a night
 that stands out from the nights either side of it, by the jump thresholds and by four robust
 standard deviations of the night-to-night changes, is not fitted. The level today is read
-from the last nights along the slope, so a recent step counts in full. The slope's 95 %
-interval is Sen's (1968), from the Kendall rank statistic's variance; a crossing date comes
-with the interval the slope's bounds give. No forecast is made from fewer than
-``min_nights`` nights, nor when the interval holds zero (flat, or noise).
+from the last nights along the slope, so a recent step counts in full. The slope's interval
+is Sen's 95 % (1968), from the Kendall rank statistic's variance, widened to the pace of each
+third of the window: Sen's assumes independent nights, and sizes that move in steps are not
+(a window whose growth came in one step is that uncertain). A crossing date comes with the
+interval the slope's bounds give. No forecast is made from fewer than ``min_nights`` nights,
+nor when Sen's interval holds zero (flat, or noise).
 
 Dates are real dates: a gap of several nights is a longer step on the x axis, not a
 neighbour.
@@ -33,6 +35,8 @@ HORIZON_DAYS = 5 * 365
 # this many last nights.
 SPIKE_NIGHTS = 3
 LEVEL_NIGHTS = 3
+# The interval also spans the pace of each of this many consecutive parts of the window.
+BLOCKS = 3
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,16 @@ def _spikes(
     return out
 
 
+def _blocks(xs: Sequence[float], ys: Sequence[float]) -> list[float]:
+    """Theil–Sen's slope of each of ``BLOCKS`` consecutive parts of the nights (none when a
+    part would have fewer than four nights)."""
+    size = len(xs) // BLOCKS
+    if size < 4:
+        return []
+    parts = [range(i * size, len(xs) if i == BLOCKS - 1 else (i + 1) * size) for i in range(BLOCKS)]
+    return [theil_sen([xs[i] for i in r], [ys[i] for i in r])[0] for r in parts]
+
+
 def forecast(
     points: Sequence[tuple[dt.date, int]],
     ceilings: Sequence[Ceiling],
@@ -160,6 +174,10 @@ def forecast(
             f"{in_mb(low * 30, signed=True, digits=2)} to "
             f"{in_mb(high * 30, signed=True, digits=2)} MB a month"
         )
+    # Sen's interval assumes independent nights; sizes move in steps, so the pace of each
+    # third of the window widens it (a window whose growth came in one step is uncertain).
+    for part in _blocks(kx, ky):
+        low, high = min(low, part), max(high, part)
     crossings = tuple(_crossing(c, level, slope, low, high, last_day) for c in ceilings)
     return Forecast(len(window), first_day, last_day, slope, low, high, level, removed, crossings)
 
@@ -174,6 +192,8 @@ def _crossing(
     room = c.limit_bytes - level
     if room <= 0:
         return Crossing(c, None, None, None, over=True)
+    if low <= 0:  # at the slowest pace seen it never gets there
+        return Crossing(c, _after(last, room / slope), _after(last, room / high), None)
     return Crossing(
         c, _after(last, room / slope), _after(last, room / high), _after(last, room / low)
     )
