@@ -10,6 +10,7 @@ silent full download.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import requests
 from github import Github
@@ -36,19 +37,56 @@ class ArtifactRangeReader:
         self._url: str | None = None
         self.reads = 0
 
+    def _get(self, offset: int, last: int, *, stream: bool) -> requests.Response:
+        """One ranged GET; a signed URL that expired (403) is asked for again, once."""
+        for attempt in (0, 1):
+            if self._url is None or attempt:
+                self._url = _signed_url(self._gh, self._artifact, self.name)
+            self.reads += 1
+            try:
+                response = requests.get(
+                    self._url,
+                    headers={"Range": f"bytes={offset}-{last}"},
+                    timeout=self._timeout,
+                    stream=stream,
+                )
+            except requests.RequestException as exc:
+                raise GitHubError(f"reading {self.name}: {scrub(str(exc))}") from None
+            if response.status_code != 403 or attempt:
+                return response
+            response.close()
+        raise AssertionError("unreachable")
+
+    def stream(self, offset: int, length: int, chunk: int) -> Iterator[bytes]:
+        """``length`` bytes from ``offset`` in one request, ``chunk`` bytes at a time (a
+        deflated wheel is read through once, not in as many requests as chunks)."""
+        if length <= 0:
+            return
+        last = offset + length - 1
+        response = self._get(offset, last, stream=True)
+        with response:
+            self._check(response, offset, last, length)
+            got = 0
+            try:
+                for part in response.iter_content(chunk):
+                    got += len(part)
+                    yield part
+            except requests.RequestException as exc:
+                raise GitHubError(f"reading {self.name}: {scrub(str(exc))}") from None
+            if got != length:
+                raise GitHubError(f"reading {self.name}: the answer ended after {got:,} bytes")
+
     def read(self, offset: int, length: int) -> bytes:
         if length <= 0:
             return b""
-        if self._url is None:
-            self._url = _signed_url(self._gh, self._artifact, self.name)
-        self.reads += 1
         last = offset + length - 1
-        try:
-            response = requests.get(
-                self._url, headers={"Range": f"bytes={offset}-{last}"}, timeout=self._timeout
-            )
-        except requests.RequestException as exc:
-            raise GitHubError(f"reading {self.name}: {scrub(str(exc))}") from None
+        response = self._get(offset, last, stream=False)
+        self._check(response, offset, last, length)
+        if len(response.content) != length:
+            raise GitHubError(f"reading {self.name}: short answer at {offset}")
+        return response.content
+
+    def _check(self, response: requests.Response, offset: int, last: int, length: int) -> None:
         if response.status_code != 206:
             raise GitHubError(
                 f"reading {length} bytes at {offset} of {self.name}: the storage host answered "
@@ -62,6 +100,3 @@ class ArtifactRangeReader:
                 f"reading {self.name}: the zip is {int(m.group(3)):,} bytes, "
                 f"but the listing says {self.size:,}"
             )
-        if len(response.content) != length:
-            raise GitHubError(f"reading {self.name}: short answer at {offset}")
-        return response.content

@@ -23,7 +23,7 @@ from wheel_size.installed.directory import (
     DirectoryMember,
     read_directory,
 )
-from wheel_size.installed.ranges import BytesRanges, RangeSource
+from wheel_size.installed.ranges import BytesRanges, RangeSource, chunks
 
 __all__ = ["InstalledSize", "NotMeasured", "installed_size", "wheel_installed_bytes"]
 
@@ -119,10 +119,9 @@ def _inflated_tail(
     produced = 0
     done = 0
     try:
-        while done < m.compressed_size:
-            n = min(_CHUNK, m.compressed_size - done)
-            out = inflater.decompress(source.read(data_offset + done, n))
-            done += n
+        for part in chunks(source, data_offset, m.compressed_size, _CHUNK):
+            out = inflater.decompress(part)
+            done += len(part)
             produced += len(out)
             if produced > m.size:
                 break

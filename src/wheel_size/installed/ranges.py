@@ -8,12 +8,13 @@ reads a measurement cost).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from wheel_size.errors import InvalidWheel
 
-__all__ = ["BytesRanges", "FileRanges", "RangeSource"]
+__all__ = ["BytesRanges", "FileRanges", "RangeSource", "StreamingSource", "chunks"]
 
 
 @runtime_checkable
@@ -27,6 +28,26 @@ class RangeSource(Protocol):
     def size(self) -> int: ...
 
     def read(self, offset: int, length: int) -> bytes: ...
+
+
+@runtime_checkable
+class StreamingSource(Protocol):
+    """A source that can also hand a long span over in chunks, in one go (one request)."""
+
+    def stream(self, offset: int, length: int, chunk: int) -> Iterator[bytes]: ...
+
+
+def chunks(source: RangeSource, offset: int, length: int, chunk: int) -> Iterator[bytes]:
+    """``length`` bytes from ``offset``, ``chunk`` at a time: streamed when the source can,
+    else one read per chunk."""
+    if isinstance(source, StreamingSource):
+        yield from source.stream(offset, length, chunk)
+        return
+    done = 0
+    while done < length:
+        n = min(chunk, length - done)
+        yield source.read(offset + done, n)
+        done += n
 
 
 class BytesRanges:
