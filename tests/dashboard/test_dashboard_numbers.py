@@ -54,6 +54,7 @@ def test_october_history_has_a_forecast_and_says_installed_size_is_missing(
     assert re.search(r"Ceiling 1,000.0 MB: crossed around <strong>20\d\d-\d\d-\d\d</strong>", cuda)
     assert '<path class="trend"' in cuda
     assert "Installed size: not recorded for these nights" in cuda
+    assert '<th class="num">Installed</th>' not in html  # no night measured: no column
     for variant in VARIANTS:
         assert "Forecast:" in _section(html, variant) or "No forecast:" in _section(html, variant)
 
@@ -73,6 +74,7 @@ def test_installed_size_beside_download_on_the_page(tmp_path: Path) -> None:
     html = render_dashboard([report.to_dict()])
     assert "Installed size <strong>2,911.5 MB</strong> on 2025-11-20 (download 863.8 MB)" in html
     assert "15 older nights without it" in html
+    assert '<th class="num">Installed</th>' in html and '<td class="num">2,911.5</td>' in html
     assert "Forecast" not in html  # not asked for: no forecast
 
 
