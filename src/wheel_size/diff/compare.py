@@ -107,8 +107,12 @@ def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | 
         if before != after:
             diff.sections.append(SectionDelta(name, before, after))
     diff.sections.sort(key=lambda s: (-abs(s.delta), s.name))
-    diff.old_strip = strip_savings(old.sections) if old.readable and old.sections else None
-    diff.new_strip = strip_savings(new.sections) if new.readable and new.sections else None
+    if old.readable and old.sections:
+        saving = strip_savings(old.sections)
+        diff.old_strip_debug, diff.old_strip_unneeded = saving.strip_debug, saving.strip_unneeded
+    if new.readable and new.sections:
+        saving = strip_savings(new.sections)
+        diff.new_strip_debug, diff.new_strip_unneeded = saving.strip_debug, saving.strip_unneeded
     gpu = old.gpu_readable and new.gpu_readable
     for key in sorted(old.gpu.keys() | new.gpu.keys() if gpu else ()):
         a, b = old.gpu.get(key), new.gpu.get(key)

@@ -10,7 +10,6 @@ from typing import TypedDict
 
 from wheel_size.diff.compare import normalise_path
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
-from wheel_size.native.debuginfo import StripSavings
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import plain_cell
 from wheel_size.units import format_size, percent_change
@@ -100,20 +99,18 @@ _STRIP_SHOWN = 4096
 
 
 def _strip_row(f: FileDiff) -> StripRowView | None:
-    sides = (f.old_strip, f.new_strip)
-    if all(s is None or s.strip_unneeded < _STRIP_SHOWN for s in sides):
+    unneeded = (f.old_strip_unneeded, f.new_strip_unneeded)
+    if all(u is None or u < _STRIP_SHOWN for u in unneeded):
         return None
 
-    def size(saving: StripSavings | None, unneeded: bool) -> str:
-        if saving is None:
-            return "—"
-        return format_size(saving.strip_unneeded if unneeded else saving.strip_debug)
+    def size(value: int | None) -> str:
+        return "—" if value is None else format_size(value)
 
     return {
-        "old_debug": size(f.old_strip, False),
-        "new_debug": size(f.new_strip, False),
-        "old_unneeded": size(f.old_strip, True),
-        "new_unneeded": size(f.new_strip, True),
+        "old_debug": size(f.old_strip_debug),
+        "new_debug": size(f.new_strip_debug),
+        "old_unneeded": size(f.old_strip_unneeded),
+        "new_unneeded": size(f.new_strip_unneeded),
     }
 
 
