@@ -97,3 +97,19 @@ def test_an_expired_signed_url_is_asked_for_again(fake_github: FakeGitHub, tmp_p
     (artifact,) = json.loads(path.read_text())["artifacts"]
     assert artifact["installed_bytes"] == unzip_total(wheel)
     assert fake_github.count(path_regex=r"/artifacts/\d+/zip") == 2  # the URL asked twice
+
+
+def test_collect_for_a_fan_in_job_reads_installed_size_too(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    from cli_runner import run_main
+
+    wheel = make_wheel(tmp_path / "torch-2.10-cp312-cp312-linux_x86_64.whl", "torch", files=7)
+    _night(fake_github, {"manywheel-py3_12-cpu": artifact_bytes([wheel], zipfile.ZIP_DEFLATED)})
+    out = tmp_path / "oct.json"
+    args = ["collect", "--repo", "pytorch/pytorch", "--workflow", str(WORKFLOW_ID),
+            "--date", str(D), "--out", str(out), "--installed-size"]  # fmt: skip
+    res = run_main(args, env=fake_github.env())
+    assert res.returncode == 0, res.stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["artifacts"][0]["installed_bytes"] == unzip_total(wheel)

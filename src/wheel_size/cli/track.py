@@ -10,6 +10,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from wheel_size.cli.forecast_options import add_forecast_options, forecast_from_args
+from wheel_size.cli.installed_options import add_installed_options, installed_from_args
 from wheel_size.cli.issue_options import add_evidence_options, add_issue_options
 from wheel_size.cli.options import (
     add_build_time_options,
@@ -22,7 +23,6 @@ from wheel_size.cli.options import (
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
-    from wheel_size.collect.installed import InstalledOptions
     from wheel_size.deps.nightly import NightlyDeps
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
@@ -49,7 +49,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_naming_options(parser)
     add_threshold_options(parser)
     add_build_time_options(parser, with_artifact_pattern=False)
-    _add_installed_options(parser)
+    add_installed_options(parser)
     add_forecast_options(parser, with_limits=False)
     _add_deps_options(parser)
     parser.add_argument(
@@ -160,7 +160,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
         jobs=job_pattern_from_args(args),
         build_thresholds=build_thresholds_from_args(args),
-        installed=_installed(args),
+        installed=installed_from_args(args),
         forecast=forecast_from_args(args, _limits(args)),
         deps=_deps(args),
     )
@@ -171,24 +171,6 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
     )
     return NightlyOptions(
         track, issues=issues, evidence=evidence_options_from_args(args), limits=_limits(args)
-    )
-
-
-def _add_installed_options(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("installed size")
-    g.add_argument(
-        "--installed-size",
-        action="store_true",
-        help="also store each new artifact's installed size (the sum of its wheel's "
-        "uncompressed member sizes), read from the wheel's central directory by ranged reads",
-    )
-    g.add_argument(
-        "--installed-max-mb",
-        type=float,
-        default=None,
-        metavar="MB",
-        help="a wheel deflated inside its artifact is streamed (not stored) to reach its "
-        "directory only up to this size (default 4096)",
     )
 
 
@@ -221,21 +203,6 @@ def _deps(args: argparse.Namespace) -> NightlyDeps | None:
         index_url=args.deps_index_url or "https://pypi.org/simple",
         cache=Path(args.deps_cache) if args.deps_cache else None,
     )
-
-
-def _installed(args: argparse.Namespace) -> InstalledOptions | None:
-    from wheel_size.collect.installed import InstalledOptions
-    from wheel_size.errors import InputError
-
-    if not args.installed_size:
-        if args.installed_max_mb is not None:
-            raise InputError("--installed-max-mb needs --installed-size")
-        return None
-    if args.installed_max_mb is None:
-        return InstalledOptions()
-    if args.installed_max_mb < 0:
-        raise InputError("--installed-max-mb must not be negative")
-    return InstalledOptions(max_stream_mb=args.installed_max_mb)
 
 
 def _limits(args: argparse.Namespace) -> Limits | None:
