@@ -113,3 +113,24 @@ def test_one_distribution_in_several_variants_ships_nothing_twice(
                    {"torch/lib/libgomp-a34b3233.so.1": debug_library})  # fmt: skip
     data = json.loads(run_main(["audit", str(tmp_path / "m"), "--format", "json"]).stdout)
     assert len(data["vendored"]) == 2 and "shipped_twice" not in data
+
+
+@pytest.mark.parametrize(
+    ("member", "expected"),
+    [
+        ("torch/lib/libgomp-a34b3233.so.1", ("gomp", True)),
+        ("numpy.libs/libopenblas64_p-r0-0cf96a72.3.23.dev.so", ("openblas64_p-r0", True)),
+        ("scipy.libs/libgfortran-040039e1.so.5.0.0", ("gfortran", True)),
+        ("onnx.libs/msvcp140-1d6a6f5a6a1b4bd7a39bd9e3c3e3d2c4.dll", ("msvcp140", True)),
+        ("torch/lib/librocblas.so.4", ("rocblas", False)),
+        ("torch/lib/libiomp5md.dll", ("iomp5md", False)),
+        ("pkg/.dylibs/libomp.dylib", ("omp", True)),
+        ("torch/_C.cpython-312-x86_64-linux-gnu.so", ("_c", False)),
+        ("torch/lib/libtorch_cuda.so", ("torch_cuda", False)),
+        ("torch/__init__.py", None),
+    ],
+)
+def test_canonical_names(member: str, expected: tuple[str, bool] | None) -> None:
+    from wheel_size.audit.vendored import canonical
+
+    assert canonical(member) == expected

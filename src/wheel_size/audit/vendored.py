@@ -23,10 +23,10 @@ from wheel_size.audit.inspect import WheelInfo
 
 __all__ = ["KNOWN", "VendoredDocument", "VendoredLibrary", "canonical", "shipped_twice", "vendored"]
 
-_GRAFT = re.compile(
-    r"^(?P<base>.+?)-(?P<hash>[0-9a-f]{8}|[0-9a-f]{32})(?P<ext>\.so(?:\.\d+)*|\.dll|\.dylib)$"
-)
-_PLAIN = re.compile(r"^(?P<base>.+?)(?P<ext>\.so(?:\.\d+)*|(?:\.\d+)*\.dylib|\.dll)$")
+# auditwheel and delvewheel put the hash after the name's part before its first dot:
+# libopenblas64_p-r0.3.23.dev.so -> libopenblas64_p-r0-0cf96a72.3.23.dev.so
+_GRAFT = re.compile(r"^(?P<base>[^.]+)-(?P<hash>[0-9a-f]{8}|[0-9a-f]{32})\.(?P<rest>.+)$")
+_LIBRARY = re.compile(r"\.so(?:\.|$)|\.(?:dll|dylib)$", re.IGNORECASE)
 _REPAIR_DIRS = re.compile(r"(?:^|/)(?:[^/]+\.libs|\.dylibs)/")
 
 # Runtimes projects bundle by hand (name without "lib" and version, lower case -> project).
@@ -51,6 +51,11 @@ KNOWN = {
     "magma": "MAGMA",
     "gomp": "GNU OpenMP",
     "iomp5": "Intel OpenMP",
+    "iomp5md": "Intel OpenMP",
+    "vcomp140": "MSVC OpenMP",
+    "msvcp140": "MSVC C++ runtime",
+    "vcruntime140": "MSVC runtime",
+    "vcruntime140_1": "MSVC runtime",
     "omp": "LLVM OpenMP",
     "gfortran": "libgfortran",
     "quadmath": "libquadmath",
@@ -106,13 +111,11 @@ def canonical(member: str) -> tuple[str, bool] | None:
     """(the library's canonical name, whether a repair tool grafted it), or None when the
     member is no library file."""
     name = member.rsplit("/", 1)[-1]
+    if not _LIBRARY.search(name):
+        return None
     m = _GRAFT.match(name)
     grafted = m is not None
-    if m is None:
-        m = _PLAIN.match(name)
-    if m is None:
-        return None
-    base = m.group("base").lower()
+    base = (m.group("base") if m else name.split(".", 1)[0]).lower()
     base = base[3:] if base.startswith("lib") else base
     return base, grafted or bool(_REPAIR_DIRS.search(member))
 
