@@ -28,9 +28,10 @@ def _project_and_version(filename: str) -> tuple[str, str]:
 class FixtureIndex:
     """Serves every file under ``root``; ``delay`` seconds before each JSON answer."""
 
-    def __init__(self, root: Path, delay: float = 0.0):
+    def __init__(self, root: Path, delay: float = 0.0, *, releases: bool = True):
         self.root = root
         self.delay = delay
+        self.releases = releases  # False: a JSON API without the deprecated 'releases' key
         self.requests: list[str] = []
 
     def files(self, project: str) -> list[Path]:
@@ -45,7 +46,19 @@ class FixtureIndex:
             releases.setdefault(version, []).append(
                 {"filename": path.name, "size": path.stat().st_size, "url": f"/files/{path.name}"}
             )
+        if not self.releases:
+            return {"info": {"name": project}, "urls": []}
         return {"info": {"name": project}, "releases": releases, "urls": []}
+
+    def simple_json_of(self, project: str) -> dict[str, object]:
+        """The PEP 691 JSON simple page, with PEP 700 sizes."""
+        files = [
+            {"filename": p.name, "url": f"/files/{p.name}", "hashes": {}, "size": p.stat().st_size}
+            for p in self.files(project)
+        ]
+        versions = sorted({_project_and_version(p.name)[1] for p in self.files(project)})
+        return {"meta": {"api-version": "1.1"}, "name": project, "files": files,
+                "versions": versions}  # fmt: skip
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[str]:
@@ -65,6 +78,11 @@ class FixtureIndex:
                     body = json.dumps(index.json_of(m.group(1))).encode()
                     return self._send(200, body, "application/json")
                 m = re.fullmatch(r"/simple/([^/]+)/?", self.path)
+                if m and "vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or ""):
+                    if not index.files(m.group(1)):
+                        return self._send(404, b"not found", "text/plain")
+                    body = json.dumps(index.simple_json_of(m.group(1))).encode()
+                    return self._send(200, body, "application/vnd.pypi.simple.v1+json")
                 if m:
                     links = "".join(
                         f'<a href="/files/{html.escape(p.name)}">{html.escape(p.name)}</a>\n'

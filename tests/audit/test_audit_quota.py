@@ -105,3 +105,20 @@ def test_an_unknown_project_is_one_line(index_root: Path, tmp_path: Path) -> Non
         )  # fmt: skip
     assert result.returncode == 0
     assert json.loads(result.stdout)["quota_error"].endswith("no such project")
+
+
+def test_without_releases_the_simple_json_api_gives_the_files(
+    index_root: Path, tmp_path: Path
+) -> None:
+    """PyPI calls the JSON API's ``releases`` deprecated: the simple API as JSON (PEP 691,
+    sizes from PEP 700) gives the same total."""
+    _matrix(tmp_path)
+    fixture = FixtureIndex(index_root, releases=False)
+    with fixture.serving() as url:
+        status, data, _, stderr = _audit(tmp_path, url)
+    assert status == 0, stderr
+    quota = data["quota"]
+    assert isinstance(quota, dict)
+    assert quota["stored_bytes"] == sum(p.stat().st_size for p in index_root.iterdir())
+    assert quota["releases"] == 3 and quota["stored_files"] == 6
+    assert any(r.startswith("/simple/demo") for r in fixture.requests)

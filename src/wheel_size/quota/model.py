@@ -3,8 +3,9 @@ the headroom left under the project's limit.
 
 PyPI counts every file of every release against one per-project limit (10 GiB unless PyPI
 raised it); uploads fail once it is full. The total is the sum of the ``size`` of every file
-of every release in the index's JSON API (``/pypi/<project>/json``, ``releases``); a file
-of the set whose name the index already holds is not added twice (PyPI would refuse it).
+of every release in the index's JSON API (``/pypi/<project>/json``, ``releases``; or its
+simple API as JSON, PEP 691/700, where ``releases`` is gone); a file of the set whose name the
+index already holds is not added twice (PyPI would refuse it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "QuotaOptions",
     "project_files",
     "quota_of",
+    "simple_files",
 ]
 
 GIB = 1 << 30
@@ -127,6 +129,29 @@ def project_files(data: Any, where: str) -> ProjectFiles:
                 raise InputError(f"{where}: file {name[:80]!r} has a negative size")
             sizes[name] = size
     return ProjectFiles(sizes, len(releases))
+
+
+def simple_files(data: Any, where: str) -> ProjectFiles:
+    """The files of a PEP 691 JSON simple page, each with its PEP 700 ``size``."""
+    files = data.get("files") if isinstance(data, Mapping) else None
+    if not isinstance(files, list):
+        raise InputError(f"{where}: not a project's simple JSON page (no 'files' list)")
+    sizes: dict[str, int] = {}
+    versions: set[str] = set()
+    for f in files:
+        name = f.get("filename") if isinstance(f, Mapping) else None
+        size = f.get("size") if isinstance(f, Mapping) else None
+        if not isinstance(name, str):
+            raise InputError(f"{where}: a file has no name")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise InputError(f"{where}: file {name[:80]!r} has no size (PEP 700)")
+        sizes[name] = size
+        parts = name.split("-")
+        if len(parts) > 1:
+            versions.add(parts[1].removesuffix(".tar.gz").removesuffix(".zip"))
+    listed = data.get("versions")
+    count = len(listed) if isinstance(listed, list) else len(versions)
+    return ProjectFiles(sizes, count)
 
 
 def quota_of(
