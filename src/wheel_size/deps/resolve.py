@@ -33,7 +33,8 @@ class ResolveOptions:
     platforms: tuple[str, ...] = ()  # none: the machine's own
     python_version: str | None = None  # "3.12"
     implementation: str | None = None  # "cp"
-    timeout: float = 600.0
+    timeout: float = 600.0  # the whole resolution
+    network_timeout: float = 30.0  # each of pip's requests (pip --timeout, one retry)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ def _command(wheels: Sequence[Path], options: ResolveOptions, target: str) -> li
     cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
            "--isolated", "--disable-pip-version-check", "--no-cache-dir", "--quiet",
            "--report", "-", "--target", target, "--index-url", options.index_url,
-           "--only-binary=:all:"]  # fmt: skip
+           "--only-binary=:all:", "--timeout", f"{options.network_timeout:g}",
+           "--retries", "1"]  # fmt: skip
     for platform in options.platforms:
         cmd += ["--platform", platform]
     if options.python_version:
