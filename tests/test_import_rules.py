@@ -3,7 +3,7 @@
 Layers, lowest first (a module may import its own layer and the layers below)::
 
     0 base          errors fileio oneline progress crash plan render units trust
-    1 parsers       wheel rocm cuda native kernels   (bytes and streams in, facts out)
+    1 parsers       wheel rocm cuda native kernels installed   (bytes and streams in, facts out)
     2 model         history series variants dates ports
                     (the size history, the one size series, and the typed interfaces the
                     rest needs from GitHub: :mod:`wheel_size.ports`)
@@ -40,10 +40,10 @@ PACKAGE = SRC / "wheel_size"
 LAYERS: list[set[str]] = [
     {"errors", "fileio", "oneline", "progress", "crash", "plan", "render", "units", "trust"}
     | {"__init__"},
-    {"wheel", "rocm", "cuda", "native", "kernels"},
+    {"wheel", "rocm", "cuda", "native", "kernels", "installed"},
     {"history", "series", "variants", "dates", "ports"},
     {"collect", "report", "diff", "audit", "split", "check", "evidence", "regressions"}
-    | {"dashboard", "sticky", "bisect"},
+    | {"dashboard", "sticky", "bisect", "deps", "quota"},
     {"track", "nightly"},
     {"github", "cli", "action", "__main__"},
 ]

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, TypedDict
 
 from wheel_size.check.budget import CeilingBreach
 from wheel_size.check.document import CeilingBreachDocument
+from wheel_size.collect.installed import InstalledOptions
 from wheel_size.collect.jobs import JobPattern
 from wheel_size.collect.runs import WorkflowSource
 from wheel_size.collect.trusted import SkippedRun, skipped_line
 from wheel_size.dates import DateRange, utc_today
+from wheel_size.deps.nightly import NightlyDeps
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.history.history import History
 from wheel_size.history.investigations import read_notes
@@ -35,6 +37,7 @@ from wheel_size.history.store import DirectoryStore, HistoryStore, WriteResult, 
 from wheel_size.ports import WorkflowRuns
 from wheel_size.report.build import report_window, reports_for, reports_from_series
 from wheel_size.report.document import JumpDocument, PeriodDocument, ReportDocument
+from wheel_size.report.forecast import ForecastOptions, with_forecast
 from wheel_size.report.model import Jump, Report, Thresholds
 from wheel_size.report.render import render_markdown
 from wheel_size.series import PREVIOUS_NIGHT_DAYS, SizeSeries, load_series
@@ -42,6 +45,7 @@ from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
+    from wheel_size.deps.nightly import DepsNight
     from wheel_size.regressions.issues.sync import SyncResult
 
 __all__ = [
@@ -94,6 +98,14 @@ class TrackOptions:
     # matched against; None = off (no jobs request, records as before).
     jobs: JobPattern | None = None
     build_thresholds: BuildThresholds = field(default_factory=BuildThresholds)
+    # Installed size (--installed-size): each new night's artifacts measured from their
+    # wheels' central directories (wheel_size.collect.installed); None = off.
+    installed: InstalledOptions | None = None
+    # The forecast (--forecast): each report's trend and ceiling crossings; None = off.
+    forecast: ForecastOptions | None = None
+    # The whole download per night (--deps): each new night's watched wheels resolved with
+    # their dependencies, stored under deps/; None = off.
+    deps: NightlyDeps | None = None
     # The dashboard's "generated" time (injected by tests; the wall clock otherwise).
     clock: Callable[[], dt.datetime] = field(default=utc_now)
 
@@ -145,6 +157,8 @@ class TrackResult:
     series: SizeSeries | None = None
     ingested_runs: Sequence[RunRecord] = ()  # the records of --records / input records
     warnings: list[str] = field(default_factory=list)  # one line each, for the log
+    # --deps: nights whose whole download moved because dependency pins moved (one line each)
+    deps_events: list[str] = field(default_factory=list)
     # Watched variants over a size limit on their newest night (NightlyOptions.limits).
     ceiling_breaches: list[CeilingBreach] = field(default_factory=list)
     ceiling_ack: str | None = None
@@ -265,6 +279,23 @@ def track(
                 jobs=options.jobs,
                 skipped=skipped,
             )
+    installed_warnings: list[str] = []
+    deps_nights: list[DepsNight] = []
+    if options.deps is not None and github is not None and collected:
+        # first: the artifacts it downloads give their installed size at no second read
+        deps_nights = _night_deps(github, collected, options, installed_warnings)
+        if options.installed is not None:
+            collected = _with_read_sizes(collected, deps_nights)
+    if options.installed is not None and github is not None:
+        from wheel_size.collect.installed import with_installed_sizes
+
+        collected = [
+            with_installed_sizes(
+                github, options.source.repository, r, options.installed, installed_warnings
+            )
+            for r in collected
+        ]
+    deps_events: list[str] = []
     runs = [*options.records, *collected]
     periods = _report_periods(options, ranges, runs, today)
 
@@ -301,6 +332,7 @@ def track(
                 where=store_here.description,
                 notes=read_notes(store_here),
             )
+            reports[:] = _forecasts(reports, options)
         except WheelSizeError as exc:  # stored anyway; raised after the write
             failure[:] = [exc]
 
@@ -309,6 +341,8 @@ def track(
     def change(root: Path) -> list[str]:
         result = WriteResult()
         changed = apply_runs(root, runs, result)
+        if deps_nights:
+            deps_events[:] = _store_deps(root, deps_nights, options, changed)
         build(root)
         # Derived files follow new data (or appear when missing): a night re-run after other
         # nights landed adds no commit of its own.
@@ -349,9 +383,64 @@ def track(
         markdown=markdown,
         series=loaded[0] if loaded else None,
         ingested_runs=tuple(options.records),
-        warnings=[s.warning() for s in skipped],
+        warnings=[s.warning() for s in skipped] + installed_warnings + deps_events,
         skipped_runs=skipped,
+        deps_events=list(deps_events),
     )
+
+
+def _night_deps(
+    github: WorkflowRuns, runs: Sequence[RunRecord], options: TrackOptions, warnings: list[str]
+) -> list[DepsNight]:
+    """The resolved sets of the new nights' watched wheels (``--deps``)."""
+    from wheel_size.deps.nightly import night_sets
+    from wheel_size.ports import ArtifactDownloads
+
+    assert options.deps is not None
+    if not hasattr(github, "download_artifact"):
+        warnings.append("the whole download: this GitHub client cannot download artifacts")
+        return []
+    variants = {v: options.naming.artifact(v) for v in options.variants}
+    downloads: ArtifactDownloads = github  # type: ignore[assignment]
+    repository = options.source.repository
+    return night_sets(downloads, repository, runs, variants, options.deps, warnings)
+
+
+def _with_read_sizes(runs: list[RunRecord], nights: Sequence[DepsNight]) -> list[RunRecord]:
+    """``runs`` with the installed sizes the --deps downloads already read."""
+    import dataclasses
+
+    sizes = {(n.run_id, n.artifact): n.installed_bytes for n in nights if n.installed_bytes}
+    out = []
+    for run in runs:
+        artifacts = tuple(
+            dataclasses.replace(a, installed_bytes=sizes[(run.run_id, a.name)])
+            if a.installed_bytes is None and (run.run_id, a.name) in sizes
+            else a
+            for a in run.artifacts
+        )
+        out.append(dataclasses.replace(run, artifacts=artifacts))
+    return out
+
+
+def _store_deps(
+    root: Path, nights: Sequence[DepsNight], options: TrackOptions, changed: list[str]
+) -> list[str]:
+    """Write ``deps/<variant>/<date>.json``; the pin-change events against the nights stored
+    before them (read first, so a re-run night is not its own baseline)."""
+    from wheel_size.deps.nightly import deps_events, stored_path
+    from wheel_size.fileio import atomic_write
+    from wheel_size.history.treepath import tree_path
+
+    events = deps_events(root, nights, options.thresholds.crossed)
+    for night in nights:
+        rel = stored_path(night.variant, night.date)
+        path = tree_path(root, rel)
+        text = night.to_text()
+        if not (path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text):
+            atomic_write(path, text.encode())
+            changed.append(rel)
+    return [e.text() for e in events]
 
 
 def _new_jumps(
@@ -414,6 +503,13 @@ def _analysis_window(
     return DateRange(min(w.start for w in windows), max(w.end for w in windows))
 
 
+def _forecasts(reports: Sequence[Report], options: TrackOptions) -> list[Report]:
+    """``reports`` with their forecasts when asked for (``--forecast``)."""
+    if options.forecast is None:
+        return list(reports)
+    return [with_forecast(r, options.forecast) for r in reports]
+
+
 def _dashboard_reports(
     series: SizeSeries, reports: Sequence[Report], options: TrackOptions
 ) -> Sequence[Report]:
@@ -422,7 +518,7 @@ def _dashboard_reports(
     chart = _dashboard_period(options, [p for r in reports for p in r.periods])
     if chart is None:
         return reports
-    return reports_from_series(
+    shown = reports_from_series(
         series,
         [r.variant for r in reports],
         [chart],
@@ -431,6 +527,7 @@ def _dashboard_reports(
         repository=options.source.repository,
         build_thresholds=options.build_thresholds,
     )
+    return _forecasts(shown, options)
 
 
 def _write_dashboard(root: Path, reports: Sequence[Report], options: TrackOptions) -> list[str]:
@@ -501,7 +598,7 @@ def relink_dashboard(
             repository=relinked.source.repository,
             workflow=relinked.source.workflow,
         )
-        return _write_dashboard(root, shown, relinked)
+        return _write_dashboard(root, _forecasts(shown, relinked), relinked)
 
     return store.update(change, "wheel-size: link the dashboard to new regression issues")
 

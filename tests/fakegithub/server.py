@@ -58,6 +58,26 @@ PERMISSION_LEVELS = {"none": 0, "read": 1, "write": 2}
 # -- requests, answers, faults ------------------------------------------------------------
 
 
+_RANGE = re.compile(r"bytes=(\d+)-(\d*)")
+
+
+def _ranged(answer: Answer, spec: str | None) -> Answer:
+    """A blob answer cut to ``Range: bytes=a-b`` (206 with Content-Range), as the artifact
+    storage host does; 416 past the end; the whole blob without a Range header."""
+    if spec is None or answer.status != 200:
+        return answer
+    m = _RANGE.fullmatch(spec.strip())
+    total = len(answer.body)
+    if m is None:
+        return answer
+    first = int(m.group(1))
+    last = min(int(m.group(2)) if m.group(2) else total - 1, total - 1)
+    if first >= total or last < first:
+        return Answer(416, b"", {"Content-Range": f"bytes */{total}"}, resource="none")
+    headers = {**answer.headers, "Content-Range": f"bytes {first}-{last}/{total}"}
+    return Answer(206, answer.body[first : last + 1], headers, resource="none")
+
+
 @dataclass
 class LoggedRequest:
     """One request the fake received; iterates as ``(method, path, query, body)``."""
@@ -567,7 +587,7 @@ class FakeGitHub:
             path = path[len(self.prefix) :] or "/"
         path = path.rstrip("/") or "/"
         if method == "GET" and path.startswith("/_blobs/"):
-            return self._blob(path)
+            return _ranged(self._blob(path), headers.get("range"))
         for prefix, serve in _RAW_ROUTES.items():
             if method == "GET" and path.startswith(prefix):
                 return serve(self, path)

@@ -86,6 +86,10 @@ OURS: dict[str, set[str]] = {
         "g.delta",
         "g.uncompressed_delta",
         "f.gpu_more",  # int
+        "f.strip.old_debug",  # format_size(): what strip would save
+        "f.strip.new_debug",
+        "f.strip.old_unneeded",
+        "f.strip.new_unneeded",
     },
     "content_reading.md.j2": {
         "where",  # set from r.top_file | code, or our words
@@ -177,7 +181,25 @@ OURS: dict[str, set[str]] = {
         "r.build_thresholds.describe()",  # numbers
         "b.date",  # ISO date
         "b.run_id",  # int
+        "r.installed_end.date",  # ISO date
     },
+    # issue 34: installed size, forecast, quota, debug info, vendored libraries, deps
+    "_forecast.md.j2": {
+        "f.nights",  # int
+        "f.first",  # ISO dates (report/forecast_doc.py)
+        "f.last",
+        "f.steps",  # ISO dates, joined
+        "c.date",
+        "c.earliest",
+        "c.latest",
+    },
+    "_quota.md.j2": {
+        "'{:,.2f}'.format()",  # GiB numbers
+        "q.stored.releases",  # int
+        "q.new_files",  # int
+    },
+    "_audit_numbers.md.j2": set(),  # every value goes through code, md or size
+    "deps.md.j2": set(),  # likewise
     "split_comment.md.j2": {"marker"},  # marker(key): our constant key
     "split_report.md.j2": {
         "report.summary.device_wheels",  # ints

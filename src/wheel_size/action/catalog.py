@@ -55,6 +55,7 @@ TRACK = ActionSpec(
             "bisect-tag-pattern", "bisect-builds-per-round", "bisect-max-builds", "bisect-state",
             "bisect-wait", "bisect-poll-interval", "bisect-max-events",
             "silence-nights",
+            "installed-size", "forecast",
         )
     ),
 )  # fmt: skip

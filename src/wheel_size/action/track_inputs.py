@@ -32,8 +32,10 @@ from wheel_size.regressions.issues.options import IssueOptions, parse_labels
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
+    from wheel_size.collect.installed import InstalledOptions
     from wheel_size.collect.jobs import JobPattern
     from wheel_size.regressions.ranking.reach_table import ReachTable
+    from wheel_size.report.forecast import ForecastOptions
     from wheel_size.series import Baseline
     from wheel_size.series.buildtime import BuildThresholds
 
@@ -199,6 +201,32 @@ def _job_pattern(env: Mapping[str, str], artifact_pattern: str) -> JobPattern | 
         raise InputError(f"input {exc}") from None
 
 
+def _installed(env: Mapping[str, str]) -> InstalledOptions | None:
+    """Input ``installed-size``: each new artifact's installed size (ranged reads)."""
+    from wheel_size.collect.installed import InstalledOptions
+
+    return InstalledOptions() if bool_input(env, "installed-size") else None
+
+
+def _forecast(env: Mapping[str, str], limits: Limits | None) -> ForecastOptions | None:
+    """Input ``forecast``: the trend's nights (0: off), against the size-limit inputs."""
+    from wheel_size.report.forecast import ForecastOptions
+
+    nights = _integer(env, "forecast", 0)
+    if nights == 0:
+        return None
+    if nights < 2:
+        raise InputError("input forecast must be 0 (off) or at least 2 nights")
+    budget = limits.budget if limits is not None else None
+    return ForecastOptions(
+        nights=nights,
+        min_nights=min(14, nights),
+        ceilings=dict(budget.ceilings) if budget else {},
+        ceiling_mb=budget.ceiling_mb if budget else None,
+        pypi_limit_mb=budget.pypi_limit_mb if budget else None,
+    )
+
+
 def _build_thresholds(env: Mapping[str, str]) -> BuildThresholds:
     from wheel_size.series.buildtime import BuildThresholds
 
@@ -267,6 +295,8 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
         jobs=_job_pattern(env, naming.pattern),
         build_thresholds=_build_thresholds(env),
+        installed=_installed(env),
+        forecast=_forecast(env, _limits(env)),
     )
     nightly = NightlyOptions(
         track, issues=_issues(env, store), evidence=_evidence(env), limits=_limits(env)

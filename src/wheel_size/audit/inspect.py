@@ -36,6 +36,7 @@ from wheel_size.audit.stable_abi import (
     python_imports,
 )
 from wheel_size.errors import InvalidWheel, WheelSizeError
+from wheel_size.native.debuginfo import StripSavings, strip_savings
 from wheel_size.oneline import one_line
 from wheel_size.wheel.archive import open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
@@ -90,6 +91,7 @@ class NativeFile:
     newer_symbols: dict[str, str] = field(default_factory=dict)  # symbol -> "3.10"
     facts: BinaryFacts = field(default_factory=BinaryFacts)
     kpack_kernel: str | None = None  # a split host library: its GPU code is in .kpack files
+    strip: StripSavings | None = None  # ELF: what strip would save (native/debuginfo.py)
 
     @property
     def stable_abi_minimum(self) -> str | None:
@@ -258,6 +260,7 @@ def _native_file(
         problems.extend(item.facts.problems)
     problems.extend(info.problems)
     item.needed = sorted(info.needed)
+    item.strip = strip_savings(info.sections) if info.sections else None
     item.gpu_archs = sorted(info.gpu_archs, key=arch_order)
     if info.glibc_required:
         item.glibc_required = ".".join(map(str, info.glibc_required))

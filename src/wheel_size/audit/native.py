@@ -34,6 +34,7 @@ class NativeInfo:
     gpu_archs: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
     unreadable: str | None = None  # why nothing could be read (headers that lie)
+    sections: dict[str, int] = field(default_factory=dict)  # name -> file bytes (debuginfo)
 
 
 def inspect_elf(path: Path, *, source: str, scanners: tuple[ArchScanner, ...] = ()) -> NativeInfo:
@@ -55,6 +56,7 @@ def inspect_elf(path: Path, *, source: str, scanners: tuple[ArchScanner, ...] = 
         glibc_required=facts.glibc_required,
         gpu_archs=facts.gpu_archs,
         problems=list(facts.gpu_problems),
+        sections=facts.sections,
     )
     for scanner in scanners:
         try:

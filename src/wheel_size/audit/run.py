@@ -18,7 +18,9 @@ from wheel_size.audit.gpu import hip_member_targets
 from wheel_size.audit.inspect import WheelInfo, inspect_wheel
 from wheel_size.audit.matrix import AuditReport, audit_matrix
 from wheel_size.audit.native import ArchScanner
+from wheel_size.audit.numbers import numbers_json, numbers_markdown
 from wheel_size.errors import InputError, WheelSizeError
+from wheel_size.quota.model import GIB, Quota, QuotaOptions, quota_of
 from wheel_size.wheel.inputs import WheelInput, resolve_input
 
 __all__ = [
@@ -54,6 +56,8 @@ class AuditOptions:
     max_download_mb: int = DEFAULT_MAX_DOWNLOAD_MB
     trust_record: bool = False
     prefer: tuple[str, ...] = ()
+    # The project quota on the index (audit.quota): the wheels kept are the release set.
+    quota: QuotaOptions | None = None
 
     @property
     def max_download_bytes(self) -> int | None:
@@ -66,15 +70,26 @@ class AuditResult:
 
     report: AuditReport
     skipped: list[str] = field(default_factory=list)
+    quota: Quota | None = None
+    quota_error: str | None = None  # why the quota is unknown (an index that timed out)
+    quota_asked: bool = False
 
     def json_text(self) -> str:
-        return json.dumps(self.report.to_json(), indent=2) + "\n"
+        document: dict[str, object] = dict(self.report.to_json())
+        if self.quota_asked:  # only when asked for: other audits are unchanged
+            document["quota"] = self.quota.to_json() if self.quota is not None else None
+            document["quota_error"] = self.quota_error
+        document.update(numbers_json(self.report))  # only what was found
+        return json.dumps(document, indent=2) + "\n"
 
     def markdown(self) -> str:
         from wheel_size.audit.view import view
         from wheel_size.render import render
 
-        return render("audit.md.j2", **view(self.report))
+        text = render("audit.md.j2", **view(self.report)) + numbers_markdown(self.report)
+        if self.quota_asked:
+            text += render("_quota.md.j2", q=self.quota, error=self.quota_error, gib=GIB)
+        return text
 
     @property
     def clean(self) -> bool:
@@ -186,4 +201,20 @@ def run_audit(options: AuditOptions) -> AuditResult:
         report = audit_paths(
             paths, display=display, trust_record=options.trust_record, prefer=options.prefer
         )
-    return AuditResult(report, skipped)
+    result = AuditResult(report, skipped, quota_asked=options.quota is not None)
+    if options.quota is not None:
+        result.quota, result.quota_error = audit_quota(report, options.quota)
+    return result
+
+
+def audit_quota(report: AuditReport, options: QuotaOptions) -> tuple[Quota | None, str | None]:
+    """The quota once the wheels the audit keeps are uploaded, or why it is unknown."""
+    from wheel_size.quota.index import fetch_project_files
+
+    kept = {v.wheel for v in report.verdicts if v.verdict == "keep"}
+    release = [(w.filename, w.size) for w in report.wheels if w.path in kept]
+    try:
+        stored = fetch_project_files(options.index_url, options.project, options.timeout)
+    except WheelSizeError as exc:
+        return None, str(exc)
+    return quota_of(options, stored, release), None

@@ -72,6 +72,10 @@ class WheelCheckDocument(TypedDict):
     ceilings_already_exceeded: list[StandingDocument]
     notes: list[str]
     diff: ComparisonDocument | None
+    # the sum of the wheels' uncompressed member sizes (None: not known, e.g. a nightly
+    # stored without --installed-size)
+    installed_bytes: int | None
+    base_installed_bytes: int | None
 
 
 class CheckDocument(TypedDict):

@@ -15,6 +15,7 @@ from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, ru
 from wheel_size.check.view import check_view
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.quota.model import GIB
 from wheel_size.render import render
 from wheel_size.sticky import marker
 
@@ -54,6 +55,8 @@ def pr_check(
         warnings=warnings,
     )  # fmt: skip
     markdown = render("check_comment.md.j2", marker=marker(COMMENT_KEY), **context)
+    if options.quota is not None:  # the project quota, the pull request's wheels the set
+        markdown += render("_quota.md.j2", q=result.quota, error=result.quota_error, gib=GIB)
     outcome = CheckOutcome(result, markdown, warnings=list(warnings or []))
     if post_comment is not None:
         try:

@@ -30,6 +30,7 @@ from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
+from wheel_size.quota.model import Quota, QuotaOptions, quota_of
 from wheel_size.units import to_mb
 from wheel_size.variants import ArtifactNaming
 from wheel_size.wheel.archive import open_source
@@ -52,6 +53,7 @@ class CheckOptions:
     acknowledgement: str | None = None  # the reason of a Wheel-Size: footer, if any
     ceiling_ack: str | None = None  # the repository's reason for accepting ceiling breaches
     diff_limit: int = 15  # files listed per wheel in the comment
+    quota: QuotaOptions | None = None  # the project quota, the pull request's wheels the set
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,9 @@ class WheelCheck:
     # The kernel template families that moved (GPU wheels), or why they could not be read.
     families: KernelFamilies | None = None
     families_note: str | None = None
+    # Installed size (wheel_size.installed): this wheel's, and the nightly's when known.
+    installed_bytes: int | None = None
+    base_installed_bytes: int | None = None
 
     @property
     def delta(self) -> int | None:
@@ -118,6 +123,8 @@ class WheelCheck:
             ],
             "notes": list(self.notes),
             "diff": self.diff.to_json() if self.diff is not None else None,
+            "installed_bytes": self.installed_bytes,
+            "base_installed_bytes": self.base_installed_bytes,
         }
 
 
@@ -128,6 +135,8 @@ class CheckResult:
     acknowledgement: str | None
     ceiling_ack: str | None = None
     compared_with: NightChoiceDocument | None = None  # which night, and why (NightChoice.to_json)
+    quota: Quota | None = None  # with CheckOptions.quota: the quota, or why it is unknown
+    quota_error: str | None = None
 
     @property
     def over_budget(self) -> list[WheelCheck]:
@@ -190,6 +199,18 @@ def _base_wheel(artifact_zip: Path, wheel: PrWheel, work: Path) -> Path:
     return same[0].path
 
 
+def _installed(path: Path) -> int | None:
+    """The wheel's installed size from its central directory; None when it cannot be read
+    (the size comparison goes on; the diff says what is wrong with the wheel)."""
+    from wheel_size.installed import FileRanges, installed_size
+
+    try:
+        found = installed_size(FileRanges(path), str(path))
+    except (WheelSizeError, OSError):
+        return None
+    return None if found is None else found.installed_bytes
+
+
 class _Unavailable(Exception):
     pass
 
@@ -241,6 +262,7 @@ def _compare_contents(
     paths.name(base_wheel, f"nightly {base.date} {base_wheel.name}")
     check.base_size = base_wheel.stat().st_size  # wheel against wheel from here on
     check.base_basis = "wheel"
+    check.base_installed_bytes = _installed(base_wheel) or check.base_installed_bytes
     try:
         check.diff = diff_wheels(
             base_wheel,
@@ -299,7 +321,7 @@ def run_check(
         result.notes.append("no nightly is stored yet: only the ceilings are checked")
     with tempfile.TemporaryDirectory(prefix="wheel-size-check-") as tmp:
         for index, wheel in enumerate(wheels):
-            check = WheelCheck(wheel)
+            check = WheelCheck(wheel, installed_bytes=_installed(wheel.path))
             result.checks.append(check)
             if wheel.variant is None:
                 check.notes.append(wheel.unmatched or "no variant")
@@ -318,9 +340,26 @@ def run_check(
                 if check.base is not None:
                     check.base_size = check.base.artifact.size_in_bytes
                     check.base_basis = "artifact"
+                    check.base_installed_bytes = check.base.artifact.installed_bytes
                     if artifacts is not None:
                         _compare_contents(check, artifacts, Path(tmp), index)
             check.breaches, check.standing = pr_breaches(
                 options.budget, wheel.variant, wheel.size, check.base_size
             )
+    if options.quota is not None:
+        release = [(c.wheel.path.name, c.wheel.size) for c in result.checks]
+        result.quota, result.quota_error = release_quota(options.quota, release)
     return result
+
+
+def release_quota(
+    options: QuotaOptions, release: list[tuple[str, int]]
+) -> tuple[Quota | None, str | None]:
+    """The project quota once ``release`` is uploaded, or why it is unknown (one line)."""
+    from wheel_size.quota.index import fetch_project_files
+
+    try:
+        stored = fetch_project_files(options.index_url, options.project, options.timeout)
+    except WheelSizeError as exc:
+        return None, str(exc)
+    return quota_of(options, stored, release), None

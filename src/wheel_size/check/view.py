@@ -43,6 +43,8 @@ class CheckRow(TypedDict):
     notes: list[str]
     diff: DiffView | None
     kernel: FamiliesView
+    installed_mb: float | None  # this wheel unpacked
+    base_installed_mb: float | None  # the nightly's, when known
 
 
 class CheckView(TypedDict):
@@ -148,6 +150,10 @@ def _row(check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit
         "notes": list(check.notes),
         "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
         "kernel": families_context(check.families, check.families_note),
+        "installed_mb": None if check.installed_bytes is None else check.installed_bytes / MB,
+        "base_installed_mb": None
+        if check.base_installed_bytes is None
+        else check.base_installed_bytes / MB,
     }
 
 

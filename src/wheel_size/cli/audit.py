@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from wheel_size.cli.quota_options import add_quota_options, quota_from_args
+
 __all__ = ["configure_parser", "run"]
 
 
@@ -42,6 +44,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="keep the wheel whose path or job matches first, of identical builds and of "
         "jobs writing the same file name (repeatable, in order of preference)",
     )
+    add_quota_options(parser, release="the wheels the audit keeps")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--output", "-o", type=Path, help="write the report here (default stdout)")
     parser.add_argument(
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         max_download_mb=args.max_download_mb,
         trust_record=args.trust_record,
         prefer=tuple(args.prefer),
+        quota=quota_from_args(args),
     )
     with temporary_work():
         result = run_audit(options)
@@ -90,4 +94,6 @@ def run(args: argparse.Namespace) -> int:
     workflow_summary(result.markdown(), str(args.output) if args.output else None)
     for finding in result.report.unreadable:
         print(f"wheel-size: warning: {finding.detail}", file=sys.stderr)
+    if result.quota_error:
+        print(f"wheel-size: warning: project quota unknown: {result.quota_error}", file=sys.stderr)
     return 1 if args.strict and not result.clean else 0

@@ -84,6 +84,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         metavar="MB",
         help="PyPI's file-size limit for the project (100 unless raised; default off)",
     )
+    from wheel_size.cli.quota_options import add_quota_options
+
+    add_quota_options(parser, release="the pull request's wheels")
     p = parser.add_argument_group("pull request")
     p.add_argument("--pr-number", type=int, metavar="N", help="comment on this pull request")
     p.add_argument(
@@ -136,6 +139,7 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
     from wheel_size.check.run import CheckOptions
     from wheel_size.check.target import BuildHead
     from wheel_size.cli.options import naming_from_args, store_location_from_args
+    from wheel_size.cli.quota_options import quota_from_args
     from wheel_size.errors import InputError
 
     body = None
@@ -173,6 +177,7 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
         options=CheckOptions(
             wheels=tuple(Path(w) for w in args.wheels), naming=naming_from_args(args),
             budget=budget, ceiling_ack=(args.ceiling_ack or "").strip() or None,
+            quota=quota_from_args(args),
         ),
         store=store_location_from_args(args),
         repository=args.repo,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from wheel_size.cli.installed_options import add_installed_options, installed_from_args
 from wheel_size.cli.options import (
     add_build_time_options,
     add_range_options,
@@ -21,6 +22,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_range_options(parser, night_help="one night")
     add_store_options(parser)
     add_build_time_options(parser)
+    add_installed_options(parser)
     parser.add_argument(
         "--out",
         metavar="FILE",
@@ -56,6 +58,16 @@ def run(args: argparse.Namespace) -> int:
     skipped: list[SkippedRun] = []
     for p in periods:
         runs += collect(github, source, p.start, p.end, jobs=jobs, skipped=skipped)
+    installed = installed_from_args(args)
+    if installed is not None:
+        from wheel_size.collect.installed import with_installed_sizes
+
+        warnings: list[str] = []
+        runs = [
+            with_installed_sizes(github, source.repository, r, installed, warnings) for r in runs
+        ]
+        for line in warnings:
+            print(f"wheel-size: warning: {line}", file=sys.stderr)
     for run in skipped:
         print(f"wheel-size: warning: {run.warning()}", file=sys.stderr)
     if skipped:

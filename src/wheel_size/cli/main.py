@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("wheel_size.cli.diff", "explain the size difference of two wheels"),
     "bloat": ("wheel_size.cli.bloat", "duplicate kernels, big template families, twin GPU archs"),
     "audit": ("wheel_size.cli.audit", "audit a build matrix's wheels: keep, drop or fix"),
+    "deps": ("wheel_size.cli.deps", "the whole download of installing wheels, per platform"),
     "split": ("wheel_size.cli.split", "split a ROCm fat wheel into host and per-GPU device wheels"),
     "check": (
         "wheel_size.cli.check",

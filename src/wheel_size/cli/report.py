@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from wheel_size.cli.forecast_options import add_forecast_options
 from wheel_size.cli.options import (
     add_naming_options,
     add_range_options,
@@ -24,11 +25,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workflow", metavar="ID_OR_FILE", help="only runs of this workflow")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    add_forecast_options(parser, with_limits=True)
 
 
 def run(args: argparse.Namespace) -> int:
     import os
 
+    from wheel_size.cli.forecast_options import forecast_from_args
     from wheel_size.cli.options import (
         build_thresholds_from_args,
         naming_from_args,
@@ -54,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
             repository=args.repo,
             workflow=args.workflow,
         )
+    forecast = forecast_from_args(args)
+    if forecast is not None:
+        from wheel_size.report.forecast import with_forecast
+
+        reports = [with_forecast(r, forecast) for r in reports]
     text = render_json(reports) if args.format == "json" else render_markdown(reports)
     write_output(args.output, text)
     return 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from wheel_size.cli.forecast_options import add_forecast_options, forecast_from_args
+from wheel_size.cli.installed_options import add_installed_options, installed_from_args
 from wheel_size.cli.issue_options import add_evidence_options, add_issue_options
 from wheel_size.cli.options import (
     add_build_time_options,
@@ -21,6 +23,7 @@ from wheel_size.cli.options import (
 
 if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
+    from wheel_size.deps.nightly import NightlyDeps
     from wheel_size.nightly import NightlyOptions
     from wheel_size.track import TrackResult
 
@@ -46,6 +49,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     add_naming_options(parser)
     add_threshold_options(parser)
     add_build_time_options(parser, with_artifact_pattern=False)
+    add_installed_options(parser)
+    add_forecast_options(parser, with_limits=False)
+    _add_deps_options(parser)
     parser.add_argument(
         "--report-days",
         type=int,
@@ -154,6 +160,9 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
         jobs=job_pattern_from_args(args),
         build_thresholds=build_thresholds_from_args(args),
+        installed=installed_from_args(args),
+        forecast=forecast_from_args(args, _limits(args)),
+        deps=_deps(args),
     )
     issues = (
         issue_options_from_args(args, store_location_from_args(args))
@@ -162,6 +171,37 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
     )
     return NightlyOptions(
         track, issues=issues, evidence=evidence_options_from_args(args), limits=_limits(args)
+    )
+
+
+def _add_deps_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the whole download")
+    g.add_argument(
+        "--deps",
+        action="store_true",
+        help="also resolve each new night's watched wheels with their dependencies (pip "
+        "install --dry-run --report for the wheel's platform; one artifact download each), "
+        "store the sets under deps/ and name the pins that moved the download",
+    )
+    g.add_argument(
+        "--deps-index-url", default=None, metavar="URL", help="default https://pypi.org/simple"
+    )
+    g.add_argument("--deps-cache", default=None, metavar="FILE", help="file sizes by pin (JSON)")
+
+
+def _deps(args: argparse.Namespace) -> NightlyDeps | None:
+    from pathlib import Path
+
+    from wheel_size.deps.nightly import NightlyDeps
+    from wheel_size.errors import InputError
+
+    if not args.deps:
+        if args.deps_index_url or args.deps_cache:
+            raise InputError("--deps-index-url and --deps-cache need --deps")
+        return None
+    return NightlyDeps(
+        index_url=args.deps_index_url or "https://pypi.org/simple",
+        cache=Path(args.deps_cache) if args.deps_cache else None,
     )
 
 

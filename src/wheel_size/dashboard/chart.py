@@ -11,9 +11,10 @@ come from :mod:`wheel_size.series` like the regression issues' events.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +110,8 @@ class Chart:
     bands: list[Band] = field(default_factory=list)
     y_ticks: list[Tick] = field(default_factory=list)
     x_ticks: list[Tick] = field(default_factory=list)
+    # The forecast's trend over the nights it was fitted on (dashed), when the report has one.
+    trend: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -255,6 +258,9 @@ def build_chart(
             rows.append(start + _label_width(delta))
         chart.jumps.append(JumpMark(x, y, date, delta, size, issue_urls.get(date), row, anchor_end))
 
+    trend = _trend_path(report.get("forecast"), index_of, x_of, y_of)
+    if trend is not None:
+        chart = dataclasses.replace(chart, trend=trend)
     chart.y_ticks.extend(Tick(y_of(value), f"{value:g}") for value in ticks)
     label_every = max(1, math.ceil(count / 8))
     chart.x_ticks.extend(
@@ -272,3 +278,28 @@ def _date_label(date: str, *, first: bool) -> str:
         return date
     label = f"{day:%b} {day.day}"
     return f"{label}, {day.year}" if first or day.month == 1 else label
+
+
+def _trend_path(
+    forecast: Any,
+    index_of: Mapping[str, int],
+    x_of: Callable[[int], float],
+    y_of: Callable[[float], float],
+) -> str | None:
+    """The forecast's line from its first to its last night (read field by field: a report
+    given to ``dashboard`` may hold anything)."""
+    if not isinstance(forecast, Mapping):
+        return None
+    first, last = str(forecast.get("first")), str(forecast.get("last"))
+    slope, level = _number(forecast.get("mb_per_day")), _number(forecast.get("level_mb"))
+    if slope is None or level is None or first not in index_of or last not in index_of:
+        return None
+    try:
+        days = (dt.date.fromisoformat(last) - dt.date.fromisoformat(first)).days
+    except ValueError:
+        return None
+    start = level - slope * days
+    return (
+        f"M{x_of(index_of[first]):.1f},{y_of(start):.1f} "
+        f"L{x_of(index_of[last]):.1f},{y_of(level):.1f}"
+    )

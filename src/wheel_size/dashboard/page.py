@@ -17,6 +17,7 @@ from urllib.parse import quote, urlsplit
 
 from wheel_size.dashboard.buildchart import BuildChart, build_time_chart
 from wheel_size.dashboard.chart import Chart, artifact_label, build_chart
+from wheel_size.dashboard.numbers import NumbersView, numbers_view
 from wheel_size.errors import InputError
 from wheel_size.fileio import atomic_write_text
 from wheel_size.render import render
@@ -74,6 +75,7 @@ class VariantView:
     latest: DayRow | None
     observations: list[Mapping[str, Any]]
     build_chart: BuildChart | None = None  # only when the report carries build time
+    numbers: NumbersView | None = None  # installed size and forecast, when the report has them
 
 
 def safe_url(url: object) -> str | None:
@@ -209,6 +211,7 @@ def _view(
         latest=with_size[-1] if with_size else None,
         observations=observations,
         build_chart=build_time_chart(report),
+        numbers=numbers_view(report),
     )
 
 

@@ -23,6 +23,7 @@ from wheel_size.diff.kpackinfo import is_kpack, kpack_facts
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
 from wheel_size.errors import InvalidWheel
 from wheel_size.native import ELF_MAGIC, LibraryFacts
+from wheel_size.native.debuginfo import strip_savings
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.record import RecordEntry
 
@@ -106,6 +107,12 @@ def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | 
         if before != after:
             diff.sections.append(SectionDelta(name, before, after))
     diff.sections.sort(key=lambda s: (-abs(s.delta), s.name))
+    if old.readable and old.sections:
+        saving = strip_savings(old.sections)
+        diff.old_strip_debug, diff.old_strip_unneeded = saving.strip_debug, saving.strip_unneeded
+    if new.readable and new.sections:
+        saving = strip_savings(new.sections)
+        diff.new_strip_debug, diff.new_strip_unneeded = saving.strip_debug, saving.strip_unneeded
     gpu = old.gpu_readable and new.gpu_readable
     for key in sorted(old.gpu.keys() | new.gpu.keys() if gpu else ()):
         a, b = old.gpu.get(key), new.gpu.get(key)

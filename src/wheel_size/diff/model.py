@@ -93,6 +93,12 @@ class FileDiff:
     gpu: list[GpuDelta] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     old_path: str = ""  # the old wheel's member ("" when added; another name when renamed)
+    # ELF libraries: bytes strip --strip-debug / --strip-unneeded would save on each side
+    # (native/debuginfo.py); None: not an ELF library on that side, or unreadable
+    old_strip_debug: int | None = None
+    new_strip_debug: int | None = None
+    old_strip_unneeded: int | None = None
+    new_strip_unneeded: int | None = None
 
     @property
     def delta(self) -> int:

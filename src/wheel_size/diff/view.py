@@ -82,6 +82,36 @@ class FileRowView(TypedDict):
     gpu: list[GpuRowView]
     gpu_more: int
     problems: list[str]
+    strip: StripRowView | None
+
+
+class StripRowView(TypedDict):
+    """What strip would save on each side ("—": that side has no such library)."""
+
+    old_debug: str
+    new_debug: str
+    old_unneeded: str
+    new_unneeded: str
+
+
+# A library whose strip saves less than this on both sides gets no strip line.
+_STRIP_SHOWN = 4096
+
+
+def _strip_row(f: FileDiff) -> StripRowView | None:
+    unneeded = (f.old_strip_unneeded, f.new_strip_unneeded)
+    if all(u is None or u < _STRIP_SHOWN for u in unneeded):
+        return None
+
+    def size(value: int | None) -> str:
+        return "—" if value is None else format_size(value)
+
+    return {
+        "old_debug": size(f.old_strip_debug),
+        "new_debug": size(f.new_strip_debug),
+        "old_unneeded": size(f.old_strip_unneeded),
+        "new_unneeded": size(f.new_strip_unneeded),
+    }
 
 
 class DiffView(TypedDict):
@@ -152,6 +182,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> FileRowView:
         "gpu": [_gpu_row(g) for g in changed_gpu[:gpu_limit]],
         "gpu_more": max(0, len(changed_gpu) - gpu_limit),
         "problems": [cell(p) for p in f.problems],
+        "strip": _strip_row(f),
     }
 
 

@@ -42,6 +42,7 @@ from wheel_size.ports import (
 
 if TYPE_CHECKING:
     from wheel_size.github.checks import GitHubBuilds
+    from wheel_size.installed.ranges import RangeSource
 
 __all__ = ["PyGithubPort", "PyGithubRepository", "failure"]
 
@@ -360,3 +361,8 @@ class PyGithubPort:
         return download_artifact(
             self.gh, artifact, dest, max_bytes=max_bytes, progress_stream=progress
         )
+
+    def artifact_ranges(self, artifact: RunArtifact, *, timeout: float) -> RangeSource:
+        from wheel_size.github.artifact_ranges import ArtifactRangeReader
+
+        return ArtifactRangeReader(self.gh, artifact, timeout=timeout)

@@ -44,13 +44,19 @@ class RunHeadDocument(TypedDict):
     collected_at: str | None
 
 
-class ArtifactDocument(TypedDict):
+class _Artifact(TypedDict):
     name: str
     size_in_bytes: int
     expired: bool
     created_at: str | None
     digest: str | None
     id: int | None
+
+
+class ArtifactDocument(_Artifact, total=False):
+    """One artifact; ``installed_bytes`` only once its installed size was read."""
+
+    installed_bytes: int
 
 
 class JobDocument(TypedDict):

@@ -62,6 +62,10 @@ class ArtifactRecord:
     created_at: str | None = None
     digest: str | None = None
     id: int | None = None
+    # The sum of the uncompressed sizes of every member of the wheel(s) in the artifact, from
+    # their central directories (wheel_size.installed); None: not read (an older record, the
+    # option off, or no wheel in the artifact).
+    installed_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,7 @@ class RunRecord:
         for a in base.artifacts:
             old = artifacts.get(a.name)
             if old is None or (a.created_at or "") >= (old.created_at or ""):
-                artifacts[a.name] = a
+                artifacts[a.name] = _keep_installed(a, old)
         base_sha = base.base_sha or other.base_sha
         collected = self.collected_at or newer.collected_at
         return replace(
@@ -156,6 +160,19 @@ class RunRecord:
     def same_content(self, other: RunRecord) -> bool:
         """Equal apart from when it was collected: rewriting it would change nothing."""
         return replace(self, collected_at=None) == replace(other, collected_at=None)
+
+
+def _keep_installed(new: ArtifactRecord, old: ArtifactRecord | None) -> ArtifactRecord:
+    """``new`` with ``old``'s installed size when both are the same upload and only the old
+    observation read it (a re-listing never loses a measured size)."""
+    if (
+        old is None
+        or new.installed_bytes is not None
+        or old.installed_bytes is None
+        or (new.id, new.digest, new.size_in_bytes) != (old.id, old.digest, old.size_in_bytes)
+    ):
+        return new
+    return replace(new, installed_bytes=old.installed_bytes)
 
 
 def _job_key(job: JobRecord) -> tuple[str, int, int]:
@@ -223,6 +240,8 @@ def run_to_json(run: RunRecord) -> str:
             "digest": a.digest,
             "id": a.id,
         }
+        if a.installed_bytes is not None:  # absent, not null: older records read the same
+            item["installed_bytes"] = a.installed_bytes
         items.append("    " + json.dumps(item, ensure_ascii=False))
     if items:
         lines.append(",\n".join(items))
@@ -352,6 +371,8 @@ def run_from_json(data: object, where: str = "run record") -> RunRecord:
         size = _get(a, "size_in_bytes", int, at)
         if size is None or size < 0:
             raise HistoryError(f"{at}: size_in_bytes must be a non-negative integer")
+        if "installed_bytes" in a and a["installed_bytes"] is None:
+            raise HistoryError(f"{at}: installed_bytes is null (absent when not read)")
         artifacts.append(
             ArtifactRecord(
                 name=a["name"],
@@ -360,6 +381,7 @@ def run_from_json(data: object, where: str = "run record") -> RunRecord:
                 created_at=_get(a, "created_at", str, at),
                 digest=_get(a, "digest", str, at),
                 id=_get(a, "id", int, at),
+                installed_bytes=_get(a, "installed_bytes", int, at),
             )
         )
     return RunRecord(

@@ -10,6 +10,7 @@ fails; callers word it with :meth:`GitHubFailure.saying` or :func:`worded`.
 from wheel_size.ports.failure import GitHubFailure, worded
 from wheel_size.ports.hub import (
     ArtifactDownloads,
+    ArtifactRanges,
     CommentView,
     Commits,
     CommitSummary,
@@ -28,6 +29,7 @@ from wheel_size.ports.identity import ACTIONS_BOT, check_login
 __all__ = [
     "ACTIONS_BOT",
     "ArtifactDownloads",
+    "ArtifactRanges",
     "CommentView",
     "CommitSummary",
     "Commits",

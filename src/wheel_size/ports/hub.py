@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO, runtime_checkable
 
+from wheel_size.installed.ranges import RangeSource
 from wheel_size.ports.builds import BuildPort
 
 __all__ = [
     "ArtifactDownloads",
+    "ArtifactRanges",
     "CommentView",
     "CommitSummary",
     "Commits",
@@ -105,6 +107,15 @@ class ArtifactDownloads(Protocol):
         progress: TextIO | None = None,
     ) -> Path:
         """Raises ``ArtifactUnavailable``/``ArtifactTooLarge`` (GitHubErrors) when it cannot."""
+        ...
+
+
+@runtime_checkable
+class ArtifactRanges(Protocol):
+    """Ranged reads of a run artifact's zip (installed size reads only its directories)."""
+
+    def artifact_ranges(self, artifact: RunArtifact, *, timeout: float) -> RangeSource:
+        """A source over the artifact's zip; each read is one ``Range`` request."""
         ...
 
 

@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Sequence
 from typing import TypedDict
 
+from wheel_size.collect.silent import silent_jobs, silent_jobs_text
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history.history import History
@@ -52,7 +53,9 @@ def _day(night: Night, series: VariantSeries) -> Day:
         assert night.point is not None and night.run is not None
         prev = series.previous(night.date)
         built = build_time(night.run, night.run.artifact(series.artifact), series.artifact)
+        seen = series.sighting(night.date)
         return Day(
+            installed_bytes=seen.artifact.installed_bytes if seen is not None else None,
             build_seconds=built.seconds,
             build_note=built.note,
             build_collected=built.collected,
@@ -86,6 +89,9 @@ def _day(night: Night, series: VariantSeries) -> Day:
         artifact=night.renamed_to[0] if night.renamed_to else None,
         renamed_to=night.renamed_to,
         renamed_size_bytes=night.renamed_size_bytes,
+        silent_jobs=silent_jobs_text(silent_jobs(shown.jobs, series.artifact))
+        if night.state in (DayStatus.MISSING, DayStatus.FAILED)
+        else None,
     )
 
 

@@ -18,7 +18,9 @@ __all__ = [
     "BuildJumpDocument",
     "BuildThresholdsDocument",
     "BuildTimeDocument",
+    "CrossingDocument",
     "DayDocument",
+    "ForecastDocument",
     "JumpDocument",
     "LikelyCauseDocument",
     "MonthDocument",
@@ -111,6 +113,9 @@ class DayDocument(_Day, total=False):
     build_minutes: float | None
     build_seconds: int | None
     build_note: str | None
+    # only in a report with an installed size on some night
+    installed_bytes: int | None
+    installed_mb: float | None
 
 
 class ObservationDocument(TypedDict):
@@ -169,8 +174,34 @@ class _Report(TypedDict):
     months: list[MonthDocument]
 
 
+class CrossingDocument(TypedDict):
+    kind: str
+    limit_bytes: int
+    limit_mb: float | None
+    over: bool
+    date: str | None
+    earliest: str | None
+    latest: str | None
+
+
+class ForecastDocument(TypedDict):
+    """The report's ``forecast`` (only with ``--forecast``): a trend, or why there is none."""
+
+    reason: str | None
+    nights: int | None
+    first: str | None
+    last: str | None
+    mb_per_day: float | None
+    mb_per_day_low: float | None
+    mb_per_day_high: float | None
+    level_mb: float | None
+    steps: list[str]
+    crossings: list[CrossingDocument]
+
+
 class ReportDocument(_Report, total=False):
     build_time: BuildTimeDocument  # only when build time was collected
+    forecast: ForecastDocument  # only when a forecast was asked for
 
 
 #: A report read back from a file (``dashboard --report``): any version of the format, maybe

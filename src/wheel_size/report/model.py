@@ -25,9 +25,11 @@ from wheel_size.report.document import (
     ReportDocument,
     ThresholdsDocument,
 )
+from wheel_size.report.forecast_doc import forecast_dict
 from wheel_size.series import MB, NightState, Step, Thresholds
 from wheel_size.series.baseline import BaselineInfo
 from wheel_size.series.buildtime import BuildThresholds
+from wheel_size.series.forecast import Forecast, NoForecast
 
 __all__ = [
     "MB",
@@ -83,6 +85,16 @@ class Day:
     build_seconds: int | None = None
     build_note: str | None = None
     build_collected: bool = False
+    # Installed size (docs/report-format.md): the sum of the wheel's uncompressed member
+    # sizes, when the night's artifact was measured (track --installed-size).
+    installed_bytes: int | None = None
+    # A night without the artifact: the jobs that should have built it and how they ended
+    # (collect.silent); None when the run's jobs were not listed.
+    silent_jobs: str | None = None
+
+    @property
+    def installed_mb(self) -> float | None:
+        return to_mb(self.installed_bytes)
 
     @property
     def build_minutes(self) -> float | None:
@@ -367,11 +379,23 @@ class Report:
     # Nights with fewer nights before them than the baseline needs (measured against the
     # nights there were): the report says so in one line, never a silent pass.
     baseline_short: tuple[dt.date, ...] = ()
+    # The trend and ceiling crossings (report.forecast.with_forecast); None: not asked for.
+    forecast: Forecast | NoForecast | None = None
 
     @property
     def has_build_time(self) -> bool:
         """Whether any night's jobs were listed (else no build-time column at all)."""
         return any(d.build_collected for d in self.days)
+
+    @property
+    def has_installed(self) -> bool:
+        """Whether any night has an installed size (else no installed column at all)."""
+        return any(d.installed_bytes is not None for d in self.days)
+
+    @property
+    def installed_end(self) -> Day | None:
+        """The newest night with an installed size."""
+        return next((d for d in reversed(self.days) if d.installed_bytes is not None), None)
 
     @property
     def ok_days(self) -> list[Day]:
@@ -426,6 +450,8 @@ class Report:
         # only when build time was collected: a report without it is unchanged
         if self.has_build_time:
             out["build_time"] = self._build_dict()
+        if self.forecast is not None:  # only when asked for: other reports are unchanged
+            out["forecast"] = forecast_dict(self.forecast)
         return out
 
     def _day_dict(self, day: Day) -> DayDocument:
@@ -434,6 +460,9 @@ class Report:
             out["build_minutes"] = day.build_minutes
             out["build_seconds"] = day.build_seconds
             out["build_note"] = day.build_note
+        if self.has_installed:
+            out["installed_bytes"] = day.installed_bytes
+            out["installed_mb"] = day.installed_mb
         return out
 
     def _build_dict(self) -> BuildTimeDocument:

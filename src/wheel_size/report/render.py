@@ -10,6 +10,7 @@ from typing import TypedDict
 from wheel_size.render import render
 from wheel_size.render.chart_labels import chart_labels
 from wheel_size.render.safe_markdown import safe_inline
+from wheel_size.report.forecast_doc import LIMIT_WORDS, forecast_dict
 from wheel_size.report.model import Day, DayStatus, Report
 
 __all__ = ["ChartView", "chart", "render_json", "render_markdown"]
@@ -77,6 +78,8 @@ def _note(day: Day) -> str:
         text += f" ({day.conclusion})"
     if day.run_id is not None:
         text += f", run {day.run_id}"
+    if day.silent_jobs:
+        text += f" ({day.silent_jobs})"
     return _cell(text)
 
 
@@ -92,6 +95,8 @@ def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
                 "chart": chart(r),
                 "notes": {d.date: _note(d) for d in r.days},
                 "observations": [_cell(o.text) for o in r.observations],
+                "forecast": forecast_dict(r.forecast) if r.forecast is not None else None,
+                "limit_words": LIMIT_WORDS,
             }
         )
     return render("size-report.md.j2", items=items, title=title)

@@ -1,0 +1,72 @@
+"""The audit's priced findings beside its verdicts: debug information and symbol tables
+(what ``strip`` would save, :mod:`wheel_size.native.debuginfo`), vendored libraries and the
+ones shipped twice (:mod:`wheel_size.audit.vendored`)."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from wheel_size.audit.matrix import AuditReport
+from wheel_size.audit.vendored import VendoredDocument, shipped_twice, vendored
+from wheel_size.render import render
+
+__all__ = ["StripDocument", "numbers_json", "numbers_markdown"]
+
+# A library whose strip would save less than this is not listed (a few section headers).
+MIN_SAVING_BYTES = 4096
+
+
+class StripDocument(TypedDict):
+    wheel: str
+    member: str
+    debug_sections: dict[str, int]
+    symbol_table_bytes: int
+    strip_debug_bytes: int
+    strip_unneeded_bytes: int
+
+
+def _strip_rows(report: AuditReport) -> list[StripDocument]:
+    rows: list[StripDocument] = []
+    for wheel in report.wheels:
+        for native in wheel.native:
+            s = native.strip
+            if s is None or s.strip_unneeded < MIN_SAVING_BYTES:
+                continue
+            rows.append(
+                {
+                    "wheel": wheel.path,
+                    "member": native.path,
+                    "debug_sections": dict(sorted(s.debug.items())),
+                    "symbol_table_bytes": s.symbols,
+                    "strip_debug_bytes": s.strip_debug,
+                    "strip_unneeded_bytes": s.strip_unneeded,
+                }
+            )
+    return sorted(rows, key=lambda r: (-r["strip_unneeded_bytes"], r["wheel"], r["member"]))
+
+
+def numbers_json(report: AuditReport) -> dict[str, object]:
+    """``strip``, ``vendored`` and ``shipped_twice`` keys, each only when something was found."""
+    out: dict[str, object] = {}
+    rows = _strip_rows(report)
+    if rows:
+        out["strip"] = rows
+    libraries = vendored(report.wheels)
+    if libraries:
+        out["vendored"] = [lib.to_json() for lib in libraries]
+        twice: list[list[VendoredDocument]] = [
+            [c.to_json() for c in group] for group in shipped_twice(libraries)
+        ]
+        if twice:
+            out["shipped_twice"] = twice
+    return out
+
+
+def numbers_markdown(report: AuditReport) -> str:
+    libraries = vendored(report.wheels)
+    return render(
+        "_audit_numbers.md.j2",
+        strip=_strip_rows(report),
+        vendored=libraries,
+        twice=shipped_twice(libraries),
+    )

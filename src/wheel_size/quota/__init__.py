@@ -1,0 +1,1 @@
+"""The project quota on a package index (``audit`` and ``check`` both add it)."""

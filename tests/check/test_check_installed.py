@@ -1,0 +1,55 @@
+"""The pull-request check shows installed size beside download size (issue 34, point 1):
+the pull request's wheel and the nightly's, each summed from its central directory and equal
+to ``unzip -l``'s total, in the comment and the JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_pr_ceilings import NIGHT, Ceilings
+
+from check_world import MB
+from fakegithub import FakeGitHub
+from installed_fixtures import unzip_total
+
+
+def test_installed_sizes_of_both_wheels(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = Ceilings(fake_github, tmp_path)
+    pr = world.pr_wheel(200_000)
+    status, comment, stderr, result = world.check()
+    assert status == 0, stderr
+    wheels = result["wheels"]
+    assert isinstance(wheels, list)
+    (wheel,) = wheels
+    assert wheel["installed_bytes"] == unzip_total(pr)
+    assert wheel["base_installed_bytes"] == unzip_total(world.nightly)
+    mine, theirs = unzip_total(pr) / MB, unzip_total(world.nightly) / MB
+    assert f"{theirs:,.1f} MB → {mine:,.1f} MB (+{mine - theirs:,.1f} MB)" in comment
+    assert NIGHT in comment
+
+
+def test_quota_line_for_the_pull_requests_wheels(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """Issue 34, point 4: the check knows the release set (its wheels); the quota is the
+    fixture index's files summed, plus them, under the project's limit."""
+    import random
+
+    from pypi_fixture import FixtureIndex
+
+    index = tmp_path / "index"
+    index.mkdir()
+    for version in ("2.8.0", "2.9.0"):
+        (index / f"torch-{version}-cp312-cp312-linux_x86_64.whl").write_bytes(
+            random.Random(version).randbytes(70_000)
+        )
+    world = Ceilings(fake_github, tmp_path)
+    pr = world.pr_wheel(1000)
+    with FixtureIndex(index).serving() as url:
+        status, comment, stderr, _ = world.check(
+            "--quota-project", "torch", "--quota-index", url, "--quota-limit-gb", "0.01"
+        )
+    assert status == 0, stderr
+    stored = sum(p.stat().st_size for p in index.iterdir())
+    headroom = round(0.01 * (1 << 30)) - stored - pr.stat().st_size
+    assert "### Project quota" in comment
+    assert "(2 files in 2 releases)" in comment and "this release set adds" in comment
+    assert f"{headroom / (1 << 30):,.2f} GiB." in comment
