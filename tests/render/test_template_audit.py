@@ -149,6 +149,26 @@ OURS: dict[str, set[str]] = {
         "evidence",  # Markdown rendered by regression_evidence.md.j2 (audited above)
         "build_evidence",  # Markdown rendered by build_evidence.md.j2 (audited here)
         "cc.login",  # opt-in mention: a login checked against GitHub's login syntax
+        "unranked_total",  # int
+    },
+    "silence_issue.md.j2": {
+        "marker",  # our hidden HTML comment
+        "n.date",  # ISO dates from the history
+        "s.since",
+        "s.last_seen",
+        "n.run_id",  # int
+        "s.count",  # int
+        "threshold",  # int (--silence-nights)
+        "what()",  # the template's own macro: its parts go through code
+    },
+    "silence_update.md.j2": {
+        "marker",  # our hidden HTML comment
+        "back.date",  # ISO dates
+        "night.date",
+        "s.since",
+        "back.run_id",  # int
+        "night.run_id",
+        "s.count",  # int
     },
     "regression_duplicate.md.j2": {
         "marker",  # duplicate_marker(): our own ASCII
@@ -162,6 +182,11 @@ OURS: dict[str, set[str]] = {
         "r.event_date",
     },
     "size-report.md.j2": {
+        "j.baseline.grew_after",  # ISO date
+        "r.baseline_short[0]",  # ISO dates
+        "r.baseline_short[Neg]",
+        "r.build_thresholds.baseline.describe()",  # our sentence
+        "r.thresholds.baseline.nights_before",  # int
         "item.periods",  # dates
         "r.thresholds.describe()",
         "r.start.date",
