@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from wheel_size.bisect.search import Bracket, plan
+from wheel_size.bisect.search import Plan, ends, plan
 from wheel_size.bisect.state import State
 
 __all__ = ["BisectDocument", "BracketJson", "BuildJson", "CulpritJson", "culprits", "to_json"]
@@ -61,36 +61,38 @@ class BisectDocument(TypedDict):
     rounds: int
 
 
-def _brackets(state: State) -> list[Bracket]:
+def _plan(state: State) -> Plan | None:
     sizes = state.sizes()
     order = state.window
     if len(order) < 2 or order[0] not in sizes or order[-1] not in sizes:
-        return []
+        return None
     skipped = {s for s in order if s not in sizes and state.failures(s) >= 2}
-    return list(plan(order, sizes, skipped, k=1, noise_bytes=state.noise_bytes).brackets)
+    return plan(order, sizes, skipped, k=1, noise_bytes=state.noise_bytes)
 
 
 def culprits(state: State) -> list[CulpritJson]:
     """The one-suspect brackets: commits whose build and their parent's show the step."""
     sizes, order = state.sizes(), state.window
     out: list[CulpritJson] = []
-    for b in _brackets(state):
-        if b.high - b.low == 1:
-            before, after = sizes[order[b.low]], sizes[order[b.high]]
-            out.append(
-                CulpritJson(
-                    sha=order[b.high],
-                    parent=order[b.low],
-                    size_before=before,
-                    size_after=after,
-                    delta_bytes=after - before,
-                )
+    found = _plan(state)
+    for b in found.culprits if found else ():
+        low, high = ends(b)
+        before, after = sizes[order[low]], sizes[order[high]]
+        out.append(
+            CulpritJson(
+                sha=order[high],
+                parent=order[low],
+                size_before=before,
+                size_after=after,
+                delta_bytes=after - before,
             )
+        )
     return out
 
 
 def to_json(state: State) -> BisectDocument:
     order = state.window
+    found = _plan(state)
     return BisectDocument(
         state=state.state,
         reason=state.reason,
@@ -105,13 +107,13 @@ def to_json(state: State) -> BisectDocument:
         culprits=culprits(state),
         brackets=[
             BracketJson(
-                first=order[b.low + 1],
-                last=order[b.high],
-                suspects=b.high - b.low,
-                delta_bytes=b.delta_bytes,
+                first=order[b.first_index + 1],
+                last=order[b.last_index + 1],
+                suspects=b.commits,
+                delta_bytes=b.delta,
             )
-            for b in _brackets(state)
-            if b.high - b.low > 1
+            for b in (found.brackets if found else ())
+            if not b.single
         ],
         builds=[
             BuildJson(

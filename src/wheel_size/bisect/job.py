@@ -1,13 +1,13 @@
 """One event's bisection from the stored nights: is there a jump at all, which commits are in
-the window, how wide the noise band is; then the rounds (:mod:`wheel_size.bisect.engine`)
-from a new state or the one kept in ``--state``.
+the window, how wide the noise band is (the rule of
+:func:`wheel_size.regressions.builds.bracket.noise_band`); then the rounds
+(:mod:`wheel_size.bisect.engine`) from a new state or the one kept in ``--state``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from itertools import pairwise
 from pathlib import Path
 
 from wheel_size.bisect.engine import Budget, Clock, advance
@@ -15,27 +15,11 @@ from wheel_size.bisect.ports import BuildTrigger
 from wheel_size.bisect.state import Event, State, load_state, save_state
 from wheel_size.errors import InputError
 from wheel_size.ports import Commits, GitHubFailure
+from wheel_size.regressions.builds.bracket import night_wobble, noise_band
 from wheel_size.regressions.window.compare import Night, fetch_window
-from wheel_size.series import SizePoint, Step, Thresholds, jump_on, previous_point
+from wheel_size.series import SizePoint, Thresholds, jump_on, previous_point
 
-__all__ = ["history_noise", "new_state", "run_rounds"]
-
-# Without quiet nights to learn from, a step smaller than this share of the jump does not
-# explain it (a 5 % wobble between builds of one commit is well above zip noise).
-FALLBACK_NOISE_SHARE = 0.05
-
-
-def history_noise(points: Sequence[SizePoint], date: dt.date, thresholds: Thresholds) -> int:
-    """The noise band: the largest change of a night that was not a jump before ``date``;
-    0 when there is none (the caller falls back to a share of the jump)."""
-    noise = 0
-    for before, after in pairwise(points):
-        if after.date >= date:
-            break
-        step = Step(before, after)
-        if not thresholds.crossed(step.delta_bytes, before.size_bytes):
-            noise = max(noise, abs(step.delta_bytes))
-    return noise
+__all__ = ["new_state", "run_rounds"]
 
 
 def _night(point: SizePoint) -> Night:
@@ -70,10 +54,8 @@ def new_state(
     except GitHubFailure as exc:
         raise exc.saying(f"listing the commits of {event.describe()}") from None
     noise = noise_bytes
-    if noise is None:
-        noise = history_noise(points, date, thresholds) or int(
-            abs(step.delta_bytes) * FALLBACK_NOISE_SHARE
-        )
+    if noise is None:  # the same band as the brackets of existing builds (one rule)
+        noise = noise_band(step.delta_bytes, night_wobble(points, date))
     state = State(event, [], noise)
     # "head": the nightlies name no base SHA, so their own commits are the window's ends
     # (a nightly built straight from the branch it watches); builds decide all the same.

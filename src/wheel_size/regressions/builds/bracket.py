@@ -7,8 +7,10 @@ and the first build at the new one: those commits form a :class:`Bracket`. A com
 outside every bracket sits between two builds whose sizes agree within the noise band: its
 :class:`Coverage` names them. Failed builds (no size) are listed, never used as a size.
 
-Pure and import-light on purpose: ``investigate`` reads statuses from it and the bisection
-(``wheel_size.bisect``) reads the brackets to choose what to build next.
+This is the one place that says what a step is (issue 28 builds it once): ``investigate``
+reads statuses from it, and the bisection (``wheel_size.bisect.search``) reads the same
+brackets, with the same noise band (:func:`noise_band`), to choose what to build next. Pure
+and import-light on purpose.
 
 Positions: ``-1`` is the window's base (the commit the night before was built from),
 ``0 .. n-1`` the window's commits; a build at position ``i`` measures the tree after
@@ -18,8 +20,14 @@ which at least one made the step.
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
 
 __all__ = [
     "BASE",
@@ -28,7 +36,17 @@ __all__ = [
     "BuildPoint",
     "Coverage",
     "bracket_steps",
+    "night_wobble",
+    "noise_band",
 ]
+
+#: Below this no two builds are told apart: zips of one commit built twice differ by
+#: timestamps and compression, and a log's "170.3 MB" is only ±0.05 MB.
+NOISE_FLOOR_BYTES = MB // 10
+#: A step smaller than this share of the night's jump does not explain the jump.
+NOISE_SHARE = 0.05
+#: The nights whose changes tell the history's own wobble.
+WOBBLE_NIGHTS = 14
 
 #: The position of the window's base (the night before's commit).
 BASE = -1
@@ -127,6 +145,32 @@ class BracketResult:
         """Some build inside the window told something the two nightlies did not."""
         n = len(self.coverage)
         return any(b.commits < n for b in self.brackets) or (not self.brackets and n > 0)
+
+
+def night_wobble(points: Sequence[SizePoint], date: dt.date, nights: int = WOBBLE_NIGHTS) -> int:
+    """The history's own night-to-night wobble before ``date``: three times the median
+    absolute change over the last ``nights`` nights (0 with fewer than three changes).
+
+    The median, not the largest change: one night just under the jump threshold (or a
+    reverted step) would otherwise widen the band over every real step of its size."""
+    before = [p for p in points if p.date < date][-(nights + 1) :]
+    steps = [abs(b.size_bytes - a.size_bytes) for a, b in itertools.pairwise(before)]
+    return 3 * int(statistics.median(steps)) if len(steps) >= 3 else 0
+
+
+def noise_band(
+    jump_bytes: int,
+    wobble: int = 0,
+    *,
+    floor_bytes: float = NOISE_FLOOR_BYTES,
+    share: float = NOISE_SHARE,
+) -> int:
+    """How far two builds may differ without a step between them: the largest of a floor
+    (what one commit built twice differs by), a share of the night's jump (a smaller step
+    does not explain it) and the history's wobble (:func:`night_wobble`). One rule for the
+    brackets of existing builds and for the bisection's own builds, so both call the same
+    change a step; nothing in it is fitted to a window."""
+    return int(max(floor_bytes, share * abs(jump_bytes), wobble))
 
 
 def _series(
