@@ -105,6 +105,7 @@ def run_bisect_step(
     from wheel_size.bisect.job import new_state
     from wheel_size.bisect.state import Event
     from wheel_size.bisect.view import comment_key, render_markdown
+    from wheel_size.github.checks import GitHubBuilds
     from wheel_size.github.comments import post_sticky_comment
     from wheel_size.github.dispatch import trigger_for
     from wheel_size.github.port import PyGithubPort
@@ -133,7 +134,8 @@ def run_bisect_step(
                 points = series.variant(variant) if series is not None else []
                 day = dt.date.fromisoformat(date)
                 repo = port.repository(repo_name)
-                state = new_state(event, points, day, thresholds, repo)
+                builds = GitHubBuilds(gh, repo_name)  # the builds that exist are read first
+                state = new_state(event, points, day, thresholds, repo, builds=builds)
             kept = state
             kept.issue = issue_numbers.get(f"jump/{variant}/{date}", kept.issue)
             keeper.save(kept)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from wheel_size.bisect.search import Plan, ends, plan
-from wheel_size.bisect.state import State
+from wheel_size.bisect.state import Build, State
 
 __all__ = ["BisectDocument", "BracketJson", "BuildJson", "CulpritJson", "culprits", "to_json"]
 
@@ -57,6 +57,7 @@ class BisectDocument(TypedDict):
     culprits: list[CulpritJson]
     brackets: list[BracketJson]
     builds: list[BuildJson]
+    existing_builds: list[BuildJson]  # found in the window before anything was built
     builds_spent: int
     rounds: int
 
@@ -90,6 +91,21 @@ def culprits(state: State) -> list[CulpritJson]:
     return out
 
 
+def _build_json(b: Build) -> BuildJson:
+    return BuildJson(
+        sha=b.sha,
+        run_id=b.run_id,
+        html_url=b.html_url,
+        size_bytes=b.size_bytes,
+        conclusion=b.conclusion,
+        status=b.status,
+        round=b.round,
+        attempt=b.attempt,
+        tag=b.tag,
+        note=b.note,
+    )
+
+
 def to_json(state: State) -> BisectDocument:
     order = state.window
     found = _plan(state)
@@ -115,21 +131,8 @@ def to_json(state: State) -> BisectDocument:
             for b in (found.brackets if found else ())
             if not b.single
         ],
-        builds=[
-            BuildJson(
-                sha=b.sha,
-                run_id=b.run_id,
-                html_url=b.html_url,
-                size_bytes=b.size_bytes,
-                conclusion=b.conclusion,
-                status=b.status,
-                round=b.round,
-                attempt=b.attempt,
-                tag=b.tag,
-                note=b.note,
-            )
-            for b in state.builds
-        ],
+        builds=[_build_json(b) for b in state.builds],
+        existing_builds=[_build_json(b) for b in state.existing],
         builds_spent=len(state.builds),
         rounds=state.rounds,
     )

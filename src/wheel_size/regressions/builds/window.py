@@ -13,7 +13,7 @@ two nightlies, go to :func:`~wheel_size.regressions.builds.bracket.bracket_steps
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from wheel_size.ports.builds import BuildDataUnavailable, BuildPort, BuildRun, RunListing
@@ -124,10 +124,13 @@ def read_window_builds(
     variant: str,
     artifact: str | None,
     options: BuildEvidenceOptions,
+    skip_events: Collection[str] = (),
 ) -> WindowBuilds:
     """Builds at ``commits`` (and at ``base_sha``) among the runs created from ``start`` to
-    ``end`` (inclusive, UTC days). Never raises for missing data: what could not be read
-    becomes a note."""
+    ``end`` (inclusive, UTC days); runs started by one of ``skip_events`` are left out (a
+    bisection's own dispatched runs carry the dispatched branch's tip as their commit, not
+    the commit they built). Never raises for missing data: what could not be read becomes
+    a note."""
     found = WindowBuilds()
     wanted = set(commits) | ({base_sha} if base_sha else set())
     if not wanted or not artifact:
@@ -138,7 +141,7 @@ def read_window_builds(
     for workflow in workflows:
         for listing in _listings(port, workflow, start, end, options, found):
             for run in listing.runs:
-                if run.head_sha in wanted:
+                if run.head_sha in wanted and run.event not in skip_events:
                     runs[run.id] = run
                     if _buildish(run, options, workflow is not None):
                         builders.add(run.id)
