@@ -60,7 +60,7 @@ def seed_existing(
                 size_bytes=point.size_bytes, note=f"existed: {point.source}",
             )
         )  # fmt: skip
-    state.existing.sort(key=state.window.index)
+    state.existing.sort(key=lambda b: state.window.index(b.sha))
     return found.notes
 
 
