@@ -8,21 +8,24 @@ workspace. A settled bisection is posted on its event's issue.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from wheel_size.action.inputs import action_input
+from wheel_size.bisect.document import as_bisection
 from wheel_size.bisect.engine import Budget
 from wheel_size.bisect.keep import Keeper
 from wheel_size.bisect.options import BisectOptions, TriggerOptions
+from wheel_size.bisect.state import Event
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
+from wheel_size.regressions.builds.bracket import Bisection
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "run_bisect_step"]
+__all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "bisection_reader", "run_bisect_step"]
 
 INPUTS = (
     "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern",
@@ -83,6 +86,40 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
     return NightlyBisect(options, state_dir, int(max_new))
 
 
+def _event(
+    bisect: NightlyBisect,
+    repo_name: str,
+    workflow: str,
+    naming: ArtifactNaming,
+    variant: str,
+    date: str,
+) -> Event:
+    options = bisect.options
+    return Event(
+        repo=repo_name, workflow=workflow, date=date, variant=variant, python=naming.python,
+        build_workflow=options.trigger.build_workflow, trigger=options.trigger.key,
+        artifact=naming.artifact(variant),
+    )  # fmt: skip
+
+
+def bisection_reader(
+    bisect: NightlyBisect, keeper: Keeper, *, repo_name: str, workflow: str, naming: ArtifactNaming
+) -> Callable[[str, dt.date], Bisection | None]:
+    """The kept bisection of an event (variant, night) as the issues read it, or None: the
+    issue's verdict says what a pending one builds, its statuses take the builds it made.
+    A state that cannot be read is left to the bisection step to say."""
+
+    def read(variant: str, date: dt.date) -> Bisection | None:
+        try:
+            event = _event(bisect, repo_name, workflow, naming, variant, date.isoformat())
+            state = keeper.load(event)
+        except WheelSizeError:
+            return None
+        return as_bisection(state) if state is not None else None
+
+    return read
+
+
 def run_bisect_step(
     bisect: NightlyBisect,
     keeper: Keeper,
@@ -103,7 +140,6 @@ def run_bisect_step(
     from wheel_size.bisect.document import to_json
     from wheel_size.bisect.engine import advance
     from wheel_size.bisect.job import new_state
-    from wheel_size.bisect.state import Event
     from wheel_size.bisect.view import comment_key, render_markdown
     from wheel_size.github.checks import GitHubBuilds
     from wheel_size.github.comments import post_sticky_comment
@@ -123,11 +159,7 @@ def run_bisect_step(
     port = PyGithubPort(gh)
     trigger = trigger_for(gh, repo_name, options.trigger)
     for variant, date in todo:
-        event = Event(
-            repo=repo_name, workflow=workflow, date=date, variant=variant, python=naming.python,
-            build_workflow=options.trigger.build_workflow, trigger=options.trigger.key,
-            artifact=naming.artifact(variant),
-        )  # fmt: skip
+        event = _event(bisect, repo_name, workflow, naming, variant, date)
         try:
             state = keeper.load(event)
             if state is None:

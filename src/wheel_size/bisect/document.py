@@ -11,8 +11,17 @@ from typing import TypedDict
 
 from wheel_size.bisect.search import Plan, ends, plan
 from wheel_size.bisect.state import Build, State
+from wheel_size.regressions.builds.bracket import Bisection, BuildPoint
 
-__all__ = ["BisectDocument", "BracketJson", "BuildJson", "CulpritJson", "culprits", "to_json"]
+__all__ = [
+    "BisectDocument",
+    "BracketJson",
+    "BuildJson",
+    "CulpritJson",
+    "as_bisection",
+    "culprits",
+    "to_json",
+]
 
 
 class CulpritJson(TypedDict):
@@ -104,6 +113,23 @@ def _build_json(b: Build) -> BuildJson:
         tag=b.tag,
         note=b.note,
     )
+
+
+def as_bisection(state: State) -> Bisection:
+    """The state as the analysis reads it (:class:`~wheel_size.regressions.builds.bracket.
+    Bisection`): the builds it made become points of the window's size series, so the
+    issue's statuses and verdict come from the same brackets (set in one place,
+    ``Investigation.settle``)."""
+    points = tuple(  # only finished builds: a failed one is said, never used as a size
+        BuildPoint(
+            b.sha, b.size_bytes if b.measured else None, b.conclusion, b.run_id,
+            b.html_url or "", f"bisection build, run {b.run_id}" if b.run_id else "bisection build",
+        )
+        for b in state.builds
+        if not b.in_flight
+    )  # fmt: skip
+    building = tuple(dict.fromkeys(b.sha for b in state.in_flight()))
+    return Bisection(state.state, points, building, state.reason)
 
 
 def to_json(state: State) -> BisectDocument:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from wheel_size.check.budget import CeilingBreach, Limits
 from wheel_size.errors import WheelSizeError
@@ -11,14 +12,21 @@ from wheel_size.nightly.options import NightlyOptions
 from wheel_size.ports import GitHubPort
 from wheel_size.track import TrackResult, report_title
 
+if TYPE_CHECKING:
+    from wheel_size.regressions.builds.attach import Bisections
+
 __all__ = ["run_nightly"]
 
 
 def run_nightly(
-    store: HistoryStore, options: NightlyOptions, github: GitHubPort | None
+    store: HistoryStore,
+    options: NightlyOptions,
+    github: GitHubPort | None,
+    bisections: Bisections | None = None,
 ) -> TrackResult:
     """One nightly run against ``store``; ``github`` may be None when nothing is collected
-    and no issue is opened.
+    and no issue is opened. ``bisections``: each event's bisection with builds, read by the
+    issues (their builds join the window's; a pending one is what the verdict says).
 
     The sizes are stored first (one commit); the regression issues come after, so a refused
     issue never costs the night: its error is kept in ``result.issue_error`` for the caller
@@ -66,7 +74,7 @@ def run_nightly(
         night_diff = night_contents(github, repository, options.evidence)
     builds = None
     if issues.builds.enabled:
-        builds = build_evidence_step(github, repository, issues.builds)
+        builds = build_evidence_step(github, repository, issues.builds, bisections)
     # contents first: the ranking uses them; then builds check the top candidates
     enrich = chain_enrichers(contents, builds)
     source = track_options.source

@@ -21,7 +21,12 @@ from wheel_size.ports.builds import (
     BuildRun,
     RunListing,
 )
-from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, bracket_steps
+from wheel_size.regressions.builds.bracket import (
+    Bisection,
+    BracketResult,
+    BuildPoint,
+    bracket_steps,
+)
 from wheel_size.regressions.builds.evidence import (
     BuildCache,
     BuildEvidenceOptions,
@@ -43,6 +48,7 @@ from wheel_size.render import render
 from wheel_size.series import MB
 
 __all__ = [
+    "Bisections",
     "attach_build_evidence",
     "build_evidence_enricher",
     "build_markdown",
@@ -141,6 +147,8 @@ def locate_builds(
         port, commits=commits, base_sha=base_sha, start=start, end=end,
         variant=event.variant, artifact=event.after.artifact, options=options,
     )  # fmt: skip
+    if inv.bisection is not None:  # the bisection's own builds: more points of the series
+        found.points.extend(inv.bisection.builds)
     jump = event.after.size_bytes - event.before.size_bytes
     night = "nightly of {}"
     base = (
@@ -209,16 +217,26 @@ class _SharedRuns:
         return self.port.parent_of(sha)
 
 
+#: The bisection of an event, by variant and night (None: none was started).
+Bisections = Callable[[str, dt.date], Bisection | None]
+
+
 def build_evidence_enricher(
-    port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
+    port: BuildPort,
+    options: BuildEvidenceOptions,
+    cache: BuildCache | None = None,
+    bisections: Bisections | None = None,
 ) -> Callable[[Investigation], Investigation]:
     """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`: the
-    window's builds located (:func:`locate_builds`), the statuses set from them."""
+    window's builds located (:func:`locate_builds`), with the builds of the event's
+    bisection when ``bisections`` knows one, the statuses set from them."""
     del cache  # the per-candidate answers are gone; the window's run listing is shared
     shared = _SharedRuns(port)
 
     def enrich(inv: Investigation) -> Investigation:
         event = inv.event
+        if bisections is not None and event.kind == "jump":
+            inv.bisection = bisections(event.variant, event.date)
         if not options.enabled or options.top <= 0 or event.kind != "jump" or not inv.candidates:
             inv.commit_url_template = options.commit_url_template
             return inv

@@ -31,6 +31,7 @@ from wheel_size.units import MB
 
 __all__ = [
     "BASE",
+    "Bisection",
     "Bracket",
     "BracketResult",
     "BuildPoint",
@@ -68,6 +69,24 @@ class BuildPoint:
     @property
     def measured(self) -> bool:
         return self.size_bytes is not None
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """A bisection with builds of one event, as the analysis reads it (kept by
+    :mod:`wheel_size.bisect`, converted there): the builds it made at the window's commits
+    (failed ones without a size) and the commits whose builds are still in flight. Its
+    builds are more points of the same size series: :func:`bracket_steps` draws the
+    brackets from them and the existing builds alike."""
+
+    state: str  # pending, done, gave-up
+    builds: tuple[BuildPoint, ...] = ()
+    building: tuple[str, ...] = ()
+    reason: str | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.state == "pending"
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
+    from wheel_size.regressions.builds.attach import Bisections
     from wheel_size.regressions.builds.evidence import BuildEvidenceOptions
 
 __all__ = [
@@ -134,15 +135,21 @@ def create_issues_for_night(
     return result
 
 
-def build_evidence_step(github: GitHubPort, repo: str, options: BuildEvidenceOptions) -> Enrich:
+def build_evidence_step(
+    github: GitHubPort,
+    repo: str,
+    options: BuildEvidenceOptions,
+    bisections: Bisections | None = None,
+) -> Enrich:
     """Per-commit build evidence (Method A) for the candidates of ``repo``'s events; one
-    cache for the whole run, so the variants of one night ask GitHub once."""
+    cache for the whole run, so the variants of one night ask GitHub once. ``bisections``:
+    the event's bisection with builds, when one was started (its builds join the window's)."""
     from wheel_size.regressions.builds.attach import build_evidence_enricher
 
     port = github.builds(
         repo, log_url_template=options.log_url_template, max_log_bytes=options.max_log_bytes
     )
-    return build_evidence_enricher(port, options)
+    return build_evidence_enricher(port, options, bisections=bisections)
 
 
 def chain_enrichers(*steps: Enrich | None) -> Enrich | None:
