@@ -19,7 +19,7 @@ from wheel_size.bisect.document import as_bisection
 from wheel_size.bisect.engine import Budget
 from wheel_size.bisect.keep import Keeper
 from wheel_size.bisect.options import BisectOptions, TriggerOptions
-from wheel_size.bisect.state import Event
+from wheel_size.bisect.state import Event, dump_state
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
 from wheel_size.regressions.builds.bracket import Bisection
 from wheel_size.series import SizeSeries, Thresholds
@@ -133,10 +133,13 @@ def run_bisect_step(
     series: SizeSeries | None,
     issue_numbers: Mapping[str, int],
     out: TextIO,
+    moved: list[dt.date] | None = None,
 ) -> list[str]:
     """Start or resume the bisection of each jump (variant, ISO date) and of every pending
     one the keeper holds; one line each for the log. A failure of one event is said and the
-    others go on; the states are kept (one write), then the first failure is raised."""
+    others go on; the states are kept (one write), then the first failure is raised.
+    ``moved`` receives the nights of the events with an issue whose bisection changed (their
+    issue's verdict is then synced again)."""
     from wheel_size.bisect.document import to_json
     from wheel_size.bisect.engine import advance
     from wheel_size.bisect.job import new_state
@@ -171,7 +174,10 @@ def run_bisect_step(
             kept = state
             kept.issue = issue_numbers.get(f"jump/{variant}/{date}", kept.issue)
             keeper.save(kept)
+            before = dump_state(kept)
             advance(kept, trigger, options.budget, save=partial(keeper.save, kept))
+            if moved is not None and kept.issue is not None and dump_state(kept) != before:
+                moved.append(dt.date.fromisoformat(date))
             doc = to_json(kept)
             number = kept.issue
             if number is not None and kept.state != "pending" and kept.builds:

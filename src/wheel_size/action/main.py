@@ -12,6 +12,7 @@ library's options (:mod:`wheel_size.action.track_inputs`) and calls
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import sys
 from collections.abc import Mapping, MutableMapping, Sequence
@@ -162,6 +163,7 @@ class _TrackRun:
         from wheel_size.github.port import PyGithubPort
         from wheel_size.history.location import open_store
         from wheel_size.nightly import run_nightly
+        from wheel_size.nightly.run import refresh_issues
 
         inputs = track_inputs(env, self.workspace)
         options = inputs.nightly
@@ -176,7 +178,10 @@ class _TrackRun:
         ) as store:
             keeper, bisections = self._keeper(bisect, options, store)
             result = run_nightly(store, options, github, bisections)
-            bisect_error = self._bisect(bisect, options, result, github, keeper)
+            moved: list[dt.date] = []
+            bisect_error = self._bisect(bisect, options, result, github, keeper, moved)
+            if moved and bisections is not None:  # the issues' verdicts read the bisections
+                refresh_issues(store, options, github, result, sorted(set(moved)), bisections)
         # Stored: from here on every output is known, whatever fails next.
         self.publisher.stored(result)
         for warning in result.warnings:
@@ -244,6 +249,7 @@ class _TrackRun:
         result: TrackResult,
         github: Any,
         keeper: Keeper | None,
+        moved: list[dt.date],
     ) -> WheelSizeError | None:
         """Bisect the night's jumps with builds (``bisect-*`` inputs), once the night is
         stored; what fails is returned, to be said after the rest is published."""
@@ -265,6 +271,7 @@ class _TrackRun:
                 series=result.series,
                 issue_numbers=result.issues.events if result.issues is not None else {},
                 out=self.out,
+                moved=moved,
             )
         except WheelSizeError as exc:
             return exc

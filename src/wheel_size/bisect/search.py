@@ -49,7 +49,9 @@ def brackets(order: Sequence[str], sizes: Mapping[str, int], noise_bytes: int) -
     if not order:
         return []
     points = [BuildPoint(sha, size, "success") for sha, size in sizes.items()]
-    found = bracket_steps(order[1:], points, noise_bytes=noise_bytes, base_sha=order[0])
+    found = bracket_steps(
+        order[1:], points, noise_bytes=noise_bytes, base_sha=order[0], coverage=False
+    )
     return list(found.brackets)
 
 

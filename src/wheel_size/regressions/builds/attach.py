@@ -50,6 +50,7 @@ from wheel_size.series import MB
 __all__ = [
     "Bisections",
     "attach_build_evidence",
+    "bisection_enricher",
     "build_evidence_enricher",
     "build_markdown",
     "locate_builds",
@@ -253,5 +254,33 @@ def build_evidence_enricher(
         inv.brackets = result
         inv.build_requests = found.requests
         return attach_build_evidence(inv, verdicts, options)
+
+    return enrich
+
+
+class _NoListing(_SharedRuns):
+    """A port that lists no run (the window's builds were not asked for): only the
+    bisection's own builds are read."""
+
+    def __init__(self) -> None:
+        self.listings = {}
+
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        return RunListing((), 0, True)
+
+
+def bisection_enricher(bisections: Bisections) -> Callable[[Investigation], Investigation]:
+    """The builds of each event's bisection, without listing the window's other builds (the
+    build evidence is turned off): the same brackets and statuses, one place to set them.
+    An event without a bisection is left as it is."""
+    inner = build_evidence_enricher(_NoListing(), BuildEvidenceOptions(), bisections=bisections)
+
+    def enrich(inv: Investigation) -> Investigation:
+        event = inv.event
+        if event.kind != "jump" or bisections(event.variant, event.date) is None:
+            return inv
+        return inner(inv)
 
     return enrich

@@ -200,13 +200,13 @@ def _series(
     kind: str,
     base_sha: str | None,
 ) -> tuple[list[tuple[int, BuildPoint]], list[tuple[int, BuildPoint]]]:
-    """(measured points, failed builds) by position; one measured point per position (the
-    head anchor and the builds at the last commit agree or the later run wins)."""
+    """(measured points, failed builds) by position; one measured point per position: a
+    build where there is one (builds compare with builds: the nightly's own wheel may differ
+    from the build workflow's by version or flags), a nightly anchor only where there is
+    none."""
     where = {sha: i for i, sha in enumerate(commits)}
     measured: dict[int, BuildPoint] = {}
     failed: list[tuple[int, BuildPoint]] = []
-    if base is not None and base.measured:
-        measured[BASE] = base
     for build in builds:
         position = where.get(build.sha, BASE if base_sha and build.sha == base_sha else None)
         if position is None:
@@ -215,6 +215,8 @@ def _series(
             failed.append((position, build))
         elif build.kind == kind and position not in measured:
             measured[position] = build
+    if base is not None and base.measured:
+        measured.setdefault(BASE, base)
     if head is not None and head.measured and commits:
         measured.setdefault(len(commits) - 1, head)
     return sorted(measured.items(), key=lambda p: p[0]), sorted(failed, key=lambda p: p[0])
@@ -229,6 +231,7 @@ def bracket_steps(
     head: BuildPoint | None = None,
     kind: str = "artifact",
     base_sha: str | None = None,
+    coverage: bool = True,
 ) -> BracketResult:
     """Brackets of every step in the window and each commit's coverage.
 
@@ -243,7 +246,8 @@ def bracket_steps(
     A step is a build whose size leaves the current level by more than the noise (and the
     two builds' rounding); the level then becomes that size. Drift below the noise that
     adds up to a step is therefore found too, between the last build within the noise of
-    the old level and the first outside it.
+    the old level and the first outside it. ``coverage=False``: the brackets alone (the
+    bisection asks for them after every build, over windows of thousands of commits).
     """
     base_sha = base_sha or (base.sha if base is not None else None)
     points, failed = _series(commits, builds, base, head, kind, base_sha)
@@ -269,8 +273,8 @@ def bracket_steps(
             level = (position, point)
         previous = (position, point)
 
-    coverage = []
-    for i, sha in enumerate(commits):
+    covered: list[Coverage] = []
+    for i, sha in enumerate(commits if coverage else ()):
         below: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] < i]
         above: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] >= i]
         low_pos, low = below[-1] if below else (None, None)
@@ -278,7 +282,7 @@ def bracket_steps(
         inside = next(
             (k for k, b in enumerate(brackets) if b.first_index <= i <= b.last_index), None
         )
-        coverage.append(
+        covered.append(
             Coverage(
                 i,
                 sha,
@@ -290,4 +294,4 @@ def bracket_steps(
                 tuple(b for p, b in failed if p == i),
             )
         )
-    return BracketResult(tuple(brackets), tuple(coverage), tuple(failed), noise_bytes)
+    return BracketResult(tuple(brackets), tuple(covered), tuple(failed), noise_bytes)

@@ -365,6 +365,15 @@ def _bisecting(inv: Investigation, narrowed: list[Any]) -> dict[str, Any]:
     }
 
 
+def verdict_markdown(inv: Investigation) -> str | None:
+    """The verdict paragraph alone (``regression_verdict.md.j2``), as the issue shows it:
+    what an issue already open is given again when its bisection moved."""
+    found = verdict(inv)
+    if found is None:
+        return None
+    return render("regression_verdict.md.j2", verdict=found).strip()
+
+
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
 
 

@@ -73,6 +73,7 @@ def create_issues_for_night(
     enrich: Enrich | None = None,
     contents: Contents | None = None,
     result: SyncResult | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
     issue_cache: IssueCache | None = None,
     notes: list[InvestigationNote] | None = None,
 ) -> SyncResult:
@@ -115,6 +116,7 @@ def create_issues_for_night(
         night = alert_night(
             target, source, series, date, variants, settings, reproduce=reproduce,
             enrich=enrich, issue_cache=cache, on_issue=on_issue, contents=contents,
+            reverdict=reverdict,
         )  # fmt: skip
     except GitHubFailure as exc:  # reads; refused writes arrive as worded GitHubErrors already
         raise exc.saying(
@@ -199,6 +201,7 @@ def issues_after_track(
     series: SizeSeries | None = None,
     enrich: Enrich | None = None,
     contents: Contents | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
 ) -> SyncResult:
     """The regression-issue step for the nights ``track`` just stored, oldest first.
 
@@ -219,7 +222,7 @@ def issues_after_track(
         _issue_nights(
             options, store, github, nights, result, issue_cache, notes, settings=settings,
             repo=repo, naming=naming, variants=variants, workflow=workflow, series=series,
-            enrich=enrich, contents=contents,
+            enrich=enrich, contents=contents, reverdict=reverdict,
         )  # fmt: skip
     # A run killed between opening issues and pushing their notes left them undone: every
     # run (a rerun with no new night too) completes them from the issues' own markers.
@@ -286,6 +289,7 @@ def _issue_nights(
     series: SizeSeries | None,
     enrich: Enrich | None,
     contents: Contents | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
 ) -> None:
     """Open or follow the issues of each night, oldest first."""
     from wheel_size.series import load_series, lookback_days
@@ -322,6 +326,7 @@ def _issue_nights(
             result=result,
             issue_cache=issue_cache,
             notes=notes,
+            reverdict=reverdict,
         )
         opened_nights += len(result.created) > before
     if result.skipped:
