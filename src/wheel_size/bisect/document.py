@@ -125,7 +125,7 @@ def as_bisection(state: State) -> Bisection:
             b.sha, b.size_bytes if b.measured else None, b.conclusion, b.run_id,
             b.html_url or "", f"bisection build, run {b.run_id}" if b.run_id else "bisection build",
         )
-        for b in state.builds
+        for b in [*state.builds, *state.existing]  # its own builds first: they win
         if not b.in_flight
     )  # fmt: skip
     building = tuple(dict.fromkeys(b.sha for b in state.in_flight()))

@@ -144,9 +144,13 @@ def locate_builds(
     base_sha = window.compared[0] if window.compared else None
     start = event.before.date - dt.timedelta(days=1)
     end = event.after.date + dt.timedelta(days=options.created_slack_days)
+    # With a bisection, dispatched runs are its own (their head_sha is the dispatched
+    # branch's tip, not the commit they built): their sizes come from its state instead.
+    skip = ("workflow_dispatch",) if inv.bisection is not None else ()
     found = read_window_builds(
         port, commits=commits, base_sha=base_sha, start=start, end=end,
         variant=event.variant, artifact=event.after.artifact, options=options,
+        skip_events=skip,
     )  # fmt: skip
     if inv.bisection is not None:  # the bisection's own builds: more points of the series
         found.points.extend(inv.bisection.builds)
