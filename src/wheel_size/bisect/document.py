@@ -120,16 +120,19 @@ def as_bisection(state: State) -> Bisection:
     Bisection`): the builds it made become points of the window's size series, so the
     issue's statuses and verdict come from the same brackets (set in one place,
     ``Investigation.settle``)."""
-    points = tuple(  # only finished builds: a failed one is said, never used as a size
-        BuildPoint(
-            b.sha, b.size_bytes if b.measured else None, b.conclusion, b.run_id,
-            b.html_url or "", f"bisection build, run {b.run_id}" if b.run_id else "bisection build",
-        )
-        for b in [*state.builds, *state.existing]  # its own builds first: they win
+
+    def point(b: Build, source: str) -> BuildPoint:
+        size = b.size_bytes if b.measured else None
+        return BuildPoint(b.sha, size, b.conclusion, b.run_id, b.html_url or "", source)
+
+    made = tuple(  # only finished builds: a failed one is said, never used as a size
+        point(b, f"bisection build, run {b.run_id}" if b.run_id else "bisection build")
+        for b in state.builds
         if not b.in_flight
-    )  # fmt: skip
+    )
+    existing = tuple(point(b, f"build of run {b.run_id}") for b in state.existing)
     building = tuple(dict.fromkeys(b.sha for b in state.in_flight()))
-    return Bisection(state.state, points, building, state.reason)
+    return Bisection(state.state, made, building, state.reason, existing)
 
 
 def to_json(state: State) -> BisectDocument:

@@ -153,7 +153,7 @@ def locate_builds(
         skip_events=skip,
     )  # fmt: skip
     if inv.bisection is not None:  # the bisection's own builds: more points of the series
-        found.points.extend(inv.bisection.builds)
+        found.points.extend(inv.bisection.points)
     jump = event.after.size_bytes - event.before.size_bytes
     night = "nightly of {}"
     base = (

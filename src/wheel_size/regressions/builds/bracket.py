@@ -80,9 +80,15 @@ class Bisection:
     brackets from them and the existing builds alike."""
 
     state: str  # pending, done, gave-up
-    builds: tuple[BuildPoint, ...] = ()
+    builds: tuple[BuildPoint, ...] = ()  # the builds it started, finished
     building: tuple[str, ...] = ()
     reason: str | None = None
+    existing: tuple[BuildPoint, ...] = ()  # builds that existed before it, which it read
+
+    @property
+    def points(self) -> tuple[BuildPoint, ...]:
+        """Every size it knows, its own builds first."""
+        return (*self.builds, *self.existing)
 
     @property
     def pending(self) -> bool:
