@@ -2,8 +2,11 @@
 start the next round; stop when done, when the budgets are spent, or before waiting past
 the call's wait (the state says ``pending`` and the next call resumes).
 
-Round 1 builds the window's two ends (the nightlies' base commits: the build workflow's
-own sizes there, which the nightly's may not equal) and K commits splitting the window.
+The builds that already existed in the window (``State.existing``, read when the bisection
+started: :func:`wheel_size.bisect.job.seed_existing`) are sizes like its own, so the
+brackets narrow before anything is built. Round 1 builds the window's two ends where no
+build exists there (the nightlies' base commits: the build workflow's own sizes there,
+which the nightly's may not equal) and K commits cutting the widest stretches left.
 A failed build is retried once at once (same round), then skipped like ``git bisect skip``;
 a run that never finishes is cancelled after the time per build. A problem every build
 would have (no run appears, no artifact of the variant's name) ends the bisection at
