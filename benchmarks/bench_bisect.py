@@ -24,7 +24,7 @@ from simfarm import FakeClock, SimFarm  # noqa: E402
 
 from wheel_size.bisect.document import to_json  # noqa: E402
 from wheel_size.bisect.engine import Budget, advance  # noqa: E402
-from wheel_size.bisect.state import Event, State  # noqa: E402
+from wheel_size.bisect.state import Build, Event, State  # noqa: E402
 
 MB = 1 << 20
 EVENT = Event("o/r", "n.yml", "2025-10-11", "cuda12_8", "py3_12", "b.yml", "dispatch:sha@main",
@@ -41,7 +41,15 @@ def ceil_log(n: int, k: int) -> int:
     return rounds
 
 
-def one(rng: random.Random, n: int, k: int, steps: int, fail_share: float) -> dict[str, float]:
+def one(
+    rng: random.Random,
+    n: int,
+    k: int,
+    steps: int,
+    fail_share: float,
+    existing: float = 0.0,
+    pick: random.Random | None = None,
+) -> dict[str, float]:
     order = [f"{i:040x}" for i in range(n + 1)]
     at = sorted(rng.sample(range(1, n + 1), steps))
     sizes, size = {}, 900 * MB
@@ -51,6 +59,10 @@ def one(rng: random.Random, n: int, k: int, steps: int, fail_share: float) -> di
     broken = {sha for sha in order[1:-1] if rng.random() < fail_share}
     farm = SimFarm(lambda sha: None if sha in broken else sizes[sha])
     state = State(EVENT, order, MB // 2)
+    # Builds that exist before the bisection (issue 28): a share of the commits, anywhere.
+    for i in sorted((pick or rng).sample(range(n + 1), round(existing * (n + 1)))):
+        state.existing.append(Build(order[i], 0, 0, "", 0.0, "completed", conclusion="success",
+                                    size_bytes=sizes[order[i]]))  # fmt: skip
     budget = Budget(builds_per_round=k, max_builds=10_000, max_rounds=100, wait=1e12,
                     poll_interval=1.0)  # fmt: skip
     advance(state, farm, budget, clock=FakeClock())
@@ -86,6 +98,28 @@ def search_table() -> list[str]:
                     f"{statistics.mean(builds):.1f} / {max(builds):.0f} "
                     f"({runs[0]['bound']:.0f}) | "
                     f"{max(r['rounds'] for r in runs):.0f} ({runs[0]['round_bound']:.0f}) |"
+                )
+    return lines
+
+
+def seeded_table() -> list[str]:
+    """The same windows with and without builds that already exist (a share of the
+    commits): builds spent, and whether the culprits stay exact."""
+    lines = [
+        "| N | K | steps | existing builds | exact | builds mean / max (bound) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n in (50, 200, 1000):
+        for steps in (1, 2):
+            for share in (0.0, 0.02, 0.05, 0.1):
+                rng = random.Random(BLIND_SEED + 7 * n + steps)  # same windows for each share
+                pick = random.Random(BLIND_SEED - n)
+                runs = [one(rng, n, 3, steps, 0.0, share, pick) for _ in range(WINDOWS // 3)]
+                builds = [r["builds"] for r in runs]
+                lines.append(
+                    f"| {n} | 3 | {steps} | {share:.0%} | "
+                    f"{sum(r['exact'] for r in runs) / len(runs):.1%} | "
+                    f"{statistics.mean(builds):.1f} / {max(builds):.0f} ({runs[0]['bound']:.0f}) |"
                 )
     return lines
 
@@ -128,6 +162,7 @@ def main() -> None:
     start = time.perf_counter()
     print("\n".join(search_table()))
     print(f"\n({time.perf_counter() - start:.1f} s for the search table)\n")
+    print("\n".join(seeded_table()) + "\n")
     print("\n".join(requests_table()))
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from action_runner import run_action, runner_env
 from fakegithub import FakeGitHub
 from fakegithub.dispatch import add_farm
@@ -110,3 +112,42 @@ def test_a_run_starts_at_most_bisect_max_events(fake_github: FakeGitHub, tmp_pat
     assert "bisect cuda12_8 2025-10-11: not started (bisect-max-events: 1 a run)" in res.stdout
     assert "bisect cuda12_8 2025-10-12: pending" in res.stdout
     assert {d["inputs"]["sha"] for d in farm.dispatched} == {world.main[4], world.main[5]}
+
+
+def _verdict(fake: FakeGitHub) -> str:
+    issue = next(i for i in fake.repo("pytorch/pytorch").issues if "2025-10-11" in i.title)
+    shown = [line for line in issue.body.splitlines() if not line.startswith("<!--")]
+    return "\n".join(shown[:5])  # the first five lines a reader sees
+
+
+@pytest.mark.parametrize("evidence", ["false", "true"])
+def test_the_issue_verdict_follows_the_bisection(
+    fake_github: FakeGitHub, tmp_path: Path, evidence: str
+) -> None:
+    """Issue 28 item 3: while the bisection is pending, the issue's first lines say where the
+    step lies and what is building; once done, its culprit is the verdict — with the
+    window's builds listed too (build evidence on) or the bisection's builds alone (off)."""
+    world = make_nightly_repo(tmp_path, fake_github)
+    wf = fake_github.repo("pytorch/pytorch").add_workflow(name="build")
+    sizes = {world.main[2]: 850 * MB, world.main[3]: 854 * MB, world.main[4]: 854 * MB}
+    add_farm(fake_github, wf, size=lambda sha: sizes[sha], list_after=2, steps=3)
+    inputs = _inputs(**{
+        "bisect-build-workflow": "build.yml", "bisect-dispatch-input": "sha",
+        "bisect-state": "bisect-states", "to": "2025-10-11", "build-evidence": evidence,
+        "build-evidence-workflows": "build.yml",
+    })  # fmt: skip
+    env = runner_env(fake_github, tmp_path, inputs, extra=FAST)
+    kept = tmp_path / "workspace" / "bisect-states" / "cuda12_8-2025-10-11.json"
+    verdicts = []
+    for _ in range(30):
+        res = run_action(env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        verdicts.append(_verdict(fake_github))
+        if json.loads(kept.read_text())["state"] != "pending":
+            break
+        env.update({"INPUT_FROM": "2025-10-11", "INPUT_TO": "2025-10-11"})
+
+    assert "**Verdict: the step lies between `" in verdicts[0], verdicts[0]
+    assert "building `" in verdicts[0]
+    assert f"**Verdict: caused by `{world.main[3][:12]}`" in verdicts[-1], verdicts[-1]
+    assert "CONFIRMED by bisection" in verdicts[-1]

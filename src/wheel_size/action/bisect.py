@@ -8,21 +8,24 @@ workspace. A settled bisection is posted on its event's issue.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from wheel_size.action.inputs import action_input
+from wheel_size.bisect.document import as_bisection
 from wheel_size.bisect.engine import Budget
 from wheel_size.bisect.keep import Keeper
 from wheel_size.bisect.options import BisectOptions, TriggerOptions
+from wheel_size.bisect.state import Event, dump_state
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
+from wheel_size.regressions.builds.bracket import Bisection
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "run_bisect_step"]
+__all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "bisection_reader", "run_bisect_step"]
 
 INPUTS = (
     "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern",
@@ -83,6 +86,40 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
     return NightlyBisect(options, state_dir, int(max_new))
 
 
+def _event(
+    bisect: NightlyBisect,
+    repo_name: str,
+    workflow: str,
+    naming: ArtifactNaming,
+    variant: str,
+    date: str,
+) -> Event:
+    options = bisect.options
+    return Event(
+        repo=repo_name, workflow=workflow, date=date, variant=variant, python=naming.python,
+        build_workflow=options.trigger.build_workflow, trigger=options.trigger.key,
+        artifact=naming.artifact(variant),
+    )  # fmt: skip
+
+
+def bisection_reader(
+    bisect: NightlyBisect, keeper: Keeper, *, repo_name: str, workflow: str, naming: ArtifactNaming
+) -> Callable[[str, dt.date], Bisection | None]:
+    """The kept bisection of an event (variant, night) as the issues read it, or None: the
+    issue's verdict says what a pending one builds, its statuses take the builds it made.
+    A state that cannot be read is left to the bisection step to say."""
+
+    def read(variant: str, date: dt.date) -> Bisection | None:
+        try:
+            event = _event(bisect, repo_name, workflow, naming, variant, date.isoformat())
+            state = keeper.load(event)
+        except WheelSizeError:
+            return None
+        return as_bisection(state) if state is not None else None
+
+    return read
+
+
 def run_bisect_step(
     bisect: NightlyBisect,
     keeper: Keeper,
@@ -96,15 +133,18 @@ def run_bisect_step(
     series: SizeSeries | None,
     issue_numbers: Mapping[str, int],
     out: TextIO,
+    moved: list[dt.date] | None = None,
 ) -> list[str]:
     """Start or resume the bisection of each jump (variant, ISO date) and of every pending
     one the keeper holds; one line each for the log. A failure of one event is said and the
-    others go on; the states are kept (one write), then the first failure is raised."""
+    others go on; the states are kept (one write), then the first failure is raised.
+    ``moved`` receives the nights of the events with an issue whose bisection changed (their
+    issue's verdict is then synced again)."""
     from wheel_size.bisect.document import to_json
     from wheel_size.bisect.engine import advance
     from wheel_size.bisect.job import new_state
-    from wheel_size.bisect.state import Event
     from wheel_size.bisect.view import comment_key, render_markdown
+    from wheel_size.github.checks import GitHubBuilds
     from wheel_size.github.comments import post_sticky_comment
     from wheel_size.github.dispatch import trigger_for
     from wheel_size.github.port import PyGithubPort
@@ -122,22 +162,22 @@ def run_bisect_step(
     port = PyGithubPort(gh)
     trigger = trigger_for(gh, repo_name, options.trigger)
     for variant, date in todo:
-        event = Event(
-            repo=repo_name, workflow=workflow, date=date, variant=variant, python=naming.python,
-            build_workflow=options.trigger.build_workflow, trigger=options.trigger.key,
-            artifact=naming.artifact(variant),
-        )  # fmt: skip
+        event = _event(bisect, repo_name, workflow, naming, variant, date)
         try:
             state = keeper.load(event)
             if state is None:
                 points = series.variant(variant) if series is not None else []
                 day = dt.date.fromisoformat(date)
                 repo = port.repository(repo_name)
-                state = new_state(event, points, day, thresholds, repo)
+                builds = GitHubBuilds(gh, repo_name)  # the builds that exist are read first
+                state = new_state(event, points, day, thresholds, repo, builds=builds)
             kept = state
             kept.issue = issue_numbers.get(f"jump/{variant}/{date}", kept.issue)
             keeper.save(kept)
+            before = dump_state(kept)
             advance(kept, trigger, options.budget, save=partial(keeper.save, kept))
+            if moved is not None and kept.issue is not None and dump_state(kept) != before:
+                moved.append(dt.date.fromisoformat(date))
             doc = to_json(kept)
             number = kept.issue
             if number is not None and kept.state != "pending" and kept.builds:

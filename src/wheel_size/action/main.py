@@ -12,6 +12,7 @@ library's options (:mod:`wheel_size.action.track_inputs`) and calls
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import sys
 from collections.abc import Mapping, MutableMapping, Sequence
@@ -35,8 +36,10 @@ from wheel_size.trust import use_system_trust_store
 
 if TYPE_CHECKING:
     from wheel_size.action.bisect import NightlyBisect
+    from wheel_size.bisect.keep import Keeper
     from wheel_size.history.store import HistoryStore
     from wheel_size.nightly import NightlyOptions
+    from wheel_size.regressions.builds.attach import Bisections
     from wheel_size.track import TrackResult
 
 __all__ = ["main"]
@@ -160,6 +163,7 @@ class _TrackRun:
         from wheel_size.github.port import PyGithubPort
         from wheel_size.history.location import open_store
         from wheel_size.nightly import run_nightly
+        from wheel_size.nightly.run import refresh_issues
 
         inputs = track_inputs(env, self.workspace)
         options = inputs.nightly
@@ -172,8 +176,12 @@ class _TrackRun:
         with open_store(
             inputs.store, repository=options.track.source.repository, token=token, environ=env
         ) as store:
-            result = run_nightly(store, options, github)
-            bisect_error = self._bisect(bisect, options, result, github, store)
+            keeper, bisections = self._keeper(bisect, options, store)
+            result = run_nightly(store, options, github, bisections)
+            moved: list[dt.date] = []
+            bisect_error = self._bisect(bisect, options, result, github, keeper, moved)
+            if moved and bisections is not None:  # the issues' verdicts read the bisections
+                refresh_issues(store, options, github, result, sorted(set(moved)), bisections)
         # Stored: from here on every output is known, whatever fails next.
         self.publisher.stored(result)
         for warning in result.warnings:
@@ -215,28 +223,42 @@ class _TrackRun:
         state_dir = workspace.output("bisect-state", where, directory=True) if where else None
         return bisect_inputs(self.env, state_dir)
 
+    def _keeper(
+        self, bisect: NightlyBisect | None, options: NightlyOptions, store: HistoryStore
+    ) -> tuple[Keeper | None, Bisections | None]:
+        """Where the bisections are kept, and the reader the issues use to show them."""
+        if bisect is None:
+            return None, None
+        from wheel_size.action.bisect import bisection_reader
+        from wheel_size.bisect.keep import DirectoryKeeper, StoreKeeper
+
+        keeper: Keeper = (
+            StoreKeeper(store) if bisect.state_dir is None else DirectoryKeeper(bisect.state_dir)
+        )
+        track = options.track
+        reader = bisection_reader(
+            bisect, keeper, repo_name=track.source.repository,
+            workflow=str(track.source.workflow), naming=track.naming,
+        )  # fmt: skip
+        return keeper, reader
+
     def _bisect(
         self,
         bisect: NightlyBisect | None,
         options: NightlyOptions,
         result: TrackResult,
         github: Any,
-        store: HistoryStore,
+        keeper: Keeper | None,
+        moved: list[dt.date],
     ) -> WheelSizeError | None:
         """Bisect the night's jumps with builds (``bisect-*`` inputs), once the night is
         stored; what fails is returned, to be said after the rest is published."""
-        if bisect is None:
+        if bisect is None or keeper is None:
             return None
         from wheel_size.action.bisect import run_bisect_step
-        from wheel_size.bisect.keep import DirectoryKeeper, StoreKeeper
 
         track = options.track
         try:
-            keeper = (
-                StoreKeeper(store)
-                if bisect.state_dir is None
-                else DirectoryKeeper(bisect.state_dir)
-            )
             run_bisect_step(
                 bisect,
                 keeper,
@@ -249,6 +271,7 @@ class _TrackRun:
                 series=result.series,
                 issue_numbers=result.issues.events if result.issues is not None else {},
                 out=self.out,
+                moved=moved,
             )
         except WheelSizeError as exc:
             return exc

@@ -2,8 +2,11 @@
 start the next round; stop when done, when the budgets are spent, or before waiting past
 the call's wait (the state says ``pending`` and the next call resumes).
 
-Round 1 builds the window's two ends (the nightlies' base commits: the build workflow's
-own sizes there, which the nightly's may not equal) and K commits splitting the window.
+The builds that already existed in the window (``State.existing``, read when the bisection
+started: :func:`wheel_size.bisect.job.seed_existing`) are sizes like its own, so the
+brackets narrow before anything is built. Round 1 builds the window's two ends where no
+build exists there (the nightlies' base commits: the build workflow's own sizes there,
+which the nightly's may not equal) and K commits cutting the widest stretches left.
 A failed build is retried once at once (same round), then skipped like ``git bisect skip``;
 a run that never finishes is cancelled after the time per build. A problem every build
 would have (no run appears, no artifact of the variant's name) ends the bisection at
@@ -19,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Protocol
 
 from wheel_size.bisect.ports import BuildTrigger, RunView, Started
-from wheel_size.bisect.search import Plan, plan, split_points
+from wheel_size.bisect.search import Plan, ends, plan, spread_points
 from wheel_size.bisect.state import NO_ARTIFACT, NO_RUN, TIMED_OUT, Build, State
 from wheel_size.ports import GitHubFailure
 from wheel_size.units import format_size
@@ -127,13 +130,13 @@ def _fatal(state: State) -> str | None:
 def _settle(state: State, found: Plan) -> None:
     order = state.window
     if found.unsettled:
-        first = found.unsettled[0]
+        low, high = ends(found.unsettled[0])
         _give_up(
             state,
-            f"the step between {order[first.low][:12]} and {order[first.high][:12]} is not "
+            f"the step between {order[low][:12]} and {order[high][:12]} is not "
             "narrowed further: every commit that could split it failed to build",
         )
-    elif not found.brackets:
+    elif not found.culprits:
         _give_up(
             state,
             "the change is spread over several commits, none of them a step larger than "
@@ -165,7 +168,8 @@ def _next(state: State, budget: Budget) -> tuple[list[str], bool] | None:
             return None
     if not all(end in sizes for end in ends):
         usable = {i for i, sha in enumerate(order) if sha not in sizes and sha not in skipped}
-        points = split_points(0, len(order) - 1, budget.builds_per_round, usable)
+        known = [i for i, sha in enumerate(order) if sha in sizes]  # builds that existed
+        points = spread_points(known, len(order) - 1, budget.builds_per_round, usable)
         return [e for e in ends if e not in sizes] + [order[i] for i in points], True
     delta = sizes[ends[1]] - sizes[ends[0]]
     if abs(delta) <= state.noise_bytes:

@@ -1,45 +1,67 @@
 """One event's bisection from the stored nights: is there a jump at all, which commits are in
-the window, how wide the noise band is; then the rounds (:mod:`wheel_size.bisect.engine`)
-from a new state or the one kept in ``--state``.
+the window, how wide the noise band is (the rule of
+:func:`wheel_size.regressions.builds.bracket.noise_band`); then the rounds
+(:mod:`wheel_size.bisect.engine`) from a new state or the one kept in ``--state``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from itertools import pairwise
 from pathlib import Path
 
 from wheel_size.bisect.engine import Budget, Clock, advance
 from wheel_size.bisect.ports import BuildTrigger
-from wheel_size.bisect.state import Event, State, load_state, save_state
+from wheel_size.bisect.state import Build, Event, State, load_state, save_state
 from wheel_size.errors import InputError
 from wheel_size.ports import Commits, GitHubFailure
+from wheel_size.ports.builds import BuildPort
+from wheel_size.regressions.builds.bracket import night_wobble, noise_band
+from wheel_size.regressions.builds.evidence import BuildEvidenceOptions
+from wheel_size.regressions.builds.window import read_window_builds
 from wheel_size.regressions.window.compare import Night, fetch_window
-from wheel_size.series import SizePoint, Step, Thresholds, jump_on, previous_point
+from wheel_size.series import SizePoint, Thresholds, jump_on, previous_point
 
-__all__ = ["history_noise", "new_state", "run_rounds"]
-
-# Without quiet nights to learn from, a step smaller than this share of the jump does not
-# explain it (a 5 % wobble between builds of one commit is well above zip noise).
-FALLBACK_NOISE_SHARE = 0.05
-
-
-def history_noise(points: Sequence[SizePoint], date: dt.date, thresholds: Thresholds) -> int:
-    """The noise band: the largest change of a night that was not a jump before ``date``;
-    0 when there is none (the caller falls back to a share of the jump)."""
-    noise = 0
-    for before, after in pairwise(points):
-        if after.date >= date:
-            break
-        step = Step(before, after)
-        if not thresholds.crossed(step.delta_bytes, before.size_bytes):
-            noise = max(noise, abs(step.delta_bytes))
-    return noise
+__all__ = ["new_state", "run_rounds", "seed_existing"]
 
 
 def _night(point: SizePoint) -> Night:
     return Night(point.date.isoformat(), point.head_sha, point.base_sha, point.run_id)
+
+
+def seed_existing(
+    state: State,
+    port: BuildPort,
+    *,
+    start: dt.date,
+    end: dt.date,
+    branch: str | None = None,
+) -> list[str]:
+    """Read the build workflow's runs that already exist in the window (one listing of its
+    runs over ``start..end``, one of the artifact by name: issue 28 item 1) into
+    ``state.existing``, so the bracket narrows before anything is built. Only the build
+    workflow's own artifact sizes count (the bisection compares like with like); runs it
+    dispatched are left out (their commit is the dispatched branch's tip). Returns notes."""
+    options = BuildEvidenceOptions(workflows=(state.event.build_workflow,), branch=branch)
+    found = read_window_builds(
+        port, commits=state.window[1:], base_sha=state.window[0], start=start, end=end,
+        variant=state.event.variant, artifact=state.event.artifact, options=options,
+        skip_events=("workflow_dispatch",),
+    )  # fmt: skip
+    seen: set[str] = set()
+    for point in found.points:  # newest run first
+        if point.size_bytes is None or point.kind != "artifact" or point.sha in seen:
+            continue
+        seen.add(point.sha)
+        state.existing.append(
+            Build(
+                point.sha, 0, 0, "", 0.0, status="completed", run_id=point.run_id,
+                html_url=point.url or None, conclusion="success",
+                size_bytes=point.size_bytes, note=f"existed: {point.source}",
+            )
+        )  # fmt: skip
+    state.existing.sort(key=lambda b: state.window.index(b.sha))
+    return found.notes
 
 
 def new_state(
@@ -50,9 +72,13 @@ def new_state(
     commits: Commits,
     *,
     noise_bytes: int | None = None,
+    builds: BuildPort | None = None,
+    build_branch: str | None = None,
 ) -> State:
     """The state of a bisection not started yet: ``done`` at once when the night has no
-    jump (nothing is built), ``gave-up`` when the window holds no commit to build."""
+    jump (nothing is built), ``gave-up`` when the window holds no commit to build. With
+    ``builds``, the builds that already exist in the window are read first
+    (:func:`seed_existing`)."""
     step = jump_on(points, date, thresholds)
     if step is None:
         after = next((p for p in points if p.date == date), None)
@@ -70,10 +96,8 @@ def new_state(
     except GitHubFailure as exc:
         raise exc.saying(f"listing the commits of {event.describe()}") from None
     noise = noise_bytes
-    if noise is None:
-        noise = history_noise(points, date, thresholds) or int(
-            abs(step.delta_bytes) * FALLBACK_NOISE_SHARE
-        )
+    if noise is None:  # the same band as the brackets of existing builds (one rule)
+        noise = noise_band(step.delta_bytes, night_wobble(points, date))
     state = State(event, [], noise)
     # "head": the nightlies name no base SHA, so their own commits are the window's ends
     # (a nightly built straight from the branch it watches); builds decide all the same.
@@ -87,6 +111,10 @@ def new_state(
     if len(state.window) < 2:
         state.state = "gave-up"
         state.reason = "the window holds no commit: there is nothing to build"
+    elif builds is not None:
+        start = step.before.date - dt.timedelta(days=1)
+        end = step.after.date + dt.timedelta(days=BuildEvidenceOptions.created_slack_days)
+        seed_existing(state, builds, start=start, end=end, branch=build_branch)
     return state
 
 

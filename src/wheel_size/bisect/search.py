@@ -1,9 +1,12 @@
 """Where to build next: the pure search of a bisection over one window's commits.
 
 Input: the window's commits in order (index 0 is the older nightly's base, the last the
-newer one's), the sizes measured so far (sha → bytes) and the commits whose builds were
-given up on (``git bisect skip``). Consecutive measured commits whose sizes differ by more
-than the noise band hold one step between them: a *bracket*. A bracket of one suspect is a
+newer one's), the sizes measured so far (sha → bytes: the builds that already existed and
+those the bisection made) and the commits whose builds were given up on (``git bisect
+skip``). What a step is — a *bracket* between the last build at the old size and the first
+at the new one, with its noise band — is decided in one place,
+:func:`wheel_size.regressions.builds.bracket.bracket_steps`; this module only chooses the
+builds that split the brackets. A bracket of one suspect whose step exceeds the noise is a
 culprit; a larger one is split by K builds into K+1 parts of at most ⌈n/(K+1)⌉ suspects, so
 a window of N commits is settled in ⌈log_{K+1} N⌉ rounds. Two steps are two brackets.
 Nothing here knows GitHub, files or time.
@@ -15,21 +18,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-__all__ = ["Bracket", "Plan", "brackets", "plan", "split_points"]
+from wheel_size.regressions.builds.bracket import Bracket, BuildPoint, bracket_steps
+
+__all__ = ["Bracket", "Plan", "brackets", "ends", "plan", "split_points", "spread_points"]
 
 
-@dataclass(frozen=True)
-class Bracket:
-    """One step: the last measured commit at the old size (``low``) and the first at the
-    new size (``high``), as indices into the window; the culprit is in ``low+1 .. high``."""
-
-    low: int
-    high: int
-    delta_bytes: int
-
-    @property
-    def suspects(self) -> range:
-        return range(self.low + 1, self.high + 1)
+def ends(bracket: Bracket) -> tuple[int, int]:
+    """The bracket as indices into the bisection's order (base first): the last commit
+    measured at the old size and the first at the new one; the suspects are between."""
+    return bracket.first_index, bracket.last_index + 1
 
 
 @dataclass(frozen=True)
@@ -37,7 +34,7 @@ class Plan:
     """What the measurements settle and what to build next."""
 
     brackets: tuple[Bracket, ...]
-    culprits: tuple[Bracket, ...]  # brackets of exactly one suspect
+    culprits: tuple[Bracket, ...]  # brackets of exactly one suspect, a step above the noise
     unsettled: tuple[Bracket, ...]  # every commit that could split them was skipped
     builds: tuple[str, ...]  # commits to build next, window order
 
@@ -47,14 +44,15 @@ class Plan:
 
 
 def brackets(order: Sequence[str], sizes: Mapping[str, int], noise_bytes: int) -> list[Bracket]:
-    """The steps between consecutive measured commits larger than ``noise_bytes``."""
-    known = [i for i, sha in enumerate(order) if sha in sizes]
-    out = []
-    for low, high in pairwise(known):
-        delta = sizes[order[high]] - sizes[order[low]]
-        if abs(delta) > noise_bytes:
-            out.append(Bracket(low, high, delta))
-    return out
+    """The steps among the measured commits of ``order`` (its first entry is the base), as
+    :func:`~wheel_size.regressions.builds.bracket.bracket_steps` draws them."""
+    if not order:
+        return []
+    points = [BuildPoint(sha, size, "success") for sha, size in sizes.items()]
+    found = bracket_steps(
+        order[1:], points, noise_bytes=noise_bytes, base_sha=order[0], coverage=False
+    )
+    return list(found.brackets)
 
 
 def split_points(low: int, high: int, k: int, usable: Collection[int]) -> list[int]:
@@ -83,6 +81,23 @@ def split_points(low: int, high: int, k: int, usable: Collection[int]) -> list[i
     return sorted(chosen)
 
 
+def spread_points(known: Collection[int], last: int, k: int, usable: Collection[int]) -> list[int]:
+    """Up to ``k`` indices that cut the widest stretches between ``known`` indices (the
+    window's ends ``0`` and ``last`` always count as known): builds that existed before the
+    bisection already cut the window, so the first round splits what they left widest."""
+    marks = sorted(set(known) | {0, last})
+    shares = dict.fromkeys(pairwise(marks), 0)
+    for _ in range(k):  # one more cut to the stretch whose parts are still the widest
+        a, b = max(shares, key=lambda s: ((s[1] - s[0]) / (shares[s] + 1), -s[0]))
+        if (b - a) <= shares[(a, b)] + 1:
+            break
+        shares[(a, b)] += 1
+    chosen: list[int] = []
+    for (a, b), cuts in shares.items():
+        chosen.extend(split_points(a, b, cuts, set(usable) - set(chosen)))
+    return sorted(chosen)
+
+
 def plan(
     order: Sequence[str],
     sizes: Mapping[str, int],
@@ -91,17 +106,21 @@ def plan(
     k: int,
     noise_bytes: int,
 ) -> Plan:
-    """Brackets, culprits and the next builds for the measurements so far."""
+    """Brackets, culprits and the next builds for the measurements so far. A one-commit
+    bracket whose own change is within the noise (drift added up over several commits) is
+    no culprit and is not split further: the builds show no single step there."""
     found = brackets(order, sizes, noise_bytes)
     usable = {i for i, sha in enumerate(order) if sha not in sizes and sha not in skipped}
     culprits: list[Bracket] = []
     unsettled: list[Bracket] = []
     builds: list[str] = []
     for bracket in found:
-        if bracket.high - bracket.low == 1:
-            culprits.append(bracket)
+        low, high = ends(bracket)
+        if high - low == 1:
+            if abs(bracket.delta) > noise_bytes:
+                culprits.append(bracket)
             continue
-        points = split_points(bracket.low, bracket.high, k, usable)
+        points = split_points(low, high, k, usable)
         if not points:
             unsettled.append(bracket)
         builds.extend(order[i] for i in points)

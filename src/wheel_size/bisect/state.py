@@ -85,11 +85,16 @@ class State:
     builds: list[Build] = field(default_factory=list)
     reason: str | None = None  # why it gave up, one line
     issue: int | None = None  # the event's issue, where the result goes
+    # Builds of the build workflow that existed in the window before the bisection (read
+    # once when it starts): they narrow the bracket before anything is built, and are no
+    # build spent.
+    existing: list[Build] = field(default_factory=list)
 
     def sizes(self) -> dict[str, int]:
-        """The measured size of each commit built (its latest successful build)."""
+        """The measured size of each commit built (its latest successful build; one the
+        bisection made wins over one that existed)."""
         out: dict[str, int] = {}
-        for build in self.builds:
+        for build in [*self.existing, *self.builds]:
             if build.measured and build.size_bytes is not None:
                 out[build.sha] = build.size_bytes
         return out
@@ -111,6 +116,7 @@ class State:
             "reason": self.reason,
             "issue": self.issue,
             "builds": [asdict(b) for b in self.builds],
+            "existing": [asdict(b) for b in self.existing],
         }
 
 
@@ -181,10 +187,11 @@ def _parse(data: object) -> State:
         builds=[_build(b) for b in _field(data, "builds", list)],
         reason=_optional(data, "reason", str),
         issue=_optional(data, "issue", int),
+        existing=[_build(b) for b in _optional(data, "existing", list) or []],
     )
     if state.state not in ("pending", "done", "gave-up"):
         raise _Damaged(f"state {state.state!r} is unknown")
-    outside = [b.sha for b in state.builds if b.sha not in state.window]
+    outside = [b.sha for b in [*state.builds, *state.existing] if b.sha not in state.window]
     if outside:
         raise _Damaged(f"build of {outside[0][:12]} is outside its window")
     return state

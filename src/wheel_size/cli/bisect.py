@@ -143,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from wheel_size.dates import parse_date
     from wheel_size.errors import GitHubError, InputError
+    from wheel_size.github.checks import GitHubBuilds
     from wheel_size.github.client import connect
     from wheel_size.github.comments import post_sticky_comment
     from wheel_size.github.dispatch import trigger_for
@@ -209,8 +210,9 @@ def run(args: argparse.Namespace) -> int:
             points = SizeSeries(history, naming).variant(variant)
             repo = port.repository(args.repo)
             fresh = new_state(
-                event, points, date, thresholds, repo, noise_bytes=options.noise_bytes
-            )
+                event, points, date, thresholds, repo, noise_bytes=options.noise_bytes,
+                builds=GitHubBuilds(gh, args.repo),  # the builds that exist are read first
+            )  # fmt: skip
         else:
             event, fresh = kept.event, kept
         trigger = trigger_for(gh, args.repo, options.trigger)

@@ -9,9 +9,14 @@ Markdown or JSON.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+from typing import TYPE_CHECKING
 
 from wheel_size.cli.issue_options import add_evidence_options, add_investigation_options
 from wheel_size.cli.options import add_naming_options, add_store_options, add_threshold_options
+
+if TYPE_CHECKING:
+    from wheel_size.regressions.builds.attach import Bisections
 
 __all__ = ["configure_parser", "run"]
 
@@ -33,12 +38,17 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "or GITHUB_REPOSITORY)",
     )
     parser.add_argument("--workflow", metavar="ID_OR_FILE", help="only runs of this workflow")
+    parser.add_argument(
+        "--bisect-state",
+        metavar="FILE",
+        help="the --state file of 'wheel-size bisect' for this night: its builds join the "
+        "window's, and while it is pending the verdict says what it is building",
+    )
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
 
 def run(args: argparse.Namespace) -> int:
-    import datetime as dt
     import json
     import os
 
@@ -113,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
             f"{date.isoformat()} to compare with"
         )
     event = Event("jump", variant, date, before, after)
+    bisections = _bisections(args.bisect_state, variant, date)
 
     repo_name = args.repo or runs_that_night[0].repository or os.environ.get("GITHUB_REPOSITORY")
     if not repo_name:
@@ -132,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             inv = evidence_enricher(github, repo_name, evidence)(inv)
         inv.apply_content()  # rank again with the wheel contents, when they were read
         if builds.enabled:
-            inv = build_evidence_step(github, repo_name, builds)(inv)
+            inv = build_evidence_step(github, repo_name, builds, bisections)(inv)
         repo_url = repo.html_url
     except GitHubFailure as exc:
         raise exc.saying(
@@ -170,3 +181,27 @@ def reproduce_args(
     if getattr(args, "workflow", None):
         out += ["--workflow", str(args.workflow)]
     return tuple(out)
+
+
+def _bisections(path: str | None, variant: str, date: dt.date) -> Bisections | None:
+    """The bisection kept in ``--bisect-state``, refused when it is of another night."""
+    if not path:
+        return None
+    from pathlib import Path
+
+    from wheel_size.bisect.document import as_bisection
+    from wheel_size.bisect.state import parse_state
+    from wheel_size.errors import InputError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the bisection state ({exc})") from None
+    state = parse_state(text, path, None)
+    if (state.event.variant, state.event.date) != (variant, date.isoformat()):
+        raise InputError(
+            f"{path}: the bisection state is of {state.event.describe()}, not of "
+            f"{variant} on {date.isoformat()}"
+        )
+    found = as_bisection(state)
+    return lambda v, d: found if (v, d) == (variant, date) else None

@@ -147,6 +147,7 @@ class GitHubBuilds:
                     status=run.status,
                     conclusion=run.conclusion,
                     html_url=run.html_url or "",
+                    event=run.event or "",
                 )
             )
         return found
@@ -250,6 +251,7 @@ def _run_of(data: Any) -> BuildRun | None:
         status=data.get("status"),
         conclusion=data.get("conclusion"),
         html_url=str(data.get("html_url") or ""),
+        event=str(data.get("event") or ""),
     )
 
 

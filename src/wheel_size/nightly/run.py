@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from wheel_size.check.budget import CeilingBreach, Limits
 from wheel_size.errors import WheelSizeError
@@ -11,14 +14,24 @@ from wheel_size.nightly.options import NightlyOptions
 from wheel_size.ports import GitHubPort
 from wheel_size.track import TrackResult, report_title
 
-__all__ = ["run_nightly"]
+if TYPE_CHECKING:
+    from wheel_size.regressions.builds.attach import Bisections
+    from wheel_size.regressions.events import Event
+    from wheel_size.regressions.issues.sync import SyncResult
+    from wheel_size.track import TrackOptions
+
+__all__ = ["refresh_issues", "run_nightly"]
 
 
 def run_nightly(
-    store: HistoryStore, options: NightlyOptions, github: GitHubPort | None
+    store: HistoryStore,
+    options: NightlyOptions,
+    github: GitHubPort | None,
+    bisections: Bisections | None = None,
 ) -> TrackResult:
     """One nightly run against ``store``; ``github`` may be None when nothing is collected
-    and no issue is opened.
+    and no issue is opened. ``bisections``: each event's bisection with builds, read by the
+    issues (their builds join the window's; a pending one is what the verdict says).
 
     The sizes are stored first (one commit); the regression issues come after, so a refused
     issue never costs the night: its error is kept in ``result.issue_error`` for the caller
@@ -52,12 +65,41 @@ def run_nightly(
         result.ceiling_ack = options.limits.acknowledgement
     if issues is None or github is None:
         return result
+    try:
+        result.issues = _issue_step(
+            store, options, github, result, result.new_nights, bisections, track_options
+        )
+    except WheelSizeError as exc:
+        result.issue_error = exc
+    if result.issues is not None:
+        result.warnings += result.issues.warnings  # forged markers, named once each
+        if result.issues.created:
+            _with_new_causes(store, result, track_options.source.repository)
+    if track_options.dashboard and result.issues is not None and result.issues.created:
+        links = _issue_links(github, options, result.warnings)
+        tracking.relink_dashboard(store, result.reports, track_options, links)
+    return result
+
+
+def _issue_step(
+    store: HistoryStore,
+    options: NightlyOptions,
+    github: GitHubPort,
+    result: TrackResult,
+    nights: Sequence[dt.date],
+    bisections: Bisections | None,
+    track_options: TrackOptions,
+    reverdict: Callable[[Event], bool] | None = None,
+) -> SyncResult:
+    """The regression issues of ``nights``, with the content and build evidence asked for."""
     from wheel_size.regressions.issues.track_step import (
         build_evidence_step,
         chain_enrichers,
         issues_after_track,
     )
 
+    issues = options.issues
+    assert issues is not None
     repository = track_options.source.repository
     contents = night_diff = None
     if options.evidence.enabled:
@@ -67,35 +109,58 @@ def run_nightly(
         night_diff = night_contents(github, repository, options.evidence)
     builds = None
     if issues.builds.enabled:
-        builds = build_evidence_step(github, repository, issues.builds)
+        builds = build_evidence_step(github, repository, issues.builds, bisections)
+    elif bisections is not None:  # no window listing asked for: the bisection's builds alone
+        from wheel_size.regressions.builds.attach import bisection_enricher
+
+        builds = bisection_enricher(bisections)
     # contents first: the ranking uses them; then builds check the top candidates
     enrich = chain_enrichers(contents, builds)
     source = track_options.source
+    return issues_after_track(
+        issues,
+        store,
+        github,
+        nights,
+        repo=source.repository,
+        naming=track_options.naming,
+        variants=track_options.variants,
+        thresholds=track_options.thresholds,
+        workflow=source.workflow,
+        series=result.series,
+        enrich=enrich,
+        contents=night_diff,
+        reverdict=reverdict,
+    )
+
+
+def refresh_issues(
+    store: HistoryStore,
+    options: NightlyOptions,
+    github: GitHubPort,
+    result: TrackResult,
+    nights: Sequence[dt.date],
+    bisections: Bisections,
+) -> None:
+    """Sync the issues of ``nights`` again after their bisections moved (the bisection step
+    runs after the issues), so each issue's verdict says what its bisection is building or
+    confirmed. A failure is kept in ``result.issue_error`` like the first sync's."""
+    if options.issues is None or not nights:
+        return
     try:
-        result.issues = issues_after_track(
-            issues,
-            store,
-            github,
-            result.new_nights,
-            repo=source.repository,
-            naming=track_options.naming,
-            variants=track_options.variants,
-            thresholds=track_options.thresholds,
-            workflow=source.workflow,
-            series=result.series,
-            enrich=enrich,
-            contents=night_diff,
-        )
+        again = _issue_step(
+            store, options, github, result, nights, bisections, options.track,
+            reverdict=lambda event: event.kind == "jump" and event.date in nights,
+        )  # fmt: skip
     except WheelSizeError as exc:
-        result.issue_error = exc
-    if result.issues is not None:
-        result.warnings += result.issues.warnings  # forged markers, named once each
-        if result.issues.created:
-            _with_new_causes(store, result, source.repository)
-    if track_options.dashboard and result.issues is not None and result.issues.created:
-        links = _issue_links(github, options, result.warnings)
-        tracking.relink_dashboard(store, result.reports, track_options, links)
-    return result
+        result.issue_error = result.issue_error or exc
+        return
+    if result.issues is None:
+        result.issues = again
+        return
+    result.issues.updated += again.updated
+    result.issues.lines += again.lines
+    result.issues.warnings += again.warnings
 
 
 def _with_new_causes(store: HistoryStore, result: TrackResult, repository: str) -> None:

@@ -45,6 +45,7 @@ class BuildRun:
     status: str | None
     conclusion: str | None
     html_url: str
+    event: str = ""  # what started it: push, schedule, workflow_dispatch ("": not said)
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,10 @@ class Investigation:
     # builds/ sits above this module) and what reading the window's builds cost.
     brackets: Any = None
     build_requests: int = 0
+    # A bisection with builds of this event (a builds.bracket.Bisection, untyped for the
+    # same reason), when one was started: its builds join the window's, and the issue's
+    # verdict says what it is building while it is pending.
+    bisection: Any = None
     # sha -> builds.evidence.BuildVerdict (held untyped for the same reason): read by
     # :meth:`settle`, the one place a candidate's status is set from builds.
     build_verdicts: dict[str, Any] = field(default_factory=dict)

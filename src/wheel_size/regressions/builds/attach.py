@@ -21,7 +21,12 @@ from wheel_size.ports.builds import (
     BuildRun,
     RunListing,
 )
-from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, bracket_steps
+from wheel_size.regressions.builds.bracket import (
+    Bisection,
+    BracketResult,
+    BuildPoint,
+    bracket_steps,
+)
 from wheel_size.regressions.builds.evidence import (
     BuildCache,
     BuildEvidenceOptions,
@@ -43,7 +48,9 @@ from wheel_size.render import render
 from wheel_size.series import MB
 
 __all__ = [
+    "Bisections",
     "attach_build_evidence",
+    "bisection_enricher",
     "build_evidence_enricher",
     "build_markdown",
     "locate_builds",
@@ -137,10 +144,16 @@ def locate_builds(
     base_sha = window.compared[0] if window.compared else None
     start = event.before.date - dt.timedelta(days=1)
     end = event.after.date + dt.timedelta(days=options.created_slack_days)
+    # With a bisection, dispatched runs are its own (their head_sha is the dispatched
+    # branch's tip, not the commit they built): their sizes come from its state instead.
+    skip = ("workflow_dispatch",) if inv.bisection is not None else ()
     found = read_window_builds(
         port, commits=commits, base_sha=base_sha, start=start, end=end,
         variant=event.variant, artifact=event.after.artifact, options=options,
+        skip_events=skip,
     )  # fmt: skip
+    if inv.bisection is not None:  # the bisection's own builds: more points of the series
+        found.points.extend(inv.bisection.points)
     jump = event.after.size_bytes - event.before.size_bytes
     night = "nightly of {}"
     base = (
@@ -209,16 +222,26 @@ class _SharedRuns:
         return self.port.parent_of(sha)
 
 
+#: The bisection of an event, by variant and night (None: none was started).
+Bisections = Callable[[str, dt.date], Bisection | None]
+
+
 def build_evidence_enricher(
-    port: BuildPort, options: BuildEvidenceOptions, cache: BuildCache | None = None
+    port: BuildPort,
+    options: BuildEvidenceOptions,
+    cache: BuildCache | None = None,
+    bisections: Bisections | None = None,
 ) -> Callable[[Investigation], Investigation]:
     """An ``enrich`` step for :func:`~wheel_size.regressions.issues.alerts.alert_night`: the
-    window's builds located (:func:`locate_builds`), the statuses set from them."""
+    window's builds located (:func:`locate_builds`), with the builds of the event's
+    bisection when ``bisections`` knows one, the statuses set from them."""
     del cache  # the per-candidate answers are gone; the window's run listing is shared
     shared = _SharedRuns(port)
 
     def enrich(inv: Investigation) -> Investigation:
         event = inv.event
+        if bisections is not None and event.kind == "jump":
+            inv.bisection = bisections(event.variant, event.date)
         if not options.enabled or options.top <= 0 or event.kind != "jump" or not inv.candidates:
             inv.commit_url_template = options.commit_url_template
             return inv
@@ -235,5 +258,33 @@ def build_evidence_enricher(
         inv.brackets = result
         inv.build_requests = found.requests
         return attach_build_evidence(inv, verdicts, options)
+
+    return enrich
+
+
+class _NoListing(_SharedRuns):
+    """A port that lists no run (the window's builds were not asked for): only the
+    bisection's own builds are read."""
+
+    def __init__(self) -> None:
+        self.listings = {}
+
+    def runs_created(
+        self, workflow: str | None, created: str, branch: str | None, max_pages: int
+    ) -> RunListing:
+        return RunListing((), 0, True)
+
+
+def bisection_enricher(bisections: Bisections) -> Callable[[Investigation], Investigation]:
+    """The builds of each event's bisection, without listing the window's other builds (the
+    build evidence is turned off): the same brackets and statuses, one place to set them.
+    An event without a bisection is left as it is."""
+    inner = build_evidence_enricher(_NoListing(), BuildEvidenceOptions(), bisections=bisections)
+
+    def enrich(inv: Investigation) -> Investigation:
+        event = inv.event
+        if event.kind != "jump" or bisections(event.variant, event.date) is None:
+            return inv
+        return inner(inv)
 
     return enrich

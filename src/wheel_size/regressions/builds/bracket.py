@@ -7,8 +7,10 @@ and the first build at the new one: those commits form a :class:`Bracket`. A com
 outside every bracket sits between two builds whose sizes agree within the noise band: its
 :class:`Coverage` names them. Failed builds (no size) are listed, never used as a size.
 
-Pure and import-light on purpose: ``investigate`` reads statuses from it and the bisection
-(``wheel_size.bisect``) reads the brackets to choose what to build next.
+This is the one place that says what a step is (issue 28 builds it once): ``investigate``
+reads statuses from it, and the bisection (``wheel_size.bisect.search``) reads the same
+brackets, with the same noise band (:func:`noise_band`), to choose what to build next. Pure
+and import-light on purpose.
 
 Positions: ``-1`` is the window's base (the commit the night before was built from),
 ``0 .. n-1`` the window's commits; a build at position ``i`` measures the tree after
@@ -18,17 +20,34 @@ which at least one made the step.
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wheel_size.series import SizePoint
+from wheel_size.units import MB
+
 __all__ = [
     "BASE",
+    "Bisection",
     "Bracket",
     "BracketResult",
     "BuildPoint",
     "Coverage",
     "bracket_steps",
+    "night_wobble",
+    "noise_band",
 ]
+
+#: Below this no two builds are told apart: zips of one commit built twice differ by
+#: timestamps and compression, and a log's "170.3 MB" is only ±0.05 MB.
+NOISE_FLOOR_BYTES = MB // 10
+#: A step smaller than this share of the night's jump does not explain the jump.
+NOISE_SHARE = 0.05
+#: The nights whose changes tell the history's own wobble.
+WOBBLE_NIGHTS = 14
 
 #: The position of the window's base (the night before's commit).
 BASE = -1
@@ -50,6 +69,30 @@ class BuildPoint:
     @property
     def measured(self) -> bool:
         return self.size_bytes is not None
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """A bisection with builds of one event, as the analysis reads it (kept by
+    :mod:`wheel_size.bisect`, converted there): the builds it made at the window's commits
+    (failed ones without a size) and the commits whose builds are still in flight. Its
+    builds are more points of the same size series: :func:`bracket_steps` draws the
+    brackets from them and the existing builds alike."""
+
+    state: str  # pending, done, gave-up
+    builds: tuple[BuildPoint, ...] = ()  # the builds it started, finished
+    building: tuple[str, ...] = ()
+    reason: str | None = None
+    existing: tuple[BuildPoint, ...] = ()  # builds that existed before it, which it read
+
+    @property
+    def points(self) -> tuple[BuildPoint, ...]:
+        """Every size it knows, its own builds first."""
+        return (*self.builds, *self.existing)
+
+    @property
+    def pending(self) -> bool:
+        return self.state == "pending"
 
 
 @dataclass(frozen=True)
@@ -129,6 +172,32 @@ class BracketResult:
         return any(b.commits < n for b in self.brackets) or (not self.brackets and n > 0)
 
 
+def night_wobble(points: Sequence[SizePoint], date: dt.date, nights: int = WOBBLE_NIGHTS) -> int:
+    """The history's own night-to-night wobble before ``date``: three times the median
+    absolute change over the last ``nights`` nights (0 with fewer than three changes).
+
+    The median, not the largest change: one night just under the jump threshold (or a
+    reverted step) would otherwise widen the band over every real step of its size."""
+    before = [p for p in points if p.date < date][-(nights + 1) :]
+    steps = [abs(b.size_bytes - a.size_bytes) for a, b in itertools.pairwise(before)]
+    return 3 * int(statistics.median(steps)) if len(steps) >= 3 else 0
+
+
+def noise_band(
+    jump_bytes: int,
+    wobble: int = 0,
+    *,
+    floor_bytes: float = NOISE_FLOOR_BYTES,
+    share: float = NOISE_SHARE,
+) -> int:
+    """How far two builds may differ without a step between them: the largest of a floor
+    (what one commit built twice differs by), a share of the night's jump (a smaller step
+    does not explain it) and the history's wobble (:func:`night_wobble`). One rule for the
+    brackets of existing builds and for the bisection's own builds, so both call the same
+    change a step; nothing in it is fitted to a window."""
+    return int(max(floor_bytes, share * abs(jump_bytes), wobble))
+
+
 def _series(
     commits: Sequence[str],
     builds: Sequence[BuildPoint],
@@ -137,13 +206,13 @@ def _series(
     kind: str,
     base_sha: str | None,
 ) -> tuple[list[tuple[int, BuildPoint]], list[tuple[int, BuildPoint]]]:
-    """(measured points, failed builds) by position; one measured point per position (the
-    head anchor and the builds at the last commit agree or the later run wins)."""
+    """(measured points, failed builds) by position; one measured point per position: a
+    build where there is one (builds compare with builds: the nightly's own wheel may differ
+    from the build workflow's by version or flags), a nightly anchor only where there is
+    none."""
     where = {sha: i for i, sha in enumerate(commits)}
     measured: dict[int, BuildPoint] = {}
     failed: list[tuple[int, BuildPoint]] = []
-    if base is not None and base.measured:
-        measured[BASE] = base
     for build in builds:
         position = where.get(build.sha, BASE if base_sha and build.sha == base_sha else None)
         if position is None:
@@ -152,6 +221,8 @@ def _series(
             failed.append((position, build))
         elif build.kind == kind and position not in measured:
             measured[position] = build
+    if base is not None and base.measured:
+        measured.setdefault(BASE, base)
     if head is not None and head.measured and commits:
         measured.setdefault(len(commits) - 1, head)
     return sorted(measured.items(), key=lambda p: p[0]), sorted(failed, key=lambda p: p[0])
@@ -166,6 +237,7 @@ def bracket_steps(
     head: BuildPoint | None = None,
     kind: str = "artifact",
     base_sha: str | None = None,
+    coverage: bool = True,
 ) -> BracketResult:
     """Brackets of every step in the window and each commit's coverage.
 
@@ -180,7 +252,8 @@ def bracket_steps(
     A step is a build whose size leaves the current level by more than the noise (and the
     two builds' rounding); the level then becomes that size. Drift below the noise that
     adds up to a step is therefore found too, between the last build within the noise of
-    the old level and the first outside it.
+    the old level and the first outside it. ``coverage=False``: the brackets alone (the
+    bisection asks for them after every build, over windows of thousands of commits).
     """
     base_sha = base_sha or (base.sha if base is not None else None)
     points, failed = _series(commits, builds, base, head, kind, base_sha)
@@ -206,8 +279,8 @@ def bracket_steps(
             level = (position, point)
         previous = (position, point)
 
-    coverage = []
-    for i, sha in enumerate(commits):
+    covered: list[Coverage] = []
+    for i, sha in enumerate(commits if coverage else ()):
         below: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] < i]
         above: list[tuple[int | None, BuildPoint | None]] = [p for p in points if p[0] >= i]
         low_pos, low = below[-1] if below else (None, None)
@@ -215,7 +288,7 @@ def bracket_steps(
         inside = next(
             (k for k, b in enumerate(brackets) if b.first_index <= i <= b.last_index), None
         )
-        coverage.append(
+        covered.append(
             Coverage(
                 i,
                 sha,
@@ -227,4 +300,4 @@ def bracket_steps(
                 tuple(b for p, b in failed if p == i),
             )
         )
-    return BracketResult(tuple(brackets), tuple(coverage), tuple(failed), noise_bytes)
+    return BracketResult(tuple(brackets), tuple(covered), tuple(failed), noise_bytes)

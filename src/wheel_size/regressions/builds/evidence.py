@@ -41,6 +41,7 @@ from wheel_size.ports.builds import (
     BuildPort,
     BuildRun,
 )
+from wheel_size.regressions.builds.bracket import noise_band
 from wheel_size.regressions.builds.logs import DEFAULT_PATTERNS, LogSize, find_wheel_size
 from wheel_size.regressions.document import BuildVerdictDocument, MeasurementDocument
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
@@ -423,7 +424,7 @@ def _judge(
 ) -> BuildVerdict:
     delta = suspect.size_bytes - base.size_bytes
     slack = (suspect.resolution_bytes + base.resolution_bytes) // 2
-    noise = max(options.noise_mb * MB, options.noise_share * abs(jump))
+    noise = noise_band(jump, floor_bytes=options.noise_mb * MB, share=options.noise_share)
     said = (
         f"{suspect.source} measured {_mb(delta)} against its parent {_short(parent)} "
         f"({base.source}); the night moved {_mb(jump)}"

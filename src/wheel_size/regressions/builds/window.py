@@ -13,13 +13,13 @@ two nightlies, go to :func:`~wheel_size.regressions.builds.bracket.bracket_steps
 from __future__ import annotations
 
 import datetime as dt
-import itertools
-import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from wheel_size.ports.builds import BuildDataUnavailable, BuildPort, BuildRun, RunListing
 from wheel_size.regressions.builds.bracket import BracketResult, BuildPoint, Coverage
+from wheel_size.regressions.builds.bracket import night_wobble as history_noise
+from wheel_size.regressions.builds.bracket import noise_band as bracket_noise
 from wheel_size.regressions.builds.evidence import (
     _BUILDISH,
     BuildEvidenceOptions,
@@ -31,7 +31,6 @@ from wheel_size.regressions.builds.evidence import (
 )
 from wheel_size.regressions.builds.logs import LogSize, find_wheel_size
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
-from wheel_size.series import SizePoint
 from wheel_size.units import MB, in_mb
 
 __all__ = [
@@ -125,10 +124,13 @@ def read_window_builds(
     variant: str,
     artifact: str | None,
     options: BuildEvidenceOptions,
+    skip_events: Collection[str] = (),
 ) -> WindowBuilds:
     """Builds at ``commits`` (and at ``base_sha``) among the runs created from ``start`` to
-    ``end`` (inclusive, UTC days). Never raises for missing data: what could not be read
-    becomes a note."""
+    ``end`` (inclusive, UTC days); runs started by one of ``skip_events`` are left out (a
+    bisection's own dispatched runs carry the dispatched branch's tip as their commit, not
+    the commit they built). Never raises for missing data: what could not be read becomes
+    a note."""
     found = WindowBuilds()
     wanted = set(commits) | ({base_sha} if base_sha else set())
     if not wanted or not artifact:
@@ -139,7 +141,7 @@ def read_window_builds(
     for workflow in workflows:
         for listing in _listings(port, workflow, start, end, options, found):
             for run in listing.runs:
-                if run.head_sha in wanted:
+                if run.head_sha in wanted and run.event not in skip_events:
                     runs[run.id] = run
                     if _buildish(run, options, workflow is not None):
                         builders.add(run.id)
@@ -221,14 +223,6 @@ def _fallback(
                               job.html_url, f"log of job {job.name}", "wheel",
                               size.resolution_bytes)  # fmt: skip
     return None
-
-
-def history_noise(points: Sequence[SizePoint], date: dt.date, nights: int = 14) -> int:
-    """The history's own night-to-night wobble before ``date``: three times the median
-    absolute change over the last ``nights`` nights (0 without enough history)."""
-    before = [p for p in points if p.date < date][-(nights + 1) :]
-    steps = [abs(b.size_bytes - a.size_bytes) for a, b in itertools.pairwise(before)]
-    return 3 * int(statistics.median(steps)) if len(steps) >= 3 else 0
 
 
 def _mb(value: float) -> str:
@@ -347,6 +341,8 @@ def comparable(points: Sequence[BuildPoint], old: int, new: int, noise: int) -> 
 
 
 def noise_band(jump_bytes: int, options: BuildEvidenceOptions, history: int = 0) -> int:
-    """The change builds may show without a cause: the options' floor, a share of the
-    night's jump, or the history's own wobble, whichever is largest."""
-    return int(max(options.noise_mb * MB, options.noise_share * abs(jump_bytes), history))
+    """:func:`~wheel_size.regressions.builds.bracket.noise_band` with the options' floor
+    and share (``history``: the night-to-night wobble)."""
+    return bracket_noise(
+        jump_bytes, history, floor_bytes=options.noise_mb * MB, share=options.noise_share
+    )

@@ -26,7 +26,7 @@ from wheel_size.regressions.investigation import (
     Series,
     investigate,
 )
-from wheel_size.regressions.issues.body import Reproduce, render_body
+from wheel_size.regressions.issues.body import Reproduce, render_body, verdict_markdown
 from wheel_size.regressions.issues.grouping import NightGroup, group_events, group_title
 from wheel_size.regressions.issues.lifecycle import (
     Lifecycle,
@@ -215,6 +215,7 @@ def alert_night(
     on_issue: Callable[[Sequence[Event], int, str | None, Investigation | None], None]
     | None = None,
     contents: Contents | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
 ) -> SyncResult:
     """Open one issue per night event and follow up on the open ones of these variants.
 
@@ -223,7 +224,9 @@ def alert_night(
     listing between the nights of a run. ``on_issue`` hears of each issue opened or joined:
     its events, number, URL and investigation (the notes stored beside the history).
     ``contents`` diffs two nights' wheels (the wheel diff's JSON; None: unavailable), for
-    the follow-up on an issue's files and sections moving back.
+    the follow-up on an issue's files and sections moving back. ``reverdict``: the events
+    already reported whose verdict is investigated and written again (their bisection
+    moved since the issue was opened).
     """
     sync = IssueSync(issues_repo, settings.issues, cache=issue_cache)
     result = SyncResult()
@@ -264,6 +267,19 @@ def alert_night(
             for e in group.events:
                 if found[e.key] is not None:
                     sync.open_event(e, title, lambda: "", result)  # reports "already reported"
+            if (
+                reverdict is not None
+                and reverdict(group.primary)
+                and home.number in {i.number for i in numbers.values()}
+            ):
+                inv = investigate(
+                    source_repo, group.primary, series, max_details=settings.max_details,
+                    cache=cache, reach_table=settings.reach_table,
+                )  # fmt: skip
+                inv = enrich(inv) if enrich is not None else inv
+                said = verdict_markdown(inv)
+                if said is not None:
+                    sync.replace_verdict(home, group.primary.key, said, result)
             for e in group.events:  # every variant of the night links to its issue
                 result.events.setdefault(e.key, home.number)
             if missing:

@@ -296,10 +296,10 @@ def plain_why(why: str) -> str:
 
 def _short_commit(inv: Investigation, sha: str) -> dict[str, Any]:
     by_sha = {c.classified.commit.sha: c.classified.commit for c in inv.candidates}
-    commit = by_sha.get(sha)
+    commit = by_sha.get(sha) or next((c for c in inv.window.commits if c.sha == sha), None)
     return {
         "sha": sha[:12],
-        "title": neutralise_cell(commit.title, 80) if commit else None,
+        "title": neutralise_cell(commit.title, 80) if commit and commit.title else None,
         "pr": commit.pr if commit else None,
     }
 
@@ -314,9 +314,12 @@ def verdict(inv: Investigation) -> dict[str, Any] | None:
         return None
     deltas = {v["sha"]: v.get("delta_bytes") for v in inv.build_json or []}
     confirmed = [c for c in inv.candidates if c.status.status == "CONFIRMED"]
+    bisection = inv.bisection
     if confirmed:
+        made = {b.sha for b in bisection.builds} if bisection is not None else set()
         return {
             "kind": "confirmed",
+            "by_bisection": any(c.classified.commit.sha in made for c in confirmed),
             "commits": [
                 {
                     **_short_commit(inv, c.classified.commit.sha),
@@ -333,6 +336,8 @@ def verdict(inv: Investigation) -> dict[str, Any] | None:
         for b in (result.brackets if result is not None else ())
         if 1 < b.commits < n and (b.delta > 0) == grew
     ]
+    if bisection is not None and bisection.pending and bisection.building:
+        return _bisecting(inv, [b for b in narrowed if b.delta * ev.delta_mb > 0] or narrowed)
     if narrowed and result is not None:
         b = narrowed[0]
         shas = [c.sha for c in result.coverage[b.first_index : b.last_index + 1]]
@@ -355,6 +360,30 @@ def verdict(inv: Investigation) -> dict[str, Any] | None:
         "kind": "unclear",
         "commits": [_short_commit(inv, c.classified.commit.sha) for c in leading[:3]],
     }
+
+
+def _bisecting(inv: Investigation, narrowed: list[Any]) -> dict[str, Any]:
+    """A bisection is building inside the bracket: where the step lies and what is built."""
+    commits = [c.sha for c in inv.window.commits]
+    if narrowed and inv.brackets is not None:
+        b = narrowed[0]
+        commits = [c.sha for c in inv.brackets.coverage[b.first_index : b.last_index + 1]]
+    return {
+        "kind": "bisecting",
+        "commits": len(commits),
+        "first": _short_commit(inv, commits[0]) if commits else None,
+        "last": _short_commit(inv, commits[-1]) if commits else None,
+        "building": [sha[:12] for sha in inv.bisection.building],
+    }
+
+
+def verdict_markdown(inv: Investigation) -> str | None:
+    """The verdict paragraph alone (``regression_verdict.md.j2``), as the issue shows it:
+    what an issue already open is given again when its bisection moved."""
+    found = verdict(inv)
+    if found is None:
+        return None
+    return render("regression_verdict.md.j2", verdict=found).strip()
 
 
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")

@@ -377,6 +377,24 @@ class IssueSync:
         result.lines.append(f"#{issue.number} {event.key}: opened")
         return issue
 
+    def replace_verdict(self, issue: IssueView, key: str, verdict: str, result: SyncResult) -> None:
+        """Give the issue's verdict paragraph (its first "**Verdict:" line, in the first
+        lines a reader sees) the new ``verdict``: the rest of the body stays as written."""
+        lines = (issue.body or "").split("\n")
+        at = next((n for n, line in enumerate(lines) if line.startswith("**Verdict:")), None)
+        if at is None or lines[at] == verdict or self.accepted(issue):
+            return
+        text = "\n".join([*lines[:at], verdict, *lines[at + 1 :]])
+        try:
+            edited = self.repo.edit_issue(issue.number, title=issue.title, body=text)
+        except GitHubFailure as exc:
+            raise _write_error(exc, self.repo.full_name, f"updating #{issue.number}") from None
+        listed = self._issues
+        if listed is not None:
+            self._issues = [edited if i.number == edited.number else i for i in listed]
+        result.updated.append(issue.number)
+        result.lines.append(f"#{issue.number} {key}: verdict updated from its bisection")
+
     def _already(self, issue: IssueView, key: str, result: SyncResult, said: str) -> None:
         result.events.setdefault(key, issue.number)
         if self.accepted(issue):

@@ -29,6 +29,7 @@ from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
 if TYPE_CHECKING:
+    from wheel_size.regressions.builds.attach import Bisections
     from wheel_size.regressions.builds.evidence import BuildEvidenceOptions
 
 __all__ = [
@@ -72,6 +73,7 @@ def create_issues_for_night(
     enrich: Enrich | None = None,
     contents: Contents | None = None,
     result: SyncResult | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
     issue_cache: IssueCache | None = None,
     notes: list[InvestigationNote] | None = None,
 ) -> SyncResult:
@@ -114,6 +116,7 @@ def create_issues_for_night(
         night = alert_night(
             target, source, series, date, variants, settings, reproduce=reproduce,
             enrich=enrich, issue_cache=cache, on_issue=on_issue, contents=contents,
+            reverdict=reverdict,
         )  # fmt: skip
     except GitHubFailure as exc:  # reads; refused writes arrive as worded GitHubErrors already
         raise exc.saying(
@@ -134,15 +137,21 @@ def create_issues_for_night(
     return result
 
 
-def build_evidence_step(github: GitHubPort, repo: str, options: BuildEvidenceOptions) -> Enrich:
+def build_evidence_step(
+    github: GitHubPort,
+    repo: str,
+    options: BuildEvidenceOptions,
+    bisections: Bisections | None = None,
+) -> Enrich:
     """Per-commit build evidence (Method A) for the candidates of ``repo``'s events; one
-    cache for the whole run, so the variants of one night ask GitHub once."""
+    cache for the whole run, so the variants of one night ask GitHub once. ``bisections``:
+    the event's bisection with builds, when one was started (its builds join the window's)."""
     from wheel_size.regressions.builds.attach import build_evidence_enricher
 
     port = github.builds(
         repo, log_url_template=options.log_url_template, max_log_bytes=options.max_log_bytes
     )
-    return build_evidence_enricher(port, options)
+    return build_evidence_enricher(port, options, bisections=bisections)
 
 
 def chain_enrichers(*steps: Enrich | None) -> Enrich | None:
@@ -192,6 +201,7 @@ def issues_after_track(
     series: SizeSeries | None = None,
     enrich: Enrich | None = None,
     contents: Contents | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
 ) -> SyncResult:
     """The regression-issue step for the nights ``track`` just stored, oldest first.
 
@@ -212,7 +222,7 @@ def issues_after_track(
         _issue_nights(
             options, store, github, nights, result, issue_cache, notes, settings=settings,
             repo=repo, naming=naming, variants=variants, workflow=workflow, series=series,
-            enrich=enrich, contents=contents,
+            enrich=enrich, contents=contents, reverdict=reverdict,
         )  # fmt: skip
     if nights and options.silence_nights > 0:
         _silence_step(options, github, max(nights), result, issue_cache, settings, repo=repo,
@@ -326,6 +336,7 @@ def _issue_nights(
     series: SizeSeries | None,
     enrich: Enrich | None,
     contents: Contents | None = None,
+    reverdict: Callable[[Event], bool] | None = None,
 ) -> None:
     """Open or follow the issues of each night, oldest first."""
     from wheel_size.series import load_series, lookback_days
@@ -362,6 +373,7 @@ def _issue_nights(
             result=result,
             issue_cache=issue_cache,
             notes=notes,
+            reverdict=reverdict,
         )
         opened_nights += len(result.created) > before
     if result.skipped:
