@@ -52,4 +52,5 @@ def test_noisy_nights_one_real_change(github_world: FakeGitHub, tmp_path: Path) 
         "| 2025-10-21 – 2025-10-25 | +3.1 MB | 863.6 MB | "
         "+3.6 MB vs 860.0 MB (band 859.4–860.6 MB, 7 nights) |"
     ) in res.markdown
-    assert run("window:4", "c") == [D(2025, 10, 22)]  # the last 4 nights' mean moved 1 MB
+    # window:N dates the step on the night it happened, not the night the mean caught up
+    assert run("window:4", "c") == [D(2025, 10, 21)]
