@@ -166,9 +166,11 @@ def test_recent_pr_costs_two_requests(
     assert chosen["requests"] == 2  # the merge base, and the newest night is its ancestor
 
 
-def test_merge_base_older_than_every_night_falls_back_to_the_newest_said_plainly(
+def test_merge_base_older_than_every_night_is_not_checked_said_plainly(
     fake_github: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
+    # Issue 29 item 2: before, the newest night was used and the headline was ✅ for a wheel
+    # that may be +6 MB over its real base.
     world = World(fake_github, tmp_path, main_history, range(10, DAYS))  # nights from Jan 11
     merge_base = main_history.by_day[FIRST + dt.timedelta(days=2)][1]  # Jan 3
     result, markdown = world.check(world.pr(merge_base, "old"))
@@ -178,12 +180,12 @@ def test_merge_base_older_than_every_night_falls_back_to_the_newest_said_plainly
     assert chosen["fallback"].startswith(
         f"no stored nightly is an ancestor of this PR's merge base ({merge_base[:7]}"
     )
-    assert chosen["text"].endswith(
-        "compared with the newest, 2026-02-09, which may include other changes"
-    )
+    assert chosen["text"].startswith("not checked: no stored nightly is an ancestor")
     assert chosen["text"] in markdown
     [wheel] = result["wheels"]
-    assert wheel["base"]["date"] == "2026-02-09"
+    assert wheel["base"] is None and wheel["delta_bytes"] is None
+    assert result["conclusion"] == "neutral" and result["failed"] is False
+    assert "### ⚪ Wheel size: not checked" in markdown and "✅" not in markdown
     assert chosen["requests"] == 3  # merge base, newest night, oldest night
 
 
@@ -199,17 +201,21 @@ def test_compare_with_newest_makes_no_compare(
     assert "may include other changes" not in markdown
 
 
-def test_unknown_head_falls_back_with_the_reason(
+def test_unknown_head_is_not_checked_with_the_reason(
     fake_github: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
     world = World(fake_github, tmp_path, main_history, range(DAYS))
     number = add_pull(world.repo, "gone", head_sha="9" * 40).number  # a head GitHub lost
-    result, _ = world.check(number)
+    result, markdown = world.check(number)
     chosen = result["compared_with"]
     assert chosen["date"] is None and chosen["fallback"].startswith(
         "this PR's merge base could not be found: comparing main..."
     )
-    assert result["wheels"][0]["base"]["date"] == "2026-02-09"
+    assert result["wheels"][0]["base"] is None
+    assert result["conclusion"] == "neutral"
+    assert "### ⚪ Wheel size: not checked" in markdown and "✅" not in markdown
+    lines = [line for line in markdown.splitlines() if "merge base could not be found" in line]
+    assert len(lines) == 1  # one clear line
 
 
 def _compares(fake: FakeGitHub, main: Main) -> PyGithubCompares:
@@ -283,4 +289,4 @@ def test_explicit_merge_base_without_a_pull_request_says_so(
     assert done.returncode == 0, done.stderr
     chosen = json.loads(out.read_text())["compared_with"]
     assert chosen["fallback"] == "the merge base is unknown: no pull request (pr-number)"
-    assert "compared with the newest, 2026-01-03, which may include other changes" in done.stderr
+    assert "not checked: the merge base is unknown: no pull request (pr-number)" in done.stderr
