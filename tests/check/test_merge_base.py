@@ -72,7 +72,14 @@ def main_history(tmp_path_factory: pytest.TempPathFactory) -> Main:
 class World:
     """The nightly records of ``days`` (base: the day's first main commit) and one PR."""
 
-    def __init__(self, fake: FakeGitHub, tmp: Path, main: Main, days: range) -> None:
+    def __init__(
+        self,
+        fake: FakeGitHub,
+        tmp: Path,
+        main: Main,
+        days: range,
+        failed: frozenset[int] = frozenset(),
+    ) -> None:
         self.fake, self.tmp, self.main = fake, tmp, main
         self.repo = fake.add_repo("pytorch/pytorch", git_dir=main.root)
         self.history = tmp / "history"
@@ -80,7 +87,8 @@ class World:
         for d in days:
             day = FIRST + dt.timedelta(days=d)
             mb = 100.0 + d  # every night one MB bigger: which night was used shows in the delta
-            record = run_record(day, {"cuda12_8": mb})
+            # A failed CUDA job leaves a night with the CPU wheel only.
+            record = run_record(day, {"cpu": mb} if d in failed else {"cuda12_8": mb})
             base = main.by_day[day][0]
             records.append(
                 dataclasses.replace(record, base_sha=base, title=f"{day} nightly release ({base})")
@@ -290,3 +298,39 @@ def test_explicit_merge_base_without_a_pull_request_says_so(
     chosen = json.loads(out.read_text())["compared_with"]
     assert chosen["fallback"] == "the merge base is unknown: no pull request (pr-number)"
     assert "not checked: the merge base is unknown: no pull request (pr-number)" in done.stderr
+
+
+def test_pr_on_a_failed_nightly_day_is_checked_against_the_night_before(
+    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+) -> None:
+    # Issue 29 item 2: before, "nothing to compare" and exit 0 although Jan 5 has the wheel.
+    world = World(fake_github, tmp_path, main_history, range(DAYS), failed=frozenset({5}))
+    merge_base = main_history.by_day[FIRST + dt.timedelta(days=5)][2]  # Jan 6, 17h
+    result, markdown = world.check(world.pr(merge_base, "failed-night"))
+    assert result["compared_with"]["date"] == "2026-01-06"  # the merge base's night
+    [wheel] = result["wheels"]
+    assert wheel["base"]["date"] == "2026-01-05"  # the night before, which has the wheel
+    assert wheel["base"]["size_bytes"] == round(104.0 * 1_048_576)
+    # Jan 5's base is its first commit: its 9h and 17h commits, then Jan 6's three.
+    note = (
+        "the nightly of 2026-01-06 (the merge base's) has no artifact manywheel-py3_12-cuda12_8; "
+        "compared with the nightly of 2026-01-05, the nearest earlier one that has it "
+        f"(5 commits before this PR's merge base {merge_base[:7]})"
+    )
+    assert wheel["notes"] == [note] and note in markdown
+    assert result["conclusion"] == "success"
+
+
+def test_failed_night_with_no_earlier_night_is_not_checked(
+    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+) -> None:
+    world = World(fake_github, tmp_path, main_history, range(5, DAYS), failed=frozenset({5}))
+    merge_base = main_history.by_day[FIRST + dt.timedelta(days=5)][1]
+    result, markdown = world.check(world.pr(merge_base, "first-night"))
+    [wheel] = result["wheels"]
+    assert wheel["base"] is None
+    assert wheel["notes"] == [
+        "the nightly of 2026-01-06 (the merge base's) has no artifact manywheel-py3_12-cuda12_8, "
+        "nor does any earlier stored nightly: not checked"
+    ]
+    assert result["conclusion"] == "neutral" and "✅" not in markdown
