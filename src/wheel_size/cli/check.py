@@ -221,4 +221,7 @@ def run(args: argparse.Namespace) -> int:
         *(n for c in checks for n in [*c.notes, *standing_texts(c)]),
     ]:
         print(f"wheel-size: check: {note}", file=sys.stderr)
+    if outcome.result.conclusion == "neutral":
+        unchecked = ", ".join(c.wheel.label for c in outcome.result.not_checked)
+        print(f"wheel-size: check: not checked: {unchecked}", file=sys.stderr)
     return EXIT_OVER_BUDGET if outcome.result.failed else 0
