@@ -190,12 +190,13 @@ def variant_key(name: str) -> VariantKey:
     python = f"3.{py[1]}{py[2]}" if py else None
     rest = _KEY_PYTHON.sub("-", low)
     os_name = "linux"
-    if _AARCH64.search(rest):
-        os_name = "aarch64"
+    # The OS first: a macOS or Windows arm64 build is macOS or Windows ("aarch64" is Linux's).
+    if _MACOS.search(rest):
+        os_name = "macos"
     elif _WINDOWS.search(rest):
         os_name = "windows"
-    elif _MACOS.search(rest):
-        os_name = "macos"
+    elif _AARCH64.search(rest):
+        os_name = "aarch64"
     rest = _AARCH64.sub("-", rest)
     package = "libtorch" if _LIBTORCH.search(rest) else "wheel"
     abi = "abi3" if _ABI3.search(rest) else None
