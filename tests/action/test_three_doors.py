@@ -78,3 +78,13 @@ def test_check_defaults_are_the_same_through_every_door(tmp_path: Path) -> None:
     for name in ("compare_with", "max_download_bytes", "footer", "comment"):
         values = [getattr(r, name) for r in (cli, entry, runner)]
         assert values.count(values[0]) == 3, (name, values)
+
+
+def test_help_and_readme_say_the_merge_base_night_not_the_newest() -> None:
+    # Before: "a pull request's wheels against the newest nightly" although the default is
+    # the night of the pull request's merge base.
+    readme = (REPO_ROOT / "README.md").read_text()
+    overview = build_parser().format_help()
+    for text in (readme, overview):
+        assert "wheels against the newest nightly" not in text
+    assert "against the nightly of its merge base" in overview

@@ -1,4 +1,5 @@
-"""``wheel-size check WHEEL|DIR …``: a pull request's wheels against the newest nightly."""
+"""``wheel-size check WHEEL|DIR …``: a pull request's wheels against the stored nightly
+nearest its merge base (the newest only when asked, or when no pull request is given)."""
 
 from __future__ import annotations
 
