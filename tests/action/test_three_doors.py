@@ -31,7 +31,7 @@ def _action_defaults(action_yml: Path) -> dict[str, str]:
 
 
 def _differences(doors: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    (first, *rest) = doors.values()
+    first = next(iter(doors.values()))
     out: dict[str, dict[str, Any]] = {}
     for field in dataclasses.fields(first):
         values = {door: getattr(o, field.name) for door, o in doors.items()}
