@@ -13,6 +13,7 @@ code, run once). docs/benchmarks.md reports the output.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -120,8 +121,12 @@ def _likely_from_code(rows: list[tuple[Window, Result, Result]]) -> tuple[Pairs,
 
 
 def main(argv: list[str]) -> int:
-    show_why = "--why" in argv
-    dirs = [Path(a) for a in argv if not a.startswith("--")]
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("dirs", nargs="*", type=Path, help="window folders (default: all parts)")
+    parser.add_argument("--why", action="store_true", help="show why each candidate ranks")
+    args = parser.parse_args(argv)
+    show_why = args.why
+    dirs: list[Path] = args.dirs
     parts = [(str(d), d) for d in dirs] or [
         ("development part (tests/data/ranking)", DATA),
         ("frozen blind part (tests/data/ranking_blind)", BLIND),
