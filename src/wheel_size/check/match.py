@@ -156,13 +156,14 @@ def _one(path: Path, root: Path, naming: ArtifactNaming) -> PrWheel:
     name = parse_wheel_name(path.name)
     own = wheel_key(name.python_tags, name.abi_tags, name.platform_tags, name.local_label)
     why = _tag_disagreement(path, name)
+    found: str | None
+    folder_python: str | None = None
     try:
-        folder, folder_python, found = _artifact_of(path, root, naming)
+        folder, folder_python, in_folder = _artifact_of(path, root, naming)
     except LookupError:
-        folder, folder_python = None, None
         found = canonical_variant(name.local_label) if name.local_label else None
     else:
-        found = canonical_variant(found) or found
+        found = canonical_variant(in_folder) or in_folder
         why = why or _folder_disagreement(folder, folder_python, own)
     python = canonical_python(own.python) if own.python else folder_python or naming.python
     if found is None and why is None:
