@@ -107,3 +107,16 @@ def test_one_wheel_not_checked_makes_the_headline_say_so(tmp_path: Path) -> None
     assert result.conclusion == "neutral"
     markdown = _markdown(result)
     assert "### ⚪ Wheel size: 1 of 2 wheels not checked, 1 within budget" in markdown
+
+
+def test_windows_wheel_is_never_compared_with_the_linux_nightly(tmp_path: Path) -> None:
+    # Before: matched by its +cu128 label alone, so compared with the manylinux artifact.
+    history = _history({"py3_12-cuda12_8": 100.0})
+    wheel = make_wheel(tmp_path, "torch", "2.11.0+cu128", "cp312-cp312-win_amd64")
+    result = _check([wheel], history)
+    [check] = result.checks
+    assert check.base is None
+    assert check.notes == [
+        "no stored nightly has an artifact manywheel-py3_12-cuda12_8 for windows: not checked"
+    ]
+    assert result.conclusion == "neutral"

@@ -273,13 +273,14 @@ def _find_base(
     check.base = newest_base(history, artifact, night, wheel=wheel, naming=naming)
     if check.base is not None or history.last_date() is None:
         return
+    build = "" if wheel.key is None or wheel.key.os == "linux" else f" for {wheel.key.os}"
     if night is None or night.date is None:
-        check.notes.append(f"no stored nightly has an artifact {artifact}: not checked")
+        check.notes.append(f"no stored nightly has an artifact {artifact}{build}: not checked")
         return
     # The merge base's night lacks this build (a failed nightly job, a rename): the nearest
     # earlier stored night that has it, with how far its base lies from the merge base.
     earlier = newest_base(history, artifact, None, wheel=wheel, naming=naming, before=night.date)
-    missing = f"the nightly of {night.date} (the merge base's) has no artifact {artifact}"
+    missing = f"the nightly of {night.date} (the merge base's) has no artifact {artifact}{build}"
     if earlier is None:
         check.notes.append(f"{missing}, nor does any earlier stored nightly: not checked")
         return
