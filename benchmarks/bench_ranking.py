@@ -16,6 +16,7 @@ code, run once). docs/benchmarks.md reports the output.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -185,16 +186,26 @@ def _likely_from_code(rows: list[tuple[Window, Result, Result]]) -> tuple[Pairs,
 
 
 def main(argv: list[str]) -> int:
-    show_why = "--why" in argv
-    legacy = "--legacy" in argv  # the per-candidate lookups before issue 28
-    dirs = [Path(a) for a in argv if not a.startswith("--")]
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("dirs", nargs="*", type=Path, help="window folders (default: all parts)")
+    parser.add_argument("--why", action="store_true", help="show why each candidate ranks")
+    parser.add_argument(
+        "--legacy", action="store_true", help="the per-candidate lookups before issue 28"
+    )
+    parser.add_argument(
+        "--blind4", action="store_true", help="also issue 28's blind batch 4 (judged once)"
+    )
+    args = parser.parse_args(argv)
+    legacy = args.legacy
+    show_why = args.why
+    dirs: list[Path] = args.dirs
     parts = [(str(d), d) for d in dirs] or [
         ("development part (tests/data/ranking)", DATA),
         ("frozen blind part (tests/data/ranking_blind)", BLIND),
         ("frozen blind batch 2 (tests/data/ranking_blind2)", BLIND2),
         ("frozen blind batch 3 (tests/data/ranking_blind3)", BLIND3),
     ]
-    if "--blind4" in argv:  # issue 28's set: judged once, at the end
+    if args.blind4:  # issue 28's set: judged once, at the end
         parts.append(("blind batch 4, issue 28 (tests/data/ranking_blind4)", BLIND4))
     started = time.perf_counter()
     evaluated = []

@@ -11,6 +11,7 @@ usage: python benchmarks/bench_regressions.py [N ...]   (default: 150 300 1000)
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import sys
 import tempfile
@@ -118,7 +119,9 @@ def one(n: int) -> None:
 
 
 def main() -> None:
-    for n in [int(a) for a in sys.argv[1:]] or [150, 300, 1000]:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int, help="window sizes (default 150 300 1000)")
+    for n in parser.parse_args().sizes or [150, 300, 1000]:
         one(n)
 
 

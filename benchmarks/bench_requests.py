@@ -7,6 +7,7 @@ usage: python benchmarks/bench_requests.py
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import sys
 import tempfile
@@ -31,6 +32,7 @@ D = dt.date
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0]).parse_args()
     rows = []
     with FakeGitHub() as fake, tempfile.TemporaryDirectory() as tmp:
         wf = add_world(fake)

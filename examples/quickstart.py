@@ -6,7 +6,8 @@ October 2025 of ``examples/history`` (pytorch/pytorch's nightly artifact sizes) 
 pagination and errors), with a small git history behind the nightlies' base commits. The job
 then runs exactly as in a workflow: it collects the month's runs, stores them, writes the step
 summary and opens one issue per size jump with the candidate commits ranked. This prints the
-step summary and the first issue it opened; nothing leaves the machine.
+step summary and the first issue it opened; nothing leaves the machine. It uses the documented
+defaults (a 1 MB threshold, branch ``nightly``), as a workflow that sets nothing would.
 
     python3 examples/quickstart.py [--keep DIR]
 """
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         done = subprocess.run(
             [sys.executable, "-m", "wheel_size", "track", "--workflow", str(workflow),
-             "--month", "October 2025", "--variant", VARIANT, "--threshold-mb", "3",
+             "--month", "October 2025", "--variant", VARIANT,
              "--history", str(work / "history"), "--create-issues", "--no-evidence",
              "--output", str(work / "report.md")],
             env=env, cwd=work, capture_output=True, text=True, check=False,

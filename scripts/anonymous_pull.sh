@@ -7,6 +7,10 @@
 # A new GHCR package is private; then the pull fails and this prints one ::error:: line with
 # the fix (make the package public) and exits 1. Run by .github/workflows/release.yml.
 set -euo pipefail
+# --help prints the comment above and writes nothing (issue 29 item 6).
+case "${1:-}" in -h|--help)
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+esac
 
 image=${1:?usage: anonymous_pull.sh IMAGE PACKAGE}
 package=${2:?usage: anonymous_pull.sh IMAGE PACKAGE}

@@ -4,6 +4,10 @@
 #   leaky.abi3.so: named abi3 but built without Py_LIMITED_API, calls non-limited functions
 # Usage: scripts/build_abi3_fixtures.sh [OUT_DIR] [PYTHON]
 set -eu
+# --help prints the comment above and writes nothing (issue 29 item 6).
+case "${1:-}" in -h|--help)
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../tests/data/abi3}
 python=${2:-python3}

@@ -15,6 +15,7 @@ Usage: scripts/build_cuda_fixtures.sh [OUT_DIR]   (default tests/data/cuda)
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import shlex
@@ -192,7 +193,15 @@ def build(out_dir: Path, nvcc: str = "nvcc") -> dict[str, object]:
 
 
 def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "data" / "cuda"
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "out",
+        nargs="?",
+        type=Path,
+        default=ROOT / "tests" / "data" / "cuda",
+        help="output folder (default tests/data/cuda)",
+    )
+    out = parser.parse_args().out
     build(out)
     print(f"CUDA fixtures written to {out}")
 

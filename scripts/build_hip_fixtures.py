@@ -15,6 +15,7 @@ Environment: CLANG19, CLANG15, BUNDLER, OBJCOPY, READELF override the tool names
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
@@ -416,9 +417,15 @@ def describe(lib: Path, work: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    out_dir = Path(
-        sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1] / "tests/data/hip"
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "out_dir",
+        nargs="?",
+        type=Path,
+        default=Path(__file__).parents[1] / "tests/data/hip",
+        help="output folder (default tests/data/hip)",
     )
+    out_dir = parser.parse_args().out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, object] = {
         "generator": "scripts/build_hip_fixtures.py",

@@ -20,13 +20,13 @@ Environment: CLANG19, LLD_LINK, READOBJ, OBJCOPY_LLVM, BUNDLER override the tool
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import importlib.util
 import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -349,9 +349,15 @@ def describe(image: Path, work: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    out_dir = Path(
-        sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1] / "tests/data/hip_pe"
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "out_dir",
+        nargs="?",
+        type=Path,
+        default=Path(__file__).parents[1] / "tests/data/hip_pe",
+        help="output folder (default tests/data/hip_pe)",
     )
+    out_dir = parser.parse_args().out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {
         "generator": "scripts/build_hip_pe_fixtures.py",

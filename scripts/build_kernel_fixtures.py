@@ -18,6 +18,7 @@ Usage: scripts/build_kernel_fixtures.py [OUT_DIR]   (default tests/data/kernels)
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -119,7 +120,12 @@ def _build_hip(
 
 
 def main(argv: list[str]) -> int:
-    out_dir = Path(argv[0]) if argv else ROOT / "tests" / "data" / "kernels"
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "out_dir", nargs="?", type=Path, default=ROOT / "tests" / "data" / "kernels",
+        help="output folder (default tests/data/kernels)",
+    )  # fmt: skip
+    out_dir = parser.parse_args(argv).out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     old = out_dir / "manifest.json"
     # A library whose compiler is missing keeps its earlier build and manifest entry.

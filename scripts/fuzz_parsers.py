@@ -11,10 +11,30 @@ Seeds: the nvcc-built fixtures under tests/data/cuda/ (fatbin target).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-import atheris  # type: ignore[import-untyped]
+FUZZ_TARGETS = ("fatbin", "record", "filename")
+
+
+def _arguments(argv: list[str] | None = None) -> tuple[str, list[str]]:
+    """The target and libFuzzer's own options (passed through); ``--help`` exits here,
+    before atheris (not a dependency of the project) is imported."""
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        epilog="libFuzzer options (-atheris_runs=N, -max_len=N, ...) are passed through",
+        allow_abbrev=False,
+    )
+    parser.add_argument("target", choices=FUZZ_TARGETS)
+    args, rest = parser.parse_known_args(argv)
+    return args.target, rest
+
+
+if __name__ == "__main__":
+    _TARGET, _LIBFUZZER = _arguments()
+
+import atheris  # type: ignore[import-untyped]  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -51,9 +71,10 @@ TARGETS = {"fatbin": _fatbin, "record": _record, "filename": _filename}
 
 
 def main() -> None:
-    target = TARGETS[sys.argv[1]]
-    argv = [sys.argv[0], *sys.argv[2:]]
-    if sys.argv[1] == "fatbin":
+    name, options = _arguments()
+    target = TARGETS[name]
+    argv = [sys.argv[0], *options]
+    if name == "fatbin":
         corpus = Path("/tmp/wheel-size-fuzz-fatbin")
         corpus.mkdir(exist_ok=True)
         seed = (ROOT / "tests" / "data" / "cuda" / "k_ident.fatbin").read_bytes()

@@ -12,10 +12,30 @@ than InvalidBundle / InvalidElf, a time-out or exceeding the RSS limit.  Needs
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import sys
 import tempfile
 from pathlib import Path
+
+FUZZ_TARGETS = ("section", "kpack", "elf")
+
+
+def _arguments(argv: list[str] | None = None) -> tuple[str, list[str]]:
+    """The target and libFuzzer's own options (passed through); ``--help`` exits here,
+    before atheris (not a dependency of the project) is imported."""
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        epilog="libFuzzer options (-max_total_time=N, ...) and a corpus folder are passed through",
+        allow_abbrev=False,
+    )
+    parser.add_argument("target", choices=FUZZ_TARGETS)
+    args, rest = parser.parse_known_args(argv)
+    return args.target, rest
+
+
+if __name__ == "__main__":
+    _arguments()
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -60,11 +80,11 @@ def seeds(target: str, work: Path) -> list[bytes]:
 
 
 def main() -> None:
-    target = sys.argv[1] if len(sys.argv) > 1 else ""
+    target, options = _arguments()
     if target not in fuzz_targets.TARGETS:
         sys.exit(f"usage: {sys.argv[0]} {'|'.join(fuzz_targets.TARGETS)} [libFuzzer options]")
     func = fuzz_targets.TARGETS[target]
-    args = [sys.argv[0], *sys.argv[2:]]
+    args = [sys.argv[0], *options]
     work = Path(tempfile.mkdtemp(prefix=f"fuzz-{target}-"))
     if not any(not a.startswith("-") for a in args[1:]):
         corpus = work / "corpus"

@@ -14,6 +14,7 @@ Usage: python3 scripts/gen_stable_abi.py path/to/cpython/Misc/stable_abi.toml
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
@@ -49,7 +50,11 @@ def from_toml(text: str) -> dict[str, dict[str, object]]:
 
 
 def main() -> None:
-    source = Path(sys.argv[1])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "source", type=Path, help="CPython's Misc/stable_abi.toml, or the abi3info wheel"
+    )
+    source = parser.parse_args().source
     if source.suffix == ".toml":
         write(from_toml(source.read_text()), f"CPython {source.name}")
         return

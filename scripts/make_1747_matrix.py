@@ -17,6 +17,7 @@ Usage: scripts/make_1747_matrix.py OUT_DIR
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -54,7 +55,9 @@ def _wheel(out: Path, job: str, version: str, tag: str, extra: dict[str, Path]) 
 
 
 def main() -> None:
-    out = Path(sys.argv[1])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("out", type=Path, help="folder to write the build jobs' wheels into")
+    out = parser.parse_args().out
     cuda_ext = ROOT / "tests" / "data" / "cuda" / "_C.abi3.so"
     _wheel(out, "linux-cuda", "0.8.0", "cp39-abi3-linux_x86_64", {"torchao/_C.abi3.so": cuda_ext})
     for job in ("linux-cpu", "windows", "linux-aarch64", "macos-m1"):

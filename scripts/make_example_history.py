@@ -13,6 +13,7 @@ deterministically, so re-running this script reproduces the committed files byte
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import hashlib
 import random
@@ -193,11 +194,13 @@ def build() -> list[RunRecord]:
 
 
 def main() -> None:
-    out = (
-        Path(sys.argv[1])
-        if len(sys.argv) > 1
-        else Path(__file__).resolve().parents[1] / "examples" / "history"
-    )
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "out", nargs="?", type=Path,
+        default=Path(__file__).resolve().parents[1] / "examples" / "history",
+        help="history folder to write (default examples/history)",
+    )  # fmt: skip
+    out = parser.parse_args().out
     if (out / "runs").exists():
         shutil.rmtree(out / "runs")
     result = DirectoryStore(out).write_runs(build())

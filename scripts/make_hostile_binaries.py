@@ -15,6 +15,7 @@ few kilobytes (zstd RLE blocks of zeros behind a real AMDGPU code-object header)
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import struct
 import sys
@@ -253,10 +254,9 @@ CASES: dict[str, Callable[[], bytes]] = {**_elf_cases(), **_ccob_cases()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("out", help="folder to write one hostile wheel per case into")
+    args = [parser.parse_args(argv).out]
     sys.path.insert(0, str(REPO / "tests"))
     from fatwheel import DIST_INFO, metadata, write_wheel
 

@@ -10,6 +10,7 @@ Chromium: ``python scripts/render_check_comment.py docs/images/check-comment.png
 
 from __future__ import annotations
 
+import argparse
 import random
 import shutil
 import subprocess
@@ -101,8 +102,9 @@ def main(out: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(
-        main(
-            Path(sys.argv[1]) if len(sys.argv) > 1 else REPO_ROOT / "docs/images/check-comment.png"
-        )
-    )
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "out", nargs="?", type=Path, default=REPO_ROOT / "docs/images/check-comment.png",
+        help="PNG to write (default docs/images/check-comment.png)",
+    )  # fmt: skip
+    sys.exit(main(parser.parse_args().out))

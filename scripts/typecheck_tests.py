@@ -7,6 +7,7 @@ checking all folders in one run would name a helper twice. Exit status: mypy's w
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ def _mypy(args: list[str], extra_path: Path | None) -> int:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0]).parse_args()
     folders = [TESTS, *sorted(p for p in TESTS.iterdir() if p.is_dir() and p.name not in SKIP)]
     worst = _mypy(["-p", "fakegithub"], None)
     for folder in folders:

@@ -45,6 +45,10 @@ class World:
         self.pr = self.repo.add_issue("Add kernels", "Adds sm_90 kernels.", pull_request=True)
 
     def check(self, wheels: list[Path], *extra: str) -> tuple[int, str, str]:
+        # This PR has no git history on the fake server, so its merge base is unknown, which
+        # leaves it unchecked (issue 29): these tests ask for the newest night explicitly.
+        if "--compare-with" not in extra:
+            extra = ("--compare-with", "newest", *extra)
         done = run_main(
             [
                 "check",

@@ -81,3 +81,113 @@ def test_the_python_tag_of_an_artifact_is_read_once_free_threaded_included() -> 
     assert variant_hints("cuda12_8", artifact) == ("cu128", "cp313t")
     pattern = build_job_pattern("manywheel-{python}-{variant}-build", "cuda12_8", artifact)
     assert pattern == "manywheel-py3_13t-cuda12_8-build"
+
+
+# Issue 28 item 5: every artifact family a nightly publishes is a variant of its own.
+# name → package, kind, version, OS, Python, ABI, build
+FAMILIES = [
+    ("manywheel-py3_12-cuda12_8", "wheel", "cuda", "12.8", "linux", "3.12", None, None),
+    ("manywheel-py3_13t-cuda12_8", "wheel", "cuda", "12.8", "linux", "3.13t", None, None),
+    ("manywheel-py3_12-cpu-aarch64", "wheel", "cpu", None, "aarch64", "3.12", None, None),
+    ("manywheel-py3_12-cuda-aarch64-12_9", "wheel", "cuda", "12.9", "aarch64", "3.12", None, None),
+    ("wheel-py3_12-cpu-macos-arm64", "wheel", "cpu", None, "macos", "3.12", None, None),
+    ("wheel-py3_12-cpu-macos", "wheel", "cpu", None, "macos", "3.12", None, None),
+    ("windows-wheel-py3_12-cuda12_8", "wheel", "cuda", "12.8", "windows", "3.12", None, None),
+    (
+        "libtorch-cuda12_8-shared-with-deps-release",
+        "libtorch", "cuda", "12.8", "linux", None, None, "shared-with-deps-release",
+    ),
+    (
+        "libtorch-cpu-shared-with-deps-debug",
+        "libtorch", "cpu", None, "linux", None, None, "shared-with-deps-debug",
+    ),
+    ("abi3-cu128", "wheel", "cuda", "12.8", "linux", None, "abi3", None),
+    ("cpu-cxx11-abi", "wheel", "cpu", None, "linux", None, "cxx11", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "package", "kind", "version", "os", "python", "abi", "build"), FAMILIES
+)
+def test_every_artifact_family_is_a_variant(
+    name: str,
+    package: str,
+    kind: str,
+    version: str | None,
+    os: str,
+    python: str | None,
+    abi: str | None,
+    build: str | None,
+) -> None:
+    key = variant_key(name)
+    assert (key.package, key.kind, key.version, key.os, key.python, key.abi, key.build) == (
+        package, kind, version, os, python, abi, build
+    )  # fmt: skip
+
+
+def test_like_with_like_and_the_same_build() -> None:
+    x86 = variant_key("manywheel-py3_12-cuda12_8")
+    assert x86.like(variant_key("manywheel-py3_12-cpu"))
+    assert not x86.like(variant_key("manywheel-py3_13t-cpu"))  # free-threaded is its own
+    assert not x86.like(variant_key("manywheel-py3_12-cpu-aarch64"))
+    assert not x86.like(variant_key("libtorch-cpu-shared-with-deps-release"))
+    assert variant_key("cuda12_8").like(variant_key("cpu"))  # one history, one Python
+    assert not variant_key("cpu").like(variant_key("cpu-cxx11-abi"))
+    assert x86.same_build(variant_key("cuda12_8"))
+    assert not x86.same_build(variant_key("cuda12_9"))
+    assert variant_key("manywheel-py3_13t-cpu").python_abi == "cp313t"
+    assert variant_key("abi3-cpu").python_abi == "abi3"
+
+
+def test_wheel_tags_read_as_a_variant_key() -> None:
+    from wheel_size.variants import wheel_key
+
+    ft = wheel_key(["cp313"], ["cp313t"], ["manylinux_2_28_x86_64"], "cu128")
+    assert (ft.kind, ft.version, ft.os, ft.python, ft.abi) == (
+        "cuda",
+        "12.8",
+        "linux",
+        "3.13t",
+        None,
+    )
+    gil = wheel_key(["cp313"], ["cp313"], ["manylinux_2_28_x86_64"], "cu128")
+    assert gil.python == "3.13" and not gil.same_build(ft)
+    assert wheel_key(["cp39"], ["abi3"], ["manylinux_2_28_aarch64"], "cpu").os == "aarch64"
+    assert wheel_key(["cp39"], ["abi3"], ["win_amd64"], None).abi == "abi3"
+    assert wheel_key(["cp312"], ["cp312"], ["macosx_11_0_arm64"], None).os == "macos"
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("cuda12_8", "cu128"),  # before: "cuda12", so no CUDA major was ever read
+        ("cu128", "cu128"),
+        ("rocm6.4", "rocm6.4"),
+        ("rocm7_0", "rocm7.0"),
+        ("xpu", "xpu"),
+        ("mps", "mps"),
+        ("cpu", None),
+        ("chip", None),
+        (None, None),
+    ],
+)
+def test_audit_reads_accelerators_through_the_variant_key(
+    label: str | None, expected: str | None
+) -> None:
+    from wheel_size.audit.inspect import accelerator
+
+    assert accelerator(label) == expected
+
+
+def test_cross_variant_reading_compares_like_with_like() -> None:
+    # An aarch64 CPU wheel and libtorch grew; the x86_64 CPU wheel of the same Python did
+    # not. Before: "The CPU wheel grew too" (shared code) from the aarch64 wheel.
+    deltas: dict[str, float | None] = {
+        "cuda12_8": 6.0,
+        "cpu": 0.0,
+        "cpu-aarch64": 5.8,
+        "libtorch-cpu-shared-with-deps-release": 5.9,
+    }
+    reading = cross_variant("cuda12_8", deltas)
+    assert reading.pattern == "device"
+    assert "The CPU wheel did not grow" in reading.reading

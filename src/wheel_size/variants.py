@@ -26,6 +26,7 @@ __all__ = [
     "canonical_python",
     "canonical_variant",
     "variant_key",
+    "wheel_key",
 ]
 
 DEFAULT_PATTERN = "manywheel-{python}-{variant}"
@@ -92,6 +93,12 @@ _KEY_PYTHON = re.compile(r"(?<![a-z0-9])(?:py|cp)3[._]?(1\d)(t?)(?![0-9])")
 _AARCH64 = re.compile(r"aarch64|arm64|sbsa")
 _WINDOWS = re.compile(r"(?<![a-z])win")
 _MACOS = re.compile(r"(?<![a-z])(?:mac|darwin)")
+# What a nightly publishes besides Python wheels, and how one build of it differs from another.
+_LIBTORCH = re.compile(r"(?<![a-z])libtorch(?![a-z])")
+_LINKAGE = re.compile(r"(?<![a-z])(shared|static)-(with|without)-deps(?![a-z])")
+_CONFIG = re.compile(r"(?<![a-z])(release|debug)(?![a-z])")
+_ABI3 = re.compile(r"(?<![a-z0-9])abi3(?![a-z0-9])")
+_CXX11 = re.compile(r"(?<![a-z])(pre-)?cxx11(?:-abi)?(?![a-z])")
 _NAMED_VERSION = re.compile(r"(?<![a-z])(?:cuda|cu|rocm)[-_]?(\d{1,2})[._]?(\d)(?!\d)")
 _BARE_VERSION = re.compile(r"(?<![\d.])(\d{1,2})[._](\d)(?!\d)")
 
@@ -109,6 +116,39 @@ class VariantKey:
     version: str | None  # "12.8" for cuda12_8, "7.0" for rocm7_0
     os: str  # linux, aarch64, windows, macos
     python: str | None  # "3.12"; "3.13t" for the free-threaded build
+    # Issue 28 item 5: every artifact family a nightly publishes is a variant of its own.
+    package: str = "wheel"  # "wheel" (manywheel-…, wheel-…) or "libtorch"
+    abi: str | None = None  # "abi3" (one wheel for every CPython 3), "cxx11" / "pre-cxx11"
+    build: str | None = None  # libtorch's linkage and configuration: "shared-with-deps-release"
+
+    @property
+    def free_threaded(self) -> bool:
+        """A free-threaded CPython build (``cp313t``): never the GIL build's wheel."""
+        return bool(self.python and self.python.endswith("t"))
+
+    @property
+    def python_abi(self) -> str | None:
+        """The CPython ABI its wheels carry: ``cp313t``, ``cp312``, ``abi3`` (None: not said)."""
+        if self.abi == "abi3":
+            return "abi3"
+        if self.python is None:
+            return None
+        return "cp" + self.python.replace(".", "")
+
+    def like(self, other: VariantKey) -> bool:
+        """Built for the same platform and Python ABI, as the same package (the accelerator
+        may differ): the variants one may read side by side, as the cross-variant reading
+        does. A side that names no Python is read as the other's (``cpu`` next to
+        ``cuda12_8`` in one history of one Python)."""
+        python = self.python is None or other.python is None or self.python == other.python
+        return python and (self.package, self.os, self.abi, self.build) == (
+            other.package, other.os, other.abi, other.build
+        )  # fmt: skip
+
+    def same_build(self, other: VariantKey) -> bool:
+        """The same build in every respect the names say (accelerator and its version
+        included): what a pull request's wheel may be compared with."""
+        return self.like(other) and (self.kind, self.version) == (other.kind, other.version)
 
     @property
     def label(self) -> str:
@@ -137,7 +177,7 @@ class VariantKey:
 
 def variant_key(name: str) -> VariantKey:
     """Read ``cuda12_8``, ``rocm7_0``, ``cpu``, ``xpu``, ``py3_13t-cpu``, ``cpu-aarch64``,
-    ``cuda-aarch64-12_9``.
+    ``cuda-aarch64-12_9``, ``libtorch-cuda12_8-shared-with-deps-release``, ``abi3-cpu``.
 
     An accelerator named in the name wins over ``cpu`` (``cuda-cpu`` is a CUDA build: every
     CUDA wheel carries CPU code too), and ROCm over CUDA (hipified CUDA sources build for
@@ -150,13 +190,22 @@ def variant_key(name: str) -> VariantKey:
     python = f"3.{py[1]}{py[2]}" if py else None
     rest = _KEY_PYTHON.sub("-", low)
     os_name = "linux"
-    if _AARCH64.search(rest):
-        os_name = "aarch64"
+    # The OS first: a macOS or Windows arm64 build is macOS or Windows ("aarch64" is Linux's).
+    if _MACOS.search(rest):
+        os_name = "macos"
     elif _WINDOWS.search(rest):
         os_name = "windows"
-    elif _MACOS.search(rest):
-        os_name = "macos"
+    elif _AARCH64.search(rest):
+        os_name = "aarch64"
     rest = _AARCH64.sub("-", rest)
+    package = "libtorch" if _LIBTORCH.search(rest) else "wheel"
+    abi = "abi3" if _ABI3.search(rest) else None
+    cxx11 = _CXX11.search(rest)
+    if cxx11 and abi is None:
+        abi = "pre-cxx11" if cxx11[1] else "cxx11"
+    linkage, config = _LINKAGE.search(rest), _CONFIG.search(rest)
+    build = "-".join(m[0] for m in (linkage, config) if m) or None
+    rest = _ABI3.sub("-", _CXX11.sub("-", rest))
     kind: VariantKind = "other"
     if _ROCM_WORD.search(rest):
         kind = "rocm"
@@ -171,7 +220,46 @@ def variant_key(name: str) -> VariantKey:
         number = _NAMED_VERSION.search(rest) or _BARE_VERSION.search(rest)
         if number:
             version = f"{int(number[1])}.{number[2]}"
-    return VariantKey(name, kind, version, os_name, python)
+    return VariantKey(name, kind, version, os_name, python, package, abi, build)
+
+
+def _wheel_os(platform_tags: Iterable[str]) -> str:
+    """The ``os`` of :class:`VariantKey` for a wheel's platform tags (``any``: pure)."""
+    tags = sorted(platform_tags)
+    if not tags or all(t == "any" for t in tags):
+        return "any"
+    text = " ".join(tags).lower()
+    if "macosx" in text:
+        return "macos"
+    if text.startswith("win") or " win" in text:
+        return "windows"
+    return "aarch64" if _AARCH64.search(text) else "linux"
+
+
+def wheel_key(
+    python_tags: Iterable[str],
+    abi_tags: Iterable[str],
+    platform_tags: Iterable[str],
+    local: str | None,
+) -> VariantKey:
+    """What a wheel's own tags say, in the words of :func:`variant_key`: the platform from its
+    platform tags, the Python from its ABI tag where that is CPython's (``cp313t`` is the
+    free-threaded 3.13, never the GIL ``cp313``), ``abi3`` as such, and the accelerator from
+    its local version label (``+cu128``)."""
+    abis = sorted(abi_tags)
+    pythons = sorted(python_tags)
+    abi = "abi3" if "abi3" in abis else None
+    python = None
+    for tag in [*abis, *pythons] if abi is None else []:
+        m = re.fullmatch(r"cp(\d)(\d{1,2})(t?)", tag)
+        if m:
+            python = f"{m[1]}.{m[2]}{m[3]}"
+            break
+    accel = variant_key(local) if local else None
+    kind: VariantKind = accel.kind if accel is not None else "other"
+    version = accel.version if accel is not None else None
+    name = "-".join(x for x in (local, python and f"py{python}", abi) if x) or "wheel"
+    return VariantKey(name, kind, version, _wheel_os(platform_tags), python, "wheel", abi)
 
 
 @dataclass(frozen=True)

@@ -39,4 +39,5 @@ def test_written_check_validates(fake_github: FakeGitHub, tmp_path: Path) -> Non
     (wheel,) = document["wheels"]
     assert [b["kind"] for b in wheel["breaches"]] == ["growth"]
     assert wheel["diff"] is not None and wheel["base"]["basis"] == "wheel"
-    assert document["compared_with"]["fallback"]  # the merge base was not found
+    assert document["compared_with"]["mode"] == "newest"  # asked for: no merge base here
+    assert document["conclusion"] == "failure" and document["not_checked"] == []

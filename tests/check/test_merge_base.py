@@ -72,7 +72,14 @@ def main_history(tmp_path_factory: pytest.TempPathFactory) -> Main:
 class World:
     """The nightly records of ``days`` (base: the day's first main commit) and one PR."""
 
-    def __init__(self, fake: FakeGitHub, tmp: Path, main: Main, days: range) -> None:
+    def __init__(
+        self,
+        fake: FakeGitHub,
+        tmp: Path,
+        main: Main,
+        days: range,
+        failed: frozenset[int] = frozenset(),
+    ) -> None:
         self.fake, self.tmp, self.main = fake, tmp, main
         self.repo = fake.add_repo("pytorch/pytorch", git_dir=main.root)
         self.history = tmp / "history"
@@ -80,7 +87,8 @@ class World:
         for d in days:
             day = FIRST + dt.timedelta(days=d)
             mb = 100.0 + d  # every night one MB bigger: which night was used shows in the delta
-            record = run_record(day, {"cuda12_8": mb})
+            # A failed CUDA job leaves a night with the CPU wheel only.
+            record = run_record(day, {"cpu": mb} if d in failed else {"cuda12_8": mb})
             base = main.by_day[day][0]
             records.append(
                 dataclasses.replace(record, base_sha=base, title=f"{day} nightly release ({base})")
@@ -166,9 +174,11 @@ def test_recent_pr_costs_two_requests(
     assert chosen["requests"] == 2  # the merge base, and the newest night is its ancestor
 
 
-def test_merge_base_older_than_every_night_falls_back_to_the_newest_said_plainly(
+def test_merge_base_older_than_every_night_is_not_checked_said_plainly(
     fake_github: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
+    # Issue 29 item 2: before, the newest night was used and the headline was ✅ for a wheel
+    # that may be +6 MB over its real base.
     world = World(fake_github, tmp_path, main_history, range(10, DAYS))  # nights from Jan 11
     merge_base = main_history.by_day[FIRST + dt.timedelta(days=2)][1]  # Jan 3
     result, markdown = world.check(world.pr(merge_base, "old"))
@@ -178,12 +188,12 @@ def test_merge_base_older_than_every_night_falls_back_to_the_newest_said_plainly
     assert chosen["fallback"].startswith(
         f"no stored nightly is an ancestor of this PR's merge base ({merge_base[:7]}"
     )
-    assert chosen["text"].endswith(
-        "compared with the newest, 2026-02-09, which may include other changes"
-    )
+    assert chosen["text"].startswith("not checked: no stored nightly is an ancestor")
     assert chosen["text"] in markdown
     [wheel] = result["wheels"]
-    assert wheel["base"]["date"] == "2026-02-09"
+    assert wheel["base"] is None and wheel["delta_bytes"] is None
+    assert result["conclusion"] == "neutral" and result["failed"] is False
+    assert "### ⚪ Wheel size: not checked" in markdown and "✅" not in markdown
     assert chosen["requests"] == 3  # merge base, newest night, oldest night
 
 
@@ -199,17 +209,21 @@ def test_compare_with_newest_makes_no_compare(
     assert "may include other changes" not in markdown
 
 
-def test_unknown_head_falls_back_with_the_reason(
+def test_unknown_head_is_not_checked_with_the_reason(
     fake_github: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
     world = World(fake_github, tmp_path, main_history, range(DAYS))
     number = add_pull(world.repo, "gone", head_sha="9" * 40).number  # a head GitHub lost
-    result, _ = world.check(number)
+    result, markdown = world.check(number)
     chosen = result["compared_with"]
     assert chosen["date"] is None and chosen["fallback"].startswith(
         "this PR's merge base could not be found: comparing main..."
     )
-    assert result["wheels"][0]["base"]["date"] == "2026-02-09"
+    assert result["wheels"][0]["base"] is None
+    assert result["conclusion"] == "neutral"
+    assert "### ⚪ Wheel size: not checked" in markdown and "✅" not in markdown
+    lines = [line for line in markdown.splitlines() if "merge base could not be found" in line]
+    assert len(lines) == 1  # one clear line
 
 
 def _compares(fake: FakeGitHub, main: Main) -> PyGithubCompares:
@@ -283,4 +297,40 @@ def test_explicit_merge_base_without_a_pull_request_says_so(
     assert done.returncode == 0, done.stderr
     chosen = json.loads(out.read_text())["compared_with"]
     assert chosen["fallback"] == "the merge base is unknown: no pull request (pr-number)"
-    assert "compared with the newest, 2026-01-03, which may include other changes" in done.stderr
+    assert "not checked: the merge base is unknown: no pull request (pr-number)" in done.stderr
+
+
+def test_pr_on_a_failed_nightly_day_is_checked_against_the_night_before(
+    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+) -> None:
+    # Issue 29 item 2: before, "nothing to compare" and exit 0 although Jan 5 has the wheel.
+    world = World(fake_github, tmp_path, main_history, range(DAYS), failed=frozenset({5}))
+    merge_base = main_history.by_day[FIRST + dt.timedelta(days=5)][2]  # Jan 6, 17h
+    result, markdown = world.check(world.pr(merge_base, "failed-night"))
+    assert result["compared_with"]["date"] == "2026-01-06"  # the merge base's night
+    [wheel] = result["wheels"]
+    assert wheel["base"]["date"] == "2026-01-05"  # the night before, which has the wheel
+    assert wheel["base"]["size_bytes"] == round(104.0 * 1_048_576)
+    # Jan 5's base is its first commit: its 9h and 17h commits, then Jan 6's three.
+    note = (
+        "the nightly of 2026-01-06 (the merge base's) has no artifact manywheel-py3_12-cuda12_8; "
+        "compared with the nightly of 2026-01-05, the nearest earlier one that has it "
+        f"(5 commits before this PR's merge base {merge_base[:7]})"
+    )
+    assert wheel["notes"] == [note] and note in markdown
+    assert result["conclusion"] == "success"
+
+
+def test_failed_night_with_no_earlier_night_is_not_checked(
+    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+) -> None:
+    world = World(fake_github, tmp_path, main_history, range(5, DAYS), failed=frozenset({5}))
+    merge_base = main_history.by_day[FIRST + dt.timedelta(days=5)][1]
+    result, markdown = world.check(world.pr(merge_base, "first-night"))
+    [wheel] = result["wheels"]
+    assert wheel["base"] is None
+    assert wheel["notes"] == [
+        "the nightly of 2026-01-06 (the merge base's) has no artifact manywheel-py3_12-cuda12_8, "
+        "nor does any earlier stored nightly: not checked"
+    ]
+    assert result["conclusion"] == "neutral" and "✅" not in markdown

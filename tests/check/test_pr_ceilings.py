@@ -58,7 +58,7 @@ class Ceilings:
             [
                 "check", str(self.tmp / "pr"), "--repo", "pytorch/pytorch",
                 "--history", str(self.history), "--pr-number", str(self.pr.number),
-                "--json", str(self.tmp / "check.json"), *flags,
+                "--json", str(self.tmp / "check.json"), "--compare-with", "newest", *flags,
             ],
             env=self.fake.env(),
         )  # fmt: skip

@@ -22,9 +22,14 @@ def test_the_quick_start_opens_the_october_issues(tmp_path: Path) -> None:
         "- Opened [#1](https://github.com/pytorch/pytorch/issues/1): cuda12_8, jump of 2025-10-11"
         in out
     )
-    assert "2 issue(s) opened; the first one:" in out
+    # The documented 1 MB threshold (issue 29 item 4; before, a silent 3 MB that missed the
+    # +2.3 MB sm_100 kernels of Oct 18 and the +1.6 MB of Oct 29).
+    assert "1 variant flat (within ±1 MB)" in out
+    assert "4 issue(s) opened; the first one:" in out
     # The run's own report names the cause of the issue it just opened (not only the next run's).
-    summary = out.split("2 issue(s) opened", 1)[0]
+    summary = out.split("4 issue(s) opened", 1)[0]
+    sm100 = next(ln for ln in summary.splitlines() if ln.startswith("| 2025-10-18 | +2.3 MB"))
+    assert "Add sm_100 instantiations of the FlashAttention kernels" in sm100
     jump = next(ln for ln in summary.splitlines() if ln.startswith("| 2025-10-11 | +4.0 MB"))
     assert "Build CUDA kernels with -O3 instead of -O2" in jump and "(LIKELY)" in jump
     issue = out.split("the first one:", 1)[1]

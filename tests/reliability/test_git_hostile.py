@@ -213,3 +213,44 @@ def test_action_input_reaches_the_store_option(tmp_path: Path) -> None:
     assert track_inputs({**env, "INPUT_GIT-TIMEOUT": ""}, tmp_path).store.git_timeout is None
     args = build_parser().parse_args(["track", "--workflow", "1", "--git-timeout", "45"])
     assert store_location_from_args(args).git_timeout == 45.0
+
+
+_DROPPED_INTERRUPT = """
+import signal, subprocess, sys, tempfile
+from pathlib import Path
+import wheel_size  # counts SIGINT from here on
+from wheel_size.history.gitrun import GitTimedOut, run_git
+
+
+class Finalized:
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)  # its KeyboardInterrupt is "ignored" here
+
+
+Finalized()  # as importlib's module-lock callback may during a lazy import
+try:
+    run_git(["git", "ls-remote", sys.argv[1]], cwd=Path(tempfile.gettempdir()),
+            env={"PATH": "/usr/bin:/bin", "GIT_TERMINAL_PROMPT": "0"}, timeout=float(sys.argv[2]))
+except KeyboardInterrupt:
+    print("interrupted")
+except GitTimedOut:
+    print("waited for the timeout")
+"""
+
+
+def test_an_interrupt_python_dropped_still_stops_git(
+    stalled: StalledServer, tmp_path: Path
+) -> None:
+    """The cause of the slow SIGINT: Python drops a KeyboardInterrupt raised inside a
+    weakref callback or ``__del__`` (importlib's module-lock callback, in a lazy import),
+    and the process went on into a fetch of the stalled remote, to wait for the git
+    timeout. Made deterministic: the interrupt is dropped on purpose, then git is started."""
+    script = tmp_path / "dropped.py"
+    script.write_text(_DROPPED_INTERRUPT)
+    url = f"git://127.0.0.1:{stalled.port}/o/data.git"
+    done = subprocess.run(
+        [sys.executable, str(script), url, "20"], env=checkout_env({"TMPDIR": str(tmp_path)}),
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.stdout.strip() == "interrupted", done.stdout + done.stderr
+    assert "KeyboardInterrupt" in done.stderr  # Python's "Exception ignored in …" said so

@@ -1,5 +1,6 @@
-"""The container Action's ``mode: check``: a pull request's wheels against the newest nightly,
-one sticky comment, outputs and the job summary; the step fails only over a budget."""
+"""The container Action's ``mode: check``: a pull request's wheels against the stored nightly
+nearest its merge base, one sticky comment, outputs and the job summary; the step fails only
+over a budget, and a wheel compared with no night is "not checked" (conclusion neutral)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,13 @@ __all__ = ["CHECK_OUTPUTS", "EXIT_OVER_BUDGET", "check_request", "run_check_mode
 
 EXIT_OVER_BUDGET = 1  # as `wheel-size check`
 
-CHECK_OUTPUTS = ("check-failed", "check-report-path", "check-json-path", "check-comment-url")
+CHECK_OUTPUTS = (
+    "check-failed",
+    "check-conclusion",
+    "check-report-path",
+    "check-json-path",
+    "check-comment-url",
+)
 
 
 def _event_body(env: Mapping[str, str], number: str) -> str | None:
@@ -196,6 +203,7 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         env.get("GITHUB_OUTPUT"),
         {
             "check-failed": "true" if result.failed else "false",
+            "check-conclusion": result.conclusion,
             "check-report-path": report.as_posix(),
             "check-json-path": json_report.as_posix(),
             "check-comment-url": outcome.comment_url or "",
@@ -203,6 +211,9 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     )
     for warning in outcome.warnings:
         workflow_command(out, "warning", warning, {"title": "wheel-size check"})
+    if result.conclusion == "neutral":
+        unchecked = ", ".join(c.wheel.label for c in result.not_checked)
+        workflow_command(out, "warning", f"not checked: {unchecked}", {"title": "Wheel size"})
     for note in [
         *result.notes,
         *(f"{c.wheel.label}: {n}" for c in result.checks for n in [*c.notes, *standing_texts(c)]),

@@ -236,6 +236,18 @@ def _build_thresholds(env: Mapping[str, str]) -> BuildThresholds:
     )
 
 
+DEFAULT_BRANCH = "nightly"  # as action.yml and `wheel-size track --branch` (issue 29 item 4)
+
+
+def _branch(env: Mapping[str, str]) -> str | None:
+    """The nightly branch: ``nightly`` when the input is not set at all (``docker run -e
+    INPUT_…`` without it: before, every branch, so ``ciflow/binaries/*`` PR runs were stored
+    as nights); an input given empty means any branch, as action.yml says."""
+    if "INPUT_BRANCH" not in env:
+        return DEFAULT_BRANCH
+    return action_input(env, "branch") or None
+
+
 def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
     """The options of ``mode: track``, from ``INPUT_*`` (see action.yml)."""
     from wheel_size.collect.runs import WorkflowSource
@@ -254,7 +266,7 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
     from wheel_size.collect.trusted import parse_events
 
     events = parse_events(action_input(env, "run-events") or None)
-    source = WorkflowSource(repo, workflow, action_input(env, "branch") or None, events)
+    source = WorkflowSource(repo, workflow, _branch(env), events)
     variants = [v for v in _list(env, "variants") if v] or ["cuda12_8"]
     naming = ArtifactNaming(
         action_input(env, "artifact-pattern") or "manywheel-{python}-{variant}",

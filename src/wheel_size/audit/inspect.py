@@ -38,6 +38,7 @@ from wheel_size.audit.stable_abi import (
 from wheel_size.errors import InvalidWheel, WheelSizeError
 from wheel_size.native.debuginfo import StripSavings, strip_savings
 from wheel_size.oneline import one_line
+from wheel_size.variants import variant_key
 from wheel_size.wheel.archive import open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 from wheel_size.wheel.record import StreamingHash
@@ -46,17 +47,25 @@ __all__ = ["NativeFile", "WheelInfo", "accelerator", "glibc_floor", "inspect_whe
 
 _CHUNK = 1 << 20
 _EXTENSION = re.compile(r"(\.abi3\.so|\.cpython-\d+[a-z]*-[^/]*\.so|\.pyd|\.so)$")
-_ACCELERATOR = re.compile(r"^(cu\d+|cuda\d*|rocm[\d.]*|hip[\d.]*|xpu|mps|npu|tpu)")
+# Accelerators the variant vocabulary has no kind for: named as they are.
+_OTHER_ACCELERATOR = re.compile(r"^(mps|npu|tpu)(?![a-z])")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _META_DIR = re.compile(r"^([^/]+?)-([^/-]+)\.(dist-info|data)(/|$)")
 
 
 def accelerator(label: str | None) -> str | None:
-    """The accelerator a local or variant label names (``cu128`` -> ``cu128``), else None."""
+    """The accelerator a local or variant label names, as its wheels' local version label
+    spells it (``cu128`` and ``cuda12_8`` -> ``cu128``, ``rocm6.4``, ``xpu``), else None.
+
+    Read through :func:`wheel_size.variants.variant_key`, the one reading of variant names
+    (issue 28 item 5): a regex of its own read ``cuda12_8`` as ``cuda12``."""
     if not label:
         return None
-    match = _ACCELERATOR.match(label.lower())
-    return match.group(0) if match else None
+    key = variant_key(label)
+    if key.kind in ("cuda", "rocm", "xpu"):
+        return key.local_tag
+    match = _OTHER_ACCELERATOR.match(label.lower())
+    return match.group(1) if match else None
 
 
 def glibc_floor(platform_tags: list[str]) -> str | None:

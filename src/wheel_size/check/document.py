@@ -80,6 +80,8 @@ class WheelCheckDocument(TypedDict):
 
 class CheckDocument(TypedDict):
     failed: bool
+    conclusion: str  # the check run's: "success", "failure" or "neutral" (a wheel not checked)
+    not_checked: list[str]  # wheels compared with no stored night
     acknowledgement: str | None
     ceiling_ack: str | None
     over_budget: list[str]

@@ -15,6 +15,7 @@ from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, ru
 from wheel_size.check.view import check_view
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.ports.ancestry import RelatesCommits
 from wheel_size.quota.model import GIB
 from wheel_size.render import render
 from wheel_size.sticky import marker
@@ -43,13 +44,14 @@ def pr_check(
     footer: str = DEFAULT_FOOTER,
     warnings: list[str] | None = None,
     night: NightChoice | None = None,
+    relates: RelatesCommits | None = None,
 ) -> CheckOutcome:
     """Compare, render the comment, and post it when ``post_comment`` is given.
 
     A comment that cannot be posted (a fork's read-only token, say) is reported in the
     outcome, not raised: the verdict and the report still stand.
     """
-    result = run_check(options, history, artifacts, night)
+    result = run_check(options, history, artifacts, night, relates)
     context = check_view(
         result, options.budget, run_url=run_url, footer=footer, diff_limit=options.diff_limit,
         warnings=warnings,

@@ -1,5 +1,6 @@
 """Which stored night a pull request is compared with: the night whose base commit is the
-nearest ancestor of the pull request's merge base, or the newest night, said plainly.
+nearest ancestor of the pull request's merge base; when none is usable, none ("not checked",
+said plainly: issue 29 item 2), unless the newest night was asked for.
 
 The newest nightly drifts from a pull request's base by days of other people's changes; the
 night built from an ancestor of the merge base holds none of them. The nights' base commits
@@ -12,7 +13,7 @@ than every night, at most ``3 + ceil(log2(nights))`` otherwise: 8 for 30 nights,
 12 for a year, 13 for two. :data:`MAX_COMPARES` bounds the search. In the pull request's own
 event the pull request is read once more (its base branch and head), 1 request.
 Nothing is guessed: a night is chosen only when its compare said it is an ancestor, and the
-distance is GitHub's count; whatever fails becomes the newest night with the reason.
+distance is GitHub's count; whatever fails leaves the check without a night, with the reason.
 """
 
 from __future__ import annotations
@@ -63,8 +64,15 @@ class NightChoice:
             return None  # asked for: the comment's table already names the night
         if newest is None:
             return f"{self.fallback}; no nightly is stored to compare with"
-        newest_night = f"compared with the newest, {newest}, which may include other changes"
-        return f"{self.fallback}; {newest_night}"
+        if self.mode == "merge-base":
+            # Never a pass against a night that holds other people's changes (issue 29).
+            return (
+                f"not checked: {self.fallback}; the newest nightly, {newest}, may include other "
+                "changes (compare-with newest compares with it anyway)"
+            )
+        return (
+            f"{self.fallback}; compared with the newest, {newest}, which may include other changes"
+        )
 
     def to_json(self, newest: dt.date | None) -> NightChoiceDocument:
         return {

@@ -20,7 +20,7 @@ from typing import Protocol
 from wheel_size.check.budget import Breach, Budget
 from wheel_size.check.document import CheckDocument, NightChoiceDocument, WheelCheckDocument
 from wheel_size.check.limits import Standing, acknowledged_by, pr_breaches
-from wheel_size.check.match import PrWheel, find_wheels
+from wheel_size.check.match import PrWheel, artifact_parts, find_wheels
 from wheel_size.check.mergebase import NightChoice
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.hip import hip_scanners
@@ -30,9 +30,11 @@ from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.evidence.families import KernelFamilies, families_of_wheels
 from wheel_size.history.history import History
 from wheel_size.history.model import ArtifactRecord, RunRecord
+from wheel_size.ports import GitHubFailure
+from wheel_size.ports.ancestry import RelatesCommits
 from wheel_size.quota.model import Quota, QuotaOptions, quota_of
 from wheel_size.units import to_mb
-from wheel_size.variants import ArtifactNaming
+from wheel_size.variants import ArtifactNaming, variant_key, wheel_key
 from wheel_size.wheel.archive import open_source
 from wheel_size.wheel.filename import parse_wheel_name
 
@@ -152,9 +154,26 @@ class CheckResult:
         """Over a budget and not acknowledged (PyPI's limit never is): what fails the check."""
         return bool(self.failing)
 
+    @property
+    def not_checked(self) -> list[WheelCheck]:
+        """The wheels no stored night was compared with (no usable night, no variant, a
+        wheel whose tags disagree): never counted as within budget."""
+        return [c for c in self.checks if c.base_size is None]
+
+    @property
+    def conclusion(self) -> str:
+        """The check run's conclusion: ``failure`` over an unaccepted budget, ``neutral``
+        when a wheel was not checked (never a pass on what was not compared), else
+        ``success``."""
+        if self.failed:
+            return "failure"
+        return "neutral" if self.not_checked else "success"
+
     def to_json(self) -> CheckDocument:
         return {
             "failed": self.failed,
+            "conclusion": self.conclusion,
+            "not_checked": [c.wheel.label for c in self.not_checked],
             "acknowledgement": self.acknowledgement,
             "ceiling_ack": self.ceiling_ack,
             "over_budget": [c.wheel.label for c in self.over_budget],
@@ -165,17 +184,63 @@ class CheckResult:
         }
 
 
+def _matches(naming: ArtifactNaming, name: str, wheel: PrWheel) -> bool:
+    """Whether artifact ``name`` holds ``wheel``'s build: its platform, accelerator and
+    Python ABI as far as the name says them (:class:`~wheel_size.variants.VariantKey`)."""
+    parts = artifact_parts(naming, name)
+    if parts is None or wheel.key is None or wheel.variant is None:
+        return False
+    python, variant = parts
+    said = variant_key(variant)
+    own = wheel.key
+    own_python = wheel.python
+    if python is not None and own_python is not None and python != own_python:
+        return False
+    if said.abi is not None and said.abi != own.abi:
+        return False
+    return (said.kind, said.version, said.os, said.package, said.build) == (
+        own.kind, own.version, own.os, own.package, own.build
+    )  # fmt: skip
+
+
+def _artifact_in(
+    run: RunRecord, naming: ArtifactNaming, wheel: PrWheel, exact: str
+) -> ArtifactRecord | None:
+    """The artifact of ``run`` that holds ``wheel``'s build: the pattern's own name for it
+    when that matches, else the one other name that does (``manywheel-py3_12-cpu-aarch64``
+    for an aarch64 ``+cpu`` wheel)."""
+    named = [a for a in run.artifacts if a.name == exact]
+    if named and _matches(naming, exact, wheel):
+        return named[0]
+    found = [a for a in run.artifacts if _matches(naming, a.name, wheel)]
+    return found[0] if len(found) == 1 else None
+
+
 def newest_base(
-    history: History, artifact: str, night: NightChoice | None = None
+    history: History,
+    artifact: str,
+    night: NightChoice | None = None,
+    *,
+    wheel: PrWheel | None = None,
+    naming: ArtifactNaming | None = None,
+    before: dt.date | None = None,
 ) -> NightlyBase | None:
-    """The newest stored night with an artifact named ``artifact`` (only the run of the
-    ``night`` chosen for the merge base, when one was: its date and its base commit)."""
+    """The newest stored night with an artifact named ``artifact`` (or, given ``wheel``, the
+    artifact matching its build); only the run of the ``night`` chosen for the merge base
+    when one was (its date and its base commit); only nights before ``before`` if given."""
     on = night.date if night is not None else None
     for day in sorted(history.by_date(), reverse=True):
-        if on is not None and day != on:
+        if (on is not None and day != on) or (before is not None and day >= before):
             continue
-        for run in history.runs_on(day):
+        runs = history.runs_on(day)
+        runs = sorted(runs, key=lambda r: r.base_sha is None)  # a run that says its base first
+        for run in runs:
             if night is not None and on is not None and run.base_sha != night.base_sha:
+                continue
+            if wheel is not None and naming is not None:
+                record = _artifact_in(run, naming, wheel, artifact)
+                if record is not None:
+                    return NightlyBase(day, run, record)
                 continue
             for record in run.artifacts:
                 if record.name == artifact:
@@ -183,20 +248,86 @@ def newest_base(
     return None
 
 
+def _apart(relates: RelatesCommits | None, base: NightlyBase, merge_base: str | None) -> str:
+    """How far the stepped-back night's base lies before the merge base, in words."""
+    if merge_base is None:
+        return "its distance to this PR's merge base is unknown"
+    if not base.run.base_sha:
+        return "its distance to this PR's merge base is unknown: it records no base commit"
+    if relates is None:
+        return "its distance to this PR's merge base was not asked of GitHub"
+    try:
+        relation = relates.relate(base.run.base_sha, merge_base)
+    except GitHubFailure as exc:
+        return f"its distance to this PR's merge base is unknown ({exc})"
+    if not relation.base_is_ancestor:
+        return f"its base {base.run.base_sha[:7]} is not an ancestor of this PR's merge base"
+    n = relation.ahead_by
+    return f"{n} commit{'s' if n != 1 else ''} before this PR's merge base {merge_base[:7]}"
+
+
+def _find_base(
+    check: WheelCheck,
+    history: History,
+    naming: ArtifactNaming,
+    night: NightChoice | None,
+    relates: RelatesCommits | None,
+) -> None:
+    """Set ``check.base`` to the night to compare with, or say in a note why there is none."""
+    wheel = check.wheel
+    assert wheel.variant is not None
+    artifact = ArtifactNaming(naming.pattern, wheel.python or naming.python).artifact(wheel.variant)
+    if night is not None and night.mode == "merge-base" and night.date is None:
+        return  # the result's note says why no night is usable: not checked
+    check.base = newest_base(history, artifact, night, wheel=wheel, naming=naming)
+    if check.base is not None or history.last_date() is None:
+        return
+    build = "" if wheel.key is None or wheel.key.os == "linux" else f" for {wheel.key.os}"
+    if night is None or night.date is None:
+        check.notes.append(f"no stored nightly has an artifact {artifact}{build}: not checked")
+        return
+    # The merge base's night lacks this build (a failed nightly job, a rename): the nearest
+    # earlier stored night that has it, with how far its base lies from the merge base.
+    earlier = newest_base(history, artifact, None, wheel=wheel, naming=naming, before=night.date)
+    missing = f"the nightly of {night.date} (the merge base's) has no artifact {artifact}{build}"
+    if earlier is None:
+        check.notes.append(f"{missing}, nor does any earlier stored nightly: not checked")
+        return
+    apart = _apart(relates, earlier, night.merge_base_sha)
+    if "not an ancestor" in apart:
+        check.notes.append(f"{missing}; the nearest earlier one that has it, {earlier.date}: "
+                           f"{apart}: not checked")  # fmt: skip
+        return
+    check.base = earlier
+    check.notes.append(
+        f"{missing}; compared with the nightly of {earlier.date}, the nearest earlier one "
+        f"that has it ({apart})"
+    )
+
+
 def _base_wheel(artifact_zip: Path, wheel: PrWheel, work: Path) -> Path:
-    """The wheel inside the nightly's artifact that corresponds to ``wheel``."""
+    """The wheel inside the nightly's artifact that is ``wheel``'s build: the same
+    distribution, Python ABI (``cp313t`` is not ``cp313``; ``abi3`` only with ``abi3``) and
+    platform (the manylinux level may differ: that is a change a PR can make)."""
     inside = resolve_input(artifact_zip, work)
     wanted = parse_wheel_name(wheel.path.name)
-    same = [
-        w
-        for w in inside
-        if parse_wheel_name(w.filename).distribution == wanted.distribution
-        and parse_wheel_name(w.filename).python_tags == wanted.python_tags
-    ]
-    if len(same) != 1:
+    own = wheel_key(wanted.python_tags, wanted.abi_tags, wanted.platform_tags, None)
+
+    def same(filename: str) -> bool:
+        name = parse_wheel_name(filename)
+        key = wheel_key(name.python_tags, name.abi_tags, name.platform_tags, None)
+        return name.distribution == wanted.distribution and (
+            key.python, key.abi, key.os
+        ) == (own.python, own.abi, own.os)  # fmt: skip
+
+    matching = [w for w in inside if same(w.filename)]
+    if len(matching) != 1:
         names = ", ".join(w.filename for w in inside) or "none"
-        raise _Unavailable(f"no single {wanted.distribution} wheel in it (holds: {names})")
-    return same[0].path
+        abi = own.python_abi or "py3"
+        raise _Unavailable(
+            f"no single {wanted.distribution} wheel for {abi} on {own.os} in it (holds: {names})"
+        )
+    return matching[0].path
 
 
 def _installed(path: Path) -> int | None:
@@ -296,6 +427,7 @@ def run_check(
     history: History,
     artifacts: NightlyArtifacts | None = None,
     night: NightChoice | None = None,
+    relates: RelatesCommits | None = None,
 ) -> CheckResult:
     """Check every wheel under ``options.wheels``; never raises for missing data (no night,
     no variant), but no wheel at all is bad input (InputError, exit 2).
@@ -305,7 +437,6 @@ def run_check(
     """
     wheels = find_wheels(options.wheels, options.naming)
     result = CheckResult([], [], options.acknowledgement, options.ceiling_ack)
-    on = night.date if night is not None else None
     if night is not None:
         result.compared_with = night.to_json(history.last_date())
         sentence = night.sentence(history.last_date())
@@ -326,17 +457,7 @@ def run_check(
             if wheel.variant is None:
                 check.notes.append(wheel.unmatched or "no variant")
             else:
-                python = wheel.python or options.naming.python
-                naming = ArtifactNaming(options.naming.pattern, python)
-                artifact = naming.artifact(wheel.variant)
-                check.base = newest_base(history, artifact, night)
-                if check.base is None and on is not None:
-                    check.notes.append(
-                        f"the nightly of {on} (the merge base's) has no artifact {artifact}: "
-                        "not compared"
-                    )
-                elif check.base is None and history.last_date() is not None:
-                    check.notes.append(f"no stored nightly has an artifact {artifact}")
+                _find_base(check, history, options.naming, night, relates)
                 if check.base is not None:
                     check.base_size = check.base.artifact.size_in_bytes
                     check.base_basis = "artifact"

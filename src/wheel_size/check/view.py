@@ -50,7 +50,9 @@ class CheckRow(TypedDict):
 class CheckView(TypedDict):
     """The context of the pull-request comment (``check_comment.md.j2``)."""
 
-    verdict: Literal["fail", "acknowledged", "pass", "nothing"]
+    verdict: Literal["fail", "acknowledged", "pass", "partial", "unchecked"]
+    conclusion: str  # the check run's: success, failure or neutral
+    unchecked: int  # wheels compared with no stored night
     over: int
     total: int
     compared: int
@@ -191,17 +193,21 @@ def check_view(
     unaccepted = [
         b for c in result.checks for b in c.unaccepted(result.acknowledgement, result.ceiling_ack)
     ]
-    verdict: Literal["fail", "acknowledged", "pass", "nothing"]
+    verdict: Literal["fail", "acknowledged", "pass", "partial", "unchecked"]
     if result.failed:
         verdict = "fail"
     elif result.over_budget:
         verdict = "acknowledged"
-    elif compared:
-        verdict = "pass"
+    elif not compared:
+        verdict = "unchecked"  # never ✅ on what was not compared (issue 29 item 2)
+    elif result.not_checked:
+        verdict = "partial"
     else:
-        verdict = "nothing"
+        verdict = "pass"
     return {
         "verdict": verdict,
+        "conclusion": result.conclusion,
+        "unchecked": len(result.not_checked),
         "over": len(result.failing) if result.failed else len(result.over_budget),
         "total": len(result.checks),
         "compared": len(compared),

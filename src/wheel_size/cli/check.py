@@ -1,4 +1,5 @@
-"""``wheel-size check WHEEL|DIR …``: a pull request's wheels against the newest nightly."""
+"""``wheel-size check WHEEL|DIR …``: a pull request's wheels against the stored nightly
+nearest its merge base (the newest only when asked, or when no pull request is given)."""
 
 from __future__ import annotations
 
@@ -226,4 +227,7 @@ def run(args: argparse.Namespace) -> int:
         *(n for c in checks for n in [*c.notes, *standing_texts(c)]),
     ]:
         print(f"wheel-size: check: {note}", file=sys.stderr)
+    if outcome.result.conclusion == "neutral":
+        unchecked = ", ".join(c.wheel.label for c in outcome.result.not_checked)
+        print(f"wheel-size: check: not checked: {unchecked}", file=sys.stderr)
     return EXIT_OVER_BUDGET if outcome.result.failed else 0

@@ -35,7 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "split": ("wheel_size.cli.split", "split a ROCm fat wheel into host and per-GPU device wheels"),
     "check": (
         "wheel_size.cli.check",
-        "a pull request's wheels against the newest nightly: sizes, contents, budgets",
+        "a pull request's wheels against the nightly of its merge base: sizes, budgets",
     ),
     "investigate": (
         "wheel_size.cli.investigate",

@@ -134,8 +134,13 @@ def run_check(
     ) as store:
         history = load_history(store, repository=request.repository, workflow=request.workflow)
     night = _night(request, gh, pull, history)
+    relates = None
+    if gh is not None and request.comment_repository and night.merge_base_sha:
+        from wheel_size.github.compare import PyGithubCompares
+
+        relates = PyGithubCompares(gh, request.comment_repository)  # for a step back
     runs = f"{request.server_url}/{request.repository}/actions/runs" if request.repository else None
     return pr_check(
         options, history, artifacts=artifacts, post_comment=post, run_url=runs,
-        footer=request.footer, warnings=warnings, night=night,
+        footer=request.footer, warnings=warnings, night=night, relates=relates,
     )  # fmt: skip

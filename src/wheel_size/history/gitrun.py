@@ -20,11 +20,13 @@ import os
 import signal
 import subprocess
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from wheel_size import interrupts
 from wheel_size.errors import InputError
 
 __all__ = [
@@ -45,6 +47,7 @@ DEFAULT_GIT_TIMEOUT = 120.0
 TIMEOUT_ENV = "WHEEL_SIZE_GIT_TIMEOUT"
 _LOW_SPEED_BYTES = 1000  # bytes/s under which a transfer counts as stalled
 _REAP_SECONDS = 5.0  # after the kill: how long to wait for the pipes to close
+_POLL_SECONDS = 0.25  # while git runs: how often a dropped interrupt is looked for
 
 
 class GitTimedOut(Exception):
@@ -192,11 +195,15 @@ def run_git(
 
     The process leads a new session (no terminal to prompt on, and one group to kill);
     on expiry, or when we are interrupted (Ctrl-C, SIGTERM turned into an exception), the
-    whole group is killed before the exception goes on. Raises :class:`GitTimedOut` and
-    ``FileNotFoundError`` (no git).
+    whole group is killed before the exception goes on. An interrupt whose exception Python
+    dropped (:mod:`wheel_size.interrupts`) is asked for before git starts and every
+    :data:`_POLL_SECONDS` while it runs, so it never waits for the timeout. Raises
+    :class:`GitTimedOut` and ``FileNotFoundError`` (no git).
     """
     proc: subprocess.Popen[str] | None = None
+    deadline = time.monotonic() + timeout
     try:
+        interrupts.raise_if_interrupted()
         with _signals_deferred():
             proc = subprocess.Popen(
                 list(cmd),
@@ -208,13 +215,22 @@ def run_git(
                 text=True,
                 start_new_session=True,
             )
-        out, err = proc.communicate(timeout=timeout)
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                out, err = proc.communicate(timeout=max(0.0, min(_POLL_SECONDS, left)))
+                break
+            except subprocess.TimeoutExpired:
+                interrupts.raise_if_interrupted()
+                if left <= _POLL_SECONDS:
+                    raise
     except subprocess.TimeoutExpired:
         assert proc is not None
         _kill_group(proc)
         _reap(proc)
         raise GitTimedOut(timeout) from None
     except BaseException:
+        interrupts.acknowledge()  # this exception answers every signal so far
         if proc is not None:
             _kill_group(proc)
             _reap(proc)

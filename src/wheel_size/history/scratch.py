@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
+from wheel_size import interrupts
+
 __all__ = ["PREFIX", "ScratchDir", "sigterm_exits", "sweep_stale"]
 
 PREFIX = "wheel-size-data-"
@@ -31,6 +33,7 @@ _LOCK = "lock"
 
 
 def _terminated(signum: int, frame: FrameType | None) -> None:
+    interrupts.note(signum)  # should this SystemExit be dropped, git still stops
     sys.stderr.write("wheel-size: terminated\n")
     raise SystemExit(128 + signum)
 

@@ -71,8 +71,15 @@ def cross_variant(variant: str, deltas: Mapping[str, float | None]) -> CrossVari
         return CrossVariant(table, "unknown", f"{variant} has no delta that night.")
     if jump < 0:
         return CrossVariant(table, "drop", f"{variant} shrank; the reading below is for growth.")
-    others = {v: d for v, d in table.items() if v != variant and d is not None}
-    kind = variant_key(variant).kind
+    key = variant_key(variant)
+    # Like with like (issue 28 item 5): only builds of the same platform, Python ABI and
+    # package are read against this one (no aarch64, libtorch or cp313t wheel as "the CPU").
+    others = {
+        v: d
+        for v, d in table.items()
+        if v != variant and d is not None and variant_key(v).like(key)
+    }
+    kind = key.kind
     cpu = {v: d for v, d in others.items() if variant_key(v).kind == "cpu"}
     if kind == "cpu":
         gpu = {v: d for v, d in others.items() if variant_key(v).kind in ("cuda", "rocm", "xpu")}
