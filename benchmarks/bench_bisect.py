@@ -9,6 +9,7 @@ usage: python benchmarks/bench_bisect.py
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -159,6 +160,7 @@ def requests_table() -> list[str]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args()
     start = time.perf_counter()
     print("\n".join(search_table()))
     print(f"\n({time.perf_counter() - start:.1f} s for the search table)\n")

@@ -7,6 +7,7 @@ slope's 95 % bounds give.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import sys
 from pathlib import Path
@@ -26,8 +27,12 @@ HORIZONS = [30, 60]
 
 
 def main() -> None:
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("examples/history")
-    nights = int(sys.argv[2]) if len(sys.argv) > 2 else 60
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("history", nargs="?", type=Path, default=Path("examples/history"))
+    parser.add_argument("nights", nargs="?", type=int, default=60, help="nights fitted")
+    args = parser.parse_args()
+    root: Path = args.history
+    nights: int = args.nights
     store = DirectoryStore(root)
     span = DateRange(dt.date(2025, 10, 1), dt.date(2026, 3, 31))
     thresholds = Thresholds(mb=1.0)

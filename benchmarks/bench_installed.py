@@ -9,6 +9,7 @@ counting range source: reads, bytes read, seconds; and checks the total against 
 
 from __future__ import annotations
 
+import argparse
 import random
 import subprocess
 import sys
@@ -33,8 +34,12 @@ class Counting(FileRanges):
 
 
 def main() -> None:
-    size_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    members = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("size_mb", nargs="?", type=int, default=200, help="wheel size in MB")
+    parser.add_argument("members", nargs="?", type=int, default=20_000, help="members")
+    args = parser.parse_args()
+    size_mb: int = args.size_mb
+    members: int = args.members
     rnd = random.Random(1)
     with tempfile.TemporaryDirectory() as tmp:
         wheel = Path(tmp) / "torch-2.10.0-cp312-cp312-manylinux_2_28_x86_64.whl"

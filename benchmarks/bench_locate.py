@@ -12,6 +12,7 @@ usage: python benchmarks/bench_locate.py
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import sys
 from pathlib import Path
@@ -81,6 +82,7 @@ def one(n: int, workflow_file: bool) -> tuple[int, int, int, int]:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args()
     print("| Window (commits) | Listing | Runs listed | Requests (#28) | Builds found | "
           "Requests (per candidate, top 10) |")  # fmt: skip
     print("|---:|---|---:|---:|---:|---:|")

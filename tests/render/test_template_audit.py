@@ -44,6 +44,7 @@ OURS: dict[str, set[str]] = {
         "over",  # counts
         "total",
         "compared",
+        "unchecked",  # count
         "r.base_date",  # ISO dates from the history
     },
     "skipped-records.md.j2": set(),
