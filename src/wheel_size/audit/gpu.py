@@ -22,7 +22,7 @@ import msgpack
 
 from wheel_size.audit.document import GpuFileRow
 from wheel_size.errors import InvalidBundle, InvalidElf, WheelSizeError
-from wheel_size.rocm import amdgpu_elf
+from wheel_size.native.standalone import EM_CUDA, gpu_machine, standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, has_hip_fatbin_data, read_library
 from wheel_size.rocm.fatbin_section import iter_bundles
@@ -43,8 +43,9 @@ __all__ = [
 _REF_SECTION = ".rocm_kpack_ref"
 _MAX_REFERENCE = 64 << 10  # the runtime reads at most 64 KiB of load reference
 _CCOB_MAGIC = b"CCOB"
-# kinds whose bytes are read (the rest are named by their path alone, so never copied)
-COPIED_GPU_KINDS = frozenset({"kpack", "code-object", "offload-bundle"})
+# kinds whose bytes are read (the rest are named by their path alone, or, for a standalone
+# cubin / AMDGPU code object, by their ELF header, so never copied)
+COPIED_GPU_KINDS = frozenset({"kpack", "offload-bundle"})
 
 
 @dataclass
@@ -52,7 +53,7 @@ class GpuFile:
     """One member that is GPU code or GPU data for named architectures."""
 
     path: str
-    kind: str  # kpack, code-object, offload-bundle, gpu-database
+    kind: str  # kpack, code-object (AMDGPU), cubin, offload-bundle, gpu-database
     size: int
     archs: list[str] = field(default_factory=list)
     kernels: int = 0
@@ -76,26 +77,16 @@ def sniff_gpu(name: str, head: bytes) -> str | None:
     """The kind of GPU member ``name`` is, from its first bytes and its path, else None."""
     if head[:4] == KPACK_MAGIC:
         return "kpack"
-    if head[:4] == b"\x7fELF" and len(head) >= 20:
-        (machine,) = struct.unpack_from("<H", head, 18)
-        return "code-object" if machine == amdgpu_elf.EM_AMDGPU else None
+    machine = gpu_machine(head)
+    if machine is not None:  # a standalone device ELF: no host library checks apply
+        return "cubin" if machine == EM_CUDA else "code-object"
+    if head[:4] == b"\x7fELF":
+        return None
     if head.startswith(BUNDLE_MAGIC) or head[:4] == _CCOB_MAGIC:
         return "offload-bundle"
     if _database_arch(name):
         return "gpu-database"
     return None
-
-
-def _code_object_target(head: bytes, where: str) -> str:
-    header = amdgpu_elf.read_header(head[:64], where)
-    name = amdgpu_elf.MACH.get(header.mach, f"gfx-mach-{header.mach:#x}")
-    features = []
-    if header.abi_version >= 2:  # v4+: two-bit fields, on / off / any / unsupported
-        for feature, shift in (("sramecc", 10), ("xnack", 8)):
-            state = (header.flags >> shift) & 3
-            if state in (2, 3):
-                features.append(f"{feature}{'+' if state == 3 else '-'}")
-    return ":".join([name, *features])
 
 
 def _bundle_targets(path: Path, where: str) -> set[str]:
@@ -112,18 +103,24 @@ def _bundle_targets(path: Path, where: str) -> set[str]:
 
 
 def inspect_gpu_file(
-    path: Path | None, name: str, kind: str, size: int, source: str
+    path: Path | None, name: str, kind: str, size: int, source: str, head: bytes = b""
 ) -> tuple[GpuFile, str | None]:
     """The architectures (and kernel count) of one GPU member copied to ``path`` (None for
-    a kind read from its name alone), and the problem (naming ``source``) if it is corrupt;
-    the architectures its path names are kept either way."""
+    a kind read from its name or, a standalone code object, from ``head``: its first
+    bytes), and the problem (naming ``source``) if it is corrupt; the architectures its
+    path names are kept either way."""
     item = GpuFile(name, kind, size)
     routed = _database_arch(name)
     archs: set[str] = {routed} if routed else set()
     problem: str | None = None
     try:
         with _named(source, f"{kind} file"):
-            if path is None or kind not in COPIED_GPU_KINDS:
+            if kind in ("code-object", "cubin"):
+                code = standalone_code(head, source)
+                if code is not None:
+                    archs.add(code.arch)
+                    item.kernels = 1
+            elif path is None or kind not in COPIED_GPU_KINDS:
                 pass
             elif kind == "kpack":
                 with path.open("rb") as stream:
@@ -131,10 +128,6 @@ def inspect_gpu_file(
                     stored = _stored_targets(archive.entries.values())
                     archs |= set(stored.values()) if stored else set(archive.gfx_arches)
                     item.kernels = len(stored)
-            elif kind == "code-object":
-                with path.open("rb") as stream:
-                    archs.add(_code_object_target(stream.read(64), source))
-                item.kernels = 1
             elif kind == "offload-bundle":
                 targets = _bundle_targets(path, source)
                 archs |= targets

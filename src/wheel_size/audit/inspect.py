@@ -330,7 +330,7 @@ def inspect_wheel(
             seen.add(member.name)
             info.installed_size += member.size
             rec = record.get(member.name)
-            fmt, gpu, digest, tmp_path = _stream_member(source, member.name, Path(tmp))
+            fmt, gpu, digest, tmp_path, head = _stream_member(source, member.name, Path(tmp))
             if rec is None and member.name != f"{dist_info}/RECORD" and record:
                 info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
             elif rec is not None and rec.hash is not None:
@@ -353,7 +353,9 @@ def inspect_wheel(
                 key_parts.append(f"{normalised},{value}")
             if gpu is not None:
                 where = f"{label}:{member.name}"
-                gpu_file, problem = inspect_gpu_file(tmp_path, member.name, gpu, member.size, where)
+                gpu_file, problem = inspect_gpu_file(
+                    tmp_path, member.name, gpu, member.size, where, head
+                )
                 info.gpu_files.append(gpu_file)
                 if problem:
                     info.problems.append(problem)
@@ -384,9 +386,10 @@ def inspect_wheel(
 
 def _stream_member(
     source: Any, name: str, tmp_dir: Path
-) -> tuple[str | None, str | None, StreamingHash, Path | None]:
-    """Hash one member; if it is native or GPU code, also copy it to a temporary file for
-    inspection. Returns (native format, GPU kind, digest, copy)."""
+) -> tuple[str | None, str | None, StreamingHash, Path | None, bytes]:
+    """Hash one member; if it is native host code or a GPU archive, also copy it to a
+    temporary file for inspection (a standalone code object is read from its header).
+    Returns (native format, GPU kind, digest, copy, its first 64 bytes)."""
     digest = StreamingHash()
     tmp_path: Path | None = None
     with source.open(name) as stream:
@@ -394,7 +397,7 @@ def _stream_member(
         fmt = native_format(head)
         gpu = sniff_gpu(name, head)
         out = None
-        if fmt is not None or gpu in COPIED_GPU_KINDS:
+        if (fmt is not None and gpu is None) or gpu in COPIED_GPU_KINDS:
             fd, tmp_name = tempfile.mkstemp(dir=tmp_dir)
             tmp_path = Path(tmp_name)
             out = os.fdopen(fd, "wb")
@@ -408,4 +411,4 @@ def _stream_member(
         finally:
             if out is not None:
                 out.close()
-    return fmt, gpu, digest, tmp_path
+    return fmt, gpu, digest, tmp_path, head[:64]

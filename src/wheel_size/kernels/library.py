@@ -18,6 +18,7 @@ from typing import IO
 from wheel_size.cuda.images import iter_images
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
+from wheel_size.native.standalone import standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
@@ -31,6 +32,7 @@ __all__ = [
     "iter_code_objects",
     "kpack_code_objects",
     "one_problem",
+    "standalone_code_objects",
 ]
 
 # What a parser can raise from below on bytes that lie, besides WheelSizeError.
@@ -75,6 +77,19 @@ def hip_code_objects(
         where = f"{source}: {FATBIN_SECTION} bundle {code.bundle} {code.target}"
         found = elf_functions(code.data, where, digests=digests)
         yield CodeObjectReport("hip", code.target, found)
+
+
+def standalone_code_objects(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """A standalone cubin or AMDGPU code object (a ``.cubin`` / ``.hsaco`` member): the
+    whole file is one code object, of the architecture its ELF header names; a host ELF
+    file gives nothing. Raises InvalidElf for a header that names no architecture."""
+    code = standalone_code(elf.source.pread(0, 64), source)
+    if code is None:
+        return
+    data = elf.source.pread(0, elf.source.size)
+    yield CodeObjectReport(code.kind, code.arch, elf_functions(data, source, digests=digests))
 
 
 def is_kpack_stream(stream: IO[bytes]) -> bool:
@@ -122,7 +137,7 @@ def iter_code_objects(
     except (WheelSizeError, *STRAY_ERRORS) as exc:
         problems.append(f"{exc}; its kernels are not listed")
         return
-    for scan in (_cuda, hip_code_objects):
+    for scan in (standalone_code_objects, _cuda, hip_code_objects):
         try:
             yield from scan(stream, elf, source, digests)
         except (WheelSizeError, *STRAY_ERRORS) as exc:

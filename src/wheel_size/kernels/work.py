@@ -37,6 +37,7 @@ from wheel_size.kernels.library import (
     hip_code_objects,
     is_kpack_stream,
     kpack_code_objects,
+    standalone_code_objects,
 )
 from wheel_size.rocm.elf_file import ElfImage
 
@@ -130,7 +131,14 @@ def scan_library(path: Path, source: str) -> LibraryScan:
             if scan.fault:
                 return scan
             try:
-                for number, code in enumerate(hip_code_objects(stream, elf, source)):
+                # a standalone cubin / code object is tallied here with the HIP code objects:
+                # read whole, once, like them
+                for number, code in enumerate(
+                    [
+                        *standalone_code_objects(stream, elf, source),
+                        *hip_code_objects(stream, elf, source),
+                    ]
+                ):
                     scan.hip.add(code.arch, code.functions, number, code.functions.problems)
             except (WheelSizeError, *STRAY_ERRORS) as exc:
                 scan.problems.append(f"{exc}; its kernels are not listed")

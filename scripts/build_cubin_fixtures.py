@@ -1,0 +1,46 @@
+"""Build the standalone-cubin fixtures under tests/data/cubin/ with the machine's nvcc.
+
+Each ``k_<arch>.cubin`` is ``nvcc -cubin -arch=<arch>`` of ``tests/data/cuda/src/kernels_v1.cu``
+(no host code at all: what ``flashinfer-cubin`` ships, one file per kernel configuration).
+``manifest.json`` records, per file, the architecture nvcc was asked for and the size, and
+``cuobjdump -lelf`` is not needed: the file *is* the one code object.
+
+    python3 scripts/build_cubin_fixtures.py [OUT_DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "tests" / "data" / "cuda" / "src" / "kernels_v1.cu"
+ARCHS = ("sm_80", "sm_90", "sm_100a", "sm_103")
+
+
+def main() -> int:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "data" / "cubin"
+    out.mkdir(parents=True, exist_ok=True)
+    version = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True)
+    files = {}
+    for arch in ARCHS:
+        name = f"k_{arch}.cubin"
+        subprocess.run(
+            ["nvcc", "-cubin", f"-arch={arch}", "-o", str(out / name), str(SOURCE)], check=True
+        )
+        # cuobjdump and the fatbin headers name an sm_100a cubin sm_100: the suffix is not
+        # in the ELF header's SM field
+        files[name] = {"arch": arch.rstrip("af"), "bytes": (out / name).stat().st_size}
+    manifest = {
+        "generator": "scripts/build_cubin_fixtures.py",
+        "nvcc_version": version.stdout.strip().splitlines()[-1],
+        "files": files,
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
