@@ -42,6 +42,8 @@ def test_diff_has_gpu_rows_for_every_cubin(tmp_path: Path) -> None:
         ("cubins/c/k.cubin", "sm_103"): (0, sizes["k_sm_103.cubin"]["bytes"]),
     }
     assert {g.section for g in rows.values()} == {STANDALONE_SECTION}
+    # an added cubin is summarised by its GPU row, not expanded per ELF section
+    assert all(not f.sections for f in diff.files if f.status == "added")
     # the issue evidence reads the growth as device code, all of it
     reading = read_growth([diff])
     growth = diff.total.new_installed - diff.total.old_installed

@@ -10,7 +10,6 @@ fatbin entry headers.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -18,22 +17,15 @@ from pathlib import Path
 
 from wheel_size.diff.ccob import settle_compressed
 from wheel_size.diff.elfinfo import HipScanner, library_problems, read_library_info
-from wheel_size.diff.grafted import pair_renamed
 from wheel_size.diff.kpackinfo import is_kpack, kpack_facts
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
+from wheel_size.diff.pairing import normalise_path, pair_members
 from wheel_size.errors import InvalidWheel
 from wheel_size.native import ELF_MAGIC, LibraryFacts
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.record import RecordEntry
 
 __all__ = ["diff_wheels", "normalise_path"]
-
-_META_DIR = re.compile(r"^([^/]+?)-[^/-]+\.(dist-info|data)(/|$)")
-
-
-def normalise_path(path: str) -> str:
-    """Drop the version from ``{dist}-{version}.dist-info`` / ``.data`` so nights line up."""
-    return _META_DIR.sub(lambda m: f"{m.group(1)}.{m.group(2)}{m.group(3)}", path, count=1)
 
 
 def _record(source: WheelSource, label: str, problems: list[str]) -> dict[str, RecordEntry]:
@@ -94,11 +86,14 @@ def _library(
 
 
 def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | None) -> None:
+    # An added or removed standalone code object (a .cubin, a .hsaco) is summarised by its
+    # GPU row, the whole file: flashinfer-cubin adds thousands, ~20 sections each.
+    lone = (old is None) != (new is None) and (old or new or LibraryFacts("")).standalone
     old = old or LibraryFacts(diff.path)
     new = new or LibraryFacts(diff.path)
     diff.problems.extend([*library_problems(old), *library_problems(new)])
     # A side whose headers could not be read says nothing: no section is "removed".
-    sections = old.readable and new.readable
+    sections = old.readable and new.readable and not lone
     for name in sorted(old.sections.keys() | new.sections.keys() if sections else ()):
         before, after = old.sections.get(name, 0), new.sections.get(name, 0)
         # A section that appears or goes with no bytes in the file (.bss, .tbss) is no
@@ -146,8 +141,8 @@ def diff_sources(
     problems: list[str] = []
     old_record = _record(old, old_label, problems)
     new_record = _record(new, new_label, problems)
-    old_members = {normalise_path(m.name): m for m in old.members}
-    new_members = {normalise_path(m.name): m for m in new.members}
+    old_members = {m.name: m for m in old.members}
+    new_members = {m.name: m for m in new.members}
     total = Totals(
         old_bytes=old.path.stat().st_size
         if old.path.is_file()
@@ -160,15 +155,8 @@ def diff_sources(
     )
     files: list[FileDiff] = []
     unchanged = 0
-    renamed = pair_renamed(
-        old_members.keys() - new_members.keys(), new_members.keys() - old_members.keys()
-    )
-    pairs: list[tuple[str | None, str | None]] = [
-        (k, k) for k in old_members.keys() & new_members.keys()
-    ]
-    pairs += [(k, None) for k in old_members.keys() - new_members.keys() if k not in renamed]
-    from_old = {n: o for o, n in renamed.items()}  # a grafted library renamed by its hash
-    pairs += [(from_old.get(k), k) for k in new_members.keys() - old_members.keys()]
+    # renamed by a version, a repair hash, a content-hash directory or a renamed package
+    pairs = pair_members(old_members, new_members)
     for old_key, new_key in sorted(pairs, key=lambda p: str(p[1] or p[0])):
         a = old_members.get(old_key) if old_key else None
         b = new_members.get(new_key) if new_key else None
