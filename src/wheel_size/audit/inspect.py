@@ -36,6 +36,7 @@ from wheel_size.audit.stable_abi import (
     python_imports,
 )
 from wheel_size.errors import InvalidWheel, WheelSizeError
+from wheel_size.native.pe import read_pe_facts
 from wheel_size.oneline import one_line
 from wheel_size.wheel.archive import open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
@@ -247,6 +248,11 @@ def _native_file(
     if fmt != "elf":
         item.facts = (macho_facts if fmt == "mach-o" else pe_facts)(tmp, source)
         problems.extend(item.facts.problems)
+        if fmt == "pe":  # a Windows DLL's .hip_fat / .nv_fatb device code, as split reads it
+            pe = read_pe_facts(tmp, source=source)
+            item.gpu_archs = sorted(pe.gpu_archs, key=arch_order)
+            if not item.facts.problems:  # an unreadable image is reported once
+                problems.extend(pe.gpu_problems)
         return item
     info: NativeInfo = inspect_elf(tmp, source=source, scanners=scanners)
     item.facts = elf_facts(tmp, source)

@@ -22,6 +22,8 @@ from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, Whee
 from wheel_size.diff.pairing import normalise_path, pair_members
 from wheel_size.errors import InvalidWheel
 from wheel_size.native import ELF_MAGIC, LibraryFacts
+from wheel_size.native.pe import is_pe_head, read_pe_facts
+from wheel_size.rocm.pe_library import PE_SUFFIXES
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.record import RecordEntry
 
@@ -66,10 +68,17 @@ def _same(
 
 
 def _is_elf(source: WheelSource, member: Member) -> bool:
+    """An ELF file, or a Windows DLL / extension (``.dll``, ``.pyd``: its ``.hip_fat`` and
+    ``.nv_fatb`` device code are read like an ELF library's)."""
     if member.size < len(ELF_MAGIC):
         return False  # nothing to open: keeps many tiny members cheap
     with source.open(member.name) as stream:
-        return stream.read(4) == ELF_MAGIC
+        head = stream.read(4)
+    return head == ELF_MAGIC or (_pe_name(member.name) and is_pe_head(head))
+
+
+def _pe_name(name: str) -> bool:
+    return name.lower().endswith(PE_SUFFIXES)
 
 
 def _library(
@@ -80,6 +89,10 @@ def _library(
     try:
         with source.open(name) as src, os.fdopen(fd, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
+        if _pe_name(name):
+            with tmp.open("rb") as head:
+                if is_pe_head(head.read(2)):
+                    return read_pe_facts(tmp, source=f"{label}:{name}")
         return read_library_info(tmp, source=f"{label}:{name}", extra_scanners=scanners)
     finally:
         tmp.unlink(missing_ok=True)

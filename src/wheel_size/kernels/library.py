@@ -18,6 +18,7 @@ from typing import IO
 from wheel_size.cuda.images import iter_images
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
+from wheel_size.native.pe import is_pe_head, iter_pe_code_objects
 from wheel_size.native.standalone import standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
@@ -29,9 +30,11 @@ __all__ = [
     "CodeObjectReport",
     "hip_code_objects",
     "is_kpack_stream",
+    "is_pe_stream",
     "iter_code_objects",
     "kpack_code_objects",
     "one_problem",
+    "pe_code_objects",
     "standalone_code_objects",
 ]
 
@@ -92,6 +95,22 @@ def standalone_code_objects(
     yield CodeObjectReport(code.kind, code.arch, elf_functions(data, source, digests=digests))
 
 
+def is_pe_stream(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` (at its start) holds a PE image (a Windows DLL); left at 0."""
+    head = stream.read(2)
+    stream.seek(0)
+    return is_pe_head(head)
+
+
+def pe_code_objects(
+    stream: IO[bytes], source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """The code objects of a HIP DLL's ``.hip_fat`` bundles, in file order."""
+    for target, data in iter_pe_code_objects(stream, source):
+        where = f"{source}: .hip_fat {target}"
+        yield CodeObjectReport("hip", target, elf_functions(data, where, digests=digests))
+
+
 def is_kpack_stream(stream: IO[bytes]) -> bool:
     """Whether ``stream`` (at its start) holds a ``.kpack`` archive; it is left at 0."""
     head = stream.read(len(KPACK_MAGIC))
@@ -129,6 +148,12 @@ def iter_code_objects(
     if elf is None and is_kpack_stream(stream):
         try:
             yield from kpack_code_objects(stream, source, digests)
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
+            problems.append(f"{exc}; its kernels are not listed")
+        return
+    if elf is None and is_pe_stream(stream):
+        try:
+            yield from pe_code_objects(stream, source, digests)
         except (WheelSizeError, *STRAY_ERRORS) as exc:
             problems.append(f"{exc}; its kernels are not listed")
         return

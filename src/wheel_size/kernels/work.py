@@ -36,7 +36,9 @@ from wheel_size.kernels.library import (
     STRAY_ERRORS,
     hip_code_objects,
     is_kpack_stream,
+    is_pe_stream,
     kpack_code_objects,
+    pe_code_objects,
     standalone_code_objects,
 )
 from wheel_size.rocm.elf_file import ElfImage
@@ -110,9 +112,16 @@ def scan_library(path: Path, source: str) -> LibraryScan:
     scan = LibraryScan(path, source)
     try:
         with path.open("rb") as stream:
-            if is_kpack_stream(stream):  # a device wheel's archive: its kernels, read here
+            reader = (
+                kpack_code_objects  # a device wheel's archive: its kernels, read here
+                if is_kpack_stream(stream)
+                else pe_code_objects  # a Windows DLL's .hip_fat code objects, likewise
+                if is_pe_stream(stream)
+                else None
+            )
+            if reader is not None:
                 try:
-                    for number, code in enumerate(kpack_code_objects(stream, source)):
+                    for number, code in enumerate(reader(stream, source)):
                         scan.hip.add(code.arch, code.functions, number, code.functions.problems)
                 except (WheelSizeError, *STRAY_ERRORS) as exc:
                     scan.problems.append(f"{exc}; its kernels are not listed")
