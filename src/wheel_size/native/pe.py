@@ -26,8 +26,9 @@ from wheel_size.rocm.pe_library import FATBIN_NAMES, FATBIN_SECTION, read_dll
 
 __all__ = ["CUDA_PE_SECTIONS", "is_pe_head", "iter_pe_code_objects", "read_pe_facts"]
 
-#: CUDA fatbin sections as an MSVC-linked image names them (8 characters) or keeps them.
-CUDA_PE_SECTIONS = (".nv_fatb", ".nv_fatbin")
+#: CUDA fatbin sections as an MSVC-linked image names them (8 characters: ``.nv_fatb``,
+#: ``__nv_rel`` for ``__nv_relfatbin``, relocatable device code) or keeps them.
+CUDA_PE_SECTIONS = (".nv_fatb", ".nv_fatbin", "__nv_rel", "__nv_relfatbin")
 _STRAY = (ValueError, struct.error, IndexError, KeyError, EOFError, OverflowError)
 
 
