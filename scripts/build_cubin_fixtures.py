@@ -25,14 +25,20 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True)
     files = {}
-    for arch in ARCHS:
-        name = f"k_{arch}.cubin"
+    builds = [(f"k_{arch}.cubin", arch, []) for arch in ARCHS]
+    # the same SASS with line tables: only bytes no function covers differ
+    builds.append(("k_sm_90_lineinfo.cubin", "sm_90", ["-lineinfo"]))
+    for name, arch, extra in builds:
         subprocess.run(
-            ["nvcc", "-cubin", f"-arch={arch}", "-o", str(out / name), str(SOURCE)], check=True
+            ["nvcc", "-cubin", f"-arch={arch}", *extra, "-o", str(out / name), str(SOURCE)],
+            check=True,
         )
-        # cuobjdump and the fatbin headers name an sm_100a cubin sm_100: the suffix is not
-        # in the ELF header's SM field
-        files[name] = {"arch": arch.rstrip("af"), "bytes": (out / name).stat().st_size}
+        # the SM field of the ELF header has no a/f suffix (sm_100a reads sm_100)
+        files[name] = {
+            "arch": arch.rstrip("af"),
+            "bytes": (out / name).stat().st_size,
+            "nvcc_args": [f"-arch={arch}", *extra],
+        }
     manifest = {
         "generator": "scripts/build_cubin_fixtures.py",
         "nvcc_version": version.stdout.strip().splitlines()[-1],
