@@ -256,7 +256,7 @@ def code_bytes_per_target(wheel: Path, work: Path) -> dict[str, int]:
     """Uncompressed HIP code object bytes per target over every ELF member of ``wheel``, as
     clang-offload-bundler-19 lists them."""
     totals: dict[str, int] = {}
-    for _name, path in elf_members(wheel, work):  # libraries and executables alike
+    for _name, path in elf_members(wheel, work, dlls=True):  # libraries, executables, DLLs
         for target, data in fatbin_objects(path, work / "fatbin"):
             totals[target] = totals.get(target, 0) + len(data)
     return totals
@@ -332,9 +332,11 @@ def cuobjdump_code(wheel: Path, members: list[str], work: Path) -> tuple[dict[st
                 shutil.rmtree(out, ignore_errors=True)
                 out.mkdir(parents=True)
                 for flag in ("-xelf", "-xptx"):
-                    subprocess.run(
+                    done = subprocess.run(
                         [tool, "-all", flag, "all", str(source)], cwd=out, capture_output=True
                     )
+                    if b"fatal" in done.stderr + done.stdout:  # it stopped part-way
+                        CUOBJDUMP_FATAL.add(name)
                 for item in out.iterdir():
                     found = re.search(r"\.(sm_\d+[af]?)\.(cubin|ptx)$", item.name)
                     if found is None:
@@ -347,6 +349,10 @@ def cuobjdump_code(wheel: Path, members: list[str], work: Path) -> tuple[dict[st
             lib.unlink()
     shutil.rmtree(work, ignore_errors=True)
     return totals, ptx_files
+
+
+# Members cuobjdump gave up on ("fatal : Invalid ELF"): its totals there are not a truth.
+CUOBJDUMP_FATAL: set[str] = set()
 
 
 def cuda_members(wheel: Path) -> list[str]:
@@ -418,6 +424,9 @@ def check_cuda_families(old: Path, new: Path, files: list[dict[str, Any]], work:
             f"bloat code bytes {code:,}, cuobjdump {cuda_code:,} (PTX with NULs)"
             + (f" + bundler {hip_code:,}" if hip_code else "")
         )
+    if CUOBJDUMP_FATAL:
+        gave_up = ", ".join(sorted(CUOBJDUMP_FATAL))
+        differ.append(f"cuobjdump stopped with 'fatal' on {gave_up}: not a truth there")
     return (
         f"--by family totals of {len(cuda_rows)} changed CUDA architecture(s) "
         f"(SASS exact; PTX {ptx_extra:,} B over cuobjdump, one NUL per entry) and bloat's "
@@ -727,16 +736,18 @@ def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
     return found
 
 
-def elf_members(wheel: Path, work: Path) -> Iterator[tuple[str, Path]]:
-    """(member name, extracted path) of every ELF member of ``wheel``, one at a time: the
-    file is removed once the caller moves on."""
+def elf_members(wheel: Path, work: Path, *, dlls: bool = False) -> Iterator[tuple[str, Path]]:
+    """(member name, extracted path) of every ELF member of ``wheel`` (with ``dlls``, every
+    Windows DLL too), one at a time: the file is removed once the caller moves on."""
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
             if info.is_dir() or info.file_size < 64:
                 continue
             with zf.open(info) as member:
-                if member.read(4) != b"\x7fELF":
-                    continue
+                head = member.read(4)
+            dll = dlls and info.filename.lower().endswith(PE_SUFFIXES) and head[:2] == b"MZ"
+            if head != b"\x7fELF" and not dll:
+                continue
             path = Path(zf.extract(info, work))
             try:
                 yield info.filename, path
@@ -764,14 +775,35 @@ def _stub_bootstrap(links: Path) -> None:
         zf.writestr(f"{name}.dist-info/RECORD", "")  # fmt: skip
 
 
+def _only_output_requirements(path: Path, copy: Path, outputs: set[str]) -> None:
+    """A copy of an output wheel whose METADATA keeps only the Requires-Dist lines on other
+    outputs (and rocm-bootstrap): the input's own dependencies (torch, numpy) are not
+    offered here, and the resolution among the outputs is what is measured."""
+    keep = {*outputs, "rocm_bootstrap"}
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(copy, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename.endswith(".dist-info/METADATA"):
+                head, sep, body = data.partition(b"\n\n")
+                lines = [
+                    line for line in head.split(b"\n")
+                    if not line.startswith(b"Requires-Dist:")
+                    or re.split(rb"[\s;<>=!~\[(]", line[14:].strip(), maxsplit=1)[0]
+                    .decode().lower().replace("-", "_").replace(".", "_") in keep
+                ]  # fmt: skip
+                data = b"\n".join(lines) + sep + body
+            zout.writestr(info, data)
+
+
 def pip_downloads(pin: Pinned, out: Path, requirement: str, work: Path) -> int:
     """Bytes of the output wheels ``pip install --dry-run --report`` resolves for
     ``requirement`` from ``out`` alone (the stub rocm-bootstrap not counted)."""
     links = work / "links"
     if not links.exists():
         links.mkdir(parents=True)
+        outputs = {p.name.split("-")[0].lower() for p in out.glob("*.whl")}
         for path in out.glob("*.whl"):
-            shutil.copy(path, links)
+            _only_output_requirements(path, links / path.name, outputs)
         _stub_bootstrap(links)
     report = work / "pip-report.json"
     platform = pin.filename[:-4].split("-")[-1].split(".")[0]

@@ -18,7 +18,7 @@ from typing import IO
 from wheel_size.cuda.images import iter_images
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
-from wheel_size.native.pe import is_pe_head, iter_pe_code_objects
+from wheel_size.native.pe import is_pe_head, iter_pe_code_objects, iter_pe_cuda_images
 from wheel_size.native.standalone import standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
@@ -105,7 +105,16 @@ def is_pe_stream(stream: IO[bytes]) -> bool:
 def pe_code_objects(
     stream: IO[bytes], source: str, digests: bool = False
 ) -> Iterator[CodeObjectReport]:
-    """The code objects of a HIP DLL's ``.hip_fat`` bundles, in file order."""
+    """The code objects of a DLL: its CUDA fatbin entries (``.nv_fatb``, ``__nv_rel``),
+    then its HIP ``.hip_fat`` bundles, each in file order."""
+    for number, (entry, image) in enumerate(iter_pe_cuda_images(stream, source)):
+        where = f"{source}: {entry.image} {entry.arch} #{number}"
+        if entry.image == "ptx":
+            found = ptx_functions(bytes(image), where, digests=digests)
+            yield CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
+        else:
+            yield CodeObjectReport("cuda", entry.arch, elf_functions(image, where, digests=digests))
+    stream.seek(0)
     for target, data in iter_pe_code_objects(stream, source):
         where = f"{source}: .hip_fat {target}"
         yield CodeObjectReport("hip", target, elf_functions(data, where, digests=digests))

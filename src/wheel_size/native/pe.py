@@ -17,14 +17,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from wheel_size.cuda.fatbin import iter_containers
-from wheel_size.errors import WheelSizeError
+from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD, FatbinEntry, iter_containers
+from wheel_size.cuda.images import ImageRef, load_image
+from wheel_size.errors import InvalidBundle, WheelSizeError
 from wheel_size.native.gpu import GpuTotals
 from wheel_size.native.library import LibraryFacts
 from wheel_size.rocm.pe_file import PeImage, is_pe
 from wheel_size.rocm.pe_library import FATBIN_NAMES, FATBIN_SECTION, read_dll
 
-__all__ = ["CUDA_PE_SECTIONS", "is_pe_head", "iter_pe_code_objects", "read_pe_facts"]
+__all__ = [
+    "CUDA_PE_SECTIONS",
+    "is_pe_head",
+    "iter_pe_code_objects",
+    "iter_pe_cuda_images",
+    "read_pe_facts",
+]
 
 #: CUDA fatbin sections as an MSVC-linked image names them (8 characters: ``.nv_fatb``,
 #: ``__nv_rel`` for ``__nv_relfatbin``, relocatable device code) or keeps them.
@@ -125,3 +132,36 @@ def iter_pe_code_objects(stream: IO[bytes], source: str) -> Iterator[tuple[str, 
     library = read_dll(stream, source)
     for code in library.iter_code_object_streams(verify=True, check_hash=True):
         yield code.target, b"".join(code.chunks)
+
+
+def iter_pe_cuda_images(
+    stream: IO[bytes], source: str, kinds: frozenset[str] = frozenset({"sass", "ptx"})
+) -> Iterator[tuple[FatbinEntry, bytes | memoryview]]:
+    """(entry, decoded image) of each CUDA fatbin entry of ``kinds`` in a DLL's
+    ``.nv_fatb`` / ``__nv_rel`` sections, in file order. Raises InvalidPe / InvalidBundle
+    for an image or a fatbin that lies (an entry outside its section)."""
+    image = PeImage(stream, source)
+    for section in image.sections:
+        if section.name not in CUDA_PE_SECTIONS or not section.file_size:
+            continue
+        stream.seek(section.raw_offset)
+        where = f"{source}: {section.name}"
+        # every header first: reading a payload moves a stream that is not a real file
+        entries = [
+            entry
+            for container in iter_containers(stream, section.file_size, source=where)
+            for entry in container.entries
+            if entry.image in kinds
+        ]
+        for entry in entries:
+            compressed = entry.flags & (FLAG_LZ4 | FLAG_ZSTD)
+            length = entry.compressed_size if compressed else entry.payload_size
+            offset = entry.offset + entry.header_size
+            if offset + length > section.file_size:
+                raise InvalidBundle(
+                    f"{where}: entry at {entry.offset} ({entry.arch} {entry.image}) runs "
+                    f"past the section's {section.file_size} bytes"
+                )
+            ref = ImageRef(section.name, entry, section.raw_offset + offset, length, source)
+            raw = image.source.pread(ref.start, length)
+            yield entry, load_image(ref, raw, None)
