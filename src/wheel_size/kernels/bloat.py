@@ -122,12 +122,12 @@ def _library(path: Path, source: str, report: BloatReport, families: dict[str, l
     for (kind, arch), slot in ordered:
         if not slot.functions:
             continue
-        key = (kind, slot.fingerprint, slot.functions)
-        if key in latest:
+        same = (kind, slot.fingerprint, slot.functions)
+        if same in latest:
             report.twins.append(
-                TwinArch(source, arch, latest[key], slot.functions, slot.code_bytes)
+                TwinArch(source, arch, latest[same], slot.functions, slot.code_bytes)
             )
-        latest[key] = arch
+        latest[same] = arch
 
 
 def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> BloatReport:
