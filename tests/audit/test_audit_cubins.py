@@ -51,3 +51,32 @@ def test_a_lying_cubin_is_one_problem(tmp_path: Path) -> None:
     assert ":cubins/lies.cubin: cubin header e_flags" in problem
     archs = {g["path"]: g["archs"] for g in row["gpu_files"]}
     assert archs == {"cubins/ok.cubin": ["sm_90"], "cubins/lies.cubin": []}
+
+
+def test_standalone_fatbin_and_ptx_files(tmp_path: Path) -> None:
+    """nvcc 13's own outputs: ``-fatbin`` (SASS sm_80 + PTX compute_90) and ``-ptx``."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed: cannot build this test's fatbin and PTX")
+    source = REPO_ROOT / "tests" / "data" / "cuda" / "src" / "kernels_v1.cu"
+    fatbin, ptx = tmp_path / "k.fatbin", tmp_path / "k.ptx"
+    subprocess.run(
+        [nvcc, "-fatbin", "-gencode=arch=compute_80,code=sm_80",
+         "-gencode=arch=compute_90,code=compute_90", "-o", str(fatbin), str(source)],
+        check=True,
+    )  # fmt: skip
+    subprocess.run([nvcc, "-ptx", "-arch=sm_86", "-o", str(ptx), str(source)], check=True)
+    members = {"k/k.fatbin": fatbin.read_bytes(), "k/k.ptx": ptx.read_bytes()}
+    data = _audit(cubin_wheel(tmp_path / "w", "1.0", members))
+    (row,) = data["wheels"]
+    found = {g["path"]: (g["kind"], g["archs"]) for g in row["gpu_files"]}
+    assert found == {
+        "k/k.fatbin": ("cuda-fatbin", ["compute_90", "sm_80"]),
+        "k/k.ptx": ("ptx", ["compute_86"]),
+    }
+    assert not any(f["kind"] == "native-code-in-pure-wheel" for f in data["findings"])

@@ -13,6 +13,7 @@ the audit reads from.
 from __future__ import annotations
 
 import contextlib
+import re
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from pathlib import Path
 import msgpack
 
 from wheel_size.audit.document import GpuFileRow
+from wheel_size.cuda.fatbin import CONTAINER_MAGIC, iter_containers
 from wheel_size.errors import InvalidBundle, InvalidElf, WheelSizeError
 from wheel_size.native.standalone import EM_CUDA, gpu_machine, standalone_code
 from wheel_size.rocm.elf_file import ElfImage
@@ -45,7 +47,9 @@ _MAX_REFERENCE = 64 << 10  # the runtime reads at most 64 KiB of load reference
 _CCOB_MAGIC = b"CCOB"
 # kinds whose bytes are read (the rest are named by their path alone, or, for a standalone
 # cubin / AMDGPU code object, by their ELF header, so never copied)
-COPIED_GPU_KINDS = frozenset({"kpack", "offload-bundle"})
+COPIED_GPU_KINDS = frozenset({"kpack", "offload-bundle", "cuda-fatbin"})
+_FATBIN_MAGIC = CONTAINER_MAGIC.to_bytes(4, "little")
+_PTX_TARGET = re.compile(rb"^\s*\.target\s+(sm_\d+[af]?)", re.MULTILINE)
 
 
 @dataclass
@@ -53,7 +57,7 @@ class GpuFile:
     """One member that is GPU code or GPU data for named architectures."""
 
     path: str
-    kind: str  # kpack, code-object (AMDGPU), cubin, offload-bundle, gpu-database
+    kind: str  # kpack, code-object (AMDGPU), cubin, cuda-fatbin, ptx, offload-bundle, gpu-database
     size: int
     archs: list[str] = field(default_factory=list)
     kernels: int = 0
@@ -82,6 +86,10 @@ def sniff_gpu(name: str, head: bytes) -> str | None:
         return "cubin" if machine == EM_CUDA else "code-object"
     if head[:4] == b"\x7fELF":
         return None
+    if head[:4] == _FATBIN_MAGIC:  # a standalone .fatbin (nvcc -fatbin)
+        return "cuda-fatbin"
+    if name.endswith(".ptx") and _PTX_TARGET.search(head):
+        return "ptx"
     if head.startswith(BUNDLE_MAGIC) or head[:4] == _CCOB_MAGIC:
         return "offload-bundle"
     if _database_arch(name):
@@ -120,8 +128,26 @@ def inspect_gpu_file(
                 if code is not None:
                     archs.add(code.arch)
                     item.kernels = 1
+            elif kind == "ptx":  # JIT input for compute_XY, named from its .target line
+                found = _PTX_TARGET.search(head)
+                if found is not None:
+                    archs.add(found[1].decode().replace("sm_", "compute_", 1))
+                    item.kernels = 1
             elif path is None or kind not in COPIED_GPU_KINDS:
                 pass
+            elif kind == "cuda-fatbin":
+                with path.open("rb") as stream:
+                    entries = [
+                        entry
+                        for container in iter_containers(stream, size, source=source)
+                        for entry in container.entries
+                    ]
+                archs |= {
+                    e.arch.replace("sm_", "compute_", 1) if e.image == "ptx" else e.arch
+                    for e in entries
+                    if e.image in ("sass", "ptx")
+                }
+                item.kernels = sum(e.image in ("sass", "ptx") for e in entries)
             elif kind == "kpack":
                 with path.open("rb") as stream:
                     archive = parse_kpack(stream, where=source)

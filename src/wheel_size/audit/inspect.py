@@ -395,7 +395,7 @@ def _stream_member(
 ) -> tuple[str | None, str | None, StreamingHash, Path | None, bytes]:
     """Hash one member; if it is native host code or a GPU archive, also copy it to a
     temporary file for inspection (a standalone code object is read from its header).
-    Returns (native format, GPU kind, digest, copy, its first 64 bytes)."""
+    Returns (native format, GPU kind, digest, copy, its first MB)."""
     digest = StreamingHash()
     tmp_path: Path | None = None
     with source.open(name) as stream:
@@ -417,4 +417,4 @@ def _stream_member(
         finally:
             if out is not None:
                 out.close()
-    return fmt, gpu, digest, tmp_path, head[:64]
+    return fmt, gpu, digest, tmp_path, head
