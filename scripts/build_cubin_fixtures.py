@@ -25,12 +25,14 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True)
     files = {}
-    builds = [(f"k_{arch}.cubin", arch, []) for arch in ARCHS]
+    builds = [(f"k_{arch}.cubin", arch, [], SOURCE) for arch in ARCHS]
     # the same SASS with line tables: only bytes no function covers differ
-    builds.append(("k_sm_90_lineinfo.cubin", "sm_90", ["-lineinfo"]))
-    for name, arch, extra in builds:
+    builds.append(("k_sm_90_lineinfo.cubin", "sm_90", ["-lineinfo"], SOURCE))
+    # an uninitialised __device__ array: a .nv.global section (tests patch its type)
+    builds.append(("k_global_sm_80.cubin", "sm_80", [], out / "k_global.cu"))
+    for name, arch, extra, source in builds:
         subprocess.run(
-            ["nvcc", "-cubin", f"-arch={arch}", *extra, "-o", str(out / name), str(SOURCE)],
+            ["nvcc", "-cubin", f"-arch={arch}", *extra, "-o", str(out / name), str(source)],
             check=True,
         )
         # the SM field of the ELF header has no a/f suffix (sm_100a reads sm_100)
