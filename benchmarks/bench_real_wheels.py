@@ -19,7 +19,14 @@ reported as "skipped", never as a pass):
   accepted by ``pip install --dry-run --no-deps --platform <input platform>
   --only-binary=:all:``, ``auditwheel show`` of the host wheel when installed.
 
+* issue 31: a standalone cubin's GPU row against ``cuobjdump -lelf`` and its size; a DLL's
+  sections against its PE section table, its ``.hip_fat`` against clang-offload-bundler-19
+  and its ``.nv_fatb``/``__nv_rel`` against cuobjdump of the dumped sections; pairs against
+  names without content hashes; every split install size against ``pip install --dry-run
+  --report`` of the outputs, and each one larger than the input named in the report.
+
     python benchmarks/bench_real_wheels.py [--cache DIR] [--abi3audit PATH] [--auditwheel PATH]
+        [--only NAME ...]
 
 Prints one Markdown table (``docs/real-wheels.md`` keeps the last run's).
 """
