@@ -6,9 +6,14 @@ scripts/build_cubin_fixtures.py), never "0 B of GPU code objects"."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+
 from cli_runner import run_main
+from conftest import REPO_ROOT
 from cubinfx import cubin, cubin_wheel, cubins, lying_cubin
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.evidence.reading import read_growth
@@ -81,3 +86,31 @@ def test_a_lying_cubin_is_one_problem_and_the_rest_is_read(tmp_path: Path) -> No
     problems = [p for f in diff.files for p in f.problems]
     assert len(problems) == 1 and "lies.cubin: cubin header e_flags" in problems[0]
     assert {g.arch for f in diff.files for g in f.gpu} == {"sm_80", "sm_90"}
+
+
+@pytest.mark.slow
+def test_a_standalone_fatbin_is_gpu_code(tmp_path: Path) -> None:
+    """``nvcc -fatbin`` output (SASS sm_80 + PTX compute_90) shipped as a member: GPU rows
+    per entry in the diff, its kernels in bloat; the SASS image is the cubin nvcc builds
+    for sm_80 from the same source."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed: cannot build this test's fatbin")
+    source = REPO_ROOT / "tests" / "data" / "cuda" / "src" / "kernels_v1.cu"
+    fatbin, sass = tmp_path / "k.fatbin", tmp_path / "k.cubin"
+    subprocess.run(
+        [nvcc, "-fatbin", "-Xfatbin", "-compress-all", "-gencode=arch=compute_80,code=sm_80",
+         "-gencode=arch=compute_90,code=compute_90", "-o", str(fatbin), str(source)],
+        check=True,
+    )  # fmt: skip
+    subprocess.run([nvcc, "-cubin", "-arch=sm_80", "-o", str(sass), str(source)], check=True)
+    old = cubin_wheel(tmp_path / "o", "1.0", {"k/k.cubin": cubin("k_sm_80.cubin")})
+    new = cubin_wheel(tmp_path / "n", "1.1", {"k/k.fatbin": fatbin.read_bytes()})
+    diff = diff_wheels(old, new)
+    rows = {(f.path, g.arch, g.image) for f in diff.files for g in f.gpu if g.new_entries}
+    assert rows == {("k/k.fatbin", "sm_80", "sass"), ("k/k.fatbin", "sm_90", "ptx")}
+    assert not [p for f in diff.files for p in f.problems]
+    report = find_bloat(new)
+    assert report.problems == [] and {f.family for f in report.families} >= {"add", "scale"}
+    ptx = report.code_bytes - sass.stat().st_size
+    assert 0 < ptx < fatbin.stat().st_size * 10  # the PTX text, inflated

@@ -22,7 +22,7 @@ from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, Whee
 from wheel_size.diff.pairing import normalise_path, pair_members
 from wheel_size.errors import InvalidWheel
 from wheel_size.native import ELF_MAGIC, LibraryFacts
-from wheel_size.native.pe import is_pe_head, read_pe_facts
+from wheel_size.native.pe import FATBIN_MAGIC, is_pe_head, read_fatbin_facts, read_pe_facts
 from wheel_size.rocm.pe_library import PE_SUFFIXES
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.record import RecordEntry
@@ -74,7 +74,8 @@ def _is_elf(source: WheelSource, member: Member) -> bool:
         return False  # nothing to open: keeps many tiny members cheap
     with source.open(member.name) as stream:
         head = stream.read(4)
-    return head == ELF_MAGIC or (_pe_name(member.name) and is_pe_head(head))
+    pe = _pe_name(member.name) and is_pe_head(head)
+    return head in (ELF_MAGIC, FATBIN_MAGIC) or pe  # a standalone .fatbin is device code
 
 
 def _pe_name(name: str) -> bool:
@@ -89,10 +90,12 @@ def _library(
     try:
         with source.open(name) as src, os.fdopen(fd, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
-        if _pe_name(name):
-            with tmp.open("rb") as head:
-                if is_pe_head(head.read(2)):
-                    return read_pe_facts(tmp, source=f"{label}:{name}")
+        with tmp.open("rb") as stream:
+            head = stream.read(4)
+        if head == FATBIN_MAGIC:
+            return read_fatbin_facts(tmp, source=f"{label}:{name}")
+        if _pe_name(name) and is_pe_head(head):
+            return read_pe_facts(tmp, source=f"{label}:{name}")
         return read_library_info(tmp, source=f"{label}:{name}", extra_scanners=scanners)
     finally:
         tmp.unlink(missing_ok=True)

@@ -32,7 +32,7 @@ from wheel_size.kernels.family import family
 from wheel_size.kernels.inventory import UNATTRIBUTED
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.native import ELF_MAGIC
-from wheel_size.native.pe import is_pe_head
+from wheel_size.native.pe import FATBIN_MAGIC, is_pe_head
 from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
 from wheel_size.rocm.pe_library import PE_SUFFIXES
 from wheel_size.wheel.archive import open_source
@@ -142,7 +142,7 @@ def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> Bloat
                 magic = head.read(4)
             # a device wheel's .kpack archives hold its kernels, a Windows DLL its .hip_fat
             pe = member.name.lower().endswith(PE_SUFFIXES) and is_pe_head(magic)
-            if magic not in (ELF_MAGIC, KPACK_MAGIC) and not pe:
+            if magic not in (ELF_MAGIC, KPACK_MAGIC, FATBIN_MAGIC) and not pe:
                 continue
             fd, name = tempfile.mkstemp(dir=tmp, suffix=".so")
             path = Path(name)

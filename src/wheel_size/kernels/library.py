@@ -18,17 +18,26 @@ from typing import IO
 from wheel_size.cuda.images import iter_images
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
-from wheel_size.native.pe import is_pe_head, iter_pe_code_objects, iter_pe_cuda_images
+from wheel_size.native.pe import (
+    FATBIN_MAGIC,
+    is_pe_head,
+    iter_fatbin_images,
+    iter_pe_code_objects,
+    iter_pe_cuda_images,
+)
 from wheel_size.native.standalone import standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
 from wheel_size.rocm.kpack import parse_kpack
+from wheel_size.rocm.source import as_source
 
 __all__ = [
     "STRAY_ERRORS",
     "CodeObjectReport",
+    "fatbin_code_objects",
     "hip_code_objects",
+    "is_fatbin_stream",
     "is_kpack_stream",
     "is_pe_stream",
     "iter_code_objects",
@@ -120,6 +129,30 @@ def pe_code_objects(
         yield CodeObjectReport("hip", target, elf_functions(data, where, digests=digests))
 
 
+def is_fatbin_stream(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` (at its start) holds a standalone ``.fatbin``; left at 0."""
+    head = stream.read(4)
+    stream.seek(0)
+    return head == FATBIN_MAGIC
+
+
+def fatbin_code_objects(
+    stream: IO[bytes], source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """The SASS and PTX images of a standalone ``.fatbin`` file, in file order."""
+    stream.seek(0, 2)
+    size = stream.tell()
+    data = as_source(stream)
+    images = iter_fatbin_images(stream, data, source, "fatbin", 0, size)
+    for number, (entry, image) in enumerate(images):
+        where = f"{source}: {entry.image} {entry.arch} #{number}"
+        if entry.image == "ptx":
+            found = ptx_functions(bytes(image), where, digests=digests)
+            yield CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
+        else:
+            yield CodeObjectReport("cuda", entry.arch, elf_functions(image, where, digests=digests))
+
+
 def is_kpack_stream(stream: IO[bytes]) -> bool:
     """Whether ``stream`` (at its start) holds a ``.kpack`` archive; it is left at 0."""
     head = stream.read(len(KPACK_MAGIC))
@@ -157,6 +190,12 @@ def iter_code_objects(
     if elf is None and is_kpack_stream(stream):
         try:
             yield from kpack_code_objects(stream, source, digests)
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
+            problems.append(f"{exc}; its kernels are not listed")
+        return
+    if elf is None and is_fatbin_stream(stream):
+        try:
+            yield from fatbin_code_objects(stream, source, digests)
         except (WheelSizeError, *STRAY_ERRORS) as exc:
             problems.append(f"{exc}; its kernels are not listed")
         return

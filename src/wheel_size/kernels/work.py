@@ -34,7 +34,9 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
 from wheel_size.kernels.library import (
     STRAY_ERRORS,
+    fatbin_code_objects,
     hip_code_objects,
+    is_fatbin_stream,
     is_kpack_stream,
     is_pe_stream,
     kpack_code_objects,
@@ -117,6 +119,8 @@ def scan_library(path: Path, source: str) -> LibraryScan:
                 if is_kpack_stream(stream)
                 else pe_code_objects  # a Windows DLL's .hip_fat code objects, likewise
                 if is_pe_stream(stream)
+                else fatbin_code_objects  # a standalone .fatbin
+                if is_fatbin_stream(stream)
                 else None
             )
             if reader is not None:

@@ -22,14 +22,19 @@ from wheel_size.cuda.images import ImageRef, load_image
 from wheel_size.errors import InvalidBundle, WheelSizeError
 from wheel_size.native.gpu import GpuTotals
 from wheel_size.native.library import LibraryFacts
+from wheel_size.native.standalone import STANDALONE_SECTION
 from wheel_size.rocm.pe_file import PeImage, is_pe
 from wheel_size.rocm.pe_library import FATBIN_NAMES, FATBIN_SECTION, read_dll
+from wheel_size.rocm.source import ByteSource
 
 __all__ = [
     "CUDA_PE_SECTIONS",
+    "FATBIN_MAGIC",
     "is_pe_head",
+    "iter_fatbin_images",
     "iter_pe_code_objects",
     "iter_pe_cuda_images",
+    "read_fatbin_facts",
     "read_pe_facts",
 ]
 
@@ -121,6 +126,30 @@ def read_pe_facts(path: Path, *, source: str) -> LibraryFacts:
     return facts
 
 
+FATBIN_MAGIC = b"\x50\xed\x55\xba"  # 0xBA55ED50: a standalone .fatbin (nvcc -fatbin)
+
+
+def read_fatbin_facts(path: Path, *, source: str) -> LibraryFacts:
+    """A standalone ``.fatbin`` file's entries as device code of the whole file (section
+    ``(code object file)``, as a standalone cubin's); a fatbin that lies is one problem."""
+    facts = LibraryFacts(source)
+    try:
+        with path.open("rb") as stream:
+            size = path.stat().st_size
+            for container in iter_containers(stream, size, source=source):
+                for entry in container.entries:
+                    key = ("cuda", STANDALONE_SECTION, entry.arch, entry.image)
+                    slot = facts.gpu.setdefault(key, GpuTotals())
+                    slot.bytes += entry.stored_size
+                    slot.uncompressed += entry.header_size + entry.uncompressed_size
+                    slot.entries += 1
+                    slot.compression.add(entry.compression or "none")
+    except (WheelSizeError, OSError, *_STRAY) as exc:
+        facts.gpu = {}
+        facts.gpu_problems.append(_reason(exc, source))
+    return facts
+
+
 def iter_pe_code_objects(stream: IO[bytes], source: str) -> Iterator[tuple[str, bytes]]:
     """(target, code object) of each code object of a HIP DLL's ``.hip_fat``, in file
     order; nothing for a DLL without one. Raises InvalidPe / InvalidBundle."""
@@ -142,26 +171,41 @@ def iter_pe_cuda_images(
     for an image or a fatbin that lies (an entry outside its section)."""
     image = PeImage(stream, source)
     for section in image.sections:
-        if section.name not in CUDA_PE_SECTIONS or not section.file_size:
-            continue
-        stream.seek(section.raw_offset)
-        where = f"{source}: {section.name}"
-        # every header first: reading a payload moves a stream that is not a real file
-        entries = [
-            entry
-            for container in iter_containers(stream, section.file_size, source=where)
-            for entry in container.entries
-            if entry.image in kinds
-        ]
-        for entry in entries:
-            compressed = entry.flags & (FLAG_LZ4 | FLAG_ZSTD)
-            length = entry.compressed_size if compressed else entry.payload_size
-            offset = entry.offset + entry.header_size
-            if offset + length > section.file_size:
-                raise InvalidBundle(
-                    f"{where}: entry at {entry.offset} ({entry.arch} {entry.image}) runs "
-                    f"past the section's {section.file_size} bytes"
-                )
-            ref = ImageRef(section.name, entry, section.raw_offset + offset, length, source)
-            raw = image.source.pread(ref.start, length)
-            yield entry, load_image(ref, raw, None)
+        if section.name in CUDA_PE_SECTIONS and section.file_size:
+            yield from iter_fatbin_images(
+                stream, image.source, source, section.name, section.raw_offset,
+                section.file_size, kinds,
+            )  # fmt: skip
+
+
+def iter_fatbin_images(
+    stream: IO[bytes],
+    data: ByteSource,
+    source: str,
+    name: str,
+    start: int,
+    size: int,
+    kinds: frozenset[str] = frozenset({"sass", "ptx"}),
+) -> Iterator[tuple[FatbinEntry, bytes | memoryview]]:
+    """(entry, decoded image) of the fatbin containers in ``size`` bytes at ``start`` (a
+    section, or a whole standalone ``.fatbin`` file), in file order."""
+    stream.seek(start)
+    where = f"{source}: {name}"
+    # every header first: reading a payload moves a stream that is not a real file
+    entries = [
+        entry
+        for container in iter_containers(stream, size, source=where)
+        for entry in container.entries
+        if entry.image in kinds
+    ]
+    for entry in entries:
+        compressed = entry.flags & (FLAG_LZ4 | FLAG_ZSTD)
+        length = entry.compressed_size if compressed else entry.payload_size
+        offset = entry.offset + entry.header_size
+        if offset + length > size:
+            raise InvalidBundle(
+                f"{where}: entry at {entry.offset} ({entry.arch} {entry.image}) runs past "
+                f"its {size} bytes"
+            )
+        ref = ImageRef(name, entry, start + offset, length, source)
+        yield entry, load_image(ref, data.pread(ref.start, length), None)
