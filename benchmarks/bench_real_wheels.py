@@ -19,7 +19,14 @@ reported as "skipped", never as a pass):
   accepted by ``pip install --dry-run --no-deps --platform <input platform>
   --only-binary=:all:``, ``auditwheel show`` of the host wheel when installed.
 
+* issue 31: a standalone cubin's GPU row against ``cuobjdump -lelf`` and its size; a DLL's
+  sections against its PE section table, its ``.hip_fat`` against clang-offload-bundler-19
+  and its ``.nv_fatb``/``__nv_rel`` against cuobjdump of the dumped sections; pairs against
+  names without content hashes; every split install size against ``pip install --dry-run
+  --report`` of the outputs, and each one larger than the input named in the report.
+
     python benchmarks/bench_real_wheels.py [--cache DIR] [--abi3audit PATH] [--auditwheel PATH]
+        [--only NAME ...]
 
 Prints one Markdown table (``docs/real-wheels.md`` keeps the last run's).
 """
@@ -67,7 +74,15 @@ DIFFS = (
     ("xformers", "0.0.30", "0.0.31"),
     ("torchvision", "0.22.0", "0.22.1"),
     ("cupy-cuda12x", "13.5.1", "13.6.0"),
+    # standalone cubins under content-hash directories (15,558 files, 1.86 GB installed)
+    ("flashinfer-cubin", "0.6.11.post3", "0.6.12"),
+    # Windows DLLs: .hip_fat (CCOB), .nv_fatb and __nv_rel (relocatable CUDA)
+    ("bitsandbytes", "0.50.1", "0.50.2", "win_amd64"),
 )
+PE_SUFFIXES = (".dll", ".pyd")
+CUDA_PE_SECTIONS = (".nv_fatb", "__nv_rel")  # .nv_fatbin, __nv_relfatbin in 8 characters
+HIP_PE_SECTION = ".hip_fat"
+STANDALONE = "(code object file)"  # the section our GPU rows give a standalone cubin
 
 
 def wheel_size(*args: str) -> subprocess.CompletedProcess[str]:
@@ -97,13 +112,40 @@ def readelf_sections(path: Path) -> dict[str, int]:
     return sizes
 
 
+def pe_sections(path: Path) -> dict[str, int]:
+    """Bytes each section of a PE image takes in the file: SizeOfRawData, capped at
+    VirtualSize when that is set (the tail of the last page is padding), as the PE/COFF
+    specification defines the two fields. Parsed here, not by wheel_size."""
+    data = path.read_bytes()
+    pe = int.from_bytes(data[0x3C:0x40], "little")
+    count = int.from_bytes(data[pe + 6 : pe + 8], "little")
+    table = pe + 24 + int.from_bytes(data[pe + 20 : pe + 22], "little")
+    sizes: dict[str, int] = {}
+    for i in range(count):
+        at = table + 40 * i
+        name = data[at : at + 8].rstrip(b"\0").decode("ascii", "replace")
+        virtual = int.from_bytes(data[at + 8 : at + 12], "little")
+        raw = int.from_bytes(data[at + 16 : at + 20], "little")
+        sizes[name] = sizes.get(name, 0) + (min(raw, virtual) if virtual else raw)
+    return sizes
+
+
+def file_sections(path: Path) -> dict[str, int]:
+    """readelf -SW for an ELF file, the PE section table for a DLL."""
+    if path.name.lower().endswith(PE_SUFFIXES):
+        return pe_sections(path)
+    return readelf_sections(path)
+
+
 def fatbin_objects(path: Path, work: Path) -> list[tuple[str, bytes]]:
     """(target, code object) of every bundle of ``.hip_fatbin`` as ``objcopy`` dumps it and
     clang-offload-bundler-19 lists it (CCOB payloads inflated by ``zstd``)."""
     dump = work / "fatbin.bin"
     work.mkdir(parents=True, exist_ok=True)
+    dump.unlink(missing_ok=True)
+    section = HIP_PE_SECTION if path.name.lower().endswith(PE_SUFFIXES) else ".hip_fatbin"
     done = subprocess.run(
-        ["objcopy", "-O", "binary", "--only-section=.hip_fatbin", str(path), str(dump)],
+        ["objcopy", "-O", "binary", f"--only-section={section}", str(path), str(dump)],
         capture_output=True, check=False,
     )  # fmt: skip
     if done.returncode or not dump.exists() or not dump.stat().st_size:
@@ -116,50 +158,112 @@ def fatbin_objects(path: Path, work: Path) -> list[tuple[str, bytes]]:
 
 
 def check_diff(old: Path, new: Path, work: Path) -> list[str]:
-    result = wheel_size("diff", str(old), str(new), "--format", "json", "--limit", "100000")
+    result = wheel_size("diff", str(old), str(new), "--format", "json", "--limit", "1000000")
     if result.returncode:
         return ["diff", "FAIL", result.stderr.strip().splitlines()[-1]]
-    files = [f for f in json.loads(result.stdout)["files"] if f["sections"] or f["gpu"]]
+    document = json.loads(result.stdout)
+    files = [f for f in document["files"] if f["sections"] or f["gpu"]]
     sides = {}
     for label, wheel, key in (("old", old, "old_path"), ("new", new, "path")):
         sides[label] = work / label
         with zipfile.ZipFile(wheel) as zf:
             zf.extractall(sides[label], [f[key] for f in files if f[key] in zf.namelist()])
     checked = mismatched = targets_checked = targets_mismatched = 0
+    standalone = standalone_mismatched = 0
     for f in files:
         # a grafted library renamed by its hash is read under its old name on the old side
-        before = readelf_sections(sides["old"] / f["old_path"]) if f["old_bytes"] else {}
-        after = readelf_sections(sides["new"] / f["path"]) if f["new_bytes"] else {}
+        before = file_sections(sides["old"] / f["old_path"]) if f["old_bytes"] else {}
+        after = file_sections(sides["new"] / f["path"]) if f["new_bytes"] else {}
         for row in f["sections"]:
             checked += 1
             truth = (before.get(row["name"], 0), after.get(row["name"], 0))
             mismatched += truth != (row["old_size"], row["new_size"])
+        for row in f["gpu"]:
+            if row["section"] == STANDALONE:  # the whole file, of the arch cuobjdump names
+                standalone += 1
+                for side, key in (("old", "old_path"), ("new", "path")):
+                    if row[f"{side}_bytes"]:
+                        path = sides[side] / f[key]
+                        truth = (cubin_arch(path), path.stat().st_size)
+                        standalone_mismatched += truth != (row["arch"], row[f"{side}_bytes"])
         hip = {r["arch"] for r in f["gpu"] if r["kind"] == "hip" and r["new_entries"]}
         if hip and shutil.which("clang-offload-bundler-19"):
             targets_checked += 1
             listed = {t for t, _ in fatbin_objects(sides["new"] / f["path"], work)}
             targets_mismatched += listed != hip
-    if any(g["kind"] == "cuda" for f in files for g in f["gpu"]):
-        families = check_cuda_families(old, new, files, work / "families")
-    else:
-        families = check_families(old, new, work / "families")
-    verdict = "agrees" if not mismatched and not targets_mismatched else "DISAGREES"
-    if families.endswith("!"):
-        verdict, families = "DISAGREES", families.rstrip("!")
+    kinds = {g["kind"] for f in files for g in f["gpu"]}
+    parts = []
+    if "cuda" in kinds:
+        parts.append(check_cuda_families(old, new, files, work / "families"))
+    if "hip" in kinds or not kinds:
+        parts.append(check_families(old, new, work / "families"))
+    families = "; ".join(p.rstrip("!") for p in parts)
+    pairing = check_pairing(old, new, document)
+    verdict = "agrees"
+    if (
+        mismatched
+        or targets_mismatched
+        or standalone_mismatched
+        or any(p.endswith("!") for p in [*parts, pairing])
+    ):
+        verdict = "DISAGREES"
+    cubins = (
+        f"{standalone} standalone cubin rows vs cuobjdump -lelf and the file size "
+        f"({standalone_mismatched} differ); "
+        if standalone
+        else ""
+    )
     return [
         f"diff {old.name} -> {new.name}",
         verdict,
-        f"{checked} section deltas vs readelf -SW ({mismatched} differ); "
-        f"{targets_checked} .hip_fatbin target sets vs clang-offload-bundler-19 "
-        f"({targets_mismatched} differ); {families}",
+        f"{checked} section deltas vs readelf -SW / the PE section table ({mismatched} differ); "
+        f"{cubins}{targets_checked} .hip_fatbin/.hip_fat target sets vs "
+        f"clang-offload-bundler-19 ({targets_mismatched} differ); {families}; "
+        f"{pairing.rstrip('!')}",
     ]
+
+
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])")
+_META = re.compile(r"^([^/]+?)-[^/-]+\.(dist-info|data)/")
+
+
+def check_pairing(old: Path, new: Path, document: dict[str, Any]) -> str:
+    """Files the diff pairs (changed + unchanged) against the pairs of names equal once the
+    dist-info version and every content-hash run (16+ hex digits) are taken out, unique on
+    both sides: counted here from the zip listings, not by wheel_size."""
+
+    def keys(wheel: Path) -> dict[str, int]:
+        found: dict[str, int] = {}
+        with zipfile.ZipFile(wheel) as zf:
+            for name in zf.namelist():
+                key = _HEX_RUN.sub("#", _META.sub(r"\1.\2/", name))
+                found[key] = found.get(key, 0) + 1
+        return found
+
+    a, b = keys(old), keys(new)
+    theirs = sum(1 for k in a.keys() & b.keys() if a[k] == b[k] == 1)
+    changed = sum(1 for f in document["files"] if f["status"] == "changed")
+    ours = changed + document["unchanged"]
+    text = f"{ours:,} files paired (changed + unchanged) vs {theirs:,} by name without hashes"
+    return text if ours >= theirs else text + "!"
+
+
+def cubin_arch(path: Path) -> str:
+    """``sm_XY`` of a standalone cubin as ``cuobjdump -lelf`` names it, without the a/f
+    suffix (not in the ELF header's SM field, which is what the diff reads)."""
+    tool = cuobjdump_tool()
+    if tool is None:
+        return "?"
+    listed = subprocess.run([tool, "-lelf", str(path)], capture_output=True, text=True).stdout
+    found = re.search(r"\.(sm_\d+)[af]?\.cubin", listed)
+    return found[1] if found else "?"
 
 
 def code_bytes_per_target(wheel: Path, work: Path) -> dict[str, int]:
     """Uncompressed HIP code object bytes per target over every ELF member of ``wheel``, as
     clang-offload-bundler-19 lists them."""
     totals: dict[str, int] = {}
-    for _name, path in elf_members(wheel, work):  # libraries and executables alike
+    for _name, path in elf_members(wheel, work, dlls=True):  # libraries, executables, DLLs
         for target, data in fatbin_objects(path, work / "fatbin"):
             totals[target] = totals.get(target, 0) + len(data)
     return totals
@@ -179,12 +283,13 @@ def check_families(old: Path, new: Path, work: Path) -> str:
         side: code_bytes_per_target(w, work / side) for side, w in (("old", old), ("new", new))
     }
     (comparison,) = json.loads(by.stdout)["comparisons"]
+    hip_rows = [a for a in comparison["archs"] if a["arch"].startswith("gfx")]
     ours = {
-        side: {a["arch"]: a[f"{side}_total"] for a in comparison["archs"] if a[f"{side}_total"]}
+        side: {a["arch"]: a[f"{side}_total"] for a in hip_rows if a[f"{side}_total"]}
         for side in ("old", "new")
     }
     # --by family lists the architectures whose code changed, each with both sides' totals.
-    listed = {a["arch"] for a in comparison["archs"]}
+    listed = {a["arch"] for a in hip_rows}
     differ = [
         f"{side} {arch}: ours {ours[side].get(arch, 0):,}, bundler {truth[side].get(arch, 0):,}"
         for side in ("old", "new")
@@ -192,8 +297,12 @@ def check_families(old: Path, new: Path, work: Path) -> str:
         if ours[side].get(arch, 0) != truth[side].get(arch, 0)
     ]
     code = json.loads(bloat.stdout)["code_bytes"]
-    if code != sum(truth["new"].values()):
-        differ.append(f"bloat code bytes {code:,}, bundler {sum(truth['new'].values()):,}")
+    cuda_code = cuda_bloat_truth(new, work / "cuda-bloat")  # a wheel with both kinds
+    if code != sum(truth["new"].values()) + cuda_code:
+        differ.append(
+            f"bloat code bytes {code:,}, bundler {sum(truth['new'].values()):,}"
+            + (f" + cuobjdump {cuda_code:,}" if cuda_code else "")
+        )
     return (
         f"--by family totals of {len(listed)} changed architecture(s) and bloat's "
         f"{code:,} code bytes vs clang-offload-bundler-19 ({len(differ)} differ"
@@ -204,29 +313,93 @@ def check_families(old: Path, new: Path, work: Path) -> str:
 def cuobjdump_code(wheel: Path, members: list[str], work: Path) -> tuple[dict[str, int], int]:
     """(uncompressed bytes per architecture, PTX files) of ``members`` of ``wheel`` as
     ``cuobjdump -all -xelf all`` / ``-xptx all`` extract them: SASS under ``sm_XY`` (cuobjdump
-    names an ``sm_100f`` cubin ``sm_100``), PTX under ``compute_XY``."""
+    names an ``sm_100f`` cubin ``sm_100``), PTX under ``compute_XY``. A Windows DLL's
+    ``.nv_fatb`` / ``__nv_rel`` sections are dumped by ``objcopy`` first (cuobjdump reads
+    ELF files and raw fatbins, not PE images); a standalone cubin is extracted as itself."""
     tool = cuobjdump_tool()
     assert tool is not None
     totals: dict[str, int] = {}
     ptx_files = 0
     with zipfile.ZipFile(wheel) as zf:
         for name in members:
-            out = work / "cuobjdump"
-            shutil.rmtree(out, ignore_errors=True)
-            out.mkdir(parents=True)
             lib = Path(zf.extract(name, work / "lib"))
-            for flag in ("-xelf", "-xptx"):
-                subprocess.run([tool, "-all", flag, "all", str(lib)], cwd=out, capture_output=True)
-            for item in out.iterdir():
-                found = re.search(r"\.(sm_\d+[af]?)\.(cubin|ptx)$", item.name)
-                if found is None:
-                    continue
-                arch = found[1] if found[2] == "cubin" else found[1].replace("sm_", "compute_")
-                totals[arch] = totals.get(arch, 0) + item.stat().st_size
-                ptx_files += found[2] == "ptx"
+            inputs = [lib]
+            if name.lower().endswith(PE_SUFFIXES):
+                inputs = []
+                for section in CUDA_PE_SECTIONS:
+                    dump = work / f"dump{len(inputs)}.fatbin"
+                    subprocess.run(
+                        ["objcopy", "-O", "binary", f"--only-section={section}", str(lib),
+                         str(dump)], capture_output=True, check=False,
+                    )  # fmt: skip
+                    if dump.exists() and dump.stat().st_size:
+                        inputs.append(dump)
+            for source in inputs:
+                out = work / "cuobjdump"
+                shutil.rmtree(out, ignore_errors=True)
+                out.mkdir(parents=True)
+                for flag in ("-xelf", "-xptx"):
+                    done = subprocess.run(
+                        [tool, "-all", flag, "all", str(source)], cwd=out, capture_output=True
+                    )
+                    if b"fatal" in done.stderr + done.stdout:  # it stopped part-way
+                        CUOBJDUMP_FATAL.add(name)
+                for item in out.iterdir():
+                    found = re.search(r"\.(sm_\d+[af]?)\.(cubin|ptx)$", item.name)
+                    if found is None:
+                        continue
+                    arch = found[1] if found[2] == "cubin" else found[1].replace("sm_", "compute_")
+                    totals[arch] = totals.get(arch, 0) + item.stat().st_size
+                    ptx_files += found[2] == "ptx"
+                if source != lib:
+                    source.unlink()
             lib.unlink()
     shutil.rmtree(work, ignore_errors=True)
     return totals, ptx_files
+
+
+# Members cuobjdump gave up on ("fatal : Invalid ELF"): its totals there are not a truth.
+CUOBJDUMP_FATAL: set[str] = set()
+UNVERIFIED: dict[str, int] = {}  # such a member -> our bytes for it, not compared
+
+
+def cuda_members(wheel: Path) -> list[str]:
+    """ELF members (host libraries and standalone cubins) and Windows DLLs of ``wheel``."""
+    with zipfile.ZipFile(wheel) as zf:
+        return [
+            i.filename for i in zf.infolist()
+            if not i.is_dir() and i.file_size >= 64
+            and (zf.open(i).read(4) == b"\x7fELF" or i.filename.lower().endswith(PE_SUFFIXES))
+        ]  # fmt: skip
+
+
+def cuda_bloat_truth(wheel: Path, work: Path) -> int:
+    """Bytes of CUDA code bloat should count in ``wheel`` (SASS as cuobjdump extracts it,
+    PTX with its NUL), 0 without cuobjdump or CUDA code."""
+    if cuobjdump_tool() is None:
+        return 0
+    total = 0
+    for name in cuda_members(wheel):
+        found, ptx_files = cuobjdump_code(wheel, [name], work)
+        if name in CUOBJDUMP_FATAL:
+            # cuobjdump gave up part-way: no truth here; ours for this member alone stands
+            # in (named in the result as unverified), so the rest is still compared exactly
+            UNVERIFIED[name] = ours_alone(wheel, name, work)
+            total += UNVERIFIED[name]
+        elif found:
+            total += sum(found.values()) + ptx_files
+    return total
+
+
+def ours_alone(wheel: Path, name: str, work: Path) -> int:
+    """``bloat``'s code bytes of a wheel holding only ``name`` of ``wheel``."""
+    work.mkdir(parents=True, exist_ok=True)
+    alone = work / "alone-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as zin, zipfile.ZipFile(alone, "w") as zout:
+        zout.writestr(name, zin.read(name))
+    done = wheel_size("bloat", "--format", "json", str(alone))
+    alone.unlink()
+    return int(json.loads(done.stdout)["code_bytes"]) if done.returncode == 0 else 0
 
 
 def _plain_sm(arch: str) -> str:
@@ -254,30 +427,43 @@ def check_cuda_families(old: Path, new: Path, files: list[dict[str, Any]], work:
     (comparison,) = json.loads(by.stdout)["comparisons"]
     differ = []
     ptx_extra = 0
-    for row in comparison["archs"]:
+    cuda_rows = [r for r in comparison["archs"] if not r["arch"].startswith("gfx")]
+    named = {r["arch"] for r in cuda_rows}
+    for row in cuda_rows:
         arch = _plain_sm(row["arch"])
         for side in ("old", "new"):
             theirs = truth[side].get(arch, 0)
+            if f"{arch}a" not in named:  # a standalone sm_XYa cubin's header says sm_XY
+                theirs += truth[side].get(f"{arch}a", 0)
             if arch.startswith("compute_"):
                 ptx_extra += row[f"{side}_total"] - theirs
             elif row[f"{side}_total"] != theirs:
                 ours = row[f"{side}_total"]
                 differ.append(f"{side} {row['arch']}: ours {ours:,}, cuobjdump {theirs:,}")
-    with zipfile.ZipFile(new) as zf:
-        elf = [i.filename for i in zf.infolist() if not i.is_dir() and i.file_size >= 64
-               and zf.open(i).read(4) == b"\x7fELF"]  # fmt: skip
-    everything, ptx_files = cuobjdump_code(new, elf, work)
     code = json.loads(bloat.stdout)["code_bytes"]
-    if code != sum(everything.values()) + ptx_files:
+    cuda_code = cuda_bloat_truth(new, work / "all")
+    hip_code = (
+        sum(code_bytes_per_target(new, work / "hip").values())
+        if shutil.which("clang-offload-bundler-19")
+        else 0
+    )
+    if code != cuda_code + hip_code:
         differ.append(
-            f"bloat code bytes {code:,}, cuobjdump {sum(everything.values()):,} + {ptx_files} "
-            "PTX NULs"
+            f"bloat code bytes {code:,}, cuobjdump {cuda_code:,} (PTX with NULs)"
+            + (f" + bundler {hip_code:,}" if hip_code else "")
         )
+    unverified = "".join(
+        f"; unverified: {name} ({size:,} B by us; cuobjdump stops with 'fatal')"
+        for name, size in sorted(UNVERIFIED.items())
+    )
     return (
-        f"--by family totals of {len(comparison['archs'])} changed architecture(s) "
+        f"--by family totals of {len(cuda_rows)} changed CUDA architecture(s) "
         f"(SASS exact; PTX {ptx_extra:,} B over cuobjdump, one NUL per entry) and bloat's "
         f"{code:,} code bytes vs cuobjdump ({len(differ)} differ"
-        + (": " + "; ".join(differ[:3]) + ")!" if differ else ")")
+        + (": " + "; ".join(differ[:3]) if differ else "")
+        + ")"
+        + unverified
+        + ("!" if differ else "")
     )
 
 
@@ -582,16 +768,18 @@ def fat_runtimes(wheel: Path, work: Path) -> dict[str, str | None]:
     return found
 
 
-def elf_members(wheel: Path, work: Path) -> Iterator[tuple[str, Path]]:
-    """(member name, extracted path) of every ELF member of ``wheel``, one at a time: the
-    file is removed once the caller moves on."""
+def elf_members(wheel: Path, work: Path, *, dlls: bool = False) -> Iterator[tuple[str, Path]]:
+    """(member name, extracted path) of every ELF member of ``wheel`` (with ``dlls``, every
+    Windows DLL too), one at a time: the file is removed once the caller moves on."""
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
             if info.is_dir() or info.file_size < 64:
                 continue
             with zf.open(info) as member:
-                if member.read(4) != b"\x7fELF":
-                    continue
+                head = member.read(4)
+            dll = dlls and info.filename.lower().endswith(PE_SUFFIXES) and head[:2] == b"MZ"
+            if head != b"\x7fELF" and not dll:
+                continue
             path = Path(zf.extract(info, work))
             try:
                 yield info.filename, path
@@ -604,6 +792,93 @@ def readelf_text(path: Path) -> str:
 
 
 # -- split --------------------------------------------------------------------------------
+def _stub_bootstrap(links: Path) -> None:
+    """rocm-bootstrap 0.3.0 as an empty wheel: every host requires it and it is no output."""
+    name = "rocm_bootstrap-0.3.0"
+    with zipfile.ZipFile(links / f"{name}-py3-none-any.whl", "w") as zf:
+        zf.writestr(
+            f"{name}.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: rocm-bootstrap\nVersion: 0.3.0\n",
+        )
+        zf.writestr(
+            f"{name}.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
+        zf.writestr(f"{name}.dist-info/RECORD", "")  # fmt: skip
+
+
+def _only_output_requirements(path: Path, copy: Path, outputs: set[str]) -> None:
+    """A copy of an output wheel whose METADATA keeps only the Requires-Dist lines on other
+    outputs (and rocm-bootstrap): the input's own dependencies (torch, numpy) are not
+    offered here, and the resolution among the outputs is what is measured."""
+    keep = {*outputs, "rocm_bootstrap"}
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(copy, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename.endswith(".dist-info/METADATA"):
+                head, sep, body = data.partition(b"\n\n")
+                lines = [
+                    line for line in head.split(b"\n")
+                    if not line.startswith(b"Requires-Dist:")
+                    or re.split(rb"[\s;<>=!~\[(]", line[14:].strip(), maxsplit=1)[0]
+                    .decode().lower().replace("-", "_").replace(".", "_") in keep
+                ]  # fmt: skip
+                data = b"\n".join(lines) + sep + body
+            zout.writestr(info, data)
+
+
+def pip_downloads(pin: Pinned, out: Path, requirement: str, work: Path) -> int:
+    """Bytes of the output wheels ``pip install --dry-run --report`` resolves for
+    ``requirement`` from ``out`` alone (the stub rocm-bootstrap not counted)."""
+    links = work / "links"
+    if not links.exists():
+        links.mkdir(parents=True)
+        outputs = {p.name.split("-")[0].lower() for p in out.glob("*.whl")}
+        for path in out.glob("*.whl"):
+            _only_output_requirements(path, links / path.name, outputs)
+        _stub_bootstrap(links)
+    report = work / "pip-report.json"
+    platform = pin.filename[:-4].split("-")[-1].split(".")[0]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+         "--disable-pip-version-check", "--no-index", "--find-links", str(links),
+         "--platform", platform, "--python-version", pin.python, "--only-binary=:all:",
+         "--target", str(work / "target"), "--report", str(report), requirement],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    files = {p.name.split("-")[0].lower(): p for p in out.glob("*.whl")}
+    total = 0
+    for item in json.loads(report.read_text())["install"]:
+        name = item["metadata"]["name"].lower().replace("-", "_")
+        if name in files:
+            total += files[name].stat().st_size
+    return total
+
+
+def check_installs(pin: Pinned, wheel: Path, out: Path, report: dict[str, Any], work: Path) -> str:
+    """The report's download sizes (two GPUs, the plain install and [all]) against what
+    pip resolves from the outputs, and every install larger than the input named."""
+    fat = wheel.stat().st_size
+    checks = [(f"{pin.name}[{r['extra']}]", r["size"]) for r in report["downloads"][:2]]
+    checks += [(r["install"], r["size"]) for r in report["installs"]]
+    differ = []
+    for requirement, ours in checks:
+        theirs = pip_downloads(pin, out, requirement, work)
+        if theirs != ours:
+            differ.append(f"{requirement}: report {ours:,}, pip {theirs:,}")
+    larger = {f"{pin.name}[{r['extra']}]" for r in report["downloads"] if r["size"] > fat}
+    larger |= {r["install"] for r in report["installs"] if r["size"] > fat}
+    if larger != set(report["costlier"]):
+        differ.append(f"costlier {sorted(report['costlier'])[:3]}, larger {sorted(larger)[:3]}")
+    most = max([r["size"] for r in report["downloads"]] + [0])
+    text = (
+        f"{len(checks)} installs = pip install --dry-run ({len(differ)} differ); the largest "
+        f"GPU install {most:,} B vs the fat wheel {fat:,} B; {len(larger)} larger, each named "
+        "in the report"
+    )
+    return text + (": " + "; ".join(differ[:3]) + "!" if differ else "")
+
+
 def zlib6(data: bytes) -> int:
     compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
     return len(compressor.compress(data) + compressor.flush())
@@ -687,9 +962,13 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     if unexplained:
         problems.append(f"host keeps .hip_fatbin contents in {', '.join(unexplained[:3])} unwarned")
     code_objects, targets = check_code_objects(wheel, outputs, work / "code")
-    extras = check_extras(targets, out / wheel.name, json.loads((work / "split.json").read_text()))
+    report = json.loads((work / "split.json").read_text())
+    extras = check_extras(targets, out / wheel.name, report)
     if extras.endswith("!"):
         problems.append(extras.rstrip("!"))
+    installs = check_installs(pin, wheel, out, report, work / "installs")
+    if installs.endswith("!"):
+        problems.append(installs.rstrip("!"))
     if code_objects.endswith("!"):
         problems.append(code_objects.rstrip("!"))
         code_objects = "code objects disagree"
@@ -707,7 +986,7 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
         f"wheels, zlib 6 {kpacks[2]:,}), host "
         f"{host.stat().st_size:,} of {wheel.stat().st_size:,} bytes, pip --platform "
         f"{platform} installs all; {code_objects}; host ELF files with device code left: "
-        f"{len(still)} (each named in a warning); {extras}; {shown}; "
+        f"{len(still)} (each named in a warning); {extras}; {installs}; {shown}; "
         f"{len(warnings)} warning(s)" + (": " + "; ".join(problems) if problems else ""),
     ]
 
@@ -717,31 +996,51 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "pypi-pins")
     parser.add_argument("--abi3audit", help="abi3audit executable (default: on PATH)")
     parser.add_argument("--auditwheel", help="auditwheel executable (default: on PATH)")
+    parser.add_argument(
+        "--only", nargs="+", metavar="NAME", help="check only these distributions (pinned names)"
+    )
     args = parser.parse_args()
-    wheels = {(pin.name, pin.version): fetch(pin, args.cache) for pin in PINNED}
-    bases = {(name, old) for name, old, _ in DIFFS}
+    pins = [p for p in PINNED if not args.only or p.name in args.only]
+    wheels = {pin: fetch(pin, args.cache) for pin in pins}
+
+    def wheel(name: str, version: str, platform: str | None = None) -> Path | None:
+        for pin, path in wheels.items():
+            if (pin.name, pin.version) == (name, version) and (
+                platform is None or platform in pin.platform
+            ):
+                return path
+        return None
+
+    diffs = [(d[0], d[1], d[2], d[3] if len(d) > 3 else None) for d in DIFFS]
+    bases = {(name, old, platform) for name, old, _new, platform in diffs}
+
+    def is_base(pin: Pinned) -> bool:
+        return any(
+            (pin.name, pin.version) == (n, v) and (p is None or p in pin.platform)
+            for n, v, p in bases
+        )
+
     rows = []
     with tempfile.TemporaryDirectory(prefix="real-wheels-") as tmp:
         work = Path(tmp)
-        for name, old, new in DIFFS:
+        for name, old, new, platform in diffs:
+            before, after = wheel(name, old, platform), wheel(name, new, platform)
+            if before is None or after is None:
+                continue
             place = work / f"diff-{name}-{new}"
-            rows.append(check_diff(wheels[name, old], wheels[name, new], place))
+            rows.append(check_diff(before, after, place))
             shutil.rmtree(place, ignore_errors=True)
-        for pin in PINNED:
-            if (pin.name, pin.version) not in bases:
-                wheel = wheels[pin.name, pin.version]
+        for pin in pins:
+            if not is_base(pin):
                 place = work / f"audit-{pin.filename}"
-                rows.append(check_audit(wheel, tool("abi3audit", args.abi3audit), place))
+                rows.append(check_audit(wheels[pin], tool("abi3audit", args.abi3audit), place))
                 shutil.rmtree(place, ignore_errors=True)
-        for pin in PINNED:
-            if pin.name in SPLITS and (pin.name, pin.version) not in bases:
+        for pin in pins:
+            if pin.name in SPLITS and not is_base(pin):
                 place = work / pin.filename
                 rows.append(
-                    check_split(
-                        pin, wheels[pin.name, pin.version], place,
-                        tool("auditwheel", args.auditwheel),
-                    )
-                )  # fmt: skip
+                    check_split(pin, wheels[pin], place, tool("auditwheel", args.auditwheel))
+                )
                 shutil.rmtree(place, ignore_errors=True)
     print("| check | result | detail |")
     print("|---|---|---|")

@@ -205,6 +205,37 @@ PINNED = (
         "manylinux2014_x86_64", "3.12",
         "diff and audit (sm_100f/sm_120f family SASS beside compute_100 PTX; 66 extensions)",
     ),
+    Pinned(
+        "flashinfer-cubin", "0.6.11.post3",
+        "flashinfer_cubin-0.6.11.post3-py3-none-any.whl",
+        "982901b391f12bb8da3657723fe8e8e5d20ea280d79b3a5c9b8ea05b4216eeb7",
+        "any", "3.12", "diff base of flashinfer-cubin 0.6.12 (cubins under content-hash dirs)",
+    ),
+    Pinned(
+        "flashinfer-cubin", "0.6.12",
+        "flashinfer_cubin-0.6.12-py3-none-any.whl",
+        "01de132c493bb21d5df42ebe6890966cf83b40aa970dae06b2a3c0bed85f13ec",
+        "any", "3.12", "standalone cubins: diff pairing by content, --by, bloat, audit",
+    ),
+    Pinned(
+        "bitsandbytes", "0.50.1",
+        "bitsandbytes-0.50.1-py3-none-win_amd64.whl",
+        "86f76e8a3278fbbfc3fa0d79d1c4e706ebc214babd57f0ea30e2da509bbdaad5",
+        "win_amd64", "3.12", "diff base of bitsandbytes 0.50.2 win_amd64",
+    ),
+    Pinned(
+        "bitsandbytes", "0.50.2",
+        "bitsandbytes-0.50.2-py3-none-win_amd64.whl",
+        "c697963c8fda3dcd0d7ebd9b5211ae4067feef7cd06e0350d4e816a434fe683d",
+        "win_amd64", "3.12", "Windows DLLs: .hip_fat (CCOB) and .nv_fatb in diff, --by, "
+        "bloat, audit; split of CCOB bundles (installs vs pip)",
+    ),
+    Pinned(
+        "onnxruntime", "1.22.1",
+        "onnxruntime-1.22.1-cp312-cp312-macosx_13_0_universal2.whl",
+        "a938d11c0dc811badf78e435daa3899d9af38abee950d87f3ab7430eb5b3cf5a",
+        "macosx_13_0_universal2", "3.12", "audit: macos-too-new names both slices",
+    ),
 )  # fmt: skip
 
 

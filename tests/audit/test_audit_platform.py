@@ -138,8 +138,12 @@ def dylibs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     work = tmp_path_factory.mktemp("macho")
     (work / "k.c").write_text(LIB)
     out: dict[str, Path] = {}
-    for arch, version in (("arm64", "13.0"), ("x86_64", "10.9")):
-        obj = work / f"k_{arch}.o"
+    for arch, version, name in (
+        ("arm64", "13.0", "arm64"),
+        ("x86_64", "10.9", "x86_64"),
+        ("x86_64", "12.0", "x86_64_new"),
+    ):
+        obj = work / f"k_{name}.o"
         subprocess.run(
             [
                 clang,
@@ -151,10 +155,10 @@ def dylibs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             ],
             check=True,
         )
-        out[arch] = work / f"k_{arch}.dylib"
+        out[name] = work / f"k_{name}.dylib"
         subprocess.run(
             [ld64, "-dylib", "-arch", arch, "-platform_version", "macos", version, version,
-             "-o", str(out[arch]), str(obj)],
+             "-o", str(out[name]), str(obj)],
             check=True,
         )  # fmt: skip
     out["universal2"] = work / "k_universal2.dylib"
@@ -162,6 +166,12 @@ def dylibs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         [lipo, "-create", str(out["arm64"]), str(out["x86_64"]), "-output", str(out["universal2"])],
         check=True,
     )
+    out["universal2_new"] = work / "k_universal2_new.dylib"  # both slices need more than 10.9
+    subprocess.run(
+        [lipo, "-create", str(out["arm64"]), str(out["x86_64_new"]),
+         "-output", str(out["universal2_new"])],
+        check=True,
+    )  # fmt: skip
     return out
 
 
@@ -171,6 +181,7 @@ def test_macos_minimum_and_slices(dylibs: dict[str, Path], tmp_path: Path) -> No
         "arm_low": ("macosx_11_0_arm64", dylibs["arm64"]),  # built for 13.0
         "x86_ok": ("macosx_10_9_x86_64", dylibs["x86_64"]),
         "univ_low": ("macosx_10_9_universal2", dylibs["universal2"]),  # arm64 slice needs 13.0
+        "univ_both": ("macosx_10_9_universal2", dylibs["universal2_new"]),  # both slices do
         "univ_thin": ("macosx_13_0_universal2", dylibs["arm64"]),  # no x86_64 slice
         "wrong_cpu": ("macosx_13_0_x86_64", dylibs["arm64"]),
     }
@@ -186,6 +197,8 @@ def test_macos_minimum_and_slices(dylibs: dict[str, Path], tmp_path: Path) -> No
         "macosx_11_0_arm64 promises macOS 11.0",
         wheels["univ_low"]: "ao/libk.dylib (arm64) needs macOS 13.0 but the tag "
         "macosx_10_9_universal2 promises macOS 10.9",
+        wheels["univ_both"]: "ao/libk.dylib (arm64) needs macOS 13.0 and (x86_64) needs macOS "
+        "12.0 but the tag macosx_10_9_universal2 promises macOS 10.9",
     }
     mismatch = _findings(data, "platform-mismatch")
     assert mismatch == {

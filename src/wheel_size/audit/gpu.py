@@ -13,6 +13,7 @@ the audit reads from.
 from __future__ import annotations
 
 import contextlib
+import re
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,8 +22,9 @@ from pathlib import Path
 import msgpack
 
 from wheel_size.audit.document import GpuFileRow
+from wheel_size.cuda.fatbin import CONTAINER_MAGIC, iter_containers
 from wheel_size.errors import InvalidBundle, InvalidElf, WheelSizeError
-from wheel_size.rocm import amdgpu_elf
+from wheel_size.native.standalone import EM_CUDA, gpu_machine, standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, has_hip_fatbin_data, read_library
 from wheel_size.rocm.fatbin_section import iter_bundles
@@ -43,8 +45,11 @@ __all__ = [
 _REF_SECTION = ".rocm_kpack_ref"
 _MAX_REFERENCE = 64 << 10  # the runtime reads at most 64 KiB of load reference
 _CCOB_MAGIC = b"CCOB"
-# kinds whose bytes are read (the rest are named by their path alone, so never copied)
-COPIED_GPU_KINDS = frozenset({"kpack", "code-object", "offload-bundle"})
+# kinds whose bytes are read (the rest are named by their path alone, or, for a standalone
+# cubin / AMDGPU code object, by their ELF header, so never copied)
+COPIED_GPU_KINDS = frozenset({"kpack", "offload-bundle", "cuda-fatbin"})
+_FATBIN_MAGIC = CONTAINER_MAGIC.to_bytes(4, "little")
+_PTX_TARGET = re.compile(rb"^\s*\.target\s+(sm_\d+[af]?)", re.MULTILINE)
 
 
 @dataclass
@@ -52,7 +57,7 @@ class GpuFile:
     """One member that is GPU code or GPU data for named architectures."""
 
     path: str
-    kind: str  # kpack, code-object, offload-bundle, gpu-database
+    kind: str  # kpack, code-object (AMDGPU), cubin, cuda-fatbin, ptx, offload-bundle, gpu-database
     size: int
     archs: list[str] = field(default_factory=list)
     kernels: int = 0
@@ -76,26 +81,20 @@ def sniff_gpu(name: str, head: bytes) -> str | None:
     """The kind of GPU member ``name`` is, from its first bytes and its path, else None."""
     if head[:4] == KPACK_MAGIC:
         return "kpack"
-    if head[:4] == b"\x7fELF" and len(head) >= 20:
-        (machine,) = struct.unpack_from("<H", head, 18)
-        return "code-object" if machine == amdgpu_elf.EM_AMDGPU else None
+    machine = gpu_machine(head)
+    if machine is not None:  # a standalone device ELF: no host library checks apply
+        return "cubin" if machine == EM_CUDA else "code-object"
+    if head[:4] == b"\x7fELF":
+        return None
+    if head[:4] == _FATBIN_MAGIC:  # a standalone .fatbin (nvcc -fatbin)
+        return "cuda-fatbin"
+    if name.endswith(".ptx") and _PTX_TARGET.search(head):
+        return "ptx"
     if head.startswith(BUNDLE_MAGIC) or head[:4] == _CCOB_MAGIC:
         return "offload-bundle"
     if _database_arch(name):
         return "gpu-database"
     return None
-
-
-def _code_object_target(head: bytes, where: str) -> str:
-    header = amdgpu_elf.read_header(head[:64], where)
-    name = amdgpu_elf.MACH.get(header.mach, f"gfx-mach-{header.mach:#x}")
-    features = []
-    if header.abi_version >= 2:  # v4+: two-bit fields, on / off / any / unsupported
-        for feature, shift in (("sramecc", 10), ("xnack", 8)):
-            state = (header.flags >> shift) & 3
-            if state in (2, 3):
-                features.append(f"{feature}{'+' if state == 3 else '-'}")
-    return ":".join([name, *features])
 
 
 def _bundle_targets(path: Path, where: str) -> set[str]:
@@ -112,29 +111,49 @@ def _bundle_targets(path: Path, where: str) -> set[str]:
 
 
 def inspect_gpu_file(
-    path: Path | None, name: str, kind: str, size: int, source: str
+    path: Path | None, name: str, kind: str, size: int, source: str, head: bytes = b""
 ) -> tuple[GpuFile, str | None]:
     """The architectures (and kernel count) of one GPU member copied to ``path`` (None for
-    a kind read from its name alone), and the problem (naming ``source``) if it is corrupt;
-    the architectures its path names are kept either way."""
+    a kind read from its name or, a standalone code object, from ``head``: its first
+    bytes), and the problem (naming ``source``) if it is corrupt; the architectures its
+    path names are kept either way."""
     item = GpuFile(name, kind, size)
     routed = _database_arch(name)
     archs: set[str] = {routed} if routed else set()
     problem: str | None = None
     try:
         with _named(source, f"{kind} file"):
-            if path is None or kind not in COPIED_GPU_KINDS:
+            if kind in ("code-object", "cubin"):
+                code = standalone_code(head, source)
+                if code is not None:
+                    archs.add(code.arch)
+                    item.kernels = 1
+            elif kind == "ptx":  # JIT input for compute_XY, named from its .target line
+                found = _PTX_TARGET.search(head)
+                if found is not None:
+                    archs.add(found[1].decode().replace("sm_", "compute_", 1))
+                    item.kernels = 1
+            elif path is None or kind not in COPIED_GPU_KINDS:
                 pass
+            elif kind == "cuda-fatbin":
+                with path.open("rb") as stream:
+                    entries = [
+                        entry
+                        for container in iter_containers(stream, size, source=source)
+                        for entry in container.entries
+                    ]
+                archs |= {
+                    e.arch.replace("sm_", "compute_", 1) if e.image == "ptx" else e.arch
+                    for e in entries
+                    if e.image in ("sass", "ptx")
+                }
+                item.kernels = sum(e.image in ("sass", "ptx") for e in entries)
             elif kind == "kpack":
                 with path.open("rb") as stream:
                     archive = parse_kpack(stream, where=source)
                     stored = _stored_targets(archive.entries.values())
                     archs |= set(stored.values()) if stored else set(archive.gfx_arches)
                     item.kernels = len(stored)
-            elif kind == "code-object":
-                with path.open("rb") as stream:
-                    archs.add(_code_object_target(stream.read(64), source))
-                item.kernels = 1
             elif kind == "offload-bundle":
                 targets = _bundle_targets(path, source)
                 archs |= targets

@@ -37,6 +37,7 @@ from wheel_size.audit.stable_abi import (
 )
 from wheel_size.errors import InvalidWheel, WheelSizeError
 from wheel_size.native.debuginfo import StripSavings, strip_savings
+from wheel_size.native.pe import read_pe_facts
 from wheel_size.oneline import one_line
 from wheel_size.variants import variant_key
 from wheel_size.wheel.archive import open_regular, open_source
@@ -258,6 +259,11 @@ def _native_file(
     if fmt != "elf":
         item.facts = (macho_facts if fmt == "mach-o" else pe_facts)(tmp, source)
         problems.extend(item.facts.problems)
+        if fmt == "pe":  # a Windows DLL's .hip_fat / .nv_fatb device code, as split reads it
+            pe = read_pe_facts(tmp, source=source)
+            item.gpu_archs = sorted(pe.gpu_archs, key=arch_order)
+            if not item.facts.problems:  # an unreadable image is reported once
+                problems.extend(pe.gpu_problems)
         return item
     info: NativeInfo = inspect_elf(tmp, source=source, scanners=scanners)
     item.facts = elf_facts(tmp, source)
@@ -342,7 +348,7 @@ def inspect_wheel(
             seen.add(member.name)
             info.installed_size += member.size
             rec = record.get(member.name)
-            fmt, gpu, digest, tmp_path = _stream_member(source, member.name, Path(tmp))
+            fmt, gpu, digest, tmp_path, head = _stream_member(source, member.name, Path(tmp))
             if rec is None and member.name != f"{dist_info}/RECORD" and record:
                 info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
             elif rec is not None and rec.hash is not None:
@@ -365,7 +371,9 @@ def inspect_wheel(
                 key_parts.append(f"{normalised},{value}")
             if gpu is not None:
                 where = f"{label}:{member.name}"
-                gpu_file, problem = inspect_gpu_file(tmp_path, member.name, gpu, member.size, where)
+                gpu_file, problem = inspect_gpu_file(
+                    tmp_path, member.name, gpu, member.size, where, head
+                )
                 info.gpu_files.append(gpu_file)
                 if problem:
                     info.problems.append(problem)
@@ -396,9 +404,10 @@ def inspect_wheel(
 
 def _stream_member(
     source: Any, name: str, tmp_dir: Path
-) -> tuple[str | None, str | None, StreamingHash, Path | None]:
-    """Hash one member; if it is native or GPU code, also copy it to a temporary file for
-    inspection. Returns (native format, GPU kind, digest, copy)."""
+) -> tuple[str | None, str | None, StreamingHash, Path | None, bytes]:
+    """Hash one member; if it is native host code or a GPU archive, also copy it to a
+    temporary file for inspection (a standalone code object is read from its header).
+    Returns (native format, GPU kind, digest, copy, its first MB)."""
     digest = StreamingHash()
     tmp_path: Path | None = None
     with source.open(name) as stream:
@@ -406,7 +415,7 @@ def _stream_member(
         fmt = native_format(head)
         gpu = sniff_gpu(name, head)
         out = None
-        if fmt is not None or gpu in COPIED_GPU_KINDS:
+        if (fmt is not None and gpu is None) or gpu in COPIED_GPU_KINDS:
             fd, tmp_name = tempfile.mkstemp(dir=tmp_dir)
             tmp_path = Path(tmp_name)
             out = os.fdopen(fd, "wb")
@@ -420,4 +429,4 @@ def _stream_member(
         finally:
             if out is not None:
                 out.close()
-    return fmt, gpu, digest, tmp_path
+    return fmt, gpu, digest, tmp_path, head

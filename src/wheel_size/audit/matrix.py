@@ -486,6 +486,8 @@ def _keep_reason(wheel: WheelInfo) -> str:
     text = "unique contents: " + ", ".join(parts)
     if archs:
         text += f", GPU code for {', '.join(archs)}"
+    if wheel.pure and not count and others:
+        text += "; device code only (no host binary), so rightly tagged py3-none-any"
     split = sum(1 for n in wheel.native if n.kpack_kernel)
     if split:
         text += f"; {split} librar{'ies' if split != 1 else 'y'} load GPU code from .kpack archives"

@@ -103,16 +103,20 @@ def _macos(native: NativeFile, tag: _Tag) -> list[PlatformIssue]:
     found: list[PlatformIssue] = []
     if tag.macos is None:
         return found
+    # every slice of a universal2 file that needs more: one issue naming them all
+    slices = []
     for cpu, minimum in sorted(native.facts.macos_minimum.items()):
         floor = max(tag.macos, _ARM64_MACOS) if cpu == "arm64" else tag.macos
         if minimum > floor:
-            found.append(
-                PlatformIssue(
-                    "macos-too-new",
-                    f"{native.path} ({cpu}) needs macOS {_show(minimum)} but the tag {tag.text} "
-                    f"promises macOS {_show(tag.macos)}",
-                )
+            slices.append(f"({cpu}) needs macOS {_show(minimum)}")
+    if slices:
+        found.append(
+            PlatformIssue(
+                "macos-too-new",
+                f"{native.path} {' and '.join(slices)} but the tag {tag.text} promises macOS "
+                f"{_show(tag.macos)}",
             )
+        )
     return found
 
 

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.diff.by_model import ByDiff, ByRow, ByTable
-from wheel_size.diff.compare import _is_elf, _record, _same, normalise_path
+from wheel_size.diff.compare import _is_elf, _record, _same
 from wheel_size.diff.jobs import default_jobs
 from wheel_size.diff.kpackinfo import is_kpack
+from wheel_size.diff.pairing import pair_members
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
 from wheel_size.wheel.archive import Member, WheelSource, open_source
@@ -195,10 +196,12 @@ def _changed(
     old_names: list[str] = []
     new_names: list[str] = []
     a_rec, b_rec = _record(a_src, old_label, problems), _record(b_src, new_label, problems)
-    a_members = {normalise_path(m.name): m for m in a_src.members}
-    b_members = {normalise_path(m.name): m for m in b_src.members}
-    for key in sorted(a_members.keys() | b_members.keys()):
-        a, b = a_members.get(key), b_members.get(key)
+    a_members = {m.name: m for m in a_src.members}
+    b_members = {m.name: m for m in b_src.members}
+    pairs = pair_members(a_members, b_members)  # the diff's pairing, renames and all
+    for a_name, b_name in sorted(pairs, key=lambda p: str(p[1] or p[0])):
+        a = a_members[a_name] if a_name else None
+        b = b_members[b_name] if b_name else None
         if a and b and _same(a_src, b_src, a, b, a_rec.get(a.name), b_rec.get(b.name)):
             continue
         if a and wanted(a_src, a):

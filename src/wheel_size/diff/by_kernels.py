@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wheel_size.diff.compare import normalise_path
+from wheel_size.diff.pairing import pair_members
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
@@ -91,10 +91,8 @@ class _Pair:
 
 
 def _pairs(old_names: list[str], new_names: list[str]) -> list[_Pair]:
-    olds = {normalise_path(n): n for n in old_names}
-    news = {normalise_path(n): n for n in new_names}
-    keys = sorted(olds.keys() | news.keys())
-    return [_Pair(i, olds.get(key), news.get(key)) for i, key in enumerate(keys)]
+    pairs = sorted(pair_members(old_names, new_names), key=lambda p: str(p[1] or p[0]))
+    return [_Pair(i, old, new) for i, (old, new) in enumerate(pairs)]
 
 
 def read_kernel_sides(

@@ -67,6 +67,10 @@ class ByTableView(TypedDict):
     rows: list[ByRowView]
     rest_count: int
     rest_delta: str
+    # the rows (functions) account for less than half the change: the rest is bytes no
+    # function covers (stripped .strtab, symbol tables, notes), and the headline says so
+    rows_short: bool
+    functions_delta: str
 
 
 class ByComparisonView(TypedDict):
@@ -132,6 +136,8 @@ def _row(row: ByRow) -> ByRowView:
 
 def _table(table: ByTable) -> ByTableView:
     c = table.counts
+    total = table.new_total - table.old_total
+    functions = total - (table.new_unattributed - table.old_unattributed)
     return {
         "arch": table.arch,
         "old": format_size(table.old_total),
@@ -145,6 +151,8 @@ def _table(table: ByTable) -> ByTableView:
         "rows": [_row(r) for r in table.rows],
         "rest_count": table.rest_count,
         "rest_delta": format_size(table.rest_delta, signed=True),
+        "rows_short": 2 * abs(functions) < abs(total),
+        "functions_delta": format_size(functions, signed=True),
     }
 
 

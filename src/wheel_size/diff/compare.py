@@ -10,7 +10,6 @@ fatbin entry headers.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -18,23 +17,18 @@ from pathlib import Path
 
 from wheel_size.diff.ccob import settle_compressed
 from wheel_size.diff.elfinfo import HipScanner, library_problems, read_library_info
-from wheel_size.diff.grafted import pair_renamed
 from wheel_size.diff.kpackinfo import is_kpack, kpack_facts
 from wheel_size.diff.model import FileDiff, GpuDelta, SectionDelta, Totals, WheelDiff
+from wheel_size.diff.pairing import normalise_path, pair_members
 from wheel_size.errors import InvalidWheel
 from wheel_size.native import ELF_MAGIC, LibraryFacts
 from wheel_size.native.debuginfo import strip_savings
+from wheel_size.native.pe import FATBIN_MAGIC, is_pe_head, read_fatbin_facts, read_pe_facts
+from wheel_size.rocm.pe_library import PE_SUFFIXES
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 from wheel_size.wheel.record import RecordEntry
 
 __all__ = ["diff_wheels", "normalise_path"]
-
-_META_DIR = re.compile(r"^([^/]+?)-[^/-]+\.(dist-info|data)(/|$)")
-
-
-def normalise_path(path: str) -> str:
-    """Drop the version from ``{dist}-{version}.dist-info`` / ``.data`` so nights line up."""
-    return _META_DIR.sub(lambda m: f"{m.group(1)}.{m.group(2)}{m.group(3)}", path, count=1)
 
 
 def _record(source: WheelSource, label: str, problems: list[str]) -> dict[str, RecordEntry]:
@@ -75,10 +69,18 @@ def _same(
 
 
 def _is_elf(source: WheelSource, member: Member) -> bool:
+    """An ELF file, or a Windows DLL / extension (``.dll``, ``.pyd``: its ``.hip_fat`` and
+    ``.nv_fatb`` device code are read like an ELF library's)."""
     if member.size < len(ELF_MAGIC):
         return False  # nothing to open: keeps many tiny members cheap
     with source.open(member.name) as stream:
-        return stream.read(4) == ELF_MAGIC
+        head = stream.read(4)
+    pe = _pe_name(member.name) and is_pe_head(head)
+    return head in (ELF_MAGIC, FATBIN_MAGIC) or pe  # a standalone .fatbin is device code
+
+
+def _pe_name(name: str) -> bool:
+    return name.lower().endswith(PE_SUFFIXES)
 
 
 def _library(
@@ -89,17 +91,26 @@ def _library(
     try:
         with source.open(name) as src, os.fdopen(fd, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
+        with tmp.open("rb") as stream:
+            head = stream.read(4)
+        if head == FATBIN_MAGIC:
+            return read_fatbin_facts(tmp, source=f"{label}:{name}")
+        if _pe_name(name) and is_pe_head(head):
+            return read_pe_facts(tmp, source=f"{label}:{name}")
         return read_library_info(tmp, source=f"{label}:{name}", extra_scanners=scanners)
     finally:
         tmp.unlink(missing_ok=True)
 
 
 def _fill_library(diff: FileDiff, old: LibraryFacts | None, new: LibraryFacts | None) -> None:
+    # An added or removed standalone code object (a .cubin, a .hsaco) is summarised by its
+    # GPU row, the whole file: flashinfer-cubin adds thousands, ~20 sections each.
+    lone = (old is None) != (new is None) and (old or new or LibraryFacts("")).standalone
     old = old or LibraryFacts(diff.path)
     new = new or LibraryFacts(diff.path)
     diff.problems.extend([*library_problems(old), *library_problems(new)])
     # A side whose headers could not be read says nothing: no section is "removed".
-    sections = old.readable and new.readable
+    sections = old.readable and new.readable and not lone
     for name in sorted(old.sections.keys() | new.sections.keys() if sections else ()):
         before, after = old.sections.get(name, 0), new.sections.get(name, 0)
         # A section that appears or goes with no bytes in the file (.bss, .tbss) is no
@@ -153,8 +164,8 @@ def diff_sources(
     problems: list[str] = []
     old_record = _record(old, old_label, problems)
     new_record = _record(new, new_label, problems)
-    old_members = {normalise_path(m.name): m for m in old.members}
-    new_members = {normalise_path(m.name): m for m in new.members}
+    old_members = {m.name: m for m in old.members}
+    new_members = {m.name: m for m in new.members}
     total = Totals(
         old_bytes=old.path.stat().st_size
         if old.path.is_file()
@@ -167,15 +178,8 @@ def diff_sources(
     )
     files: list[FileDiff] = []
     unchanged = 0
-    renamed = pair_renamed(
-        old_members.keys() - new_members.keys(), new_members.keys() - old_members.keys()
-    )
-    pairs: list[tuple[str | None, str | None]] = [
-        (k, k) for k in old_members.keys() & new_members.keys()
-    ]
-    pairs += [(k, None) for k in old_members.keys() - new_members.keys() if k not in renamed]
-    from_old = {n: o for o, n in renamed.items()}  # a grafted library renamed by its hash
-    pairs += [(from_old.get(k), k) for k in new_members.keys() - old_members.keys()]
+    # renamed by a version, a repair hash, a content-hash directory or a renamed package
+    pairs = pair_members(old_members, new_members)
     for old_key, new_key in sorted(pairs, key=lambda p: str(p[1] or p[0])):
         a = old_members.get(old_key) if old_key else None
         b = new_members.get(new_key) if new_key else None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from wheel_size.diff.model import FileDiff, GpuDelta, WheelDiff
 from wheel_size.evidence.document import Pattern, ReadingDocument
+from wheel_size.native.standalone import STANDALONE_SECTION
 from wheel_size.render import render
 
 __all__ = ["DEVICE_SECTIONS", "ContentReading", "read_growth", "reading_markdown", "support_text"]
@@ -92,11 +93,23 @@ def support_text(reading: ContentReading, categories: list[str]) -> str:
     return render("content_support.txt.j2", r=reading, categories=categories).strip()
 
 
+def _standalone(item: FileDiff) -> bool:
+    """A standalone cubin / code object file: every byte of it is device code."""
+    return any(g.section == STANDALONE_SECTION for g in item.gpu)
+
+
 def _section_delta(files: list[FileDiff], predicate: Callable[[str], bool]) -> int:
     total = 0
     for item in files:
-        total += sum(s.delta for s in item.sections if predicate(s.name))
+        if not _standalone(item):
+            total += sum(s.delta for s in item.sections if predicate(s.name))
     return total
+
+
+def _device_delta(files: list[FileDiff]) -> int:
+    """Device sections' growth, plus the whole growth of standalone code object files."""
+    whole = sum(f.installed_delta for f in files if _standalone(f))
+    return whole + _section_delta(files, lambda n: n in DEVICE_SECTIONS)
 
 
 def _arch_name(row: GpuDelta) -> str:
@@ -114,7 +127,7 @@ def read_growth(diffs: list[WheelDiff]) -> ContentReading:
     if delta <= 0:
         return ContentReading("shrink", delta, amount=delta)
     top = max(files, key=lambda f: f.installed_delta)
-    device = _section_delta(files, lambda n: n in DEVICE_SECTIONS)
+    device = _device_delta(files)
     debug = _section_delta(files, lambda n: n.startswith((".debug", ".zdebug")))
     host = _section_delta(
         files, lambda n: n not in DEVICE_SECTIONS and not n.startswith((".debug", ".zdebug"))
@@ -143,6 +156,7 @@ def read_growth(diffs: list[WheelDiff]) -> ContentReading:
     if device >= 0.6 * delta:
         reading.sections = sorted(
             {s.name for f in files for s in f.sections if s.name in DEVICE_SECTIONS and s.delta > 0}
+            | {STANDALONE_SECTION for f in files if _standalone(f) and f.installed_delta > 0}
         )
         reading.amount = device
         if reading.archs_added and added_arch_delta >= 0.5 * device:

@@ -1,5 +1,5 @@
 """What to ship less of: duplicate kernels, the largest template families, and
-architectures whose code is byte-identical to a neighbour's; each with the bytes a fix saves.
+architectures whose code is byte-identical to another's; each with the bytes a fix saves.
 
 * **Duplicates**: one library, one architecture, one name, identical bytes, in several
   code objects (translation units whose instantiations the device linker did not fold).
@@ -8,9 +8,9 @@ architectures whose code is byte-identical to a neighbour's; each with the bytes
 * **Families**: template families by bytes over every architecture; dropping an
   instantiation list saves up to the family's bytes.
 * **Twin architectures**: in one library, an architecture whose functions (names and
-  bytes) equal those of its neighbour in the natural order (``sm_80``/``sm_86``,
-  ``gfx1100``/``gfx1101``); shipping one of them (or a family target) saves the code bytes
-  of the other.
+  bytes) equal those of an earlier one in the natural order, adjacent or not (``sm_86`` /
+  ``sm_89`` with a different ``sm_87`` between; ``gfx1150`` / ``gfx1152``); shipping one
+  of them (or a family target) saves the code bytes of the other.
 
 One library is held at a time: per architecture a count per (name, digest) and an
 order-independent fingerprint.
@@ -19,7 +19,6 @@ order-independent fingerprint.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import shutil
 import tempfile
@@ -33,7 +32,9 @@ from wheel_size.kernels.family import family
 from wheel_size.kernels.inventory import UNATTRIBUTED
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.native import ELF_MAGIC
+from wheel_size.native.pe import FATBIN_MAGIC, is_pe_head
 from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
+from wheel_size.rocm.pe_library import PE_SUFFIXES
 from wheel_size.wheel.archive import open_source
 
 __all__ = ["BloatReport", "Duplicate", "FamilyTotal", "TwinArch", "find_bloat"]
@@ -64,7 +65,7 @@ class FamilyTotal:
 class TwinArch:
     library: str
     arch: str
-    twin: str  # the neighbour with the same code
+    twin: str  # the nearest earlier architecture with the same code
     functions: int
     saving: int  # the code-object bytes of ``arch``
 
@@ -115,10 +116,18 @@ def _library(path: Path, source: str, report: BloatReport, families: dict[str, l
             if copies > 1:
                 report.duplicates.append(Duplicate(source, arch, name, size, copies))
     ordered = sorted(archs.items(), key=lambda item: (item[0][0], arch_key(item[0][1])))
-    for (before, a), (after, b) in itertools.pairwise(ordered):
-        same = a.fingerprint == b.fingerprint and a.functions == b.functions
-        if before[0] == after[0] and a.functions and same:
-            report.twins.append(TwinArch(source, after[1], before[1], b.functions, b.code_bytes))
+    # Identical code wherever it sits in the order (gfx1152 = gfx1150 with gfx1151 between):
+    # each architecture is matched with the nearest earlier one of the same kind and code.
+    latest: dict[tuple[str, int, int], str] = {}
+    for (kind, arch), slot in ordered:
+        if not slot.functions:
+            continue
+        same = (kind, slot.fingerprint, slot.functions)
+        if same in latest:
+            report.twins.append(
+                TwinArch(source, arch, latest[same], slot.functions, slot.code_bytes)
+            )
+        latest[same] = arch
 
 
 def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> BloatReport:
@@ -130,8 +139,11 @@ def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> Bloat
             if member.size < len(ELF_MAGIC):
                 continue
             with src.open(member.name) as head:
-                if head.read(4) not in (ELF_MAGIC, KPACK_MAGIC):
-                    continue  # a device wheel's .kpack archives hold its kernels
+                magic = head.read(4)
+            # a device wheel's .kpack archives hold its kernels, a Windows DLL its .hip_fat
+            pe = member.name.lower().endswith(PE_SUFFIXES) and is_pe_head(magic)
+            if magic not in (ELF_MAGIC, KPACK_MAGIC, FATBIN_MAGIC) and not pe:
+                continue
             fd, name = tempfile.mkstemp(dir=tmp, suffix=".so")
             path = Path(name)
             try:

@@ -100,9 +100,42 @@ def _member(library: str, wheel: str) -> str:
     return library.removeprefix(f"{wheel}:")
 
 
+#: characters of a kernel name a table cell shows (the template's ``code(160)``)
+NAME_CHARS = 160
+
+
+def distinct_names(names: list[str], limit: int = NAME_CHARS) -> list[str]:
+    """Each name as a table cell shows it, at most ``limit`` characters, so that distinct
+    names never read the same: a name whose first ``limit`` characters equal another's
+    (CUTLASS instantiations share kilobytes of prefix) is shown from a little before the
+    first character where it differs from each of them, behind an ellipsis."""
+    heads: dict[str, list[str]] = {}
+    for name in names:
+        heads.setdefault(name[:limit], []).append(name)
+    shown = []
+    for name in names:
+        rivals = [other for other in heads[name[:limit]] if other != name]
+        if len(name) <= limit or not rivals:
+            shown.append(name)
+            continue
+        differs = min(
+            next(
+                (i for i, (a, b) in enumerate(zip(name, other, strict=False)) if a != b), len(other)
+            )
+            for other in rivals
+        )
+        start = max(0, differs - limit // 4)
+        window = name[start : start + limit - 2]
+        shown.append(
+            ("…" if start else "") + window + ("…" if start + limit - 2 < len(name) else "")
+        )
+    return shown
+
+
 def bloat_view(report: BloatReport, *, top: int = 20) -> BloatContext:
     """Template context: the top ``top`` of each list and what the rest adds up to."""
     dups, twins = report.duplicates, report.twins
+    shown = distinct_names([d.name for d in dups[:top]])
     return {
         "wheel": report.wheel,
         "code_bytes": format_size(report.code_bytes),
@@ -111,12 +144,12 @@ def bloat_view(report: BloatReport, *, top: int = 20) -> BloatContext:
             {
                 "library": _member(d.library, report.wheel),
                 "arch": d.arch,
-                "name": d.name,
+                "name": name,
                 "copies": d.copies,
                 "size": format_size(d.size),
                 "saving": format_size(d.saving),
             }
-            for d in dups[:top]
+            for d, name in zip(dups[:top], shown, strict=True)
         ],
         "more_duplicates": max(0, len(dups) - top),
         "families": [

@@ -32,6 +32,7 @@ _SHT_SYMTAB = 2
 _SHT_DYNSYM = 11
 _SHT_NOBITS = 8
 _SHT_CUDA_NOBITS = 0x7000000A
+_SHT_CUDA_GLOBAL = 0x70000007  # .nv.global of CUDA 11 cubins: no file bytes either
 _EM_CUDA = 190
 _SHN_XINDEX = 0xFFFF
 _PN_XNUM = 0xFFFF
@@ -74,7 +75,7 @@ class _Sections:
 
     def nobits(self, index: int) -> bool:
         kind = self.types[index]
-        return kind == _SHT_NOBITS or (self.cuda and kind == _SHT_CUDA_NOBITS)
+        return kind == _SHT_NOBITS or (self.cuda and kind in (_SHT_CUDA_NOBITS, _SHT_CUDA_GLOBAL))
 
 
 def _headers(data: memoryview) -> _Sections | None:

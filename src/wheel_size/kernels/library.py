@@ -18,19 +18,33 @@ from typing import IO
 from wheel_size.cuda.images import iter_images
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
+from wheel_size.native.pe import (
+    FATBIN_MAGIC,
+    is_pe_head,
+    iter_fatbin_images,
+    iter_pe_code_objects,
+    iter_pe_cuda_images,
+)
+from wheel_size.native.standalone import standalone_code
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.fatbin_library import FATBIN_SECTION, read_library
 from wheel_size.rocm.kpack import MAGIC as KPACK_MAGIC
 from wheel_size.rocm.kpack import parse_kpack
+from wheel_size.rocm.source import as_source
 
 __all__ = [
     "STRAY_ERRORS",
     "CodeObjectReport",
+    "fatbin_code_objects",
     "hip_code_objects",
+    "is_fatbin_stream",
     "is_kpack_stream",
+    "is_pe_stream",
     "iter_code_objects",
     "kpack_code_objects",
     "one_problem",
+    "pe_code_objects",
+    "standalone_code_objects",
 ]
 
 # What a parser can raise from below on bytes that lie, besides WheelSizeError.
@@ -77,6 +91,68 @@ def hip_code_objects(
         yield CodeObjectReport("hip", code.target, found)
 
 
+def standalone_code_objects(
+    stream: IO[bytes], elf: ElfImage, source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """A standalone cubin or AMDGPU code object (a ``.cubin`` / ``.hsaco`` member): the
+    whole file is one code object, of the architecture its ELF header names; a host ELF
+    file gives nothing. Raises InvalidElf for a header that names no architecture."""
+    code = standalone_code(elf.source.pread(0, 64), source)
+    if code is None:
+        return
+    data = elf.source.pread(0, elf.source.size)
+    yield CodeObjectReport(code.kind, code.arch, elf_functions(data, source, digests=digests))
+
+
+def is_pe_stream(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` (at its start) holds a PE image (a Windows DLL); left at 0."""
+    head = stream.read(2)
+    stream.seek(0)
+    return is_pe_head(head)
+
+
+def pe_code_objects(
+    stream: IO[bytes], source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """The code objects of a DLL: its CUDA fatbin entries (``.nv_fatb``, ``__nv_rel``),
+    then its HIP ``.hip_fat`` bundles, each in file order."""
+    for number, (entry, image) in enumerate(iter_pe_cuda_images(stream, source)):
+        where = f"{source}: {entry.image} {entry.arch} #{number}"
+        if entry.image == "ptx":
+            found = ptx_functions(bytes(image), where, digests=digests)
+            yield CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
+        else:
+            yield CodeObjectReport("cuda", entry.arch, elf_functions(image, where, digests=digests))
+    stream.seek(0)
+    for target, data in iter_pe_code_objects(stream, source):
+        where = f"{source}: .hip_fat {target}"
+        yield CodeObjectReport("hip", target, elf_functions(data, where, digests=digests))
+
+
+def is_fatbin_stream(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` (at its start) holds a standalone ``.fatbin``; left at 0."""
+    head = stream.read(4)
+    stream.seek(0)
+    return head == FATBIN_MAGIC
+
+
+def fatbin_code_objects(
+    stream: IO[bytes], source: str, digests: bool = False
+) -> Iterator[CodeObjectReport]:
+    """The SASS and PTX images of a standalone ``.fatbin`` file, in file order."""
+    stream.seek(0, 2)
+    size = stream.tell()
+    data = as_source(stream)
+    images = iter_fatbin_images(stream, data, source, "fatbin", 0, size)
+    for number, (entry, image) in enumerate(images):
+        where = f"{source}: {entry.image} {entry.arch} #{number}"
+        if entry.image == "ptx":
+            found = ptx_functions(bytes(image), where, digests=digests)
+            yield CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
+        else:
+            yield CodeObjectReport("cuda", entry.arch, elf_functions(image, where, digests=digests))
+
+
 def is_kpack_stream(stream: IO[bytes]) -> bool:
     """Whether ``stream`` (at its start) holds a ``.kpack`` archive; it is left at 0."""
     head = stream.read(len(KPACK_MAGIC))
@@ -117,12 +193,24 @@ def iter_code_objects(
         except (WheelSizeError, *STRAY_ERRORS) as exc:
             problems.append(f"{exc}; its kernels are not listed")
         return
+    if elf is None and is_fatbin_stream(stream):
+        try:
+            yield from fatbin_code_objects(stream, source, digests)
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
+            problems.append(f"{exc}; its kernels are not listed")
+        return
+    if elf is None and is_pe_stream(stream):
+        try:
+            yield from pe_code_objects(stream, source, digests)
+        except (WheelSizeError, *STRAY_ERRORS) as exc:
+            problems.append(f"{exc}; its kernels are not listed")
+        return
     try:
         elf = elf if elf is not None else ElfImage(stream, source)
     except (WheelSizeError, *STRAY_ERRORS) as exc:
         problems.append(f"{exc}; its kernels are not listed")
         return
-    for scan in (_cuda, hip_code_objects):
+    for scan in (standalone_code_objects, _cuda, hip_code_objects):
         try:
             yield from scan(stream, elf, source, digests)
         except (WheelSizeError, *STRAY_ERRORS) as exc:

@@ -34,9 +34,14 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
 from wheel_size.kernels.library import (
     STRAY_ERRORS,
+    fatbin_code_objects,
     hip_code_objects,
+    is_fatbin_stream,
     is_kpack_stream,
+    is_pe_stream,
     kpack_code_objects,
+    pe_code_objects,
+    standalone_code_objects,
 )
 from wheel_size.rocm.elf_file import ElfImage
 
@@ -109,9 +114,18 @@ def scan_library(path: Path, source: str) -> LibraryScan:
     scan = LibraryScan(path, source)
     try:
         with path.open("rb") as stream:
-            if is_kpack_stream(stream):  # a device wheel's archive: its kernels, read here
+            reader = (
+                kpack_code_objects  # a device wheel's archive: its kernels, read here
+                if is_kpack_stream(stream)
+                else pe_code_objects  # a Windows DLL's .hip_fat code objects, likewise
+                if is_pe_stream(stream)
+                else fatbin_code_objects  # a standalone .fatbin
+                if is_fatbin_stream(stream)
+                else None
+            )
+            if reader is not None:
                 try:
-                    for number, code in enumerate(kpack_code_objects(stream, source)):
+                    for number, code in enumerate(reader(stream, source)):
                         scan.hip.add(code.arch, code.functions, number, code.functions.problems)
                 except (WheelSizeError, *STRAY_ERRORS) as exc:
                     scan.problems.append(f"{exc}; its kernels are not listed")
@@ -130,7 +144,14 @@ def scan_library(path: Path, source: str) -> LibraryScan:
             if scan.fault:
                 return scan
             try:
-                for number, code in enumerate(hip_code_objects(stream, elf, source)):
+                # a standalone cubin / code object is tallied here with the HIP code objects:
+                # read whole, once, like them
+                for number, code in enumerate(
+                    [
+                        *standalone_code_objects(stream, elf, source),
+                        *hip_code_objects(stream, elf, source),
+                    ]
+                ):
                     scan.hip.add(code.arch, code.functions, number, code.functions.problems)
             except (WheelSizeError, *STRAY_ERRORS) as exc:
                 scan.problems.append(f"{exc}; its kernels are not listed")

@@ -20,6 +20,13 @@ from pathlib import Path
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.native.gpu import GpuKey, GpuTotals, cuda_totals, hip_totals
+from wheel_size.native.standalone import (
+    EM_AMDGPU,
+    EM_CUDA,
+    STANDALONE_SECTION,
+    StandaloneCode,
+    standalone_code,
+)
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.rocm.elf_tables import iter_symbols, needed_libraries, version_needs
 
@@ -51,6 +58,8 @@ class LibraryFacts:
     glibc_required: Version | None = None  # highest GLIBC_x.y the version needs name
     unreadable: str | None = None
     gpu_problems: list[str] = field(default_factory=list)
+    # a standalone cubin / AMDGPU code object: the whole file is device code for this target
+    standalone: StandaloneCode | None = None
 
     @property
     def readable(self) -> bool:
@@ -105,6 +114,22 @@ def _tables(elf: ElfImage, facts: LibraryFacts) -> None:
                     facts.glibc_required = version
 
 
+def _standalone(facts: LibraryFacts, elf: ElfImage, source: str) -> None:
+    """The whole file as one code object of the architecture its header names."""
+    try:
+        code = standalone_code(elf.source.pread(0, 64), source)
+    except WheelSizeError as exc:
+        facts.gpu_problems.append(str(exc))
+        return
+    if code is None:
+        return
+    facts.standalone = code
+    size = elf.source.size
+    facts.gpu[(code.kind, STANDALONE_SECTION, code.arch, code.image)] = GpuTotals(
+        bytes=size, uncompressed=size, entries=1, compression={"none"}
+    )
+
+
 def read_library_facts(
     path: Path, *, source: str, tables: bool = False, cuda: bool = True, hip: bool = True
 ) -> LibraryFacts:
@@ -119,6 +144,9 @@ def read_library_facts(
         with path.open("rb") as stream:
             elf = ElfImage(stream, source)
             facts.sections = _sections(elf)
+            if elf.machine in (EM_CUDA, EM_AMDGPU):
+                _standalone(facts, elf, source)
+                return facts  # device code only: no host tables, no embedded fatbins
             if tables:
                 _tables(elf, facts)
             scans = [scan for scan, wanted in ((cuda_totals, cuda), (hip_totals, hip)) if wanted]

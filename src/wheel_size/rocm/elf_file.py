@@ -36,6 +36,9 @@ SHT_NOBITS = 8
 # ``.nv_debug.shared`` with this processor-specific type: memory only, like NOBITS.
 EM_CUDA = 190
 SHT_CUDA_NOBITS = 0x7000000A
+# .nv.global (uninitialised device globals) before CUDA 12.x's plain SHT_NOBITS: no file
+# bytes either (CUDA 11.8 cubins in bitsandbytes' DLLs; cuobjdump calls it CUDA_GLOBAL)
+SHT_CUDA_GLOBAL = 0x70000007
 SHT_RELA = 4
 SHT_REL = 9
 SHT_RELR = 19
@@ -274,7 +277,7 @@ class ElfImage:
                 text = names[sh_name : end if end >= 0 else len(names)].decode("utf-8", "replace")
             what = f"section {text or i}"
             nobits = sh_type == SHT_NOBITS or (
-                self.machine == EM_CUDA and sh_type == SHT_CUDA_NOBITS
+                self.machine == EM_CUDA and sh_type in (SHT_CUDA_NOBITS, SHT_CUDA_GLOBAL)
             )
             if not nobits and sh_size and not check_span(offset, sh_size, size):
                 raise InvalidElf(

@@ -85,6 +85,18 @@ class DownloadRow(TypedDict):
     parts: list[DownloadPart]
     kernels: int
     extra: str | None
+    # device wheels pip resolves beyond ``wheels`` (--host-installs all: every other one)
+    also_downloads: int
+
+
+class InstallRow(TypedDict):
+    """One ``pip install`` of the outputs as pip resolves it (from the written METADATA)."""
+
+    install: str  # the requirement, e.g. "jax-rocm7-plugin[gfx900]"
+    extra: str | None
+    wheels: int  # wheels downloaded, host included
+    size: int
+    savings_pct: float  # against the input wheel; negative: the install costs more
 
 
 class DatabaseOnlyRow(TypedDict):
@@ -171,6 +183,10 @@ class SplitReport(TypedDict):
     summary: Summary
     devices: list[DeviceRow]
     downloads: list[DownloadRow]
+    # the plain install and [all], resolved like the per-GPU rows
+    installs: list[InstallRow]
+    # every install above that downloads more than the fat wheel (the report says so)
+    costlier: list[str]
     libraries: list[LibraryRow]
     databases: list[DatabaseRow]
     warnings: list[str]

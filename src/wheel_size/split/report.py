@@ -23,6 +23,7 @@ from wheel_size.split.document import (
     DownloadPart,
     DownloadRow,
     HostMetadata,
+    InstallRow,
     Layout,
     LibraryRow,
     ReportOptions,
@@ -33,6 +34,7 @@ from wheel_size.split.document import (
 from wheel_size.split.extras import install_chains
 from wheel_size.split.metadata import extra_name
 from wheel_size.split.names import hierarchy, normalize_arch
+from wheel_size.split.resolve import Resolver
 from wheel_size.split.work import LibraryResult
 from wheel_size.wheel.archive import open_source
 
@@ -57,7 +59,9 @@ def build_report(result: SplitResult, targets: Sequence[str] = ()) -> SplitRepor
     """Every number of the seed's tables, in bytes; ``targets`` limits the download rows."""
     plan = result.plan
     devices = [_device(result, device) for device in result.devices]
-    downloads, database_only = _downloads(result, targets)
+    resolver = _resolver(result)
+    downloads, database_only = _downloads(result, targets, resolver)
+    installs = _installs(result, resolver)
     return {
         "version": REPORT_VERSION,
         "name": plan.identity.name,
@@ -73,6 +77,8 @@ def build_report(result: SplitResult, targets: Sequence[str] = ()) -> SplitRepor
         "summary": _summary(result, len(devices)),
         "devices": devices,
         "downloads": downloads,
+        "installs": installs,
+        "costlier": _costlier(result, downloads, installs),
         "libraries": _libraries(result),
         "databases": _databases(result),
         "warnings": list(result.warnings),
@@ -105,8 +111,49 @@ def _device(result: SplitResult, device: DeviceOutput) -> DeviceRow:
     }
 
 
+def _resolver(result: SplitResult) -> Resolver | None:
+    """The written outputs, to resolve installs from (None for a result without options:
+    no extras were written)."""
+    if result.options is None:
+        return None
+    return Resolver(result.host.path, [d.wheel.path for d in result.devices])
+
+
+def _installs(result: SplitResult, resolver: Resolver | None) -> list[InstallRow]:
+    """``pip install name`` and ``pip install name[all]`` as pip resolves them."""
+    if resolver is None or result.options is None:
+        return []
+    rows: list[InstallRow] = []
+    for extra in (None, extra_name("all", result.options.extra_naming)):
+        found = resolver.resolve([extra] if extra else [])
+        name = result.plan.identity.name
+        rows.append(
+            {
+                "install": f"{name}[{extra}]" if extra else name,
+                "extra": extra,
+                "wheels": len(found.dists),
+                "size": found.size,
+                "savings_pct": _pct(result.input_size - found.size, result.input_size),
+            }
+        )
+    return rows
+
+
+def _costlier(
+    result: SplitResult, downloads: Sequence[DownloadRow], installs: Sequence[InstallRow]
+) -> list[str]:
+    """Every install that downloads more than the fat wheel, by its requirement."""
+    name = result.plan.identity.name
+    found = [
+        f"{name}[{row['extra']}]" if row["extra"] else row["target"]
+        for row in downloads
+        if row["size"] > result.input_size
+    ]
+    return found + [row["install"] for row in installs if row["size"] > result.input_size]
+
+
 def _downloads(
-    result: SplitResult, targets: Sequence[str]
+    result: SplitResult, targets: Sequence[str], resolver: Resolver | None = None
 ) -> tuple[list[DownloadRow], list[DatabaseOnlyRow]]:
     """Per GPU target what its user installs (the host's extras, ``split.extras``), also
     targets served only by a generic ISA's archive; targets whose wheels hold database files
@@ -129,6 +176,12 @@ def _downloads(
         if not any(emitted[k].kpacks for k in chain):
             database_only.append(_database_only(target, level, chain, emitted, size))
             continue
+        extra = _extra(result, target)
+        also = 0
+        if resolver is not None and extra is not None:
+            # what pip really downloads for host[extra], read from the written METADATA
+            resolved = resolver.resolve([extra])
+            size, also = resolved.size, max(0, len(resolved.dists) - 1 - len(chain))
         downloads.append(
             {
                 "target": target,
@@ -137,7 +190,8 @@ def _downloads(
                 "savings_pct": _pct(result.input_size - size, result.input_size),
                 "parts": _parts(result, chain, emitted),
                 "kernels": sum(k.kernels for key in chain for k in emitted[key].kpacks),
-                "extra": _extra(result, target),
+                "extra": extra,
+                "also_downloads": also,
             }
         )
     return downloads, database_only

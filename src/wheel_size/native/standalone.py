@@ -1,0 +1,102 @@
+"""A wheel member that *is* GPU code: a standalone cubin or AMDGPU code object.
+
+``flashinfer-cubin`` ships 15,558 ``.cubin`` files; Tensile and AOTriton ship ``.hsaco`` /
+``.co`` files.  They are ELF files, but for a GPU (``e_machine`` EM_CUDA 190, EM_AMDGPU 224):
+no glibc, no DT_NEEDED, no host machine to check.  Their architecture is in the ELF header,
+so it is read from the first 64 bytes alone (no copy, no section walk):
+
+* CUDA (NVIDIA's ELF ABI as LLVM ``ELF.h`` names it): ``EI_ABIVERSION`` 8 and later (CUDA
+  12.8+, ``EI_OSABI`` 0x41) put the SM number in ``e_flags`` bits 8-15; version 7 and
+  earlier in bits 0-7 (``EF_CUDA_SM``);
+* AMDGPU: ``e_flags & 0xff`` is the processor (``EF_AMDGPU_MACH``), the xnack / sramecc
+  fields its features (:mod:`wheel_size.rocm.amdgpu_elf`).
+
+A header whose flags name no architecture is a lying header: one problem naming the member.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from wheel_size.errors import InvalidBundle, InvalidElf
+from wheel_size.rocm import amdgpu_elf
+
+__all__ = [
+    "EM_AMDGPU",
+    "EM_CUDA",
+    "STANDALONE_SECTION",
+    "StandaloneCode",
+    "gpu_machine",
+    "standalone_code",
+]
+
+EM_CUDA = 190
+EM_AMDGPU = amdgpu_elf.EM_AMDGPU
+#: The "section" a standalone code object's GPU rows name: the whole file is the code.
+STANDALONE_SECTION = "(code object file)"
+_NEW_CUDA_ABI = 8  # EI_ABIVERSION from CUDA 12.8 on: SM in e_flags bits 8-15
+_LOWEST_SM = 10  # sm_10 is the first NVIDIA architecture; 0-9 name none
+
+
+@dataclass(frozen=True)
+class StandaloneCode:
+    """What a standalone code object is built for: ``cuda``/``sass`` with ``sm_XY``, or
+    ``hip``/``code_object`` with a gfx target ID."""
+
+    kind: str
+    arch: str
+    image: str
+
+
+def gpu_machine(head: bytes) -> int | None:
+    """EM_CUDA or EM_AMDGPU when ``head`` starts an ELF file for a GPU, else None."""
+    if len(head) < 20 or head[:4] != b"\x7fELF" or head[5] not in (1, 2):
+        return None
+    (machine,) = struct.unpack_from("<H" if head[5] == 1 else ">H", head, 18)
+    return machine if machine in (EM_CUDA, EM_AMDGPU) else None
+
+
+def _cuda_arch(head: bytes, where: str) -> str:
+    if len(head) < 52:
+        raise InvalidElf(f"{where}: truncated ELF header")
+    offset = 48 if head[4] == 2 else 36  # e_flags: ELF64 / ELF32
+    (flags,) = struct.unpack_from("<I" if head[5] == 1 else ">I", head, offset)
+    sm = (flags >> 8) & 0xFF if head[8] >= _NEW_CUDA_ABI else flags & 0xFF
+    if sm < _LOWEST_SM:
+        raise InvalidElf(
+            f"{where}: cubin header e_flags 0x{flags:x} (ABI version {head[8]}) name no SM "
+            "architecture"
+        )
+    return f"sm_{sm}"
+
+
+def _amdgpu_arch(head: bytes, where: str) -> str:
+    try:
+        header = amdgpu_elf.read_header(head[:64], where)
+    except InvalidBundle as exc:
+        raise InvalidElf(str(exc)) from None
+    name = amdgpu_elf.MACH.get(header.mach)
+    if name is None:
+        raise InvalidElf(
+            f"{where}: code object header e_flags 0x{header.flags:x} name no known AMDGPU "
+            f"processor (mach 0x{header.mach:02x})"
+        )
+    features = []
+    if header.abi_version >= 2:  # v4+: two-bit fields, on / off / any / unsupported
+        for feature, shift in (("sramecc", 10), ("xnack", 8)):
+            state = (header.flags >> shift) & 3
+            if state in (2, 3):
+                features.append(f"{feature}{'+' if state == 3 else '-'}")
+    return ":".join([name, *features])
+
+
+def standalone_code(head: bytes, where: str) -> StandaloneCode | None:
+    """The architecture of the GPU ELF file whose first bytes are ``head`` (at least 64),
+    None for a host ELF file or anything else. Raises InvalidElf for a lying header."""
+    machine = gpu_machine(head)
+    if machine == EM_CUDA:
+        return StandaloneCode("cuda", _cuda_arch(head, where), "sass")
+    if machine == EM_AMDGPU:
+        return StandaloneCode("hip", _amdgpu_arch(head, where), "code_object")
+    return None

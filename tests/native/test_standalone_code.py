@@ -1,0 +1,56 @@
+"""Standalone code objects (a wheel's ``.cubin`` / ``.hsaco`` members) in the native floor
+and the kernel listing: the architecture from the ELF header, the whole file as device
+code, no host tables; a header that names no architecture is one problem, not a guess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cubinfx import CUBIN, amdgpu_code_object, cubin, cubins, lying_cubin
+from wheel_size.kernels.library import iter_code_objects
+from wheel_size.native import read_library_facts
+from wheel_size.native.standalone import STANDALONE_SECTION
+
+
+@pytest.mark.parametrize("name", sorted(cubins()))
+def test_a_cubin_is_device_code_of_its_header_s_architecture(name: str) -> None:
+    truth = cubins()[name]
+    facts = read_library_facts(CUBIN / name, source=name, tables=True)
+    assert facts.gpu_problems == [] and facts.readable
+    assert facts.gpu_archs == {truth["arch"]}
+    ((key, totals),) = facts.gpu.items()
+    assert key == ("cuda", STANDALONE_SECTION, truth["arch"], "sass")
+    assert (totals.bytes, totals.uncompressed, totals.entries) == (truth["bytes"],) * 2 + (1,)
+    # no host tables are read from device code: no glibc, no DT_NEEDED
+    assert facts.glibc_required is None and facts.needed == []
+
+
+def test_an_amdgpu_code_object_reads_its_target(tmp_path: Path) -> None:
+    data, target = amdgpu_code_object()
+    path = tmp_path / "kernel.hsaco"
+    path.write_bytes(data)
+    facts = read_library_facts(path, source="kernel.hsaco", tables=True)
+    assert facts.gpu_archs == {target}
+    assert facts.gpu[("hip", STANDALONE_SECTION, target, "code_object")].bytes == len(data)
+
+
+def test_a_lying_cubin_header_is_one_problem_and_no_architecture(tmp_path: Path) -> None:
+    path = tmp_path / "lies.cubin"
+    path.write_bytes(lying_cubin())
+    facts = read_library_facts(path, source="w.whl:lies.cubin")
+    assert facts.gpu == {} and facts.sections  # its sections still read
+    (problem,) = facts.gpu_problems
+    assert problem.startswith("w.whl:lies.cubin: cubin header e_flags") and "no SM" in problem
+
+
+def test_the_kernel_listing_reads_a_cubin_whole(tmp_path: Path) -> None:
+    name = "k_sm_90.cubin"
+    problems: list[str] = []
+    with (CUBIN / name).open("rb") as stream:
+        (code,) = iter_code_objects(stream, name, problems)
+    assert problems == []
+    assert (code.kind, code.arch) == ("cuda", "sm_90")
+    assert code.functions.size == len(cubin(name))
+    assert {f.name for f in code.functions.functions} == {"_Z3addPfPKfi", "_Z5scalePffi"}
