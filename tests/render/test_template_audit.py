@@ -231,6 +231,9 @@ OURS: dict[str, set[str]] = {
         "report.summary.device_wheels",  # ints
         "report.summary.fat_binaries",
         "report.summary.raw_archs",
+        "row.also_downloads",  # int
+        "row.wheels",  # the install table's wheel count (int)
+        "sections.costlier()",  # Markdown rendered by split_report_sections.md.j2 (audited)
     },
 }
 
@@ -256,6 +259,7 @@ OURS["split_report_sections.md.j2"] = {
     "d.level",  # family / sub-family / target / unknown
     "p.level",
     "row.level",
+    "row.also_downloads",  # int
 }
 OURS["split_report.md.j2"] |= {
     "sections.key_result()",  # Markdown rendered by split_report_sections.md.j2 (audited)
