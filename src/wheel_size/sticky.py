@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from wheel_size.ports import CommentView, Issues, worded
+from wheel_size.ports import CommentView, Issues, bot_of, check_author, worded
 
 __all__ = ["marker", "post_sticky_comment"]
 
@@ -44,7 +44,7 @@ def post_sticky_comment(
         raise ValueError(f"comment body lacks its marker {tag}")
 
     with worded(f"commenting on {issues.full_name}#{number}"):
-        bot = bot_login or issues.identity()
+        bot = bot_of(bot_login, issues.identity)
         named: set[int] = set()
 
         def find() -> CommentView | None:
@@ -68,4 +68,6 @@ def post_sticky_comment(
             if existing.body != body:
                 issues.edit_comment(number, existing.id, body)
             return existing.html_url
-        return issues.create_comment(number, body, find_existing=find).html_url
+        made = issues.create_comment(number, body, find_existing=find)
+        check_author(made.author, bot, f"the comment {made.html_url}")
+        return made.html_url

@@ -256,6 +256,9 @@ class FakeGitHub:
         # the workflow's GITHUB_TOKEN (writes as github-actions[bot]).
         self.token_user: str | None = None
         self.token_app: str | None = None
+        # GraphQL's ``viewer`` (POST /graphql; /api/graphql under an /api/v3 prefix) names
+        # any token's login, an installation token's App included; False: refused (404).
+        self.graphql_viewer = True
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
         )
@@ -561,7 +564,9 @@ class FakeGitHub:
         self, method: str, raw_path: str, query: dict[str, str], body: Any, headers: dict[str, str]
     ) -> Answer:
         path = raw_path
-        if self.prefix:
+        if self.prefix and method == "POST" and raw_path.rstrip("/") == _graphql_path(self.prefix):
+            path = "/graphql"  # GraphQL lives beside the REST prefix (/api/graphql)
+        elif self.prefix:
             if not path.startswith(self.prefix + "/") and path != self.prefix:
                 return HTTPError(404, "Not Found").answer()
             path = path[len(self.prefix) :] or "/"
@@ -925,6 +930,19 @@ def _rate_limit(fake: FakeGitHub, ctx: Context) -> Answer:
             "reset": int(headers["x-ratelimit-reset"]),
         }
     return fake._ok({"resources": resources, "rate": resources["core"]})
+
+
+def _graphql_path(prefix: str) -> str:
+    return prefix.removesuffix("/v3") + "/graphql"
+
+
+@route("POST", r"/graphql")
+def _graphql(fake: FakeGitHub, ctx: Context) -> Answer:
+    """Only ``viewer { login }``: who the token writes as (an App's ``slug[bot]`` too)."""
+    query = ctx.body.get("query", "") if isinstance(ctx.body, dict) else ""
+    if not fake.graphql_viewer or "viewer" not in str(query):
+        raise HTTPError(404, "Not Found", doc=f"{DOCS}/graphql")
+    return fake._ok({"data": {"viewer": {"login": fake.writer().login}}})
 
 
 @route("GET", r"/user")

@@ -270,7 +270,9 @@ def test_rate_limited_create_is_retried_once_refused(
     result = run(fake_github, repo, series(w))
     assert len(fake_github.repo("pytorch/pytorch").issues) == 1
     assert len(result.created) == 1
-    statuses = [r.status for r in fake_github.requests if r.method == "POST"]
+    statuses = [
+        r.status for r in fake_github.requests if r.method == "POST" and r.path.endswith("/issues")
+    ]
     assert statuses == [403, 201]
 
 

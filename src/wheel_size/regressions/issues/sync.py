@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from wheel_size.errors import GitHubError
-from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView, Repository
+from wheel_size.ports import (
+    CommentView,
+    GitHubFailure,
+    Issues,
+    IssueView,
+    Repository,
+    bot_of,
+    check_author,
+)
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issues.authorship import carries_marker, forged_warning, same_login
 from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, render_lifecycle
@@ -221,6 +229,7 @@ class IssueSync:
         self.settings = settings
         self.cache = cache if cache is not None else IssueCache()
         self.warnings: list[str] = []  # forged markers seen by this sync, once per run
+        self._bot: str | None = None
 
     @property
     def _issues(self) -> list[IssueView] | None:
@@ -235,12 +244,12 @@ class IssueSync:
     @property
     def bot(self) -> str:
         """The login our issues and comments are written by (asked once per run)."""
-        if self.settings.bot_login:
-            return self.settings.bot_login
-        try:
-            return self.repo.identity()
-        except GitHubFailure as exc:
-            raise exc.saying(f"finding the bot's login for {self.repo.full_name}") from None
+        if self._bot is None:
+            try:
+                self._bot = bot_of(self.settings.bot_login, self.repo.identity)
+            except GitHubFailure as exc:
+                raise exc.saying(f"finding the bot's login for {self.repo.full_name}") from None
+        return self._bot
 
     def _ours(self, author: str) -> bool:
         return same_login(author, self.bot)
@@ -349,6 +358,7 @@ class IssueSync:
         if not text.startswith(event_marker(event)):
             raise ValueError(f"the body of {event.key} does not start with its marker")
         keys = list(dict.fromkeys([event.key, *keys]))
+        self.bot  # noqa: B018 -- who writes is settled before the first write, not after
         # Another run may have opened the issue while this one investigated.
         rival = self._open_sharing(keys, self._refresh())
         if rival:
@@ -365,6 +375,7 @@ class IssueSync:
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        check_author(issue.author, self.bot, f"issue #{issue.number} of {self.repo.full_name}")
         listed = self._issues
         if listed is not None and all(i.number != issue.number for i in listed):
             listed.append(issue)
@@ -530,6 +541,7 @@ class IssueSync:
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        check_author(posted.author, self.bot, f"the comment {posted.html_url}")
         todo_keys = {keys[v.variant] for v in todo}
         if self._raced(issue, posted, night, todo_keys):
             result.unchanged.append(issue.number)
