@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import re
 import secrets
 import socket
@@ -259,6 +260,10 @@ class FakeGitHub:
         # GraphQL's ``viewer`` (POST /graphql; /api/graphql under an /api/v3 prefix) names
         # any token's login, an installation token's App included; False: refused (404).
         self.graphql_viewer = True
+        # Each request waits a random 0..latency seconds before it is carried out (races
+        # between concurrent runs interleave differently; ``latency_seed`` repeats one).
+        self.latency = 0.0
+        self.latency_rng = random.Random(0)
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
         )
@@ -840,6 +845,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
         logged = LoggedRequest(method, parts.path, query, body, headers)
         with fake.lock:
             fake.requests.append(logged)
+        if fake.latency:
+            with fake.lock:
+                pause = fake.latency_rng.uniform(0, fake.latency)
+            time.sleep(pause)
         fault = fake._match_fault(method, parts.path)
         logged.fault = fault
         if fault is not None and fault.gate is not None:

@@ -112,8 +112,10 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     # Neutralised: no ping, no back-reference, no forged marker.
     assert f"@{ZWJ}octocat" in body and "@octocat" not in body
     assert f"#{ZWJ}77" in body
-    # Only our own leading markers: the event, the listed candidates, the notes' cause.
-    assert body.count("<!-- wheel-size-action:") == 3
+    # Only our own leading markers: the event, the listed candidates, the notes' cause,
+    # the run that opened it (issue 32).
+    assert body.count("<!-- wheel-size-action:") == 4
+    assert body.splitlines()[3].startswith("<!-- wheel-size-action:run=")
     assert body.splitlines()[1].startswith("<!-- wheel-size-action:candidates=")
     assert body.splitlines()[2].startswith("<!-- wheel-size-action:cause=")
     # PR links do not create back-references; cross-variant table and reading.
