@@ -1,5 +1,5 @@
-"""One sticky comment per pull request and purpose, found by a hidden marker and edited in
-place on every rerun (a pull request's conversation comments are issue comments).
+"""One sticky comment per pull request and purpose, found by a hidden marker on its first line
+and edited in place on every rerun (a pull request's conversation comments are issue comments).
 
 Only a comment the bot itself wrote is ever edited (:meth:`wheel_size.ports.Issues.identity`):
 anyone can paste the marker into their own comment, and editing that would publish the
@@ -22,6 +22,13 @@ def marker(key: str) -> str:
     return f"<!-- wheel-size:{key} -->"
 
 
+def _leading(body: str | None) -> str:
+    """A comment's first line: the only place our marker counts. Anywhere else it may be
+    text the comment quotes (a fork's wheel or library names), and matching it there would
+    let one sticky comment overwrite another."""
+    return (body or "").split("\n", 1)[0].strip()
+
+
 def _log_warning(text: str) -> None:
     print(f"wheel-size: warning: {text}", file=sys.stderr)
 
@@ -40,8 +47,8 @@ def post_sticky_comment(
     find it. A comment with the marker by anyone but the bot (``bot_login``, default the
     token's: :meth:`~wheel_size.ports.Issues.identity`) is named through ``warn``."""
     tag = marker(key)
-    if tag not in body:
-        raise ValueError(f"comment body lacks its marker {tag}")
+    if _leading(body) != tag:
+        raise ValueError(f"comment body does not start with its marker {tag}")
 
     with worded(f"commenting on {issues.full_name}#{number}"):
         bot = bot_of(bot_login, issues.identity)
@@ -49,8 +56,8 @@ def post_sticky_comment(
 
         def find() -> CommentView | None:
             for comment in issues.comments(number):
-                if tag not in comment.body:
-                    continue
+                if _leading(comment.body) != tag:
+                    continue  # the marker elsewhere (a wheel name in another comment) is text
                 if comment.author.casefold() == bot.casefold():
                     return comment
                 if comment.id not in named:
