@@ -263,6 +263,9 @@ class FakeGitHub:
         # Each request waits a random 0..latency seconds before it is carried out (races
         # between concurrent runs interleave differently; ``latency_seed`` repeats one).
         self.latency = 0.0
+        # GitHub's clock minus the runner's, in seconds: the Date header and every reset
+        # time are on GitHub's clock (a runner clock an hour slow: clock_offset=3600).
+        self.clock_offset = 0.0
         self.latency_rng = random.Random(0)
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
@@ -443,7 +446,7 @@ class FakeGitHub:
     ) -> Fault:
         """A primary rate-limit answer: 403 (or 429) "API rate limit exceeded for …" with
         ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset`` ``reset_in`` seconds ahead."""
-        reset = int(time.time() + reset_in + 0.999)
+        reset = int(time.time() + self.clock_offset + reset_in + 0.999)
         return self.fail(
             method,
             path,
@@ -560,7 +563,7 @@ class FakeGitHub:
         return {
             "x-ratelimit-limit": str(limit),
             "x-ratelimit-remaining": str(max(0, limit - used)),
-            "x-ratelimit-reset": str(int(reset)),
+            "x-ratelimit-reset": str(int(reset + self.clock_offset)),
             "x-ratelimit-used": str(used),
             "x-ratelimit-resource": resource,
         }, exhausted
@@ -808,6 +811,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The Date header, on GitHub's clock (``clock_offset``)."""
+        now = time.time() + self.fake.clock_offset if timestamp is None else timestamp
+        return super().date_time_string(now)
 
     def finish(self) -> None:
         with contextlib.suppress(OSError):

@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -224,19 +226,30 @@ class GitHubRetry(Retry):
             try:
                 return max(0.0, float(retry_after))
             except ValueError:
-                parsed = self.parse_retry_after(retry_after)
-                return max(0.0, parsed)
+                when = _http_date(retry_after)
+                if when is None:
+                    return max(0.0, self.parse_retry_after(retry_after))
+                return max(0.0, when - github_now(headers))
         remaining = _header(headers, "x-ratelimit-remaining")
         reset = _header(headers, "x-ratelimit-reset")
         primary = remaining == "0" or Requester.isPrimaryRateLimitError(message)
         if primary and reset is not None and reset.isdigit():
-            return max(0.0, int(reset) - time.time()) + 1.0
+            # GitHub's reset time against GitHub's own clock (the answer's Date), never
+            # the runner's: a runner clock an hour off would wait 0 s or an hour.
+            return max(0.0, int(reset) - github_now(headers)) + 1.0
         if primary or status == 429 or _is_secondary_message(message):
             return float(self.secondary_wait * (2**self.rate_limit_hits))
         return None
 
     def sleep(self, response: BaseHTTPResponse | None = None) -> None:
         if self.next_wait is not None:
+            if self.next_wait >= SAY_WAITS_FROM:
+                print(
+                    f"wheel-size: GitHub rate limit: waiting {self.next_wait:.0f} s "
+                    f"(at most {self.max_wait:.0f} s, by GitHub's clock)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             time.sleep(self.next_wait)
             return
         super().sleep(response)
@@ -294,11 +307,34 @@ def _permission(headers: Mapping[str, Any] | None) -> str | None:
     return " and ".join(wanted) or None
 
 
+#: Rate-limit waits this long or longer are said on stderr (shorter ones are routine).
+SAY_WAITS_FROM = 10.0
+
+
+def _http_date(text: str | None) -> float | None:
+    """An HTTP date (``Date``, ``Retry-After``) as a POSIX time; None if it is none."""
+    if not text:
+        return None
+    try:
+        parsed = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.timestamp()
+
+
+def github_now(headers: Mapping[str, Any] | None) -> float:
+    """Now on GitHub's clock: the answer's ``Date`` header, else the runner's clock."""
+    when = _http_date(_header(headers, "Date"))
+    return time.time() if when is None else when
+
+
 def _reset_text(headers: Mapping[str, Any] | None) -> str:
     reset = _header(headers, "x-ratelimit-reset")
     if reset and reset.isdigit():
         when = datetime.fromtimestamp(int(reset), timezone.utc)
-        seconds = max(0, int(reset) - int(time.time()))
+        seconds = max(0, int(reset) - int(github_now(headers)))
         return f"; it resets at {when:%H:%M:%S} UTC (in {seconds} s)"
     retry_after = _header(headers, "Retry-After")
     if retry_after:
