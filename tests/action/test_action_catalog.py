@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from action_runner import read_outputs, run_action, runner_env
+from action_runner import run_action, runner_env
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from wheel_factory import make_1747_matrix
