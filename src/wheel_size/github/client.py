@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import ssl
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -191,6 +192,10 @@ class GitHubRetry(Retry):
         _pool: ConnectionPool | None = None,
         _stacktrace: TracebackType | None = None,
     ) -> GitHubRetry:
+        if error is not None and tls_refused(error):
+            # A certificate GitHub's host was not verified against (GHES with a private CA
+            # not set up): no retry makes it trusted, so one try, not minutes of backoff.
+            raise MaxRetryError(_pool, url or "", error)  # type: ignore[arg-type]
         if response is None or response.status not in (403, 429):
             return super().increment(method, url, response, error, _pool, _stacktrace)
         headers = dict(response.headers)
@@ -391,11 +396,47 @@ def github_error(exc: BaseException, doing: str, *, not_found: str | None = None
         return GitHubError(scrub(text))
     if isinstance(exc, requests.exceptions.Timeout):
         return GitHubError(scrub(f"{doing}: GitHub did not answer in time{_network_reason(exc)}"))
+    if isinstance(exc, requests.exceptions.ConnectionError) and tls_refused(exc):
+        return GitHubError(
+            scrub(
+                f"{doing}: GitHub's TLS certificate is not trusted{_network_reason(exc)}; {CA_SETUP}"
+            )
+        )
     if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.RetryError)):
         return GitHubError(scrub(f"{doing}: cannot reach GitHub{_network_reason(exc)}"))
     if isinstance(exc, _JSON_ERRORS):
         return GitHubError(scrub(f"{doing}: GitHub sent an answer that is not valid JSON ({exc})"))
     return GitHubError(scrub(f"{doing}: {type(exc).__name__}: {exc}"))
+
+
+_TLS_REFUSED = ("CERTIFICATE_VERIFY_FAILED", "certificate verify failed")
+#: What to do about a certificate the runner does not trust (one clause of the error line).
+CA_SETUP = (
+    "for GitHub Enterprise Server with a private certificate authority, install its CA in "
+    "the runner's trust store or point REQUESTS_CA_BUNDLE (or SSL_CERT_FILE) at its PEM file "
+    "(inside the workspace for the container action)"
+)
+
+
+def tls_refused(exc: BaseException) -> bool:
+    """Was the server's certificate not verified (not a network error: retrying cannot
+    help)? Looks through the exception's causes."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or len(seen) > 32:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return True
+        if any(mark in str(current) for mark in _TLS_REFUSED):
+            return True
+        for inner in (getattr(current, "reason", None), current.__cause__, current.__context__):
+            if isinstance(inner, BaseException):
+                todo.append(inner)
+        todo.extend(a for a in current.args if isinstance(a, BaseException))
+    return False
 
 
 def _network_reason(exc: BaseException) -> str:
@@ -457,6 +498,8 @@ def may_have_been_stored(exc: BaseException) -> bool:
     timeouts, dropped connections and garbled answers: yes. 4xx answers are refusals."""
     if isinstance(exc, GithubException):
         return exc.status >= 500
+    if tls_refused(exc):
+        return False  # the handshake failed: nothing was sent
     return isinstance(exc, TRANSIENT_ERRORS)
 
 
