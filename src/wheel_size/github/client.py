@@ -399,7 +399,8 @@ def github_error(exc: BaseException, doing: str, *, not_found: str | None = None
     if isinstance(exc, requests.exceptions.ConnectionError) and tls_refused(exc):
         return GitHubError(
             scrub(
-                f"{doing}: GitHub's TLS certificate is not trusted{_network_reason(exc)}; {CA_SETUP}"
+                f"{doing}: GitHub's TLS certificate is not trusted{_network_reason(exc)}; "
+                + CA_SETUP
             )
         )
     if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.RetryError)):
