@@ -188,7 +188,7 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     number = action_input(env, "pr-number")
     body = _event_body(env, number) if number else None
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
-    place = Workspace.at(workspace)  # a report path outside it is refused before the check
+    place = Workspace.at(workspace, env)  # a report path outside it is refused before the check
     target = place.output(
         "check-report-path", action_input(env, "check-report-path") or "wheel-size-check.md"
     )
