@@ -33,7 +33,9 @@ from wheel_size.crash import internal_error
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.trust import use_system_trust_store
 
-__all__ = ["main"]
+__all__ = ["INTERRUPTED", "main"]
+
+INTERRUPTED = "interrupted (SIGINT): the run was cancelled; what it wrote so far is complete"
 
 
 def main(
@@ -50,6 +52,11 @@ def main(
     out = stdout or sys.stdout
     try:
         return _main(env, out, argv[0] if argv else "track")
+    except KeyboardInterrupt:  # a cancelled job (SIGINT): one line, the shell's 130
+        with contextlib.suppress(Exception):
+            workflow_command(out, "error", INTERRUPTED, {"title": "wheel-size"})
+            out.flush()
+        return 130
     except Exception as exc:  # before a run could keep track of its outputs
         error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
         workflow_command(out, "error", str(error), {"title": "wheel-size"})
