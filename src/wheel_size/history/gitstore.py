@@ -67,6 +67,18 @@ DEFAULT_PUSH_ATTEMPTS = 30
 REFUSED_ATTEMPTS = 3
 
 
+#: What a run reads and writes on the data branch (sparse-checkout patterns): the records,
+#: the investigation notes, and the README, report and dashboard at the root. Anything else
+#: anyone pushed stays on the branch but is neither fetched nor written to disk.
+DATA_PATHS = ("/runs/", "/investigations/", "/README.md", "/report.md", "/index.html")
+_DATA_FILES = frozenset(p.strip("/") for p in DATA_PATHS if not p.endswith("/"))
+_DATA_DIRS = tuple(p.strip("/") + "/" for p in DATA_PATHS if p.endswith("/"))
+
+
+def _in_data_paths(path: str) -> bool:
+    return path in _DATA_FILES or path.startswith(_DATA_DIRS)
+
+
 _NTFS_SHORT_GIT = re.compile(r"git~\d+")
 
 
@@ -145,6 +157,7 @@ class GitBranchStore:
         self._tmp = self._scratch.path
         self.workdir = self._tmp / "tree"
         self._synced = False
+        self._sparse_set = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -239,8 +252,11 @@ class GitBranchStore:
         if not (self.workdir / ".git").exists():
             self.workdir.mkdir(parents=True, exist_ok=True)
             self._git("init", "-q")
+        # Partial: blobs come only for the paths checked out (DATA_PATHS), so a 2 GiB file
+        # or 10^5 stray files elsewhere on the branch are never downloaded or written. A
+        # server without partial clone ignores the filter (git says so; we drop the line).
         fetch = self._git(
-            "fetch", "-q", "--depth", "1", "--no-tags", "--", self.remote,
+            "fetch", "-q", "--depth", "1", "--no-tags", "--filter=blob:none", "--", self.remote,
             f"+refs/heads/{self.branch}:refs/remotes/data/{self.branch}",
             check=False, remote=True,
         )  # fmt: skip
@@ -260,15 +276,23 @@ class GitBranchStore:
         self._synced = True
         return False
 
+    def _sparse(self) -> None:
+        """Check out only what a run reads and writes (:data:`DATA_PATHS`); every other
+        entry of the branch stays in the index, untouched, and in the next commit."""
+        if not self._sparse_set:
+            self._git("sparse-checkout", "set", "--no-cone", *DATA_PATHS)
+            self._sparse_set = True
+
     def _check_out(self, ref: str) -> None:
-        """The branch tip as the work tree. Entries whose names git refuses to check out
+        """The branch tip as the work tree (the data paths only). Entries whose names git refuses to check out
         (``..``, ``.git``, ``GIT~1``, anyone can push them) would make every later run fail:
         they are left out with one warning (counted), and this run's commit removes them."""
         listing = self._git("ls-tree", "-r", "-z", "--full-tree", ref).stdout
         entries = [e for e in listing.split("\0") if e]
         refused = [e.partition("\t")[2] for e in entries if refused_name(e.partition("\t")[2])]
-        if not refused:
-            self._git("checkout", "-q", "-f", "-B", self.branch, ref)
+        self._sparse()
+        if not refused:  # remote: blobs of a partial fetch come on demand, with credentials
+            self._git("checkout", "-q", "-f", "-B", self.branch, ref, remote=True)
             return
         self._git("update-ref", f"refs/heads/{self.branch}", ref)
         self._git("symbolic-ref", "HEAD", f"refs/heads/{self.branch}")
@@ -283,7 +307,13 @@ class GitBranchStore:
         for start in range(0, len(kept), 500):
             args = [a for info in kept[start : start + 500] for a in ("--cacheinfo", info)]
             self._git("update-index", "--add", *args)
-        self._git("checkout-index", "-a", "-f")
+        wanted = [info.split(",", 2)[2] for info in kept]
+        outside = [p for p in wanted if not _in_data_paths(p)]
+        for start in range(0, len(outside), 500):
+            self._git("update-index", "--skip-worktree", "--", *outside[start : start + 500])
+        inside = [p for p in wanted if _in_data_paths(p)]
+        for start in range(0, len(inside), 500):
+            self._git("checkout-index", "-f", "--", *inside[start : start + 500], remote=True)
         example = ", ".join(repr(p[:80]) for p in refused[:3])
         note_skipped(
             "(names git refuses)",
