@@ -284,9 +284,10 @@ class GitBranchStore:
             self._sparse_set = True
 
     def _check_out(self, ref: str) -> None:
-        """The branch tip as the work tree (the data paths only). Entries whose names git refuses to check out
-        (``..``, ``.git``, ``GIT~1``, anyone can push them) would make every later run fail:
-        they are left out with one warning (counted), and this run's commit removes them."""
+        """The branch tip as the work tree (the data paths only). Entries whose names git
+        refuses to check out (``..``, ``.git``, ``GIT~1``, anyone can push them) would make
+        every later run fail: they are left out with one warning (counted), and this run's
+        commit removes them."""
         listing = self._git("ls-tree", "-r", "-z", "--full-tree", ref).stdout
         entries = [e for e in listing.split("\0") if e]
         refused = [e.partition("\t")[2] for e in entries if refused_name(e.partition("\t")[2])]
