@@ -39,6 +39,7 @@ PACKAGE = SRC / "wheel_size"
 
 LAYERS: list[set[str]] = [
     {"errors", "fileio", "oneline", "progress", "crash", "plan", "render", "units", "trust"}
+    | {"cpus"}
     | {"__init__", "interrupts"},
     {"wheel", "rocm", "cuda", "native", "kernels", "installed"},
     {"history", "series", "variants", "dates", "ports"},

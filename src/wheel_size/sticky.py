@@ -1,5 +1,5 @@
-"""One sticky comment per pull request and purpose, found by a hidden marker and edited in
-place on every rerun (a pull request's conversation comments are issue comments).
+"""One sticky comment per pull request and purpose, found by a hidden marker on its first line
+and edited in place on every rerun (a pull request's conversation comments are issue comments).
 
 Only a comment the bot itself wrote is ever edited (:meth:`wheel_size.ports.Issues.identity`):
 anyone can paste the marker into their own comment, and editing that would publish the
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from wheel_size.ports import CommentView, Issues, worded
+from wheel_size.ports import CommentView, Issues, bot_of, check_author, worded
 
 __all__ = ["marker", "post_sticky_comment"]
 
@@ -20,6 +20,13 @@ __all__ = ["marker", "post_sticky_comment"]
 def marker(key: str) -> str:
     """The hidden HTML comment that identifies our comment (one per key and pull request)."""
     return f"<!-- wheel-size:{key} -->"
+
+
+def _leading(body: str | None) -> str:
+    """A comment's first line: the only place our marker counts. Anywhere else it may be
+    text the comment quotes (a fork's wheel or library names), and matching it there would
+    let one sticky comment overwrite another."""
+    return (body or "").split("\n", 1)[0].strip()
 
 
 def _log_warning(text: str) -> None:
@@ -40,17 +47,17 @@ def post_sticky_comment(
     find it. A comment with the marker by anyone but the bot (``bot_login``, default the
     token's: :meth:`~wheel_size.ports.Issues.identity`) is named through ``warn``."""
     tag = marker(key)
-    if tag not in body:
-        raise ValueError(f"comment body lacks its marker {tag}")
+    if _leading(body) != tag:
+        raise ValueError(f"comment body does not start with its marker {tag}")
 
     with worded(f"commenting on {issues.full_name}#{number}"):
-        bot = bot_login or issues.identity()
+        bot = bot_of(bot_login, issues.identity)
         named: set[int] = set()
 
         def find() -> CommentView | None:
             for comment in issues.comments(number):
-                if tag not in comment.body:
-                    continue
+                if _leading(comment.body) != tag:
+                    continue  # the marker elsewhere (a wheel name in another comment) is text
                 if comment.author.casefold() == bot.casefold():
                     return comment
                 if comment.id not in named:
@@ -68,4 +75,6 @@ def post_sticky_comment(
             if existing.body != body:
                 issues.edit_comment(number, existing.id, body)
             return existing.html_url
-        return issues.create_comment(number, body, find_existing=find).html_url
+        made = issues.create_comment(number, body, find_existing=find)
+        check_author(made.author, bot, f"the comment {made.html_url}")
+        return made.html_url

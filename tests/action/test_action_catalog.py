@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from action_runner import read_outputs, run_action, runner_env
+from action_runner import run_action, runner_env
 from conftest import REPO_ROOT
 from fakegithub import FakeGitHub
 from wheel_factory import make_1747_matrix
@@ -40,20 +40,25 @@ def test_an_input_of_another_action_names_it() -> None:
     check_inputs({**shared, "INPUT_SOMETHING-ELSE": "x"}, ACTIONS["track"].inputs, ACTIONS["track"])
 
 
-def test_mode_still_runs_another_action_with_a_warning(
-    fake_github: FakeGitHub, tmp_path: Path
+@pytest.mark.parametrize("mode", ["audit", "split", "check"])
+def test_mode_stops_with_one_line_naming_the_action(
+    fake_github: FakeGitHub, tmp_path: Path, mode: str
 ) -> None:
+    """Issue 32: ``mode:`` on the root action ran the job with the root's defaults (a split
+    of 12 wheels instead of 17, no comment, track's report overwritten); it now stops with
+    one line naming the action to use, before any work."""
     make_1747_matrix(tmp_path / "workspace" / "artifacts")
-    env = runner_env(fake_github, tmp_path, {"mode": "audit", "audit-input": "artifacts"})
+    env = runner_env(fake_github, tmp_path, {"mode": mode, "audit-input": "artifacts"})
     done = run_action(env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (
-        "::warning title=wheel-size::input mode is deprecated and goes away in v2: use "
-        "`uses: OWNER/wheel-size-action/audit@v1` with the same inputs instead of mode: audit"
-    ) in done.stdout
-    outputs = read_outputs(tmp_path / "output")
-    assert outputs["audit-keep"] == "2"
-    assert outputs["audit-report-path"] == "wheel-size-report.md"  # the root's report-path
+    assert done.returncode == 2, done.stdout + done.stderr
+    errors = [line for line in done.stdout.splitlines() if line.startswith("::error")]
+    assert errors == [
+        f"::error title=wheel-size::input mode: {mode} is no longer run by this action (its "
+        f"defaults differ from the {mode} action's): use "
+        f"`uses: OWNER/wheel-size-action/{mode}@v1` with the same inputs"
+    ]
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "workspace" / "wheel-size-report.md").exists()
 
 
 def test_a_failed_run_of_any_action_has_a_step_summary(

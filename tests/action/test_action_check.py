@@ -1,4 +1,5 @@
-"""The Action's ``mode: check``: inputs → the check → outputs, summary, one sticky comment."""
+"""The check action: inputs → the check → outputs, summary, one sticky comment (the root
+action's deprecated ``mode: check`` stops with one line naming it: issue 32)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,15 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": world.pr.number, "body": "Kernels."}}))
     inputs = {
-        "mode": "check",
         "check-wheels": f"dist/pr/{NIGHTLY}/*.whl",
         "history-dir": str(world.history),
         "check-budget-mb": "1",
         "pr-number": str(world.pr.number),
         "compare-with": "newest",  # the fake PR has no git history: its merge base is unknown
     }
-    env = runner_env(fake_github, tmp_path, inputs, extra={"GITHUB_EVENT_PATH": str(event)})
-    done = run_action(env)
+    extra = {"GITHUB_EVENT_PATH": str(event)}
+    env = runner_env(fake_github, tmp_path, inputs, extra=extra, action="check")
+    done = run_action(env, "check")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     outputs = read_outputs(tmp_path / "output")
@@ -42,7 +43,7 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
         json.dumps({"pull_request": {"number": world.pr.number, "body": "Wheel-Size: intended"}})
     )
     (tmp_path / "output").write_text("")
-    done = run_action(env)
+    done = run_action(env, "check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert read_outputs(tmp_path / "output")["check-failed"] == "false"
     [body] = world.comments()
@@ -52,7 +53,7 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
 def test_check_mode_without_wheels_input_is_one_line(
     fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
-    done = run_action(runner_env(fake_github, tmp_path, {"mode": "check"}))
+    done = run_action(runner_env(fake_github, tmp_path, {}, action="check"), "check")
     assert done.returncode == 2
     assert "::error title=wheel-size::input check-wheels is required in check mode" in done.stdout
 

@@ -118,3 +118,14 @@ def test_reusable_workflow_has_no_placeholder_tool_source() -> None:
     assert "org/wheel-size-action@" not in text
     for example in (REPO_ROOT / "docs" / "examples").glob("*.yml"):
         assert "tool-requirement" not in example.read_text(), example.name
+
+
+def test_no_layer_carries_what_a_later_layer_removes() -> None:
+    """Issue 32: the wheels copied into the runtime stage and removed by a later RUN stayed
+    in the image (a layer is never shrunk by the next one): 17.6 MB of dead layer."""
+    lines = dockerfile()
+    runtime = lines[max(i for i, ln in enumerate(lines) if ln.startswith("FROM ")) :]
+    copied = [ln.split()[-1] for ln in runtime if ln.startswith("COPY ")]
+    removals = " ".join(ln for ln in runtime if ln.startswith(("RUN", "&&")) or "rm -" in ln)
+    for dest in copied:
+        assert f"rm -rf {dest}" not in removals and f"rm -r {dest}" not in removals, dest

@@ -114,7 +114,10 @@ def test_requests_ca_bundle_is_still_honoured(
 def test_an_unknown_ca_is_refused_in_one_line(enterprise: tuple[FakeGitHub, str]) -> None:
     fake, url = enterprise
     said = _connect(fake, url)
-    assert said.startswith("error 2: reading the repository: cannot reach GitHub at 127.0.0.1")
+    assert said.startswith(
+        "error 2: reading the repository: GitHub's TLS certificate is not trusted at 127.0.0.1"
+    )
+    assert "REQUESTS_CA_BUNDLE" in said  # the CA setup is named (issue 32)
     assert "CERTIFICATE_VERIFY_FAILED" in said or "certificate" in said.lower()
 
 

@@ -99,3 +99,28 @@ def test_hand_over_gives_written_trees_and_their_parents_to_the_owner(tmp_path: 
     assert (written / "link").lstat().st_uid == 1001  # the link itself, not /etc/passwd
     assert Path("/etc/passwd").stat().st_uid == 0
     assert outside.stat().st_uid == 0 and (root / "kept").stat().st_uid == 0
+
+
+def test_each_line_of_a_multi_line_input_is_mapped_like_the_first(tmp_path: Path) -> None:
+    """Issue 32: the runner rewrites only the start of an input's value from the host's
+    workspace to the container's; the second ``${{ github.workspace }}/…`` line arrived
+    as the host's path and was refused as outside the workspace."""
+    from wheel_size.action.inputs import workspace_paths
+
+    root = tmp_path / "ws"
+    (root / "dist").mkdir(parents=True)
+    for name in ("a.whl", "b.whl"):
+        (root / "dist" / name).write_text("")
+    host = "/home/runner/work/pytorch/pytorch"
+    env = {
+        "RUNNER_WORKSPACE": "/home/runner/work/pytorch",
+        "GITHUB_REPOSITORY": "pytorch/pytorch",
+        "INPUT_AUDIT-INPUT": f"{root}/dist/a.whl\n{host}/dist/b.whl\n{host}/dist/*.whl",
+    }
+    found = workspace_paths(env, "audit-input", root)
+    assert found == [root / "dist" / "a.whl", root / "dist" / "b.whl"]
+    # Outside paths stay outside: another host directory, or the work folder itself.
+    for outside in ("/home/runner/work/pytorch/other/x.whl", "/home/runner/work/pytorch"):
+        env["INPUT_AUDIT-INPUT"] = f"{root}/dist/a.whl\n{outside}"
+        with pytest.raises(InputError, match="is outside the workspace"):
+            workspace_paths(env, "audit-input", root)

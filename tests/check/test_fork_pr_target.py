@@ -57,8 +57,9 @@ class Scene:
         *,
         claimed: int | None,
         head_sha: str = FORK_SHA,
-        head_repository: str = FORK,
+        head_repository: str | None = FORK,
         head_branch: str = "evil",
+        run_event: str = "pull_request",
         event_pulls: list[int] | None = None,
         inputs: dict[str, str] | None = None,
     ) -> tuple[int, str, dict[str, object]]:
@@ -69,10 +70,12 @@ class Scene:
                     "action": "completed",
                     "workflow_run": {
                         "id": 99,
-                        "event": "pull_request",
+                        "event": run_event,
                         "head_sha": head_sha,
                         "head_branch": head_branch,
-                        "head_repository": {"full_name": head_repository},
+                        "head_repository": (
+                            None if head_repository is None else {"full_name": head_repository}
+                        ),
                         "pull_requests": [{"number": n} for n in event_pulls or []],
                     },
                 }
@@ -210,3 +213,32 @@ def test_bad_head_input_is_one_line_and_nothing_written(scene: Scene) -> None:
     assert "::error title=wheel-size::input head-sha must be a commit SHA" in done.stdout
     assert not (scene.workspace / "wheel-size-check.md").exists()
     assert scene.victim.comments == [] and scene.fork_pr.comments == []
+
+
+@pytest.mark.parametrize("run_event", ["push", "workflow_dispatch", "schedule"])
+def test_a_run_that_is_no_pull_requests_speaks_for_none(scene: Scene, run_event: str) -> None:
+    """Issue 32: the triggering run was a push (its head the victim's head commit, the
+    head given explicitly as the documented pattern does): the artifact's number is not
+    trusted, nothing is commented, the report is written."""
+    status, stdout, result = scene.run(
+        claimed=scene.victim.number,
+        run_event=run_event,
+        inputs={"head-sha": VICTIM_SHA, "head-repository": "pytorch/pytorch"},
+    )
+    assert scene.victim.comments == [] and scene.fork_pr.comments == []
+    warnings = [line for line in stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1 and f"a {run_event} run, not a pull request" in warnings[0]
+    assert result["acknowledgement"] is None and status == 1
+    assert "not a pull request" in (scene.workspace / "wheel-size-check.md").read_text()
+
+
+def test_a_deleted_fork_is_reported_as_such_with_a_report(scene: Scene) -> None:
+    """Issue 32: the fork was deleted (the event's head_repository is null): one warning
+    naming it, the report written, the check's verdict as exit status (not exit 2 naming
+    an input nobody set)."""
+    status, stdout, result = scene.run(claimed=None, head_repository=None)
+    assert scene.victim.comments == [] and scene.fork_pr.comments == []
+    warnings = [line for line in stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1 and "deleted fork" in warnings[0], stdout
+    assert status == 1 and result["failed"] is True
+    assert "deleted fork" in (scene.workspace / "wheel-size-check.md").read_text()

@@ -262,18 +262,22 @@ def test_action_input_compare_with(
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": number, "body": "A change."}}))
     inputs = {
-        "mode": "check", "check-wheels": "dist/*.whl", "history-dir": str(world.history),
+        "check-wheels": "dist/*.whl", "history-dir": str(world.history),
         "check-max-download-mb": "0", "check-comment": "false", "pr-number": str(number),
         "compare-with": "sideways",
     }  # fmt: skip
     extra = {"GITHUB_EVENT_PATH": str(event)}
-    done = run_action(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    done = run_action(
+        runner_env(fake_github, tmp_path, inputs, extra=extra, action="check"), "check"
+    )
     assert done.returncode == 2
     assert "input compare-with must be merge-base or newest (or empty), not 'sideways'" in (
         done.stdout
     )
     inputs["compare-with"] = "merge-base"
-    done = run_action(runner_env(fake_github, tmp_path, inputs, extra=extra))
+    done = run_action(
+        runner_env(fake_github, tmp_path, inputs, extra=extra, action="check"), "check"
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     outputs = read_outputs(tmp_path / "output")
     result = json.loads((workspace / outputs["check-json-path"]).read_text())

@@ -151,17 +151,19 @@ def test_action_check_mode_takes_ceiling_ack_and_fails_pypi(
     workspace = tmp_path / "workspace"
     shutil.copytree(wheel.parent, workspace / "pr" / NIGHTLY)
     inputs = {
-        "mode": "check",
         "check-wheels": "pr",
         "history-dir": str(world.history),
         "pr-number": str(world.pr.number),
         "ceilings": "cuda12_8=1.1",
         "ceiling-ack": "agreed in #160000",
     }
-    done = run_action(runner_env(fake_github, tmp_path, inputs))
+    done = run_action(runner_env(fake_github, tmp_path, inputs, action="check"), "check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "::warning title=Wheel size::" in done.stdout and "1.1 MB ceiling" in done.stdout
-    done = run_action(runner_env(fake_github, tmp_path, {**inputs, "pypi-limit-mb": "1.1"}))
+    done = run_action(
+        runner_env(fake_github, tmp_path, {**inputs, "pypi-limit-mb": "1.1"}, action="check"),
+        "check",
+    )
     assert done.returncode == 1
     assert "::error title=Wheel size::" in done.stdout
     assert "PyPI will refuse this upload" in done.stdout

@@ -72,7 +72,7 @@ class MemoryRepository:
     def identity(self) -> str:
         """The configured login, else a personal token's user, else the Actions bot (an
         installation token cannot read ``/user``), as ``github/identity.py`` decides."""
-        return self._bot_login or self._fake.token_user or ACTIONS_BOT
+        return self._bot_login or self._fake.token_user or self._fake.token_app or ACTIONS_BOT
 
     # -- commits
 

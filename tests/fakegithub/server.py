@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import re
 import secrets
 import socket
@@ -276,6 +277,16 @@ class FakeGitHub:
         # the workflow's GITHUB_TOKEN (writes as github-actions[bot]).
         self.token_user: str | None = None
         self.token_app: str | None = None
+        # GraphQL's ``viewer`` (POST /graphql; /api/graphql under an /api/v3 prefix) names
+        # any token's login, an installation token's App included; False: refused (404).
+        self.graphql_viewer = True
+        # Each request waits a random 0..latency seconds before it is carried out (races
+        # between concurrent runs interleave differently; ``latency_seed`` repeats one).
+        self.latency = 0.0
+        # GitHub's clock minus the runner's, in seconds: the Date header and every reset
+        # time are on GitHub's clock (a runner clock an hour slow: clock_offset=3600).
+        self.clock_offset = 0.0
+        self.latency_rng = random.Random(0)
         self.patch_issue_body_quirk = (
             False  # GitHub silently ignores over-long PATCHed issue bodies
         )
@@ -455,7 +466,7 @@ class FakeGitHub:
     ) -> Fault:
         """A primary rate-limit answer: 403 (or 429) "API rate limit exceeded for …" with
         ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset`` ``reset_in`` seconds ahead."""
-        reset = int(time.time() + reset_in + 0.999)
+        reset = int(time.time() + self.clock_offset + reset_in + 0.999)
         return self.fail(
             method,
             path,
@@ -572,7 +583,7 @@ class FakeGitHub:
         return {
             "x-ratelimit-limit": str(limit),
             "x-ratelimit-remaining": str(max(0, limit - used)),
-            "x-ratelimit-reset": str(int(reset)),
+            "x-ratelimit-reset": str(int(reset + self.clock_offset)),
             "x-ratelimit-used": str(used),
             "x-ratelimit-resource": resource,
         }, exhausted
@@ -581,7 +592,9 @@ class FakeGitHub:
         self, method: str, raw_path: str, query: dict[str, str], body: Any, headers: dict[str, str]
     ) -> Answer:
         path = raw_path
-        if self.prefix:
+        if self.prefix and method == "POST" and raw_path.rstrip("/") == _graphql_path(self.prefix):
+            path = "/graphql"  # GraphQL lives beside the REST prefix (/api/graphql)
+        elif self.prefix:
             if not path.startswith(self.prefix + "/") and path != self.prefix:
                 return HTTPError(404, "Not Found").answer()
             path = path[len(self.prefix) :] or "/"
@@ -822,6 +835,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The Date header, on GitHub's clock (``clock_offset``)."""
+        now = time.time() + self.fake.clock_offset if timestamp is None else timestamp
+        return super().date_time_string(now)
+
     def finish(self) -> None:
         with contextlib.suppress(OSError):
             super().finish()
@@ -858,6 +876,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
         logged = LoggedRequest(method, parts.path, query, body, headers)
         with fake.lock:
             fake.requests.append(logged)
+        if fake.latency:
+            with fake.lock:
+                pause = fake.latency_rng.uniform(0, fake.latency)
+            time.sleep(pause)
         fault = fake._match_fault(method, parts.path)
         logged.fault = fault
         if fault is not None and fault.gate is not None:
@@ -948,6 +970,19 @@ def _rate_limit(fake: FakeGitHub, ctx: Context) -> Answer:
             "reset": int(headers["x-ratelimit-reset"]),
         }
     return fake._ok({"resources": resources, "rate": resources["core"]})
+
+
+def _graphql_path(prefix: str) -> str:
+    return prefix.removesuffix("/v3") + "/graphql"
+
+
+@route("POST", r"/graphql")
+def _graphql(fake: FakeGitHub, ctx: Context) -> Answer:
+    """Only ``viewer { login }``: who the token writes as (an App's ``slug[bot]`` too)."""
+    query = ctx.body.get("query", "") if isinstance(ctx.body, dict) else ""
+    if not fake.graphql_viewer or "viewer" not in str(query):
+        raise HTTPError(404, "Not Found", doc=f"{DOCS}/graphql")
+    return fake._ok({"data": {"viewer": {"login": fake.writer().login}}})
 
 
 @route("GET", r"/user")

@@ -4,6 +4,7 @@ out, reads are retried, writes are never blindly re-sent, errors read as one cle
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -374,3 +375,28 @@ def test_create_once_network_failures_end_as_one_line(fake: FakeGitHub) -> None:
     assert str(info.value).startswith("opening the issue: cannot reach GitHub at ")
     assert fake.count("POST", ISSUES) == 3
     assert fake.repo("o/r").issues == []
+
+
+@pytest.mark.parametrize("skew", [3600.0, -3600.0, 600.0])
+def test_rate_limit_waits_by_githubs_clock_not_the_runners(
+    fake: FakeGitHub, skew: float, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: a runner clock off by an hour waited 0 s or 3,609 s for a reset 1 s away;
+    the wait is now the reset against the answer's Date header."""
+    fake.clock_offset = skew  # GitHub's clock minus the runner's
+    fault = fake.fail_primary_rate_limit("GET", r"/repos/o/r$", reset_in=1.0)
+    start = time.monotonic()
+    assert gh_for(fake).get_repo("o/r").name == "r"
+    waited = time.monotonic() - start
+    assert fake.count("GET", r"/repos/o/r$") == 2  # one wait, one retry
+    assert 0.5 <= waited <= 10.0
+    retried = [r for r in fake.requests if r.path == "/repos/o/r"][1]
+    assert retried.time + skew >= int(fault.headers["x-ratelimit-reset"]) - 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_reset_beyond_max_wait_names_githubs_time(fake: FakeGitHub) -> None:
+    fake.clock_offset = -3600.0  # the runner's clock an hour fast
+    fake.fail_primary_rate_limit("GET", r"/repos/o/r$", reset_in=3000)
+    with pytest.raises(GitHubError, match=r"in (29\d\d|300\d) s"), github_errors("reading o/r"):
+        gh_for(fake).get_repo("o/r")

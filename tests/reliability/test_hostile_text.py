@@ -107,7 +107,9 @@ def test_api_text_is_inert_in_issues_and_dashboard(
     # notes: its title and URL percent-encoded, one token without spaces or '>').
     assert "<script" not in body and "<img" not in body
     markers = [ln for ln in body.splitlines() if "<!--" in ln]
-    assert len(markers) == 3 and body.startswith("\n".join(markers))
+    # (and last the run that opened it: a random hex token, issue 32)
+    assert len(markers) == 4 and body.startswith("\n".join(markers))
+    assert re.fullmatch(r"<!-- wheel-size-action:run=[0-9a-f]{16} -->", markers[3])
     assert re.fullmatch(r"<!-- wheel-size-action:candidates=[0-9a-f:,]* -->", markers[1])
     assert re.fullmatch(
         r"<!-- wheel-size-action:cause=[0-9a-f]{40} status=[A-Z%0-9]+ "

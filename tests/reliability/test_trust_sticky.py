@@ -52,3 +52,18 @@ def test_the_bot_is_the_token_or_the_configured_login(fake_github: FakeGitHub, w
         body = f"{marker('check')}\n{text}"
         post_sticky_comment(gh, REPO, pr.number, body, "check", bot_login=configured)
     assert [(c.user.login, c.body.split("\n")[1]) for c in pr.comments] == [(login, "second")]
+
+
+def test_a_marker_inside_another_bot_comment_is_text(fake_github: FakeGitHub) -> None:
+    """Issue 32: a fork's wheel names carry the split comment's marker into the bot's check
+    comment; the split must not overwrite the check comment (only a leading marker counts)."""
+    repo = fake_github.add_repo(REPO)
+    pr = repo.add_issue("Build ROCm wheels", pull_request=True)
+    gh = connect(environ=fake_github.env())
+    check = f"{marker('check')}\n| `torch-{marker('split')}.whl` | +1 MB |"
+    post_sticky_comment(gh, REPO, pr.number, check, "check")
+    post_sticky_comment(gh, REPO, pr.number, f"{marker('split')}\nsplit report", "split")
+    assert [c.body.split("\n")[0] for c in pr.comments] == [marker("check"), marker("split")]
+    assert pr.comments[0].body == check  # untouched
+    with pytest.raises(ValueError, match="does not start with its marker"):
+        post_sticky_comment(gh, REPO, pr.number, f"text\n{marker('split')}", "split")

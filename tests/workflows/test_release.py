@@ -108,3 +108,42 @@ def test_anonymous_pull(tmp_path: Path, private: bool) -> None:
         pulled = [c for c in calls if c.startswith("pull")]
         assert pulled == [f"pull -q --platform {p} {IMAGE}" for p in ("linux/amd64", "linux/arm64")]
         assert "100 MB, pulled anonymously" in (tmp_path / "summary").read_text()
+
+
+def test_release_tags_never_move_backwards() -> None:
+    """Issue 32: a backport (1.1.5 after 1.2.0) moved v1 back to 1.1.5."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "release_tags", REPO_ROOT / "scripts" / "release_tags.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    released = ["v1.0.0", "v1.1.4", "v1.2.0", "v1.2", "v1", "v2.0.0"]
+    assert module.moves("1.1.5", released) == {"minor": True, "major": False}
+    assert module.moves("1.2.1", released) == {"minor": True, "major": True}
+    assert module.moves("1.0.3", released) == {"minor": True, "major": False}
+    assert module.moves("2.1.0", released) == {"minor": True, "major": True}
+    assert module.moves("3.0.0", []) == {"minor": True, "major": True}
+    steps = _steps()
+    tag = _index(steps, lambda s: s.get("name") == "Tag the release commit")
+    run = steps[tag]["run"]
+    assert 'if [ "$MOVE_MAJOR" = true ]; then git tag -f "$major"' in run
+    assert 'git push -f origin "$minor" "$major"' not in run
+    image = _index(steps, lambda s: s.get("name") == "Image name")
+    assert "MOVE_MAJOR" in steps[image]["run"]  # the image's :1 follows the same rule
+
+
+def test_third_party_actions_are_pinned_by_sha() -> None:
+    """Issue 32: a job with contents and packages write ran actions pinned by movable tags."""
+    import re
+
+    for step in _steps():
+        uses = str(step.get("uses", ""))
+        if uses and not uses.startswith("./"):
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), uses
+    text = RELEASE.read_text()
+    for line in text.splitlines():
+        if "uses:" in line and "@" in line:
+            assert re.search(r"@[0-9a-f]{40}  # v\d+\.\d+\.\d+$", line), line

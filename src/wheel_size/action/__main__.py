@@ -7,7 +7,12 @@ variables the container would get, so both paths share outputs, summary and anno
 
 import sys
 
-from wheel_size.action.main import main
-
 if __name__ == "__main__":
-    sys.exit(main(argv=sys.argv[1:]))
+    try:  # an interrupt while the modules load is one line too, not a traceback
+        from wheel_size.action.main import main
+
+        status = main(argv=sys.argv[1:])
+    except KeyboardInterrupt:
+        print("::error title=wheel-size::interrupted (SIGINT) while starting", flush=True)
+        status = 130
+    sys.exit(status)

@@ -33,7 +33,7 @@ def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
     from wheel_size.audit.run import DEFAULT_MAX_DOWNLOAD_MB, AuditOptions
 
     paths = workspace_paths(env, "audit-input", workspace)
-    place = Workspace.at(workspace)
+    place = Workspace.at(workspace, env)
     run_id = action_input(env, "audit-run-id")
     if not paths and not run_id:
         raise InputError("audit mode needs audit-input (wheels, folders, zips) or audit-run-id")
@@ -61,7 +61,7 @@ def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.render import render
 
     options = audit_options(env, workspace)
-    place = Workspace.at(workspace)
+    place = Workspace.at(workspace, env)
     report_path = place.output(
         "report-path", action_input(env, "report-path") or "wheel-size-audit.md"
     )

@@ -91,7 +91,15 @@ def _build_head(env: Mapping[str, str]) -> BuildHead | None:
         return None
     if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha):
         raise InputError(f"input head-sha must be a commit SHA, not {sha!r}")
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
+    # A deleted fork: GitHub's event has ``head_repository: null``. Reported by the check
+    # (nothing commented, the report written), not an error about an input nobody set.
+    deleted = (
+        not repo
+        and "head_repository" in run
+        and run.get("head_repository") is None
+        and not action_input(env, "head-repository")
+    )
+    if not deleted and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
         raise InputError(f"input head-repository must be OWNER/NAME (with head-sha), not {repo!r}")
     numbers: list[int] = []
     if str(run.get("head_sha", "")).lower() == sha.lower():
@@ -99,7 +107,10 @@ def _build_head(env: Mapping[str, str]) -> BuildHead | None:
             number = pull.get("number") if isinstance(pull, dict) else None
             if isinstance(number, int) and number > 0:
                 numbers.append(number)
-    return BuildHead(sha, repo, given["head-branch"] or None, tuple(numbers))
+    event = str(run.get("event") or "") or None
+    return BuildHead(
+        sha, repo, given["head-branch"] or None, tuple(numbers), event=event, deleted=deleted
+    )
 
 
 def _mb(env: Mapping[str, str], name: str, default: float | None) -> float | None:
@@ -184,7 +195,7 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     number = action_input(env, "pr-number")
     body = _event_body(env, number) if number else None
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
-    place = Workspace.at(workspace)  # a report path outside it is refused before the check
+    place = Workspace.at(workspace, env)  # a report path outside it is refused before the check
     target = place.output(
         "check-report-path", action_input(env, "check-report-path") or "wheel-size-check.md"
     )

@@ -64,4 +64,4 @@ def workspace_paths(env: Mapping[str, str], name: str, workspace: Path) -> list[
     nothing or leads out of the workspace is an input error naming ``name``."""
     from wheel_size.action.workspace import Workspace
 
-    return Workspace.at(workspace).files(name, words(action_input(env, name)))
+    return Workspace.at(workspace, env).files(name, words(action_input(env, name)))

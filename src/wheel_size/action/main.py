@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from wheel_size.regressions.builds.attach import Bisections
     from wheel_size.track import TrackResult
 
-__all__ = ["main"]
+__all__ = ["INTERRUPTED", "main"]
+
+INTERRUPTED = "interrupted (SIGINT): the run was cancelled; what it wrote so far is complete"
 
 
 def main(
@@ -59,6 +61,11 @@ def main(
     out = stdout or sys.stdout
     try:
         return _main(env, out, argv[0] if argv else "track")
+    except KeyboardInterrupt:  # a cancelled job (SIGINT): one line, the shell's 130
+        with contextlib.suppress(Exception):
+            workflow_command(out, "error", INTERRUPTED, {"title": "wheel-size"})
+            out.flush()
+        return 130
     except Exception as exc:  # before a run could keep track of its outputs
         error = exc if isinstance(exc, WheelSizeError) else internal_error(exc)
         workflow_command(out, "error", str(error), {"title": "wheel-size"})
@@ -79,8 +86,8 @@ def _failure_summary(env: Mapping[str, str], message: str) -> None:
 
 
 def _resolve(env: Mapping[str, str], out: TextIO, name: str) -> tuple[ActionSpec, str]:
-    """The action the container runs and the job it does (``mode:`` of the root action
-    still picks another action's job, with a deprecation warning)."""
+    """The action the container runs and its job; the root action's deprecated ``mode:``
+    naming another action's job stops with one line naming that action."""
     spec = ACTIONS.get(name)
     if spec is None:
         raise InputError(f"unknown action {name!r}: the image runs track, check, split or audit")
@@ -91,14 +98,13 @@ def _resolve(env: Mapping[str, str], out: TextIO, name: str) -> tuple[ActionSpec
         return spec, "track"
     if mode not in DEPRECATED_MODES:
         raise InputError(f"input mode must be track, split, audit or check, not {mode!r}")
-    workflow_command(
-        out,
-        "warning",
-        f"input mode is deprecated and goes away in v2: use "
-        f"`uses: {uses_line(ACTIONS[mode], env)}` with the same inputs instead of mode: {mode}",
-        {"title": "wheel-size"},
+    # It used to run the job with the root action's defaults, not the sub-action's (a
+    # split of 12 wheels instead of 17, no comment, track's report overwritten): a result
+    # that differs quietly is worse than one line that names the fix.
+    raise InputError(
+        f"input mode: {mode} is no longer run by this action (its defaults differ from the "
+        f"{mode} action's): use `uses: {uses_line(ACTIONS[mode], env)}` with the same inputs"
     )
-    return spec, mode
 
 
 def _main(env: MutableMapping[str, str], out: TextIO, name: str) -> int:

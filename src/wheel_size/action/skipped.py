@@ -9,7 +9,11 @@ from typing import TextIO
 
 from wheel_size.history.recordfile import SkippedRecord, drain_skipped
 
-__all__ = ["report_skipped", "skipped_markdown"]
+__all__ = ["SHOWN", "report_skipped", "skipped_markdown"]
+
+#: Skipped files named one by one (log lines, annotations, summary rows); the rest are
+#: counted in one line: 10^5 stray files on a data branch are one warning, not 10^5.
+SHOWN = 20
 
 
 def skipped_markdown(records: Sequence[SkippedRecord]) -> str:
@@ -20,7 +24,7 @@ def skipped_markdown(records: Sequence[SkippedRecord]) -> str:
     from wheel_size.render.safe_markdown import neutralise_cell
 
     rows = []
-    for r in records:
+    for r in records[:SHOWN]:
         _, _, problem = r.message.partition(f"{r.path}: ")
         rows.append(
             {
@@ -28,7 +32,7 @@ def skipped_markdown(records: Sequence[SkippedRecord]) -> str:
                 "problem": neutralise_cell(problem or r.message, max_chars=300),
             }
         )
-    return render("skipped-records.md.j2", records=rows)
+    return render("skipped-records.md.j2", records=rows, total=len(records))
 
 
 def report_skipped(
@@ -42,7 +46,7 @@ def report_skipped(
     ``annotations``, a section in the step summary at ``summary_path``, inside a workflow).
     Takes the records noted so far unless ``records`` are given; returns them."""
     found = list(drain_skipped() if records is None else records)
-    for r in found:
+    for r in found[:SHOWN]:
         stderr.write(f"wheel-size: warning: {r.message} (skipped)\n")
         if annotations is not None:
             from wheel_size.action.commands import workflow_command
@@ -50,6 +54,16 @@ def report_skipped(
             workflow_command(
                 annotations, "warning", f"{r.message} (skipped)", {"title": "wheel-size record"}
             )
+    if len(found) > SHOWN:
+        more = (
+            f"{len(found) - SHOWN} more stored file(s) skipped ({len(found)} in all), not named "
+            "one by one; fix or remove them on the data branch"
+        )
+        stderr.write(f"wheel-size: warning: {more}\n")
+        if annotations is not None:
+            from wheel_size.action.commands import workflow_command
+
+            workflow_command(annotations, "warning", more, {"title": "wheel-size record"})
     stderr.flush()
     if found and summary_path:
         with Path(summary_path).open("a", encoding="utf-8") as fh:

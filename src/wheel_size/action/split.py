@@ -74,7 +74,7 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.split.job import SplitRequest, run_split_job
 
     wheels = _inputs(env, workspace)
-    place = Workspace.at(workspace)
+    place = Workspace.at(workspace, env)
     out_root = place.output(
         "split-output-dir",
         action_input(env, "split-output-dir") or "wheel-size-split",

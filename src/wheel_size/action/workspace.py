@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wheel_size.errors import InputError
@@ -29,6 +29,17 @@ __all__ = ["DEFAULT_WORKSPACE", "Workspace"]
 
 DEFAULT_WORKSPACE = "/github/workspace"
 _MAGIC = frozenset("*?[")
+
+
+def host_workspace(env: Mapping[str, str]) -> Path | None:
+    """The workspace's path on the host: ``RUNNER_WORKSPACE`` (the host's work folder of
+    the repository) and the repository's name, as actions/runner lays it out; None when
+    the environment does not say (not in a container action)."""
+    runner = env.get("RUNNER_WORKSPACE", "")
+    name = env.get("GITHUB_REPOSITORY", "").rpartition("/")[2]
+    if not runner.startswith("/") or not name:
+        return None
+    return Path(os.path.normpath(runner)) / name
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -42,16 +53,25 @@ class Workspace:
     root: Path
     uid: int
     gid: int
+    # The workspace as the host names it (``${{ github.workspace }}``): the runner rewrites
+    # only the start of an input's value, so the second line of a multi-line path input
+    # still names the host's path; each line is mapped like the first.
+    host: Path | None = None
 
     @classmethod
     def of(cls, env: Mapping[str, str]) -> Workspace:
         """``GITHUB_WORKSPACE`` (the container's default when unset); an unreadable or
         missing workspace is an input error naming it."""
-        return cls.at(Path(env.get("GITHUB_WORKSPACE") or DEFAULT_WORKSPACE))
+        return cls.at(Path(env.get("GITHUB_WORKSPACE") or DEFAULT_WORKSPACE), env)
 
     @classmethod
-    def at(cls, path: Path) -> Workspace:
-        """The workspace at ``path``; unreadable or missing is an input error naming it."""
+    def at(cls, path: Path, env: Mapping[str, str] | None = None) -> Workspace:
+        """The workspace at ``path`` (with the host's name of it from ``env``); unreadable
+        or missing is an input error naming it."""
+        if env is not None:
+            found = cls.at(path)
+            host = host_workspace(env)
+            return found if host is None or host == found.root else replace(found, host=host)
         root = Path(os.path.normpath(Path.cwd() / path))
         try:
             info = root.stat()
@@ -66,7 +86,12 @@ class Workspace:
     # -- inputs ---------------------------------------------------------------------------
 
     def _place(self, name: str, item: str) -> Path:
-        """``item`` (relative to the workspace, or absolute) normalised, refused outside."""
+        """``item`` (relative to the workspace, or absolute) normalised, refused outside;
+        the host's name of the workspace is read as the workspace."""
+        if self.host is not None:
+            host = self.host.as_posix()
+            if item == host or item.startswith(host + "/"):
+                item = self.root.as_posix() + item[len(host) :]
         joined = Path(os.path.normpath(self.root / item))  # an absolute item replaces root
         if not _inside(joined, self.root):
             raise InputError(

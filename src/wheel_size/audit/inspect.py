@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.tags import InvalidTag, parse_tag
+from packaging.tags import parse_tag
 
 from wheel_size.audit.arch_coverage import arch_order
 from wheel_size.audit.binary_facts import BinaryFacts, elf_facts, macho_facts, pe_facts
@@ -297,7 +297,7 @@ def _wheel_tags(lines: list[str], label: str, wheel_name: str) -> list[str]:
     for line in lines:
         try:
             tags += [str(t) for t in parse_tag(str(line).strip())]
-        except (InvalidTag, ValueError):  # InvalidTag is a ValueError; any other too
+        except ValueError:  # packaging >= 26 raises InvalidTag, a ValueError; older ones ValueError
             raise InvalidWheel(
                 f"{label}: {wheel_name}: Tag {one_line(line, 120)!r} is not a wheel tag "
                 "(python-abi-platform)"

@@ -30,10 +30,15 @@ class BuildHead:
     repository: str  # owner/name of the head repository (a fork's, for a fork)
     branch: str | None = None
     pull_requests: Sequence[int] = ()  # the event's ``pull_requests`` (empty for forks)
+    # The triggering run's own event (``pull_request``, ``push``…; None: not known). Only a
+    # ``pull_request*`` run builds a pull request's code: any other names no pull request.
+    event: str | None = None
+    deleted: bool = False  # GitHub reports no head repository: the fork was deleted
 
     @property
     def where(self) -> str:
-        return f"{self.sha[:12]} of {self.repository}" + (
+        repository = self.repository or "a deleted repository"
+        return f"{self.sha[:12]} of {repository}" + (
             f" (branch {self.branch})" if self.branch else ""
         )
 
@@ -97,6 +102,19 @@ def _claim(pulls: PullRequests, head: BuildHead, claimed: int) -> Target:
 def find_pull_request(pulls: PullRequests, head: BuildHead, claimed: int | None) -> Target:
     """The open pull request whose head is ``head``; ``claimed`` (a number the build
     uploaded) must be such a pull request. Never raises for GitHub: a failure is the warning."""
+    claim = f" (the build names #{claimed}: ignored)" if claimed is not None else ""
+    if head.event is not None and not head.event.startswith("pull_request"):
+        return Target(
+            None,
+            f"the run that built {head.where} was a {head.event} run, not a pull request's: "
+            f"it speaks for no pull request{claim}; not commented, no acknowledgement read",
+        )
+    if head.deleted:
+        return Target(
+            None,
+            f"the head repository of {head.sha[:12]} was deleted (a deleted fork): its pull "
+            f"request cannot be checked{claim}; not commented, no acknowledgement read",
+        )
     try:
         if claimed is not None:
             return _claim(pulls, head, claimed)

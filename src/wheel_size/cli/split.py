@@ -145,6 +145,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     add("--comment-key", default="split", help="tells apart several split comments on one PR")
     add(
+        "--bot-login",
+        metavar="LOGIN",
+        help="whose --comment-pr comment is the bot's (default: the token's login, a GitHub "
+        "App's APP-SLUG[bot] included; [bot] may be left out)",
+    )
+    add(
         "--dry-run",
         action="store_true",
         help="print the plan (what moves where, sizes) and write nothing, not even --output-dir",
@@ -191,8 +197,10 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     post = None
     if args.comment_pr:
         from wheel_size.github.split_comment import split_commenter
+        from wheel_size.ports import check_login
 
-        post = split_commenter(args.repository, args.comment_pr, args.comment_key)
+        bot = check_login(args.bot_login, "--bot-login") if args.bot_login else None
+        post = split_commenter(args.repository, args.comment_pr, args.comment_key, bot_login=bot)
     return run_split_job(request, post)
 
 

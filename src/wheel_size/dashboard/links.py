@@ -8,7 +8,7 @@ issues opened in earlier runs too, without storing anything extra on the data br
 from __future__ import annotations
 
 from wheel_size.dashboard.page import safe_url
-from wheel_size.ports import GitHubPort, worded
+from wheel_size.ports import GitHubPort, bot_of, worded
 
 __all__ = ["issue_links_from_github"]
 
@@ -28,7 +28,7 @@ def issue_links_from_github(
     with worded(f"listing the {label!r} issues of {repo}"):
         repository = github.repository(repo)
         issues = repository.issues(label)
-        bot = (bot_login or repository.identity()).casefold()
+        bot = bot_of(bot_login, repository.identity).casefold()
     for issue in issues:
         if issue.author.casefold() != bot:
             continue

@@ -11,8 +11,6 @@ one inflating member to the memory, so the default stops at :data:`MAX_DEFAULT`.
 
 from __future__ import annotations
 
-import os
-
 __all__ = ["MAX_DEFAULT", "default_jobs"]
 
 MAX_DEFAULT = 4
@@ -21,6 +19,7 @@ MAX_DEFAULT = 4
 def default_jobs(usable: int | None = None) -> int:
     """Workers for the cores this process may run on (``usable``), at most :data:`MAX_DEFAULT`."""
     if usable is None:
-        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
-        usable = usable or os.cpu_count() or 1
+        from wheel_size.cpus import usable_cpus
+
+        usable = usable_cpus()  # the cgroup's CPU quota too (docker run --cpus 1)
     return max(1, min(MAX_DEFAULT, usable))

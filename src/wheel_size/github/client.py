@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import ssl
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -189,6 +192,10 @@ class GitHubRetry(Retry):
         _pool: ConnectionPool | None = None,
         _stacktrace: TracebackType | None = None,
     ) -> GitHubRetry:
+        if error is not None and tls_refused(error):
+            # A certificate GitHub's host was not verified against (GHES with a private CA
+            # not set up): no retry makes it trusted, so one try, not minutes of backoff.
+            raise MaxRetryError(_pool, url or "", error)  # type: ignore[arg-type]
         if response is None or response.status not in (403, 429):
             return super().increment(method, url, response, error, _pool, _stacktrace)
         headers = dict(response.headers)
@@ -224,19 +231,30 @@ class GitHubRetry(Retry):
             try:
                 return max(0.0, float(retry_after))
             except ValueError:
-                parsed = self.parse_retry_after(retry_after)
-                return max(0.0, parsed)
+                when = _http_date(retry_after)
+                if when is None:
+                    return max(0.0, self.parse_retry_after(retry_after))
+                return max(0.0, when - github_now(headers))
         remaining = _header(headers, "x-ratelimit-remaining")
         reset = _header(headers, "x-ratelimit-reset")
         primary = remaining == "0" or Requester.isPrimaryRateLimitError(message)
         if primary and reset is not None and reset.isdigit():
-            return max(0.0, int(reset) - time.time()) + 1.0
+            # GitHub's reset time against GitHub's own clock (the answer's Date), never
+            # the runner's: a runner clock an hour off would wait 0 s or an hour.
+            return max(0.0, int(reset) - github_now(headers)) + 1.0
         if primary or status == 429 or _is_secondary_message(message):
             return float(self.secondary_wait * (2**self.rate_limit_hits))
         return None
 
     def sleep(self, response: BaseHTTPResponse | None = None) -> None:
         if self.next_wait is not None:
+            if self.next_wait >= SAY_WAITS_FROM:
+                print(
+                    f"wheel-size: GitHub rate limit: waiting {self.next_wait:.0f} s "
+                    f"(at most {self.max_wait:.0f} s, by GitHub's clock)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             time.sleep(self.next_wait)
             return
         super().sleep(response)
@@ -294,11 +312,34 @@ def _permission(headers: Mapping[str, Any] | None) -> str | None:
     return " and ".join(wanted) or None
 
 
+#: Rate-limit waits this long or longer are said on stderr (shorter ones are routine).
+SAY_WAITS_FROM = 10.0
+
+
+def _http_date(text: str | None) -> float | None:
+    """An HTTP date (``Date``, ``Retry-After``) as a POSIX time; None if it is none."""
+    if not text:
+        return None
+    try:
+        parsed = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.timestamp()
+
+
+def github_now(headers: Mapping[str, Any] | None) -> float:
+    """Now on GitHub's clock: the answer's ``Date`` header, else the runner's clock."""
+    when = _http_date(_header(headers, "Date"))
+    return time.time() if when is None else when
+
+
 def _reset_text(headers: Mapping[str, Any] | None) -> str:
     reset = _header(headers, "x-ratelimit-reset")
     if reset and reset.isdigit():
         when = datetime.fromtimestamp(int(reset), timezone.utc)
-        seconds = max(0, int(reset) - int(time.time()))
+        seconds = max(0, int(reset) - int(github_now(headers)))
         return f"; it resets at {when:%H:%M:%S} UTC (in {seconds} s)"
     retry_after = _header(headers, "Retry-After")
     if retry_after:
@@ -355,11 +396,48 @@ def github_error(exc: BaseException, doing: str, *, not_found: str | None = None
         return GitHubError(scrub(text))
     if isinstance(exc, requests.exceptions.Timeout):
         return GitHubError(scrub(f"{doing}: GitHub did not answer in time{_network_reason(exc)}"))
+    if isinstance(exc, requests.exceptions.ConnectionError) and tls_refused(exc):
+        return GitHubError(
+            scrub(
+                f"{doing}: GitHub's TLS certificate is not trusted{_network_reason(exc)}; "
+                + CA_SETUP
+            )
+        )
     if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.RetryError)):
         return GitHubError(scrub(f"{doing}: cannot reach GitHub{_network_reason(exc)}"))
     if isinstance(exc, _JSON_ERRORS):
         return GitHubError(scrub(f"{doing}: GitHub sent an answer that is not valid JSON ({exc})"))
     return GitHubError(scrub(f"{doing}: {type(exc).__name__}: {exc}"))
+
+
+_TLS_REFUSED = ("CERTIFICATE_VERIFY_FAILED", "certificate verify failed")
+#: What to do about a certificate the runner does not trust (one clause of the error line).
+CA_SETUP = (
+    "for GitHub Enterprise Server with a private certificate authority, install its CA in "
+    "the runner's trust store or point REQUESTS_CA_BUNDLE (or SSL_CERT_FILE) at its PEM file "
+    "(inside the workspace for the container action)"
+)
+
+
+def tls_refused(exc: BaseException) -> bool:
+    """Was the server's certificate not verified (not a network error: retrying cannot
+    help)? Looks through the exception's causes."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or len(seen) > 32:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return True
+        if any(mark in str(current) for mark in _TLS_REFUSED):
+            return True
+        for inner in (getattr(current, "reason", None), current.__cause__, current.__context__):
+            if isinstance(inner, BaseException):
+                todo.append(inner)
+        todo.extend(a for a in current.args if isinstance(a, BaseException))
+    return False
 
 
 def _network_reason(exc: BaseException) -> str:
@@ -421,6 +499,8 @@ def may_have_been_stored(exc: BaseException) -> bool:
     timeouts, dropped connections and garbled answers: yes. 4xx answers are refusals."""
     if isinstance(exc, GithubException):
         return exc.status >= 500
+    if tls_refused(exc):
+        return False  # the handshake failed: nothing was sent
     return isinstance(exc, TRANSIENT_ERRORS)
 
 

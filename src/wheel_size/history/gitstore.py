@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
+import re
 import subprocess
 import time
 import urllib.parse
@@ -38,6 +39,7 @@ from wheel_size.history.gitrun import (
     split_credentials,
 )
 from wheel_size.history.model import RunRecord
+from wheel_size.history.recordfile import note_skipped
 from wheel_size.history.scratch import ScratchDir, sweep_stale
 from wheel_size.history.store import Change, T, WriteResult, apply_runs, read_run_tree
 from wheel_size.history.treepath import note_link
@@ -63,6 +65,34 @@ _RACE = (
 )  # fmt: skip
 DEFAULT_PUSH_ATTEMPTS = 30
 REFUSED_ATTEMPTS = 3
+
+
+#: What a run reads and writes on the data branch (sparse-checkout patterns): the records,
+#: the investigation notes, and the README, report and dashboard at the root. Anything else
+#: anyone pushed stays on the branch but is neither fetched nor written to disk.
+DATA_PATHS = ("/runs/", "/investigations/", "/README.md", "/report.md", "/index.html")
+_DATA_FILES = frozenset(p.strip("/") for p in DATA_PATHS if not p.endswith("/"))
+_DATA_DIRS = tuple(p.strip("/") + "/" for p in DATA_PATHS if p.endswith("/"))
+
+
+def _in_data_paths(path: str) -> bool:
+    return path in _DATA_FILES or path.startswith(_DATA_DIRS)
+
+
+_NTFS_SHORT_GIT = re.compile(r"git~\d+")
+
+
+def refused_name(path: str) -> bool:
+    """A tree path git refuses to check out (its ``verify_path`` with the NTFS and HFS
+    protections on, as by default): an empty, ``.`` or ``..`` component, ``.git`` in any
+    case or with trailing dots or spaces, or its NTFS short name ``GIT~1``."""
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return True
+        bare = part.casefold().rstrip(". ")
+        if bare == ".git" or _NTFS_SHORT_GIT.fullmatch(bare):
+            return True
+    return False
 
 
 def redact_url(url: str) -> str:
@@ -127,6 +157,7 @@ class GitBranchStore:
         self._tmp = self._scratch.path
         self.workdir = self._tmp / "tree"
         self._synced = False
+        self._sparse_set = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -221,13 +252,16 @@ class GitBranchStore:
         if not (self.workdir / ".git").exists():
             self.workdir.mkdir(parents=True, exist_ok=True)
             self._git("init", "-q")
+        # Partial: blobs come only for the paths checked out (DATA_PATHS), so a 2 GiB file
+        # or 10^5 stray files elsewhere on the branch are never downloaded or written. A
+        # server without partial clone ignores the filter (git says so; we drop the line).
         fetch = self._git(
-            "fetch", "-q", "--depth", "1", "--no-tags", "--", self.remote,
+            "fetch", "-q", "--depth", "1", "--no-tags", "--filter=blob:none", "--", self.remote,
             f"+refs/heads/{self.branch}:refs/remotes/data/{self.branch}",
             check=False, remote=True,
         )  # fmt: skip
         if fetch.returncode == 0:
-            self._git("checkout", "-q", "-f", "-B", self.branch, f"refs/remotes/data/{self.branch}")
+            self._check_out(f"refs/remotes/data/{self.branch}")
             self._git("clean", "-q", "-fdx")
             self._drop_links()
             self._synced = True
@@ -241,6 +275,53 @@ class GitBranchStore:
         self._git("clean", "-q", "-fdx")
         self._synced = True
         return False
+
+    def _sparse(self) -> None:
+        """Check out only what a run reads and writes (:data:`DATA_PATHS`); every other
+        entry of the branch stays in the index, untouched, and in the next commit."""
+        if not self._sparse_set:
+            self._git("sparse-checkout", "set", "--no-cone", *DATA_PATHS)
+            self._sparse_set = True
+
+    def _check_out(self, ref: str) -> None:
+        """The branch tip as the work tree (the data paths only). Entries whose names git
+        refuses to check out (``..``, ``.git``, ``GIT~1``, anyone can push them) would make
+        every later run fail: they are left out with one warning (counted), and this run's
+        commit removes them."""
+        listing = self._git("ls-tree", "-r", "-z", "--full-tree", ref).stdout
+        entries = [e for e in listing.split("\0") if e]
+        refused = [e.partition("\t")[2] for e in entries if refused_name(e.partition("\t")[2])]
+        self._sparse()
+        if not refused:  # remote: blobs of a partial fetch come on demand, with credentials
+            self._git("checkout", "-q", "-f", "-B", self.branch, ref, remote=True)
+            return
+        self._git("update-ref", f"refs/heads/{self.branch}", ref)
+        self._git("symbolic-ref", "HEAD", f"refs/heads/{self.branch}")
+        self._git("read-tree", "--empty")
+        kept = []
+        for entry in entries:
+            meta, _, path = entry.partition("\t")
+            mode, _, rest = meta.partition(" ")
+            sha = rest.rpartition(" ")[2]
+            if not refused_name(path):
+                kept.append(f"{mode},{sha},{path}")
+        for start in range(0, len(kept), 500):
+            args = [a for info in kept[start : start + 500] for a in ("--cacheinfo", info)]
+            self._git("update-index", "--add", *args)
+        wanted = [info.split(",", 2)[2] for info in kept]
+        outside = [p for p in wanted if not _in_data_paths(p)]
+        for start in range(0, len(outside), 500):
+            self._git("update-index", "--skip-worktree", "--", *outside[start : start + 500])
+        inside = [p for p in wanted if _in_data_paths(p)]
+        for start in range(0, len(inside), 500):
+            self._git("checkout-index", "-f", "--", *inside[start : start + 500], remote=True)
+        example = ", ".join(repr(p[:80]) for p in refused[:3])
+        note_skipped(
+            "(names git refuses)",
+            f"{len(refused)} entr{'y' if len(refused) == 1 else 'ies'} on the data branch with a "
+            f"name git refuses to check out ({example}); left out, a commit of this run "
+            "removes them",
+        )
 
     def _drop_links(self) -> None:
         """Take every symbolic link and submodule (gitlink) out of the checkout and the

@@ -24,7 +24,7 @@ from wheel_size.ports.hub import (
     RunPage,
     WorkflowRuns,
 )
-from wheel_size.ports.identity import ACTIONS_BOT, check_login
+from wheel_size.ports.identity import ACTIONS_BOT, bot_of, check_author, check_login
 
 __all__ = [
     "ACTIONS_BOT",
@@ -43,6 +43,8 @@ __all__ = [
     "RunJobs",
     "RunPage",
     "WorkflowRuns",
+    "bot_of",
+    "check_author",
     "check_login",
     "worded",
 ]

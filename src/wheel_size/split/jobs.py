@@ -5,7 +5,8 @@ repeated) plus its memory, and pays for itself only on a core nobody else is usi
 shared 2-core benchmark machine at load 5-10, ``--jobs 1`` beat ``--jobs 2``; on the same
 machine idle, ``--jobs 2`` took 7.1 s against 11.2 s (``docs/benchmarks.md``). So ``auto``
 starts one worker per idle core: the cores this process may run on
-(``os.sched_getaffinity``) minus the cores busy *now*, rounded, and at least one.
+(``os.sched_getaffinity``, capped by its control group's CPU quota: :mod:`wheel_size.cpus`)
+minus the cores busy *now*, rounded, and at least one.
 
 "Now" is the CPU time the kernel counted in ``/proc/stat`` over a fifth of a second. The
 1-minute load average remembers the last minute: right after a build step (or the
@@ -27,7 +28,9 @@ _SAMPLE_S = 0.2
 def auto_jobs(*, cpus: int | None = None, load: float | None = None) -> int:
     """Workers for the idle cores (``cpus`` and ``load`` default to this machine's)."""
     if cpus is None:
-        cpus = len(os.sched_getaffinity(0)) or 1
+        from wheel_size.cpus import usable_cpus
+
+        cpus = usable_cpus()  # the cgroup's CPU quota too (docker run --cpus 1)
     if load is None:
         load = current_load()
     return max(1, min(cpus, round(cpus - load)))

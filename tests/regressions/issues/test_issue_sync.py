@@ -112,8 +112,10 @@ def test_one_issue_with_ranked_candidates_and_rerun_creates_nothing(
     # Neutralised: no ping, no back-reference, no forged marker.
     assert f"@{ZWJ}octocat" in body and "@octocat" not in body
     assert f"#{ZWJ}77" in body
-    # Only our own leading markers: the event, the listed candidates, the notes' cause.
-    assert body.count("<!-- wheel-size-action:") == 3
+    # Only our own leading markers: the event, the listed candidates, the notes' cause,
+    # the run that opened it (issue 32).
+    assert body.count("<!-- wheel-size-action:") == 4
+    assert body.splitlines()[3].startswith("<!-- wheel-size-action:run=")
     assert body.splitlines()[1].startswith("<!-- wheel-size-action:candidates=")
     assert body.splitlines()[2].startswith("<!-- wheel-size-action:cause=")
     # PR links do not create back-references; cross-variant table and reading.
@@ -270,7 +272,9 @@ def test_rate_limited_create_is_retried_once_refused(
     result = run(fake_github, repo, series(w))
     assert len(fake_github.repo("pytorch/pytorch").issues) == 1
     assert len(result.created) == 1
-    statuses = [r.status for r in fake_github.requests if r.method == "POST"]
+    statuses = [
+        r.status for r in fake_github.requests if r.method == "POST" and r.path.endswith("/issues")
+    ]
     assert statuses == [403, 201]
 
 

@@ -256,6 +256,14 @@ def alert_night(
 
     for group in group_events(fresh):
         found = {e.key: sync.find(e.key) for e in group.events}
+        for e in group.events:
+            # Closed as the duplicate of an older open issue of the night that lacks it
+            # (its run died before joining it there): the variant still joins the night's.
+            was = found[e.key]
+            if was is not None and was.state == "closed":
+                home_of = sync.joinable(e)
+                if home_of is not None and home_of.number < was.number:
+                    found[e.key] = None
         numbers = {i.number: i for i in found.values() if i is not None}
         missing = [e for e in group.events if found[e.key] is None]
         home: IssueView | None = min(numbers.values(), key=lambda i: i.number) if numbers else None
@@ -334,7 +342,10 @@ def alert_night(
         if standing.number in handled or standing.state != "open":
             continue
         if not sync.canonical(standing):
-            continue  # a newer duplicate of an older open issue: the older one speaks
+            # A newer open duplicate of an older open issue (a race, a killed run): its
+            # variants join the oldest, and it is closed with a link to it.
+            sync.sweep(standing, result)
+            continue
         verdicts = _verdicts(
             sync, standing, source_repo, series, date, watched, settings, cache, diffed
         )

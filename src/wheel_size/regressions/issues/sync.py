@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from wheel_size.errors import GitHubError
-from wheel_size.ports import CommentView, GitHubFailure, Issues, IssueView, Repository
+from wheel_size.ports import (
+    CommentView,
+    GitHubFailure,
+    Issues,
+    IssueView,
+    Repository,
+    bot_of,
+    check_author,
+)
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issues.authorship import carries_marker, forged_warning, same_login
 from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, render_lifecycle
@@ -157,10 +165,44 @@ def candidates_from_marker(body: str | None) -> list[Listed]:
 
 
 _DUPLICATE_MARKER = MARKER_PREFIX + "duplicate-of={number} -->"
+_RUN_MARKER = MARKER_PREFIX + "run={token} -->"
+#: Attempts of a join's read-modify-write before it gives up (each one re-reads the body).
+JOIN_ATTEMPTS = 12
+
+
+def run_marker(token: str) -> str:
+    """The marker of the run that created an issue: after a lost answer to its create,
+    the run finds its own issue by it (not a concurrent run's issue of the same event)."""
+    return _RUN_MARKER.format(token=token)
+
+
+def night_of(events: Sequence[Event]) -> tuple[str, int] | None:
+    """The night event an issue is about, as its group key (the night and the direction
+    of its jumps; None for creep): every variant of one night shares it."""
+    jumps = [e for e in events if e.kind == "jump"]
+    if not jumps or len(jumps) != len(events):
+        return None
+    sides = {
+        (e.date.isoformat(), 1 if e.after.size_bytes >= e.before.size_bytes else -1) for e in jumps
+    }
+    return next(iter(sides)) if len(sides) == 1 else None
 
 
 def duplicate_marker(number: int) -> str:
     return _DUPLICATE_MARKER.format(number=number)
+
+
+def _with_markers(body: str, markers: Sequence[str]) -> str:
+    """``body`` with ``markers`` after its last event marker (event markers stay first),
+    and one sentence naming the variants that joined."""
+    lines = body.split("\n")
+    marks = _marker_lines(body)
+    events_at = [n for n, line in enumerate(marks) if _EVENT_MARKER.fullmatch(line)]
+    at = events_at[-1] + 1 if events_at else len(marks)
+    text = "\n".join(lines[:at] + list(markers) + lines[at:]).rstrip("\n")
+    joined = list(events_from_markers("\n".join(markers)))
+    said = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in joined)
+    return text + f"\n\n> [!NOTE]\n> Joined later the same night: {said}.\n"
 
 
 def keys_of(body: str | None) -> list[str]:
@@ -221,6 +263,10 @@ class IssueSync:
         self.settings = settings
         self.cache = cache if cache is not None else IssueCache()
         self.warnings: list[str] = []  # forged markers seen by this sync, once per run
+        self._bot: str | None = None
+        import uuid
+
+        self.run_token = uuid.uuid4().hex[:16]  # names this run's creates (a lost answer)
 
     @property
     def _issues(self) -> list[IssueView] | None:
@@ -235,12 +281,12 @@ class IssueSync:
     @property
     def bot(self) -> str:
         """The login our issues and comments are written by (asked once per run)."""
-        if self.settings.bot_login:
-            return self.settings.bot_login
-        try:
-            return self.repo.identity()
-        except GitHubFailure as exc:
-            raise exc.saying(f"finding the bot's login for {self.repo.full_name}") from None
+        if self._bot is None:
+            try:
+                self._bot = bot_of(self.settings.bot_login, self.repo.identity)
+            except GitHubFailure as exc:
+                raise exc.saying(f"finding the bot's login for {self.repo.full_name}") from None
+        return self._bot
 
     def _ours(self, author: str) -> bool:
         return same_login(author, self.bot)
@@ -291,21 +337,57 @@ class IssueSync:
         matches = [issue for issue in issues if key in _keys_of(issue.body)]
         return min(matches, key=lambda i: i.number) if matches else None
 
-    def _open_sharing(self, keys: Sequence[str], issues: Sequence[IssueView]) -> list[IssueView]:
-        """The open issues whose markers name any of ``keys``, oldest first."""
+    def _open_sharing(
+        self,
+        keys: Sequence[str],
+        issues: Sequence[IssueView],
+        night: tuple[str, int] | None = None,
+    ) -> list[IssueView]:
+        """The open issues whose markers name any of ``keys`` or whose night event is
+        ``night`` (the group key: the variants of one night share one issue), oldest first."""
         wanted = set(keys)
         return sorted(
-            (i for i in issues if i.state == "open" and wanted & set(_keys_of(i.body))),
+            (
+                i
+                for i in issues
+                if i.state == "open"
+                and (
+                    wanted & set(_keys_of(i.body))
+                    or (night is not None and night_of(events_from_markers(i.body)) == night)
+                )
+            ),
             key=lambda i: i.number,
         )
+
+    def _oldest_of(self, issue: IssueView) -> IssueView | None:
+        """The older open issue ``issue`` duplicates (same event keys or same night
+        event), if any."""
+        keys = _keys_of(issue.body)
+        night = night_of(events_from_markers(issue.body))
+        older = [
+            i for i in self._open_sharing(keys, self.issues(), night) if i.number < issue.number
+        ]
+        return older[0] if older else None
 
     def canonical(self, issue: IssueView) -> bool:
         """Is ``issue`` the one that speaks for its events (not a newer open duplicate of
         an older open issue, e.g. left by a run killed before it could close it)?"""
-        keys = _keys_of(issue.body)
-        older = [i for i in self._open_sharing(keys, self.issues()) if i.number < issue.number]
-        covered = {k for i in older for k in _keys_of(i.body)}
-        return not keys or not set(keys) <= covered
+        return not _keys_of(issue.body) or self._oldest_of(issue) is None
+
+    def sweep(self, issue: IssueView, result: SyncResult) -> IssueView | None:
+        """A newer open duplicate of an older open issue (a run killed between its create
+        and its settling, a race): its keys are joined to the oldest and it is closed with
+        a link. Returns the survivor (None: ``issue`` is no duplicate)."""
+        survivor = self._oldest_of(issue)
+        if survivor is None:
+            return None
+        lacking = [
+            e for e in events_from_markers(issue.body) if e.key not in _keys_of(survivor.body)
+        ]
+        if lacking:
+            self.join(survivor, lacking, "", result)
+        self._close_duplicate(issue, survivor, "it was left open for the same night event", result)
+        return survivor
 
     def open_creep_issue(self, variant: str) -> IssueView | None:
         for issue in sorted(self.issues(), key=lambda i: -i.number):
@@ -346,11 +428,19 @@ class IssueSync:
             result.lines.append(f"{event.key}: not opened (request budget of this run spent)")
             return None
         text = body()
-        if not text.startswith(event_marker(event)):
+        first = event_marker(event)
+        if not text.startswith(first):
             raise ValueError(f"the body of {event.key} does not start with its marker")
+        own = run_marker(self.run_token)
+        lines = text.split("\n")
+        at = len(_marker_lines(text))  # after the leading markers: they stay in their order
+        text = "\n".join([*lines[:at], own, *lines[at:]])
         keys = list(dict.fromkeys([event.key, *keys]))
-        # Another run may have opened the issue while this one investigated.
-        rival = self._open_sharing(keys, self._refresh())
+        night = night_of([event])
+        self.bot  # noqa: B018 -- who writes is settled before the first write, not after
+        # Another run may have opened the issue (for this or another variant of the same
+        # night event) while this one investigated.
+        rival = self._open_sharing(keys, self._refresh(), night)
         if rival:
             self._already(rival[0], event.key, result, "opened meanwhile by a concurrent run")
             return rival[0]
@@ -361,14 +451,15 @@ class IssueSync:
                 title,
                 text,
                 self.settings.labels,
-                find_existing=lambda: self.find(event.key, fresh=True),
+                find_existing=lambda: self._find_own(own),
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        check_author(issue.author, self.bot, f"issue #{issue.number} of {self.repo.full_name}")
         listed = self._issues
         if listed is not None and all(i.number != issue.number for i in listed):
             listed.append(issue)
-        survivor = self._settle(issue, keys, result)
+        survivor = self._settle(issue, keys, night, result)
         if survivor is not None:
             result.events.setdefault(event.key, survivor.number)
             return survivor
@@ -410,45 +501,73 @@ class IssueSync:
         self._issues = issues
         return issues
 
+    def _find_own(self, own: str) -> IssueView | None:
+        """This run's issue after a lost answer to its create: the one with its run marker
+        (another run's issue of the same event is that run's to settle)."""
+        for issue in self._refresh():
+            if own in _marker_lines(issue.body):
+                return issue
+        return None
+
     def _settle(
-        self, issue: IssueView, keys: Sequence[str], result: SyncResult
+        self,
+        issue: IssueView,
+        keys: Sequence[str],
+        night: tuple[str, int] | None,
+        result: SyncResult,
     ) -> IssueView | None:
-        """After a create: the older open issue of the same event that a concurrent run
-        opened first, if any; then ``issue`` (ours, the newer) is closed as its duplicate.
+        """After a create: the older open issue of the same event or night event that a
+        concurrent run opened first, if any; then ``issue`` (ours, the newer) is closed as
+        its duplicate.
 
         The newer issue's run always sees the older one (the older was created before
         this create returned), so exactly one of two racing runs closes, and only its own.
         """
-        older = [i for i in self._open_sharing(keys, self._refresh()) if i.number < issue.number]
+        listed = self._refresh()
+        older = [i for i in self._open_sharing(keys, listed, night) if i.number < issue.number]
         if not older:
             return None
         survivor = older[0]
-        why = "a concurrent run opened both for the same event"
+        now = next((i for i in listed if i.number == issue.number), issue)
+        self._close_duplicate(
+            now, survivor, "a concurrent run opened both for the same event", result
+        )
+        missing = [k for k in keys if k not in _keys_of(survivor.body)]
+        if missing:
+            result.lines[-1] += f"; {', '.join(missing)} to be joined to it"
+        return survivor
+
+    def _close_duplicate(
+        self, issue: IssueView, survivor: IssueView, why: str, result: SyncResult
+    ) -> None:
+        """Close ``issue`` with a comment linking ``survivor`` (once, whoever closes it)."""
+        doing = f"closing #{issue.number}, a duplicate of #{survivor.number}"
         text = render(
             "regression_duplicate.md.j2",
             marker=duplicate_marker(survivor.number),
             survivor=survivor.number,
             why=why,
         )
-        doing = f"closing #{issue.number}, a duplicate of #{survivor.number}"
         try:
-            self.repo.create_comment(
-                issue.number, text, find_existing=lambda: self._find_duplicate_note(issue)
-            )
-            closed = self.repo.close_issue(issue.number)
+            if self._find_duplicate_note(issue) is None:
+                posted = self.repo.create_comment(
+                    issue.number, text, find_existing=lambda: self._find_duplicate_note(issue)
+                )
+                # Two runs may close one duplicate at once (its own run, a sweeping run):
+                # the newer note goes, one stays.
+                first = self._find_duplicate_note(issue)
+                if first is not None and first.id < posted.id:
+                    self.repo.delete_comment(issue.number, posted.id)
+            closed = self.repo.close_issue(issue.number) if issue.state == "open" else issue
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if self._issues is not None:
             self._issues = [closed if i.number == closed.number else i for i in self._issues]
-        missing = [k for k in keys if k not in _keys_of(survivor.body)]
-        result.lines.append(
-            f"#{issue.number}: closed as a duplicate of #{survivor.number} ({why})"
-            + (f"; {', '.join(missing)} to be joined to it" if missing else "")
-        )
-        return survivor
+        result.lines.append(f"#{issue.number}: closed as a duplicate of #{survivor.number} ({why})")
 
     def _find_duplicate_note(self, issue: IssueView) -> CommentView | None:
-        for comment in self._our_comments(issue):
+        """The bot's (first) "closed as a duplicate" note on ``issue``."""
+        for comment in sorted(self._our_comments(issue), key=lambda c: c.id):
             if any(
                 line.startswith(MARKER_PREFIX + "duplicate-of=")
                 for line in _marker_lines(comment.body)
@@ -468,32 +587,75 @@ class IssueSync:
     def join(
         self, issue: IssueView, events: Sequence[Event], title: str, result: SyncResult
     ) -> None:
-        """Add ``events`` (crossed later the same night) to the night's issue: one marker
-        line each after the existing ones, a sentence in the body, the new title."""
+        """Add ``events`` (crossed later the same night) to the night's issue.
+
+        First a comment of the bot carrying their markers: appended, never lost to another
+        writer. Then the body and title are brought up to every joined marker, a
+        read-modify-write repeated until a fresh read shows them all (any joiner repairs
+        what a concurrent PATCH dropped, its own and the others'; ``title`` is recomputed).
+        """
+        from wheel_size.regressions.issues.grouping import NightGroup, group_title
+
+        del title  # recomputed from what the issue holds after each read
         if self.accepted(issue):
             result.silenced.append(issue.number)
             return
-        body = issue.body or ""
-        lines = body.split("\n")
-        # After the last event marker: the event markers stay first, then the others.
-        marks = _marker_lines(body)
-        events_at = [n for n, line in enumerate(marks) if _EVENT_MARKER.fullmatch(line)]
-        at = events_at[-1] + 1 if events_at else len(marks)
-        new_markers = [event_marker(e) for e in events]
+        mine = [event_marker(e) for e in events]
         joined = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in events)
-        note = f"\n\n> [!NOTE]\n> Joined later the same night: {joined}.\n"
-        text = "\n".join(lines[:at] + new_markers + lines[at:]).rstrip("\n") + note
+        note = render("regression_joined.md.j2", markers="\n".join(mine), joined=joined)
         doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"
         try:
-            edited = self.repo.edit_issue(issue.number, title=title, body=text)
+            if not set(mine) <= set(_marker_lines(issue.body)):
+                self._post_join(issue, mine, note)
+            current = next((i for i in self._refresh() if i.number == issue.number), issue)
+            for _ in range(JOIN_ATTEMPTS):
+                wanted = self._joined_markers(current)
+                have = _marker_lines(current.body)
+                if wanted <= set(have) and set(mine) <= set(have):
+                    break
+                missing = [m for m in [*mine, *sorted(wanted)] if m not in have]
+                missing = list(dict.fromkeys(missing))
+                body = _with_markers(current.body or "", missing)
+                all_events = events_from_markers(body)
+                edited = self.repo.edit_issue(
+                    issue.number, title=group_title(NightGroup(tuple(all_events))), body=body
+                )
+                current = next((i for i in self._refresh() if i.number == issue.number), edited)
+            else:
+                raise GitHubError(
+                    f"{doing}: the issue kept changing under {JOIN_ATTEMPTS} attempts; "
+                    "the markers are in its comments, a later run completes it"
+                )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
         listed = self._issues
         if listed is not None:
-            self._issues = [edited if i.number == edited.number else i for i in listed]
+            self._issues = [current if i.number == current.number else i for i in listed]
         result.updated.append(issue.number)
         for e in events:
             result.lines.append(f"#{issue.number} {e.key}: joined the night's issue")
+
+    def _post_join(self, issue: IssueView, mine: Sequence[str], note: str) -> None:
+        def find() -> CommentView | None:
+            for comment in self._our_comments(issue):
+                if set(mine) <= set(_marker_lines(comment.body)):
+                    return comment
+            return None
+
+        if find() is None:
+            posted = self.repo.create_comment(issue.number, note, find_existing=find)
+            check_author(posted.author, self.bot, f"the comment {posted.html_url}")
+
+    def _joined_markers(self, issue: IssueView) -> set[str]:
+        """The event markers of the bot's join comments on ``issue`` (the durable record
+        of every variant that joined, whatever PATCH came last)."""
+        out = set()
+        for comment in self._our_comments(issue):
+            for line in _marker_lines(comment.body):
+                m = _EVENT_MARKER.fullmatch(line)
+                if m is not None and m["bsize"] is not None and m["asize"] is not None:
+                    out.add(line)
+        return out
 
     def follow_up(
         self,
@@ -548,6 +710,7 @@ class IssueSync:
             )
         except GitHubFailure as exc:
             raise _write_error(exc, self.repo.full_name, doing) from None
+        check_author(posted.author, self.bot, f"the comment {posted.html_url}")
         todo_keys = {keys[v.variant] for v in todo}
         if self._raced(issue, posted, night, todo_keys):
             result.unchanged.append(issue.number)
