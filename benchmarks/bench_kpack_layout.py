@@ -23,6 +23,7 @@ and the input's ``.hip_fatbin`` / ``.hip_fat`` stored bytes for comparison.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import zipfile
 import zlib
@@ -70,7 +71,12 @@ def measure(blobs: list[bytes]) -> dict[str, int]:
 
 
 def main() -> int:
-    outputs, fat = Path(sys.argv[1]), Path(sys.argv[2])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("outputs", type=Path, help="the folder of a split's output wheels")
+    parser.add_argument("fat", type=Path, help="the fat wheel that was split")
+    args = parser.parse_args()
+    outputs: Path = args.outputs
+    fat: Path = args.fat
     totals: dict[str, int] = {}
     archives = 0
     for wheel in sorted(outputs.glob("*.whl")):

@@ -10,6 +10,7 @@ Each ``k_<arch>.cubin`` is ``nvcc -cubin -arch=<arch>`` of ``tests/data/cuda/src
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -21,7 +22,12 @@ ARCHS = ("sm_80", "sm_90", "sm_100a", "sm_103")
 
 
 def main() -> int:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "data" / "cubin"
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument(
+        "out", nargs="?", type=Path, default=ROOT / "tests" / "data" / "cubin",
+        help="where the cubins go (default: tests/data/cubin)",
+    )  # fmt: skip
+    out: Path = parser.parse_args().out
     out.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True)
     files = {}

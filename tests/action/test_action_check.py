@@ -67,14 +67,13 @@ def test_check_mode_with_an_unknown_merge_base_is_neutral_never_a_pass(
     workspace = tmp_path / "workspace"
     wheel = big_pr_wheel(workspace / "dist")
     inputs = {
-        "mode": "check",
         "check-wheels": f"dist/pr/{NIGHTLY}/*.whl",
         "history-dir": str(world.history),
         "check-budget-mb": "1",
         "pr-number": str(world.pr.number),
         "check-comment": "false",
     }
-    done = run_action(runner_env(fake_github, tmp_path, inputs))
+    done = run_action(runner_env(fake_github, tmp_path, inputs, action="check"), "check")
     assert done.returncode == 0, done.stdout + done.stderr
     outputs = read_outputs(tmp_path / "output")
     assert outputs["check-conclusion"] == "neutral" and outputs["check-failed"] == "false"

@@ -8,8 +8,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from installed_fixtures import make_artifact, make_wheel, unzip_total
 
+from installed_fixtures import make_artifact, make_wheel, unzip_total
 from wheel_size.errors import InvalidWheel
 from wheel_size.installed import BytesRanges, FileRanges, installed_size
 from wheel_size.installed.measure import NotMeasured

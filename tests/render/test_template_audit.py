@@ -47,7 +47,7 @@ OURS: dict[str, set[str]] = {
         "unchecked",  # count
         "r.base_date",  # ISO dates from the history
     },
-    "skipped-records.md.j2": set(),
+    "skipped-records.md.j2": {"total"},  # count
     "bisect.md.j2": {"marker"},  # our hidden HTML comment
     "audit.md.j2": {
         "count",  # int
@@ -175,6 +175,9 @@ OURS: dict[str, set[str]] = {
         "marker",  # duplicate_marker(): our own ASCII
         "survivor",  # an issue number
         "why",  # our sentence, no outside text
+    },
+    "regression_joined.md.j2": {
+        "markers",  # event markers of our own: key, dates, sizes
     },
     "regression_update.md.j2": {
         "markers",  # update_marker(): our key, dates, sizes

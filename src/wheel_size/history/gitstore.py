@@ -68,9 +68,18 @@ REFUSED_ATTEMPTS = 3
 
 
 #: What a run reads and writes on the data branch (sparse-checkout patterns): the records,
-#: the investigation notes, and the README, report and dashboard at the root. Anything else
+#: the investigation notes, the bisections' state (bisect/keep.py), the resolved downloads
+#: (deps/nightly.py), and the README, report and dashboard at the root. Anything else
 #: anyone pushed stays on the branch but is neither fetched nor written to disk.
-DATA_PATHS = ("/runs/", "/investigations/", "/README.md", "/report.md", "/index.html")
+DATA_PATHS = (
+    "/runs/",
+    "/investigations/",
+    "/bisections/",
+    "/deps/",
+    "/README.md",
+    "/report.md",
+    "/index.html",
+)
 _DATA_FILES = frozenset(p.strip("/") for p in DATA_PATHS if not p.endswith("/"))
 _DATA_DIRS = tuple(p.strip("/") + "/" for p in DATA_PATHS if p.endswith("/"))
 

@@ -601,7 +601,7 @@ class IssueSync:
             result.silenced.append(issue.number)
             return
         mine = [event_marker(e) for e in events]
-        joined = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in events)
+        joined = [(e.variant, format_mb(e.delta_mb, signed=True)) for e in events]
         note = render("regression_joined.md.j2", markers="\n".join(mine), joined=joined)
         doing = f"adding {', '.join(e.key for e in events)} to #{issue.number}"
         try:
