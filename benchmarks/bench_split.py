@@ -71,11 +71,27 @@ def semi_random(size: int, seed: int, alphabet: int = 32) -> bytes:
     return b"".join(chunk.translate(table) for chunk in chunks)
 
 
-def build_library(work: Path, table_mib: int) -> Path:
-    lib = work / f"libbig{table_mib}.so"
+# What the device code's embedded table is made of: "code" compresses about as well as GPU
+# code (zstd -3 ~0.6), "incompressible" not at all (random bytes), "compressible" ~0.01
+# (long runs), so the floor and the split are measured at both ends of what zstd can do.
+DEVICE_KINDS = {"code": 32, "incompressible": 256, "compressible": 0}
+
+
+def device_table(size: int, kind: str) -> bytes:
+    """The ``size``-byte table embedded in every code object for device code of ``kind``."""
+    alphabet = DEVICE_KINDS[kind]
+    if alphabet == 0:
+        rng = random.Random(1)
+        runs = (bytes([rng.randrange(256)]) * rng.randrange(256, 4096) for _ in range(size // 256))
+        return b"".join(runs)[:size].ljust(size, b"\0")
+    return semi_random(size, 1, alphabet)
+
+
+def build_library(work: Path, table_mib: int, kind: str = "code") -> Path:
+    lib = work / f"libbig{table_mib}-{kind}.so"
     if lib.exists():
         return lib
-    (work / "table.bin").write_bytes(semi_random(table_mib << 20, 1))
+    (work / "table.bin").write_bytes(device_table(table_mib << 20, kind))
     (work / "k.hip").write_text(KERNEL)
     command = [
         # clang-19 sometimes reads #embed bytes as signed char for one offload target and
@@ -88,12 +104,14 @@ def build_library(work: Path, table_mib: int) -> Path:
     return lib
 
 
-def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
-    path = work / f"torch-{VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
+def build_wheel(work: Path, libraries: int, table_mib: int, kind: str = "code") -> Path:
+    folder = work if kind == "code" else work / kind
+    path = folder / f"torch-{VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
     if path.exists():
         return path
-    lib = build_library(work, table_mib)
-    raw_dir = work / "raw"
+    folder.mkdir(parents=True, exist_ok=True)
+    lib = build_library(work, table_mib, kind)
+    raw_dir = folder / "raw"
     raw_dir.mkdir(exist_ok=True)
     entries: list[WheelEntry] = []
     lib_raw, lib_hash = compress_file(lib, raw_dir / "lib.deflate", level=1, bounded=False)

@@ -23,7 +23,15 @@ import zstandard
 from hipfx import HIP_DATA
 from wheel_size.rocm.fatbin_library import scan_library
 from wheel_size.rocm.kpack import compress_kernel, parse_kpack
-from wheel_size.split.deflate_probe import SLICE, SLICES, WHOLE, probe
+from wheel_size.split.deflate_probe import (
+    MIN_SAVING,
+    MIN_SHARE,
+    SLICE,
+    SLICES,
+    WHOLE,
+    probe,
+    worth_a_pass,
+)
 from wheel_size.split.work import (
     CodeObjectRef,
     KpackResult,
@@ -196,3 +204,43 @@ def test_probe_reads_a_fixed_budget_whatever_the_size() -> None:
         assert decision.full_pass is pays
         assert (zlib6(data) < len(data)) is pays
         assert sum(reads) == decision.sampled == SLICES * SLICE
+
+
+def _mixed(size: int, compressible: int) -> bytes:
+    """``size`` bytes: random, with ``compressible`` zero bytes spread as whole 1 KiB runs
+    (each saves ~1 KiB under zlib 6 wherever a probe's slice lands), so the saving a full
+    pass finds is known."""
+    rng = random.Random(30)
+    runs = compressible // 1024
+    period = size // runs
+    block = period - 1024
+    return b"".join(rng.randbytes(block) + bytes(1024) for _ in range(runs)).ljust(size, b"\0")
+
+
+@pytest.mark.parametrize(
+    "size,zeros,pays",
+    [
+        # 1 % and 64 KiB both: 8 MiB member, ~2.4 % compressible (~200 KiB)
+        (8 << 20, 200 << 10, True),
+        # 64 KiB but under 1 % (64 MiB member, ~0.5 %): no pass
+        (64 << 20, 320 << 10, False),
+        # 1 % but under 64 KiB (2 MiB member, ~2 % = ~40 KiB): no pass
+        (2 << 20, 40 << 10, False),
+        # both, with margin over the line, on the large member
+        (64 << 20, 1600 << 10, True),
+    ],
+)
+def test_a_full_pass_needs_one_percent_and_64_kib(size: int, zeros: int, pays: bool) -> None:
+    """Issue 30: a recompression pass that would save less than 1 % of a member, or less
+    than 64 KiB, is not run (the held-out ROCm wheel's 111 MB kpacks saved 6 KB for a full
+    zlib 6 pass each); one that clears both is."""
+    data = _mixed(size, zeros)
+    decision = probe(lambda at, n: data[at : at + n], size, 6)
+    assert decision.sampled <= SLICES * SLICE
+    assert decision.full_pass is pays, decision.why
+    assert worth_a_pass(decision.gain, size) is pays
+    # the rule itself, exactly at its two edges
+    assert worth_a_pass(MIN_SAVING, MIN_SAVING * MIN_SHARE)
+    assert not worth_a_pass(MIN_SAVING - 1, MIN_SAVING * MIN_SHARE)
+    assert not worth_a_pass(MIN_SAVING, MIN_SAVING * MIN_SHARE + 1)
+    assert worth_a_pass(size // MIN_SHARE + MIN_SAVING, size)
