@@ -67,12 +67,14 @@ class ByTableView(TypedDict):
     rows: list[ByRowView]
     rest_count: int
     rest_delta: str
+    duplicates: str  # bytes of extra identical copies (--by kernel); "" when none
 
 
 class ByComparisonView(TypedDict):
     old: str
     new: str
     summed: ByTableView
+    ptx: ByTableView | None  # embedded PTX summed apart; None when there is none
     families: list[FamilyLine]
     archs: list[ByTableView]
     problems: list[str]
@@ -145,6 +147,7 @@ def _table(table: ByTable) -> ByTableView:
         "rows": [_row(r) for r in table.rows],
         "rest_count": table.rest_count,
         "rest_delta": format_size(table.rest_delta, signed=True),
+        "duplicates": format_size(table.new_duplicate_bytes) if table.new_duplicate_bytes else "",
     }
 
 
@@ -153,6 +156,9 @@ def _comparison(diff: ByDiff) -> ByComparisonView:
         "old": diff.old,
         "new": diff.new,
         "summed": _table(diff.summed),
+        "ptx": _table(diff.summed_ptx)
+        if diff.summed_ptx.old_total or diff.summed_ptx.new_total
+        else None,
         "families": [family_line(r, r.status) for r in diff.summed.rows]
         if diff.by == "family"
         else [],
