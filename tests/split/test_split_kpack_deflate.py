@@ -160,7 +160,8 @@ def test_a_toc_that_deflates_is_not_extrapolated_over_the_frames(tmp_path: Path)
     assert not apart.full_pass
     assert [r.length for r in apart.regions] == [frames[1], toc[1]]
     assert apart.regions[1].gain > 0 > apart.regions[0].gain
-    assert together.gain > apart.gain  # what one region would have concluded
+    assert apart.regions[1].gain <= toc[1]  # the TOC's saving stands for the TOC alone
+    assert not together.full_pass
 
 
 def test_small_kpacks_are_deflated_whole_and_level_0_never(tmp_path: Path) -> None:
@@ -244,3 +245,19 @@ def test_a_full_pass_needs_one_percent_and_64_kib(size: int, zeros: int, pays: b
     assert not worth_a_pass(MIN_SAVING - 1, MIN_SAVING * MIN_SHARE)
     assert not worth_a_pass(MIN_SAVING, MIN_SAVING * MIN_SHARE + 1)
     assert worth_a_pass(size // MIN_SHARE + MIN_SAVING, size)
+
+
+def test_headers_at_the_frames_edges_do_not_call_for_a_pass() -> None:
+    """Issue 30: the benchmark's code objects are random tables behind a small ELF
+    header, so its kpacks are equal zstd frames whose starts deflate a little (~1.3 KB a
+    64 KiB slice) and whose bulk grows. Slices at the region's ends and at thirds of it all
+    landed on frame starts (12 frames: every fourth), estimated a 1.7 % saving and ran a
+    full zlib 6 pass over every archive (26 CPU-seconds) that could only lose. One slice per
+    quarter at an offset no layout lines up with sees what the archive is."""
+    rng = random.Random(30)
+    frame = 2 << 20
+    data = b"".join(bytes(1536) + rng.randbytes(frame - 1536) for _ in range(12))
+    assert zlib6(data) > len(data) - len(data) // MIN_SHARE  # a pass saves under 1 %
+    decision = probe(lambda at, n: data[at : at + n], len(data), 6)
+    assert not decision.full_pass, decision.why
+    assert decision.sampled == SLICES * SLICE

@@ -16,9 +16,10 @@ window, so its saving, scaled by the bytes it stands for, estimates its stretch'
 anything: the first window has no history). Incompressible data loses exactly the framing
 of stored blocks (5 bytes per block), a fixed rate: a member made of it is estimated to grow,
 with no variance, and no full pass is run. Parts that differ in kind (a kpack's frames and
-its TOC, ``StreamedKpack.regions``) are estimated apart, each from ``SLICES`` slices spread
-evenly from its start to its end (or whole, when it is no longer than those), so a small
-TOC that deflates well is not extrapolated over a gigabyte of frames that do not.
+its TOC, ``StreamedKpack.regions``) are estimated apart, each from ``SLICES`` slices, one
+per equal stratum at an offset no layout lines up with (:func:`_slices`; or whole, when it
+is no longer than those), so a small TOC that deflates well is not extrapolated over a
+gigabyte of frames that do not, nor the headers at the frames' edges.
 
 The full pass runs only when the estimated saving is worth a pass: at least ``MIN_SHARE``
 (1 %) of the member *and* at least ``MIN_SAVING`` (64 KiB) bytes (:func:`worth_a_pass`). A
@@ -59,7 +60,7 @@ __all__ = [
 
 WHOLE = CHUNK  # held whole and deflated outright: a probe would cost as much
 SLICE = 64 << 10  # two deflate windows
-SLICES = 4  # per region: its start, its end, and evenly between
+SLICES = 4  # per region: one in each quarter
 MIN_SHARE = 100  # a pass must save at least 1/MIN_SHARE of the member (1 %) ...
 MIN_SAVING = 64 << 10  # ... and at least this many bytes
 
@@ -111,11 +112,23 @@ def _deflated(data: bytes, level: int) -> int:
     return len(compressor.compress(data)) + len(compressor.flush())
 
 
+_SPREAD = 0.6180339887498949  # golden ratio's fraction: no simple ratio of frame sizes
+
+
 def _slices(offset: int, length: int) -> list[tuple[int, int]]:
+    """One slice in each of ``SLICES`` equal strata of the region, at an offset within its
+    stratum that no layout lines up with. Slices at the region's ends, or at simple
+    fractions of it, land where archives put structure (a kpack's first and last frames
+    begin and end there, and equal frames start at every 1/n): the ELF headers and padding
+    a zstd raw block keeps as they are deflate well, and extrapolated over a gigabyte of
+    incompressible frames they called for a full pass that could only lose (issue #30)."""
     if length <= SLICES * SLICE:
         return [(offset, length)] if length else []
-    span = length - SLICE
-    return [(offset + span * i // (SLICES - 1), SLICE) for i in range(SLICES)]
+    stratum = length // SLICES
+    return [
+        (offset + i * stratum + int(((i + 1) * _SPREAD) % 1.0 * (stratum - SLICE)), SLICE)
+        for i in range(SLICES)
+    ]
 
 
 def _region(
