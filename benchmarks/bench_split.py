@@ -367,7 +367,8 @@ def main() -> int:
     parser.add_argument("--wheel", type=Path, help="split this wheel instead of generating one")
     parser.add_argument("--overlay-root", default="torch/", help="with --wheel")
     parser.add_argument("--prefix", default="amd-torch-device", help="with --wheel")
-    parser.add_argument("--wheel-type", default="torch-fat", help="with --wheel")
+    parser.add_argument("--wheel-type", help="with --wheel (default: none)")
+    parser.add_argument("--extra-naming", default="plain", help="with --wheel")
     parser.add_argument("--compare", type=Path, help="another checkout to split with as well")
     args = parser.parse_args()
     if shutil.which("clang++-19") is None:
@@ -376,8 +377,9 @@ def main() -> int:
     if args.wheel is not None:
         wheel, args.keep = args.wheel.resolve(), True
         SPLIT_ARGS[:] = [
-            *("--overlay-root", args.overlay_root, "--wheel-type", args.wheel_type),
+            *("--overlay-root", args.overlay_root, "--extra-naming", args.extra_naming),
             *("--device-package-prefix", args.prefix),
+            *(("--wheel-type", args.wheel_type) if args.wheel_type else ()),
         ]
     else:
         wheel = build_wheel(args.work, args.libraries, args.table_mib, args.device)
