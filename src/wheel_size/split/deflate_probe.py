@@ -60,7 +60,7 @@ __all__ = [
 
 WHOLE = CHUNK  # held whole and deflated outright: a probe would cost as much
 SLICE = 64 << 10  # two deflate windows
-SLICES = 4  # per region: one in each quarter
+SLICES = 16  # per region: one in each sixteenth (at most 1 MiB deflated per region)
 MIN_SHARE = 100  # a pass must save at least 1/MIN_SHARE of the member (1 %) ...
 MIN_SAVING = 64 << 10  # ... and at least this many bytes
 
