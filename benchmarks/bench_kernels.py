@@ -13,6 +13,11 @@ it is not installed), the top families, and ``wheel-size bloat`` of the new whee
 With ``--jobs 1,2`` each round runs the diff once per worker count (``diff -j N``), side by
 side with the same round's ``sha256sum``; without it, the diff's default.
 
+The decode floor (``benchmarks/decode_floor.py``: every ELF member that differs between the
+wheels inflated with ISA-L, on as many processes as the diff's workers) runs in the same
+rounds, its order alternating with the diff's, and each diff is printed as ``x floor``
+beside ``x sha256sum``, in wall and in CPU time.
+
 Usage: python benchmarks/bench_kernels.py [--old 2.8.0] [--new 2.9.0] [--cache DIR]
        [--repeat 3] [--jobs 1,2] [--no-cuobjdump] [--no-bloat]
 Run it under the shared lock on a shared machine: flock /work/wt/bench.lock python ...
@@ -37,6 +42,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import decode_floor  # noqa: E402
+
 PLATFORM = "manylinux_2_28_x86_64"
 
 
@@ -172,22 +181,42 @@ def main() -> int:
         str(new),
     ]
     _timed(["sha256sum", str(old), str(new)])  # page cache warm for both
+    plan = decode_floor.save(
+        decode_floor.diff_plan(old, new), Path(tempfile.gettempdir()) / "bench-kernels-floor.json"
+    )
     ratios = []
+    floors: list[float] = []
     out = ""
     for round_ in range(1, args.repeat + 1):
         sha, _ = _timed(["sha256sum", str(old), str(new)])
         print(f"round {round_}: sha256sum of both wheels {sha}")
         for job in jobs:
-            diff, out = _timed([*diff_cmd, *(["-j", job] if job else [])])
+            cores = int(job) if job else min(os.cpu_count() or 1, 4)
+            floor_cmd = decode_floor.command(plan, cores)
+            diff_args = [*diff_cmd, *(["-j", job] if job else [])]
+            # alternate which runs first
+            order = [("floor", floor_cmd), ("diff", diff_args)]
+            timings: dict[str, Timing] = {}
+            for what, cmd in order if round_ % 2 else order[::-1]:
+                timings[what], text = _timed(cmd)
+                out = text if what == "diff" else out
+            diff, floor = timings["diff"], timings["floor"]
             ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
+            floors.append(diff.wall / floor.wall)
             name = f"diff --by family -j {job}" if job else "diff --by family"
+            print(f"round {round_}: floor -j {cores:<17} {floor}, peak RSS {floor.peak} MiB")
             print(f"round {round_}: {name:<24} {diff}, peak RSS {diff.peak} MiB")
             wall, cpu = ratios[-1]
-            print(f"round {round_}: {name} / sha256sum = {wall:.2f}x wall, {cpu:.2f}x CPU")
+            print(
+                f"round {round_}: {name} = {wall:.2f}x sha256sum wall, {cpu:.2f}x CPU; "
+                f"{diff.wall / floor.wall:.2f}x floor wall, {diff.cpu / floor.cpu:.2f}x CPU "
+                f"(load {diff.load:.1f})"
+            )
     best = min(r[0] for r in ratios)
     print(
         f"best wall ratio {best:.2f}x; median {sorted(r[0] for r in ratios)[len(ratios) // 2]:.2f}x"
     )
+    print(f"x floor (wall): best {min(floors):.2f}, median {sorted(floors)[len(floors) // 2]:.2f}")
     data = json.loads(out)
     for comparison in data["comparisons"]:
         for table in comparison["archs"]:

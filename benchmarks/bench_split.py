@@ -5,13 +5,21 @@ HIP library compiled by clang++-19 with 8 GPU targets whose code objects each em
 table (``#embed``), copied under several names; a large host-only ELF library; and database
 files of every routed type. Reported: input throughput (wheel bytes / wall time) and peak
 memory (summed RSS of the process tree, sampled every 50 ms), side by side with ``cp`` of the
-same file; both are charged the ``sync`` of what they wrote (``sync FILE...``), so the floor
-is bytes on disk, not in the page cache. Every contender runs once per round, in an order
-rotated each round; medians are reported with the load average, and each split's phase
-columns (its report's timings, plus interpreter start and report rendering, plus the sync)
-add up to its wall time.
+same file; both are charged the ``sync`` of what they wrote (``sync FILE...``), so ``cp`` is
+bytes on disk, not in the page cache. The decode floor (``benchmarks/decode_floor.py``: every
+ELF library inflated with ISA-L, its ``.hip_fatbin`` compressed at zstd 3, on as many
+processes as the split's ``--jobs``) runs in the same rounds, and each split is printed as
+``x floor`` beside ``x cp+sync``, in wall time (the split's own, without the ``sync`` of its
+outputs: the floor writes nothing) and in CPU time. Every contender runs once per
+round, in an order rotated each round; medians are reported with the load average, and each
+split's phase columns (its report's timings, plus interpreter start and report rendering,
+plus the sync) add up to its wall time.
+
+``--device`` picks what the device code is made of: ``code`` (about as compressible as GPU
+code), ``incompressible`` (random bytes) or ``compressible`` (long runs).
 
     python benchmarks/bench_split.py [--jobs 1,2] [--repeat 3] [--keep] [--compare DIR]
+        [--device code|incompressible|compressible]
 
 ``--compare DIR`` also splits the same wheel with the checkout at DIR (its ``src``) in every
 round, so a change is measured against its base in one run on one machine state.
@@ -35,7 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+
+import decode_floor  # noqa: E402
 
 from wheel_size.wheel.writer import WheelEntry, compress_file, write_wheel  # noqa: E402
 
@@ -71,11 +81,27 @@ def semi_random(size: int, seed: int, alphabet: int = 32) -> bytes:
     return b"".join(chunk.translate(table) for chunk in chunks)
 
 
-def build_library(work: Path, table_mib: int) -> Path:
-    lib = work / f"libbig{table_mib}.so"
+# What the device code's embedded table is made of: "code" compresses about as well as GPU
+# code (zstd -3 ~0.6), "incompressible" not at all (random bytes), "compressible" ~0.01
+# (long runs), so the floor and the split are measured at both ends of what zstd can do.
+DEVICE_KINDS = {"code": 32, "incompressible": 256, "compressible": 0}
+
+
+def device_table(size: int, kind: str) -> bytes:
+    """The ``size``-byte table embedded in every code object for device code of ``kind``."""
+    alphabet = DEVICE_KINDS[kind]
+    if alphabet == 0:
+        rng = random.Random(1)
+        runs = (bytes([rng.randrange(256)]) * rng.randrange(256, 4096) for _ in range(size // 256))
+        return b"".join(runs)[:size].ljust(size, b"\0")
+    return semi_random(size, 1, alphabet)
+
+
+def build_library(work: Path, table_mib: int, kind: str = "code") -> Path:
+    lib = work / f"libbig{table_mib}-{kind}.so"
     if lib.exists():
         return lib
-    (work / "table.bin").write_bytes(semi_random(table_mib << 20, 1))
+    (work / "table.bin").write_bytes(device_table(table_mib << 20, kind))
     (work / "k.hip").write_text(KERNEL)
     command = [
         # clang-19 sometimes reads #embed bytes as signed char for one offload target and
@@ -88,12 +114,14 @@ def build_library(work: Path, table_mib: int) -> Path:
     return lib
 
 
-def build_wheel(work: Path, libraries: int, table_mib: int) -> Path:
-    path = work / f"torch-{VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
+def build_wheel(work: Path, libraries: int, table_mib: int, kind: str = "code") -> Path:
+    folder = work if kind == "code" else work / kind
+    path = folder / f"torch-{VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
     if path.exists():
         return path
-    lib = build_library(work, table_mib)
-    raw_dir = work / "raw"
+    folder.mkdir(parents=True, exist_ok=True)
+    lib = build_library(work, table_mib, kind)
+    raw_dir = folder / "raw"
     raw_dir.mkdir(exist_ok=True)
     entries: list[WheelEntry] = []
     lib_raw, lib_hash = compress_file(lib, raw_dir / "lib.deflate", level=1, bounded=False)
@@ -206,6 +234,11 @@ def synced(paths: list[Path]) -> float:
     return time.perf_counter() - start
 
 
+# How the wheel is split (``--wheel`` sets its own)
+SPLIT_ARGS = [
+    *("--device-package-prefix", "amd-torch-device"),
+    *("--overlay-root", "torch/", "--wheel-type", "torch-fat"),
+]
 PHASES = ["scan", "libraries", "kpacks", "wheels", "move", "cleanup"]
 
 
@@ -233,14 +266,24 @@ def run_cp(wheel: Path, work: Path) -> Run:
     return Run("cp + sync", wall + flush, cpu, rss, load, {"copy": wall, "sync": flush})
 
 
+def run_floor(label: str, plan: Path, jobs: int) -> Run:
+    load = os.getloadavg()[0]
+    wall, cpu, rss = measure(decode_floor.command(plan, jobs))
+    return Run(label, wall, cpu, rss, load, {"floor": wall})
+
+
+def floor_jobs(jobs: str) -> int:
+    """The cores a split of ``--jobs jobs`` may use (``auto``: all of them)."""
+    return int(jobs) if jobs.isdigit() else os.cpu_count() or 1
+
+
 def run_split(label: str, checkout: Path, jobs: str, wheel: Path, work: Path) -> Run:
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
     report = work / "report.json"
     command = [
         *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
-        *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
-        *("--overlay-root", "torch/", "--wheel-type", "torch-fat", "--jobs", jobs),
+        *("--output-dir", str(out), *SPLIT_ARGS, "--jobs", jobs),
         *("--report-json", str(report), "--report-md", str(work / "report.md")),
     ]
     env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
@@ -264,11 +307,23 @@ def table(runs: list[Run], size: int) -> str:
     floor = copies[(len(copies) - 1) // 2]  # the median run's, as for every row below
     columns = [*PHASES, "start+report", "copy", "sync"]
     lines = [
-        "| run | n | load | wall | x cp+sync | MB/s | "
+        "| run | n | load | wall | x cp+sync | x floor | CPU x floor | MB/s | "
         + " | ".join(columns)
         + " | CPU | peak RSS |",
-        "|---|---:|---:|---:|---:|---:|" + "---:|" * len(columns) + "---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(columns) + "---:|---:|",
     ]
+
+    def decode(label: str) -> tuple[float, float] | None:
+        """The median wall and CPU of the floor at the split's cores."""
+        if not label.startswith("split -j"):
+            return None
+        jobs = floor_jobs(label.split()[1][2:])
+        mine = [r for r in runs if r.label == f"floor -j{jobs}"]
+        if not mine:
+            return None
+        walls = sorted(r.wall for r in mine)
+        return walls[(len(walls) - 1) // 2], statistics.median(r.cpu for r in mine)
+
     for label in labels:
         mine = [r for r in runs if r.label == label]
         # Phase medians do not add up to the median wall: show the run with the median wall
@@ -276,9 +331,15 @@ def table(runs: list[Run], size: int) -> str:
         middle = sorted(mine, key=lambda r: r.wall)[(len(mine) - 1) // 2]
         wall = middle.wall
         cells = [f"{middle.phases[c]:.1f}" if c in middle.phases else "" for c in columns]
+        cpu = statistics.median(r.cpu for r in mine)
+        base = decode(label)
+        # The command against the floor: its own wall, without the sync of its outputs
+        # (the floor writes nothing; x cp+sync charges both for their writes).
+        own = wall - middle.phases.get("sync", 0.0)
+        ratios = f"{own / base[0]:.2f} | {cpu / base[1]:.2f}" if base else " | "
         lines.append(
             f"| {label} | {len(mine)} | {statistics.median(r.load for r in mine):.1f} | "
-            f"{wall:.1f} s | {wall / floor:.2f} | {size / 1e6 / wall:.0f} | "
+            f"{wall:.1f} s | {wall / floor:.2f} | {ratios} | {size / 1e6 / wall:.0f} | "
             + " | ".join(cells)
             + f" | {statistics.median(r.cpu for r in mine):.1f} s | "
             f"{max(r.rss for r in mine) / 2**20:.0f} MiB |"
@@ -300,18 +361,37 @@ def main() -> int:
     parser.add_argument("--libraries", type=int, default=12)
     parser.add_argument("--table-mib", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="keep the generated wheel")
+    parser.add_argument(
+        "--device", choices=sorted(DEVICE_KINDS), default="code", help="device code's content"
+    )
+    parser.add_argument("--wheel", type=Path, help="split this wheel instead of generating one")
+    parser.add_argument("--overlay-root", default="torch/", help="with --wheel")
+    parser.add_argument("--prefix", default="amd-torch-device", help="with --wheel")
+    parser.add_argument("--wheel-type", help="with --wheel (default: none)")
+    parser.add_argument("--extra-naming", default="plain", help="with --wheel")
     parser.add_argument("--compare", type=Path, help="another checkout to split with as well")
     args = parser.parse_args()
     if shutil.which("clang++-19") is None:
         raise SystemExit("clang++-19 not installed")
     args.work.mkdir(parents=True, exist_ok=True)
-    wheel = build_wheel(args.work, args.libraries, args.table_mib)
+    if args.wheel is not None:
+        wheel, args.keep = args.wheel.resolve(), True
+        SPLIT_ARGS[:] = [
+            *("--overlay-root", args.overlay_root, "--extra-naming", args.extra_naming),
+            *("--device-package-prefix", args.prefix),
+            *(("--wheel-type", args.wheel_type) if args.wheel_type else ()),
+        ]
+    else:
+        wheel = build_wheel(args.work, args.libraries, args.table_mib, args.device)
     size = wheel.stat().st_size
     print(f"input: {wheel.name}: {size / 1e6:,.0f} MB")
     synced([wheel])
+    plan = decode_floor.save(decode_floor.split_plan(wheel), args.work / "floor-plan.json")
     checkouts = [(args.compare.name, args.compare)] if args.compare else []
     checkouts.append(("this", ROOT))
     contenders: list[tuple[str, Path | None, str]] = [("cp + sync", None, "")]
+    for cores in dict.fromkeys(floor_jobs(j) for j in args.jobs.split(",")):
+        contenders.append((f"floor -j{cores}", None, str(cores)))
     for jobs in args.jobs.split(","):
         # "auto" (one worker per idle core) is this checkout's; a base may not know it
         ours = checkouts[-1:] if jobs == "auto" else checkouts
@@ -321,12 +401,19 @@ def main() -> int:
         # Rotate the order each round so no contender always runs first (or after cp).
         shift = round_ % len(contenders)
         for label, checkout, jobs in contenders[shift:] + contenders[:shift]:
-            if checkout is None:
+            if label.startswith("floor"):
+                run = run_floor(label, plan, int(jobs))
+            elif checkout is None:
                 run = run_cp(wheel, args.work)
             else:
                 run = run_split(label, checkout, jobs, wheel, args.work)
             runs.append(run)
             spent = " + ".join(f"{k} {v:.1f}" for k, v in run.phases.items())
+            floors = [r for r in runs if r.label == f"floor -j{floor_jobs(jobs or '1')}"]
+            if label.startswith("split") and floors:
+                last = floors[-1]
+                own = run.wall - run.phases["sync"]
+                spent += f" [x floor {own / last.wall:.2f} wall, {run.cpu / last.cpu:.2f} CPU]"
             print(
                 f"round {round_ + 1}: {label}: {run.wall:.1f} s = {spent} "
                 f"(load {run.load:.1f}, CPU {run.cpu:.1f} s, peak RSS {run.rss / 2**20:.0f} MiB"

@@ -11,10 +11,11 @@ import pytest
 
 from cli_runner import run_main
 from fatwheel import write_wheel
-from kernelfx import ADDED, GROWN, REMOVED, kernel_wheel, library, manifest
+from kernelfx import ADDED, DUPLICATE, GROWN, REMOVED, kernel_wheel, library, manifest
 from wheel_size.diff.by_model import ByDiff
 from wheel_size.diff.by_run import diff_inputs_by
 from wheel_size.diff.jobs import MAX_DEFAULT, default_jobs
+from wheel_size.kernels.bloat import find_bloat
 from wheel_size.kernels.demangle import demangle
 
 SCHEMA = json.loads(
@@ -82,7 +83,8 @@ def _family(diff: ByDiff, name: str) -> tuple[int, int, int]:
 def test_family_counts_instantiations_per_architecture(tmp_path: Path, pair: str) -> None:
     a, b = _wheels(tmp_path, *PAIRS[pair])
     [diff] = diff_inputs_by(a, b, by="family", top=10).comparisons
-    archs = 3  # sm_80, sm_90, compute_90 PTX / gfx942, gfx1100, gfx1151
+    # sm_80, sm_90 (compute_90's PTX is summed apart) / gfx942, gfx1100, gfx1151
+    archs = 2 if pair == "cuda" else 3
     assert _family(diff, "scale_kernel<…>") == (2, 1, archs)
     assert {r.name for r in diff.summed.rows} == {"scale_kernel<…>", "grow_kernel<…>"}
 
@@ -181,3 +183,60 @@ def test_summed_totals_cover_every_architecture_of_the_compared_libraries(
     assert diff.summed.old_total == diff.summed.new_total > 0
     text = run_main(["diff", "--by", "family", str(a), str(b)]).stdout
     assert "0 B → 0 B" not in text, text
+
+
+def test_summed_code_objects_leave_ptx_to_its_own_total(tmp_path: Path) -> None:
+    """Issue 30: the summed table adds up SASS only, as ``cuobjdump -lelf`` lists it; the
+    embedded PTX (compute_90) has its own summed table, as ``-lptx`` lists it apart. Every
+    row and table carries its ``delta_bytes``."""
+    a, b = _wheels(tmp_path, *PAIRS["cuda"])
+    [diff] = diff_inputs_by(a, b, by="kernel", top=50).comparisons
+    sass = [t for t in diff.archs if t.arch.startswith("sm_")]
+    ptx = [t for t in diff.archs if t.arch.startswith("compute_")]
+    assert sass and ptx
+    assert diff.summed.new_total == sum(t.new_total for t in sass)
+    assert diff.summed.old_total == sum(t.old_total for t in sass)
+    assert diff.summed_ptx.arch == "ptx"
+    assert diff.summed_ptx.new_total == sum(t.new_total for t in ptx)
+    assert all(arch.startswith("sm_") for r in diff.summed.rows for arch in r.archs)
+    assert all(arch.startswith("compute_") for r in diff.summed_ptx.rows for arch in r.archs)
+    doc = diff.to_json()
+    for table in [*doc["archs"], doc["summed"], doc["summed_ptx"]]:
+        assert table["delta_bytes"] == table["new_total"] - table["old_total"]
+        shown = sum(r["delta_bytes"] for r in table["rows"]) + table["rest"]["delta"]
+        moved = table["delta_bytes"] - (table["new_unattributed"] - table["old_unattributed"])
+        assert shown == moved
+        for row in table["rows"]:
+            assert row["delta_bytes"] == row["new_bytes"] - row["old_bytes"]
+
+
+def test_by_kernel_marks_identical_copies_as_bloat_finds_them(tmp_path: Path) -> None:
+    """Issue 30: a kernel present in two identical copies in one architecture of one
+    library (two translation units) is marked on its ``--by kernel`` row with the bytes
+    ``bloat`` says dropping the extra copy saves."""
+    a = kernel_wheel(tmp_path / "a", "1.0", {"kern/libkern.so": "libkern_v1.so"})
+    b = kernel_wheel(tmp_path / "b", "2.0", {"kern/libkern.so": "libkern_twin.so"})
+    [diff] = diff_inputs_by(a, b, by="kernel", top=500).comparisons
+    bloat = find_bloat(b)
+    want = {
+        (d.arch, d.name): (d.copies, d.saving)
+        for d in bloat.duplicates
+        if not d.arch.startswith("compute_")
+    }
+    assert want and {name for _arch, name in want} == {DUPLICATE}
+    rows = {
+        (t.arch, r.name): (r.new_identical_copies, r.new_duplicate_bytes)
+        for t in diff.archs
+        for r in t.rows
+    }
+    marked = {key: value for key, value in rows.items() if value[0] > 1}
+    # a changed row is marked exactly where bloat finds the copies (the old wheel had the
+    # copies too in some architectures: no row there, the table's total still counts them)
+    assert marked and marked == {key: want[key] for key in rows.keys() & want.keys()}
+    for table in diff.archs:
+        assert table.new_duplicate_bytes == sum(
+            saving for (arch, _n), (_c, saving) in want.items() if arch == table.arch
+        )
+    assert diff.summed.new_duplicate_bytes == sum(saving for _c, saving in want.values())
+    [family] = diff_inputs_by(a, b, by="family", top=500).comparisons
+    assert family.summed.new_duplicate_bytes == 0  # families do not hash functions

@@ -15,6 +15,7 @@ from wheel_size.wheel.record import hash_bytes, parse_record
 from wheel_size.wheel.writer import (
     WheelEntry,
     compress_file,
+    deflate_file,
     iter_raw_content,
     write_tree,
     write_wheel,
@@ -191,3 +192,27 @@ def test_corrupt_raw_member_is_reported(tmp_path: Path) -> None:
     bad = RawData(raw.path, raw.offset, raw.compressed_size, raw.size, raw.crc32 ^ 1, raw.method)
     with pytest.raises(InvalidWheel, match="bad CRC"):
         list(iter_raw_content(bad))
+
+
+@pytest.mark.parametrize("bounded", [True, False])
+def test_incompressible_file_is_stored_not_grown(tmp_path: Path, bounded: bool) -> None:
+    """Issue 30: bytes no compressor shrinks are described as stored, never as a deflate
+    stream a few bytes longer than they are (the framing of stored blocks)."""
+    src = tmp_path / "lib.so"
+    data = os.urandom(3 << 20)
+    src.write_bytes(data)
+    done = deflate_file(src, tmp_path / "lib.deflate", level=6, bounded=bounded)
+    assert done.backend == "stored"
+    assert min(done.sizes.values()) > len(data)  # every stream was larger
+    assert done.raw.method == 0 and done.raw.compressed_size == done.raw.size == len(data)
+    assert not (tmp_path / "lib.deflate").exists()
+    out = write_wheel(
+        tmp_path / "o.whl",
+        [WheelEntry("demo/lib.so", raw=done.raw, record_hash=done.record_hash)],
+        dist_info=DIST,
+    )
+    with zipfile.ZipFile(out.path) as zf:
+        info = zf.getinfo("demo/lib.so")
+        assert info.compress_type == zipfile.ZIP_STORED
+        assert info.compress_size == len(data) and zf.read(info) == data
+    check_record(out.path)

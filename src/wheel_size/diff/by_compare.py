@@ -25,14 +25,21 @@ from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.inventory import Inventory, Item, read_inventory
 from wheel_size.wheel.archive import Member, WheelSource, open_source
 
-__all__ = ["compare_inventories", "diff_wheels_by"]
+__all__ = ["compare_inventories", "diff_wheels_by", "is_ptx"]
 
 # added, removed, old names, new names (distinct names across architectures)
 _Names = tuple[set[str], set[str], set[str], set[str]]
 
 
-def _rows(olds: dict[str, Item], news: dict[str, Item], arch: str, by: str) -> list[ByRow]:
-    """The rows of one architecture that changed (a row per name, or per family)."""
+def _rows(
+    olds: dict[str, Item],
+    news: dict[str, Item],
+    arch: str,
+    by: str,
+    duplicates: dict[tuple[str, str], list[int]],
+) -> list[ByRow]:
+    """The rows of one architecture that changed (a row per name, or per family);
+    ``duplicates`` (the new side's identical copies) mark kernel rows."""
     if by != "family":
         rows: list[ByRow] = []
         for name in olds.keys() | news.keys():
@@ -40,7 +47,10 @@ def _rows(olds: dict[str, Item], news: dict[str, Item], arch: str, by: str) -> l
             old_bytes, old_count = (a.bytes, a.copies) if a else (0, 0)
             new_bytes, new_count = (b.bytes, b.copies) if b else (0, 0)
             if old_bytes != new_bytes or old_count != new_count:
-                rows.append(ByRow(name, old_bytes, new_bytes, old_count, new_count, archs=[arch]))
+                row = ByRow(name, old_bytes, new_bytes, old_count, new_count, archs=[arch])
+                copies, extra = duplicates.get((arch, name), (0, 0))
+                row.new_identical_copies, row.new_duplicate_bytes = copies, extra
+                rows.append(row)
         return rows
     # family -> [old bytes, new bytes, old names, new names, added, removed]
     sums: dict[str, list[int]] = {}
@@ -98,6 +108,8 @@ def _sum(
             total.old_count += row.old_count
             total.new_count += row.new_count
             total.archs.append(arch)
+            total.new_identical_copies = max(total.new_identical_copies, row.new_identical_copies)
+            total.new_duplicate_bytes += row.new_duplicate_bytes
     if by == "family":
         # Instantiations are names, the same in every architecture: count each once.
         for row in summed.values():
@@ -134,9 +146,12 @@ def compare_inventories(
     old_groups, new_groups = old.by_arch(), new.by_arch()
     for arch in sorted(old_groups.keys() | new_groups.keys(), key=arch_key):
         olds, news = old_groups.get(arch, {}), new_groups.get(arch, {})
-        rows = _rows(olds, news, arch, by)
+        rows = _rows(olds, news, arch, by, new.duplicates)
         per_arch.append((arch, list(rows)))
         table = _table(arch, rows, top)
+        table.new_duplicate_bytes = sum(
+            extra for (where, _name), (_copies, extra) in new.duplicates.items() if where == arch
+        )
         table.old_total = sum(i.bytes for i in olds.values()) + old.unattributed.get(arch, 0)
         table.new_total = sum(i.bytes for i in news.values()) + new.unattributed.get(arch, 0)
         table.old_unattributed = old.unattributed.get(arch, 0)
@@ -146,16 +161,31 @@ def compare_inventories(
             result.archs.append(table)
     wanted = {row.name for _arch, rows in per_arch for row in rows}
     names = _family_names(old, new, wanted) if by == "family" else {}
-    summed = _table("", _sum(per_arch, by, names), top)
-    # The compared libraries' code in every architecture: an unchanged architecture adds
-    # the same bytes to both sides (no row of it moved), so the delta is that of the listed
-    # ones, and libraries rebuilt with identical kernels do not read "0 B -> 0 B".
-    summed.old_total = sum(t.old_total for t in everything)
-    summed.new_total = sum(t.new_total for t in everything)
-    summed.old_unattributed = sum(t.old_unattributed for t in everything)
-    summed.new_unattributed = sum(t.new_unattributed for t in everything)
-    result.summed = summed
+    # Code objects (SASS, gfx) and embedded PTX are summed apart, as cuobjdump -lelf and
+    # -lptx list them: PTX is source the driver compiles, not code a GPU runs, and added to
+    # the SASS it would make a total no tool reports.
+    for label, keep in (("", False), ("ptx", True)):
+        mine = [(arch, rows) for arch, rows in per_arch if is_ptx(arch) is keep]
+        summed = _table(label, _sum(mine, by, names), top)
+        tables = [t for t in everything if is_ptx(t.arch) is keep]
+        # The compared libraries' code in every architecture: an unchanged architecture adds
+        # the same bytes to both sides (no row of it moved), so the delta is that of the
+        # listed ones, and libraries rebuilt with identical kernels do not read "0 B -> 0 B".
+        summed.old_total = sum(t.old_total for t in tables)
+        summed.new_total = sum(t.new_total for t in tables)
+        summed.old_unattributed = sum(t.old_unattributed for t in tables)
+        summed.new_unattributed = sum(t.new_unattributed for t in tables)
+        summed.new_duplicate_bytes = sum(t.new_duplicate_bytes for t in tables)
+        if keep:
+            result.summed_ptx = summed
+        else:
+            result.summed = summed
     return result
+
+
+def is_ptx(arch: str) -> bool:
+    """PTX embedded for an architecture (``compute_90``), as the kernel readers name it."""
+    return arch.startswith("compute_")
 
 
 def _side(path: Path, names: list[str], label: str, by: str) -> Inventory:
@@ -245,7 +275,10 @@ def diff_wheels_by(
         old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems, kpacks=kpacks)
         if by != "symbol":
             names, labels = (old_names, new_names), (old_label, new_label)
-            old_inv, new_inv = read_kernel_sides((a_src, b_src), names, labels, workers)
+            # --by kernel hashes every function to mark identical copies; families do not
+            digests = by == "kernel"
+            sources = (a_src, b_src)
+            old_inv, new_inv = read_kernel_sides(sources, names, labels, workers, digests=digests)
     if by == "symbol":
         sides = (old_names, new_names), (old_label, new_label)
         old_inv, new_inv = _symbol_sides(old, new, *sides, workers)

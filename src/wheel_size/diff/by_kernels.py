@@ -48,11 +48,13 @@ __all__ = ["read_kernel_sides"]
 _SOURCES: dict[str, WheelSource] = {}
 
 
-def _scan_member(side: str, name: str, tmp: str, source: str) -> tuple[str, str, LibraryScan]:
+def _scan_member(
+    side: str, name: str, tmp: str, source: str, digests: bool = False
+) -> tuple[str, str, LibraryScan]:
     fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
     with _SOURCES[side].open(name) as src, os.fdopen(fd, "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
-    return side, name, scan_library(Path(path), source)
+    return side, name, scan_library(Path(path), source, digests)
 
 
 class _Inline(Executor):
@@ -102,9 +104,12 @@ def read_kernel_sides(
     workers: int,
     *,
     chunk_bytes: int = CHUNK_BYTES,
+    digests: bool = False,
 ) -> tuple[Inventory, Inventory]:
     """The kernel inventories of the members ``names`` (old, new) of the two open wheels;
-    ``chunk_bytes`` of decoded code objects make one task."""
+    ``chunk_bytes`` of decoded code objects make one task. ``digests`` hashes every
+    function, so each inventory also knows its identical copies (``Inventory.duplicates``;
+    ``diff --by kernel``: a library read the sequential way after a fault goes without)."""
     pairs = _pairs(*names)
     inventories = {"old": Inventory(), "new": Inventory()}
     inventories["new"].share_names(inventories["old"])
@@ -113,7 +118,8 @@ def read_kernel_sides(
         _SOURCES.update(old=old_src, new=new_src)
         try:
             sources = {"old": old_src, "new": new_src}
-            lines = _run(pairs, sources, labels, tmp, (workers, chunk_bytes), inventories)
+            sizes = (workers, chunk_bytes)
+            lines = _run(pairs, sources, labels, tmp, sizes, inventories, digests)
         finally:
             _SOURCES.clear()
         for index, pair in enumerate(pairs):
@@ -140,6 +146,7 @@ def _run(
     tmp: str,
     sizes: tuple[int, int],
     inventories: dict[str, Inventory],
+    digests: bool = False,
 ) -> dict[tuple[int, str], list[str]]:
     """Run every task; each library pair is added to the inventories as soon as its last
     chunk is back. Returns the problem lines of each (pair, side) added so far."""
@@ -156,7 +163,8 @@ def _run(
 
     def next_scan() -> set[Future[Any]]:
         side, name = scans.popleft()
-        return {pool.submit(_scan_member, side, name, tmp, f"{label[side]}:{name}")}
+        source = f"{label[side]}:{name}"
+        return {pool.submit(_scan_member, side, name, tmp, source, digests)}
 
     try:
         running: set[Future[Any]] = set()
@@ -182,7 +190,7 @@ def _run(
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
-                        running |= _plan(pool, pair.index, pair, chunk_bytes)
+                        running |= _plan(pool, pair.index, pair, chunk_bytes, digests)
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
                 if pair.pending == 0 and not pair.fallback:
@@ -198,13 +206,15 @@ def _is_chunk(outcome: object) -> bool:
     return isinstance(outcome, ChunkResult)
 
 
-def _plan(pool: Executor, index: int, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:
+def _plan(
+    pool: Executor, index: int, pair: _Pair, chunk_bytes: int, digests: bool
+) -> set[Future[Any]]:
     old, new = pair.scans.get("old"), pair.scans.get("new")
     if any(s.fault for s in pair.scans.values()):
         pair.fallback = True
         pair.pending = 0
         return set()
-    chunks = plan_chunks(index, old, new, chunk_bytes)
+    chunks = plan_chunks(index, old, new, chunk_bytes, digests)
     pair.pending = len(chunks)
     return {pool.submit(read_chunk, chunk) for chunk in chunks}
 
@@ -226,8 +236,18 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
     numbered = sorted((p for part in parts for p in part.problems), key=lambda p: p[0])
     problems = [text for _n, text in numbered]  # in file order, as the reader meets them
     problems += [text for _n, text in scan.hip.problems]
+    same: dict[tuple[str, str, bytes], list[int]] = {}
     for part in [*parts, scan.hip]:
         inventory.add_counts(part.items)
         for arch, size in part.unattributed.items():
             inventory.leftover(arch, size)
+        for key, (size, copies) in part.same.items():
+            slot = same.setdefault(key, [size, 0])
+            slot[1] += copies
+    # identical copies within this one library (bloat's duplicates)
+    inventory.add_duplicates(
+        (arch, mangled, size, copies)
+        for (arch, mangled, _digest), (size, copies) in same.items()
+        if copies > 1
+    )
     return [*scan.problems, *close_library(inventory, problems, scan.source)]

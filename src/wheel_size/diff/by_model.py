@@ -1,8 +1,10 @@
 """The result of ``wheel-size diff --by kernel|symbol|family``, as plain data.
 
 One :class:`ByTable` per architecture (per ELF section for host symbols) and one summed
-across them; each lists the names that were added, removed, grew or shrank, the top N by
-size of change, and the rest summarised, so the rows plus ``rest`` are the table's change.
+across the code objects (SASS, gfx; sections), with embedded PTX summed in a table of its
+own (``cuobjdump -lelf`` and ``-lptx`` list them apart, and PTX is not code a GPU runs);
+each lists the names that were added, removed, grew or shrank, the top N by size of change,
+and the rest summarised, so the rows plus ``rest`` are the table's change.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ class ByRow:
     added: int = 0
     removed: int = 0
     archs: list[str] = field(default_factory=list)
+    # ``--by kernel``, new side: the most identical copies of it in one architecture of one
+    # library (2 or more: duplicated) and the bytes the extra copies take (``bloat``'s saving)
+    new_identical_copies: int = 0
+    new_duplicate_bytes: int = 0
 
     @property
     def delta(self) -> int:
@@ -61,11 +67,14 @@ class ByRow:
             "status": self.status,
             "old_bytes": self.old_bytes,
             "new_bytes": self.new_bytes,
+            "delta_bytes": self.delta,
             "old_count": self.old_count,
             "new_count": self.new_count,
             "added": self.added,
             "removed": self.removed,
             "archs": self.archs,
+            "new_identical_copies": self.new_identical_copies,
+            "new_duplicate_bytes": self.new_duplicate_bytes,
         }
 
 
@@ -86,12 +95,15 @@ class ByTable:
     rest_count: int = 0
     rest_delta: int = 0
     counts: ByCounts = field(default_factory=_no_counts)
+    new_duplicate_bytes: int = 0  # ``--by kernel``: extra identical copies, every kernel
 
     def to_json(self) -> ByTableDocument:
         return {
             "arch": self.arch,
             "old_total": self.old_total,
             "new_total": self.new_total,
+            "delta_bytes": self.new_total - self.old_total,
+            "new_duplicate_bytes": self.new_duplicate_bytes,
             "old_unattributed": self.old_unattributed,
             "new_unattributed": self.new_unattributed,
             "counts": self.counts,
@@ -108,7 +120,8 @@ class ByDiff:
     new: str
     by: str
     archs: list[ByTable] = field(default_factory=list)
-    summed: ByTable = field(default_factory=lambda: ByTable(""))
+    summed: ByTable = field(default_factory=lambda: ByTable(""))  # code objects (SASS, gfx)
+    summed_ptx: ByTable = field(default_factory=lambda: ByTable("ptx"))  # embedded PTX
     problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> ByComparisonDocument:
@@ -118,6 +131,7 @@ class ByDiff:
             "by": self.by,
             "archs": [t.to_json() for t in self.archs],
             "summed": self.summed.to_json(),
+            "summed_ptx": self.summed_ptx.to_json(),
             "problems": self.problems,
         }
 

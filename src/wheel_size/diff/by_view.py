@@ -71,12 +71,14 @@ class ByTableView(TypedDict):
     # function covers (stripped .strtab, symbol tables, notes), and the headline says so
     rows_short: bool
     functions_delta: str
+    duplicates: str  # bytes of extra identical copies (--by kernel); "" when none
 
 
 class ByComparisonView(TypedDict):
     old: str
     new: str
     summed: ByTableView
+    ptx: ByTableView | None  # embedded PTX summed apart; None when there is none
     families: list[FamilyLine]
     archs: list[ByTableView]
     problems: list[str]
@@ -153,6 +155,7 @@ def _table(table: ByTable) -> ByTableView:
         "rest_delta": format_size(table.rest_delta, signed=True),
         "rows_short": 2 * abs(functions) < abs(total),
         "functions_delta": format_size(functions, signed=True),
+        "duplicates": format_size(table.new_duplicate_bytes) if table.new_duplicate_bytes else "",
     }
 
 
@@ -161,6 +164,9 @@ def _comparison(diff: ByDiff) -> ByComparisonView:
         "old": diff.old,
         "new": diff.new,
         "summed": _table(diff.summed),
+        "ptx": _table(diff.summed_ptx)
+        if diff.summed_ptx.old_total or diff.summed_ptx.new_total
+        else None,
         "families": [family_line(r, r.status) for r in diff.summed.rows]
         if diff.by == "family"
         else [],

@@ -100,11 +100,14 @@ class ByRowDocument(TypedDict):
     status: str
     old_bytes: int
     new_bytes: int
+    delta_bytes: int
     old_count: int
     new_count: int
     added: int
     removed: int
     archs: list[str]
+    new_identical_copies: int
+    new_duplicate_bytes: int
 
 
 class ByCounts(TypedDict):
@@ -126,6 +129,8 @@ class ByTableDocument(TypedDict):
     arch: str
     old_total: int
     new_total: int
+    delta_bytes: int
+    new_duplicate_bytes: int
     old_unattributed: int
     new_unattributed: int
     counts: ByCounts
@@ -139,6 +144,7 @@ class ByComparisonDocument(TypedDict):
     by: str
     archs: list[ByTableDocument]
     summed: ByTableDocument
+    summed_ptx: ByTableDocument
     problems: list[str]
 
 

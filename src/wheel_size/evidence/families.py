@@ -123,7 +123,8 @@ def _merge(rows: list[ByRow]) -> list[MovedFamily]:
 def moved_families(report: ByReport, top: int = TOP) -> KernelFamilies:
     """The top ``top`` families per direction of a ``--by family`` report (every wheel pair
     summed: a family in two pairs is one line)."""
-    families = _merge([r for c in report.comparisons for r in c.summed.rows])
+    # code objects and embedded PTX are summed apart in the report; a family's line is both
+    families = _merge([r for c in report.comparisons for r in (*c.summed.rows, *c.summed_ptx.rows)])
     grown = sorted((f for f in families if f.delta > 0), key=lambda f: (-f.delta, f.name))
     shrunk = sorted((f for f in families if f.delta < 0), key=lambda f: (f.delta, f.name))
     return KernelFamilies(

@@ -46,8 +46,20 @@ class Inventory:
     # mangled -> (shown name, family, demangled): one string per name however many
     # architectures hold it (torch's names run to kilobytes).
     _names: dict[str, tuple[str, str, bool]] = field(default_factory=dict, repr=False)
+    # (arch, name) -> [most identical copies in one library, bytes the extra copies take]:
+    # a kernel with the same bytes more than once in one architecture of one library
+    # (``bloat``'s duplicates), known only when the functions were hashed
+    duplicates: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     # (arch, mangled) of items whose name libstdc++ rejected, for :meth:`resolve`
     _pending: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    def add_duplicates(self, found: Iterable[tuple[str, str, int, int]]) -> None:
+        """Record (arch, mangled, bytes of one copy, identical copies) of one library."""
+        for arch, mangled, size, copies in found:
+            name = self._name(mangled)[0]
+            slot = self.duplicates.setdefault((arch, name), [0, 0])
+            slot[0] = max(slot[0], copies)
+            slot[1] += (copies - 1) * size
 
     def _name(self, mangled: str, shown: Demangled | None = None) -> tuple[str, str, bool]:
         known = self._names.get(mangled) if shown is None else None

@@ -72,18 +72,28 @@ class Tally:
     items: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     unattributed: dict[str, int] = field(default_factory=dict)
     problems: list[tuple[int, str]] = field(default_factory=list)
+    # (arch, mangled, digest of its bytes) -> [bytes of one copy, copies]: filled only when
+    # the functions were hashed (``diff --by kernel``), for identical copies in one library
+    same: dict[tuple[str, str, bytes], list[int]] = field(default_factory=dict)
 
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
-        items = self.items
+        items, same = self.items, self.same
         for function in found.functions:
             # One object per name: pickled once per chunk, however many archs hold it.
-            key = (arch, sys.intern(function.name))
+            name = sys.intern(function.name)
+            key = (arch, name)
             slot = items.get(key)
             if slot is None:
                 items[key] = [function.size, 1]
             else:
                 slot[0] += function.size
                 slot[1] += 1
+            if function.digest:
+                copies = same.get((arch, name, function.digest))
+                if copies is None:
+                    same[(arch, name, function.digest)] = [function.size, 1]
+                else:
+                    copies[1] += 1
         self.unattributed[arch] = self.unattributed.get(arch, 0) + found.unattributed
         self.problems.extend((number, text) for text in problems)
 
@@ -109,8 +119,9 @@ class LibraryScan:
     fault: bool = False  # an entry would stop the sequential reader: read it that way
 
 
-def scan_library(path: Path, source: str) -> LibraryScan:
-    """The entries and HIP code objects of the library at ``path`` (see the module text)."""
+def scan_library(path: Path, source: str, digests: bool = False) -> LibraryScan:
+    """The entries and HIP code objects of the library at ``path`` (see the module text);
+    ``digests`` hashes each HIP function (identical copies, :attr:`Tally.same`)."""
     scan = LibraryScan(path, source)
     try:
         with path.open("rb") as stream:
@@ -125,7 +136,7 @@ def scan_library(path: Path, source: str) -> LibraryScan:
             )
             if reader is not None:
                 try:
-                    for number, code in enumerate(reader(stream, source)):
+                    for number, code in enumerate(reader(stream, source, digests)):
                         scan.hip.add(code.arch, code.functions, number, code.functions.problems)
                 except (WheelSizeError, *STRAY_ERRORS) as exc:
                     scan.problems.append(f"{exc}; its kernels are not listed")
@@ -148,8 +159,8 @@ def scan_library(path: Path, source: str) -> LibraryScan:
                 # read whole, once, like them
                 for number, code in enumerate(
                     [
-                        *standalone_code_objects(stream, elf, source),
-                        *hip_code_objects(stream, elf, source),
+                        *standalone_code_objects(stream, elf, source, digests),
+                        *hip_code_objects(stream, elf, source, digests),
                     ]
                 ):
                     scan.hip.add(code.arch, code.functions, number, code.functions.problems)
@@ -189,6 +200,7 @@ class Chunk:
     old: tuple[Path, str] | None
     new: tuple[Path, str] | None
     work: tuple[tuple[Item | None, Item | None], ...]
+    digests: bool = False  # hash every function (identical copies, ``Tally.same``)
 
 
 @dataclass
@@ -202,7 +214,11 @@ class ChunkResult:
 
 
 def plan_chunks(
-    pair: int, old: LibraryScan | None, new: LibraryScan | None, limit: int = CHUNK_BYTES
+    pair: int,
+    old: LibraryScan | None,
+    new: LibraryScan | None,
+    limit: int = CHUNK_BYTES,
+    digests: bool = False,
 ) -> list[Chunk]:
     """The entries of a library pair cut into chunks of about ``limit`` decoded bytes;
     an old and a new entry with the same header (in file order) are one piece of work."""
@@ -224,10 +240,10 @@ def plan_chunks(
         run.append(piece)
         size += _size(piece)
         if size >= limit:
-            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run)))
+            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
             run, size = [], 0
     if run:
-        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run)))
+        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
     return chunks
 
 
@@ -243,14 +259,14 @@ def _where(item: Item, source: str) -> str:
 
 
 def _functions(
-    item: Item, raw: bytes, where: str, lz4: BlockDecoder
+    item: Item, raw: bytes, where: str, lz4: BlockDecoder, digests: bool = False
 ) -> tuple[str, CodeObjectFunctions]:
     entry = item.ref.entry
     data = load_image(item.ref, raw, lz4)
     if entry.image == "ptx":
         arch = entry.arch.replace("sm_", "compute_", 1)
-        return arch, ptx_functions(bytes(data), where, digests=False)
-    return entry.arch, elf_functions(data, where, digests=False)
+        return arch, ptx_functions(bytes(data), where, digests=digests)
+    return entry.arch, elf_functions(data, where, digests=digests)
 
 
 def _pread(fd: int, ref: ImageRef) -> bytes:
@@ -292,7 +308,7 @@ def _one(
     raw_b = _pread(new_fd, b.ref) if b else None
     if a is not None and raw_a is not None and chunk.old is not None:
         where = _where(a, chunk.old[1])
-        arch, found = _functions(a, raw_a, where, lz4)
+        arch, found = _functions(a, raw_a, where, lz4, chunk.digests)
         result.old.add(arch, found, a.number, found.problems)
         if b is not None and raw_b == raw_a and chunk.new is not None:
             problems = _retag(found.problems, where, _where(b, chunk.new[1]))
@@ -300,7 +316,7 @@ def _one(
             result.shared += 1
             return
     if b is not None and raw_b is not None and chunk.new is not None:
-        arch, found = _functions(b, raw_b, _where(b, chunk.new[1]), lz4)
+        arch, found = _functions(b, raw_b, _where(b, chunk.new[1]), lz4, chunk.digests)
         result.new.add(arch, found, b.number, found.problems)
 
 

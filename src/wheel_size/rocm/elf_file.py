@@ -341,23 +341,32 @@ class ElfImage:
                 f"{self.name}: machine {self.machine} is not supported (x86-64 and AArch64 are)"
             ) from None
 
-    def dynamic_relocations(self) -> Iterator[Relocation]:
-        """Every RELA and RELR relocation of the file, in section order."""
+    def dynamic_relocations(self, within: tuple[int, int] | None = None) -> Iterator[Relocation]:
+        """Every RELA and RELR relocation of the file, in section order; with ``within``
+        (lo, hi) only those whose offset lies in [lo, hi), the others never built as objects
+        (a torch-sized library has ~900,000: building them all cost seconds)."""
         for sec in self.sections:
             if sec.type == SHT_REL:
                 raise InvalidElf(f"{self.name}: REL relocations ({sec.name}) are not supported")
             if sec.type == SHT_RELA:
                 if sec.entsize not in (0, _RELA.size) or sec.size % _RELA.size:
                     raise InvalidElf(f"{self.name}: {sec.name} has entries of {sec.entsize} bytes")
-                yield from self._rela(sec)
+                yield from self._rela(sec, within)
             elif sec.type == SHT_RELR:
-                yield from self._relr(sec)
+                relocs = self._relr(sec)
+                if within is None:
+                    yield from relocs
+                else:
+                    yield from (r for r in relocs if within[0] <= r.offset < within[1])
 
-    def _rela(self, sec: Section) -> Iterator[Relocation]:
+    def _rela(self, sec: Section, within: tuple[int, int] | None = None) -> Iterator[Relocation]:
         step = _CHUNK_ENTRIES * _RELA.size
+        lo, hi = within if within is not None else (0, 1 << 64)
         for start in range(0, sec.size, step):
             chunk = self.read(sec, start, min(step, sec.size - start))
             for i, (r_offset, info, addend) in enumerate(_RELA.iter_unpack(chunk)):
+                if not lo <= r_offset < hi:
+                    continue
                 yield Relocation(
                     offset=r_offset,
                     type=info & 0xFFFFFFFF,

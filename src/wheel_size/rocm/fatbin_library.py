@@ -373,7 +373,7 @@ def _library(elf: ElfImage, name: str) -> FatLibrary:
             )
         raw = elf.read(seg)
         lo, hi = seg.addr, seg.addr + seg.size
-        relocs = {r.offset: r for r in elf.dynamic_relocations() if lo <= r.offset < hi}
+        relocs = {r.offset: r for r in elf.dynamic_relocations((lo, hi))}
         for i in range(seg.size // WRAPPER_SIZE):
             magic, version, ptr, _reserved = struct.unpack_from("<IIQQ", raw, i * WRAPPER_SIZE)
             vaddr = seg.addr + i * WRAPPER_SIZE

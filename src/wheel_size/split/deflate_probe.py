@@ -16,12 +16,23 @@ window, so its saving, scaled by the bytes it stands for, estimates its stretch'
 anything: the first window has no history). Incompressible data loses exactly the framing
 of stored blocks (5 bytes per block), a fixed rate: a member made of it is estimated to grow,
 with no variance, and no full pass is run. Parts that differ in kind (a kpack's frames and
-its TOC, ``StreamedKpack.regions``) are estimated apart, each from ``SLICES`` slices spread
-evenly from its start to its end (or whole, when it is no longer than those), so a small
-TOC that deflates well is not extrapolated over a gigabyte of frames that do not.
+its TOC, ``StreamedKpack.regions``) are estimated apart, each from ``SLICES`` slices, one
+per equal stratum at an offset no layout lines up with (:func:`_slices`; or whole, when it
+is no longer than those), so a small TOC that deflates well is not extrapolated over a
+gigabyte of frames that do not, nor the headers at the frames' edges.
 
-The full pass runs when the estimated saving is positive, and keeps the smaller of stored
-and deflated, so a wrong guess costs time, never bytes. What the rule cannot see is a
+The full pass runs only when the estimated saving is worth a pass: at least ``MIN_SHARE``
+(1 %) of the member *and* at least ``MIN_SAVING`` (64 KiB) bytes (:func:`worth_a_pass`). A
+pass over a 111 MB kpack of zstd frames costs ~3 CPU-seconds at zlib 6; one that saves 6 KB
+(a held-out ROCm wheel, issue #30) buys nothing a user would notice, in every device wheel.
+The pass keeps the smaller of its candidates, so a wrong guess costs time, never bytes;
+a member left alone keeps the baseline (stored, or the fast compressor's stream), which is
+never larger than the member's bytes.
+
+The baseline need not be "stored": :func:`probe` takes any ``baseline`` size function, so
+the same rule decides whether zlib's full pass over a rewritten host library is worth
+running beside ISA-L's (host code: zlib 6 is 12-23 % smaller, so it runs; random bytes: it
+is not, so it does not). What the rule cannot see is a
 saving confined between its slices; the real wheels of ``benchmarks/bench_real_wheels.py``
 check every output member against zlib 6 in full. Cost: at most ``SLICES * SLICE`` bytes
 deflated per region, whatever the member's size.
@@ -35,11 +46,29 @@ from dataclasses import dataclass
 from wheel_size.rocm.limits import CHUNK
 from wheel_size.wheel.deflate import reference_compressobj
 
-__all__ = ["SLICE", "SLICES", "WHOLE", "DeflateDecision", "RegionEstimate", "probe"]
+__all__ = [
+    "MIN_SAVING",
+    "MIN_SHARE",
+    "SLICE",
+    "SLICES",
+    "WHOLE",
+    "DeflateDecision",
+    "RegionEstimate",
+    "probe",
+    "worth_a_pass",
+]
 
 WHOLE = CHUNK  # held whole and deflated outright: a probe would cost as much
 SLICE = 64 << 10  # two deflate windows
-SLICES = 4  # per region: its start, its end, and evenly between
+SLICES = 16  # per region: one in each sixteenth (at most 1 MiB deflated per region)
+MIN_SHARE = 100  # a pass must save at least 1/MIN_SHARE of the member (1 %) ...
+MIN_SAVING = 64 << 10  # ... and at least this many bytes
+
+
+def worth_a_pass(gain: int, size: int) -> bool:
+    """Whether an estimated saving of ``gain`` bytes on a ``size``-byte member pays for a
+    full recompression pass: at least 1 % of it and at least 64 KiB, both."""
+    return gain >= MIN_SAVING and gain * MIN_SHARE >= size
 
 
 @dataclass(frozen=True)
@@ -74,6 +103,7 @@ class DeflateDecision:
         return (
             f"{self.sampled} of {self.size} bytes sampled at zlib {self.level}: "
             f"estimated {'saving' if self.gain > 0 else 'growth'} {abs(self.gain)} bytes"
+            + ("" if self.full_pass else " (a pass needs 1 % and 64 KiB)")
         )
 
 
@@ -82,22 +112,39 @@ def _deflated(data: bytes, level: int) -> int:
     return len(compressor.compress(data)) + len(compressor.flush())
 
 
+_SPREAD = 0.6180339887498949  # golden ratio's fraction: no simple ratio of frame sizes
+
+
 def _slices(offset: int, length: int) -> list[tuple[int, int]]:
+    """One slice in each of ``SLICES`` equal strata of the region, at an offset within its
+    stratum that no layout lines up with. Slices at the region's ends, or at simple
+    fractions of it, land where archives put structure (a kpack's first and last frames
+    begin and end there, and equal frames start at every 1/n): the ELF headers and padding
+    a zstd raw block keeps as they are deflate well, and extrapolated over a gigabyte of
+    incompressible frames they called for a full pass that could only lose (issue #30)."""
     if length <= SLICES * SLICE:
         return [(offset, length)] if length else []
-    span = length - SLICE
-    return [(offset + span * i // (SLICES - 1), SLICE) for i in range(SLICES)]
+    stratum = length // SLICES
+    return [
+        (offset + i * stratum + int(((i + 1) * _SPREAD) % 1.0 * (stratum - SLICE)), SLICE)
+        for i in range(SLICES)
+    ]
 
 
 def _region(
-    read: Callable[[int, int], bytes], offset: int, length: int, level: int
+    read: Callable[[int, int], bytes],
+    offset: int,
+    length: int,
+    level: int,
+    baseline: Callable[[bytes], int],
 ) -> RegionEstimate:
-    sampled = deflated = 0
+    sampled = deflated = kept = 0
     for at, size in _slices(offset, length):
         data = read(at, size)
         sampled += len(data)
+        kept += baseline(data)
         deflated += _deflated(data, level)
-    gain = (sampled - deflated) * length // sampled if sampled else 0
+    gain = (kept - deflated) * length // sampled if sampled else 0
     return RegionEstimate(offset, length, sampled, deflated, gain)
 
 
@@ -106,11 +153,14 @@ def probe(
     size: int,
     level: int,
     regions: Sequence[tuple[int, int]] = (),
+    baseline: Callable[[bytes], int] = len,
 ) -> DeflateDecision:
     """Decide whether deflating the ``size``-byte member ``read(offset, length)`` returns at
-    zlib ``level`` could pay. ``regions`` (offset, length) partition it into parts of
-    different kind (default: one). Level 0 never deflates; a member of at most ``WHOLE``
-    bytes always does (the full pass is as cheap as a probe)."""
+    zlib ``level`` is worth a full pass (:func:`worth_a_pass`) against ``baseline``, the
+    bytes the member takes without that pass (default: stored). ``regions`` (offset,
+    length) partition it into parts of different kind (default: one). Level 0 never
+    deflates; a member of at most ``WHOLE`` bytes always does (the full pass is as cheap as
+    a probe)."""
     if level <= 0:
         return DeflateDecision(size, level, False, 0, 0)
     if size <= WHOLE:
@@ -118,7 +168,7 @@ def probe(
     parts = list(regions) or [(0, size)]
     if sum(length for _, length in parts) != size:
         raise ValueError(f"regions {parts} do not cover {size} bytes")
-    estimates = tuple(_region(read, at, length, level) for at, length in parts)
+    estimates = tuple(_region(read, at, length, level, baseline) for at, length in parts)
     gain = sum(e.gain for e in estimates)
     sampled = sum(e.sampled for e in estimates)
-    return DeflateDecision(size, level, gain > 0, sampled, gain, estimates)
+    return DeflateDecision(size, level, worth_a_pass(gain, size), sampled, gain, estimates)

@@ -107,7 +107,7 @@ class Deflated:
 
     raw: RawData
     record_hash: str
-    backend: str  # "isal" or "zlib"
+    backend: str  # "isal", "zlib" or "stored" (no stream was smaller than the file)
     sizes: dict[str, int]
     seconds: dict[str, float]
 
@@ -118,8 +118,11 @@ def deflate_file(src: Path, dst: Path, *, level: int = 6, bounded: bool = True) 
 
     Both candidates compress the same chunks side by side: ISA-L (fast, :mod:`deflate`) and
     zlib at ``level`` (the bound); the smaller stream is kept, ISA-L on a tie. Unbounded
-    (benchmark fixtures) runs the fast one alone. Worker processes do this in parallel while
-    one process assembles the wheel by copying bytes.
+    (a caller's probe found zlib's pass not worth running, or benchmark fixtures) runs the
+    fast one alone. A stream no smaller than ``src`` is dropped and ``src`` described as
+    stored (``backend`` "stored"): incompressible bytes never grow by deflate's framing.
+    Worker processes do this in parallel while one process assembles the wheel by copying
+    bytes.
     """
     hasher = StreamingHash()
     names = ["isal"] if deflate.HAS_FAST and level > 0 else []
@@ -154,6 +157,10 @@ def deflate_file(src: Path, dst: Path, *, level: int = 6, bounded: bool = True) 
     finally:
         for path in outputs.values():
             path.unlink(missing_ok=True)
+    if sizes[backend] >= hasher.size:
+        dst.unlink(missing_ok=True)
+        stored = RawData(src, 0, hasher.size, hasher.size, crc, 0)
+        return Deflated(stored, hasher.value, "stored", sizes, seconds)
     raw = RawData(dst, 0, sizes[backend], hasher.size, crc, 8)
     return Deflated(raw, hasher.value, backend, sizes, seconds)
 

@@ -1,0 +1,224 @@
+"""The decode floor of a wheel command: the work it cannot avoid, measured on the same
+machine in the same run as the command (issue #30).
+
+A split or a kernel diff must inflate every member it reads (deflate has no random access,
+and an ELF library's section headers, which say where its device code is, come last), and
+a split must also compress the device code it moves into kpacks (zstd at the level it
+uses). The floor is exactly that and nothing else: each member the command must read is
+inflated with ISA-L (the fastest raw-deflate decoder on PyPI) and its bytes thrown away,
+except the device code's range (``.hip_fatbin``), which a split's floor streams through
+zstd at the split's level; members are spread largest first over as many processes as the
+command gets cores (``--jobs``), so inflate and compression run pipelined on those cores.
+No file is written, nothing is hashed, nothing is copied: a command at 1.0x floor would do
+its own work for free.
+
+What is read, per command (:func:`split_plan`, :func:`diff_plan`, done before timing):
+
+* split: every ELF shared library of the wheel (``*.so``, ``*.so.N``: the split inflates
+  each to its section headers, under the overlay root to rewrite it and outside it to warn
+  of device code it cannot move), with the file range of its ``.hip_fatbin`` section;
+* kernel diff: every ELF member of each wheel whose bytes (CRC, size) the other wheel lacks.
+
+    python benchmarks/decode_floor.py run PLAN.json --jobs N   # the timed part
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import zipfile
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+READ = 256 << 10  # compressed bytes per read
+OUT = 4 << 20  # at most this many inflated bytes per call (compressible members)
+
+# One task: (wheel path, data offset, compressed size, method, uncompressed size,
+# device ranges [(start, length)] in the inflated member, zstd level or None)
+Task = tuple[str, int, int, int, int, list[tuple[int, int]], "int | None"]
+
+
+def _data_offset(fh: Any, info: zipfile.ZipInfo) -> int:
+    fh.seek(info.header_offset)
+    header = fh.read(30)
+    name_len, extra_len = struct.unpack("<HH", header[26:30])
+    return int(info.header_offset) + 30 + name_len + extra_len
+
+
+def _is_library(name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    return base.endswith(".so") or ".so." in base
+
+
+def _fatbin_range(path: Path, name: str) -> list[tuple[int, int]]:
+    """The ``.hip_fatbin`` section of the ELF library at ``path`` (empty: none)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from wheel_size.errors import WheelSizeError
+    from wheel_size.rocm.fatbin_library import probe_library
+
+    with path.open("rb") as fh:
+        try:
+            library = probe_library(fh, name)
+        except WheelSizeError:
+            return []
+        if library is None:
+            return []
+        return [(int(library.fatbin.offset), int(library.fatbin_size))]
+
+
+def split_plan(wheel: Path, zstd_level: int = 3) -> list[Task]:
+    """The floor's tasks for splitting ``wheel``: every ELF library, its device range
+    compressed at ``zstd_level``. Identical members (same CRC and size) are inflated once
+    here to find their range."""
+    tasks: list[Task] = []
+    known: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    with zipfile.ZipFile(wheel) as zf, wheel.open("rb") as fh, tempfile.TemporaryDirectory() as tmp:
+        for info in zf.infolist():
+            if not _is_library(info.filename) or info.file_size < 64:
+                continue
+            with zf.open(info) as src:
+                if src.read(4) != b"\x7fELF":
+                    continue
+            key = (info.CRC, info.file_size)
+            if key not in known:
+                lib = Path(tmp) / "lib.so"
+                with zf.open(info) as src, lib.open("wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                known[key] = _fatbin_range(lib, info.filename)
+                lib.unlink()
+            tasks.append(
+                (
+                    str(wheel),
+                    _data_offset(fh, info),
+                    info.compress_size,
+                    info.compress_type,
+                    info.file_size,
+                    known[key],
+                    zstd_level,
+                )
+            )
+    return tasks
+
+
+def diff_plan(old: Path, new: Path) -> list[Task]:
+    """The floor's tasks for a kernel diff: the ELF members of each wheel that differ."""
+    tasks: list[Task] = []
+    with zipfile.ZipFile(old) as a, zipfile.ZipFile(new) as b:
+        infos = ({i.filename: i for i in a.infolist()}, {i.filename: i for i in b.infolist()})
+        for wheel, zf, mine, theirs in (
+            (old, a, infos[0], infos[1]),
+            (new, b, infos[1], infos[0]),
+        ):
+            with wheel.open("rb") as fh:
+                for name, info in mine.items():
+                    other = theirs.get(name)
+                    if other and (other.CRC, other.file_size) == (info.CRC, info.file_size):
+                        continue
+                    if info.file_size <= 4:
+                        continue
+                    with zf.open(info) as src:
+                        if src.read(4) != b"\x7fELF":
+                            continue
+                    tasks.append(
+                        (
+                            str(wheel),
+                            _data_offset(fh, info),
+                            info.compress_size,
+                            info.compress_type,
+                            info.file_size,
+                            [],
+                            None,
+                        )
+                    )
+    return tasks
+
+
+def _one(task: Task) -> int:
+    """Inflate one member, zstd its device ranges; returns the bytes inflated."""
+    from isal import isal_zlib
+
+    path, offset, csize, method, _size, ranges, level = task
+    compressor = None
+    if level is not None and ranges:
+        import zstandard
+
+        compressor = zstandard.ZstdCompressor(level=level).compressobj()
+    position = 0
+    fd = os.open(path, os.O_RDONLY)
+
+    def device(data: bytes) -> None:
+        nonlocal position
+        if compressor is not None:
+            end = position + len(data)
+            for start, length in ranges:
+                lo, hi = max(start, position), min(start + length, end)
+                if lo < hi:
+                    compressor.compress(data[lo - position : hi - position])
+        position += len(data)
+
+    try:
+        inflater = isal_zlib.decompressobj(-15) if method == 8 else None
+        at, left = offset, csize
+        while left:
+            chunk = os.pread(fd, min(READ, left), at)
+            if not chunk:
+                break
+            at += len(chunk)
+            left -= len(chunk)
+            if inflater is None:
+                device(chunk)
+                continue
+            data = inflater.decompress(chunk, OUT)
+            device(data)
+            while inflater.unconsumed_tail:
+                data = inflater.decompress(inflater.unconsumed_tail, OUT)
+                device(data)
+        if inflater is not None:
+            device(inflater.flush())
+        if compressor is not None:
+            compressor.flush()
+    finally:
+        os.close(fd)
+    return position
+
+
+def run(tasks: list[Task], jobs: int) -> int:
+    """Every task, largest first, on ``jobs`` processes; the bytes inflated."""
+    ordered = sorted(tasks, key=lambda t: -t[4])
+    if jobs <= 1:
+        return sum(_one(t) for t in ordered)
+    with get_context("fork").Pool(jobs) as pool:
+        return sum(pool.imap_unordered(_one, ordered))
+
+
+def command(plan: Path, jobs: int) -> list[str]:
+    """The floor as a command to time like any other."""
+    return [sys.executable, str(Path(__file__).resolve()), "run", str(plan), "--jobs", str(jobs)]
+
+
+def save(tasks: list[Task], path: Path) -> Path:
+    path.write_text(json.dumps(tasks))
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["run"])
+    parser.add_argument("plan", type=Path)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    tasks = [tuple(t) for t in json.loads(args.plan.read_text())]
+    done = run(tasks, args.jobs)  # type: ignore[arg-type]
+    print(f"{done} bytes inflated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
