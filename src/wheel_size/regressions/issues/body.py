@@ -14,9 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
+from wheel_size.regressions.issues.notes import cause_marker as _cause_marker
+from wheel_size.regressions.issues.parts import moved_parts, parts_marker
 from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.render import render
 from wheel_size.render.chart_labels import chart_labels
@@ -44,7 +47,6 @@ __all__ = [
     "update_marker",
 ]
 
-MARKER_PREFIX = "<!-- wheel-size-action:"
 #: Candidates shown with their reasons; the rest go into a collapsed section.
 TOP = 10
 
@@ -65,16 +67,12 @@ def event_marker(event: Event) -> str:
 def cause_marker(inv: Investigation) -> str | None:
     """What the issue's investigation notes say, so a rerun can complete them
     (:mod:`wheel_size.regressions.issues.notes`)."""
-    from wheel_size.regressions.issues.notes import cause_marker as marker
-
-    return marker(inv)
+    return _cause_marker(inv)
 
 
 def contents_marker(inv: Investigation) -> str | None:
     """The files and sections the event moved (from its wheel diff), so a later night can
     tell them moving back (:mod:`wheel_size.regressions.issues.parts`)."""
-    from wheel_size.regressions.issues.parts import moved_parts, parts_marker
-
     diff = inv.evidence_json.get("diff") if inv.evidence_json else None
     return parts_marker(inv.event.key, moved_parts(diff if isinstance(diff, dict) else None))
 

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import quote, unquote
 
 from wheel_size.history.investigations import InvestigationNote
+from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
 from wheel_size.ports import IssueView
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
-from wheel_size.regressions.issues.body import MARKER_PREFIX
 
 __all__ = ["cause_marker", "missing_notes", "notes_for", "notes_from_issue"]
 

@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.issues.body import MARKER_PREFIX
 from wheel_size.render import render
 from wheel_size.series import SizePoint
 
