@@ -20,7 +20,7 @@ def test_prefixes_are_the_released_strings() -> None:
 
 
 def test_render_and_parse_round_trip() -> None:
-    line = markers.issue_marker("event=jump/cuda12_8/2026-10-21")
+    line = markers.regression_marker("event=jump/cuda12_8/2026-10-21")
     assert markers.payload(line) == "event=jump/cuda12_8/2026-10-21"
     assert markers.payload("  " + markers.comment_marker("k") + " ", markers.COMMENT_PREFIX) == "k"
     assert markers.payload(markers.comment_marker("k")) is None  # the other prefix

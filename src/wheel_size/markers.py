@@ -15,14 +15,21 @@ Which of them a reader trusts is decided elsewhere (only the bot's own text coun
 
 from __future__ import annotations
 
-__all__ = ["COMMENT_PREFIX", "END", "ISSUE_PREFIX", "comment_marker", "issue_marker", "payload"]
+__all__ = [
+    "COMMENT_PREFIX",
+    "END",
+    "ISSUE_PREFIX",
+    "comment_marker",
+    "payload",
+    "regression_marker",
+]
 
 ISSUE_PREFIX = "<!-- wheel-size-action:"
 COMMENT_PREFIX = "<!-- wheel-size:"
 END = " -->"
 
 
-def issue_marker(payload: str) -> str:
+def regression_marker(payload: str) -> str:
     """``<!-- wheel-size-action:{payload} -->``: a marker in a regression issue or comment."""
     return f"{ISSUE_PREFIX}{payload}{END}"
 

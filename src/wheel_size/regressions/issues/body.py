@@ -18,7 +18,7 @@ from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
-from wheel_size.regressions.issues.notes import cause_marker as _cause_marker
+from wheel_size.regressions.issues.notes import cause_marker
 from wheel_size.regressions.issues.parts import moved_parts, parts_marker
 from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.render import render
@@ -38,12 +38,11 @@ __all__ = [
     "MARKER_PREFIX",
     "Reproduce",
     "candidates_marker",
-    "cause_marker",
     "event_marker",
     "issue_title",
     "render_body",
+    "render_issue_markdown",
     "render_lifecycle",
-    "render_markdown",
     "update_marker",
 ]
 
@@ -62,12 +61,6 @@ def event_marker(event: Event) -> str:
         f"before={event.before.date.isoformat()}:{event.before.size_bytes} "
         f"after={event.after.date.isoformat()}:{event.after.size_bytes} -->"
     )
-
-
-def cause_marker(inv: Investigation) -> str | None:
-    """What the issue's investigation notes say, so a rerun can complete them
-    (:mod:`wheel_size.regressions.issues.notes`)."""
-    return _cause_marker(inv)
 
 
 def contents_marker(inv: Investigation) -> str | None:
@@ -448,7 +441,7 @@ def render_body(
     )
 
 
-def render_markdown(
+def render_issue_markdown(
     inv: Investigation,
     *,
     repo_url: str,
