@@ -43,9 +43,9 @@ def collisions() -> dict[str, set[str]]:
     defined: dict[str, set[str]] = defaultdict(set)
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                if not node.name.startswith("_"):
-                    defined[node.name].add(path.relative_to(PACKAGE).as_posix())
+            functions = ast.FunctionDef | ast.AsyncFunctionDef
+            if isinstance(node, functions) and not node.name.startswith("_"):
+                defined[node.name].add(path.relative_to(PACKAGE).as_posix())
     return {name: where for name, where in defined.items() if len(where) > 1}
 
 
