@@ -34,3 +34,19 @@ def test_no_other_module_spells_a_marker_prefix() -> None:
         if path.name != "markers.py" and "<!-- wheel-size" in path.read_text(encoding="utf-8")
     ]
     assert not offenders, f"marker prefixes spelled outside wheel_size/markers.py: {offenders}"
+
+
+def test_issue_markers_keep_their_released_bytes() -> None:
+    import datetime as dt
+
+    from wheel_size.regressions.issues.body import update_marker
+    from wheel_size.regressions.issues.parts import parts_marker
+
+    night = dt.date(2026, 10, 21)
+    assert update_marker("jump/cuda12_8/2026-10-20", night, "open", 5) == (
+        "<!-- wheel-size-action:update=jump/cuda12_8/2026-10-20 night=2026-10-21 state=open "
+        "size=5 -->"
+    )
+    assert parts_marker("jump/cpu/2026-10-20", {"lib/a.so": 1024, "bad path": 1}) == (
+        "<!-- wheel-size-action:parts=jump/cpu/2026-10-20 lib/a.so=+1024 -->"
+    )

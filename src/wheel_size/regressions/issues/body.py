@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import regression_marker
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
@@ -56,10 +57,10 @@ UNRANKED_SHOWN = 100
 def event_marker(event: Event) -> str:
     """The body's first line: the event key (our own ASCII) and the sizes that later
     nights are compared with, so follow-ups need neither the history nor the API."""
-    return (
-        f"{MARKER_PREFIX}event={event.key} "
+    return regression_marker(
+        f"event={event.key} "
         f"before={event.before.date.isoformat()}:{event.before.size_bytes} "
-        f"after={event.after.date.isoformat()}:{event.after.size_bytes} -->"
+        f"after={event.after.date.isoformat()}:{event.after.size_bytes}"
     )
 
 
@@ -77,12 +78,12 @@ def candidates_marker(inv: Investigation) -> str:
     for cand in inv.candidates[:TOP]:
         commit = cand.classified.commit
         items.append(commit.sha[:12] + (f":{commit.pr}" if commit.pr else ""))
-    return f"{MARKER_PREFIX}candidates={','.join(items)} -->"
+    return regression_marker(f"candidates={','.join(items)}")
 
 
 def update_marker(key: str, night: dt.date, state: str, size_bytes: int) -> str:
-    return (
-        f"{MARKER_PREFIX}update={key} night={night.isoformat()} state={state} size={size_bytes} -->"
+    return regression_marker(
+        f"update={key} night={night.isoformat()} state={state} size={size_bytes}"
     )
 
 
