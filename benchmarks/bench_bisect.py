@@ -23,7 +23,7 @@ sys.path[:0] = [str(ROOT / "tests" / "bisect"), str(ROOT / "tests"), str(ROOT / 
 
 from simfarm import FakeClock, SimFarm  # noqa: E402
 
-from wheel_size.bisect.document import to_json  # noqa: E402
+from wheel_size.bisect.document import bisect_document  # noqa: E402
 from wheel_size.bisect.engine import Budget, advance  # noqa: E402
 from wheel_size.bisect.state import Build, Event, State  # noqa: E402
 
@@ -67,7 +67,7 @@ def one(
     budget = Budget(builds_per_round=k, max_builds=10_000, max_rounds=100, wait=1e12,
                     poll_interval=1.0)  # fmt: skip
     advance(state, farm, budget, clock=FakeClock())
-    doc = to_json(state)
+    doc = bisect_document(state)
     found = [c["sha"] for c in doc["culprits"]]
     truth = [order[i] for i in at]
     return {

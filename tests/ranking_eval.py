@@ -35,7 +35,7 @@ from wheel_size.regressions.builds.evidence import (
 )
 from wheel_size.regressions.builds.window import (
     comparable,
-    noise_band,
+    configured_noise_band,
     read_window_builds,
     verdicts_from_brackets,
 )
@@ -298,7 +298,7 @@ def window_verdicts(window: Window, shas: Sequence[str]) -> dict[str, BuildVerdi
         end=dt.date(2025, 1, 2), variant=window.variant, artifact=port.artifact, options=options,
     )  # fmt: skip
     jump = int((window.deltas.get(window.variant) or 0.0) * MB)
-    noise = noise_band(jump, options)
+    noise = configured_noise_band(jump, options)
     ends = comparable(found.points, BASE_BYTES, BASE_BYTES + jump, noise)
     result = bracket_steps(
         commits, found.points, noise_bytes=noise, base_sha="0" * 40,

@@ -2,7 +2,7 @@
 
 Layers, lowest first (a module may import its own layer and the layers below)::
 
-    0 base          errors fileio oneline progress crash plan render units trust interrupts
+    0 base          errors fileio oneline progress crash plan render units trust interrupts markers
     1 parsers       wheel rocm cuda native kernels installed   (bytes and streams in, facts out)
     2 model         history series variants dates ports
                     (the size history, the one size series, and the typed interfaces the
@@ -40,7 +40,7 @@ PACKAGE = SRC / "wheel_size"
 LAYERS: list[set[str]] = [
     {"errors", "fileio", "oneline", "progress", "crash", "plan", "render", "units", "trust"}
     | {"cpus"}
-    | {"__init__", "interrupts"},
+    | {"__init__", "interrupts", "markers"},
     {"wheel", "rocm", "cuda", "native", "kernels", "installed"},
     {"history", "series", "variants", "dates", "ports"},
     {"collect", "report", "diff", "audit", "split", "check", "evidence", "regressions"}

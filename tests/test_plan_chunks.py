@@ -90,7 +90,8 @@ def test_cli_without_a_range_plans_nothing() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--from", "2025-13-01"], "--from: '2025-13-01' is not a date"),
+        (["--from", "2025-13-01"], "--from '2025-13-01' is not a valid date"),
+        (["--from", "20250101"], "--from '20250101' is not a date in YYYY-MM-DD form"),
         (["--from", "2025-01-01", "--chunk", "fortnight"], "--chunk: 'fortnight'"),
         (["--to", "2025-01-01"], "--to given without --from"),
     ],

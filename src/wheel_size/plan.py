@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from wheel_size.errors import InputError
 
-__all__ = ["MAX_MATRIX_JOBS", "Chunk", "parse_chunk_size", "parse_date", "plan_chunks"]
+__all__ = ["MAX_MATRIX_JOBS", "Chunk", "parse_chunk_size", "plan_chunks"]
 
 # GitHub runs at most 256 jobs from one matrix.
 MAX_MATRIX_JOBS = 256
@@ -31,13 +31,6 @@ class Chunk:
 
     def as_matrix_entry(self) -> dict[str, str]:
         return {"name": self.name, "from": self.start.isoformat(), "to": self.end.isoformat()}
-
-
-def parse_date(text: str, what: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"{what}: {text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def parse_chunk_size(text: str) -> str | int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from wheel_size.markers import comment_marker
 from wheel_size.ports import CommentView, Issues, bot_of, check_author, worded
 
 __all__ = ["marker", "post_sticky_comment"]
@@ -19,7 +20,7 @@ __all__ = ["marker", "post_sticky_comment"]
 
 def marker(key: str) -> str:
     """The hidden HTML comment that identifies our comment (one per key and pull request)."""
-    return f"<!-- wheel-size:{key} -->"
+    return comment_marker(key)
 
 
 def _leading(body: str | None) -> str:

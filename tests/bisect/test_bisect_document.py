@@ -13,7 +13,7 @@ from test_engine_bounds import MB, run, window
 
 from conftest import REPO_ROOT
 from typed_schema import differences
-from wheel_size.bisect.document import BisectDocument, to_json
+from wheel_size.bisect.document import BisectDocument, bisect_document
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "bisect-format.schema.json").read_text())
 
@@ -28,6 +28,6 @@ def test_a_bisection_validates() -> None:
     state, _ = run(
         order, sizes, 2, MB // 2, farm=SimFarm(lambda s: None if s in broken else sizes[s])
     )
-    document = to_json(state)
+    document = bisect_document(state)
     jsonschema.validate(document, SCHEMA)
     assert document["culprits"] and any(b["conclusion"] == "failure" for b in document["builds"])

@@ -17,7 +17,7 @@ from test_engine_bounds import EVENT, ceil_log, log_rounds, window
 
 from cli_runner import run_main
 from fakegithub import FakeGitHub
-from wheel_size.bisect.document import to_json
+from wheel_size.bisect.document import bisect_document
 from wheel_size.bisect.engine import Budget, advance
 from wheel_size.bisect.state import Build, State
 
@@ -53,7 +53,7 @@ def test_existing_builds_spend_fewer_builds_and_find_the_same_culprits(seed: int
         plain, seeded = _bisect(order, sizes, k, []), _bisect(order, sizes, k, built)
         want = [order[i] for i in sorted(steps)]
         for state in (plain, seeded):
-            doc = to_json(state)
+            doc = bisect_document(state)
             assert doc["state"] == "done", state.reason
             assert [c["sha"] for c in doc["culprits"]] == want
             assert doc["builds_spent"] <= len(steps) * (k * (ceil_log(n, k) + 1) + 2)

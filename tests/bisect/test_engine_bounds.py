@@ -9,7 +9,7 @@ import random
 import pytest
 from simfarm import FakeClock, SimFarm
 
-from wheel_size.bisect.document import to_json
+from wheel_size.bisect.document import bisect_document
 from wheel_size.bisect.engine import Budget, advance
 from wheel_size.bisect.state import Event, State
 
@@ -76,7 +76,7 @@ def test_one_step_found_within_the_bounds(seed: int) -> None:
         at = rng.randint(1, n)
         order, sizes = window(rng, n, {at: rng.choice([1, -1]) * rng.randint(2, 40) * MB}, 0)
         state, _ = run(order, sizes, k, MB // 2)
-        doc = to_json(state)
+        doc = bisect_document(state)
         assert doc["state"] == "done", (n, k, at, state.reason)
         assert [c["sha"] for c in doc["culprits"]] == [order[at]]
         assert doc["builds_spent"] <= k * (ceil_log(n, k) + 1) + 2
@@ -94,7 +94,7 @@ def test_two_steps_with_noise_between(seed: int) -> None:
         if abs(sizes[order[-1]] - sizes[order[0]]) <= MB // 2:
             continue  # a step and its revert: the nightlies would show no jump
         state, _ = run(order, sizes, k, MB // 2)
-        doc = to_json(state)
+        doc = bisect_document(state)
         assert doc["state"] == "done", state.reason
         assert [c["sha"] for c in doc["culprits"]] == [order[a], order[b]]
         per_step = k * (ceil_log(n, k) + 1) + 2
@@ -109,7 +109,7 @@ def test_failed_builds_retried_once_then_skipped_and_bisected_around() -> None:
     broken = {order[i] for i in (10, 20, 25, 26)}
     farm = SimFarm(lambda sha: None if sha in broken else sizes[sha], fail_first={order[30]})
     state, farm = run(order, sizes, 3, MB // 2, farm=farm)
-    doc = to_json(state)
+    doc = bisect_document(state)
     assert doc["state"] == "done" and [c["sha"] for c in doc["culprits"]] == [order[at]]
     tries = {sha: farm.started.count(sha) for sha in set(farm.started)}
     assert all(tries[sha] == 2 for sha in broken if sha in tries)  # retried once, then skipped
@@ -121,7 +121,7 @@ def test_every_splitting_commit_broken_leaves_the_bracket_said_not_guessed() -> 
     order, sizes = window(rng, 6, {4: 5 * MB}, 0)
     farm = SimFarm(lambda sha: None if sha in order[1:6] and sha != order[0] else sizes[sha])
     state, _ = run(order, sizes, 2, MB // 2, farm=farm)
-    doc = to_json(state)
+    doc = bisect_document(state)
     assert doc["state"] == "gave-up" and doc["culprits"] == []
     assert "failed to build" in (doc["reason"] or "")
     assert doc["brackets"] and doc["brackets"][0]["suspects"] == 6
@@ -136,7 +136,7 @@ def test_a_run_that_never_finishes_is_cancelled_and_said() -> None:
     timed = [b for b in state.builds if b.sha == never]
     assert [b.conclusion for b in timed] == ["timed-out", "timed-out"]
     assert len(farm.cancelled) == 2 and "cancelled" in (timed[0].note or "")
-    assert state.state == "done" and to_json(state)["culprits"][0]["sha"] == order[5]
+    assert state.state == "done" and bisect_document(state)["culprits"][0]["sha"] == order[5]
 
 
 def test_wait_runs_out_then_resume_finishes_the_same() -> None:
@@ -150,7 +150,7 @@ def test_wait_runs_out_then_resume_finishes_the_same() -> None:
         advance(state, farm, budget, clock=clock)
         calls += 1
         assert calls < 50
-    assert calls > 3 and to_json(state)["culprits"][0]["sha"] == order[61]
+    assert calls > 3 and bisect_document(state)["culprits"][0]["sha"] == order[61]
     assert state.rounds <= log_rounds(100, 3)
 
 
@@ -164,7 +164,7 @@ def test_budgets_stop_it_and_say_so() -> None:
         budget=Budget(builds_per_round=1, max_builds=4, wait=1e9, poll_interval=1),
     )
     assert state.state == "gave-up" and "build budget (4 builds)" in (state.reason or "")
-    assert len(state.builds) == 4 and to_json(state)["culprits"] == []
+    assert len(state.builds) == 4 and bisect_document(state)["culprits"] == []
     state, _ = run(
         order,
         sizes,
@@ -178,7 +178,7 @@ def test_budgets_stop_it_and_say_so() -> None:
 def test_ends_that_do_not_reproduce_the_jump_claim_nothing() -> None:
     order, sizes = window(random.Random(5), 20, {}, 0)
     state, _ = run(order, sizes, 3, MB // 2)
-    doc = to_json(state)
+    doc = bisect_document(state)
     assert doc["state"] == "gave-up" and doc["culprits"] == []
     assert "does not reproduce" in (doc["reason"] or "") and doc["rounds"] == 1
 
@@ -195,6 +195,6 @@ def test_a_wheel_under_another_name_stops_at_once() -> None:
 def test_one_commit_window_builds_its_two_ends() -> None:
     order, sizes = window(random.Random(8), 1, {1: 4 * MB}, 0)
     state, _ = run(order, sizes, 3, MB // 2)
-    assert to_json(state)["culprits"][0]["sha"] == order[1] and len(state.builds) == 2
+    assert bisect_document(state)["culprits"][0]["sha"] == order[1] and len(state.builds) == 2
     state, farm = run(order[:1], sizes, 3, MB // 2)
     assert state.state == "gave-up" and "no commit" in (state.reason or "") and not farm.started

@@ -11,7 +11,7 @@ from simfarm import FakeClock
 
 from fakegithub import FakeGitHub
 from fakegithub.dispatch import NEVER
-from wheel_size.bisect.document import to_json
+from wheel_size.bisect.document import bisect_document
 from wheel_size.bisect.engine import Budget, advance
 from wheel_size.bisect.state import Event, State
 from wheel_size.github.client import RetryPolicy, connect
@@ -34,7 +34,7 @@ def test_a_run_that_never_finishes_is_cancelled_on_github(
     state = State(EVENT, list(w.order), MB // 2)
     budget = Budget(builds_per_round=3, wait=1e9, poll_interval=60.0, build_timeout=3600.0)
     advance(state, trigger, budget, clock=FakeClock())
-    doc = to_json(state)
+    doc = bisect_document(state)
     assert [c["sha"] for c in doc["culprits"]] == [w.order[11]]
     timed = [b for b in doc["builds"] if b["sha"] == w.order[8]]
     assert [b["conclusion"] for b in timed] == ["timed-out", "timed-out"]

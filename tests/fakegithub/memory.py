@@ -254,8 +254,14 @@ class MemoryGitHub:
     def builds(
         self, repository: str, *, log_url_template: str | None, max_log_bytes: int
     ) -> BuildPort:
-        """Build evidence reads logs and check runs: its tests use the HTTP server."""
-        raise NotImplementedError("build evidence: use the HTTP fake (wheel_size.github.connect)")
+        """Runs, artifacts, check runs, jobs and logs of ``repository`` from the model, as
+        :class:`wheel_size.github.checks.GitHubBuilds` reads them over HTTP (the repository
+        is looked up lazily, as there: a missing one fails each call, not this one)."""
+        from .memory_builds import MemoryBuilds
+
+        return MemoryBuilds(
+            self.fake, repository, log_url_template=log_url_template, max_log_bytes=max_log_bytes
+        )
 
     # -- runs
 

@@ -8,6 +8,7 @@ a test that uses the in-memory port sees what the adapter would have given it.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import zipfile
 from pathlib import Path
@@ -24,6 +25,7 @@ from wheel_size.github.artifacts import ArtifactTooLarge, ArtifactUnavailable
 from wheel_size.github.client import RetryPolicy, connect
 from wheel_size.github.port import PyGithubPort
 from wheel_size.ports import GitHubFailure, GitHubPort
+from wheel_size.ports.builds import BuildDataUnavailable
 
 FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)
 REPO = "pytorch/pytorch"
@@ -161,3 +163,95 @@ def test_disabled_issues_fail_alike(fake_github: FakeGitHub) -> None:
     for port in ports(fake_github):
         with pytest.raises(GitHubError):
             port.repository(REPO).create_issue("t", "b", [], find_existing=lambda: None)
+
+
+def test_builds_read_alike(fake_github: FakeGitHub) -> None:
+    """The build-evidence port: every call on both ports, the answers (or the reason a
+    call gave up) equal; listings over and under a page, logs gone, missing, too large."""
+    repo = fake_github.add_repo(REPO)
+    root = "a" * 40
+    repo.add_commit(root, "root")
+    shas = [f"{n:x}" * 40 for n in range(1, 6)]
+    parent = root
+    for sha in shas:
+        repo.add_commit(sha, f"commit {sha[:4]}", parents=[parent])
+        parent = sha
+    wf = repo.add_workflow(name="build", path=".github/workflows/build.yml")
+    other = repo.add_workflow(name="lint")
+    for i in range(130):  # two pages of runs on one day
+        day = 10 + i // 100
+        run = wf.add_run(
+            created_at=f"2025-10-{day}T{(i % 100) // 60:02d}:{i % 60:02d}:00Z",
+            head_sha=shas[i % len(shas)],
+            event="workflow_dispatch" if i % 7 == 0 else "push",
+        )
+        run.add_artifact("wheel-cpu", size_in_bytes=1000 + i, expired=i % 9 == 0)
+        run.add_artifact(f"logs-{i}", size_in_bytes=5)
+    last = wf.runs[-1]
+    last.add_job("build (cpu)", log="wheel size: 123 bytes")
+    last.add_job("gone", log="x", log_state="gone")
+    last.add_job("missing", log=None)
+    last.add_job("big", log="y" * 5000)
+    last.add_job("streamed", log="z" * 5000, stream=True, mirrored=False)
+    last.add_job("binary", log=b"\0" * 200)
+    other.add_run(created_at="2025-10-10T05:00:00Z", head_sha=shas[0])
+    repo.add_check_run(shas[0], "external", log="ok", details_url="https://ci.example/1")
+
+    def port(p: GitHubPort, template: str | None = None) -> Any:
+        return p.builds(REPO, log_url_template=template, max_log_bytes=4096)
+
+    def same(call: Any, template: str | None = None) -> Any:
+        answers = []
+        for p in ports(fake_github):
+            try:
+                answers.append(("ok", call(port(p, template))))
+            except BuildDataUnavailable as exc:
+                answers.append(("unavailable", exc.reason, exc.whole_repo))
+        assert answers[0] == answers[1]
+        seen.append(answers[0])
+        return answers[0]
+
+    seen: list[Any] = []
+    for sha in [*shas, "f" * 40]:
+        assert same(lambda b, s=sha: b.runs_for_sha(s))[0] == "ok"
+        same(lambda b, s=sha: b.check_runs_for_sha(s, 1))
+        same(lambda b, s=sha: b.parent_of(s))
+    for created, workflow, pages in [
+        ("2025-10-10..2025-10-11", "build.yml", 1), ("2025-10-10..2025-10-11", "build.yml", 3),
+        ("2025-10-10", None, 2), ("2025-10-11", str(wf.id), 1), ("2025-10-10", "nope.yml", 1),
+    ]:  # fmt: skip
+        same(lambda b, c=created, w=workflow, n=pages: b.runs_created(w, c, None, n))
+    for since, pages in [("2025-10-01", 1), ("2025-10-01", 2), ("2025-10-11", 1)]:
+        same(lambda b, s=since, n=pages: b.artifacts_named("wheel-cpu", s, n))
+    runs = same(lambda b: b.runs_for_sha(shas[4]))[1]
+    for run in [*runs[:3], dataclasses.replace(runs[0], id=999_999)]:
+        same(lambda b, r=run: b.artifacts_of_run(r))
+        same(lambda b, r=run: b.jobs_of_run(r))
+    (built,) = [r for r in runs if r.id == last.id]
+    jobs = same(lambda b: b.jobs_of_run(built))[1]
+    assert len(jobs) == 6
+    mirror = fake_github.url + "/_mirror/log/{job_id}"
+    for job in jobs:
+        same(lambda b, j=job: b.job_log(j))
+        same(lambda b, j=job: b.job_log(j), template=mirror)
+    both(fake_github, lambda p: port(p).runs_for_sha(shas[0]))
+    # the world reaches every branch: full and cut listings, each log's fate
+    texts = repr(seen)
+    for said in [
+        "complete=False",
+        "complete=True",
+        "requests=2",
+        "log gone (410)",
+        "log not found (404)",
+        "log too large (5,000 bytes",
+        "over the limit of 4,096",
+        "log gone (404)",
+        "not text",
+        "wheel size: 123 bytes",
+        "(422)",
+        "external",
+    ]:
+        assert said in texts, said
+    for p in ports(fake_github):
+        with pytest.raises(BuildDataUnavailable, match="not found"):
+            p.builds("pytorch/nope", log_url_template=None, max_log_bytes=1).runs_for_sha(root)

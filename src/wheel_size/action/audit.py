@@ -16,7 +16,7 @@ from wheel_size.errors import InputError
 if TYPE_CHECKING:
     from wheel_size.audit.run import AuditOptions
 
-__all__ = ["AUDIT_OUTPUTS", "audit_options", "run_audit"]
+__all__ = ["AUDIT_OUTPUTS", "audit_options", "run_audit_mode"]
 
 AUDIT_OUTPUTS = (
     "audit-report-path",
@@ -53,7 +53,7 @@ def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
     )
 
 
-def run_audit(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
+def run_audit_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     """Audit the wheels ``audit-input`` names and/or the artifacts of ``audit-run-id``."""
     from wheel_size.audit import run as audit_run
     from wheel_size.fileio import atomic_write_text

@@ -140,10 +140,10 @@ def run_bisect_step(
     others go on; the states are kept (one write), then the first failure is raised.
     ``moved`` receives the nights of the events with an issue whose bisection changed (their
     issue's verdict is then synced again)."""
-    from wheel_size.bisect.document import to_json
+    from wheel_size.bisect.document import bisect_document
     from wheel_size.bisect.engine import advance
     from wheel_size.bisect.job import new_state
-    from wheel_size.bisect.view import comment_key, render_markdown
+    from wheel_size.bisect.view import comment_key, render_bisect_markdown
     from wheel_size.github.checks import GitHubBuilds
     from wheel_size.github.comments import post_sticky_comment
     from wheel_size.github.dispatch import trigger_for
@@ -178,10 +178,10 @@ def run_bisect_step(
             advance(kept, trigger, options.budget, save=partial(keeper.save, kept))
             if moved is not None and kept.issue is not None and dump_state(kept) != before:
                 moved.append(dt.date.fromisoformat(date))
-            doc = to_json(kept)
+            doc = bisect_document(kept)
             number = kept.issue
             if number is not None and kept.state != "pending" and kept.builds:
-                body = render_markdown(doc, repo_url=port.repository(repo_name).html_url)
+                body = render_bisect_markdown(doc, repo_url=port.repository(repo_name).html_url)
                 post_sticky_comment(gh, repo_name, number, body, comment_key(doc))
             culprits = ", ".join(c["sha"][:12] for c in doc["culprits"]) or "none"
             lines.append(

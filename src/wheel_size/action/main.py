@@ -132,11 +132,11 @@ def _main(env: MutableMapping[str, str], out: TextIO, name: str) -> int:
 
 def _run(env: MutableMapping[str, str], out: TextIO, job: str, workspace: Workspace) -> int:
     if job in ("split", "audit", "check"):
-        from wheel_size.action.audit import run_audit
+        from wheel_size.action.audit import run_audit_mode
         from wheel_size.action.check import run_check_mode
         from wheel_size.action.split import run_split
 
-        runner = {"split": run_split, "audit": run_audit, "check": run_check_mode}[job]
+        runner = {"split": run_split, "audit": run_audit_mode, "check": run_check_mode}[job]
         try:
             return runner(env, out, workspace.root)
         except Exception as exc:

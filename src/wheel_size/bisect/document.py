@@ -19,8 +19,8 @@ __all__ = [
     "BuildJson",
     "CulpritJson",
     "as_bisection",
+    "bisect_document",
     "culprits",
-    "to_json",
 ]
 
 
@@ -135,7 +135,7 @@ def as_bisection(state: State) -> Bisection:
     return Bisection(state.state, made, building, state.reason, existing)
 
 
-def to_json(state: State) -> BisectDocument:
+def bisect_document(state: State) -> BisectDocument:
     order = state.window
     found = _plan(state)
     return BisectDocument(

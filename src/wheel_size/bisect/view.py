@@ -7,7 +7,7 @@ from wheel_size.bisect.document import BisectDocument
 from wheel_size.render.templates import render
 from wheel_size.sticky import marker
 
-__all__ = ["comment_key", "render_markdown", "trigger_text"]
+__all__ = ["comment_key", "render_bisect_markdown", "trigger_text"]
 
 
 def comment_key(doc: BisectDocument) -> str:
@@ -24,7 +24,7 @@ def trigger_text(key: str) -> str:
     return f"workflow_dispatch on {ref} with the commit in input {name}"
 
 
-def render_markdown(doc: BisectDocument, *, repo_url: str) -> str:
+def render_bisect_markdown(doc: BisectDocument, *, repo_url: str) -> str:
     text = render(
         "bisect.md.j2",
         doc=doc,

@@ -129,12 +129,12 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from wheel_size.bisect.document import to_json
+    from wheel_size.bisect.document import bisect_document
     from wheel_size.bisect.engine import Budget
     from wheel_size.bisect.job import new_state, run_rounds
     from wheel_size.bisect.options import BisectOptions, TriggerOptions
     from wheel_size.bisect.state import Event, load_state
-    from wheel_size.bisect.view import comment_key, render_markdown
+    from wheel_size.bisect.view import comment_key, render_bisect_markdown
     from wheel_size.cli.options import (
         naming_from_args,
         thresholds_from_args,
@@ -217,17 +217,17 @@ def run(args: argparse.Namespace) -> int:
             event, fresh = kept.event, kept
         trigger = trigger_for(gh, args.repo, options.trigger)
         state = run_rounds(options.state_path, event, fresh, trigger, options.budget)
-        doc = to_json(state)
+        doc = bisect_document(state)
         repo_url = f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{args.repo}"
         if options.issue is not None and state.state != "pending" and state.builds:
-            body = render_markdown(doc, repo_url=repo_url)
+            body = render_bisect_markdown(doc, repo_url=repo_url)
             post_sticky_comment(gh, args.repo, options.issue, body, comment_key(doc))
     except GitHubFailure as exc:  # already says the call, the status, the permission
         raise GitHubError(f"bisecting {variants[0]} on {date.isoformat()}: {exc}") from None
     if args.format == "json":
         text = json.dumps(doc, indent=2) + "\n"
     else:
-        text = render_markdown(doc, repo_url=repo_url)
+        text = render_bisect_markdown(doc, repo_url=repo_url)
     write_output(args.output, text)
     return 0
 
@@ -238,14 +238,14 @@ def _nights(
     """The nights before ``date``: from the history store when one is named (``--history``,
     ``--data-branch``), else straight from the nightly workflow's runs and artifacts (a run
     listing and one artifact listing a night, no store needed)."""
-    from wheel_size.cli.options import open_store
+    from wheel_size.cli.options import open_store_from_args
     from wheel_size.collect import WorkflowSource, collect
     from wheel_size.errors import InputError
     from wheel_size.history.history import History, load_history
 
     since = date - dt.timedelta(days=LOOKBACK_DAYS)
     if args.history or args.data_branch or getattr(args, "data_remote", None):
-        with open_store(args, repository=args.repo, token=token) as store:
+        with open_store_from_args(args, repository=args.repo, token=token) as store:
             history = load_history(store, since, date, repository=args.repo, workflow=args.workflow)
             return history, store.description
     if not args.workflow:

@@ -35,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from wheel_size.cli.options import (
-        explicit_periods,
+        explicit_periods_from_args,
         github_port_from_env,
-        open_store,
+        open_store_from_args,
         source_from_args,
     )
     from wheel_size.collect import collect
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.history import write_bundle
 
     source = source_from_args(args)
-    periods = explicit_periods(args)
+    periods = explicit_periods_from_args(args)
     if not periods:
         raise InputError("collect needs --date, --from/--to or --month")
     if args.out and (args.history or args.data_branch):
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         import os
 
-        with open_store(
+        with open_store_from_args(
             args, repository=source.repository, token=os.environ.get("GITHUB_TOKEN")
         ) as store:
             result = store.write_runs(runs)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from wheel_size.cli.options import (
         naming_from_args,
-        open_store,
+        open_store_from_args,
         thresholds_from_args,
         variants_from_args,
         write_output,
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.ports import GitHubFailure
     from wheel_size.regressions.events import Event
     from wheel_size.regressions.investigation import investigate
-    from wheel_size.regressions.issues.body import Reproduce, render_markdown
+    from wheel_size.regressions.issues.body import Reproduce, render_issue_markdown
     from wheel_size.regressions.issues.track_step import build_evidence_step
     from wheel_size.series import SizeSeries, point_on, previous_point
     from wheel_size.variants import ArtifactNaming
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     token = os.environ.get("GITHUB_TOKEN") or None
     since = date - dt.timedelta(days=LOOKBACK_DAYS)
     until = date + dt.timedelta(days=CHART_AFTER_DAYS)
-    with open_store(args, repository=args.repo, token=token) as store:
+    with open_store_from_args(args, repository=args.repo, token=token) as store:
         history = load_history(
             store,
             since,
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(inv.to_json(), indent=2) + "\n"
     else:
-        text = render_markdown(
+        text = render_issue_markdown(
             inv,
             repo_url=repo_url,
             reproduce=Reproduce(reproduce_args(args, repo_name, variant, date)),

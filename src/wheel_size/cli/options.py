@@ -30,7 +30,7 @@ __all__ = [
     "add_store_options",
     "add_threshold_options",
     "naming_from_args",
-    "open_store",
+    "open_store_from_args",
     "store_location_from_args",
     "thresholds_from_args",
     "variants_from_args",
@@ -97,7 +97,7 @@ def add_range_options(
     parser: argparse.ArgumentParser, *, night_help: str | None = None, title: str = "dates"
 ) -> None:
     """``--from``/``--to``/``--month``, and ``--date`` (one night) when ``night_help`` is given:
-    what :func:`explicit_periods` reads."""
+    what :func:`explicit_periods_from_args` reads."""
     g = parser.add_argument_group(title)
     if night_help is not None:
         g.add_argument("--date", metavar="YYYY-MM-DD", help=night_help)
@@ -251,7 +251,7 @@ def store_location_from_args(args: argparse.Namespace) -> StoreLocation:
 
 
 @contextlib.contextmanager
-def open_store(
+def open_store_from_args(
     args: argparse.Namespace, *, repository: str | None = None, token: str | None = None
 ) -> Iterator[HistoryStore]:
     """The store the options name; a git store's scratch clone is removed afterwards."""
@@ -315,7 +315,7 @@ def source_from_args(args: argparse.Namespace) -> WorkflowSource:
     return WorkflowSource(args.repo, str(args.workflow), args.branch or None, events)
 
 
-def explicit_periods(args: argparse.Namespace) -> list[DateRange] | None:
+def explicit_periods_from_args(args: argparse.Namespace) -> list[DateRange] | None:
     """``--date``, ``--from/--to`` or ``--month``; None when none was given."""
     from wheel_size.dates import explicit_periods as periods
 

@@ -43,8 +43,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wheel_size.dates import parse_date
     from wheel_size.errors import InputError
-    from wheel_size.plan import parse_chunk_size, parse_date, plan_chunks
+    from wheel_size.plan import parse_chunk_size, plan_chunks
 
     size = parse_chunk_size(args.chunk)
     chunks = []

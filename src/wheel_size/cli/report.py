@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.cli.options import (
         build_thresholds_from_args,
         naming_from_args,
-        open_store,
+        open_store_from_args,
         thresholds_from_args,
         variants_from_args,
     )
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     periods = periods_from_args(args.date_from, args.date_to, args.month)
     token = os.environ.get("GITHUB_TOKEN") or None
-    with open_store(args, repository=args.repo, token=token) as store:
+    with open_store_from_args(args, repository=args.repo, token=token) as store:
         reports = reports_for(
             store,
             variants_from_args(args),

@@ -20,13 +20,15 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from wheel_size.cli.options import open_store
+    from wheel_size.cli.options import open_store_from_args
     from wheel_size.history import read_bundle
 
     runs = []
     for name in args.records:  # read everything first: one bad file stores nothing
         runs += read_bundle(Path(name))
-    with open_store(args, repository=args.repo, token=os.environ.get("GITHUB_TOKEN")) as store:
+    with open_store_from_args(
+        args, repository=args.repo, token=os.environ.get("GITHUB_TOKEN")
+    ) as store:
         result = store.write_runs(runs)
         where = store.description
     print(

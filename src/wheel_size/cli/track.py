@@ -127,7 +127,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
     from wheel_size.cli.issue_options import evidence_options_from_args, issue_options_from_args
     from wheel_size.cli.options import (
         build_thresholds_from_args,
-        explicit_periods,
+        explicit_periods_from_args,
         job_pattern_from_args,
         naming_from_args,
         source_from_args,
@@ -151,7 +151,7 @@ def nightly_options_from_args(args: argparse.Namespace) -> NightlyOptions:
         naming=naming_from_args(args),
         thresholds=thresholds_from_args(args),
         rollback_days=args.rollback_days,
-        periods=explicit_periods(args),
+        periods=explicit_periods_from_args(args),
         report_days=args.report_days,
         records=tuple(r for name in args.records or [] for r in read_bundle(Path(name))),
         collect=args.collect,
@@ -224,14 +224,16 @@ def track_from_args(args: argparse.Namespace) -> TrackResult:
     """Run the job the flags describe."""
     import os
 
-    from wheel_size.cli.options import github_port_from_env, open_store
+    from wheel_size.cli.options import github_port_from_env, open_store_from_args
     from wheel_size.nightly import run_nightly
 
     options = nightly_options_from_args(args)
     token = os.environ.get("GITHUB_TOKEN") or None
     # Fails before anything is stored (a missing token is known now, not after the write).
     github = github_port_from_env(token) if args.collect or args.create_issues else None
-    with open_store(args, repository=options.track.source.repository, token=token) as store:
+    with open_store_from_args(
+        args, repository=options.track.source.repository, token=token
+    ) as store:
         return run_nightly(store, options, github)
 
 

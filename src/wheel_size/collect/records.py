@@ -15,12 +15,12 @@ from wheel_size.history.model import MAX_INT, ArtifactRecord, RunRecord, clean_t
 from wheel_size.history.recordfile import shown
 from wheel_size.ports import RunJobs, WorkflowRuns, worded
 
-__all__ = ["PROGRESS_MIN_RUNS", "collect", "record_from_api", "utc_now"]
+__all__ = ["PROGRESS_MIN_RUNS", "collect", "record_from_api", "utc_stamp"]
 
 PROGRESS_MIN_RUNS = 50
 
 
-def utc_now() -> str:
+def utc_stamp() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -153,7 +153,7 @@ def collect(
     from wheel_size.progress import Progress
 
     known = known or {}
-    collected_at = utc_now()
+    collected_at = utc_stamp()
     out: list[RunRecord] = []
     listed = []
     for run in list_runs(github, source, first, last):

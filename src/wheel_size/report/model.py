@@ -42,13 +42,13 @@ __all__ = [
     "Observation",
     "Report",
     "Thresholds",
-    "to_mb",
+    "mb_or_none",
 ]
 
 REPORT_SCHEMA: Final = "wheel-size/report"
 
 
-def to_mb(size: int | None, digits: int = 3) -> float | None:
+def mb_or_none(size: int | None, digits: int = 3) -> float | None:
     return None if size is None else round(size / MB, digits)
 
 
@@ -94,7 +94,7 @@ class Day:
 
     @property
     def installed_mb(self) -> float | None:
-        return to_mb(self.installed_bytes)
+        return mb_or_none(self.installed_bytes)
 
     @property
     def build_minutes(self) -> float | None:
@@ -108,11 +108,11 @@ class Day:
 
     @property
     def size_mb(self) -> float | None:
-        return to_mb(self.size_bytes)
+        return mb_or_none(self.size_bytes)
 
     @property
     def delta_mb(self) -> float | None:
-        return to_mb(self.delta_bytes)
+        return mb_or_none(self.delta_bytes)
 
     @property
     def delta_pct(self) -> float | None:
@@ -344,7 +344,7 @@ class MonthSummary:
             "month": self.month,
             "start": _point(self.start),
             "end": _point(self.end),
-            "change_mb": to_mb(self.change_bytes),
+            "change_mb": mb_or_none(self.change_bytes),
             "change_pct": self.change_pct,
         }
 
@@ -420,7 +420,7 @@ class Report:
 
     @property
     def change_mb(self) -> float | None:
-        return to_mb(self.change_bytes)
+        return mb_or_none(self.change_bytes)
 
     @property
     def change_pct(self) -> float | None:

@@ -19,7 +19,7 @@ from wheel_size.regressions.builds.evidence import (
 )
 from wheel_size.regressions.builds.window import (
     WindowBuilds,
-    noise_band,
+    configured_noise_band,
     read_window_builds,
     verdicts_from_brackets,
 )
@@ -70,7 +70,7 @@ class World:
         found = self.read()
         night = "nightly"
         result = bracket_steps(
-            COMMITS, found.points, noise_bytes=noise_band(jump, OPTIONS),
+            COMMITS, found.points, noise_bytes=configured_noise_band(jump, OPTIONS),
             base=BuildPoint(BASE_SHA, OLD, "success", source=night),
             head=BuildPoint(COMMITS[-1], OLD + jump, "success", source=night),
         )  # fmt: skip
@@ -226,9 +226,9 @@ def test_a_dip_below_the_old_size_keeps_the_nightlies_as_the_ends() -> None:
     from wheel_size.regressions.builds.window import comparable
 
     dip = [BuildPoint(COMMITS[0], OLD - int(0.4 * MB), "success")]
-    assert comparable(dip, OLD, OLD + 3 * MB, noise_band(3 * MB, OPTIONS))
+    assert comparable(dip, OLD, OLD + 3 * MB, configured_noise_band(3 * MB, OPTIONS))
     far = [BuildPoint(COMMITS[0], OLD + 45 * MB, "success")]
-    assert not comparable(far, OLD, OLD + 3 * MB, noise_band(3 * MB, OPTIONS))
+    assert not comparable(far, OLD, OLD + 3 * MB, configured_noise_band(3 * MB, OPTIONS))
 
 
 def test_a_workflow_given_by_name_filters_the_every_workflow_listing(world: World) -> None:

@@ -10,7 +10,7 @@ from wheel_size.regressions.issues.body import (
     event_marker,
     issue_title,
     render_body,
-    render_markdown,
+    render_issue_markdown,
 )
 from wheel_size.regressions.ranking.classify import Classified
 from wheel_size.regressions.ranking.evidence import Status, cross_variant
@@ -82,7 +82,7 @@ def test_evidence_block_and_markdown_without_marker() -> None:
     inv.evidence_markdown = "`libtorch_cuda.so` `.nv_fatbin` grew by 4.2 MB"
     body = render_body(inv, repo_url="https://github.com/o/r")
     assert "### Wheel contents\n\n`libtorch_cuda.so`" in body
-    md = render_markdown(inv, repo_url="https://github.com/o/r")
+    md = render_issue_markdown(inv, repo_url="https://github.com/o/r")
     assert not md.startswith("<!--") and "<!-- wheel-size-action:" not in md
     assert "size-accepted" not in md  # the issue footer is for issues only
 

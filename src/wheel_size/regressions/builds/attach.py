@@ -36,8 +36,8 @@ from wheel_size.regressions.builds.evidence import (
 from wheel_size.regressions.builds.window import (
     WindowBuilds,
     comparable,
+    configured_noise_band,
     history_noise,
-    noise_band,
     read_window_builds,
     verdicts_from_brackets,
 )
@@ -166,7 +166,7 @@ def locate_builds(
                    night.format(event.after.date.isoformat()))
         if commits and not window.truncated else None
     )  # fmt: skip
-    noise = noise_band(jump, options, history)
+    noise = configured_noise_band(jump, options, history)
     if not comparable(found.points, event.before.size_bytes, event.after.size_bytes, noise):
         base = head = None
         found.notes.append(

@@ -36,8 +36,8 @@ from wheel_size.units import MB, in_mb
 __all__ = [
     "WindowBuilds",
     "comparable",
+    "configured_noise_band",
     "history_noise",
-    "noise_band",
     "read_window_builds",
     "verdicts_from_brackets",
 ]
@@ -340,7 +340,7 @@ def comparable(points: Sequence[BuildPoint], old: int, new: int, noise: int) -> 
     return all(low <= s <= high for s in sizes)
 
 
-def noise_band(jump_bytes: int, options: BuildEvidenceOptions, history: int = 0) -> int:
+def configured_noise_band(jump_bytes: int, options: BuildEvidenceOptions, history: int = 0) -> int:
     """:func:`~wheel_size.regressions.builds.bracket.noise_band` with the options' floor
     and share (``history``: the night-to-night wobble)."""
     return bracket_noise(

@@ -36,7 +36,7 @@ from wheel_size.regressions.issues.lifecycle import (
     decide,
     links_regrowth,
     new_return,
-    previous_point,
+    point_before,
 )
 from wheel_size.regressions.issues.parts import back_step, moved_back, rearmed
 from wheel_size.regressions.issues.sync import (
@@ -134,7 +134,7 @@ def _moved_back(
     whose step goes against the event by half its change; then the comments are read for
     the hysteresis and the two nights' wheels are diffed)."""
     parts = parts_from_marker(issue.body).get(event.key)
-    previous = previous_point(points, point)
+    previous = point_before(points, point)
     if contents is None or not parts or not back_step(event, previous, point):
         return None
     if not rearmed(event, points, sync.last_back(issue, event.key), point):
@@ -188,7 +188,7 @@ def _verdicts(
             if moved is not None:
                 verdicts.append(moved)
             continue
-        previous = previous_point(points, point)
+        previous = point_before(points, point)
         crossing = crossing_tonight(points, point, settings.thresholds)
         undone_by = None
         if previous is not None and listed:

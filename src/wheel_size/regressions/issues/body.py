@@ -14,9 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import regression_marker
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
+from wheel_size.regressions.issues.notes import cause_marker
+from wheel_size.regressions.issues.parts import moved_parts, parts_marker
 from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.render import render
 from wheel_size.render.chart_labels import chart_labels
@@ -35,16 +39,14 @@ __all__ = [
     "MARKER_PREFIX",
     "Reproduce",
     "candidates_marker",
-    "cause_marker",
     "event_marker",
     "issue_title",
     "render_body",
+    "render_issue_markdown",
     "render_lifecycle",
-    "render_markdown",
     "update_marker",
 ]
 
-MARKER_PREFIX = "<!-- wheel-size-action:"
 #: Candidates shown with their reasons; the rest go into a collapsed section.
 TOP = 10
 
@@ -55,26 +57,16 @@ UNRANKED_SHOWN = 100
 def event_marker(event: Event) -> str:
     """The body's first line: the event key (our own ASCII) and the sizes that later
     nights are compared with, so follow-ups need neither the history nor the API."""
-    return (
-        f"{MARKER_PREFIX}event={event.key} "
+    return regression_marker(
+        f"event={event.key} "
         f"before={event.before.date.isoformat()}:{event.before.size_bytes} "
-        f"after={event.after.date.isoformat()}:{event.after.size_bytes} -->"
+        f"after={event.after.date.isoformat()}:{event.after.size_bytes}"
     )
-
-
-def cause_marker(inv: Investigation) -> str | None:
-    """What the issue's investigation notes say, so a rerun can complete them
-    (:mod:`wheel_size.regressions.issues.notes`)."""
-    from wheel_size.regressions.issues.notes import cause_marker as marker
-
-    return marker(inv)
 
 
 def contents_marker(inv: Investigation) -> str | None:
     """The files and sections the event moved (from its wheel diff), so a later night can
     tell them moving back (:mod:`wheel_size.regressions.issues.parts`)."""
-    from wheel_size.regressions.issues.parts import moved_parts, parts_marker
-
     diff = inv.evidence_json.get("diff") if inv.evidence_json else None
     return parts_marker(inv.event.key, moved_parts(diff if isinstance(diff, dict) else None))
 
@@ -86,12 +78,12 @@ def candidates_marker(inv: Investigation) -> str:
     for cand in inv.candidates[:TOP]:
         commit = cand.classified.commit
         items.append(commit.sha[:12] + (f":{commit.pr}" if commit.pr else ""))
-    return f"{MARKER_PREFIX}candidates={','.join(items)} -->"
+    return regression_marker(f"candidates={','.join(items)}")
 
 
 def update_marker(key: str, night: dt.date, state: str, size_bytes: int) -> str:
-    return (
-        f"{MARKER_PREFIX}update={key} night={night.isoformat()} state={state} size={size_bytes} -->"
+    return regression_marker(
+        f"update={key} night={night.isoformat()} state={state} size={size_bytes}"
     )
 
 
@@ -450,7 +442,7 @@ def render_body(
     )
 
 
-def render_markdown(
+def render_issue_markdown(
     inv: Investigation,
     *,
     repo_url: str,

@@ -213,7 +213,7 @@ def decide(
     return None
 
 
-def previous_point(points: Sequence[SizePoint], point: SizePoint) -> SizePoint | None:
+def point_before(points: Sequence[SizePoint], point: SizePoint) -> SizePoint | None:
     """The last point before ``point`` (the night the step starts from)."""
     earlier = [p for p in points if p.date < point.date]
     return max(earlier, key=lambda p: p.date) if earlier else None

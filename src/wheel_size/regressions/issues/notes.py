@@ -14,10 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import quote, unquote
 
 from wheel_size.history.investigations import InvestigationNote
+from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import regression_marker
 from wheel_size.ports import IssueView
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation
-from wheel_size.regressions.issues.body import MARKER_PREFIX
 
 __all__ = ["cause_marker", "missing_notes", "notes_for", "notes_from_issue"]
 
@@ -74,9 +75,8 @@ def cause_marker(inv: Investigation) -> str | None:
     sha, title, status, url = _top(inv)
     if sha is None:
         return None
-    return (
-        f"{MARKER_PREFIX}cause={sha} status={_q(status, 20) or '-'} "
-        f"url={_q(url, 200)} title={_q(title, 300)} -->"
+    return regression_marker(
+        f"cause={sha} status={_q(status, 20) or '-'} url={_q(url, 200)} title={_q(title, 300)}"
     )
 
 

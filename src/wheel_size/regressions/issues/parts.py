@@ -21,8 +21,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import regression_marker
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.issues.body import MARKER_PREFIX
 from wheel_size.render import render
 from wheel_size.series import SizePoint
 
@@ -99,7 +100,7 @@ def moved_parts(diff: Mapping[str, Any] | None) -> Parts:
 def parts_marker(key: str, parts: Mapping[str, int]) -> str | None:
     """The marker line of the event ``key``'s parts (None: no parts to keep)."""
     items = [f"{k}={v:+d}" for k, v in parts.items() if _SAFE.fullmatch(k)]
-    return f"{MARKER_PREFIX}parts={key} {','.join(items)} -->" if items else None
+    return regression_marker(f"parts={key} {','.join(items)}") if items else None
 
 
 def parts_from_body(lines: Sequence[str]) -> dict[str, Parts]:

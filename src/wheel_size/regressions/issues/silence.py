@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wheel_size.markers import comment_marker
 from wheel_size.ports import CommentView, Issues, IssueView
 from wheel_size.regressions.issues.sync import SyncResult
 from wheel_size.render import render
@@ -24,9 +25,9 @@ from wheel_size.series.silence import Silence, silence_of
 
 __all__ = ["SilenceSettings", "issue_marker", "sync_silences"]
 
-_MARKER = "<!-- wheel-size:silence variant={variant} -->"
-_NIGHT = "<!-- wheel-size:silence-night variant={variant} date={date} -->"
-_BACK = "<!-- wheel-size:silence-back variant={variant} date={date} -->"
+_MARKER = comment_marker("silence variant={variant}")
+_NIGHT = comment_marker("silence-night variant={variant} date={date}")
+_BACK = comment_marker("silence-back variant={variant} date={date}")
 _VARIANT = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
 
