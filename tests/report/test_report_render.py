@@ -81,3 +81,18 @@ def test_several_months_one_report() -> None:
     assert dt.date(2025, 11, 5) not in {d.date for d in r.days}
     md = render_markdown([r])
     assert "| 2025-12 | 868.3 | 870.1 | +1.8 MB |" in md
+
+
+def test_monthly_changes_add_up_to_the_total() -> None:
+    """A release engineer adds the month rows up: the nights across a month's turn
+    (Oct 31 → Nov 1, Dec 31 → Jan 1) belong to a month, so the rows sum to the total."""
+    store = DirectoryStore(EXAMPLE)
+    periods = [parse_month(m) for m in ("October 2025", "November 2025", "December 2025")]
+    periods += [parse_month(m) for m in ("January 2026", "February 2026", "March 2026")]
+    (r,) = reports_for(store, ["cuda12_8"], periods)
+    data = json.loads(r.to_json())
+    monthly = sum(m["change_mb"] for m in data["months"])
+    assert abs(monthly - data["change_mb"]) < 1e-6
+    md = render_markdown([r])
+    assert "| 2025-11 | 867.0 | 868.3 | +1.3 MB |" in md
+    assert "| 2026-01 | 870.1 | 779.6 | -90.5 MB |" in md
