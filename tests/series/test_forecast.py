@@ -83,6 +83,9 @@ def test_too_short_and_flat_series_have_no_forecast() -> None:
     assert isinstance(flat, NoForecast) and "flat" in flat.reason
     shrinking = forecast(planted(60, 800.0, -0.5), [Ceiling("ceiling", 900 * MB)])
     assert isinstance(shrinking, NoForecast)
+    # a trend clearly below zero is not "flat": the reader is told it shrank
+    assert "shrank" in shrinking.reason and "flat" not in shrinking.reason
+    assert "no size limit comes closer" in shrinking.reason
     assert isinstance(forecast([], []), NoForecast)
 
 

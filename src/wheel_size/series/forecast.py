@@ -168,11 +168,18 @@ def forecast(
     level = statistics.median(ky[i] + slope * (xs[-1] - kx[i]) for i in tail)
     removed = tuple(window[i][0] for i in sorted(spikes))
     if low <= 0 <= high or slope <= 0:
+        interval = (
+            f"the trend's 95 % interval is {in_mb(low * 30, signed=True, digits=2)} to "
+            f"{in_mb(high * 30, signed=True, digits=2)} MB a month"
+        )
+        if high < 0:  # told apart from flat, downwards: say so, not "flat"
+            return NoForecast(
+                f"the size shrank over {len(window)} nights ({first_day} – {last_day}): "
+                f"{interval}, so no size limit comes closer"
+            )
         return NoForecast(
             f"no growth told apart from flat over {len(window)} nights "
-            f"({first_day} – {last_day}): the trend's 95 % interval is "
-            f"{in_mb(low * 30, signed=True, digits=2)} to "
-            f"{in_mb(high * 30, signed=True, digits=2)} MB a month"
+            f"({first_day} – {last_day}): {interval}"
         )
     # Sen's interval assumes independent nights; sizes move in steps, so the pace of each
     # third of the window widens it (a window whose growth came in one step is uncertain).
