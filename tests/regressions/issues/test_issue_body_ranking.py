@@ -8,7 +8,7 @@ import re
 
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Candidate, Investigation, _cross
-from wheel_size.regressions.issues.body import render_body
+from wheel_size.regressions.issues.body import plain_why, render_body
 from wheel_size.regressions.ranking.evidence import Status
 from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import rank_commits
@@ -177,3 +177,22 @@ def test_no_clear_culprit_in_the_issue_and_the_report_note() -> None:
     note = notes_for(inv, [inv.event], 7, "https://github.com/o/r/issues/7")[0]
     assert note.cause_sha is None and note.cause_title == "no clear culprit"
     assert inv.to_json()["clear_culprit"] is False
+
+
+def test_each_kind_of_evidence_is_named_once_in_a_row() -> None:
+    """The Why cell of the quickstart's Oct 11 issue read "its title and diff: …; its title
+    and diff: …; its title and diff: …": the label once, then its findings."""
+    why = (
+        "reach: can move only 3 of the 7 variants that moved; text: fits a few-MB change; "
+        "text: names code-generation flags (-O2, -O3); text: names CUDA; "
+        "against: reach: ships in no wheel; text: a docs title"
+    )
+    assert plain_why(why) == (
+        "what its files can change: can move only 3 of the 7 variants that moved; "
+        "its title and diff: fits a few-MB change; names code-generation flags (-O2, -O3); "
+        "names CUDA; speaks against it: what its files can change: ships in no wheel; "
+        "its title and diff: a docs title"
+    )
+    for row in render_body(investigation(14), repo_url="https://github.com/o/r").splitlines():
+        for label in ("its title and diff: ", "what its files can change: ", "wheel contents: "):
+            assert row.count(label) <= 2  # once for it, at most once more against it

@@ -289,8 +289,17 @@ _TIER_LABEL = re.compile(r"(^|; |against: )(build|content|reach|text): ")
 
 
 def plain_why(why: str) -> str:
-    """``Ranked.why`` in plain words: no "reach:", "text:" or "against:" shorthand."""
-    text = _TIER_LABEL.sub(lambda m: f"{m[1]}{_PLAIN_TIERS[m[2]]}: ", why)
+    """``Ranked.why`` in plain words: no "reach:", "text:" or "against:" shorthand, and each
+    kind of evidence named once in a row ("its title and diff: a; b", not the label thrice)."""
+    last: list[str | None] = [None]
+
+    def label(m: re.Match[str]) -> str:
+        if m[1] == "; " and last[0] == m[2]:
+            return "; "
+        last[0] = m[2]
+        return f"{m[1]}{_PLAIN_TIERS[m[2]]}: "
+
+    text = _TIER_LABEL.sub(label, why)
     return text.replace("against: ", "speaks against it: ")
 
 
