@@ -14,6 +14,7 @@ from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import rank_commits
 from wheel_size.regressions.window.commits import Commit, files_from_api
 from wheel_size.regressions.window.compare import Night, Window
+from wheel_size.render import render
 from wheel_size.series import SizePoint
 from wheel_size.units import MB
 
@@ -196,3 +197,24 @@ def test_each_kind_of_evidence_is_named_once_in_a_row() -> None:
     for row in render_body(investigation(14), repo_url="https://github.com/o/r").splitlines():
         for label in ("its title and diff: ", "what its files can change: ", "wheel contents: "):
             assert row.count(label) <= 2  # once for it, at most once more against it
+
+
+def _verdict(body: str) -> str:
+    return next(line for line in body.splitlines() if line.startswith("**Verdict"))
+
+
+def test_the_verdict_names_only_the_evidence_that_was_read() -> None:
+    """Without the wheels' contents the verdict said "from what its changes can reach and
+    the wheel contents": a reader then trusts a diff nobody made."""
+    inv = investigation(14)
+    line = _verdict(render_body(inv, repo_url="https://github.com/o/r"))
+    assert line.startswith("**Verdict: most likely `ffffffffffff`")
+    assert "from what its changes can reach and its title and diff;" in line
+    assert "wheel contents" not in line
+    # all three kinds read: listed in the evidence order, as a sentence
+    three = ["the wheel contents", "what its changes can reach", "its title and diff"]
+    leading = {"kind": "leading", "commits": [{"sha": "e" * 12, "title": "T"}], "evidence": three}
+    text = render("regression_verdict.md.j2", verdict=leading)
+    assert "from the wheel contents, what its changes can reach and its title and diff;" in text
+    text = render("regression_verdict.md.j2", verdict={**leading, "evidence": []})
+    assert "from the kind of change it is;" in text

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
 from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.render import render
@@ -364,11 +364,31 @@ def verdict(inv: Investigation) -> dict[str, Any] | None:
     leading = inv.leading
     if inv.clear and leading:
         top = leading[0].classified.commit.sha
-        return {"kind": "leading", "commits": [_short_commit(inv, top)]}
+        return {
+            "kind": "leading",
+            "commits": [_short_commit(inv, top)],
+            "evidence": _leading_evidence(leading[0]),
+        }
     return {
         "kind": "unclear",
         "commits": [_short_commit(inv, c.classified.commit.sha) for c in leading[:3]],
     }
+
+
+#: What the verdict says a leading candidate's rank rests on, per evidence tier.
+_VERDICT_TIERS = {
+    "content": "the wheel contents",
+    "reach": "what its changes can reach",
+    "text": "its title and diff",
+}
+
+
+def _leading_evidence(cand: Candidate) -> list[str]:
+    """The evidence tiers that speak for the leader (as its Why column shows them): the
+    verdict names these, never a kind of evidence that was not read (e.g. no contents)."""
+    reasons = getattr(cand.classified, "reasons", ())
+    tiers = {r.tier for r in reasons if r.signal != "prior" and r.points >= 2}
+    return [words for tier, words in _VERDICT_TIERS.items() if tier in tiers]
 
 
 def _bisecting(inv: Investigation, narrowed: list[Any]) -> dict[str, Any]:
