@@ -241,7 +241,7 @@ def _context(
         "window_mode": window.mode,
         "compare_url": compare_url,
         "total_commits": window.total_commits,
-        "notes": [neutralise_cell(n) for n in inv.notes],
+        "notes": _shown_notes(inv, window.mode),
         "candidates": candidates[:TOP],
         "more_candidates": candidates[TOP:],
         "candidates_total": len(inv.candidates),
@@ -276,6 +276,15 @@ def _context(
         if inv.candidates and not inv.clear
         else [],
     }
+
+
+def _shown_notes(inv: Investigation, window_mode: str) -> list[str]:
+    """The investigation's notes less those the body already says in its own words (the
+    variants' reading; a missing commit window), so no line is read twice."""
+    said = {inv.cross.reading.strip()}
+    if window_mode not in ("base", "head"):
+        said.add("no commit window could be determined")
+    return [neutralise_cell(n) for n in inv.notes if n.strip() not in said]
 
 
 #: The evidence tiers as a release engineer reads them (``Ranked.why`` names them tersely).
