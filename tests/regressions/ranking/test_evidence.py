@@ -134,6 +134,9 @@ def test_a_commit_reaching_only_some_of_what_moved_does_not_match_the_pattern() 
     assert "compiler-flags" in flags.categories
     matched = assess(flags, relevant_candidates=2, covers_moved=True, **kwargs)
     assert matched.status == LIKELY and "match the cross-variant pattern" in matched.evidence
+    # the categories by their titles, as the Labels column shows them, not internal keys
+    assert "(Compiler flags / CMake options" in matched.evidence
+    assert "compiler-flags" not in matched.evidence
     partial = assess(flags, relevant_candidates=2, covers_moved=False, **kwargs)
     assert partial.status is None
     alone = assess(flags, relevant_candidates=1, covers_moved=False, **kwargs)
