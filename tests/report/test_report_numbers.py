@@ -56,6 +56,8 @@ def test_installed_column_and_forecast(tmp_path: Path) -> None:
     assert "| Installed size | 2,039.0 MB (2025-10-10; download 819.5 MB) |" in text
     assert "| Date | Size (MB) | Delta | Installed (MB) | Note |" in text
     assert "| 2025-09-01 | 800.0 | — | — |  |" in text
+    # the legend names the mark the table shows on unmeasured nights (not "blank")
+    assert "; — on nights stored before installed size was collected." in text
     assert "+15.00 MB a month" in text and "crossed around **2025-12-10**" in text
 
 
