@@ -57,7 +57,7 @@ def test_installed_column_and_forecast(tmp_path: Path) -> None:
     assert "| Date | Size (MB) | Delta | Installed (MB) | Note |" in text
     assert "| 2025-09-01 | 800.0 | — | — |  |" in text
     # the legend names the mark the table shows on unmeasured nights (not "blank")
-    assert "; — on nights stored before installed size was collected." in text
+    assert "; shown as — on nights stored before installed size was collected." in text
     assert "+15.00 MB a month" in text and "crossed around **2025-12-10**" in text
 
 
