@@ -218,3 +218,29 @@ def test_the_verdict_names_only_the_evidence_that_was_read() -> None:
     assert "from the wheel contents, what its changes can reach and its title and diff;" in text
     text = render("regression_verdict.md.j2", verdict={**leading, "evidence": []})
     assert "from the kind of change it is;" in text
+
+
+def test_a_shrink_that_re_lands_is_said_to_shrink_again() -> None:
+    """The follow-up of a re-landed change said "Grew again" whatever its direction: a
+    -29.7 MB shrink whose reland shrinks the wheel again is "Shrank again"."""
+    row = {
+        "state": "grew",
+        "date": "2026-01-20",
+        "variant": "cuda12_8",
+        "size_mb": 810.0,
+        "since_event_mb": -30.5,
+        "since_before_mb": -60.2,
+        "before_date": "2026-01-05",
+        "event_date": "2026-01-06",
+        "reason": "abc re-lands the listed candidate def",
+        "run_url": None,
+    }
+    text = render("regression_update.md.j2", markers="", rows=[row], closing=False)
+    assert "**Shrank again** on 2026-01-20" in text and "Grew again" not in text
+    grown = render(
+        "regression_update.md.j2",
+        markers="",
+        rows=[{**row, "since_event_mb": 4.1, "since_before_mb": 8.2}],
+        closing=False,
+    )
+    assert "**Grew again** on 2026-01-20" in grown
