@@ -96,3 +96,17 @@ def test_monthly_changes_add_up_to_the_total() -> None:
     md = render_markdown([r])
     assert "| 2025-11 | 867.0 | 868.3 | +1.3 MB |" in md
     assert "| 2026-01 | 870.1 | 779.6 | -90.5 MB |" in md
+
+
+def test_a_range_past_the_history_names_the_stored_nights() -> None:
+    """Asked to 2026-03-31, the history ends 2026-03-10: "Days with a size | 149 of 161"
+    beside "2025-10-01 – 2026-03-31" (182 days) read as 33 nights lost."""
+    store = DirectoryStore(EXAMPLE)
+    period = parse_month("October 2025")
+    wide = type(period)(period.start, dt.date(2026, 3, 31))
+    (r,) = reports_for(store, ["cuda12_8"], [wide])
+    md = render_markdown([r])
+    assert "2025-10-01 – 2026-03-31 (stored nights: 2025-10-01 – 2026-03-10)" in md
+    assert "| Days with a size | 149 of 161 |" in md
+    (october,) = reports_for(store, ["cuda12_8"], [period])
+    assert "stored nights" not in render_markdown([october])

@@ -83,6 +83,16 @@ def _note(day: Day) -> str:
     return _cell(text)
 
 
+def _periods(r: Report) -> str:
+    """The dates asked for, and the stored nights when the history covers less of them:
+    "Days with a size: 149 of 161" must not read as out of the 182 days asked for."""
+    text = ", ".join(f"{p.start} – {p.end}" for p in r.periods)
+    asked = sum((p.end - p.start).days + 1 for p in r.periods)
+    if r.days and len(r.days) < asked:
+        text += f" (stored nights: {r.days[0].date} – {r.days[-1].date})"
+    return text
+
+
 def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
     """One Markdown document with the seed's four sections per report."""
     items = []
@@ -91,7 +101,7 @@ def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
             {
                 "report": r,
                 "artifact": _cell(r.artifact),
-                "periods": ", ".join(f"{p.start} – {p.end}" for p in r.periods),
+                "periods": _periods(r),
                 "chart": chart(r),
                 "notes": {d.date: _note(d) for d in r.days},
                 "observations": [_cell(o.text) for o in r.observations],
