@@ -254,25 +254,14 @@ def _stored_parts(periods: Sequence[DateRange], series: SizeSeries) -> list[Date
 
 
 def _months(days: list[Day]) -> tuple[MonthSummary, ...]:
-    """Each month's change, from the size it entered with (the last size of the month
-    before, when that month is reported too) to its last size: the changes of consecutive
-    months add up to the total, and the change of the night across a month's turn is not
-    lost between two rows."""
     keys = sorted({d.date.strftime("%Y-%m") for d in days})
     if len(keys) < 2:
         return ()
-    out: list[MonthSummary] = []
+    out = []
     for key in keys:
         ok = [d for d in days if d.status == DayStatus.OK and d.date.strftime("%Y-%m") == key]
-        before = out[-1].end if out and out[-1].month == _month_before(key) else None
-        start = before or (ok[0] if ok else None)
-        out.append(MonthSummary(key, start, ok[-1] if ok else None))
+        out.append(MonthSummary(key, ok[0] if ok else None, ok[-1] if ok else None))
     return tuple(out)
-
-
-def _month_before(key: str) -> str:
-    year, month = int(key[:4]), int(key[5:7])
-    return f"{year - 1}-12" if month == 1 else f"{year}-{month - 1:02d}"
 
 
 class BuildLine(TypedDict):
