@@ -176,6 +176,8 @@ def test_result_posted_on_the_events_issue(tmp_path: Path, fake_github: FakeGitH
     body = comments[0].body
     assert "**CONFIRMED by bisection**" in body and w.order[6][:12] in body
     assert "+3.0 MB" in body and "/actions/runs/" in body and "rounds" in body
+    # the trigger in words, not the option's placeholder "on (default branch)"
+    assert "workflow_dispatch on the default branch with the commit in input sha" in body
 
 
 def test_two_steps_with_noise_between_are_two_culprits(

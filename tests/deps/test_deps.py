@@ -7,6 +7,7 @@ version and the bytes; sizes are cached by pin."""
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
 import tempfile
@@ -101,3 +102,30 @@ def test_a_pin_that_moved_is_named_and_sizes_are_cached(
     assert line.startswith("- filelock 3.2.0 → 3.3.0 (+")
     assert f"{(new - old) / 1024:,.1f} KB" in line
     assert "nvidia-blob" not in line
+
+
+def test_a_set_for_another_system_says_its_markers_were_read_here(
+    world: tuple[Path, Path],
+) -> None:
+    """pip evaluates ``; platform_system == "Linux"`` for the machine it runs on: the
+    win_amd64 set counts the Linux-only nvidia-blob on a Linux machine. The report must say
+    so rather than present that total as Windows' download."""
+    index, top = world
+    with FixtureIndex(index).serving() as url:
+        status, out, err = _deps(top, url, "--platform", LINUX, "--platform", "win_amd64")
+    assert status == 0, err
+    linux, windows = out.split("### win_amd64", 1)
+    host = platform.system()
+    note = f"Environment markers were evaluated for this machine ({host}), as pip does"
+    assert (note in windows) == (host != "Windows")
+    assert (note in linux) == (host != "Linux")
+
+
+def test_the_system_a_platform_tag_names() -> None:
+    from wheel_size.deps.run import markers_evaluated_elsewhere as elsewhere
+
+    assert elsewhere("win_amd64", "Linux") == "Linux"
+    assert elsewhere("manylinux_2_28_x86_64", "Linux") is None
+    assert elsewhere("musllinux_1_2_aarch64", "Darwin") == "Darwin"
+    assert elsewhere("macosx_11_0_arm64", "Darwin") is None
+    assert elsewhere("any", "Linux") is None  # a tag naming no system: nothing to say

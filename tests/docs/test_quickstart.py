@@ -32,6 +32,10 @@ def test_the_quick_start_opens_the_october_issues(tmp_path: Path) -> None:
     assert "Add sm_100 instantiations of the FlashAttention kernels" in sm100
     jump = next(ln for ln in summary.splitlines() if ln.startswith("| 2025-10-11 | +4.0 MB"))
     assert "Build CUDA kernels with -O3 instead of -O2" in jump and "(LIKELY)" in jump
+    # the Oct 30 cause has no status: the report says what it is, as its issue does
+    later = next(ln for ln in summary.splitlines() if ln.startswith("| 2025-10-30 | +3.8 MB"))
+    assert "Bump third_party/cutlass to 4.2" in later and "(top-ranked, no status yet)" in later
+    assert "unassessed" not in out
     issue = out.split("the first one:", 1)[1]
     assert "# #1 Wheel size: cuda12_8 +4.0 MB on 2025-10-11" in issue
     candidates = issue.split("### Candidate commits", 1)[1]

@@ -110,6 +110,9 @@ def test_growth_spread_over_every_arch_supports_kernel_candidates(
     assert "`" not in kernels.status.evidence and "torch/lib/libtorch_cuda.so" in (
         kernels.status.evidence
     )
+    # its kind of change by the title the Labels column shows, not an internal key
+    assert "which its changes (CUDA kernels / template instantiations" in kernels.status.evidence
+    assert "cuda-kernels" not in kernels.status.evidence
     body = render_body(inv, repo_url="https://github.com/pytorch/pytorch")
     section = body.split("### Wheel contents", 1)[1]
     assert "new kernel instantiations" in section

@@ -127,6 +127,10 @@ def test_a_night_without_a_jump_ranks_nothing_and_names_what_moved(
     assert f"The window's {len(titles)} commit" in md.stdout and "unranked" in md.stdout
     assert "| Commit | Title |" in md.stdout
     assert "Add cuSPARSELt tests" in md.stdout
+    # said once, under a heading that fits a night without a jump
+    assert "### Size around that night" in md.stdout and "around the jump" not in md.stdout
+    reading = data["cross_variant_reading"]
+    assert md.stdout.count(reading) == 1, md.stdout
 
 
 def test_a_bad_reach_table_is_one_line_naming_the_file_and_the_key(

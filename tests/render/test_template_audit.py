@@ -192,6 +192,8 @@ OURS: dict[str, set[str]] = {
         "r.build_thresholds.baseline.describe()",  # our sentence
         "r.thresholds.baseline.nights_before",  # int
         "item.periods",  # dates
+        "t.before",  # a date (report.render._month_turns)
+        "t.after",  # a date
         "r.thresholds.describe()",
         "r.start.date",
         "r.end.date",

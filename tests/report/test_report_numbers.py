@@ -56,6 +56,8 @@ def test_installed_column_and_forecast(tmp_path: Path) -> None:
     assert "| Installed size | 2,039.0 MB (2025-10-10; download 819.5 MB) |" in text
     assert "| Date | Size (MB) | Delta | Installed (MB) | Note |" in text
     assert "| 2025-09-01 | 800.0 | — | — |  |" in text
+    # the legend names the mark the table shows on unmeasured nights (not "blank")
+    assert "; shown as — on nights stored before installed size was collected." in text
     assert "+15.00 MB a month" in text and "crossed around **2025-12-10**" in text
 
 
@@ -116,3 +118,22 @@ def test_missing_night_names_the_jobs_that_did_not_produce_the_artifact(tmp_path
     found = silent_jobs(jobs, "manywheel-py3_12-cuda12_8", JobPattern())
     assert found is not None and [j.conclusion for j in found] == ["failure", "skipped"]
     assert silent_jobs(None, "manywheel-py3_12-cuda12_8") is None  # never listed
+
+
+def test_a_crossing_whose_interval_never_reaches_the_limit_gives_no_date_to_plan_by() -> None:
+    """October–November 2025 of the bundled history: the trend grows, but its interval runs
+    below zero (most growth came in a few steps), so the slowest pace never reaches the
+    ceiling. A bold "crossed around" date would overclaim; the reader is told it is none."""
+    store = DirectoryStore(REPO_ROOT / "examples" / "history")
+    periods = [DateRange(dt.date(2025, 10, 1), dt.date(2025, 11, 30))]
+    (report,) = reports_for(store, ["cuda12_8"], periods)
+    report = with_forecast(report, ForecastOptions(nights=60, ceiling_mb=900.0))
+    (crossing,) = report.to_dict()["forecast"]["crossings"]
+    assert crossing["date"] is not None and crossing["latest"] is None
+    text = render_markdown([report])
+    assert "crossed around" not in text
+    assert "which includes no growth at all" in text
+    assert (
+        f"not before {crossing['earliest']}, around {crossing['date']} at the trend's pace" in text
+    )
+    assert "no date to plan by" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -81,3 +82,38 @@ def test_several_months_one_report() -> None:
     assert dt.date(2025, 11, 5) not in {d.date for d in r.days}
     md = render_markdown([r])
     assert "| 2025-12 | 868.3 | 870.1 | +1.8 MB |" in md
+
+
+def test_monthly_changes_add_up_to_the_total() -> None:
+    """A release engineer adds the month rows up. Each row keeps the seed's figure (its own
+    first to last night: November +1.2 MB), so the nights across the months' turns
+    (Oct 31 → Nov 1, Dec 31 → Jan 1) are given beside them: rows and turns, as shown, make
+    the total shown (-82.0 alone was 0.2 MB off the -81.8 MB total)."""
+    store = DirectoryStore(EXAMPLE)
+    names = ("2025-10", "2025-11", "2025-12", "2026-01", "2026-02", "2026-03")
+    (r,) = reports_for(store, ["cuda12_8"], [parse_month(m) for m in names])
+    md = render_markdown([r])
+    assert "| 2025-11 | 867.1 | 868.3 | +1.2 MB |" in md  # the seed's November
+    rows = re.findall(r"^\| 20\d\d-\d\d \| [\d.,]+ \| [\d.,]+ \| ([+-][\d.]+) MB \|$", md, re.M)
+    assert len(rows) == 6
+    line = next(ln for ln in md.splitlines() if ln.startswith("Each row runs from"))
+    assert "2025-10-31 → 2025-11-01: +0.1 MB" in line and "2025-12-31 → 2026-01-01: +0.1 MB" in line
+    turns = re.findall(r": ([+-][\d.]+) MB", line)
+    total = re.search(r"^\| Total change \| ([+-][\d.]+) MB", md, re.M)
+    assert total is not None
+    shown = sum(float(x) for x in rows) + sum(float(x) for x in turns)
+    assert round(shown, 1) == float(total.group(1)) == -81.8
+
+
+def test_a_range_past_the_history_names_the_stored_nights() -> None:
+    """Asked to 2026-03-31, the history ends 2026-03-10: "Days with a size | 149 of 161"
+    beside "2025-10-01 – 2026-03-31" (182 days) read as 33 nights lost."""
+    store = DirectoryStore(EXAMPLE)
+    period = parse_month("October 2025")
+    wide = type(period)(period.start, dt.date(2026, 3, 31))
+    (r,) = reports_for(store, ["cuda12_8"], [wide])
+    md = render_markdown([r])
+    assert "2025-10-01 – 2026-03-31 (stored nights: 2025-10-01 – 2026-03-10)" in md
+    assert "| Days with a size | 149 of 161 |" in md
+    (october,) = reports_for(store, ["cuda12_8"], [period])
+    assert "stored nights" not in render_markdown([october])

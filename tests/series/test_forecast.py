@@ -83,6 +83,14 @@ def test_too_short_and_flat_series_have_no_forecast() -> None:
     assert isinstance(flat, NoForecast) and "flat" in flat.reason
     shrinking = forecast(planted(60, 800.0, -0.5), [Ceiling("ceiling", 900 * MB)])
     assert isinstance(shrinking, NoForecast)
+    # a trend clearly below zero is not "flat": the reader is told it shrank
+    assert "shrank" in shrinking.reason and "flat" not in shrinking.reason
+    assert "no size limit comes closer" in shrinking.reason
+    # a shrink the report cannot show (under 0.1 MB over the window, here 20 KB) is flat
+    # to its reader, not "shrank" beside an interval printed as "-0.01 to ±0.00"
+    creeping = forecast(planted(60, 800.0, -0.02 / 60), [Ceiling("ceiling", 900 * MB)])
+    assert isinstance(creeping, NoForecast)
+    assert "flat" in creeping.reason and "shrank" not in creeping.reason
     assert isinstance(forecast([], []), NoForecast)
 
 

@@ -4,10 +4,11 @@ ones shipped twice (:mod:`wheel_size.audit.vendored`)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import TypedDict
 
 from wheel_size.audit.matrix import AuditReport
-from wheel_size.audit.vendored import VendoredDocument, shipped_twice, vendored
+from wheel_size.audit.vendored import VendoredDocument, VendoredLibrary, shipped_twice, vendored
 from wheel_size.render import render
 
 __all__ = ["StripDocument", "numbers_json", "numbers_markdown"]
@@ -62,11 +63,33 @@ def numbers_json(report: AuditReport) -> dict[str, object]:
     return out
 
 
+def _installed_together(group: list[VendoredLibrary]) -> dict[str, object]:
+    """What one install holds of a library shipped twice: one wheel per distribution (the
+    variants of one distribution are alternatives, never installed together), its copies in
+    the wheel holding most of it."""
+    per_wheel: dict[str, list[VendoredLibrary]] = defaultdict(list)
+    for lib in group:
+        per_wheel[lib.wheel].append(lib)
+    best: dict[str, list[VendoredLibrary]] = {}
+    for wheel, copies in per_wheel.items():
+        key = copies[0].distribution or wheel
+        if key not in best or sum(c.size for c in copies) > sum(c.size for c in best[key]):
+            best[key] = copies
+    held = [c for copies in best.values() for c in copies]
+    names = sorted({c.distribution for c in held if c.distribution})
+    return {
+        "copies": group,
+        "installed": len(held),
+        "installed_bytes": sum(c.size for c in held),
+        "distributions": names,
+    }
+
+
 def numbers_markdown(report: AuditReport) -> str:
     libraries = vendored(report.wheels)
     return render(
         "_audit_numbers.md.j2",
         strip=_strip_rows(report),
         vendored=libraries,
-        twice=shipped_twice(libraries),
+        twice=[_installed_together(g) for g in shipped_twice(libraries)],
     )

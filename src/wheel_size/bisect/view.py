@@ -21,7 +21,8 @@ def trigger_text(key: str) -> str:
     if kind == "tag":
         return f"a tag {rest}"
     name, _, ref = rest.partition("@")
-    return f"workflow_dispatch on {ref} with the commit in input {name}"
+    where = "the default branch" if ref in ("", "(default branch)") else f"branch {ref}"
+    return f"workflow_dispatch on {where} with the commit in input {name}"
 
 
 def render_bisect_markdown(doc: BisectDocument, *, repo_url: str) -> str:

@@ -55,7 +55,12 @@ def _earlier(path: Path) -> dict[str, object]:
 
 def run(args: argparse.Namespace) -> int:
     from wheel_size.deps.resolve import ResolveOptions
-    from wheel_size.deps.run import ResolvedSet, pin_changes, resolved_set
+    from wheel_size.deps.run import (
+        ResolvedSet,
+        markers_evaluated_elsewhere,
+        pin_changes,
+        resolved_set,
+    )
     from wheel_size.deps.sizes import SizeCache
     from wheel_size.fileio import atomic_write_text
     from wheel_size.render import render
@@ -91,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps({"sets": [s.to_json() for s in sets]}, indent=2) + "\n"
     else:
         text = render(
-            "deps.md.j2", sets=sets, changes=changes, wheels=[w.name for w in args.wheels]
-        )
+            "deps.md.j2", sets=sets, changes=changes, wheels=[w.name for w in args.wheels],
+            markers_on={s.platform: markers_evaluated_elsewhere(s.platform) for s in sets},
+        )  # fmt: skip
     if args.output:
         atomic_write_text(args.output, text)
     else:

@@ -3,6 +3,7 @@ pin changes between two resolved sets."""
 
 from __future__ import annotations
 
+import platform as _platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,30 @@ from wheel_size.deps.resolve import Resolved, ResolveOptions, resolve
 from wheel_size.deps.sizes import SizeCache, file_size
 from wheel_size.errors import WheelSizeError
 
-__all__ = ["DepsDocument", "PinChange", "ResolvedSet", "pin_changes", "resolved_set"]
+__all__ = [
+    "DepsDocument",
+    "PinChange",
+    "ResolvedSet",
+    "markers_evaluated_elsewhere",
+    "pin_changes",
+    "resolved_set",
+]
+
+_SYSTEMS = (
+    (("manylinux", "musllinux", "linux"), "Linux"),
+    (("win",), "Windows"),
+    (("macosx",), "Darwin"),
+)
+
+
+def markers_evaluated_elsewhere(platform_tag: str, host: str | None = None) -> str | None:
+    """The system pip evaluated environment markers for (this machine's, as pip does) when
+    it is not the one ``platform_tag`` names, else None: a dependency limited to one system
+    (``; platform_system == "Linux"``) is then counted, or left out, as on this machine."""
+    host = host or _platform.system()
+    tag = platform_tag.lower()
+    named = next((name for prefixes, name in _SYSTEMS if tag.startswith(prefixes)), None)
+    return host if named is not None and named != host else None
 
 
 class FileDocument(TypedDict):

@@ -13,6 +13,7 @@ from wheel_size.evidence.document import FamilyLine
 from wheel_size.evidence.families import families_context
 from wheel_size.evidence.reading import SUPPORTS, ContentReading, support_text
 from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.ranking.classify import CATEGORIES
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, Status
 from wheel_size.render import render
 from wheel_size.render.safe_markdown import neutralise, neutralise_cell
@@ -165,7 +166,7 @@ def attach_evidence(inv: Investigation, evidence: Evidence) -> Investigation:
         status = candidate.code()  # the code's status: builds are applied in settle()
         fits = supported & set(candidate.classified.categories)
         if fits and status.status not in (CONFIRMED, CLEARED):
-            text = support_text(reading, sorted(fits))
+            text = support_text(reading, sorted(CATEGORIES[c].title for c in fits))
             if status.status == LIKELY:
                 text = f"{status.evidence}; {text}"
             code = Status(LIKELY, text)

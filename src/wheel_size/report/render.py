@@ -12,6 +12,7 @@ from wheel_size.render.chart_labels import chart_labels
 from wheel_size.render.safe_markdown import safe_inline
 from wheel_size.report.forecast_doc import LIMIT_WORDS, forecast_dict
 from wheel_size.report.model import Day, DayStatus, Report
+from wheel_size.units import MB
 
 __all__ = ["ChartView", "chart", "render_json", "render_markdown"]
 
@@ -83,6 +84,34 @@ def _note(day: Day) -> str:
     return _cell(text)
 
 
+def _periods(r: Report) -> str:
+    """The dates asked for, and the stored nights when the history covers less of them:
+    "Days with a size: 149 of 161" must not read as out of the 182 days asked for."""
+    text = ", ".join(f"{p.start} – {p.end}" for p in r.periods)
+    asked = sum((p.end - p.start).days + 1 for p in r.periods)
+    if r.days and len(r.days) < asked:
+        text += f" (stored nights: {r.days[0].date} – {r.days[-1].date})"
+    return text
+
+
+def _month_turns(r: Report) -> list[dict[str, object]]:
+    """The nights across the turn of two consecutive reported months (Oct 31 → Nov 1): each
+    month's row runs from its own first night to its last, so these changes fall between
+    the rows, and the rows add up to the total only with them."""
+    turns: list[dict[str, object]] = []
+    for a, b in zip(r.months, r.months[1:], strict=False):
+        if a.end is None or b.start is None or a.end.size_bytes is None:
+            continue
+        year, month = int(a.month[:4]), int(a.month[5:7])
+        following = f"{year + 1}-01" if month == 12 else f"{year}-{month + 1:02d}"
+        if b.start.size_bytes is None or b.month != following:
+            continue  # a month not reported lies between: no turn to account for
+        change_mb = (b.start.size_bytes - a.end.size_bytes) / MB
+        if abs(change_mb) >= 0.05:  # one the table's 0.1 MB shows
+            turns.append({"before": a.end.date, "after": b.start.date, "change_mb": change_mb})
+    return turns
+
+
 def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
     """One Markdown document with the seed's four sections per report."""
     items = []
@@ -91,7 +120,8 @@ def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
             {
                 "report": r,
                 "artifact": _cell(r.artifact),
-                "periods": ", ".join(f"{p.start} – {p.end}" for p in r.periods),
+                "periods": _periods(r),
+                "month_turns": _month_turns(r),
                 "chart": chart(r),
                 "notes": {d.date: _note(d) for d in r.days},
                 "observations": [_cell(o.text) for o in r.observations],

@@ -24,7 +24,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wheel_size.units import in_mb
+from wheel_size.units import MB, in_mb
 
 __all__ = ["Ceiling", "Crossing", "Forecast", "NoForecast", "forecast", "theil_sen"]
 
@@ -37,6 +37,9 @@ SPIKE_NIGHTS = 3
 LEVEL_NIGHTS = 3
 # The interval also spans the pace of each of this many consecutive parts of the window.
 BLOCKS = 3
+#: The smallest size change the report shows (0.1 MB): a trend that moves less over its
+#: window reads as flat.
+SHOWN_BYTES = 0.1 * MB
 
 
 @dataclass(frozen=True)
@@ -168,11 +171,20 @@ def forecast(
     level = statistics.median(ky[i] + slope * (xs[-1] - kx[i]) for i in tail)
     removed = tuple(window[i][0] for i in sorted(spikes))
     if low <= 0 <= high or slope <= 0:
+        interval = (
+            f"the trend's 95 % interval is {in_mb(low * 30, signed=True, digits=2)} to "
+            f"{in_mb(high * 30, signed=True, digits=2)} MB a month"
+        )
+        # told apart from flat, downwards, by more than the report shows (0.1 MB) over the
+        # window even at the slowest pace: say it shrank, not "flat"
+        if high < 0 and -high * xs[-1] >= SHOWN_BYTES:
+            return NoForecast(
+                f"the size shrank over {len(window)} nights ({first_day} – {last_day}): "
+                f"{interval}, so no size limit comes closer"
+            )
         return NoForecast(
             f"no growth told apart from flat over {len(window)} nights "
-            f"({first_day} – {last_day}): the trend's 95 % interval is "
-            f"{in_mb(low * 30, signed=True, digits=2)} to "
-            f"{in_mb(high * 30, signed=True, digits=2)} MB a month"
+            f"({first_day} – {last_day}): {interval}"
         )
     # Sen's interval assumes independent nights; sizes move in steps, so the pace of each
     # third of the window widens it (a window whose growth came in one step is uncertain).

@@ -8,12 +8,13 @@ import re
 
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Candidate, Investigation, _cross
-from wheel_size.regressions.issues.body import render_body
+from wheel_size.regressions.issues.body import plain_why, render_body
 from wheel_size.regressions.ranking.evidence import Status
 from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import rank_commits
 from wheel_size.regressions.window.commits import Commit, files_from_api
 from wheel_size.regressions.window.compare import Night, Window
+from wheel_size.render import render
 from wheel_size.series import SizePoint
 from wheel_size.units import MB
 
@@ -177,3 +178,69 @@ def test_no_clear_culprit_in_the_issue_and_the_report_note() -> None:
     note = notes_for(inv, [inv.event], 7, "https://github.com/o/r/issues/7")[0]
     assert note.cause_sha is None and note.cause_title == "no clear culprit"
     assert inv.to_json()["clear_culprit"] is False
+
+
+def test_each_kind_of_evidence_is_named_once_in_a_row() -> None:
+    """The Why cell of the quickstart's Oct 11 issue read "its title and diff: …; its title
+    and diff: …; its title and diff: …": the label once, then its findings."""
+    why = (
+        "reach: can move only 3 of the 7 variants that moved; text: fits a few-MB change; "
+        "text: names code-generation flags (-O2, -O3); text: names CUDA; "
+        "against: reach: ships in no wheel; text: a docs title"
+    )
+    assert plain_why(why) == (
+        "what its files can change: can move only 3 of the 7 variants that moved; "
+        "its title and diff: fits a few-MB change; names code-generation flags (-O2, -O3); "
+        "names CUDA; speaks against it: what its files can change: ships in no wheel; "
+        "its title and diff: a docs title"
+    )
+    for row in render_body(investigation(14), repo_url="https://github.com/o/r").splitlines():
+        for label in ("its title and diff: ", "what its files can change: ", "wheel contents: "):
+            assert row.count(label) <= 2  # once for it, at most once more against it
+
+
+def _verdict(body: str) -> str:
+    return next(line for line in body.splitlines() if line.startswith("**Verdict"))
+
+
+def test_the_verdict_names_only_the_evidence_that_was_read() -> None:
+    """Without the wheels' contents the verdict said "from what its changes can reach and
+    the wheel contents": a reader then trusts a diff nobody made."""
+    inv = investigation(14)
+    line = _verdict(render_body(inv, repo_url="https://github.com/o/r"))
+    assert line.startswith("**Verdict: most likely `ffffffffffff`")
+    assert "from what its changes can reach and its title and diff;" in line
+    assert "wheel contents" not in line
+    # all three kinds read: listed in the evidence order, as a sentence
+    three = ["the wheel contents", "what its changes can reach", "its title and diff"]
+    leading = {"kind": "leading", "commits": [{"sha": "e" * 12, "title": "T"}], "evidence": three}
+    text = render("regression_verdict.md.j2", verdict=leading)
+    assert "from the wheel contents, what its changes can reach and its title and diff;" in text
+    text = render("regression_verdict.md.j2", verdict={**leading, "evidence": []})
+    assert "from the kind of change it is;" in text
+
+
+def test_a_shrink_that_re_lands_is_said_to_shrink_again() -> None:
+    """The follow-up of a re-landed change said "Grew again" whatever its direction: a
+    -29.7 MB shrink whose reland shrinks the wheel again is "Shrank again"."""
+    row = {
+        "state": "grew",
+        "date": "2026-01-20",
+        "variant": "cuda12_8",
+        "size_mb": 810.0,
+        "since_event_mb": -30.5,
+        "since_before_mb": -60.2,
+        "before_date": "2026-01-05",
+        "event_date": "2026-01-06",
+        "reason": "abc re-lands the listed candidate def",
+        "run_url": None,
+    }
+    text = render("regression_update.md.j2", markers="", rows=[row], closing=False)
+    assert "**Shrank again** on 2026-01-20" in text and "Grew again" not in text
+    grown = render(
+        "regression_update.md.j2",
+        markers="",
+        rows=[{**row, "since_event_mb": 4.1, "since_before_mb": 8.2}],
+        closing=False,
+    )
+    assert "**Grew again** on 2026-01-20" in grown

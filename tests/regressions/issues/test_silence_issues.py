@@ -17,6 +17,7 @@ from wheel_size.history.model import JobRecord
 from wheel_size.regressions.issues.silence import SilenceSettings, sync_silences
 from wheel_size.series import SizeSeries
 from wheel_size.series.silence import silence_lines, silence_of
+from wheel_size.variants import ArtifactNaming
 
 FAST = RetryPolicy(total=4, backoff=0.0, max_wait=5.0, secondary_wait=0.1, between_writes=0.0)
 D0 = dt.date(2025, 10, 1)
@@ -117,6 +118,11 @@ def test_a_rename_is_named_from_the_artifacts_and_the_jobs(fake_github: FakeGitH
     (issue,) = fake_github.repo("pytorch/pytorch").issues
     assert "(renamed to `manywheel-py3_12-cuda12_9`?)" in issue.title
     assert "renamed to `manywheel-py3_12-cuda12_9`" in (issue.body or "")
+    # the advice is a flag the tool accepts: the variant, not the artifact name
+    assert "(`--variant cuda12_9`)" in (issue.body or "")
+    assert ArtifactNaming().resolve("cuda12_9", ["manywheel-py3_12-cuda12_9"]) == "cuda12_9"
+    # opened after the silent nights, not closed after them
+    assert "Opened after 2 silent nights (`--silence-nights`); updated while" in (issue.body or "")
     # the jobs listing shows it too when the artifact of the new name was not uploaded
     job = JobRecord(
         "manywheel-py3_12-cuda12_9-build / build",

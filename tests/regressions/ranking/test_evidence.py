@@ -134,6 +134,9 @@ def test_a_commit_reaching_only_some_of_what_moved_does_not_match_the_pattern() 
     assert "compiler-flags" in flags.categories
     matched = assess(flags, relevant_candidates=2, covers_moved=True, **kwargs)
     assert matched.status == LIKELY and "match the cross-variant pattern" in matched.evidence
+    # the categories by their titles, as the Labels column shows them, not internal keys
+    assert "(Compiler flags / CMake options" in matched.evidence
+    assert "compiler-flags" not in matched.evidence
     partial = assess(flags, relevant_candidates=2, covers_moved=False, **kwargs)
     assert partial.status is None
     alone = assess(flags, relevant_candidates=1, covers_moved=False, **kwargs)
@@ -180,3 +183,15 @@ def test_no_per_commit_size_data_is_not_said_when_builds_were_read() -> None:
     assert got.status is None
     assert "no per-commit size data" not in got.evidence
     assert got.evidence.endswith("not looked up: no build of this variant inside")
+
+
+def test_a_cpu_change_under_the_bar_is_not_said_to_be_none() -> None:
+    """Oct 30 of the quick start: the table shows cpu +0.19 MB; the reading said "The CPU
+    wheel did not grow." beside it. It now gives the number and why it does not count."""
+    deltas = {"cpu": 0.19, "cuda12_6": 3.5, "cuda12_8": 3.77, "rocm6_4": 1.07, "xpu": 0.4}
+    reading = fingerprint("cuda12_8", deltas).reading()
+    assert "The CPU wheel did not grow (+0.19 MB: too little to count as moving with it)." in (
+        reading
+    )
+    still = fingerprint("cuda12_8", {**deltas, "cpu": 0.001}).reading()
+    assert "The CPU wheel did not grow. " in still

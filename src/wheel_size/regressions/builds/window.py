@@ -255,7 +255,9 @@ def _verdict(
     failed = _failed_note(cov)
     before, after = cov.before, cov.after
     if before is None or after is None or cov.span is None:
-        return BuildVerdict(cov.sha, None, LIKELY, f"not looked up: no build on one side{failed}")
+        return BuildVerdict(
+            cov.sha, None, LIKELY, f"no build checked it: there is none on one side of it{failed}"
+        )
     parent = before.sha
     delta = cov.delta or 0
     span = cov.span
@@ -264,7 +266,7 @@ def _verdict(
         # Only the two nightlies: the builds say nothing the night did not.
         return BuildVerdict(
             cov.sha, None, LIKELY,
-            f"not looked up: no build of this variant inside the window{failed}",
+            f"no build checked it: none of this variant inside the window{failed}",
         )  # fmt: skip
     suspect, base = _measurement(after), _measurement(before)
     noise = result.noise_bytes + cov.slack
@@ -323,7 +325,7 @@ def verdicts_from_brackets(
     for sha in candidates:
         cov = result.of(sha)
         if cov is None:
-            out[sha] = BuildVerdict(sha, None, LIKELY, f"not looked up: {not_looked_up}")
+            out[sha] = BuildVerdict(sha, None, LIKELY, f"no build checked it: {not_looked_up}")
         else:
             out[sha] = _verdict(cov, result, jump_bytes, options, n)
     return out

@@ -17,7 +17,7 @@ from typing import Any
 from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
 from wheel_size.markers import regression_marker
 from wheel_size.regressions.events import Event
-from wheel_size.regressions.investigation import Investigation
+from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.issues.lifecycle import Verdict
 from wheel_size.regressions.issues.notes import cause_marker
 from wheel_size.regressions.issues.parts import moved_parts, parts_marker
@@ -233,7 +233,7 @@ def _context(
         "window_mode": window.mode,
         "compare_url": compare_url,
         "total_commits": window.total_commits,
-        "notes": [neutralise_cell(n) for n in inv.notes],
+        "notes": _shown_notes(inv, window.mode),
         "candidates": candidates[:TOP],
         "more_candidates": candidates[TOP:],
         "candidates_total": len(inv.candidates),
@@ -270,6 +270,15 @@ def _context(
     }
 
 
+def _shown_notes(inv: Investigation, window_mode: str) -> list[str]:
+    """The investigation's notes less those the body already says in its own words (the
+    variants' reading; a missing commit window), so no line is read twice."""
+    said = {inv.cross.reading.strip()}
+    if window_mode not in ("base", "head"):
+        said.add("no commit window could be determined")
+    return [neutralise_cell(n) for n in inv.notes if n.strip() not in said]
+
+
 #: The evidence tiers as a release engineer reads them (``Ranked.why`` names them tersely).
 _PLAIN_TIERS = {
     "build": "per-commit build",
@@ -281,8 +290,17 @@ _TIER_LABEL = re.compile(r"(^|; |against: )(build|content|reach|text): ")
 
 
 def plain_why(why: str) -> str:
-    """``Ranked.why`` in plain words: no "reach:", "text:" or "against:" shorthand."""
-    text = _TIER_LABEL.sub(lambda m: f"{m[1]}{_PLAIN_TIERS[m[2]]}: ", why)
+    """``Ranked.why`` in plain words: no "reach:", "text:" or "against:" shorthand, and each
+    kind of evidence named once in a row ("its title and diff: a; b", not the label thrice)."""
+    last: list[str | None] = [None]
+
+    def label(m: re.Match[str]) -> str:
+        if m[1] == "; " and last[0] == m[2]:
+            return "; "
+        last[0] = m[2]
+        return f"{m[1]}{_PLAIN_TIERS[m[2]]}: "
+
+    text = _TIER_LABEL.sub(label, why)
     return text.replace("against: ", "speaks against it: ")
 
 
@@ -347,11 +365,31 @@ def verdict(inv: Investigation) -> dict[str, Any] | None:
     leading = inv.leading
     if inv.clear and leading:
         top = leading[0].classified.commit.sha
-        return {"kind": "leading", "commits": [_short_commit(inv, top)]}
+        return {
+            "kind": "leading",
+            "commits": [_short_commit(inv, top)],
+            "evidence": _leading_evidence(leading[0]),
+        }
     return {
         "kind": "unclear",
         "commits": [_short_commit(inv, c.classified.commit.sha) for c in leading[:3]],
     }
+
+
+#: What the verdict says a leading candidate's rank rests on, per evidence tier.
+_VERDICT_TIERS = {
+    "content": "the wheel contents",
+    "reach": "what its changes can reach",
+    "text": "its title and diff",
+}
+
+
+def _leading_evidence(cand: Candidate) -> list[str]:
+    """The evidence tiers that speak for the leader (as its Why column shows them): the
+    verdict names these, never a kind of evidence that was not read (e.g. no contents)."""
+    reasons = getattr(cand.classified, "reasons", ())
+    tiers = {r.tier for r in reasons if r.signal != "prior" and r.points >= 2}
+    return [words for tier, words in _VERDICT_TIERS.items() if tier in tiers]
 
 
 def _bisecting(inv: Investigation, narrowed: list[Any]) -> dict[str, Any]:

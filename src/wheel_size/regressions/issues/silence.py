@@ -70,9 +70,23 @@ def _body(s: Silence, repo_url: str, threshold: int) -> str:
         marker=f"{issue_marker(s.variant)}\n{last}",
         s=s,
         renamed=list(s.renamed_to),
+        watch=_variant_in(s, s.renamed_to[0]) if s.renamed_to else None,
         nights=[_night_row(n, repo_url, s.jobs_without_artifact) for n in s.nights],
         threshold=threshold,
     )
+
+
+def _variant_in(s: Silence, artifact: str) -> str | None:
+    """The variant a new artifact name carries, read with the silent artifact's own naming
+    (``manywheel-py3_12-cuda12_8`` watched as ``cuda12_8``: ``…-cuda12_9`` is ``cuda12_9``):
+    what ``--variant`` accepts. None when the new name does not follow that naming."""
+    if s.variant not in s.artifact:
+        return None
+    prefix, _, suffix = s.artifact.rpartition(s.variant)
+    if not (artifact.startswith(prefix) and artifact.endswith(suffix)):
+        return None
+    variant = artifact[len(prefix) : len(artifact) - len(suffix)]
+    return variant or None
 
 
 def _ours(issue: IssueView | CommentView, bot: str) -> bool:

@@ -204,7 +204,8 @@ def assess(
     if fits and weight >= 50 and covers_moved is not False:
         return Status(
             LIKELY,
-            f"its changes ({', '.join(sorted(categories))}) match the cross-variant pattern: "
+            f"its changes ({', '.join(sorted(CATEGORIES[c].title for c in categories))}) "
+            "match the cross-variant pattern: "
             f"{cross.reading} No per-commit build to confirm it.",
         )
     if relevant_candidates == 1 and weight >= 50:

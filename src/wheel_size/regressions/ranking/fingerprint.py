@@ -140,7 +140,13 @@ class Fingerprint:
                 )
         cpu_note = ""
         if cpu_flat and "cpu" not in moved_kinds:
-            cpu_note = f" The CPU wheel did not {'grow' if self.direction > 0 else 'shrink'}."
+            cpu_note = f" The CPU wheel did not {'grow' if self.direction > 0 else 'shrink'}"
+            cpu = [self.deltas[k.name] for k in self.flat if k.kind == "cpu"]
+            shown = format_mb(cpu[0] or 0.0, signed=True, digits=2) if len(cpu) == 1 else ""
+            # a small change the table shows beside "did not grow": say why it does not count
+            if shown and shown != format_mb(0.0, signed=True, digits=2):
+                cpu_note += f" ({shown} MB: too little to count as moving with it)"
+            cpu_note += "."
         return f"{what} {self.verb} ({mb} here).{cpu_note} This {noun} points to {cause}; {size}."
 
 
