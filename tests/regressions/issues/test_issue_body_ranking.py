@@ -218,6 +218,21 @@ def test_the_verdict_names_only_the_evidence_that_was_read() -> None:
     assert "from the wheel contents, what its changes can reach and its title and diff;" in text
     text = render("regression_verdict.md.j2", verdict={**leading, "evidence": []})
     assert "from the kind of change it is;" in text
+    assert "only some of the variants" not in text
+
+
+def test_a_leader_that_reaches_only_some_variants_says_so_in_the_verdict() -> None:
+    """The quickstart's Oct 11 verdict named a CUDA-only -O3 commit "most likely" on a night
+    when the CPU, ROCm and XPU wheels grew too; that caveat sat only in a table below."""
+    leading = {
+        "kind": "leading",
+        "commits": [{"sha": "f" * 12, "title": "Build CUDA kernels with -O3"}],
+        "evidence": ["what its changes can reach"],
+        "partial": True,
+    }
+    text = render("regression_verdict.md.j2", verdict=leading)
+    assert "can move only some of the variants that moved" in text
+    assert text.index("can move only some") < text.index("A build of it")
 
 
 def test_a_shrink_that_re_lands_is_said_to_shrink_again() -> None:

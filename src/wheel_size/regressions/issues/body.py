@@ -369,6 +369,9 @@ def verdict(inv: Investigation) -> dict[str, Any] | None:
             "kind": "leading",
             "commits": [_short_commit(inv, top)],
             "evidence": _leading_evidence(leading[0]),
+            # its files cannot move every variant that moved: the verdict says the rest of
+            # the night is not explained, instead of leaving it to a table further down
+            "partial": getattr(leading[0].classified, "covers_moved", None) is False,
         }
     return {
         "kind": "unclear",
