@@ -1,6 +1,6 @@
 """How the forecast does on the held-out history: fit on the nights up to a cut-off, predict
-the size on later nights, and count how often the real size falls inside the interval the
-slope's 95 % bounds give.
+the size on later nights, and count how often the real size falls inside the 95 % prediction
+interval (the slope's bounds times the horizon, widened by the nights' scatter around the trend).
 
     python benchmarks/bench_forecast.py [HISTORY] [NIGHTS]
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import itertools
 import sys
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def main() -> None:
     span = DateRange(dt.date(2025, 10, 1), dt.date(2026, 3, 31))
     thresholds = Thresholds(mb=1.0)
     reports = reports_for(store, VARIANTS, [span], thresholds=thresholds)
-    inside = total = 0
+    inside = total = stepped = 0
     errors: list[float] = []
     print("| variant | cut-off | +days | predicted MB | interval MB | real MB | outside by MB |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -55,11 +56,13 @@ def main() -> None:
                 if real is None:
                     continue
                 ahead = (day - found.last).days
-                mid = found.level_bytes + found.slope * ahead
-                lo = found.level_bytes + found.slope_low * ahead
-                hi = found.level_bytes + found.slope_high * ahead
+                mid, lo, hi = found.predicted(ahead)
                 ok = lo <= real <= hi
                 inside += ok
+                # a miss after a one-night step (thresholds crossed) between cut-off and day
+                later = [s for d, s in points if cut <= d <= day]
+                step = any(thresholds.crossed(b - a, a) for a, b in itertools.pairwise(later))
+                stepped += not ok and step
                 total += 1
                 errors.append(abs(real - mid) / MB)
                 print(f"| {report.variant} | {cut} | {days} | {mid / MB:,.1f} | "
@@ -67,7 +70,8 @@ def main() -> None:
                       f"{'—' if ok else f'{max(lo - real, real - hi) / MB:,.1f}'} |")  # fmt: skip
     errors.sort()
     median = errors[len(errors) // 2] if errors else float("nan")
-    print(f"\n{inside} of {total} real sizes inside the interval; median error {median:.1f} MB")
+    print(f"\n{inside} of {total} real sizes inside the interval; median error {median:.1f} MB; "
+          f"{stepped} of {total - inside} misses follow a one-night step")  # fmt: skip
 
 
 if __name__ == "__main__":

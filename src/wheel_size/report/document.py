@@ -195,6 +195,7 @@ class ForecastDocument(TypedDict):
     mb_per_day_low: float | None
     mb_per_day_high: float | None
     level_mb: float | None
+    scatter_mb: float | None  # the robust σ of single nights around the trend
     steps: list[str]
     crossings: list[CrossingDocument]
 

@@ -28,6 +28,7 @@ def forecast_dict(found: Forecast | NoForecast) -> ForecastDocument:
             "mb_per_day_low": None,
             "mb_per_day_high": None,
             "level_mb": None,
+            "scatter_mb": None,
             "steps": [],
             "crossings": [],
         }
@@ -40,6 +41,7 @@ def forecast_dict(found: Forecast | NoForecast) -> ForecastDocument:
         "mb_per_day_low": round(found.slope_low / MB, 4),
         "mb_per_day_high": round(found.slope_high / MB, 4),
         "level_mb": round(found.level_bytes / MB, 3),
+        "scatter_mb": round(found.scatter_bytes / MB, 3),
         "steps": [d.isoformat() for d in found.steps],
         "crossings": [
             {

@@ -9,7 +9,15 @@ from the last nights along the slope, so a recent step counts in full. The slope
 is Sen's 95 % (1968), from the Kendall rank statistic's variance, widened to the pace of each
 third of the window: Sen's assumes independent nights, and sizes that move in steps are not
 (a window whose growth came in one step is that uncertain). A crossing date comes with the
-interval the slope's bounds give. No forecast is made from fewer than ``min_nights`` nights,
+interval the slope's bounds give, widened by the nights' own scatter.
+
+A size predicted ``h`` days ahead has two uncertainties: the slope's (its bounds times ``h``)
+and the scatter of single nights around the trend (a night is not the line: small ups and
+downs, and steps that stay, leave each night off it). The second is the robust standard
+deviation of the fitted nights' residuals from the Theil–Sen line (1.4826 × their median
+absolute deviation, a normal's σ for a normal scatter), times the same 95 % z. Neither says
+anything about a step that has not happened yet: a shrink or growth of many MB in one night
+is outside what any trend forecasts. No forecast is made from fewer than ``min_nights`` nights,
 nor when Sen's interval holds zero (flat, or noise).
 
 Dates are real dates: a gap of several nights is a longer step on the x axis, not a
@@ -26,7 +34,7 @@ from dataclasses import dataclass
 
 from wheel_size.units import MB, in_mb
 
-__all__ = ["Ceiling", "Crossing", "Forecast", "NoForecast", "forecast", "theil_sen"]
+__all__ = ["Ceiling", "Crossing", "Forecast", "NoForecast", "forecast", "scatter", "theil_sen"]
 
 _Z95 = 1.959964
 # A crossing further away than this is "not within the horizon", not a date.
@@ -77,6 +85,18 @@ class Forecast:
     level_bytes: float
     steps: tuple[dt.date, ...]
     crossings: tuple[Crossing, ...]
+    #: the robust σ (bytes) of the fitted nights around the trend line
+    scatter_bytes: float = 0.0
+
+    def predicted(self, days: float) -> tuple[float, float, float]:
+        """(size, low, high) in bytes ``days`` after ``last``: the slope's bounds times
+        ``days``, widened by the nights' scatter (95 %)."""
+        margin = _Z95 * self.scatter_bytes
+        return (
+            self.level_bytes + self.slope * days,
+            self.level_bytes + self.slope_low * days - margin,
+            self.level_bytes + self.slope_high * days + margin,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,6 +122,14 @@ def theil_sen(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, f
     lo = max(0, math.floor((count - spread) / 2) - 1)
     hi = min(count - 1, math.ceil((count + spread) / 2))
     return statistics.median(slopes), slopes[lo], slopes[hi]
+
+
+def scatter(xs: Sequence[float], ys: Sequence[float], slope: float) -> float:
+    """The robust σ of ``ys`` around the line of ``slope`` through them (intercept: the
+    median of ``y - slope·x``): 1.4826 × the median absolute residual."""
+    pairs = list(zip(xs, ys, strict=True))
+    intercept = statistics.median(y - slope * x for x, y in pairs)
+    return 1.4826 * statistics.median(abs(y - slope * x - intercept) for x, y in pairs)
 
 
 def _spikes(
@@ -190,8 +218,13 @@ def forecast(
     # third of the window widens it (a window whose growth came in one step is uncertain).
     for part in _blocks(kx, ky):
         low, high = min(low, part), max(high, part)
-    crossings = tuple(_crossing(c, level, slope, low, high, last_day) for c in ceilings)
-    return Forecast(len(window), first_day, last_day, slope, low, high, level, removed, crossings)
+    noise = scatter(kx, ky, slope)
+    crossings = tuple(
+        _crossing(c, level, slope, low, high, _Z95 * noise, last_day) for c in ceilings
+    )
+    return Forecast(
+        len(window), first_day, last_day, slope, low, high, level, removed, crossings, noise
+    )
 
 
 def _after(last: dt.date, days: float) -> dt.date | None:
@@ -199,13 +232,14 @@ def _after(last: dt.date, days: float) -> dt.date | None:
 
 
 def _crossing(
-    c: Ceiling, level: float, slope: float, low: float, high: float, last: dt.date
+    c: Ceiling, level: float, slope: float, low: float, high: float, margin: float, last: dt.date
 ) -> Crossing:
+    """The date along the trend, the earliest (fastest pace, a night ``margin`` above the
+    line) and the latest (slowest pace, a night ``margin`` below it)."""
     room = c.limit_bytes - level
     if room <= 0:
         return Crossing(c, None, None, None, over=True)
+    soonest = _after(last, max(0.0, room - margin) / high)
     if low <= 0:  # at the slowest pace seen it never gets there
-        return Crossing(c, _after(last, room / slope), _after(last, room / high), None)
-    return Crossing(
-        c, _after(last, room / slope), _after(last, room / high), _after(last, room / low)
-    )
+        return Crossing(c, _after(last, room / slope), soonest, None)
+    return Crossing(c, _after(last, room / slope), soonest, _after(last, (room + margin) / low))
