@@ -12,7 +12,7 @@ import jsonschema
 from conftest import REPO_ROOT
 from typed_schema import differences
 from wheel_factory import make_wheel
-from wheel_size.audit.document import AuditDocument
+from wheel_size.audit.document import AuditOutputDocument
 from wheel_size.audit.run import audit_paths
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
@@ -20,7 +20,7 @@ SO = REPO_ROOT / "tests" / "data" / "abi3" / "clean.abi3.so"
 
 
 def test_typed_audit_matches_the_schema() -> None:
-    assert differences(AuditDocument, SCHEMA, SCHEMA) == []
+    assert differences(AuditOutputDocument, SCHEMA, SCHEMA) == []
 
 
 def test_built_audit_validates(tmp_path: Path) -> None:

@@ -12,9 +12,11 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_factory import make_wheel
 
 
@@ -70,6 +72,8 @@ def test_strip_savings_and_vendored_libraries(debug_library: Path, tmp_path: Pat
     result = run_main(["audit", str(tmp_path / "m"), "--format", "json"])
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
+    schema = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
+    jsonschema.validate(data, schema)  # strip, vendored, shipped_twice as the schema says
 
     # strip: the estimate against strip run on the library extracted from the wheel
     torch_cpu = next((tmp_path / "m" / "torch-cpu").glob("*.whl"))

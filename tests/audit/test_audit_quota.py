@@ -10,9 +10,11 @@ import random
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from cli_runner import run_main
+from conftest import REPO_ROOT
 from pypi_fixture import FixtureIndex
 from wheel_factory import make_wheel
 
@@ -65,6 +67,8 @@ def test_quota_is_the_index_total_plus_the_kept_wheels(index_root: Path, tmp_pat
     assert "### Project quota" in markdown and "`demo` holds" in markdown
     assert quota["headroom_bytes"] < 0  # 0.0002 GiB is about 215 KB: the set does not fit
     assert "the upload would fail" in markdown
+    schema = json.loads((REPO_ROOT / "docs" / "audit-format.schema.json").read_text())
+    jsonschema.validate(data, schema)  # the quota as the audit's schema describes it
 
 
 def test_a_file_already_on_the_index_is_not_counted_twice(index_root: Path, tmp_path: Path) -> None:

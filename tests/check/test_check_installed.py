@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
+from test_check_document import SCHEMA
 from test_pr_ceilings import NIGHT, Ceilings
 
 from check_world import MB
@@ -44,7 +46,7 @@ def test_quota_line_for_the_pull_requests_wheels(fake_github: FakeGitHub, tmp_pa
     world = Ceilings(fake_github, tmp_path)
     pr = world.pr_wheel(1000)
     with FixtureIndex(index).serving() as url:
-        status, comment, stderr, _ = world.check(
+        status, comment, stderr, result = world.check(
             "--quota-project", "torch", "--quota-index", url, "--quota-limit-gb", "0.01"
         )
     assert status == 0, stderr
@@ -53,3 +55,19 @@ def test_quota_line_for_the_pull_requests_wheels(fake_github: FakeGitHub, tmp_pa
     assert "### Project quota" in comment
     assert "(2 files in 2 releases)" in comment and "this release set adds" in comment
     assert f"{headroom / (1 << 30):,.2f} GiB." in comment
+    # the same numbers in the check's JSON, which its schema describes
+    quota = result["quota"]
+    assert isinstance(quota, dict) and result["quota_error"] is None
+    assert quota["stored_bytes"] == stored and quota["stored_files"] == 2
+    assert quota["new_bytes"] == pr.stat().st_size and quota["headroom_bytes"] == headroom
+    jsonschema.validate(result, SCHEMA)
+
+
+def test_without_quota_project_the_check_json_says_null(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = Ceilings(fake_github, tmp_path)
+    world.pr_wheel(1000)
+    status, _, stderr, result = world.check()
+    assert status == 0, stderr
+    assert result["quota"] is None and result["quota_error"] is None

@@ -4,14 +4,17 @@ to what strip really removes from the extracted library."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from cli_runner import run_main
+from conftest import REPO_ROOT
 from wheel_factory import make_wheel
 from wheel_size.units import format_size
 
@@ -49,3 +52,21 @@ def test_unstripped_library_is_priced_in_the_diff(tmp_path: Path) -> None:
     shown = {format_size(real_debug + d) for d in range(-200, 201)}
     assert m.group(2) in shown
     assert m.group(4) in {format_size(real_unneeded + d) for d in range(-200, 201)}
+
+    # the same savings per library in the diff's JSON, which its schema describes
+    done = run_main(["diff", str(old), str(new), "--format", "json"])
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    jsonschema.validate(
+        document, json.loads((REPO_ROOT / "docs/diff-format.schema.json").read_text())
+    )
+    files = [f for c in document["comparisons"] for f in c["files"]] if "comparisons" in document \
+        else document["files"]  # fmt: skip
+    (lib,) = [f for f in files if f["path"] == "demo/libx.so"]
+    strip_json = lib["strip"]
+    assert strip_json["old_strip_debug_bytes"] == 0 and strip_json["old_strip_unneeded_bytes"] == 0
+    assert abs(strip_json["new_strip_debug_bytes"] - real_debug) <= max(512, real_debug // 50)
+    assert abs(strip_json["new_strip_unneeded_bytes"] - real_unneeded) <= max(
+        512, real_unneeded // 50
+    )
+    assert all(f["strip"] is None for f in files if not f["path"].endswith(".so"))

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from wheel_size.quota.model import QuotaDocument
+
 __all__ = [
     "AuditDocument",
+    "AuditNumbersDocument",
+    "AuditOutputDocument",
     "AuditSummary",
     "FindingRow",
     "GpuFileRow",
@@ -18,6 +22,8 @@ __all__ = [
     "NameCollisionRow",
     "NativeRow",
     "RedundantGroupRow",
+    "StripDocument",
+    "VendoredDocument",
     "VerdictRow",
     "WheelRow",
 ]
@@ -122,3 +128,39 @@ class AuditDocument(TypedDict):
     jobs: list[JobRow]
     jobs_to_disable: list[str]
     summary: AuditSummary
+
+
+class StripDocument(TypedDict):
+    """What ``strip`` would save on one library of a wheel."""
+
+    wheel: str
+    member: str
+    debug_sections: dict[str, int]
+    symbol_table_bytes: int
+    strip_debug_bytes: int
+    strip_unneeded_bytes: int
+
+
+class VendoredDocument(TypedDict):
+    wheel: str
+    member: str
+    library: str
+    project: str | None
+    grafted: bool
+    bytes: int
+
+
+class AuditNumbersDocument(TypedDict, total=False):
+    """The priced findings, each key only when something was found."""
+
+    strip: list[StripDocument]
+    vendored: list[VendoredDocument]
+    shipped_twice: list[list[VendoredDocument]]
+
+
+class AuditOutputDocument(AuditDocument, AuditNumbersDocument, total=False):
+    """What ``audit --format json`` writes: the audit, its priced findings, and with
+    ``--quota-project`` the project quota (null with ``quota_error`` when it is unknown)."""
+
+    quota: QuotaDocument | None
+    quota_error: str | None

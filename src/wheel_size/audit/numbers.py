@@ -5,25 +5,16 @@ ones shipped twice (:mod:`wheel_size.audit.vendored`)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TypedDict
 
+from wheel_size.audit.document import AuditNumbersDocument, StripDocument, VendoredDocument
 from wheel_size.audit.matrix import AuditReport
-from wheel_size.audit.vendored import VendoredDocument, VendoredLibrary, shipped_twice, vendored
+from wheel_size.audit.vendored import VendoredLibrary, shipped_twice, vendored
 from wheel_size.render import render
 
 __all__ = ["StripDocument", "numbers_json", "numbers_markdown"]
 
 # A library whose strip would save less than this is not listed (a few section headers).
 MIN_SAVING_BYTES = 4096
-
-
-class StripDocument(TypedDict):
-    wheel: str
-    member: str
-    debug_sections: dict[str, int]
-    symbol_table_bytes: int
-    strip_debug_bytes: int
-    strip_unneeded_bytes: int
 
 
 def _strip_rows(report: AuditReport) -> list[StripDocument]:
@@ -46,9 +37,9 @@ def _strip_rows(report: AuditReport) -> list[StripDocument]:
     return sorted(rows, key=lambda r: (-r["strip_unneeded_bytes"], r["wheel"], r["member"]))
 
 
-def numbers_json(report: AuditReport) -> dict[str, object]:
+def numbers_json(report: AuditReport) -> AuditNumbersDocument:
     """``strip``, ``vendored`` and ``shipped_twice`` keys, each only when something was found."""
-    out: dict[str, object] = {}
+    out: AuditNumbersDocument = {}
     rows = _strip_rows(report)
     if rows:
         out["strip"] = rows

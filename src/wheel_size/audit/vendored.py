@@ -17,8 +17,8 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypedDict
 
+from wheel_size.audit.document import VendoredDocument
 from wheel_size.audit.inspect import WheelInfo
 
 __all__ = ["KNOWN", "VendoredDocument", "VendoredLibrary", "canonical", "shipped_twice", "vendored"]
@@ -75,15 +75,6 @@ KNOWN = {
     "stdc++": "libstdc++",
     "gcc_s": "libgcc_s",
 }
-
-
-class VendoredDocument(TypedDict):
-    wheel: str
-    member: str
-    library: str
-    project: str | None
-    grafted: bool
-    bytes: int
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from wheel_size.diff.document import ComparisonDocument
+from wheel_size.quota.model import QuotaDocument
 
 __all__ = [
     "BaseNightDocument",
@@ -89,6 +90,10 @@ class CheckDocument(TypedDict):
     notes: list[str]
     compared_with: NightChoiceDocument | None
     wheels: list[WheelCheckDocument]
+    # with --quota-project: the quota once the pull request's wheels are uploaded, or why it
+    # is unknown (both None: not asked)
+    quota: QuotaDocument | None
+    quota_error: str | None
 
 
 class CheckOutputDocument(CheckDocument):

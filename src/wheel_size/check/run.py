@@ -181,6 +181,8 @@ class CheckResult:
             "notes": list(self.notes),
             "compared_with": self.compared_with,
             "wheels": [c.to_json() for c in self.checks],
+            "quota": None if self.quota is None else self.quota.to_json(),
+            "quota_error": self.quota_error,
         }
 
 

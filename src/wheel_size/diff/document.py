@@ -22,6 +22,7 @@ __all__ = [
     "FileDocument",
     "GpuDocument",
     "SectionDocument",
+    "StripSavingsDocument",
     "TotalsDocument",
 ]
 
@@ -47,6 +48,16 @@ class GpuDocument(TypedDict):
     new_compression: list[str]
 
 
+class StripSavingsDocument(TypedDict):
+    """Bytes ``strip --strip-debug`` / ``--strip-unneeded`` would save on each side of an ELF
+    library (None: that side has no such library)."""
+
+    old_strip_debug_bytes: int | None
+    new_strip_debug_bytes: int | None
+    old_strip_unneeded_bytes: int | None
+    new_strip_unneeded_bytes: int | None
+
+
 class FileDocument(TypedDict):
     path: str
     status: str
@@ -58,6 +69,7 @@ class FileDocument(TypedDict):
     sections: list[SectionDocument]
     gpu: list[GpuDocument]
     problems: list[str]
+    strip: StripSavingsDocument | None  # None: no ELF library on either side
 
 
 class TotalsDocument(TypedDict):

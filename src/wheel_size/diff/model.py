@@ -10,6 +10,7 @@ from wheel_size.diff.document import (
     FileDocument,
     GpuDocument,
     SectionDocument,
+    StripSavingsDocument,
     TotalsDocument,
 )
 
@@ -120,6 +121,23 @@ class FileDiff:
             "sections": [s.to_json() for s in self.sections],
             "gpu": [g.to_json() for g in self.gpu],
             "problems": self.problems,
+            "strip": self._strip_json(),
+        }
+
+    def _strip_json(self) -> StripSavingsDocument | None:
+        sides = (
+            self.old_strip_debug,
+            self.new_strip_debug,
+            self.old_strip_unneeded,
+            self.new_strip_unneeded,
+        )
+        if all(v is None for v in sides):
+            return None
+        return {
+            "old_strip_debug_bytes": self.old_strip_debug,
+            "new_strip_debug_bytes": self.new_strip_debug,
+            "old_strip_unneeded_bytes": self.old_strip_unneeded,
+            "new_strip_unneeded_bytes": self.new_strip_unneeded,
         }
 
 
