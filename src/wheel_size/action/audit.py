@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
 from wheel_size.action.inputs import action_input, bool_input, repository, words, workspace_paths
+from wheel_size.action.quota_inputs import quota_input
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 
@@ -50,6 +51,7 @@ def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
         artifact_pattern=action_input(env, "audit-artifact-pattern") or "*",
         max_download_mb=int(limit),
         prefer=tuple(words(action_input(env, "audit-prefer"))),
+        quota=quota_input(env),
     )
 
 

@@ -22,6 +22,8 @@ _COMMON = ("github-token", "repository")
 _STORE = ("data-branch", "data-remote", "git-timeout", "history-dir")
 _NAMING = ("python", "artifact-pattern")
 _LIMITS = ("ceiling-mb", "ceilings", "pypi-limit-mb", "ceiling-ack")
+# The project quota (action/quota_inputs.py), of the check and the audit.
+QUOTA_INPUTS = ("quota-project", "quota-limit-gb", "quota-index")
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ TRACK = ActionSpec(
             "bisect-tag-pattern", "bisect-builds-per-round", "bisect-max-builds", "bisect-state",
             "bisect-wait", "bisect-poll-interval", "bisect-max-events",
             "silence-nights",
-            "installed-size", "forecast",
+            "installed-size", "forecast", "deps", "deps-index-url",
         )
     ),
 )  # fmt: skip
@@ -68,7 +70,7 @@ CHECK = ActionSpec(
             *_COMMON, *_STORE, *_NAMING, *_LIMITS,
             "workflow", "check-wheels", "check-budget-mb", "check-budget-pct", "check-footer",
             "check-comment", "check-max-download-mb", "check-report-path", "pr-number", "bot-login",
-            "head-sha", "head-repository", "head-branch", "compare-with",
+            "head-sha", "head-repository", "head-branch", "compare-with", *QUOTA_INPUTS,
         )
     ),
 )  # fmt: skip
@@ -94,7 +96,7 @@ AUDIT = ActionSpec(
         (
             *_COMMON,
             "audit-input", "audit-run-id", "audit-artifact-pattern", "audit-strict",
-            "audit-max-download-mb", "audit-prefer", "report-path",
+            "audit-max-download-mb", "audit-prefer", "report-path", *QUOTA_INPUTS,
         )
     ),
 )  # fmt: skip

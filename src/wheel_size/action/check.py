@@ -19,6 +19,7 @@ from wheel_size.action.inputs import (
     words,
     workspace_paths,
 )
+from wheel_size.action.quota_inputs import quota_input
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 
@@ -171,6 +172,7 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
         options=CheckOptions(
             wheels=tuple(workspace_paths(env, "check-wheels", workspace)), naming=naming,
             budget=budget, ceiling_ack=action_input(env, "ceiling-ack") or None,
+            quota=quota_input(env),
         ),
         store=store,
         repository=repository(env) or None,

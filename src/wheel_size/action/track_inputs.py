@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from wheel_size.check.budget import Limits
     from wheel_size.collect.installed import InstalledOptions
     from wheel_size.collect.jobs import JobPattern
+    from wheel_size.deps.nightly import NightlyDeps
     from wheel_size.regressions.ranking.reach_table import ReachTable
     from wheel_size.report.forecast import ForecastOptions
     from wheel_size.series import Baseline
@@ -208,6 +209,19 @@ def _installed(env: Mapping[str, str]) -> InstalledOptions | None:
     return InstalledOptions() if bool_input(env, "installed-size") else None
 
 
+def _deps(env: Mapping[str, str]) -> NightlyDeps | None:
+    """Input ``deps``: each new night's watched wheels resolved with their dependencies,
+    against ``deps-index-url``."""
+    from wheel_size.deps.nightly import NightlyDeps
+
+    index = action_input(env, "deps-index-url")
+    if not bool_input(env, "deps"):
+        if index:
+            raise InputError("input deps-index-url needs deps: true")
+        return None
+    return NightlyDeps(index_url=index or "https://pypi.org/simple")
+
+
 def _forecast(env: Mapping[str, str], limits: Limits | None) -> ForecastOptions | None:
     """Input ``forecast``: the trend's nights (0: off), against the size-limit inputs."""
     from wheel_size.report.forecast import ForecastOptions
@@ -309,6 +323,7 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
         build_thresholds=_build_thresholds(env),
         installed=_installed(env),
         forecast=_forecast(env, _limits(env)),
+        deps=_deps(env),
     )
     nightly = NightlyOptions(
         track, issues=_issues(env, store), evidence=_evidence(env), limits=_limits(env)
