@@ -114,6 +114,17 @@ def test_missing_night_names_the_jobs_that_did_not_produce_the_artifact(tmp_path
         f"job {build} / test: skipped)"
     ) in text
     assert "no job of the run follows the job pattern for it" in text
+    # the same jobs in the report's JSON, which its schema describes
+    document = json.loads(report.to_json())
+    by_date = {d["date"]: d for d in document["days"]}
+    assert by_date[days[1].isoformat()]["silent_jobs"] == [
+        {"name": f"{build} / build", "conclusion": "failure"},
+        {"name": f"{build} / test", "conclusion": "skipped"},
+    ]
+    assert by_date[days[2].isoformat()]["silent_jobs"] == []  # listed: none follows the pattern
+    assert "silent_jobs" not in by_date[days[0].isoformat()]  # a night with its artifact
+    schema = json.loads((REPO_ROOT / "docs" / "report-format.schema.json").read_text())
+    jsonschema.validate(document, schema)
     # by the pattern itself (the names), the same two jobs
     found = silent_jobs(jobs, "manywheel-py3_12-cuda12_8", JobPattern())
     assert found is not None and [j.conclusion for j in found] == ["failure", "skipped"]

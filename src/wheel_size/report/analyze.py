@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Sequence
 from typing import TypedDict
 
-from wheel_size.collect.silent import silent_jobs, silent_jobs_text
+from wheel_size.collect.silent import silent_jobs
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history.history import History
@@ -89,7 +89,7 @@ def _day(night: Night, series: VariantSeries) -> Day:
         artifact=night.renamed_to[0] if night.renamed_to else None,
         renamed_to=night.renamed_to,
         renamed_size_bytes=night.renamed_size_bytes,
-        silent_jobs=silent_jobs_text(silent_jobs(shown.jobs, series.artifact))
+        silent_jobs=silent_jobs(shown.jobs, series.artifact)
         if night.state in (DayStatus.MISSING, DayStatus.FAILED)
         else None,
     )

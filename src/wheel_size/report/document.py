@@ -29,6 +29,7 @@ __all__ = [
     "PointDocument",
     "ReportDocument",
     "ReportJson",
+    "SilentJobDocument",
     "ThresholdsDocument",
 ]
 
@@ -108,6 +109,11 @@ class _Day(TypedDict):
     renamed_size_bytes: int | None
 
 
+class SilentJobDocument(TypedDict):
+    name: str
+    conclusion: str  # the job's conclusion, else its status, else "unknown"
+
+
 class DayDocument(_Day, total=False):
     # only in a report whose nights' jobs were listed
     build_minutes: float | None
@@ -116,6 +122,9 @@ class DayDocument(_Day, total=False):
     # only in a report with an installed size on some night
     installed_bytes: int | None
     installed_mb: float | None
+    # only on a night without its artifact whose run's jobs were listed: the jobs that
+    # should have built it (empty: no job follows the job pattern)
+    silent_jobs: list[SilentJobDocument]
 
 
 class ObservationDocument(TypedDict):

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Final
 
+from wheel_size.collect.silent import SilentJob
 from wheel_size.dates import DateRange
 from wheel_size.report.document import (
     BuildJumpDocument,
@@ -89,8 +90,9 @@ class Day:
     # sizes, when the night's artifact was measured (track --installed-size).
     installed_bytes: int | None = None
     # A night without the artifact: the jobs that should have built it and how they ended
-    # (collect.silent); None when the run's jobs were not listed.
-    silent_jobs: str | None = None
+    # (collect.silent; empty: no job follows the pattern); None when the run's jobs were not
+    # listed or the night has its artifact.
+    silent_jobs: tuple[SilentJob, ...] | None = None
 
     @property
     def installed_mb(self) -> float | None:
@@ -463,6 +465,10 @@ class Report:
         if self.has_installed:
             out["installed_bytes"] = day.installed_bytes
             out["installed_mb"] = day.installed_mb
+        if day.silent_jobs is not None:  # a night without its artifact, the run's jobs listed
+            out["silent_jobs"] = [
+                {"name": j.name, "conclusion": j.conclusion} for j in day.silent_jobs
+            ]
         return out
 
     def _build_dict(self) -> BuildTimeDocument:

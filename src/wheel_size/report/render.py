@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import TypedDict
 
+from wheel_size.collect.silent import silent_jobs_text
 from wheel_size.render import render
 from wheel_size.render.chart_labels import chart_labels
 from wheel_size.render.safe_markdown import safe_inline
@@ -79,8 +80,9 @@ def _note(day: Day) -> str:
         text += f" ({day.conclusion})"
     if day.run_id is not None:
         text += f", run {day.run_id}"
-    if day.silent_jobs:
-        text += f" ({day.silent_jobs})"
+    said = silent_jobs_text(day.silent_jobs)
+    if said:
+        text += f" ({said})"
     return _cell(text)
 
 
