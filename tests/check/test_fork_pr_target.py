@@ -242,3 +242,97 @@ def test_a_deleted_fork_is_reported_as_such_with_a_report(scene: Scene) -> None:
     assert len(warnings) == 1 and "deleted fork" in warnings[0], stdout
     assert status == 1 and result["failed"] is True
     assert "deleted fork" in (scene.workspace / "wheel-size-check.md").read_text()
+
+
+def _cli_check(scene: Scene, *flags: str, env: dict[str, str]) -> tuple[int, str, list[str]]:
+    done = run_main(
+        [
+            "check",
+            str(scene.workspace / "pr-build" / "pr" / NIGHTLY),
+            "--repo",
+            "pytorch/pytorch",
+            "--history",
+            str(scene.world.history),
+            "--budget-mb",
+            "1",
+            "--json",
+            str(scene.tmp / "cli.json"),
+            "--compare-with",
+            "newest",
+            *flags,
+        ],
+        env={**scene.fake.env(), **env},
+    )
+    assert "Traceback" not in done.stderr
+    return (
+        done.returncode,
+        done.stderr,
+        json.loads((scene.tmp / "cli.json").read_text())["warnings"],
+    )
+
+
+@pytest.mark.parametrize("run_event", ["push", "schedule"])
+def test_cli_in_a_workflow_run_of_no_pull_request_speaks_for_none(
+    scene: Scene, run_event: str
+) -> None:
+    """Issue 32: ``wheel-size check --head-sha`` in a ``workflow_run`` job reads the
+    triggering run's event as the Action does: a push run whose head is the victim's head
+    commit does not let the build's number through."""
+    event = scene.tmp / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "workflow_run": {
+                    "event": run_event,
+                    "head_sha": VICTIM_SHA,
+                    "head_branch": "blackwell",
+                    "head_repository": {"full_name": "pytorch/pytorch"},
+                    "pull_requests": [],
+                }
+            }
+        )
+    )
+    status, stderr, warnings = _cli_check(
+        scene,
+        "--pr-number",
+        str(scene.victim.number),
+        "--head-sha",
+        VICTIM_SHA,
+        "--head-repo",
+        "pytorch/pytorch",
+        env={"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(event)},
+    )
+    assert scene.victim.comments == [] and scene.fork_pr.comments == []
+    assert status == 1, stderr  # the victim's acknowledgement is not borrowed either
+    [warning] = warnings
+    assert f"a {run_event} run, not a pull request" in warning
+
+
+def test_cli_in_a_pull_request_workflow_run_uses_the_events_pull_requests(scene: Scene) -> None:
+    """The same reading, the good case: the triggering run was the victim's pull request,
+    its event lists it, so the CLI comments there without listing open pull requests."""
+    event = scene.tmp / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "workflow_run": {
+                    "event": "pull_request",
+                    "head_sha": VICTIM_SHA,
+                    "head_branch": "blackwell",
+                    "head_repository": {"full_name": "pytorch/pytorch"},
+                    "pull_requests": [{"number": scene.victim.number}],
+                }
+            }
+        )
+    )
+    status, stderr, warnings = _cli_check(
+        scene,
+        "--head-sha",
+        VICTIM_SHA,
+        "--head-repo",
+        "pytorch/pytorch",
+        env={"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(event)},
+    )
+    assert status == 0, stderr
+    assert warnings == [] and len(scene.victim.comments) == 1
+    assert scene.fake.count("GET", r"/pulls$") == 0

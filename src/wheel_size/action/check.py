@@ -5,7 +5,6 @@ over a budget, and a wheel compared with no night is "not checked" (conclusion n
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -55,62 +54,25 @@ def _event_body(env: Mapping[str, str], number: str) -> str | None:
     return None
 
 
-def _event(env: Mapping[str, str]) -> dict[str, object]:
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
-        return {}
-    try:
-        event = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return event if isinstance(event, dict) else {}
-
-
 def _build_head(env: Mapping[str, str]) -> BuildHead | None:
     """The run that built the wheels in a ``workflow_run`` job: head-sha, head-repository and
-    head-branch, each defaulting to the event's when the triggering run was a pull request's;
-    the event's own ``pull_requests`` list when the event is that run's."""
-    from wheel_size.check.target import BuildHead
+    head-branch, each defaulting to the event's when the triggering run was a pull request's
+    (the same reading as ``wheel-size check --head-sha``)."""
+    from wheel_size.check.target import build_head, head_defaults, triggering_run
 
-    run = (
-        _event(env).get("workflow_run") if env.get("GITHUB_EVENT_NAME") == "workflow_run" else None
-    )
-    run = run if isinstance(run, dict) else {}
-    from_event = str(run.get("event") or "").startswith("pull_request")
-    head_repo = run.get("head_repository")
-    defaults = {
-        "head-sha": run.get("head_sha"),
-        "head-repository": head_repo.get("full_name") if isinstance(head_repo, dict) else None,
-        "head-branch": run.get("head_branch"),
-    }
-    given = {
-        name: action_input(env, name) or (str(defaults[name] or "") if from_event else "")
-        for name in defaults
-    }
+    run = triggering_run(env)
+    defaults = head_defaults(run)
+    given = {name: action_input(env, name) or defaults[name] for name in defaults}
     sha, repo = given["head-sha"], given["head-repository"]
     if not sha and not repo:
         return None
-    if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha):
-        raise InputError(f"input head-sha must be a commit SHA, not {sha!r}")
-    # A deleted fork: GitHub's event has ``head_repository: null``. Reported by the check
-    # (nothing commented, the report written), not an error about an input nobody set.
-    deleted = (
-        not repo
-        and "head_repository" in run
-        and run.get("head_repository") is None
-        and not action_input(env, "head-repository")
-    )
-    if not deleted and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
-        raise InputError(f"input head-repository must be OWNER/NAME (with head-sha), not {repo!r}")
-    numbers: list[int] = []
-    if str(run.get("head_sha", "")).lower() == sha.lower():
-        for pull in run.get("pull_requests") or []:
-            number = pull.get("number") if isinstance(pull, dict) else None
-            if isinstance(number, int) and number > 0:
-                numbers.append(number)
-    event = str(run.get("event") or "") or None
-    return BuildHead(
-        sha, repo, given["head-branch"] or None, tuple(numbers), event=event, deleted=deleted
+    return build_head(
+        run,
+        sha,
+        repo,
+        given["head-branch"],
+        names=("input head-sha", "input head-repository"),
+        repository_given=bool(action_input(env, "head-repository")),
     )
 
 

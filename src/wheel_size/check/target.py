@@ -11,13 +11,24 @@ reports, but nothing is commented and no description (no acknowledgement) is rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from wheel_size.errors import InputError
 from wheel_size.ports import GitHubFailure
 from wheel_size.ports.pulls import PullRequests, PullView
 
-__all__ = ["BuildHead", "Target", "find_pull_request"]
+__all__ = [
+    "BuildHead",
+    "Target",
+    "build_head",
+    "find_pull_request",
+    "head_defaults",
+    "triggering_run",
+]
 
 MAX_OPEN_PULLS = 1000  # listed when the head branch is unknown (newest first)
 
@@ -41,6 +52,67 @@ class BuildHead:
         return f"{self.sha[:12]} of {repository}" + (
             f" (branch {self.branch})" if self.branch else ""
         )
+
+
+def triggering_run(env: Mapping[str, str]) -> dict[str, object]:
+    """The run a ``workflow_run`` job was triggered by, from the job's event file (empty
+    outside such a job, or when the file cannot be read). One reader for the Action and the
+    CLI, so both trust the same facts."""
+    if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
+        return {}
+    try:
+        event = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    run = event.get("workflow_run") if isinstance(event, dict) else None
+    return run if isinstance(run, dict) else {}
+
+
+def head_defaults(run: Mapping[str, object]) -> dict[str, str]:
+    """``head-sha``, ``head-repository`` and ``head-branch`` of the triggering run, when it
+    was a pull request's (empty strings otherwise: another run's head names no PR)."""
+    if not str(run.get("event") or "").startswith("pull_request"):
+        return {"head-sha": "", "head-repository": "", "head-branch": ""}
+    repo = run.get("head_repository")
+    return {
+        "head-sha": str(run.get("head_sha") or ""),
+        "head-repository": str(repo.get("full_name") or "") if isinstance(repo, dict) else "",
+        "head-branch": str(run.get("head_branch") or ""),
+    }
+
+
+def build_head(
+    run: Mapping[str, object],
+    sha: str,
+    repository: str,
+    branch: str | None,
+    *,
+    names: tuple[str, str],
+    repository_given: bool,
+) -> BuildHead:
+    """The head to check, with the triggering ``run``'s event and ``pull_requests`` (those
+    only when ``sha`` is the run's head). ``names`` are the two options as the user typed
+    them, for the one-line errors; a head repository the event says is gone (a deleted
+    fork) is reported by the check, unless one was given."""
+    if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha):
+        raise InputError(f"{names[0]} must be a commit SHA, not {sha!r}")
+    deleted = (
+        not repository
+        and not repository_given
+        and "head_repository" in run
+        and run.get("head_repository") is None
+    )
+    if not deleted and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
+        raise InputError(f"{names[1]} must be OWNER/NAME (with {names[0]}), not {repository!r}")
+    numbers: list[int] = []
+    if str(run.get("head_sha", "")).lower() == sha.lower():
+        pulls = run.get("pull_requests")
+        for pull in pulls if isinstance(pulls, list) else []:
+            number = pull.get("number") if isinstance(pull, dict) else None
+            if isinstance(number, int) and number > 0:
+                numbers.append(number)
+    event = str(run.get("event") or "") or None
+    return BuildHead(sha, repository, branch or None, tuple(numbers), event=event, deleted=deleted)
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,7 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
     from wheel_size.check.budget import Budget, parse_ceilings
     from wheel_size.check.request import CheckRequest
     from wheel_size.check.run import CheckOptions
-    from wheel_size.check.target import BuildHead
+    from wheel_size.check.target import build_head, triggering_run
     from wheel_size.cli.options import naming_from_args, store_location_from_args
     from wheel_size.cli.quota_options import quota_from_args
     from wheel_size.errors import InputError
@@ -165,13 +165,16 @@ def request_from_args(args: argparse.Namespace) -> CheckRequest:
                 "--pr-body-file cannot be used with --head-sha: the description is read from "
                 "the pull request GitHub finds"
             )
-        import re
-
-        if not re.fullmatch(r"[0-9a-fA-F]{7,64}", args.head_sha):
-            raise InputError(f"--head-sha must be a commit SHA, not {args.head_sha!r}")
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.head_repo):
-            raise InputError(f"--head-repo must be OWNER/NAME, not {args.head_repo!r}")
-        head = BuildHead(args.head_sha, args.head_repo, args.head_branch or None)
+        # In a workflow_run job the triggering run's event decides, as in the Action: a run
+        # that was no pull request's speaks for none, whatever number the build uploaded.
+        head = build_head(
+            triggering_run(os.environ),
+            args.head_sha,
+            args.head_repo,
+            args.head_branch,
+            names=("--head-sha", "--head-repo"),
+            repository_given=True,
+        )
     from wheel_size.ports import check_login
 
     return CheckRequest(

@@ -50,6 +50,7 @@ __all__ = [
     "GitBranchStore",
     "actions_remote",
     "redact_url",
+    "window_runs",
 ]
 
 DEFAULT_DATA_BRANCH = "wheel-size-data"
@@ -84,8 +85,51 @@ _DATA_FILES = frozenset(p.strip("/") for p in DATA_PATHS if not p.endswith("/"))
 _DATA_DIRS = tuple(p.strip("/") + "/" for p in DATA_PATHS if p.endswith("/"))
 
 
-def _in_data_paths(path: str) -> bool:
-    return path in _DATA_FILES or path.startswith(_DATA_DIRS)
+#: A read of a known window checks out only that window's ``runs/`` (one pattern a day up
+#: to this many days, one a month up to :data:`MAX_WINDOW_MONTHS`); longer or open windows,
+#: any other read and every write check out the whole ``runs/``.
+MAX_WINDOW_DAYS = 31
+MAX_WINDOW_MONTHS = 24
+
+
+def _in_data_paths(path: str, patterns: Sequence[str] = DATA_PATHS) -> bool:
+    if patterns is DATA_PATHS:
+        return path in _DATA_FILES or path.startswith(_DATA_DIRS)
+    return any(
+        path.startswith(p.strip("/") + "/") if p.endswith("/") else path == p.strip("/")
+        for p in patterns
+    )
+
+
+def window_runs(since: dt.date | None, until: dt.date | None) -> tuple[str, ...] | None:
+    """The sparse patterns of the ``runs/`` a read of ``since``..``until`` opens (records
+    lie in ``runs/YYYY/MM/YYYY-MM-DD/``), or None for the whole ``runs/``."""
+    if since is None or until is None or until < since:
+        return None
+    days = (until - since).days + 1
+    if days <= MAX_WINDOW_DAYS:
+        return tuple(
+            f"/runs/{d:%Y}/{d:%m}/{d.isoformat()}/"
+            for d in (since + dt.timedelta(days=n) for n in range(days))
+        )
+    months = (until.year - since.year) * 12 + until.month - since.month + 1
+    if months > MAX_WINDOW_MONTHS:
+        return None
+    first = since.year * 12 + since.month - 1
+    return tuple(
+        f"/runs/{(first + n) // 12:04d}/{(first + n) % 12 + 1:02d}/" for n in range(months)
+    )
+
+
+def _covers(runs: tuple[str, ...] | None, since: dt.date | None, until: dt.date | None) -> bool:
+    """Whether the checked-out ``runs`` patterns hold every day of the window."""
+    if runs is None:
+        return True
+    wanted = window_runs(since, until)
+    if wanted is None:
+        return False
+    have = set(runs)
+    return all(p in have or p[: len("/runs/YYYY/MM/")] in have for p in wanted)
 
 
 _NTFS_SHORT_GIT = re.compile(r"git~\d+")
@@ -166,7 +210,10 @@ class GitBranchStore:
         self._tmp = self._scratch.path
         self.workdir = self._tmp / "tree"
         self._synced = False
-        self._sparse_set = False
+        self._sparse_set: tuple[str, ...] | None = None  # the patterns git has
+        # The runs/ patterns wanted (None: all of runs/): narrowed only for a first read of
+        # a known window, widened for any other read and for every write.
+        self._runs: tuple[str, ...] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -285,12 +332,28 @@ class GitBranchStore:
         self._synced = True
         return False
 
+    def _patterns(self) -> tuple[str, ...]:
+        if self._runs is None:
+            return DATA_PATHS
+        return (*self._runs, *(p for p in DATA_PATHS if p != "/runs/"))
+
     def _sparse(self) -> None:
-        """Check out only what a run reads and writes (:data:`DATA_PATHS`); every other
-        entry of the branch stays in the index, untouched, and in the next commit."""
-        if not self._sparse_set:
-            self._git("sparse-checkout", "set", "--no-cone", *DATA_PATHS)
-            self._sparse_set = True
+        """Check out only what a run reads and writes (:data:`DATA_PATHS`, ``runs/`` perhaps
+        narrowed to a read's window); every other entry of the branch stays in the index,
+        untouched, and in the next commit. Widening checks out the rest (blobs on demand)."""
+        patterns = self._patterns()
+        if self._sparse_set != patterns:
+            self._git("sparse-checkout", "set", "--no-cone", *patterns, remote=True)
+            self._sparse_set = patterns
+
+    def _widen(self) -> None:
+        """The whole ``runs/`` from here on (a synced tree gets the rest checked out)."""
+        if self._runs is None:
+            return
+        self._runs = None
+        if self._synced and self._sparse_set is not None:
+            self._sparse()
+            self._drop_links()  # the newly checked-out part is read as files only
 
     def _check_out(self, ref: str) -> None:
         """The branch tip as the work tree (the data paths only). Entries whose names git
@@ -318,10 +381,11 @@ class GitBranchStore:
             args = [a for info in kept[start : start + 500] for a in ("--cacheinfo", info)]
             self._git("update-index", "--add", *args)
         wanted = [info.split(",", 2)[2] for info in kept]
-        outside = [p for p in wanted if not _in_data_paths(p)]
+        patterns = self._patterns()
+        outside = [p for p in wanted if not _in_data_paths(p, patterns)]
         for start in range(0, len(outside), 500):
             self._git("update-index", "--skip-worktree", "--", *outside[start : start + 500])
-        inside = [p for p in wanted if _in_data_paths(p)]
+        inside = [p for p in wanted if _in_data_paths(p, patterns)]
         for start in range(0, len(inside), 500):
             self._git("checkout-index", "-f", "--", *inside[start : start + 500], remote=True)
         example = ", ".join(repr(p[:80]) for p in refused[:3])
@@ -364,11 +428,15 @@ class GitBranchStore:
         self, since: dt.date | None = None, until: dt.date | None = None
     ) -> list[RunRecord]:
         if not self._synced:
+            self._runs = window_runs(since, until)  # the first read's window only
             self._sync()
+        elif not _covers(self._runs, since, until):
+            self._widen()
         return read_run_tree(self.workdir, since, until, label=f"{self.branch}:")
 
     def read_tree(self, read: Callable[[Path], T]) -> T:
         """Run ``read`` over the synced branch tree (the investigation notes beside the runs)."""
+        self._widen()
         if not self._synced:
             self._sync()
         return read(self.workdir)
@@ -376,6 +444,7 @@ class GitBranchStore:
     def update(self, change: Change, message: str) -> WriteResult:
         """Apply ``change`` on the branch tip and push; on a race, redo it on the new tip."""
         last = ""
+        self._runs = None  # a change sees every stored record (each _sync checks it out)
         for attempt in range(1, self.attempts + 1):
             self._sync()
             changed = change(self.workdir)
