@@ -30,6 +30,7 @@ PROCESSES = {
     "reliability/test_hostile_binaries.py": "RLIMIT_AS for the command alone",
     "reliability/test_hostile_wheels.py": "RLIMIT_AS for the command alone",
     "reliability/test_temporary_work.py": "signals and resource limits",
+    "test_dependency_floors.py": "another venv: the lowest allowed versions of every dependency",
 }
 
 
