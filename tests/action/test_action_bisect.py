@@ -116,7 +116,7 @@ def test_a_run_starts_at_most_bisect_max_events(fake_github: FakeGitHub, tmp_pat
 
 def _verdict(fake: FakeGitHub) -> str:
     issue = next(i for i in fake.repo("pytorch/pytorch").issues if "2025-10-11" in i.title)
-    shown = [line for line in issue.body.splitlines() if not line.startswith("<!--")]
+    shown = [line for line in (issue.body or "").splitlines() if not line.startswith("<!--")]
     return "\n".join(shown[:5])  # the first five lines a reader sees
 
 

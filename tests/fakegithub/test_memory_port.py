@@ -201,7 +201,7 @@ def test_builds_read_alike(fake_github: FakeGitHub) -> None:
         return p.builds(REPO, log_url_template=template, max_log_bytes=4096)
 
     def same(call: Any, template: str | None = None) -> Any:
-        answers = []
+        answers: list[tuple[object, ...]] = []
         for p in ports(fake_github):
             try:
                 answers.append(("ok", call(port(p, template))))
