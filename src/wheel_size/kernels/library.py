@@ -11,10 +11,11 @@ one problem naming the library, and its code objects are not listed.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from wheel_size.cuda.fatbin import FatbinEntry
 from wheel_size.cuda.images import iter_images
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
@@ -61,6 +62,17 @@ class CodeObjectReport:
     functions: CodeObjectFunctions
 
 
+def _cuda_report(
+    entry: FatbinEntry, data: bytes | memoryview, where: str, digests: bool
+) -> CodeObjectReport:
+    """One fatbin image as a code object: SASS by its ``sm_XY``, embedded PTX as
+    ``compute_XY`` (what ``cuobjdump -lelf`` / ``-lptx`` keep apart)."""
+    if entry.image == "ptx":
+        found = ptx_functions(bytes(data), where, digests=digests)
+        return CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
+    return CodeObjectReport("cuda", entry.arch, elf_functions(data, where, digests=digests))
+
+
 def _cuda(
     stream: IO[bytes], elf: ElfImage, source: str, digests: bool
 ) -> Iterator[CodeObjectReport]:
@@ -68,13 +80,7 @@ def _cuda(
     for number, image in enumerate(images):
         entry = image.entry
         where = f"{source}: {image.section} {entry.image} {entry.arch} #{number}"
-        if entry.image == "ptx":
-            arch = entry.arch.replace("sm_", "compute_", 1)
-            found = ptx_functions(bytes(image.data), where, digests=digests)
-            yield CodeObjectReport("cuda", arch, found)
-        else:
-            found = elf_functions(image.data, where, digests=digests)
-            yield CodeObjectReport("cuda", entry.arch, found)
+        yield _cuda_report(entry, image.data, where, digests)
 
 
 def hip_code_objects(
@@ -118,11 +124,7 @@ def pe_code_objects(
     then its HIP ``.hip_fat`` bundles, each in file order."""
     for number, (entry, image) in enumerate(iter_pe_cuda_images(stream, source)):
         where = f"{source}: {entry.image} {entry.arch} #{number}"
-        if entry.image == "ptx":
-            found = ptx_functions(bytes(image), where, digests=digests)
-            yield CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
-        else:
-            yield CodeObjectReport("cuda", entry.arch, elf_functions(image, where, digests=digests))
+        yield _cuda_report(entry, image, where, digests)
     stream.seek(0)
     for target, data in iter_pe_code_objects(stream, source):
         where = f"{source}: .hip_fat {target}"
@@ -146,11 +148,7 @@ def fatbin_code_objects(
     images = iter_fatbin_images(stream, data, source, "fatbin", 0, size)
     for number, (entry, image) in enumerate(images):
         where = f"{source}: {entry.image} {entry.arch} #{number}"
-        if entry.image == "ptx":
-            found = ptx_functions(bytes(image), where, digests=digests)
-            yield CodeObjectReport("cuda", entry.arch.replace("sm_", "compute_", 1), found)
-        else:
-            yield CodeObjectReport("cuda", entry.arch, elf_functions(image, where, digests=digests))
+        yield _cuda_report(entry, image, where, digests)
 
 
 def is_kpack_stream(stream: IO[bytes]) -> bool:
@@ -176,6 +174,23 @@ def kpack_code_objects(
         yield CodeObjectReport("hip", archive.gfx_arch_family, found)
 
 
+ContainerReader = Callable[[IO[bytes], str, bool], Iterator[CodeObjectReport]]
+
+
+def container_reader(stream: IO[bytes]) -> ContainerReader | None:
+    """The reader of a file that is not an ELF library but holds code objects: a device
+    wheel's ``.kpack``, a Windows DLL (``.hip_fat`` / ``.nv_fatb``) or a standalone
+    ``.fatbin``; None for anything else (an ELF is read by its sections). ``stream`` is left
+    at its start."""
+    if is_kpack_stream(stream):
+        return kpack_code_objects
+    if is_pe_stream(stream):
+        return pe_code_objects
+    if is_fatbin_stream(stream):
+        return fatbin_code_objects
+    return None
+
+
 def iter_code_objects(
     stream: IO[bytes],
     source: str,
@@ -187,21 +202,10 @@ def iter_code_objects(
     """The code objects of the ELF library (or ``.kpack`` archive) in ``stream``; reasons it
     could not be read go to ``problems`` (the code objects before the fault have been handed
     out). ``digests`` hashes every function's bytes (duplicates need it, a diff does not)."""
-    if elf is None and is_kpack_stream(stream):
+    reader = container_reader(stream) if elf is None else None
+    if reader is not None:
         try:
-            yield from kpack_code_objects(stream, source, digests)
-        except (WheelSizeError, *STRAY_ERRORS) as exc:
-            problems.append(f"{exc}; its kernels are not listed")
-        return
-    if elf is None and is_fatbin_stream(stream):
-        try:
-            yield from fatbin_code_objects(stream, source, digests)
-        except (WheelSizeError, *STRAY_ERRORS) as exc:
-            problems.append(f"{exc}; its kernels are not listed")
-        return
-    if elf is None and is_pe_stream(stream):
-        try:
-            yield from pe_code_objects(stream, source, digests)
+            yield from reader(stream, source, digests)
         except (WheelSizeError, *STRAY_ERRORS) as exc:
             problems.append(f"{exc}; its kernels are not listed")
         return

@@ -34,13 +34,8 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
 from wheel_size.kernels.library import (
     STRAY_ERRORS,
-    fatbin_code_objects,
+    container_reader,
     hip_code_objects,
-    is_fatbin_stream,
-    is_kpack_stream,
-    is_pe_stream,
-    kpack_code_objects,
-    pe_code_objects,
     standalone_code_objects,
 )
 from wheel_size.rocm.elf_file import ElfImage
@@ -125,15 +120,7 @@ def scan_library(path: Path, source: str, digests: bool = False) -> LibraryScan:
     scan = LibraryScan(path, source)
     try:
         with path.open("rb") as stream:
-            reader = (
-                kpack_code_objects  # a device wheel's archive: its kernels, read here
-                if is_kpack_stream(stream)
-                else pe_code_objects  # a Windows DLL's .hip_fat code objects, likewise
-                if is_pe_stream(stream)
-                else fatbin_code_objects  # a standalone .fatbin
-                if is_fatbin_stream(stream)
-                else None
-            )
+            reader = container_reader(stream)  # a kpack, a DLL or a .fatbin: read here
             if reader is not None:
                 try:
                     for number, code in enumerate(reader(stream, source, digests)):
