@@ -4,7 +4,6 @@ out, reads are retried, writes are never blindly re-sent, errors read as one cle
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -385,11 +384,11 @@ def test_rate_limit_waits_by_githubs_clock_not_the_runners(
     the wait is now the reset against the answer's Date header."""
     fake.clock_offset = skew  # GitHub's clock minus the runner's
     fault = fake.fail_primary_rate_limit("GET", r"/repos/o/r$", reset_in=1.0)
-    start = time.monotonic()
     assert gh_for(fake).get_repo("o/r").name == "r"
-    waited = time.monotonic() - start
-    assert fake.count("GET", r"/repos/o/r$") == 2  # one wait, one retry
-    assert 0.5 <= waited <= 10.0
+    # one wait, one retry: a wait of 0 s (the runner's clock an hour slow) would retry
+    # before the reset and be refused again
+    assert fake.count("GET", r"/repos/o/r$") == 2
+    # and the retry came after the reset by GitHub's clock, not the runner's
     retried = [r for r in fake.requests if r.path == "/repos/o/r"][1]
     assert retried.time + skew >= int(fault.headers["x-ratelimit-reset"]) - 1
     assert "Traceback" not in capsys.readouterr().err

@@ -10,7 +10,6 @@ import socket
 import ssl
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,11 +64,9 @@ def test_an_untrusted_certificate_fails_at_once_naming_the_ca_setup(
     url, accepted = untrusted_server
     policy = RetryPolicy(total=5, backoff=1.0, max_wait=5.0, secondary_wait=0.1)
     gh = connect("t0ken", url, retry=policy)
-    start = time.monotonic()
     with pytest.raises(GitHubError) as info, github_errors("reading repository o/r"):
         gh.get_repo("o/r")
-    assert time.monotonic() - start < 5.0  # no backoff: 1 + 2 + 4 + 8 + 16 s before
-    assert len(accepted) == 1  # one try
+    assert len(accepted) == 1  # one try, no backoff (1 + 2 + 4 + 8 + 16 s before)
     message = str(info.value)
     assert "\n" not in message and "TLS certificate is not trusted" in message
     assert "REQUESTS_CA_BUNDLE" in message and "private certificate authority" in message
