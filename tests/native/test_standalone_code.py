@@ -11,7 +11,7 @@ import pytest
 from cubinfx import CUBIN, amdgpu_code_object, cubin, cubins, lying_cubin
 from wheel_size.kernels.library import iter_code_objects
 from wheel_size.native import read_library_facts
-from wheel_size.native.standalone import STANDALONE_SECTION
+from wheel_size.native.standalone import STANDALONE_SECTION, standalone_code
 
 
 @pytest.mark.parametrize("name", sorted(cubins()))
@@ -54,3 +54,23 @@ def test_the_kernel_listing_reads_a_cubin_whole(tmp_path: Path) -> None:
     assert (code.kind, code.arch) == ("cuda", "sm_90")
     assert code.functions.size == len(cubin(name))
     assert {f.name for f in code.functions.functions} == {"_Z3addPfPKfi", "_Z5scalePffi"}
+
+
+@pytest.mark.parametrize(
+    ("abi_version", "flags", "arch"),
+    [
+        (8, 0x0600670A, "sm_103a"),  # flashinfer-cubin 0.6.12's sm_103a cubins
+        (8, 0x06006402, "sm_100"),  # its sm_100f cubins: no mark, read as cuobjdump does
+        (8, 0x06005A04, "sm_90"),
+        (7, 0x00500A5A, "sm_90a"),  # EF_CUDA_ACCELERATORS_V1 in the old layout
+        (7, 0x0050055A, "sm_90"),
+    ],
+)
+def test_an_architecture_specific_cubin_keeps_its_a(
+    abi_version: int, flags: int, arch: str
+) -> None:
+    head = bytearray(cubin("k_sm_90.cubin")[:64])
+    head[8] = abi_version
+    head[48:52] = flags.to_bytes(4, "little")
+    code = standalone_code(bytes(head), "k.cubin")
+    assert code is not None and code.arch == arch

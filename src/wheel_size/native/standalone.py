@@ -7,7 +7,11 @@ so it is read from the first 64 bytes alone (no copy, no section walk):
 
 * CUDA (NVIDIA's ELF ABI as LLVM ``ELF.h`` names it): ``EI_ABIVERSION`` 8 and later (CUDA
   12.8+, ``EI_OSABI`` 0x41) put the SM number in ``e_flags`` bits 8-15; version 7 and
-  earlier in bits 0-7 (``EF_CUDA_SM``);
+  earlier in bits 0-7 (``EF_CUDA_SM``). An architecture-specific cubin (``sm_90a``,
+  ``sm_103a``: it loads on that exact GPU only) sets ``EF_CUDA_ACCELERATORS``, 0x8 in the
+  new layout and 0x800 (``EF_CUDA_ACCELERATORS_V1``) in the old; a family cubin
+  (``sm_100f``) carries no mark in the header and reads, as ``cuobjdump`` shows it, as
+  ``sm_100``;
 * AMDGPU: ``e_flags & 0xff`` is the processor (``EF_AMDGPU_MACH``), the xnack / sramecc
   fields its features (:mod:`wheel_size.rocm.amdgpu_elf`).
 
@@ -37,6 +41,8 @@ EM_AMDGPU = amdgpu_elf.EM_AMDGPU
 STANDALONE_SECTION = "(code object file)"
 _NEW_CUDA_ABI = 8  # EI_ABIVERSION from CUDA 12.8 on: SM in e_flags bits 8-15
 _LOWEST_SM = 10  # sm_10 is the first NVIDIA architecture; 0-9 name none
+_ACCELERATORS = 0x8  # EF_CUDA_ACCELERATORS, ABI version 8: the ``a`` suffix
+_ACCELERATORS_V1 = 0x800  # EF_CUDA_ACCELERATORS_V1, ABI version 7 and earlier
 
 
 @dataclass(frozen=True)
@@ -62,13 +68,15 @@ def _cuda_arch(head: bytes, where: str) -> str:
         raise InvalidElf(f"{where}: truncated ELF header")
     offset = 48 if head[4] == 2 else 36  # e_flags: ELF64 / ELF32
     (flags,) = struct.unpack_from("<I" if head[5] == 1 else ">I", head, offset)
-    sm = (flags >> 8) & 0xFF if head[8] >= _NEW_CUDA_ABI else flags & 0xFF
+    new_abi = head[8] >= _NEW_CUDA_ABI
+    sm = (flags >> 8) & 0xFF if new_abi else flags & 0xFF
     if sm < _LOWEST_SM:
         raise InvalidElf(
             f"{where}: cubin header e_flags 0x{flags:x} (ABI version {head[8]}) name no SM "
             "architecture"
         )
-    return f"sm_{sm}"
+    specific = flags & (_ACCELERATORS if new_abi else _ACCELERATORS_V1)
+    return f"sm_{sm}{'a' if specific else ''}"
 
 
 def _amdgpu_arch(head: bytes, where: str) -> str:
