@@ -126,15 +126,17 @@ class Number(Kind):
 
 @dataclass(frozen=True)
 class Choice(Kind):
-    """One of ``choices``."""
+    """One of ``choices`` (``or_empty``: or nothing, said so in the error)."""
 
     choices: tuple[str, ...]
+    or_empty: bool = False
 
     def parse(self, name: str, text: str) -> str:
         if text in self.choices:
             return text
         *head, last = self.choices
         said = f"{', '.join(head)} or {last}" if head else last
+        said += " (or empty)" if self.or_empty else ""
         raise InputError(f"input {name} must be {said}, not {text!r}")
 
 

@@ -80,7 +80,7 @@ CHECK = ActionSpec(
         Input("check-max-download-mb", MEGABYTES, "4096",
               "Download the nightly's artifact for a content diff up to this size; 0 compares "
               "sizes only."),
-        Input("compare-with", Choice(COMPARE_WITH), "",
+        Input("compare-with", Choice(COMPARE_WITH, or_empty=True), "",
               "merge-base - the stored night built from the nearest ancestor of the pull "
               "request's merge base (the comment says which night and how many commits before; "
               "\"not checked\", conclusion neutral, when none is); newest - the newest stored "

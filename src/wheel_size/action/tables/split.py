@@ -30,7 +30,7 @@ SPLIT = ActionSpec(
               "Folder inside the wheel that receives .kpack/ and against which paths are taken."),
         Input("wheel-type", TEXT, "torch-fat",
               "Preset of database handlers (torch-fat = rocblas, hipblaslt, hipsparselt, "
-              "aotriton, miopen).", empty_is_value=True),
+              "aotriton, miopen); empty for none.", empty_is_value=True),
         Input("databases", WORDS, "",
               "Explicit database handlers instead of wheel-type (space or comma separated)."),
         Input("output-format", TEXT, "wheel",
