@@ -37,15 +37,20 @@ def uses_line(spec: ActionSpec, env: Mapping[str, str]) -> str:
     return f"{repo}{'/' + spec.directory if spec.directory else ''}@{ref}"
 
 
-def check_inputs(env: Mapping[str, str], allowed: frozenset[str], running: ActionSpec) -> None:
+def check_inputs(
+    env: Mapping[str, str],
+    allowed: frozenset[str],
+    running: ActionSpec,
+    actions: Mapping[str, ActionSpec] = ACTIONS,
+) -> None:
     """Refuse an ``INPUT_*`` that belongs to another action only (one line naming that
     action and how to use it). Inputs no action knows are left to the runner's warning."""
-    known = {env_name(name): name for spec in ACTIONS.values() for name in spec.inputs}
+    known = {env_name(name): name for spec in actions.values() for name in spec.inputs}
     for key in sorted(env):
         name = known.get(key)
         if name is None or name in allowed:
             continue
-        owners = [spec for spec in ACTIONS.values() if name in spec.inputs]
+        owners = [spec for spec in actions.values() if name in spec.inputs]
         where = " or ".join(f"uses: {uses_line(spec, env)}" for spec in owners)
         raise InputError(
             f"input {name} is not an input of the {running.what}; it belongs to "
