@@ -26,6 +26,7 @@ from wheel_size.action.inputs import (
     Input,
     Integer,
     Number,
+    env_name,
 )
 from wheel_size.errors import InputError
 
@@ -169,3 +170,46 @@ def test_the_split_action_and_its_container_agree_on_wheel_type() -> None:
 
     assert split_options({}).databases == split_options({"INPUT_WHEEL-TYPE": "torch-fat"}).databases
     assert split_options({"INPUT_WHEEL-TYPE": ""}).databases == ()
+
+
+def test_every_input_a_workflow_passes_to_the_job_is_declared() -> None:
+    """The reusable workflow runs ``python -m wheel_size.action [name]`` with ``INPUT_*``
+    variables of its own; one the table does not declare would be ignored without a word
+    (the catalog refuses only another action's inputs)."""
+    seen = 0
+    shipped = [*(REPO_ROOT / ".github" / "workflows").glob("*.yml")]
+    for path in [*shipped, *(REPO_ROOT / "docs" / "examples").glob("*.yml")]:
+        for job in (yaml.safe_load(path.read_text(encoding="utf-8")).get("jobs") or {}).values():
+            for step in job.get("steps") or []:
+                run = re.search(r"python -m wheel_size\.action\b *(\w*)", str(step.get("run", "")))
+                if run is None:
+                    continue
+                declared = {env_name(n) for n in ACTIONS[run.group(1) or "track"].inputs}
+                given = {k for k in step.get("env") or {} if k.startswith("INPUT_")}
+                assert sorted(given - declared) == [], path
+                seen += len(given)
+    assert seen > 20
+
+
+def test_table_defaults_are_the_command_lines() -> None:
+    """Where the CLI has a named default, the action's table says the same."""
+    from wheel_size.audit.run import DEFAULT_MAX_DOWNLOAD_MB as AUDIT_MAX_MB
+    from wheel_size.check.ack import DEFAULT_FOOTER
+    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN
+    from wheel_size.evidence import options
+    from wheel_size.quota.model import DEFAULT_PROJECT_LIMIT_GB
+
+    def default(action: str, name: str) -> str:
+        return next(i.default for i in ACTIONS[action].declared if i.name == name)
+
+    assert default("track", "evidence-max-download-mb") == str(options.DEFAULT_MAX_DOWNLOAD_MB)
+    assert default("track", "evidence-memory-mb") == str(options.DEFAULT_MEMORY_MB)
+    assert default("track", "evidence-time-budget") == str(options.DEFAULT_TIME_BUDGET)
+    assert default("track", "job-pattern") == DEFAULT_JOB_PATTERN
+    assert default("audit", "audit-max-download-mb") == str(AUDIT_MAX_MB)
+    assert default("check", "check-footer") == DEFAULT_FOOTER
+    assert (
+        "Empty: 10."
+        in next(i.description for i in ACTIONS["audit"].declared if i.name == "quota-limit-gb")
+        and DEFAULT_PROJECT_LIMIT_GB == 10.0
+    )
