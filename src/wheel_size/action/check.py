@@ -138,7 +138,7 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.fileio import atomic_write
     from wheel_size.github.check_run import run_check
 
-    number = action_input(env, "pr-number")
+    number = CHECK.read(env).text("pr-number")
     body = _event_body(env, number) if number else None
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
     place = Workspace.at(workspace, env)  # a report path outside it is refused before the check

@@ -33,7 +33,6 @@ __all__ = [
     "Kind",
     "Number",
     "action_input",
-    "bool_input",
     "bot_login_input",
     "repository",
     "words",
@@ -298,12 +297,6 @@ class Inputs:
         """Parse every declared input, so a bad value is refused before any work."""
         for name in self.declared:
             self.value(name)
-
-
-def bool_input(env: Mapping[str, str], name: str, *, default: bool = False) -> bool:
-    """A true/false input outside any table; empty is ``default``."""
-    text = action_input(env, name)
-    return FLAG.parse(name, text) if text else default
 
 
 def bot_login_input(env: Mapping[str, str]) -> str | None:

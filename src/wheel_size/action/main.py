@@ -222,7 +222,7 @@ class _TrackRun:
     def _bisect_inputs(self) -> NightlyBisect | None:
         from wheel_size.action.bisect import bisect_inputs
 
-        where = action_input(self.env, "bisect-state")
+        where = ACTIONS["track"].read(self.env).text("bisect-state")
         workspace = Workspace.at(self.workspace)
         state_dir = workspace.output("bisect-state", where, directory=True) if where else None
         return bisect_inputs(self.env, state_dir)
