@@ -213,3 +213,16 @@ def test_table_defaults_are_the_command_lines() -> None:
         in next(i.description for i in ACTIONS["audit"].declared if i.name == "quota-limit-gb")
         and DEFAULT_PROJECT_LIMIT_GB == 10.0
     )
+
+
+def test_the_outputs_each_job_writes_are_its_action_yml_outputs() -> None:
+    """Outputs stay declared in action.yml (the runner's contract); the names each job
+    writes must be those, in that order."""
+    from wheel_size.action.audit import AUDIT_OUTPUTS
+    from wheel_size.action.check import CHECK_OUTPUTS
+    from wheel_size.action.split import SPLIT_OUTPUTS
+
+    for name, written in (("check", CHECK_OUTPUTS), ("split", SPLIT_OUTPUTS),
+                          ("audit", AUDIT_OUTPUTS)):  # fmt: skip
+        path = gen_action_docs.action_yml_path(ACTIONS[name])
+        assert list(yaml.safe_load(path.read_text(encoding="utf-8"))["outputs"]) == list(written)
