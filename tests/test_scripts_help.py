@@ -7,6 +7,7 @@ one empty folder; the folder and the checkout must be unchanged afterwards."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -58,3 +59,19 @@ def test_no_generated_tree_is_committed_or_sent_to_the_image() -> None:
     ignored = (REPO_ROOT / ".dockerignore").read_text().splitlines()
     for tree in ("--help", "build", "dist", "out"):
         assert tree in ignored, tree
+
+
+def test_no_script_reads_raw_argv() -> None:
+    """Issue 33 item 4: arguments go through argparse. ``sys.argv[0]`` (the program name,
+    e.g. for libFuzzer) and ``main(sys.argv[1:])`` handed to a parser are the only reads."""
+    raw = re.compile(r"sys\.argv(?!\[0\]|\[1:\]\))")
+    found = []
+    for script in SCRIPTS:
+        text = script.read_text(encoding="utf-8")
+        if script.suffix != ".py" or "__main__" not in text:
+            continue
+        name = script.relative_to(REPO_ROOT).as_posix()
+        found += [f"{name}: {m.group(0)}" for m in raw.finditer(text)]
+        if "argparse" not in text:
+            found.append(f"{name}: no argparse")
+    assert found == []

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from wheel_size.action.inputs import (
+    FLAG,
+    ActionSpec,
+    Input,
     action_input,
-    bool_input,
     repository,
     words,
     workspace_paths,
@@ -20,14 +22,20 @@ def test_inputs_are_read_as_the_runner_passes_them() -> None:
     env = {"INPUT_REPORT-PATH": "  r.md \n", "INPUT_DRY_RUN": "Yes", "GITHUB_REPOSITORY": "o/r"}
     assert action_input(env, "report-path") == "r.md"
     assert action_input(env, "missing") == ""
-    assert bool_input(env, "dry run") is True
-    assert bool_input(env, "missing") is False
-    assert bool_input(env, "missing", default=True) is True
-    assert bool_input({"INPUT_SPLIT-COMMENT": "off"}, "split-comment", default=True) is False
+    flags = ActionSpec(
+        "t", "t", "test action",
+        (Input("dry run", FLAG, "", ""), Input("missing", FLAG, "", ""),
+         Input("on", FLAG, "true", ""), Input("split-comment", FLAG, "true", "")),
+    )  # fmt: skip
+    read = flags.read({**env, "INPUT_SPLIT-COMMENT": "off"})
+    assert read.flag("dry run") is True
+    assert read.flag("missing") is False
+    assert read.flag("on") is True
+    assert read.flag("split-comment") is False
     assert repository(env) == "o/r"
     assert repository({**env, "INPUT_REPOSITORY": "a/b"}) == "a/b"
-    with pytest.raises(InputError, match="input flag must be true or false, not 'maybe'"):
-        bool_input({"INPUT_FLAG": "maybe"}, "flag")
+    with pytest.raises(InputError, match="input missing must be true or false, not 'maybe'"):
+        flags.read({"INPUT_MISSING": "maybe"}).flag("missing")
     assert words("a.whl, b.whl\nc.whl") == ["a.whl", "b.whl", "c.whl"]
 
 

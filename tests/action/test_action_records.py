@@ -83,7 +83,7 @@ def test_inputs_become_typed_options(tmp_path: Path) -> None:
     assert inputs.store.data_branch == "sizes" and inputs.store.git_timeout == 45.0
     assert inputs.report_path == tmp_path / "out" / "r.md" and inputs.fail_on_regression
     for name, value, said in [
-        ("threshold-mb", "lots", "input threshold-mb must be a number, not 'lots'"),
+        ("threshold-mb", "lots", "input threshold-mb must be a number of MB, not 'lots'"),
         ("report-days", "0", "input report-days must be at least 1"),
         ("rollback-days", "1.5", "input rollback-days must be a whole number, not '1.5'"),
         ("fail-on-regression", "maybe", "input fail-on-regression must be true or false"),

@@ -89,7 +89,8 @@ def test_entrypoint_errors_are_annotations(fake_github: FakeGitHub, tmp_path: Pa
                                              "threshold-mb": "lots"})  # fmt: skip
     res = run_entrypoint(env)
     assert res.returncode == 2
-    assert "::error title=wheel-size::input threshold-mb must be a number, not 'lots'" in res.stdout
+    said = "::error title=wheel-size::input threshold-mb must be a number of MB, not 'lots'"
+    assert said in res.stdout
 
     env = runner_env(fake_github, tmp_path, {"workflow": str(WORKFLOW_ID), "github-token": "",
                                              "history-dir": "hist"})  # fmt: skip

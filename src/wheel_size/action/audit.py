@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
-from wheel_size.action.inputs import action_input, bool_input, repository, words, workspace_paths
+from wheel_size.action.inputs import repository, workspace_paths
 from wheel_size.action.quota_inputs import quota_input
+from wheel_size.action.tables.audit import AUDIT
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 
@@ -31,27 +32,26 @@ AUDIT_OUTPUTS = (
 
 def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
     """The audit inputs as typed options (paths shown relative to the workspace)."""
-    from wheel_size.audit.run import DEFAULT_MAX_DOWNLOAD_MB, AuditOptions
+    from wheel_size.audit.run import AuditOptions
 
+    read = AUDIT.read(env)
+    read.check_all()  # every input refused by its kind, before anything runs
     paths = workspace_paths(env, "audit-input", workspace)
     place = Workspace.at(workspace, env)
-    run_id = action_input(env, "audit-run-id")
+    run_id = read.text("audit-run-id")
     if not paths and not run_id:
         raise InputError("audit mode needs audit-input (wheels, folders, zips) or audit-run-id")
     if run_id and not run_id.isdigit():
         raise InputError(f"input audit-run-id must be a run id, not {run_id!r}")
-    limit = action_input(env, "audit-max-download-mb") or str(DEFAULT_MAX_DOWNLOAD_MB)
-    if not limit.isdigit():
-        raise InputError(f"input audit-max-download-mb must be a whole number, not {limit!r}")
     return AuditOptions(
         paths=tuple(paths),
         display={p: place.relative(p) for p in paths},
         repo=repository(env) if run_id else None,
         run_id=int(run_id) if run_id else None,
-        artifact_pattern=action_input(env, "audit-artifact-pattern") or "*",
-        max_download_mb=int(limit),
-        prefer=tuple(words(action_input(env, "audit-prefer"))),
-        quota=quota_input(env),
+        artifact_pattern=read.text("audit-artifact-pattern"),
+        max_download_mb=read.integer("audit-max-download-mb"),
+        prefer=tuple(read.items("audit-prefer")),
+        quota=quota_input(read),
     )
 
 
@@ -64,9 +64,7 @@ def run_audit_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
 
     options = audit_options(env, workspace)
     place = Workspace.at(workspace, env)
-    report_path = place.output(
-        "report-path", action_input(env, "report-path") or "wheel-size-audit.md"
-    )
+    report_path = place.output("report-path", AUDIT.read(env).text("report-path"))
     with temporary_work():  # a full $TMPDIR is one line naming it, as for the CLI
         result = audit_run.run_audit(options)
     for message in result.skipped:
@@ -100,7 +98,7 @@ def run_audit_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         f"wheel-size: audited {len(result.report.verdicts)} wheel(s): keep {summary['keep']}, "
         f"drop {summary['drop']}, fix {summary['fix']}\n"
     )
-    if bool_input(env, "audit-strict") and not result.clean:
+    if AUDIT.read(env).flag("audit-strict") and not result.clean:
         workflow_command(out, "error", "some wheels of the matrix should be dropped or fixed")
         return 1
     return 0

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from wheel_size.action.inputs import action_input
+from wheel_size.action.tables.track import TRACK
 from wheel_size.bisect.document import as_bisection
 from wheel_size.bisect.engine import Budget
 from wheel_size.bisect.keep import Keeper
@@ -25,13 +25,7 @@ from wheel_size.regressions.builds.bracket import Bisection
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["INPUTS", "NightlyBisect", "bisect_inputs", "bisection_reader", "run_bisect_step"]
-
-INPUTS = (
-    "bisect-build-workflow", "bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern",
-    "bisect-builds-per-round", "bisect-max-builds", "bisect-state", "bisect-wait",
-    "bisect-poll-interval", "bisect-max-events",
-)  # fmt: skip
+__all__ = ["NightlyBisect", "bisect_inputs", "bisection_reader", "run_bisect_step"]
 
 
 @dataclass(frozen=True)
@@ -41,49 +35,33 @@ class NightlyBisect:
     max_new: int = 2  # bisections a run starts at most (a backfill finds many jumps)
 
 
-def _number(env: Mapping[str, str], name: str, default: float) -> float:
-    text = action_input(env, name)
-    if not text:
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise InputError(f"input {name} must be a number, not {text!r}") from None
-
-
 def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBisect | None:
     """The bisection options, or None when ``bisect-build-workflow`` is not set (then no
     other ``bisect-*`` input may be)."""
-    workflow = action_input(env, "bisect-build-workflow")
+    read = TRACK.read(env)
+    workflow = read.text("bisect-build-workflow")
     if not workflow:
         # the inputs without a default (the runner passes every default as given)
         how = ("bisect-dispatch-input", "bisect-dispatch-ref", "bisect-tag-pattern")
-        given = [n for n in how if action_input(env, n)]
+        given = [n for n in how if read.text(n)]
         if given:
             raise InputError(f"input {given[0]} needs bisect-build-workflow (the build workflow)")
         return None
-    k = _number(env, "bisect-builds-per-round", 3)
-    most = _number(env, "bisect-max-builds", 40)
-    max_new = _number(env, "bisect-max-events", 2)
-    if max_new != int(max_new) or max_new < 0:
-        raise InputError("input bisect-max-events must be a whole number, 0 or more")
-    if k != int(k) or most != int(most):
-        raise InputError("inputs bisect-builds-per-round and bisect-max-builds are whole numbers")
     options = BisectOptions(
         trigger=TriggerOptions(
             workflow,
-            action_input(env, "bisect-dispatch-input") or None,
-            action_input(env, "bisect-dispatch-ref") or None,
-            action_input(env, "bisect-tag-pattern") or None,
+            read.optional_text("bisect-dispatch-input"),
+            read.optional_text("bisect-dispatch-ref"),
+            read.optional_text("bisect-tag-pattern"),
         ),
         budget=Budget(
-            builds_per_round=int(k),
-            max_builds=int(most),
-            wait=_number(env, "bisect-wait", 0.0),
-            poll_interval=_number(env, "bisect-poll-interval", 60.0),
+            builds_per_round=read.integer("bisect-builds-per-round"),
+            max_builds=read.integer("bisect-max-builds"),
+            wait=read.number("bisect-wait"),
+            poll_interval=read.number("bisect-poll-interval"),
         ),
     )
-    return NightlyBisect(options, state_dir, int(max_new))
+    return NightlyBisect(options, state_dir, read.integer("bisect-max-events"))
 
 
 def _event(

@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING, TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
 from wheel_size.action.inputs import (
+    Inputs,
     action_input,
-    bool_input,
     bot_login_input,
     repository,
-    words,
     workspace_paths,
 )
 from wheel_size.action.quota_inputs import quota_input
+from wheel_size.action.tables.check import CHECK
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
+from wheel_size.units import MB
 
 if TYPE_CHECKING:
     from wheel_size.check.request import CheckRequest
@@ -54,7 +55,7 @@ def _event_body(env: Mapping[str, str], number: str) -> str | None:
     return None
 
 
-def _build_head(env: Mapping[str, str]) -> BuildHead | None:
+def _build_head(read: Inputs, env: Mapping[str, str]) -> BuildHead | None:
     """The run that built the wheels in a ``workflow_run`` job: head-sha, head-repository and
     head-branch, each defaulting to the event's when the triggering run was a pull request's
     (the same reading as ``wheel-size check --head-sha``)."""
@@ -62,7 +63,7 @@ def _build_head(env: Mapping[str, str]) -> BuildHead | None:
 
     run = triggering_run(env)
     defaults = head_defaults(run)
-    given = {name: action_input(env, name) or defaults[name] for name in defaults}
+    given = {name: read.text(name) or defaults[name] for name in defaults}
     sha, repo = given["head-sha"], given["head-repository"]
     if not sha and not repo:
         return None
@@ -72,81 +73,62 @@ def _build_head(env: Mapping[str, str]) -> BuildHead | None:
         repo,
         given["head-branch"],
         names=("input head-sha", "input head-repository"),
-        repository_given=bool(action_input(env, "head-repository")),
+        repository_given=bool(read.text("head-repository")),
     )
-
-
-def _mb(env: Mapping[str, str], name: str, default: float | None) -> float | None:
-    text = action_input(env, name)
-    if not text:
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise InputError(f"input {name} must be a number of MB, not {text!r}") from None
 
 
 def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> CheckRequest:
     """The check the inputs describe (no command line in between)."""
-    from wheel_size.check.ack import DEFAULT_FOOTER
     from wheel_size.check.budget import Budget, parse_ceilings
     from wheel_size.check.request import CheckRequest
     from wheel_size.check.run import CheckOptions
     from wheel_size.history.location import StoreLocation
     from wheel_size.variants import ArtifactNaming, canonical_python
 
-    if not action_input(env, "check-wheels"):
+    read = CHECK.read(env)
+    read.check_all()  # every input refused by its kind, before anything runs
+    if not read.text("check-wheels"):
         raise InputError("input check-wheels is required in check mode: the PR's wheels")
-    history = action_input(env, "history-dir")
+    history = read.text("history-dir")
     store = (
         StoreLocation(history=str(workspace / history))
         if history
         else StoreLocation(
-            data_branch=action_input(env, "data-branch") or None,
-            data_remote=action_input(env, "data-remote") or None,
-            git_timeout=_mb(env, "git-timeout", None),
+            data_branch=read.optional_text("data-branch"),
+            data_remote=read.optional_text("data-remote"),
+            git_timeout=read.optional_number("git-timeout"),
         )
     )
-    naming = ArtifactNaming(
-        action_input(env, "artifact-pattern") or ArtifactNaming().pattern,
-        canonical_python(action_input(env, "python") or ArtifactNaming().python),
-    )
+    naming = ArtifactNaming(read.text("artifact-pattern"), canonical_python(read.text("python")))
     budget = Budget(
-        growth_mb=_mb(env, "check-budget-mb", 5.0) or None,
-        growth_pct=_mb(env, "check-budget-pct", None) or None,
-        ceiling_mb=_mb(env, "ceiling-mb", None),
-        ceilings=parse_ceilings(words(action_input(env, "ceilings"))),
-        pypi_limit_mb=_mb(env, "pypi-limit-mb", None),
+        growth_mb=read.number("check-budget-mb") or None,
+        growth_pct=read.optional_number("check-budget-pct") or None,
+        ceiling_mb=read.optional_number("ceiling-mb"),
+        ceilings=parse_ceilings(read.items("ceilings")),
+        pypi_limit_mb=read.optional_number("pypi-limit-mb"),
     )
-    head = _build_head(env)
-    number = action_input(env, "pr-number")
+    head = _build_head(read, env)
+    number = read.text("pr-number")
     if number and not number.isdigit():
         raise InputError(f"input pr-number must be a pull request number, not {number!r}")
-    download = _mb(env, "check-max-download-mb", 4096.0) or 0.0
-    from wheel_size.check.request import COMPARE_WITH
-
-    compare_with = action_input(env, "compare-with") or None
-    if compare_with is not None and compare_with not in COMPARE_WITH:
-        raise InputError(
-            f"input compare-with must be merge-base or newest (or empty), not {compare_with!r}"
-        )
+    download = read.number("check-max-download-mb")
     return CheckRequest(
         options=CheckOptions(
             wheels=tuple(workspace_paths(env, "check-wheels", workspace)), naming=naming,
-            budget=budget, ceiling_ack=action_input(env, "ceiling-ack") or None,
-            quota=quota_input(env),
+            budget=budget, ceiling_ack=read.optional_text("ceiling-ack"),
+            quota=quota_input(read),
         ),
         store=store,
         repository=repository(env) or None,
-        workflow=action_input(env, "workflow") or None,
+        workflow=read.optional_text("workflow"),
         pr_number=int(number) if number else None,
         pr_body=None if head is not None else body,
         head=head,
-        comment=bool_input(env, "check-comment", default=True),
-        footer=action_input(env, "check-footer") or DEFAULT_FOOTER,
-        max_download_bytes=round(max(download, 0.0) * 1_048_576),
+        comment=read.flag("check-comment"),
+        footer=read.text("check-footer"),
+        max_download_bytes=round(max(download, 0.0) * MB),
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
-        compare_with=compare_with,
+        compare_with=read.optional_text("compare-with"),
         bot_login=bot_login_input(env),
     )  # fmt: skip
 
@@ -156,13 +138,11 @@ def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     from wheel_size.fileio import atomic_write
     from wheel_size.github.check_run import run_check
 
-    number = action_input(env, "pr-number")
+    number = CHECK.read(env).text("pr-number")
     body = _event_body(env, number) if number else None
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
     place = Workspace.at(workspace, env)  # a report path outside it is refused before the check
-    target = place.output(
-        "check-report-path", action_input(env, "check-report-path") or "wheel-size-check.md"
-    )
+    target = place.output("check-report-path", CHECK.read(env).text("check-report-path"))
     outcome = run_check(check_request(env, workspace, body), token=token, environ=env)
     report = Path(place.relative(target))
     json_report = report.with_suffix(".json")

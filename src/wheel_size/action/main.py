@@ -93,11 +93,9 @@ def _resolve(env: Mapping[str, str], out: TextIO, name: str) -> tuple[ActionSpec
         raise InputError(f"unknown action {name!r}: the image runs track, check, split or audit")
     if spec.name != "track":
         return spec, spec.name
-    mode = action_input(env, "mode") or "track"
-    if mode == "track":
-        return spec, "track"
+    mode = spec.read(env).text("mode") or "track"  # one of the choices its table declares
     if mode not in DEPRECATED_MODES:
-        raise InputError(f"input mode must be track, split, audit or check, not {mode!r}")
+        return spec, "track"
     # It used to run the job with the root action's defaults, not the sub-action's (a
     # split of 12 wheels instead of 17, no comment, track's report overwritten): a result
     # that differs quietly is worse than one line that names the fix.
@@ -224,7 +222,7 @@ class _TrackRun:
     def _bisect_inputs(self) -> NightlyBisect | None:
         from wheel_size.action.bisect import bisect_inputs
 
-        where = action_input(self.env, "bisect-state")
+        where = ACTIONS["track"].read(self.env).text("bisect-state")
         workspace = Workspace.at(self.workspace)
         state_dir = workspace.output("bisect-state", where, directory=True) if where else None
         return bisect_inputs(self.env, state_dir)

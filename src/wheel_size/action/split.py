@@ -9,14 +9,8 @@ from pathlib import Path
 from typing import TextIO
 
 from wheel_size.action.commands import workflow_command, write_outputs, write_step_summary
-from wheel_size.action.inputs import (
-    action_input,
-    bool_input,
-    bot_login_input,
-    repository,
-    words,
-    workspace_paths,
-)
+from wheel_size.action.inputs import bot_login_input, repository, workspace_paths
+from wheel_size.action.tables.split import SPLIT
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 from wheel_size.fileio import make_dirs, path_inside
@@ -29,42 +23,30 @@ SPLIT_OUTPUTS = ("split-wheels", "split-report-path", "split-report-json-path")
 
 
 def _inputs(env: Mapping[str, str], workspace: Path) -> list[Path]:
-    if not action_input(env, "split-input"):
+    if not SPLIT.read(env).text("split-input"):
         raise InputError("input split-input is required in split mode: the wheel(s) to split")
     return workspace_paths(env, "split-input", workspace)
-
-
-def _integer(env: Mapping[str, str], name: str, default: int) -> int:
-    text = action_input(env, name)
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(f"input {name} must be a whole number, not {text!r}") from None
 
 
 def split_options(env: Mapping[str, str]) -> SplitOptions:
     """The split options the inputs describe, checked as the CLI's flags are."""
     from wheel_size.split.job import checked_split_options
 
-    jobs = _integer(env, "jobs", 0) or auto_jobs()
-    variant = bool_input(env, "generate-variant-wheel")
+    read = SPLIT.read(env)
+    read.check_all()  # every input refused by its kind, before anything runs
     return checked_split_options(
-        device_package_prefix=action_input(env, "device-package-prefix") or "amd-torch-device",
-        overlay_root=action_input(env, "overlay-root") or "torch/",
-        wheel_type=action_input(env, "wheel-type") or None,
-        databases=words(action_input(env, "databases")) or None,
-        output_format=action_input(env, "output-format") or "wheel",
-        compression=action_input(env, "compression") or "zstd",
-        compression_level=_integer(env, "compression-level", 3),
-        jobs=jobs,
-        device_requires_dist=[
-            r.strip() for r in action_input(env, "device-requires-dist").splitlines() if r.strip()
-        ],
-        variant_label=(action_input(env, "variant-label") or "variant") if variant else None,
-        extra_naming=action_input(env, "extra-naming") or "plain",
-        host_installs=action_input(env, "host-installs") or "extras",
+        device_package_prefix=read.text("device-package-prefix"),
+        overlay_root=read.text("overlay-root"),
+        wheel_type=read.optional_text("wheel-type"),
+        databases=read.items("databases") or None,
+        output_format=read.text("output-format"),
+        compression=read.text("compression"),
+        compression_level=read.integer("compression-level"),
+        jobs=read.optional_integer("jobs") or auto_jobs(),
+        device_requires_dist=read.items("device-requires-dist"),
+        variant_label=read.text("variant-label") if read.flag("generate-variant-wheel") else None,
+        extra_naming=read.text("extra-naming"),
+        host_installs=read.text("host-installs"),
     )
 
 
@@ -75,14 +57,11 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
 
     wheels = _inputs(env, workspace)
     place = Workspace.at(workspace, env)
-    out_root = place.output(
-        "split-output-dir",
-        action_input(env, "split-output-dir") or "wheel-size-split",
-        directory=True,
-    )
+    read = SPLIT.read(env)
+    out_root = place.output("split-output-dir", read.text("split-output-dir"), directory=True)
     options = split_options(env)
-    pr = action_input(env, "pr-number")
-    comment = bool(pr) and bool_input(env, "split-comment", default=True)
+    pr = read.text("pr-number")
+    comment = bool(pr) and read.flag("split-comment")
     if comment and not pr.isdigit():
         raise InputError(f"input pr-number must be a pull request number, not {pr!r}")
     if comment and not repository(env):

@@ -11,18 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wheel_size.action.inputs import (
-    action_input,
-    bool_input,
-    bot_login_input,
-    repository,
-    words,
-)
+from wheel_size.action.inputs import Inputs, action_input, bot_login_input, repository
+from wheel_size.action.tables.track import TRACK
 from wheel_size.errors import InputError
 from wheel_size.evidence.options import (
-    DEFAULT_MAX_DOWNLOAD_MB,
-    DEFAULT_MEMORY_MB,
-    DEFAULT_TIME_BUDGET,
     EvidenceOptions,
 )
 from wheel_size.history.location import StoreLocation
@@ -42,8 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TrackInputs", "record_files", "track_inputs"]
 
-DEFAULT_REPORT = "wheel-size-report.md"
-
 
 @dataclass(frozen=True)
 class TrackInputs:
@@ -53,34 +43,6 @@ class TrackInputs:
     store: StoreLocation
     report_path: Path  # in the workspace (a .json is written beside it)
     fail_on_regression: bool = False
-
-
-def _number(env: Mapping[str, str], name: str, default: float | None) -> float | None:
-    text = action_input(env, name)
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"input {name} must be a number, not {text!r}") from None
-    if value != value:  # nan
-        raise InputError(f"input {name} must be a number, not {text!r}")
-    return value
-
-
-def _integer(env: Mapping[str, str], name: str, default: int) -> int:
-    text = action_input(env, name)
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(f"input {name} must be a whole number, not {text!r}") from None
-
-
-def _list(env: Mapping[str, str], name: str) -> list[str]:
-    """A list input: items separated by commas or newlines (spaces belong to an item)."""
-    return [item.strip() for item in action_input(env, name).replace("\n", ",").split(",")]
 
 
 def record_files(env: Mapping[str, str]) -> list[Path]:
@@ -102,54 +64,53 @@ def record_files(env: Mapping[str, str]) -> list[Path]:
     return found
 
 
-def _store(env: Mapping[str, str]) -> StoreLocation:
-    history = action_input(env, "history-dir")
+def _store(read: Inputs) -> StoreLocation:
+    history = read.text("history-dir")
     if history:
         return StoreLocation(history=history)
-    timeout = _number(env, "git-timeout", None)
     return StoreLocation(
-        data_branch=action_input(env, "data-branch") or None,
-        data_remote=action_input(env, "data-remote") or None,
-        git_timeout=timeout,
+        data_branch=read.optional_text("data-branch"),
+        data_remote=read.optional_text("data-remote"),
+        git_timeout=read.optional_number("git-timeout"),
     )
 
 
-def _issues(env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None:
-    if not bool_input(env, "create-issues"):
+def _issues(read: Inputs, env: Mapping[str, str], store: StoreLocation) -> IssueOptions | None:
+    if not read.flag("create-issues"):
         return None
     return IssueOptions(
-        labels=parse_labels(action_input(env, "issue-labels") or "wheel-size-regression"),
-        accepted_label=action_input(env, "accepted-label") or "size-accepted",
-        close_on_rollback=bool_input(env, "close-on-rollback"),
-        drop_issues=bool_input(env, "drop-issues"),
-        cc_culprit=bool_input(env, "cc-culprit"),
-        creep_mb=_number(env, "creep-mb", 5.0) or 0.0,
-        creep_days=_integer(env, "creep-days", 14),
-        silence_nights=_integer(env, "silence-nights", 2),
+        labels=parse_labels(read.text("issue-labels")),
+        accepted_label=read.text("accepted-label"),
+        close_on_rollback=read.flag("close-on-rollback"),
+        drop_issues=read.flag("drop-issues"),
+        cc_culprit=read.flag("cc-culprit"),
+        creep_mb=read.number("creep-mb") or 0.0,
+        creep_days=read.integer("creep-days"),
+        silence_nights=read.integer("silence-nights"),
         reproduce=store.reproduce_args(repository(env), env),
         bot_login=bot_login_input(env),
         builds=BuildEvidenceOptions.of(
-            enabled=bool_input(env, "build-evidence", default=True),
-            workflows=action_input(env, "build-evidence-workflows"),
-            log_pattern=action_input(env, "build-evidence-log-pattern") or None,
-            log_url_template=action_input(env, "log-url-template") or None,
-            commit_url_template=action_input(env, "commit-url-template") or None,
-            job_pattern=action_input(env, "build-evidence-job-pattern") or None,
+            enabled=read.flag("build-evidence"),
+            workflows=read.text("build-evidence-workflows"),
+            log_pattern=read.optional_text("build-evidence-log-pattern"),
+            log_url_template=read.optional_text("log-url-template"),
+            commit_url_template=read.optional_text("commit-url-template"),
+            job_pattern=read.optional_text("build-evidence-job-pattern"),
             names={
                 "log_url_template": "input log-url-template",
                 "commit_url_template": "input commit-url-template",
                 "job_pattern": "input build-evidence-job-pattern",
             },
         ),
-        reach_table=_reach_table(env),
+        reach_table=_reach_table(read, env),
     )
 
 
-def _reach_table(env: Mapping[str, str]) -> ReachTable | None:
+def _reach_table(read: Inputs, env: Mapping[str, str]) -> ReachTable | None:
     """The ``reach-table`` input: a YAML file in the workspace, or None (the packaged one)."""
     from wheel_size.regressions.ranking.reach_table import load_reach_table
 
-    given = action_input(env, "reach-table")
+    given = read.text("reach-table")
     if not given:
         return None
     path = Path(given)
@@ -158,75 +119,75 @@ def _reach_table(env: Mapping[str, str]) -> ReachTable | None:
     return load_reach_table(path)
 
 
-def _limits(env: Mapping[str, str]) -> Limits | None:
+def _limits(read: Inputs) -> Limits | None:
     """The size limits the nightly reports (inputs shared with the PR check)."""
     from wheel_size.check.budget import Budget, Limits, parse_ceilings
 
-    ceiling = _number(env, "ceiling-mb", None)
-    per_variant = parse_ceilings(words(action_input(env, "ceilings")))
-    pypi = _number(env, "pypi-limit-mb", None)
+    ceiling = read.optional_number("ceiling-mb")
+    per_variant = parse_ceilings(read.items("ceilings"))
+    pypi = read.optional_number("pypi-limit-mb")
     if ceiling is None and not per_variant and pypi is None:
         return None
     budget = Budget(growth_mb=None, ceiling_mb=ceiling, ceilings=per_variant, pypi_limit_mb=pypi)
-    return Limits(budget, action_input(env, "ceiling-ack") or None)
+    return Limits(budget, read.optional_text("ceiling-ack"))
 
 
-def _evidence(env: Mapping[str, str]) -> EvidenceOptions:
+def _evidence(read: Inputs) -> EvidenceOptions:
     return EvidenceOptions.of(
-        enabled=bool_input(env, "evidence", default=True),
-        max_download_mb=_integer(env, "evidence-max-download-mb", DEFAULT_MAX_DOWNLOAD_MB),
-        memory_mb=_integer(env, "evidence-memory-mb", DEFAULT_MEMORY_MB),
-        time_budget=_integer(env, "evidence-time-budget", DEFAULT_TIME_BUDGET),
+        enabled=read.flag("evidence"),
+        max_download_mb=read.integer("evidence-max-download-mb"),
+        memory_mb=read.integer("evidence-memory-mb"),
+        time_budget=read.integer("evidence-time-budget"),
     )
 
 
-def _baseline(env: Mapping[str, str]) -> Baseline:
+def _baseline(read: Inputs) -> Baseline:
     """Input ``baseline``: previous (default), median:N or window:N."""
     from wheel_size.series import Baseline
 
     try:
-        return Baseline.parse(action_input(env, "baseline"))
+        return Baseline.parse(read.text("baseline"))
     except InputError as exc:
         raise InputError(f"input {exc}") from None
 
 
-def _job_pattern(env: Mapping[str, str], artifact_pattern: str) -> JobPattern | None:
+def _job_pattern(read: Inputs, artifact_pattern: str) -> JobPattern | None:
     """Inputs ``build-time`` and ``job-pattern``: the jobs to list, or None (off)."""
-    from wheel_size.collect.jobs import DEFAULT_JOB_PATTERN, JobPattern
+    from wheel_size.collect.jobs import JobPattern
 
-    if not bool_input(env, "build-time"):
+    if not read.flag("build-time"):
         return None
     try:
-        return JobPattern(action_input(env, "job-pattern") or DEFAULT_JOB_PATTERN, artifact_pattern)
+        return JobPattern(read.text("job-pattern"), artifact_pattern)
     except InputError as exc:
         raise InputError(f"input {exc}") from None
 
 
-def _installed(env: Mapping[str, str]) -> InstalledOptions | None:
+def _installed(read: Inputs) -> InstalledOptions | None:
     """Input ``installed-size``: each new artifact's installed size (ranged reads)."""
     from wheel_size.collect.installed import InstalledOptions
 
-    return InstalledOptions() if bool_input(env, "installed-size") else None
+    return InstalledOptions() if read.flag("installed-size") else None
 
 
-def _deps(env: Mapping[str, str]) -> NightlyDeps | None:
+def _deps(read: Inputs) -> NightlyDeps | None:
     """Input ``deps``: each new night's watched wheels resolved with their dependencies,
     against ``deps-index-url``."""
     from wheel_size.deps.nightly import NightlyDeps
 
-    index = action_input(env, "deps-index-url")
-    if not bool_input(env, "deps"):
+    index = read.text("deps-index-url")
+    if not read.flag("deps"):
         if index:
             raise InputError("input deps-index-url needs deps: true")
         return None
     return NightlyDeps(index_url=index or "https://pypi.org/simple")
 
 
-def _forecast(env: Mapping[str, str], limits: Limits | None) -> ForecastOptions | None:
+def _forecast(read: Inputs, limits: Limits | None) -> ForecastOptions | None:
     """Input ``forecast``: the trend's nights (0: off), against the size-limit inputs."""
     from wheel_size.report.forecast import ForecastOptions
 
-    nights = _integer(env, "forecast", 0)
+    nights = read.integer("forecast")
     if nights == 0:
         return None
     if nights < 2:
@@ -241,25 +202,13 @@ def _forecast(env: Mapping[str, str], limits: Limits | None) -> ForecastOptions 
     )
 
 
-def _build_thresholds(env: Mapping[str, str]) -> BuildThresholds:
+def _build_thresholds(read: Inputs) -> BuildThresholds:
     from wheel_size.series.buildtime import BuildThresholds
 
     return BuildThresholds(
-        minutes=_number(env, "build-threshold-min", 15.0) or None,
-        pct=_number(env, "build-threshold-pct", 25.0) or None,
+        minutes=read.number("build-threshold-min") or None,
+        pct=read.number("build-threshold-pct") or None,
     )
-
-
-DEFAULT_BRANCH = "nightly"  # as action.yml and `wheel-size track --branch` (issue 29 item 4)
-
-
-def _branch(env: Mapping[str, str]) -> str | None:
-    """The nightly branch: ``nightly`` when the input is not set at all (``docker run -e
-    INPUT_…`` without it: before, every branch, so ``ciflow/binaries/*`` PR runs were stored
-    as nights); an input given empty means any branch, as action.yml says."""
-    if "INPUT_BRANCH" not in env:
-        return DEFAULT_BRANCH
-    return action_input(env, "branch") or None
 
 
 def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
@@ -271,67 +220,57 @@ def track_inputs(env: Mapping[str, str], workspace: Path) -> TrackInputs:
     from wheel_size.track import TrackOptions
     from wheel_size.variants import ArtifactNaming, canonical_python
 
+    read = TRACK.read(env)
+    read.check_all()  # every input refused by its kind, before anything runs
     repo = repository(env)
     if not repo:
         raise InputError("input repository is empty and GITHUB_REPOSITORY is not set")
-    workflow = action_input(env, "workflow")
+    workflow = read.text("workflow")
     if not workflow:
         raise InputError("input workflow is required: the nightly build workflow's id or file")
     from wheel_size.collect.trusted import parse_events
 
-    events = parse_events(action_input(env, "run-events") or None)
-    source = WorkflowSource(repo, workflow, _branch(env), events)
-    variants = [v for v in _list(env, "variants") if v] or ["cuda12_8"]
-    naming = ArtifactNaming(
-        action_input(env, "artifact-pattern") or "manywheel-{python}-{variant}",
-        canonical_python(action_input(env, "python") or "py3_12"),
-    )
-    rollback_days = _integer(env, "rollback-days", 10)
-    if rollback_days < 1:
-        raise InputError("input rollback-days must be at least 1")
-    report_days = _integer(env, "report-days", 30)
-    if report_days < 1:
-        raise InputError("input report-days must be at least 1")
-    dashboard = bool_input(env, "dashboard")
-    dashboard_days = _integer(env, "dashboard-days", 365) if dashboard else 365
-    if dashboard_days < 1:
-        raise InputError("input dashboard-days must be at least 1")
+    events = parse_events(read.text("run-events"))
+    source = WorkflowSource(repo, workflow, read.optional_text("branch"), events)
+    variants = read.items("variants") or ["cuda12_8"]
+    naming = ArtifactNaming(read.text("artifact-pattern"), canonical_python(read.text("python")))
+    dashboard = read.flag("dashboard")
     periods = explicit_periods(
-        action_input(env, "date") or None,
-        action_input(env, "from") or None,
-        action_input(env, "to") or None,
-        [m for m in _list(env, "months") if m],
+        read.optional_text("date"),
+        read.optional_text("from"),
+        read.optional_text("to"),
+        read.items("months"),
     )
-    store = _store(env)
+    store = _store(read)
     track = TrackOptions(
         source=source,
         variants=tuple(variants),
         naming=naming,
         thresholds=Thresholds(
-            mb=_number(env, "threshold-mb", 1.0) or None,
-            pct=_number(env, "threshold-pct", None) or None,
-            baseline=_baseline(env),
+            mb=read.number("threshold-mb") or None,
+            pct=read.optional_number("threshold-pct") or None,
+            baseline=_baseline(read),
         ),
-        rollback_days=rollback_days,
+        rollback_days=read.integer("rollback-days"),
         periods=periods,
-        report_days=report_days,
+        report_days=read.integer("report-days"),
         records=tuple(r for path in record_files(env) for r in read_bundle(path)),
         dashboard=dashboard,
-        dashboard_days=dashboard_days,
+        dashboard_days=read.integer("dashboard-days") if dashboard else 365,
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
-        jobs=_job_pattern(env, naming.pattern),
-        build_thresholds=_build_thresholds(env),
-        installed=_installed(env),
-        forecast=_forecast(env, _limits(env)),
-        deps=_deps(env),
+        jobs=_job_pattern(read, naming.pattern),
+        build_thresholds=_build_thresholds(read),
+        installed=_installed(read),
+        forecast=_forecast(read, _limits(read)),
+        deps=_deps(read),
     )
     nightly = NightlyOptions(
-        track, issues=_issues(env, store), evidence=_evidence(env), limits=_limits(env)
+        track, issues=_issues(read, env, store), evidence=_evidence(read), limits=_limits(read)
     )
-    report = Path(action_input(env, "report-path") or DEFAULT_REPORT)
+    report = Path(read.text("report-path"))
     return TrackInputs(
         nightly=nightly,
         store=store,
         report_path=report if report.is_absolute() else workspace / report,
-        fail_on_regression=bool_input(env, "fail-on-regression"),
+        fail_on_regression=read.flag("fail-on-regression"),
     )

@@ -8,8 +8,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from wheel_size.action.catalog import ACTIONS
 from wheel_size.action.inputs import action_input
-from wheel_size.action.track_inputs import DEFAULT_REPORT
 from wheel_size.action.workspace import Workspace
 from wheel_size.errors import InputError
 
@@ -30,10 +30,11 @@ def local_remote(env: Mapping[str, str], workspace: Workspace) -> list[Path]:
 def written_paths(spec: str, env: Mapping[str, str], workspace: Workspace) -> list[Path]:
     """What the action ``spec`` writes into the workspace, for :meth:`Workspace.hand_over`
     (the same inputs and defaults the modes use; a path an input refuses is not written)."""
+    read = ACTIONS[spec].read(env)
 
-    def path(name: str, default: str) -> Path | None:
+    def path(name: str) -> Path | None:
         try:
-            return workspace.output(name, action_input(env, name) or default)
+            return workspace.output(name, read.text(name))
         except InputError:
             return None
 
@@ -42,16 +43,14 @@ def written_paths(spec: str, env: Mapping[str, str], workspace: Workspace) -> li
 
     found: list[Path | None]
     if spec == "split":
-        found = [path("split-output-dir", "wheel-size-split")]
-    elif spec == "audit":
-        found = with_json(path("report-path", "wheel-size-audit.md"))
-    elif spec == "check":
-        found = with_json(path("check-report-path", "wheel-size-check.md"))
+        found = [path("split-output-dir")]
+    elif spec in ("audit", "check"):
+        found = with_json(path("report-path" if spec == "audit" else "check-report-path"))
     else:
-        found = with_json(path("report-path", DEFAULT_REPORT))
-        if action_input(env, "history-dir"):
-            found.append(path("history-dir", ""))
+        found = with_json(path("report-path"))
+        if read.text("history-dir"):
+            found.append(path("history-dir"))
         found += local_remote(env, workspace)[:1]  # a data remote in the workspace
-        if action_input(env, "bisect-build-workflow") and action_input(env, "bisect-state"):
-            found.append(path("bisect-state", ""))  # the bisections' state files
+        if read.text("bisect-build-workflow") and read.text("bisect-state"):
+            found.append(path("bisect-state"))  # the bisections' state files
     return [p for p in found if p is not None]
