@@ -21,6 +21,7 @@ from wheel_size.check.job import CheckOutcome
 from wheel_size.check.pull_check import check_pull_request
 from wheel_size.cli.check import configure_parser, request_from_args
 from wheel_size.history import DirectoryStore
+from wheel_size.ports import CheckPort
 
 CUDA = REPO_ROOT / "tests" / "data" / "cuda"
 TAG = "cp312-cp312-manylinux_2_28_x86_64"
@@ -61,12 +62,13 @@ class World:
         return [*map(str, wheels), "--repo", "pytorch/pytorch", "--history", str(self.history),
                 "--pr-number", str(self.pr.number), *extra]  # fmt: skip
 
-    def job(self, wheels: list[Path], *extra: str) -> CheckOutcome:
-        """The check as the CLI's flags ask for it, run over the in-memory port."""
+    def job(self, wheels: list[Path], *extra: str, github: CheckPort | None = None) -> CheckOutcome:
+        """The check as the CLI's flags ask for it, run over the in-memory port (or
+        ``github``)."""
         parser = argparse.ArgumentParser()
         configure_parser(parser)
         request = request_from_args(parser.parse_args(self._argv(wheels, extra)))
-        return check_pull_request(request, MemoryGitHub(self.fake), token=None)
+        return check_pull_request(request, github or MemoryGitHub(self.fake), token=None)
 
     def check(self, wheels: list[Path], *extra: str) -> tuple[int, str, str]:
         # This PR has no git history on the fake server, so its merge base is unknown, which

@@ -35,7 +35,6 @@ from wheel_size.ports import (
     CommentView,
     CommitSummary,
     Comparison,
-    GitHubFailure,
     IssueView,
     RunArtifact,
     RunPage,
@@ -43,6 +42,7 @@ from wheel_size.ports import (
 from wheel_size.ports.builds import BuildPort
 from wheel_size.ports.trigger import BuildTrigger
 
+from .memory_failure import memory_failure
 from .memory_pulls import MemoryCompares, MemoryPulls
 from .model import Comment, Issue, Repo, Workflow, _now
 from .server import FakeGitHub, _filter_runs
@@ -52,9 +52,7 @@ __all__ = ["MemoryGitHub", "MemoryRepository"]
 _RUN_URL = re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/actions/runs/(?P<run>\d+)/(?P<what>\w+)$")
 
 
-def _failure(doing: str, status: int, message: str) -> GitHubFailure:
-    return GitHubFailure(f"{doing}: GitHub answered {status} {message}", status=status,
-                         message=message)  # fmt: skip
+_failure = memory_failure
 
 
 class MemoryRepository:

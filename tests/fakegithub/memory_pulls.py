@@ -8,19 +8,17 @@ the call that hands them out.
 
 from __future__ import annotations
 
-from wheel_size.ports import GitHubFailure
 from wheel_size.ports.ancestry import CommitRelation
 from wheel_size.ports.pulls import PullView
 
+from .memory_failure import memory_failure
 from .model import Issue, PullHead, Repo
 from .server import FakeGitHub
 
 __all__ = ["MemoryCompares", "MemoryPulls"]
 
 
-def _failure(doing: str, status: int, message: str) -> GitHubFailure:
-    return GitHubFailure(f"{doing}: GitHub answered {status} {message}", status=status,
-                         message=message)  # fmt: skip
+_failure = memory_failure
 
 
 def _repo(fake: FakeGitHub, name: str, doing: str) -> Repo:

@@ -18,6 +18,7 @@ from wheel_size.ports import GitHubFailure
 from wheel_size.ports.trigger import RunView, Started
 
 from . import dispatch as farm
+from .memory_failure import memory_failure
 from .server import Context, FakeGitHub, HTTPError
 
 __all__ = ["MemoryTrigger"]
@@ -71,11 +72,7 @@ class MemoryTrigger:
             with self.fake.lock:
                 answer = handler(self.fake, ctx)
         except HTTPError as exc:
-            raise GitHubFailure(
-                f"{doing}: GitHub answered {exc.status} {exc.message}",
-                status=exc.status,
-                message=exc.message,
-            ) from None
+            raise memory_failure(doing, exc.status, exc.message) from None
         return json.loads(answer.body) if answer.body else None
 
     @property
@@ -110,7 +107,7 @@ class MemoryTrigger:
         if self.ref is None:
             repo = self.fake.repos.get(self.repository.lower())
             if repo is None:
-                raise GitHubFailure(f"reading repository {self.repository}: 404", status=404)
+                raise memory_failure(f"reading repository {self.repository}", 404, "Not Found")
             self.ref = repo.default_branch
         ref = self.ref
         doing = f"dispatching {self.workflow} on {ref} of {self.repository} for {sha[:12]}"

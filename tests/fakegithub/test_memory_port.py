@@ -43,7 +43,7 @@ def both(fake: FakeGitHub, call: Any) -> Any:
         try:
             answers.append(("ok", call(port)))
         except GitHubFailure as exc:
-            answers.append(("failure", exc.status))
+            answers.append(("failure", exc.status, str(exc)))
     assert answers[0] == answers[1]
     return answers[0][1]
 
