@@ -145,9 +145,9 @@ def run_bisect_step(
     from wheel_size.bisect.engine import advance
     from wheel_size.bisect.job import new_state
     from wheel_size.bisect.view import comment_key, render_bisect_markdown
-    from wheel_size.ports import GitHubFailure, worded
+    from wheel_size.ports import GitHubFailure
     from wheel_size.ports.builds import DEFAULT_MAX_LOG_BYTES
-    from wheel_size.sticky import post_sticky_comment
+    from wheel_size.sticky import post_sticky_in
 
     options = bisect.options
     pending = keeper.pending(repo_name)
@@ -158,8 +158,7 @@ def run_bisect_step(
     ]
     todo = dict.fromkeys(pending) | dict.fromkeys(new[: bisect.max_new])
     first_error: WheelSizeError | None = None
-    port = github
-    trigger = trigger_of(port, repo_name, options.trigger)
+    trigger = trigger_of(github, repo_name, options.trigger)
     for variant, date in todo:
         event = _event(bisect, repo_name, workflow, naming, variant, date)
         try:
@@ -167,8 +166,8 @@ def run_bisect_step(
             if state is None:
                 points = series.variant(variant) if series is not None else []
                 day = dt.date.fromisoformat(date)
-                repo = port.repository(repo_name)
-                builds = port.builds(  # the builds that exist are read first
+                repo = github.repository(repo_name)
+                builds = github.builds(  # the builds that exist are read first
                     repo_name, log_url_template=None, max_log_bytes=DEFAULT_MAX_LOG_BYTES
                 )
                 state = new_state(event, points, day, thresholds, repo, builds=builds)
@@ -182,10 +181,8 @@ def run_bisect_step(
             doc = bisect_document(kept)
             number = kept.issue
             if number is not None and kept.state != "pending" and kept.builds:
-                body = render_bisect_markdown(doc, repo_url=port.repository(repo_name).html_url)
-                with worded(f"commenting on {repo_name}#{number}"):
-                    issues = port.repository(repo_name)
-                post_sticky_comment(issues, number, body, comment_key(doc))
+                body = render_bisect_markdown(doc, repo_url=github.repository(repo_name).html_url)
+                post_sticky_in(github, repo_name, number, body, comment_key(doc))
             culprits = ", ".join(c["sha"][:12] for c in doc["culprits"]) or "none"
             lines.append(
                 f"bisect {variant} {date}: {kept.state}, culprits {culprits}, "

@@ -29,7 +29,7 @@ from wheel_size.ports import (
     worded,
 )
 from wheel_size.ports.pulls import PullView
-from wheel_size.sticky import post_sticky_comment
+from wheel_size.sticky import post_sticky_in
 
 __all__ = ["NightlyDownloads", "check_pull_request"]
 
@@ -156,9 +156,7 @@ def check_pull_request(
         port, repo, pr = github, pr_repo, number
 
         def post(text: str) -> str:
-            with worded(f"commenting on {repo}#{pr}"):
-                issues = port.repository(repo)
-            return post_sticky_comment(issues, pr, text, COMMENT_KEY, bot_login=request.bot_login)
+            return post_sticky_in(port, repo, pr, text, COMMENT_KEY, bot_login=request.bot_login)
 
     with open_store(
         request.store, repository=request.repository, token=token, environ=environ

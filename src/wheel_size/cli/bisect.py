@@ -145,10 +145,10 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.errors import GitHubError, InputError
     from wheel_size.github.client import connect
     from wheel_size.github.port import PyGithubPort
-    from wheel_size.ports import GitHubFailure, worded
+    from wheel_size.ports import GitHubFailure
     from wheel_size.ports.builds import DEFAULT_MAX_LOG_BYTES
     from wheel_size.series import SizeSeries
-    from wheel_size.sticky import post_sticky_comment
+    from wheel_size.sticky import post_sticky_in
 
     date = parse_date(args.date, "--date")
     variants = variants_from_args(args)
@@ -222,9 +222,7 @@ def run(args: argparse.Namespace) -> int:
         repo_url = f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{args.repo}"
         if options.issue is not None and state.state != "pending" and state.builds:
             body = render_bisect_markdown(doc, repo_url=repo_url)
-            with worded(f"commenting on {args.repo}#{options.issue}"):
-                issues = port.repository(args.repo)
-            post_sticky_comment(issues, options.issue, body, comment_key(doc))
+            post_sticky_in(port, args.repo, options.issue, body, comment_key(doc))
     except GitHubFailure as exc:  # already says the call, the status, the permission
         raise GitHubError(f"bisecting {variants[0]} on {date.isoformat()}: {exc}") from None
     if args.format == "json":

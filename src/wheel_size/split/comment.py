@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from wheel_size.ports import Issues, Repositories, worded
+from wheel_size.ports import Issues, Repositories
 from wheel_size.render import render
 from wheel_size.split.document import SplitReport
 from wheel_size.sticky import marker as _marker
-from wheel_size.sticky import post_sticky_comment
+from wheel_size.sticky import post_sticky_comment, post_sticky_in
 
 __all__ = ["marker", "post_comment", "render_comment", "split_commenter"]
 
@@ -37,9 +37,6 @@ def split_commenter(
     port's ``bot_login``, default the token's user) is ever edited."""
 
     def post(report: SplitReport) -> str:
-        body = render_comment(report, key)
-        with worded(f"commenting on {repository}#{number}"):
-            repo = github().repository(repository)
-        return post_comment(repo, number, body, key)
+        return post_sticky_in(github(), repository, number, render_comment(report, key), key)
 
     return post
