@@ -13,9 +13,9 @@ import sys
 from collections.abc import Callable
 
 from wheel_size.markers import comment_marker
-from wheel_size.ports import CommentView, Issues, bot_of, check_author, worded
+from wheel_size.ports import CommentView, Issues, Repositories, bot_of, check_author, worded
 
-__all__ = ["marker", "post_sticky_comment"]
+__all__ = ["marker", "post_sticky_comment", "post_sticky_in"]
 
 
 def marker(key: str) -> str:
@@ -79,3 +79,19 @@ def post_sticky_comment(
         made = issues.create_comment(number, body, find_existing=find)
         check_author(made.author, bot, f"the comment {made.html_url}")
         return made.html_url
+
+
+def post_sticky_in(
+    github: Repositories,
+    repository: str,
+    number: int,
+    body: str,
+    key: str,
+    *,
+    bot_login: str | None = None,
+) -> str:
+    """:func:`post_sticky_comment` on ``repository#number``, the repository read through the
+    GitHub port (its failure worded as the comment's)."""
+    with worded(f"commenting on {repository}#{number}"):
+        issues = github.repository(repository)
+    return post_sticky_comment(issues, number, body, key, bot_login=bot_login)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wheel_size.bisect.ports import RunView, Started
+from wheel_size.ports.trigger import RunView, Started
 
 
 @dataclass

@@ -15,7 +15,7 @@ from wheel_size.bisect.document import bisect_document
 from wheel_size.bisect.engine import Budget, advance
 from wheel_size.bisect.state import Event, State
 from wheel_size.github.client import RetryPolicy, connect
-from wheel_size.github.dispatch import DispatchTrigger
+from wheel_size.github.port import PyGithubPort
 
 FAST = RetryPolicy(total=0, backoff=0.0, between_writes=0.0, timeout=10)
 EVENT = Event("pytorch/pytorch", "", "2025-10-11", "cuda12_8", "py3_12", "build.yml",
@@ -29,8 +29,11 @@ def test_a_run_that_never_finishes_is_cancelled_on_github(
     w = make(tmp_path, fake_github, 16, {11: 5 * MB},
              size=lambda sha, plain: NEVER if sha in never else plain)  # fmt: skip
     never.add(w.order[8])
-    gh = connect(fake_github.token, fake_github.url, retry=FAST)
-    trigger = DispatchTrigger(gh, "pytorch/pytorch", "build.yml", input_name="sha", ref="main")
+    port = PyGithubPort(connect(fake_github.token, fake_github.url, retry=FAST))
+    trigger = port.build_trigger(
+        "pytorch/pytorch", workflow="build.yml", dispatch_input="sha", dispatch_ref="main",
+        tag_pattern=None,
+    )  # fmt: skip
     state = State(EVENT, list(w.order), MB // 2)
     budget = Budget(builds_per_round=3, wait=1e9, poll_interval=60.0, build_timeout=3600.0)
     advance(state, trigger, budget, clock=FakeClock())

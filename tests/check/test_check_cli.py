@@ -1,5 +1,6 @@
 """`wheel-size check` end to end: real wheels (nvcc-built libraries), a stored history, the
-nightly's artifact and the sticky comment on the fake GitHub."""
+nightly's artifact and the sticky comment; the logic over the in-memory port (`World.job`), the
+CLI's wiring, exit codes and printing over the fake server (`World.check`)."""
 
 from __future__ import annotations
 
@@ -33,40 +34,39 @@ def test_growth_over_budget_fails_and_comments_the_breakdown(
 
 
 def test_acknowledged_increase_passes_and_updates_the_same_comment(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = World(fake_github, tmp_path)
+    world = World(github_world, tmp_path)
     pr_wheel = big_pr_wheel(tmp_path)
-    assert world.check([pr_wheel.parent], "--budget-mb", "1")[0] == 1
+    assert world.job([pr_wheel.parent], "--budget-mb", "1").result.failed
     world.pr.body = "Adds sm_90 kernels.\n\nWheel-Size: sm_90 kernels are worth 2 MB\n"
-    status, _, stderr = world.check([pr_wheel.parent], "--budget-mb", "1")
-    assert status == 0, stderr
+    outcome = world.job([pr_wheel.parent], "--budget-mb", "1")
+    assert not outcome.result.failed, outcome.markdown
     [body] = world.comments()  # edited in place, not a second comment
     assert "over budget, acknowledged" in body
     assert "sm_90 kernels are worth 2 MB" in body
 
 
-def test_within_budget_and_ceiling(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    world = World(fake_github, tmp_path)
+def test_within_budget_and_ceiling(github_world: FakeGitHub, tmp_path: Path) -> None:
+    world = World(github_world, tmp_path)
     pr = torch_wheel(tmp_path / "pr", "2.10.0.dev20251012+cu128")  # matched by its +cu128 label
-    status, _, stderr = world.check([pr], "--ceiling", "cu128=0.001")
-    assert status == 0, stderr  # the nightly is over it too, and this PR does not grow it
+    outcome = world.job([pr], "--ceiling", "cu128=0.001")
+    # the nightly is over it too, and this PR does not grow it
+    assert not outcome.result.failed, outcome.markdown
     assert "is already over the 0.001 MB ceiling" in world.comments()[0]
-    status, _, stderr = world.check([pr])
-    assert status == 0, stderr
+    outcome = world.job([pr])
+    assert not outcome.result.failed, outcome.markdown
     assert "✅ Wheel size: 1 wheel within budget" in world.comments()[0]
 
 
-def test_expired_nightly_compares_stored_sizes(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    world = World(fake_github, tmp_path, expired=True)
-    status, _, _ = world.check([big_pr_wheel(tmp_path)], "--budget-mb", "1")
-    assert status == 1
+def test_expired_nightly_compares_stored_sizes(github_world: FakeGitHub, tmp_path: Path) -> None:
+    world = World(github_world, tmp_path, expired=True)
+    outcome = world.job([big_pr_wheel(tmp_path)], "--budget-mb", "1")
+    assert outcome.result.failed
     body = world.comments()[0]
     assert "could not be compared" in body and "expired" in body and "sizes only" in body
     assert "<details>" not in body
-    assert json.loads((tmp_path / "check.json").read_text())["wheels"][0]["base"]["basis"] == (
-        "artifact"
-    )
+    assert outcome.result.to_json()["wheels"][0]["base"]["basis"] == ("artifact")
 
 
 @pytest.mark.parametrize("case", ["unmatched", "no night"])
@@ -109,25 +109,25 @@ def test_no_comment_prints_the_markdown(fake_github: FakeGitHub, tmp_path: Path)
     ],
 )
 def test_footer_hidden_in_the_description_does_not_acknowledge(
-    fake_github: FakeGitHub, tmp_path: Path, hidden: str
+    github_world: FakeGitHub, tmp_path: Path, hidden: str
 ) -> None:
-    world = World(fake_github, tmp_path)
+    world = World(github_world, tmp_path)
     world.pr.body = f"Adds sm_90 kernels.\n\n{hidden}\n"
-    status, _, stderr = world.check([big_pr_wheel(tmp_path).parent], "--budget-mb", "1")
-    assert status == 1, stderr
-    assert json.loads((tmp_path / "check.json").read_text())["acknowledgement"] is None
+    outcome = world.job([big_pr_wheel(tmp_path).parent], "--budget-mb", "1")
+    assert outcome.result.failed, outcome.markdown
+    assert outcome.result.to_json()["acknowledgement"] is None
     [body] = world.comments()
     assert "over budget, acknowledged" not in body and "forged" not in body
 
 
 def test_unreadable_pr_wheel_is_the_prs_problem_and_no_runner_path_is_shown(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = World(fake_github, tmp_path)
+    world = World(github_world, tmp_path)
     wheel = big_pr_wheel(tmp_path)
     wheel.write_bytes(wheel.read_bytes()[: wheel.stat().st_size // 2])  # truncated upload
-    status, _, stderr = world.check([tmp_path / "pr"])
-    assert status == 0, stderr  # half the size: within every budget
+    outcome = world.job([tmp_path / "pr"])
+    assert not outcome.result.failed, outcome.markdown  # half the size: within every budget
     [body] = world.comments()
     assert f"this pull request's wheel {NIGHTLY}/{wheel.name} cannot be read" in body
     assert "nightly artifact" not in body  # not the nightly's fault
@@ -135,14 +135,14 @@ def test_unreadable_pr_wheel_is_the_prs_problem_and_no_runner_path_is_shown(
 
 
 def test_unreadable_nightly_artifact_names_the_artifact_not_a_temp_path(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = World(fake_github, tmp_path)
-    [artifact] = fake_github.artifacts.values()
+    world = World(github_world, tmp_path)
+    [artifact] = github_world.artifacts.values()
     artifact.content = b"this is not a zip archive"
     big_pr_wheel(tmp_path)
-    status, _, stderr = world.check([tmp_path / "pr"])
-    assert status == 0, stderr
+    outcome = world.job([tmp_path / "pr"])
+    assert not outcome.result.failed, outcome.markdown
     [body] = world.comments()
     assert f"nightly artifact {NIGHTLY} of 2025-10-11 could not be compared" in body
     assert "this pull request's wheel" not in body
@@ -150,15 +150,15 @@ def test_unreadable_nightly_artifact_names_the_artifact_not_a_temp_path(
 
 
 def test_broken_library_in_the_pr_wheel_is_named_as_the_prs(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = World(fake_github, tmp_path)
+    world = World(github_world, tmp_path)
     broken = b"\x7fELF\x02\x01\x01" + b"\xff" * 200  # an ELF header that lies
     wheel = torch_wheel(
         tmp_path / "pr" / NIGHTLY, "2.10.0.dev20251012+cu128", {"torch/lib/libbroken.so": broken}
     )
-    status, _, stderr = world.check([tmp_path / "pr"])
-    assert status == 0, stderr
+    outcome = world.job([tmp_path / "pr"])
+    assert not outcome.result.failed, outcome.markdown
     [body] = world.comments()
     problems = [line for line in body.splitlines() if line.startswith("> ⚠")]
     assert problems, body

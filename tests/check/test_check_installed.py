@@ -15,11 +15,11 @@ from fakegithub import FakeGitHub
 from installed_fixtures import unzip_total
 
 
-def test_installed_sizes_of_both_wheels(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    world = Ceilings(fake_github, tmp_path)
+def test_installed_sizes_of_both_wheels(github_world: FakeGitHub, tmp_path: Path) -> None:
+    world = Ceilings(github_world, tmp_path)
     pr = world.pr_wheel(200_000)
-    status, comment, stderr, result = world.check()
-    assert status == 0, stderr
+    failed, comment, result = world.job()
+    assert not failed, result
     wheels = result["wheels"]
     assert isinstance(wheels, list)
     (wheel,) = wheels
@@ -30,7 +30,7 @@ def test_installed_sizes_of_both_wheels(fake_github: FakeGitHub, tmp_path: Path)
     assert NIGHT in comment
 
 
-def test_quota_line_for_the_pull_requests_wheels(fake_github: FakeGitHub, tmp_path: Path) -> None:
+def test_quota_line_for_the_pull_requests_wheels(github_world: FakeGitHub, tmp_path: Path) -> None:
     """Issue 34, point 4: the check knows the release set (its wheels); the quota is the
     fixture index's files summed, plus them, under the project's limit."""
     import random
@@ -43,13 +43,13 @@ def test_quota_line_for_the_pull_requests_wheels(fake_github: FakeGitHub, tmp_pa
         (index / f"torch-{version}-cp312-cp312-linux_x86_64.whl").write_bytes(
             random.Random(version).randbytes(70_000)
         )
-    world = Ceilings(fake_github, tmp_path)
+    world = Ceilings(github_world, tmp_path)
     pr = world.pr_wheel(1000)
     with FixtureIndex(index).serving() as url:
-        status, comment, stderr, result = world.check(
+        failed, comment, result = world.job(
             "--quota-project", "torch", "--quota-index", url, "--quota-limit-gb", "0.01"
         )
-    assert status == 0, stderr
+    assert not failed, result
     stored = sum(p.stat().st_size for p in index.iterdir())
     headroom = round(0.01 * (1 << 30)) - stored - pr.stat().st_size
     assert "### Project quota" in comment
@@ -64,10 +64,10 @@ def test_quota_line_for_the_pull_requests_wheels(fake_github: FakeGitHub, tmp_pa
 
 
 def test_without_quota_project_the_check_json_says_null(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = Ceilings(fake_github, tmp_path)
+    world = Ceilings(github_world, tmp_path)
     world.pr_wheel(1000)
-    status, _, stderr, result = world.check()
-    assert status == 0, stderr
+    failed, _, result = world.job()
+    assert not failed, result
     assert result["quota"] is None and result["quota_error"] is None

@@ -1,9 +1,11 @@
 """A pull request compared with the night built from the nearest ancestor of its merge base,
-through PyGithub against the fake GitHub backed by a real git history: a PR whose base is
-weeks old, the fallback to the newest night said plainly, and the request count measured."""
+over a real git history: a PR whose base is weeks old, the fallback to the newest night said
+plainly (the choice over the in-memory port, ``World.job``), and the request count measured
+through PyGithub against the fake server (``World.check``)."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import datetime as dt
 import hashlib
@@ -17,8 +19,11 @@ import pytest
 from check_world import NIGHTLY, torch_wheel
 from cli_runner import run_main
 from fakegithub import FakeGitHub, add_pull
+from fakegithub.memory import MemoryGitHub
 from history_factory import run as run_record
 from wheel_size.check.mergebase import NightChoice, nearest_night, stored_nights
+from wheel_size.check.pull_check import check_pull_request
+from wheel_size.cli.check import configure_parser, request_from_args
 from wheel_size.github.client import RetryPolicy, connect
 from wheel_size.github.compare import PyGithubCompares
 from wheel_size.history import DirectoryStore
@@ -109,6 +114,18 @@ class World:
         head = self.main.branch(f"{name}-{at[:7]}", at, when)
         return add_pull(self.repo, name, "A change.", head_sha=head, head_ref=name).number
 
+    def job(self, number: int, *extra: str) -> tuple[dict, str]:  # type: ignore[type-arg]
+        """The check itself over the in-memory port: its JSON document and its comment."""
+        parser = argparse.ArgumentParser()
+        configure_parser(parser)
+        argv = [str(self.tmp / "pr"), "--repo", "pytorch/pytorch", "--history",
+                str(self.history), "--pr-number", str(number), "--no-comment",
+                "--max-download-mb", "0", *extra]  # fmt: skip
+        request = request_from_args(parser.parse_args(argv))
+        outcome = check_pull_request(request, MemoryGitHub(self.fake), token=None)
+        assert self._snapshot() == self.stored  # nothing stored is lost or changed
+        return {**outcome.result.to_json(), "warnings": outcome.warnings}, outcome.markdown
+
     def check(self, number: int, *extra: str) -> tuple[dict, str]:  # type: ignore[type-arg]
         out = self.tmp / "check.json"
         done = run_main(
@@ -153,11 +170,11 @@ def test_pr_based_weeks_ago_is_compared_with_the_night_of_its_merge_base(
 
 
 def test_merge_base_on_a_nights_base_is_zero_commits_apart(
-    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+    github_world: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
-    world = World(fake_github, tmp_path, main_history, range(DAYS))
+    world = World(github_world, tmp_path, main_history, range(DAYS))
     base = main_history.by_day[FIRST + dt.timedelta(days=20)][0]
-    result, _ = world.check(world.pr(base, "exact"))
+    result, _ = world.job(world.pr(base, "exact"))
     chosen = result["compared_with"]
     assert chosen["date"] == "2026-01-21" and chosen["commits_before_merge_base"] == 0
     assert "this PR's merge base itself" in chosen["text"]
@@ -175,13 +192,13 @@ def test_recent_pr_costs_two_requests(
 
 
 def test_merge_base_older_than_every_night_is_not_checked_said_plainly(
-    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+    github_world: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
     # Issue 29 item 2: before, the newest night was used and the headline was ✅ for a wheel
     # that may be +6 MB over its real base.
-    world = World(fake_github, tmp_path, main_history, range(10, DAYS))  # nights from Jan 11
+    world = World(github_world, tmp_path, main_history, range(10, DAYS))  # nights from Jan 11
     merge_base = main_history.by_day[FIRST + dt.timedelta(days=2)][1]  # Jan 3
-    result, markdown = world.check(world.pr(merge_base, "old"))
+    result, markdown = world.job(world.pr(merge_base, "old"))
     chosen = result["compared_with"]
     assert chosen["date"] is None and chosen["commits_before_merge_base"] is None  # not guessed
     assert chosen["newest"] == "2026-02-09" and chosen["merge_base_sha"] == merge_base
@@ -210,11 +227,11 @@ def test_compare_with_newest_makes_no_compare(
 
 
 def test_unknown_head_is_not_checked_with_the_reason(
-    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+    github_world: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
-    world = World(fake_github, tmp_path, main_history, range(DAYS))
+    world = World(github_world, tmp_path, main_history, range(DAYS))
     number = add_pull(world.repo, "gone", head_sha="9" * 40).number  # a head GitHub lost
-    result, markdown = world.check(number)
+    result, markdown = world.job(number)
     chosen = result["compared_with"]
     assert chosen["date"] is None and chosen["fallback"].startswith(
         "this PR's merge base could not be found: comparing main..."
@@ -305,12 +322,12 @@ def test_explicit_merge_base_without_a_pull_request_says_so(
 
 
 def test_pr_on_a_failed_nightly_day_is_checked_against_the_night_before(
-    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+    github_world: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
     # Issue 29 item 2: before, "nothing to compare" and exit 0 although Jan 5 has the wheel.
-    world = World(fake_github, tmp_path, main_history, range(DAYS), failed=frozenset({5}))
+    world = World(github_world, tmp_path, main_history, range(DAYS), failed=frozenset({5}))
     merge_base = main_history.by_day[FIRST + dt.timedelta(days=5)][2]  # Jan 6, 17h
-    result, markdown = world.check(world.pr(merge_base, "failed-night"))
+    result, markdown = world.job(world.pr(merge_base, "failed-night"))
     assert result["compared_with"]["date"] == "2026-01-06"  # the merge base's night
     [wheel] = result["wheels"]
     assert wheel["base"]["date"] == "2026-01-05"  # the night before, which has the wheel
@@ -326,11 +343,11 @@ def test_pr_on_a_failed_nightly_day_is_checked_against_the_night_before(
 
 
 def test_failed_night_with_no_earlier_night_is_not_checked(
-    fake_github: FakeGitHub, tmp_path: Path, main_history: Main
+    github_world: FakeGitHub, tmp_path: Path, main_history: Main
 ) -> None:
-    world = World(fake_github, tmp_path, main_history, range(5, DAYS), failed=frozenset({5}))
+    world = World(github_world, tmp_path, main_history, range(5, DAYS), failed=frozenset({5}))
     merge_base = main_history.by_day[FIRST + dt.timedelta(days=5)][1]
-    result, markdown = world.check(world.pr(merge_base, "first-night"))
+    result, markdown = world.job(world.pr(merge_base, "first-night"))
     [wheel] = result["wheels"]
     assert wheel["base"] is None
     assert wheel["notes"] == [

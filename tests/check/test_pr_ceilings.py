@@ -7,6 +7,7 @@ the same or less. MB = 1,048,576 bytes.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import shutil
@@ -16,8 +17,11 @@ from action_runner import run_action, runner_env
 from check_world import MB, NIGHTLY, TAG
 from cli_runner import run_main
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from history_factory import run as run_record
 from wheel_factory import make_artifact, make_wheel
+from wheel_size.check.pull_check import check_pull_request
+from wheel_size.cli.check import configure_parser, request_from_args
 from wheel_size.history import DirectoryStore
 
 NIGHT = "2025-10-11"
@@ -53,6 +57,23 @@ class Ceilings:
             return Path(shutil.copy(self.nightly, folder))
         return blob_wheel(folder, "2.10.0.dev20251012+cu128", MB + extra)
 
+    def job(self, *flags: str) -> tuple[bool, str, dict[str, object]]:
+        """The check itself over the in-memory port: failed, the comment, the JSON."""
+        parser = argparse.ArgumentParser()
+        configure_parser(parser)
+        argv = [str(self.tmp / "pr"), "--repo", "pytorch/pytorch", "--history",
+                str(self.history), "--pr-number", str(self.pr.number), "--compare-with",
+                "newest", *flags]  # fmt: skip
+        request = request_from_args(parser.parse_args(argv))
+        outcome = check_pull_request(request, MemoryGitHub(self.fake), token=None)
+        [comment] = [c.body for c in self.pr.comments]
+        # the document both adapters write: the result and the warnings
+        return (
+            outcome.result.failed,
+            comment,
+            {**outcome.result.to_json(), "warnings": outcome.warnings},
+        )
+
     def check(self, *flags: str) -> tuple[int, str, str, dict[str, object]]:
         done = run_main(
             [
@@ -87,22 +108,22 @@ def test_ceiling_the_nightly_already_breaches_is_a_notice_for_a_pr_adding_nothin
 
 
 def test_shrinking_a_wheel_over_a_breached_ceiling_passes(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = Ceilings(fake_github, tmp_path)
+    world = Ceilings(github_world, tmp_path)
     world.pr_wheel(-100_000)
-    status, comment, stderr, _ = world.check("--ceiling-mb", "0.5")
-    assert status == 0, stderr
+    failed, comment, _ = world.job("--ceiling-mb", "0.5")
+    assert not failed, comment
     assert "is already over the 0.5 MB ceiling" in comment
 
 
 def test_growing_a_wheel_over_a_breached_ceiling_fails(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = Ceilings(fake_github, tmp_path)
+    world = Ceilings(github_world, tmp_path)
     world.pr_wheel(10_000)  # +10 KB: well within the 5 MB growth budget
-    status, comment, stderr, result = world.check("--ceiling-mb", "0.5")
-    assert status == 1, stderr
+    failed, comment, result = world.job("--ceiling-mb", "0.5")
+    assert failed, comment
     assert "over the 0.5 MB ceiling and grows the wheel" in comment
     assert "grows the wheel by +9.8 KB" in comment
     assert f"the nightly of {NIGHT} was already over it" in comment
@@ -111,30 +132,30 @@ def test_growing_a_wheel_over_a_breached_ceiling_fails(
 
 
 def test_crossing_a_ceiling_fails_and_ceiling_ack_accepts_it(
-    fake_github: FakeGitHub, tmp_path: Path
+    github_world: FakeGitHub, tmp_path: Path
 ) -> None:
-    world = Ceilings(fake_github, tmp_path)
+    world = Ceilings(github_world, tmp_path)
     world.pr_wheel(200_000)  # the nightly ~1.0 MB is under 1.1 MB; the PR ~1.19 MB is over
-    status, comment, stderr, _ = world.check("--ceiling", "cu128=1.1")
-    assert status == 1, stderr
+    failed, comment, _ = world.job("--ceiling", "cu128=1.1")
+    assert failed, comment
     assert "❌ over the 1.1 MB ceiling" in comment and "grows the wheel" not in comment
-    status, comment, stderr, result = world.check(
+    failed, comment, result = world.job(
         "--ceiling", "cu128=1.1", "--ceiling-ack", "agreed in #160000"
     )
-    assert status == 0, stderr
+    assert not failed, comment
     assert result["failed"] is False and result["ceiling_ack"] == "agreed in #160000"
     assert "⚠️ over the 1.1 MB ceiling" in comment
     assert "Ceiling breaches are accepted for this repository: agreed in #" in comment
 
 
-def test_pypi_limit_is_never_acknowledged(fake_github: FakeGitHub, tmp_path: Path) -> None:
-    world = Ceilings(fake_github, tmp_path)
+def test_pypi_limit_is_never_acknowledged(github_world: FakeGitHub, tmp_path: Path) -> None:
+    world = Ceilings(github_world, tmp_path)
     wheel = world.pr_wheel(200_000)
     world.pr.body = "Adds kernels.\n\nWheel-Size: the kernels are worth it\n"
-    status, comment, stderr, result = world.check(
+    failed, comment, result = world.job(
         "--pypi-limit-mb", "1.1", "--ceiling-ack", "known", "--budget-mb", "0.1"
     )
-    assert status == 1, stderr
+    assert failed, comment
     size = wheel.stat().st_size / MB
     assert f"PyPI will refuse this upload: {size:,.1f} MB is over PyPI's 1.1 MB" in comment
     assert "PyPI's file-size limit cannot be acknowledged" in comment

@@ -1,6 +1,7 @@
 """The GitHub port (:mod:`wheel_size.ports`) in memory, over the same world as the fake server.
 
-Unit tests of the orchestration (collection, the nightly job, issues and comments) ask the
+Unit tests of the orchestration (collection, the nightly job, issues and comments, the
+pull-request check, the split comment, the audit's run download, the bisection's builds) ask the
 port for data, not GitHub for JSON: this answers each call from the fake's model directly,
 with no HTTP, no PyGithub and no request log, so such a test costs what the code under test
 costs. The world is built as for the server (``fake.add_repo(...).add_workflow(...)``, the
@@ -27,19 +28,22 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from wheel_size.github.artifacts import ArtifactTooLarge, ArtifactUnavailable
 from wheel_size.ports import (
     ACTIONS_BOT,
+    ArtifactTooLarge,
+    ArtifactUnavailable,
     CommentView,
     CommitSummary,
     Comparison,
-    GitHubFailure,
     IssueView,
     RunArtifact,
     RunPage,
 )
 from wheel_size.ports.builds import BuildPort
+from wheel_size.ports.trigger import BuildTrigger
 
+from .memory_failure import memory_failure
+from .memory_pulls import MemoryCompares, MemoryPulls
 from .model import Comment, Issue, Repo, Workflow, _now
 from .server import FakeGitHub, _filter_runs
 
@@ -48,9 +52,7 @@ __all__ = ["MemoryGitHub", "MemoryRepository"]
 _RUN_URL = re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/actions/runs/(?P<run>\d+)/(?P<what>\w+)$")
 
 
-def _failure(doing: str, status: int, message: str) -> GitHubFailure:
-    return GitHubFailure(f"{doing}: GitHub answered {status} {message}", status=status,
-                         message=message)  # fmt: skip
+_failure = memory_failure
 
 
 class MemoryRepository:
@@ -262,6 +264,31 @@ class MemoryGitHub:
         return MemoryBuilds(
             self.fake, repository, log_url_template=log_url_template, max_log_bytes=max_log_bytes
         )
+
+    def pulls(self, repository: str) -> MemoryPulls:
+        """Pull requests of ``repository`` (``fakegithub/memory_pulls.py``)."""
+        return MemoryPulls(self.fake, repository)
+
+    def ancestry(self, repository: str) -> MemoryCompares:
+        """Commit relations of ``repository`` (``fakegithub/memory_pulls.py``)."""
+        return MemoryCompares(self.fake, repository)
+
+    def build_trigger(
+        self,
+        repository: str,
+        *,
+        workflow: str,
+        dispatch_input: str | None,
+        dispatch_ref: str | None,
+        tag_pattern: str | None,
+    ) -> BuildTrigger:
+        """Builds on demand from the fake's farms (``fakegithub/memory_trigger.py``)."""
+        from .memory_trigger import MemoryTrigger
+
+        return MemoryTrigger(
+            self.fake, repository, workflow, self.run_artifacts_json, input_name=dispatch_input,
+            ref=dispatch_ref, pattern=tag_pattern,
+        )  # fmt: skip
 
     # -- runs
 

@@ -43,7 +43,7 @@ def both(fake: FakeGitHub, call: Any) -> Any:
         try:
             answers.append(("ok", call(port)))
         except GitHubFailure as exc:
-            answers.append(("failure", exc.status))
+            answers.append(("failure", exc.status, str(exc)))
     assert answers[0] == answers[1]
     return answers[0][1]
 
@@ -255,3 +255,28 @@ def test_builds_read_alike(fake_github: FakeGitHub) -> None:
     for p in ports(fake_github):
         with pytest.raises(BuildDataUnavailable, match="not found"):
             p.builds("pytorch/nope", log_url_template=None, max_log_bytes=1).runs_for_sha(root)
+
+
+def test_pulls_and_ancestry_read_alike(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """The pull-request check's reads: a pull request by number, open ones by head and
+    newest first, and how two commits relate (the merge base)."""
+    world = make_nightly_repo(tmp_path, fake_github)
+    repo = fake_github.repo(REPO)
+    fake_github.add_repo("eve/pytorch")
+    add_pull(repo, "same repo", "body", head_sha=world.main[-1], head_ref="feature")
+    add_pull(repo, "fork", None, head_sha=world.main[-2], head_ref="evil",
+             head_repository="eve/pytorch", base_ref="release")  # fmt: skip
+    add_pull(repo, "gone fork", "x", head_sha="c" * 40, head_repository="mallory/torch")
+    add_pull(repo, "closed", "x", head_sha=world.main[1], state="closed")
+    repo.add_issue("an issue")
+    numbers = [i.number for i in repo.issues]
+    for number in [*numbers, 999]:
+        both(fake_github, lambda p, n=number: p.pulls(REPO).pull(n))
+    for head, limit in [(None, 10), (None, 2), ("eve:evil", 5), ("eve:main", 5), ("pytorch", 5)]:
+        both(fake_github, lambda p, h=head, n=limit: p.pulls(REPO).open_pulls(h, max_pulls=n))
+    assert both(fake_github, lambda p: p.pulls("pytorch/nope").pull(1)) == 404
+    shas = world.main
+    for base, head in [(shas[0], shas[-1]), (shas[-1], shas[0]), (shas[2], shas[2]),
+                       ("main", shas[3]), (shas[0], "f" * 40)]:  # fmt: skip
+        both(fake_github, lambda p, b=base, h=head: p.ancestry(REPO).relate(b, h))
+    assert both(fake_github, lambda p: p.ancestry("pytorch/nope").relate(shas[0], shas[1])) == 404

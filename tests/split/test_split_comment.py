@@ -1,4 +1,5 @@
-"""The split report as one pull-request comment, updated in place (fake GitHub, real PyGithub)."""
+"""The split report as one pull-request comment, updated in place: the logic over the
+in-memory port, the CLI end to end over the fake server and PyGithub."""
 
 from __future__ import annotations
 
@@ -6,19 +7,18 @@ from pathlib import Path
 
 from cli_runner import run_main
 from fakegithub import FakeGitHub
+from fakegithub.memory import MemoryGitHub
 from fatwheel import build_fat_wheel
-from wheel_size.github.client import connect
-from wheel_size.github.port import PyGithubPort
 from wheel_size.split.comment import marker, post_comment
 
 REPO = "rocm/torch-builds"
 
 
-def test_post_then_update_in_place(fake_github: FakeGitHub) -> None:
-    repo = fake_github.add_repo(REPO)
+def test_post_then_update_in_place(github_world: FakeGitHub) -> None:
+    repo = github_world.add_repo(REPO)
     pr = repo.add_issue("Build ROCm wheels", pull_request=True)
     repo.add_issue("unrelated")
-    gh = PyGithubPort(connect(environ=fake_github.env())).repository(REPO)
+    gh = MemoryGitHub(github_world).repository(REPO)
     first = post_comment(gh, pr.number, f"{marker()}\nfirst")
     assert [c.body for c in pr.comments] == [f"{marker()}\nfirst"]
     second = post_comment(gh, pr.number, f"{marker()}\nsecond")

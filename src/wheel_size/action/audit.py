@@ -17,6 +17,7 @@ from wheel_size.errors import InputError
 
 if TYPE_CHECKING:
     from wheel_size.audit.run import AuditOptions
+    from wheel_size.ports import ArtifactDownloads
 
 __all__ = ["AUDIT_OUTPUTS", "audit_options", "run_audit_mode"]
 
@@ -55,6 +56,13 @@ def audit_options(env: Mapping[str, str], workspace: Path) -> AuditOptions:
     )
 
 
+def _github() -> ArtifactDownloads:
+    """The GitHub port, opened only when the run's artifacts are asked for."""
+    from wheel_size.github.port import PyGithubPort
+
+    return PyGithubPort.connected()
+
+
 def run_audit_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     """Audit the wheels ``audit-input`` names and/or the artifacts of ``audit-run-id``."""
     from wheel_size.audit import run as audit_run
@@ -66,7 +74,7 @@ def run_audit_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
     place = Workspace.at(workspace, env)
     report_path = place.output("report-path", AUDIT.read(env).text("report-path"))
     with temporary_work():  # a full $TMPDIR is one line naming it, as for the CLI
-        result = audit_run.run_audit(options)
+        result = audit_run.run_audit(options, _github)
     for message in result.skipped:
         workflow_command(out, "warning", message, {"title": "wheel-size audit"})
     markdown = result.markdown()

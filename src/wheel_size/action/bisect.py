@@ -12,15 +12,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from wheel_size.action.tables.track import TRACK
 from wheel_size.bisect.document import as_bisection
 from wheel_size.bisect.engine import Budget
 from wheel_size.bisect.keep import Keeper
-from wheel_size.bisect.options import BisectOptions, TriggerOptions
+from wheel_size.bisect.options import BisectOptions, TriggerOptions, trigger_of
 from wheel_size.bisect.state import Event, dump_state
 from wheel_size.errors import GitHubError, InputError, WheelSizeError
+from wheel_size.ports import GitHubPort
 from wheel_size.regressions.builds.bracket import Bisection
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
@@ -102,7 +103,7 @@ def run_bisect_step(
     bisect: NightlyBisect,
     keeper: Keeper,
     *,
-    gh: Any,
+    github: GitHubPort,
     repo_name: str,
     workflow: str,
     naming: ArtifactNaming,
@@ -122,11 +123,9 @@ def run_bisect_step(
     from wheel_size.bisect.engine import advance
     from wheel_size.bisect.job import new_state
     from wheel_size.bisect.view import comment_key, render_bisect_markdown
-    from wheel_size.github.checks import GitHubBuilds
-    from wheel_size.github.comments import post_sticky_comment
-    from wheel_size.github.dispatch import trigger_for
-    from wheel_size.github.port import PyGithubPort
     from wheel_size.ports import GitHubFailure
+    from wheel_size.ports.builds import DEFAULT_MAX_LOG_BYTES
+    from wheel_size.sticky import post_sticky_in
 
     options = bisect.options
     pending = keeper.pending(repo_name)
@@ -137,8 +136,7 @@ def run_bisect_step(
     ]
     todo = dict.fromkeys(pending) | dict.fromkeys(new[: bisect.max_new])
     first_error: WheelSizeError | None = None
-    port = PyGithubPort(gh)
-    trigger = trigger_for(gh, repo_name, options.trigger)
+    trigger = trigger_of(github, repo_name, options.trigger)
     for variant, date in todo:
         event = _event(bisect, repo_name, workflow, naming, variant, date)
         try:
@@ -146,8 +144,10 @@ def run_bisect_step(
             if state is None:
                 points = series.variant(variant) if series is not None else []
                 day = dt.date.fromisoformat(date)
-                repo = port.repository(repo_name)
-                builds = GitHubBuilds(gh, repo_name)  # the builds that exist are read first
+                repo = github.repository(repo_name)
+                builds = github.builds(  # the builds that exist are read first
+                    repo_name, log_url_template=None, max_log_bytes=DEFAULT_MAX_LOG_BYTES
+                )
                 state = new_state(event, points, day, thresholds, repo, builds=builds)
             kept = state
             kept.issue = issue_numbers.get(f"jump/{variant}/{date}", kept.issue)
@@ -159,8 +159,8 @@ def run_bisect_step(
             doc = bisect_document(kept)
             number = kept.issue
             if number is not None and kept.state != "pending" and kept.builds:
-                body = render_bisect_markdown(doc, repo_url=port.repository(repo_name).html_url)
-                post_sticky_comment(gh, repo_name, number, body, comment_key(doc))
+                body = render_bisect_markdown(doc, repo_url=github.repository(repo_name).html_url)
+                post_sticky_in(github, repo_name, number, body, comment_key(doc))
             culprits = ", ".join(c["sha"][:12] for c in doc["culprits"]) or "none"
             lines.append(
                 f"bisect {variant} {date}: {kept.state}, culprits {culprits}, "

@@ -5,6 +5,7 @@ over a budget, and a wheel compared with no night is "not checked" (conclusion n
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -134,16 +135,20 @@ def check_request(env: Mapping[str, str], workspace: Path, body: str | None) -> 
 
 
 def run_check_mode(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
+    from wheel_size.check.pull_check import check_pull_request
     from wheel_size.check.view import breach_text, standing_texts
     from wheel_size.fileio import atomic_write
-    from wheel_size.github.check_run import run_check
+    from wheel_size.github.client import connect
+    from wheel_size.github.port import PyGithubPort
 
     number = CHECK.read(env).text("pr-number")
     body = _event_body(env, number) if number else None
     token = action_input(env, "github-token") or env.get("GITHUB_TOKEN") or None
     place = Workspace.at(workspace, env)  # a report path outside it is refused before the check
     target = place.output("check-report-path", CHECK.read(env).text("check-report-path"))
-    outcome = run_check(check_request(env, workspace, body), token=token, environ=env)
+    request = check_request(env, workspace, body)
+    github = PyGithubPort(connect(token=token)) if token and request.uses_github else None
+    outcome = check_pull_request(request, github, token=token, environ=env, progress=sys.stderr)
     report = Path(place.relative(target))
     json_report = report.with_suffix(".json")
     atomic_write(target, outcome.markdown.encode())

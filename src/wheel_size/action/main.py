@@ -266,7 +266,7 @@ class _TrackRun:
             run_bisect_step(
                 bisect,
                 keeper,
-                gh=github.gh,
+                github=github,
                 repo_name=track.source.repository,
                 workflow=str(track.source.workflow),
                 naming=track.naming,

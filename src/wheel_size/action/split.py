@@ -81,10 +81,16 @@ def run_split(env: Mapping[str, str], out: TextIO, workspace: Path) -> int:
         )
         post = None
         if comment:
-            from wheel_size.github.split_comment import split_commenter
+            from functools import partial
+
+            from wheel_size.github.port import PyGithubPort
+            from wheel_size.split.comment import split_commenter
 
             post = split_commenter(
-                repository(env), int(pr), wheel.stem, bot_login=bot_login_input(env)
+                partial(PyGithubPort.connected, bot_login=bot_login_input(env)),
+                repository(env),
+                int(pr),
+                wheel.stem,
             )
         outcome = run_split_job(request, post)
         place.hand_over(out_dir, report, report.with_suffix(".json"))

@@ -7,30 +7,29 @@ import fnmatch
 import re
 from pathlib import Path
 
-from wheel_size.github import connect
-from wheel_size.github.artifacts import (
-    ArtifactTooLarge,
-    ArtifactUnavailable,
-    download_artifact,
-    list_run_artifacts,
-)
+from wheel_size.ports import ArtifactDownloads, ArtifactTooLarge, ArtifactUnavailable
 
 __all__ = ["download_run_artifacts"]
 
 
 def download_run_artifacts(
-    repo: str, run_id: int, dest: Path, *, pattern: str = "*", max_bytes: int | None = None
+    github: ArtifactDownloads,
+    repo: str,
+    run_id: int,
+    dest: Path,
+    *,
+    pattern: str = "*",
+    max_bytes: int | None = None,
 ) -> tuple[list[tuple[Path, str]], list[str]]:
     """Download every matching artifact: (zip path, display name) pairs, and what was skipped."""
-    gh = connect()
     saved: list[tuple[Path, str]] = []
     skipped: list[str] = []
-    for artifact in list_run_artifacts(gh, repo, run_id):
+    for artifact in github.run_artifacts(repo, run_id):
         if not fnmatch.fnmatchcase(artifact.name, pattern):
             continue
         safe = re.sub(r"[^A-Za-z0-9._+-]", "_", artifact.name) or f"artifact-{artifact.id}"
         try:
-            path = download_artifact(gh, artifact, dest / f"{safe}.zip", max_bytes=max_bytes)
+            path = github.download_artifact(artifact, dest / f"{safe}.zip", max_bytes=max_bytes)
             saved.append((path, f"run {run_id}/{artifact.name}"))
         except (ArtifactUnavailable, ArtifactTooLarge) as exc:
             skipped.append(str(exc))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from wheel_size.audit.matrix import AuditReport, audit_matrix
 from wheel_size.audit.native import ArchScanner
 from wheel_size.audit.numbers import numbers_json, numbers_markdown
 from wheel_size.errors import InputError, WheelSizeError
+from wheel_size.ports import ArtifactDownloads
 from wheel_size.quota.model import GIB, Quota, QuotaOptions, quota_of
 from wheel_size.wheel.inputs import WheelInput, resolve_input
 
@@ -172,10 +173,14 @@ def audit_paths(
     return audit_matrix(infos, unreadable, prefer=prefer)
 
 
-def run_audit(options: AuditOptions) -> AuditResult:
+def run_audit(
+    options: AuditOptions, github: Callable[[], ArtifactDownloads] | None = None
+) -> AuditResult:
     """Download the run's artifacts if asked, audit everything, return the result.
 
-    Raises :class:`InputError` when there is nothing to audit or nothing readable.
+    ``github`` opens the GitHub port, only when a run's artifacts are asked for (the
+    adapter composes it). Raises :class:`InputError` when there is nothing to audit or
+    nothing readable.
     """
     if options.run_id is not None and not options.repo:
         raise InputError("auditing a workflow run's artifacts needs its repository")
@@ -189,7 +194,10 @@ def run_audit(options: AuditOptions) -> AuditResult:
             from wheel_size.audit.remote import download_run_artifacts
 
             assert options.repo is not None
+            if github is None:
+                raise InputError("auditing a workflow run's artifacts needs GitHub access")
             found, skipped = download_run_artifacts(
+                github(),
                 options.repo,
                 options.run_id,
                 Path(tmp),

@@ -2,6 +2,6 @@
 the window (``workflow_dispatch`` or a tag), read their sizes, narrow, repeat.
 
 ``search`` is the pure search, ``state`` the resumable record, ``engine`` the rounds over
-the small :class:`~wheel_size.bisect.ports.BuildTrigger` port that ``github/dispatch.py``
+the small :class:`~wheel_size.ports.trigger.BuildTrigger` port that ``github/dispatch.py``
 implements.
 """

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Protocol
 
-from wheel_size.bisect.ports import BuildTrigger, RunView, Started
 from wheel_size.bisect.search import Plan, ends, plan, spread_points
 from wheel_size.bisect.state import NO_ARTIFACT, NO_RUN, TIMED_OUT, Build, State
 from wheel_size.ports import GitHubFailure
+from wheel_size.ports.trigger import BuildTrigger, RunView, Started
 from wheel_size.units import format_size
 
 __all__ = ["Budget", "Clock", "SystemClock", "advance"]

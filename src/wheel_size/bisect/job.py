@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wheel_size.bisect.engine import Budget, Clock, advance
-from wheel_size.bisect.ports import BuildTrigger
 from wheel_size.bisect.state import Build, Event, State, load_state, save_state
 from wheel_size.errors import InputError
 from wheel_size.ports import Commits, GitHubFailure
 from wheel_size.ports.builds import BuildPort
+from wheel_size.ports.trigger import BuildTrigger
 from wheel_size.regressions.builds.bracket import night_wobble, noise_band
 from wheel_size.regressions.builds.evidence import BuildEvidenceOptions
 from wheel_size.regressions.builds.window import read_window_builds

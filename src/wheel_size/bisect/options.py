@@ -9,8 +9,9 @@ from pathlib import Path
 
 from wheel_size.bisect.engine import Budget
 from wheel_size.errors import InputError
+from wheel_size.ports.trigger import BuildTrigger, BuildTriggers
 
-__all__ = ["BisectOptions", "TriggerOptions", "check_tag_pattern"]
+__all__ = ["BisectOptions", "TriggerOptions", "check_tag_pattern", "trigger_of"]
 
 # git check-ref-format's rules that a {sha}-filled pattern could break.
 _BAD_REF = re.compile(r"(^/|/$|//|\.\.|@\{|[\x00-\x20~^:?*\[\\\x7f]|\.lock(/|$)|(^|/)\.)")
@@ -52,6 +53,18 @@ class TriggerOptions:
         if self.tag_pattern is not None:
             return f"tag:{self.tag_pattern}"
         return f"dispatch:{self.dispatch_input}@{self.dispatch_ref or '(default branch)'}"
+
+
+def trigger_of(port: BuildTriggers, repository: str, options: TriggerOptions) -> BuildTrigger:
+    """The trigger ``options`` name, from the GitHub port (the one place options become a
+    trigger)."""
+    return port.build_trigger(
+        repository,
+        workflow=options.build_workflow,
+        dispatch_input=options.dispatch_input,
+        dispatch_ref=options.dispatch_ref,
+        tag_pattern=options.tag_pattern,
+    )
 
 
 @dataclass(frozen=True)

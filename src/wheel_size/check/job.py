@@ -1,7 +1,7 @@
 """The pull-request check as one call: read the base's history, compare, render, comment.
 
 GitHub is reached only through the two small callables given (artifact downloads and the
-sticky comment), so the CLI and the Action wire PyGithub in and tests can use the fake server.
+sticky comment), which ``check/pull_check.py`` makes from the GitHub port.
 """
 
 from __future__ import annotations

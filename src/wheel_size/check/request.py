@@ -45,5 +45,10 @@ class CheckRequest:
     bot_login: str | None = None
 
     @property
+    def uses_github(self) -> bool:
+        """Whether the check asks GitHub anything (the nightly's downloads, the pull request)."""
+        return bool(self.repository or self.pr_number or self.head)
+
+    @property
     def comment_repository(self) -> str | None:
         return self.pr_repository or self.repository

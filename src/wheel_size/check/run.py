@@ -42,7 +42,8 @@ __all__ = ["CheckOptions", "CheckResult", "NightlyArtifacts", "WheelCheck", "run
 
 
 class NightlyArtifacts(Protocol):
-    """Downloads one artifact of a stored nightly run (``github.artifacts`` implements it)."""
+    """Downloads one artifact of a stored nightly run (``check.pull_check.NightlyDownloads``
+    implements it over the GitHub port)."""
 
     def download(self, run_id: int, artifact: str, dest: Path) -> Path: ...
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from wheel_size.cli.quota_options import add_quota_options, quota_from_args
+from wheel_size.ports import ArtifactDownloads
 
 __all__ = ["configure_parser", "run"]
 
@@ -57,6 +58,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _github() -> ArtifactDownloads:
+    """The GitHub port, opened only when a run's artifacts are asked for."""
+    from wheel_size.github.port import PyGithubPort
+
+    return PyGithubPort.connected()
+
+
 def run(args: argparse.Namespace) -> int:
     from wheel_size.audit.run import AuditOptions, run_audit
     from wheel_size.errors import InputError
@@ -81,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         quota=quota_from_args(args),
     )
     with temporary_work():
-        result = run_audit(options)
+        result = run_audit(options, _github)
     for message in result.skipped:
         print(f"wheel-size: warning: {message}", file=sys.stderr)
     text = result.json_text() if args.format == "json" else result.markdown()

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.bisect.document import bisect_document
     from wheel_size.bisect.engine import Budget
     from wheel_size.bisect.job import new_state, run_rounds
-    from wheel_size.bisect.options import BisectOptions, TriggerOptions
+    from wheel_size.bisect.options import BisectOptions, TriggerOptions, trigger_of
     from wheel_size.bisect.state import Event, load_state
     from wheel_size.bisect.view import comment_key, render_bisect_markdown
     from wheel_size.cli.options import (
@@ -143,13 +143,12 @@ def run(args: argparse.Namespace) -> int:
     )
     from wheel_size.dates import parse_date
     from wheel_size.errors import GitHubError, InputError
-    from wheel_size.github.checks import GitHubBuilds
     from wheel_size.github.client import connect
-    from wheel_size.github.comments import post_sticky_comment
-    from wheel_size.github.dispatch import trigger_for
     from wheel_size.github.port import PyGithubPort
     from wheel_size.ports import GitHubFailure
+    from wheel_size.ports.builds import DEFAULT_MAX_LOG_BYTES
     from wheel_size.series import SizeSeries
+    from wheel_size.sticky import post_sticky_in
 
     date = parse_date(args.date, "--date")
     variants = variants_from_args(args)
@@ -176,8 +175,7 @@ def run(args: argparse.Namespace) -> int:
         issue=args.issue,
     )
     token = os.environ.get("GITHUB_TOKEN") or None
-    gh = connect(token)
-    port = PyGithubPort(gh)
+    port = PyGithubPort(connect(token))
 
     def event_of(variant: str) -> Event:
         return Event(
@@ -209,19 +207,22 @@ def run(args: argparse.Namespace) -> int:
             event = event_of(variant)
             points = SizeSeries(history, naming).variant(variant)
             repo = port.repository(args.repo)
+            builds = port.builds(
+                args.repo, log_url_template=None, max_log_bytes=DEFAULT_MAX_LOG_BYTES
+            )
             fresh = new_state(
                 event, points, date, thresholds, repo, noise_bytes=options.noise_bytes,
-                builds=GitHubBuilds(gh, args.repo),  # the builds that exist are read first
+                builds=builds,  # the builds that exist are read first
             )  # fmt: skip
         else:
             event, fresh = kept.event, kept
-        trigger = trigger_for(gh, args.repo, options.trigger)
+        trigger = trigger_of(port, args.repo, options.trigger)
         state = run_rounds(options.state_path, event, fresh, trigger, options.budget)
         doc = bisect_document(state)
         repo_url = f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{args.repo}"
         if options.issue is not None and state.state != "pending" and state.builds:
             body = render_bisect_markdown(doc, repo_url=repo_url)
-            post_sticky_comment(gh, args.repo, options.issue, body, comment_key(doc))
+            post_sticky_in(port, args.repo, options.issue, body, comment_key(doc))
     except GitHubFailure as exc:  # already says the call, the status, the permission
         raise GitHubError(f"bisecting {variants[0]} on {date.isoformat()}: {exc}") from None
     if args.format == "json":

@@ -204,10 +204,15 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
+    from wheel_size.check.pull_check import check_pull_request
     from wheel_size.cli.options import write_output
-    from wheel_size.github.check_run import run_check
+    from wheel_size.github.client import connect
+    from wheel_size.github.port import PyGithubPort
 
-    outcome = run_check(request_from_args(args), token=os.environ.get("GITHUB_TOKEN") or None)
+    request = request_from_args(args)
+    token = os.environ.get("GITHUB_TOKEN") or None
+    github = PyGithubPort(connect(token=token)) if token and request.uses_github else None
+    outcome = check_pull_request(request, github, token=token, progress=sys.stderr)
     if args.json:
         data = {**outcome.result.to_json(), "warnings": outcome.warnings}
         write_output(args.json, json.dumps(data, indent=2) + "\n")

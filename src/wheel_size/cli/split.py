@@ -196,11 +196,19 @@ def split_from_args(args: argparse.Namespace) -> SplitOutcome:
     )
     post = None
     if args.comment_pr:
-        from wheel_size.github.split_comment import split_commenter
+        from functools import partial
+
+        from wheel_size.github.port import PyGithubPort
         from wheel_size.ports import check_login
+        from wheel_size.split.comment import split_commenter
 
         bot = check_login(args.bot_login, "--bot-login") if args.bot_login else None
-        post = split_commenter(args.repository, args.comment_pr, args.comment_key, bot_login=bot)
+        post = split_commenter(
+            partial(PyGithubPort.connected, bot_login=bot),
+            args.repository,
+            args.comment_pr,
+            args.comment_key,
+        )
     return run_split_job(request, post)
 
 

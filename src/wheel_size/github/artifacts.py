@@ -14,7 +14,6 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -24,28 +23,19 @@ from github.Artifact import Artifact
 
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import github_errors, scrub
-from wheel_size.ports import RunArtifact
+from wheel_size.ports import ArtifactTooLarge, ArtifactUnavailable, RunArtifact
 from wheel_size.progress import Progress
 
 __all__ = [
     "ArtifactTooLarge",
     "ArtifactUnavailable",
     "RunArtifact",
-    "RunArtifactDownloads",
     "download_artifact",
     "list_run_artifacts",
     "run_artifact",
 ]
 
 _CHUNK = 1 << 20
-
-
-class ArtifactUnavailable(GitHubError):
-    """The artifact cannot be had any more (expired, deleted): evidence is unavailable."""
-
-
-class ArtifactTooLarge(GitHubError):
-    """Downloading the artifact would exceed the configured size limit."""
 
 
 def run_artifact(artifact: Artifact, run_id: int | None = None) -> RunArtifact:
@@ -162,24 +152,3 @@ def download_artifact(
         tmp.unlink(missing_ok=True)
         raise
     return dest
-
-
-@dataclass(frozen=True)
-class RunArtifactDownloads:
-    """Downloads artifacts of ``repo``'s runs by run id and name, up to ``max_bytes`` each.
-
-    The small interface the pull-request check depends on (``check.run.NightlyArtifacts``).
-    """
-
-    gh: Github
-    repo: str
-    max_bytes: int | None = None
-    progress: TextIO | None = None
-
-    def download(self, run_id: int, artifact: str, dest: Path) -> Path:
-        found = [a for a in list_run_artifacts(self.gh, self.repo, run_id) if a.name == artifact]
-        if not found:
-            raise ArtifactUnavailable(f"run {run_id} has no artifact {artifact!r}")
-        return download_artifact(
-            self.gh, found[0], dest, max_bytes=self.max_bytes, progress_stream=self.progress
-        )

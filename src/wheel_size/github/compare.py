@@ -5,7 +5,7 @@ from __future__ import annotations
 from github import Github
 from github.Repository import Repository
 
-from wheel_size.github.port import _port
+from wheel_size.github.failures import port_failures
 from wheel_size.ports.ancestry import CommitRelation
 
 __all__ = ["PyGithubCompares"]
@@ -28,7 +28,7 @@ class PyGithubCompares:
     def relate(self, base: str, head: str) -> CommitRelation:
         if self._repo is None:
             self._repo = self.gh.withLazy(True).get_repo(self._name)  # lazy: no request
-        with _port(f"comparing {base[:12]}...{head[:12]} in {self._name}"):
+        with port_failures(f"comparing {base[:12]}...{head[:12]} in {self._name}"):
             self.requests += 1
             # per_page=1: GitHub pages the commit listing; the totals come with any page.
             found = self._repo.compare(base, head, comparison_commits_per_page=1)

@@ -1,4 +1,4 @@
-"""Builds of single commits on GitHub Actions (:class:`wheel_size.bisect.ports.BuildTrigger`).
+"""Builds of single commits on GitHub Actions (:class:`wheel_size.ports.trigger.BuildTrigger`).
 
 Two triggers (docs/bisect.md; facts in the GitHub spec §12):
 
@@ -20,13 +20,13 @@ from urllib.parse import quote
 
 from github import Github, GithubException
 
-from wheel_size.bisect.options import TriggerOptions
-from wheel_size.bisect.ports import BuildTrigger, RunView, Started
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import GITHUB_FAILURES
-from wheel_size.github.port import PyGithubPort, failure
+from wheel_size.github.failures import failure
+from wheel_size.ports import WorkflowRuns
+from wheel_size.ports.trigger import RunView, Started
 
-__all__ = ["DispatchTrigger", "TagTrigger", "trigger_for"]
+__all__ = ["DispatchTrigger", "TagTrigger"]
 
 # Runs created up to this long before we asked are still ours (clocks differ).
 _SLACK = timedelta(minutes=2)
@@ -50,12 +50,12 @@ def _since() -> str:
 class _Runs:
     """What both triggers share: the build workflow's runs, their artifacts, cancel."""
 
-    def __init__(self, gh: Github, repository: str, workflow: str) -> None:
+    def __init__(self, gh: Github, repository: str, workflow: str, runs: WorkflowRuns) -> None:
         self.gh = gh
         self.repository = repository
         self.workflow = workflow
         self.base = f"/repos/{repository}"
-        self.port = PyGithubPort(gh)
+        self.port = runs  # the artifact listing, paged as the nightly reads it
 
     def _listed(self, params: dict[str, str]) -> list[Mapping[str, Any]]:
         url = f"{self.base}/actions/workflows/{quote(self.workflow, safe='')}/runs"
@@ -105,9 +105,16 @@ class DispatchTrigger(_Runs):
     """``workflow_dispatch`` of ``workflow`` on ``ref`` with the commit in input ``name``."""
 
     def __init__(
-        self, gh: Github, repository: str, workflow: str, *, input_name: str, ref: str | None
+        self,
+        gh: Github,
+        repository: str,
+        workflow: str,
+        runs: WorkflowRuns,
+        *,
+        input_name: str,
+        ref: str | None,
     ) -> None:
-        super().__init__(gh, repository, workflow)
+        super().__init__(gh, repository, workflow, runs)
         self.input_name = input_name
         self.ref = ref
         self.run_details = True  # until the server refuses return_run_details
@@ -171,8 +178,10 @@ class DispatchTrigger(_Runs):
 class TagTrigger(_Runs):
     """A tag named by ``pattern`` (``{sha}`` replaced) at the commit starts the build."""
 
-    def __init__(self, gh: Github, repository: str, workflow: str, *, pattern: str) -> None:
-        super().__init__(gh, repository, workflow)
+    def __init__(
+        self, gh: Github, repository: str, workflow: str, runs: WorkflowRuns, *, pattern: str
+    ) -> None:
+        super().__init__(gh, repository, workflow, runs)
         self.pattern = pattern
 
     @property
@@ -216,16 +225,3 @@ class TagTrigger(_Runs):
         except WheelSizeError as exc:
             if getattr(exc, "status", 0) not in (404, 422):  # already gone
                 raise
-
-
-def trigger_for(gh: Github, repository: str, options: TriggerOptions) -> BuildTrigger:
-    """The trigger the options name."""
-    if options.tag_pattern is not None:
-        return TagTrigger(gh, repository, options.build_workflow, pattern=options.tag_pattern)
-    return DispatchTrigger(
-        gh,
-        repository,
-        options.build_workflow,
-        input_name=str(options.dispatch_input),
-        ref=options.dispatch_ref,
-    )

@@ -9,32 +9,25 @@ a listed run object would fetch itself again if its raw data were asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 from urllib.parse import quote
 
-from github import Consts, Github, GithubException
+from github import Consts, Github
 from github.Artifact import Artifact
 from github.Issue import Issue
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.Repository import Repository as GithubRepository
 
-from wheel_size.errors import WheelSizeError
-from wheel_size.github.client import (
-    GITHUB_FAILURES,
-    create_once,
-    github_error,
-    may_have_been_stored,
-)
+from wheel_size.github.client import create_once
+from wheel_size.github.failures import port_failures
 from wheel_size.github.identity import BotIdentity
 from wheel_size.ports import (
     CommentView,
     CommitSummary,
     Comparison,
-    GitHubFailure,
     IssueView,
     RunArtifact,
     RunPage,
@@ -42,45 +35,18 @@ from wheel_size.ports import (
 
 if TYPE_CHECKING:
     from wheel_size.github.checks import GitHubBuilds
+    from wheel_size.github.compare import PyGithubCompares
+    from wheel_size.github.pulls import PyGithubPulls
     from wheel_size.installed.ranges import RangeSource
+    from wheel_size.ports.trigger import BuildTrigger
 
-__all__ = ["PyGithubPort", "PyGithubRepository", "failure"]
+__all__ = ["PyGithubPort", "PyGithubRepository"]
 
 # A run's jobs listing is read to this many pages (100 jobs each): PyTorch's largest
 # nightly workflow has a few hundred jobs.
 MAX_JOB_PAGES = 20
 
 T = TypeVar("T")
-
-
-def failure(exc: BaseException, doing: str) -> GitHubFailure:
-    """A PyGithub or network failure as the port raises it."""
-    data = getattr(exc, "data", None)
-    message = str(data.get("message") or "") if isinstance(data, dict) else ""
-    status = exc.status if isinstance(exc, GithubException) else 0
-    return GitHubFailure(
-        str(github_error(exc, doing)),
-        status=int(status or 0),
-        message=message,
-        may_have_been_stored=may_have_been_stored(exc),
-        wording=lambda what, not_found: str(github_error(exc, what, not_found=not_found)),
-    )
-
-
-@contextmanager
-def _port(doing: str, *, everything: bool = False) -> Iterator[None]:
-    """Turn a GitHub failure in the block into a :class:`GitHubFailure`; with
-    ``everything``, any unexpected exception too (a garbled listing PyGithub chokes on)."""
-    try:
-        yield
-    except WheelSizeError:
-        raise
-    except GITHUB_FAILURES as exc:
-        raise failure(exc, doing) from exc
-    except Exception as exc:
-        if not everything:
-            raise
-        raise failure(exc, doing) from exc
 
 
 def _issue_view(issue: Issue) -> IssueView:
@@ -134,19 +100,19 @@ class PyGithubRepository:
         return str(self._repo.html_url or "")
 
     def identity(self) -> str:
-        with _port("asking GitHub who this token is (GET /user)"):
+        with port_failures("asking GitHub who this token is (GET /user)"):
             return self._identity.login()
 
     # -- commits
 
     def commit_message(self, sha: str) -> str:
-        with _port(f"reading commit {sha[:12]} of {self.full_name}"):
+        with port_failures(f"reading commit {sha[:12]} of {self.full_name}"):
             return str(self._repo.get_commit(sha).commit.message or "")
 
     def compare(self, base: str, head: str, *, max_commits: int) -> Comparison:
         import itertools
 
-        with _port(f"comparing {base[:12]}...{head[:12]} in {self.full_name}"):
+        with port_failures(f"comparing {base[:12]}...{head[:12]} in {self.full_name}"):
             comparison = self._repo.compare(base, head, comparison_commits_per_page=100)
             total = comparison.total_commits  # one request: page 1 and the totals
             listed = itertools.islice(comparison.commits, max(max_commits, 0))
@@ -164,7 +130,7 @@ class PyGithubRepository:
             return Comparison(commits, total, comparison.html_url)
 
     def commit_files(self, sha: str) -> list[Mapping[str, Any]]:
-        with _port(f"reading the changed files of {sha[:12]} in {self.full_name}"):
+        with port_failures(f"reading the changed files of {sha[:12]} in {self.full_name}"):
             # GitHub's JSON as received: the ranking reads each field with a check.
             files: object = self._repo.get_commit(sha).raw_data.get("files")
             return [f for f in files if isinstance(f, Mapping)] if isinstance(files, list) else []
@@ -178,7 +144,7 @@ class PyGithubRepository:
 
     def issues(self, label: str) -> list[IssueView]:
         out = []
-        with _port(f"listing the issues of {self.full_name}"):
+        with port_failures(f"listing the issues of {self.full_name}"):
             for issue in self._repo.get_issues(state="all", labels=[label]):
                 # A pull request's html_url is .../pull/N. (Reading ``pull_request`` would make
                 # PyGithub fetch every issue again when the key is absent, as it is for issues.)
@@ -206,7 +172,7 @@ class PyGithubRepository:
             return self._issue(view.number)
 
         doing = f"creating an issue in {self.full_name}"
-        with _port(doing):
+        with port_failures(doing):
             issue = create_once(
                 lambda: self._repo.create_issue(title=title, body=body, labels=list(labels)),
                 find,
@@ -216,7 +182,7 @@ class PyGithubRepository:
         return found[-1] if found and found[-1].number == issue.number else _issue_view(issue)
 
     def comments(self, number: int) -> list[CommentView]:
-        with _port(f"reading the comments of #{number} in {self.full_name}"):
+        with port_failures(f"reading the comments of #{number} in {self.full_name}"):
             listed = list(self._issue(number).get_comments())
         self._comments.update((c.id, c) for c in listed)
         return [_comment_view(c) for c in listed]
@@ -231,35 +197,35 @@ class PyGithubRepository:
             self._comments[comment.id] = comment
             return _comment_view(comment)
 
-        with _port(doing):
+        with port_failures(doing):
             issue = self._issue(number)
             return create_once(create, find_existing, doing=doing)
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
-        with _port(f"editing a comment on #{number} in {self.full_name}"):
+        with port_failures(f"editing a comment on #{number} in {self.full_name}"):
             comment = self._comments.get(comment_id) or self._issue(number).get_comment(comment_id)
             comment.edit(body)
 
     def delete_comment(self, number: int, comment_id: int) -> None:
-        with _port(f"deleting a comment on #{number} in {self.full_name}"):
+        with port_failures(f"deleting a comment on #{number} in {self.full_name}"):
             comment = self._comments.get(comment_id) or self._issue(number).get_comment(comment_id)
             comment.delete()
         self._comments.pop(comment_id, None)
 
     def close_issue(self, number: int) -> IssueView:
-        with _port(f"closing #{number} in {self.full_name}"):
+        with port_failures(f"closing #{number} in {self.full_name}"):
             issue = self._issue(number)
             issue.edit(state="closed", state_reason="completed")
             return _issue_view(issue)
 
     def edit_issue(self, number: int, *, title: str, body: str) -> IssueView:
-        with _port(f"editing #{number} in {self.full_name}"):
+        with port_failures(f"editing #{number} in {self.full_name}"):
             issue = self._issue(number)
             issue.edit(title=title, body=body)
             return _issue_view(issue)
 
     def issue_body(self, number: int) -> str:
-        with _port(f"reading #{number} of {self.full_name}"):
+        with port_failures(f"reading #{number} of {self.full_name}"):
             return str(self._issue(number).body or "")
 
 
@@ -272,12 +238,20 @@ class PyGithubPort:
         # Who the bot is (a configured login, or asked once): see github/identity.py.
         self.identity = BotIdentity(gh, bot_login)
 
+    @classmethod
+    def connected(cls, *, bot_login: str | None = None) -> PyGithubPort:
+        """A port over :func:`~wheel_size.github.client.connect` (``GITHUB_TOKEN``): for an
+        adapter that opens GitHub only once a job asks for it."""
+        from wheel_size.github.client import connect
+
+        return cls(connect(), bot_login=bot_login)
+
     @property
     def per_page(self) -> int:
         return int(getattr(self.gh, "per_page", 100) or 100)
 
     def repository(self, full_name: str) -> PyGithubRepository:
-        with _port(f"reading repository {full_name}"):
+        with port_failures(f"reading repository {full_name}"):
             return PyGithubRepository(self.gh.get_repo(full_name), self.identity)
 
     def check_repository(self, repository: str) -> None:
@@ -290,6 +264,33 @@ class PyGithubPort:
 
         return GitHubBuilds(
             self.gh, repository, log_url_template=log_url_template, max_log_bytes=max_log_bytes
+        )
+
+    def pulls(self, repository: str) -> PyGithubPulls:
+        from wheel_size.github.pulls import PyGithubPulls
+
+        return PyGithubPulls(self.gh, repository)
+
+    def ancestry(self, repository: str) -> PyGithubCompares:
+        from wheel_size.github.compare import PyGithubCompares
+
+        return PyGithubCompares(self.gh, repository)
+
+    def build_trigger(
+        self,
+        repository: str,
+        *,
+        workflow: str,
+        dispatch_input: str | None,
+        dispatch_ref: str | None,
+        tag_pattern: str | None,
+    ) -> BuildTrigger:
+        from wheel_size.github.dispatch import DispatchTrigger, TagTrigger
+
+        if tag_pattern is not None:
+            return TagTrigger(self.gh, repository, workflow, self, pattern=tag_pattern)
+        return DispatchTrigger(
+            self.gh, repository, workflow, self, input_name=str(dispatch_input), ref=dispatch_ref
         )
 
     # -- runs
@@ -307,7 +308,7 @@ class PyGithubPort:
         if self.per_page != Consts.DEFAULT_PER_PAGE:
             params["per_page"] = self.per_page
         doing = f"listing runs of workflow {workflow} in {repository}"
-        with _port(doing, everything=True):
+        with port_failures(doing, everything=True):
             _, data = self.gh.requester.requestJsonAndCheck("GET", url, parameters=params)
             runs = data["workflow_runs"]
             total = data["total_count"]
@@ -316,7 +317,7 @@ class PyGithubPort:
             return RunPage(runs, total)
 
     def run_artifacts_json(self, artifacts_url: str) -> list[Mapping[str, Any]]:
-        with _port(f"listing artifacts at {artifacts_url}"):
+        with port_failures(f"listing artifacts at {artifacts_url}"):
             listing = PaginatedList(
                 Artifact, self.gh.requester, artifacts_url, None, list_item="artifacts"
             )
@@ -326,7 +327,7 @@ class PyGithubPort:
         # Pages read as JSON through the requester: a listed WorkflowJob would fetch itself
         # again (one request a job) if its raw data were asked for.
         jobs: list[Mapping[str, Any]] = []
-        with _port(f"listing jobs at {jobs_url}", everything=True):
+        with port_failures(f"listing jobs at {jobs_url}", everything=True):
             for page in range(1, MAX_JOB_PAGES + 1):
                 params: dict[str, str | int] = {"filter": "latest", "per_page": self.per_page}
                 if page > 1:

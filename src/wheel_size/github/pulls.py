@@ -8,7 +8,7 @@ from github import Github
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
-from wheel_size.github.port import _port
+from wheel_size.github.failures import port_failures
 from wheel_size.ports.pulls import PullView
 
 __all__ = ["PyGithubPulls"]
@@ -48,12 +48,12 @@ class PyGithubPulls:
         return self._repo
 
     def pull(self, number: int) -> PullView:
-        with _port(f"reading pull request #{number} of {self._name}"):
+        with port_failures(f"reading pull request #{number} of {self._name}"):
             return _view(self._repository().get_pull(number))
 
     def open_pulls(self, head: str | None, *, max_pulls: int) -> list[PullView]:
         doing = f"listing the open pull requests of {self._name}"
-        with _port(doing + (f" from {head}" if head else "")):
+        with port_failures(doing + (f" from {head}" if head else "")):
             listing = (
                 self._repository().get_pulls(state="open", head=head)
                 if head

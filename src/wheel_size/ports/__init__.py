@@ -1,8 +1,10 @@
 """The small typed interfaces the library needs from GitHub, and nothing of PyGithub.
 
-Collection, regression issues, evidence and the dashboard depend on these protocols and
-plain dataclasses; :mod:`wheel_size.github.port` implements them with PyGithub (the only
-place PyGithub is imported), and a test could implement them with anything. Every method
+Every job (collection and the nightly, regression issues, evidence, the pull-request check,
+the split comment, the audit of a run's artifacts, the bisection's builds) depends on these
+protocols and plain dataclasses, each on the small ones it uses; :mod:`wheel_size.github.port`
+implements them with PyGithub (the only place PyGithub is imported), composed only by
+``cli/`` and ``action/``, and ``tests/fakegithub/memory.py`` implements them in memory. Every method
 raises :class:`GitHubFailure` (one line, with GitHub's status) when GitHub or the network
 fails; callers word it with :meth:`GitHubFailure.saying` or :func:`worded`.
 """
@@ -11,13 +13,19 @@ from wheel_size.ports.failure import GitHubFailure, worded
 from wheel_size.ports.hub import (
     ArtifactDownloads,
     ArtifactRanges,
+    ArtifactTooLarge,
+    ArtifactUnavailable,
+    CheckPort,
     CommentView,
+    CommitAncestry,
     Commits,
     CommitSummary,
     Comparison,
     GitHubPort,
     Issues,
     IssueView,
+    PullRequestsOf,
+    Repositories,
     Repository,
     RunArtifact,
     RunJobs,
@@ -30,7 +38,11 @@ __all__ = [
     "ACTIONS_BOT",
     "ArtifactDownloads",
     "ArtifactRanges",
+    "ArtifactTooLarge",
+    "ArtifactUnavailable",
+    "CheckPort",
     "CommentView",
+    "CommitAncestry",
     "CommitSummary",
     "Commits",
     "Comparison",
@@ -38,6 +50,8 @@ __all__ = [
     "GitHubPort",
     "IssueView",
     "Issues",
+    "PullRequestsOf",
+    "Repositories",
     "Repository",
     "RunArtifact",
     "RunJobs",

@@ -13,19 +13,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO, runtime_checkable
 
+from wheel_size.errors import GitHubError
 from wheel_size.installed.ranges import RangeSource
+from wheel_size.ports.ancestry import RelatesCommits
 from wheel_size.ports.builds import BuildPort
+from wheel_size.ports.pulls import PullRequests
+from wheel_size.ports.trigger import BuildTriggers
 
 __all__ = [
     "ArtifactDownloads",
     "ArtifactRanges",
+    "ArtifactTooLarge",
+    "ArtifactUnavailable",
+    "CheckPort",
     "CommentView",
+    "CommitAncestry",
     "CommitSummary",
     "Commits",
     "Comparison",
     "GitHubPort",
     "IssueView",
     "Issues",
+    "PullRequestsOf",
+    "Repositories",
     "Repository",
     "RunArtifact",
     "RunJobs",
@@ -93,6 +103,14 @@ class RunJobs(Protocol):
         ...
 
 
+class ArtifactUnavailable(GitHubError):
+    """The artifact cannot be had any more (expired, deleted): evidence is unavailable."""
+
+
+class ArtifactTooLarge(GitHubError):
+    """Downloading the artifact would exceed the configured size limit."""
+
+
 class ArtifactDownloads(Protocol):
     """Finding and downloading run artifacts (streamed to disk, with a size limit)."""
 
@@ -106,7 +124,7 @@ class ArtifactDownloads(Protocol):
         max_bytes: int | None = None,
         progress: TextIO | None = None,
     ) -> Path:
-        """Raises ``ArtifactUnavailable``/``ArtifactTooLarge`` (GitHubErrors) when it cannot."""
+        """Raises :class:`ArtifactUnavailable` / :class:`ArtifactTooLarge` when it cannot."""
         ...
 
 
@@ -236,12 +254,47 @@ class Repository(Commits, Issues, Protocol):
     """A repository: its commits and its issues."""
 
 
-class GitHubPort(WorkflowRuns, ArtifactDownloads, Protocol):
-    """Everything the library asks of GitHub."""
+class Repositories(Protocol):
+    """Repositories by name: their commits, issues and comments."""
 
     def repository(self, full_name: str) -> Repository:
         """The repository (one request: a 404 :class:`GitHubFailure` when not visible)."""
         ...
+
+
+class PullRequestsOf(Protocol):
+    """The pull requests of a repository (``pull-requests: read``)."""
+
+    def pulls(self, repository: str) -> PullRequests:
+        """No request until a pull request is read."""
+        ...
+
+
+class CommitAncestry(Protocol):
+    """How commits of a repository relate (``contents: read``)."""
+
+    def ancestry(self, repository: str) -> RelatesCommits:
+        """No request until two commits are related."""
+        ...
+
+
+class CheckPort(Repositories, PullRequestsOf, CommitAncestry, ArtifactDownloads, Protocol):
+    """What the pull-request check asks of GitHub: the pull request and its description,
+    the merge base, the nightly's artifacts, the sticky comment."""
+
+
+class GitHubPort(
+    WorkflowRuns,
+    ArtifactDownloads,
+    Repositories,
+    PullRequestsOf,
+    CommitAncestry,
+    BuildTriggers,
+    Protocol,
+):
+    """Everything the library asks of GitHub; each job takes the small protocols it uses
+    (:class:`CheckPort`, :class:`ArtifactDownloads`, :class:`Repositories`, …), and only
+    ``cli/`` and ``action/`` compose the one that talks to GitHub."""
 
     def builds(
         self, repository: str, *, log_url_template: str | None, max_log_bytes: int

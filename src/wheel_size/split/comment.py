@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from wheel_size.ports import Issues
+from collections.abc import Callable
+
+from wheel_size.ports import Issues, Repositories
 from wheel_size.render import render
 from wheel_size.split.document import SplitReport
 from wheel_size.sticky import marker as _marker
-from wheel_size.sticky import post_sticky_comment
+from wheel_size.sticky import post_sticky_comment, post_sticky_in
 
-__all__ = ["marker", "post_comment", "render_comment"]
+__all__ = ["marker", "post_comment", "render_comment", "split_commenter"]
 
 
 def marker(key: str = "split") -> str:
@@ -23,3 +25,18 @@ def render_comment(report: SplitReport, key: str = "split") -> str:
 def post_comment(issues: Issues, number: int, body: str, key: str = "split") -> str:
     """Create or update our comment on pull request ``number``; return its URL."""
     return post_sticky_comment(issues, number, body, key)
+
+
+def split_commenter(
+    github: Callable[[], Repositories], repository: str, number: int, key: str
+) -> Callable[[SplitReport], str]:
+    """A callable that posts (or updates) the report as comment ``key`` on ``number``.
+
+    ``github`` opens the port when the comment is posted, after the split: a missing token
+    fails the comment, not the outputs already written. Only a comment by the bot (the
+    port's ``bot_login``, default the token's user) is ever edited."""
+
+    def post(report: SplitReport) -> str:
+        return post_sticky_in(github(), repository, number, render_comment(report, key), key)
+
+    return post

@@ -14,8 +14,8 @@ from test_trust_lifecycle import OFFSET, REPO, cfg, connect_repo, make_world, ni
 from fakegithub import FakeGitHub
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import connect
-from wheel_size.github.comments import post_sticky_comment
-from wheel_size.sticky import marker
+from wheel_size.github.port import PyGithubPort
+from wheel_size.sticky import marker, post_sticky_comment
 
 APP = "size-app[bot]"
 
@@ -49,7 +49,8 @@ def test_an_app_tokens_sticky_comment_is_updated_in_place(
     for text in ("first", "second", "third"):
         gh = connect(environ=fake_github.env())  # a new run each time
         body = f"{marker('check')}\n{text}"
-        post_sticky_comment(gh, REPO, pr.number, body, "check", bot_login=configured)
+        issues = PyGithubPort(gh).repository(REPO)
+        post_sticky_comment(issues, pr.number, body, "check", bot_login=configured)
     assert [(c.user.login, c.body.split("\n")[1]) for c in pr.comments] == [(APP, "third")]
 
 

@@ -1,5 +1,7 @@
-"""What the bisection needs from a CI: start a build of one commit, look at it, cancel it,
-clean up what starting it left (a tag). ``github/dispatch.py`` implements it with PyGithub.
+"""Builds of single commits on demand, as the bisection asks for them: start a build of one
+commit, look at it, cancel it, clean up what starting it left (a tag). The GitHub port
+hands out a :class:`BuildTrigger` (:meth:`BuildTriggers.build_trigger`); ``github/dispatch.py``
+implements it with PyGithub, ``tests/fakegithub/memory_trigger.py`` in memory.
 
 Every method raises :class:`~wheel_size.ports.GitHubFailure` when GitHub refuses or fails.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["BuildTrigger", "RunView", "Started"]
+__all__ = ["BuildTrigger", "BuildTriggers", "RunView", "Started"]
 
 
 @dataclass(frozen=True)
@@ -58,4 +60,22 @@ class BuildTrigger(Protocol):
 
     def clean(self, started: Started) -> None:
         """Remove what starting the build left behind (the tag); idempotent."""
+        ...
+
+
+class BuildTriggers(Protocol):
+    """Where build triggers come from (``actions: write``; ``contents: write`` for tags)."""
+
+    def build_trigger(
+        self,
+        repository: str,
+        *,
+        workflow: str,
+        dispatch_input: str | None,
+        dispatch_ref: str | None,
+        tag_pattern: str | None,
+    ) -> BuildTrigger:
+        """Builds of ``workflow`` started by ``workflow_dispatch`` (the commit in input
+        ``dispatch_input``, on ``dispatch_ref`` or the default branch) or, with
+        ``tag_pattern``, by pushing a tag at the commit."""
         ...
