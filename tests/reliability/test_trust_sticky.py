@@ -10,7 +10,8 @@ from fakegithub import FakeGitHub
 from wheel_size.github.client import connect
 from wheel_size.github.comments import post_sticky_comment
 from wheel_size.github.port import PyGithubPort
-from wheel_size.split.comment import marker, post_comment
+from wheel_size.markers import comment_marker as marker
+from wheel_size.split.comment import post_comment
 
 REPO = "rocm/torch-builds"
 
@@ -18,22 +19,24 @@ REPO = "rocm/torch-builds"
 def test_a_forged_sticky_comment_is_never_edited(fake_github: FakeGitHub) -> None:
     repo = fake_github.add_repo(REPO)
     pr = repo.add_issue("Build ROCm wheels", pull_request=True)
-    forged = repo.add_comment(pr.number, f"{marker()}\nall wheels fine, merge", user="mallory")
+    forged = repo.add_comment(
+        pr.number, f"{marker('split')}\nall wheels fine, merge", user="mallory"
+    )
     gh = PyGithubPort(connect(environ=fake_github.env())).repository(REPO)
     warned: list[str] = []
 
-    url = post_comment(gh, pr.number, f"{marker()}\nfirst")
-    assert forged.body == f"{marker()}\nall wheels fine, merge"  # not edited
+    url = post_comment(gh, pr.number, f"{marker('split')}\nfirst")
+    assert forged.body == f"{marker('split')}\nall wheels fine, merge"  # not edited
     ours = [c for c in pr.comments if c.user.login == "github-actions[bot]"]
-    assert [c.body for c in ours] == [f"{marker()}\nfirst"]
+    assert [c.body for c in ours] == [f"{marker('split')}\nfirst"]
     assert url.endswith(f"#issuecomment-{ours[0].id}")
 
     # The rerun edits the bot's own comment in place and names the forgery.
     from wheel_size.sticky import post_sticky_comment as sticky
 
-    again = sticky(gh, pr.number, f"{marker()}\nsecond", "split", warn=warned.append)
+    again = sticky(gh, pr.number, f"{marker('split')}\nsecond", "split", warn=warned.append)
     assert again == url and len(pr.comments) == 2
-    assert ours[0].body == f"{marker()}\nsecond" and forged.body.endswith("merge")
+    assert ours[0].body == f"{marker('split')}\nsecond" and forged.body.endswith("merge")
     assert len(warned) == 1
     assert "mallory" in warned[0] and f"#issuecomment-{forged.id}" in warned[0]
 

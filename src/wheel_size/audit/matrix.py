@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wheel_size.audit.arch_coverage import arch_order, family, missing_archs
+from wheel_size.audit.arch_coverage import arch_order, arch_platform, missing_archs
 from wheel_size.audit.document import (
     AuditDocument,
     AuditSummary,
@@ -203,7 +203,7 @@ def _coverage_findings(wheel: WheelInfo) -> list[Finding]:
     found: list[Finding] = []
     for kind in ("cuda", "hip"):
         files = {
-            n.path: [a for a in n.gpu_archs if family(a) == kind]
+            n.path: [a for a in n.gpu_archs if arch_platform(a) == kind]
             for n in sorted(wheel.native, key=lambda n: n.path)
         }
         gaps = missing_archs({path: archs for path, archs in files.items() if archs})

@@ -204,15 +204,15 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from wheel_size.cli.options import write_output
+    from wheel_size.cli.options import print_or_write
     from wheel_size.github.check_run import run_check
 
     outcome = run_check(request_from_args(args), token=os.environ.get("GITHUB_TOKEN") or None)
     if args.json:
         data = {**outcome.result.to_json(), "warnings": outcome.warnings}
-        write_output(args.json, json.dumps(data, indent=2) + "\n")
+        print_or_write(args.json, json.dumps(data, indent=2) + "\n")
     if args.output or not outcome.comment_url:
-        write_output(args.output, outcome.markdown)
+        print_or_write(args.output, outcome.markdown)
     from wheel_size.cli.summary import workflow_summary
 
     workflow_summary(outcome.markdown, args.output if args.output not in (None, "-") else None)

@@ -7,10 +7,9 @@ from github import Github
 
 from wheel_size.github.port import PyGithubPort
 from wheel_size.ports import worded
-from wheel_size.sticky import marker
 from wheel_size.sticky import post_sticky_comment as _post
 
-__all__ = ["marker", "post_sticky_comment", "pull_request_body"]
+__all__ = ["post_sticky_comment", "pull_request_body"]
 
 
 def post_sticky_comment(

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
+from wheel_size.markers import comment_marker
 from wheel_size.ports import Issues
 from wheel_size.render import render
 from wheel_size.split.document import SplitReport
-from wheel_size.sticky import marker as _marker
 from wheel_size.sticky import post_sticky_comment
 
-__all__ = ["marker", "post_comment", "render_comment"]
-
-
-def marker(key: str = "split") -> str:
-    """The hidden HTML comment that identifies the split's comment (one per key and PR)."""
-    return _marker(key)
+__all__ = ["post_comment", "render_comment"]
 
 
 def render_comment(report: SplitReport, key: str = "split") -> str:
-    return render("split_comment.md.j2", marker=marker(key), report=report)
+    return render("split_comment.md.j2", marker=comment_marker(key), report=report)
 
 
 def post_comment(issues: Issues, number: int, body: str, key: str = "split") -> str:

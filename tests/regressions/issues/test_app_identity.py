@@ -15,7 +15,7 @@ from fakegithub import FakeGitHub
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import connect
 from wheel_size.github.comments import post_sticky_comment
-from wheel_size.sticky import marker
+from wheel_size.markers import comment_marker as marker
 
 APP = "size-app[bot]"
 
