@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.archs import arch_key
 from wheel_size.rocm.target_id import GENERIC_COVERS, TargetId, compatible, parse_target_id
+from wheel_size.variants import without_toolkit_versions
 
 __all__ = ["arch_order", "arch_platform", "missing_archs", "serves", "single_architecture"]
 
@@ -105,14 +106,10 @@ def single_architecture(archs: Iterable[str]) -> bool:
     return len(machines) == 1
 
 
-# A toolkit and its version in a file name: cuda118, cu128, rocm64, rocm7.1, hip6, xpu2025.
-_TOOLKIT = re.compile(r"(cuda|cu|rocm|hip|xpu)[0-9]+(?:\.[0-9]+)*(?=[._-]|$)", re.IGNORECASE)
-
-
 def _stem(path: str) -> str:
     """A file's name with its toolkit versions blanked: equal for builds of one library for
     different toolkit versions (``libbitsandbytes_cuda118.so`` and ``_cuda130.so``)."""
-    return _TOOLKIT.sub(lambda m: m.group(1).lower() + "#", path.rsplit("/", 1)[-1])
+    return without_toolkit_versions(path.rsplit("/", 1)[-1])
 
 
 def missing_archs(files: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
