@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from wheel_size.dates import DateRange
 from wheel_size.history import ArtifactRecord, DirectoryStore, RunRecord
-from wheel_size.report import render_json, render_markdown
+from wheel_size.report import render_json, render_size_report
 from wheel_size.report.build import reports_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,7 @@ def main() -> None:
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             reports = reports_for(store, ["cuda12_8"], [period])
-            render_markdown(reports)
+            render_size_report(reports)
             best_md = min(best_md, time.perf_counter() - t0)
             t0 = time.perf_counter()
             reports = reports_for(store, ["cuda12_8"], [period])
@@ -88,7 +88,7 @@ def main() -> None:
             best_json = min(best_json, time.perf_counter() - t0)
         t0 = time.perf_counter()
         reports = reports_for(store, VARIANTS, [period])
-        render_markdown(reports)
+        render_size_report(reports)
         all_variants = time.perf_counter() - t0
         env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
         cmd = [sys.executable, "-m", "wheel_size", "report", "--history", str(root),

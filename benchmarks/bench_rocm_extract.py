@@ -12,7 +12,7 @@ one ``.hipFatBinSegment`` wrapper per bundle and linked ``-shared`` by clang-19.
 stage runs in a fresh subprocess (so its peak RSS is its own):
 
   cp       shutil.copyfile of the library (the machine's floor)
-  scan     scan_library + iter_code_objects (e_flags checked), data discarded
+  scan     open_fat_library + iter_code_objects (e_flags checked), data discarded
   scan-nohash   the same without the CCOB MD5 check (--compressed only)
   kpack    the same, writing one zstd-3 .kpack per target (single process)
   strip    strip_library (host rewrite, streamed)
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from wheel_size.rocm.ccob import Method, build_ccob  # noqa: E402
-from wheel_size.rocm.fatbin_library import scan_library  # noqa: E402
+from wheel_size.rocm.fatbin_library import open_fat_library  # noqa: E402
 from wheel_size.rocm.offload_bundle import build_plain_bundle  # noqa: E402
 
 FIXTURE = REPO / "tests" / "data" / "hip" / "libplain19.so"
@@ -48,7 +48,7 @@ def grown_objects(per_object: int, rng: random.Random) -> list[tuple[str, bytes]
     """Real code objects (6 targets) padded to ``per_object`` bytes: 3/4 repeats of the
     object itself, 1/4 random, so they compress roughly like real kernels."""
     out = []
-    with scan_library(FIXTURE) as lib:
+    with open_fat_library(FIXTURE) as lib:
         for co in lib.iter_code_objects():
             body = bytearray(co.data)
             while len(body) < per_object:
@@ -101,14 +101,14 @@ def stage(name: str, lib: Path, out: Path) -> None:
     if name == "cp":
         shutil.copyfile(lib, out / "copy.so")
     elif name in ("scan", "scan-nohash"):
-        with scan_library(lib) as fat:
+        with open_fat_library(lib) as fat:
             for _co in fat.iter_code_objects(check_hash=name == "scan"):
                 pass
     elif name == "kpack":
         from wheel_size.rocm.kpack import KpackWriter
 
         writers: dict[str, KpackWriter] = {}
-        with scan_library(lib) as fat:
+        with open_fat_library(lib) as fat:
             for co in fat.iter_code_objects():
                 if co.target not in writers:
                     writers[co.target] = KpackWriter(
@@ -150,7 +150,7 @@ def main() -> None:
         work = Path(tmp)
         lib = build_library(work, args.size_mb, args.bundles, args.compressed, args.host_mb)
         size = lib.stat().st_size
-        with scan_library(lib) as fat:
+        with open_fat_library(lib) as fat:
             fatbin = fat.fatbin_size
             targets = fat.targets
         kind = "CCOB v2 zstd" if args.compressed else "plain"

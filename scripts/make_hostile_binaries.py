@@ -31,7 +31,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from wheel_size.rocm.ccob import MAGIC as CCOB_MAGIC  # noqa: E402
-from wheel_size.rocm.fatbin_library import scan_library  # noqa: E402
+from wheel_size.rocm.fatbin_library import open_fat_library  # noqa: E402
 from wheel_size.rocm.offload_bundle import MAX_CODE_OBJECT, build_plain_bundle  # noqa: E402
 
 __all__ = [
@@ -125,7 +125,7 @@ def patch_segment(
 
 def code_object(target: str = "gfx1100") -> tuple[str, bytes]:
     """(entry ID, bytes) of a real clang-19 code object for ``target`` from the fixtures."""
-    with scan_library(HOST_LIBRARY) as lib:
+    with open_fat_library(HOST_LIBRARY) as lib:
         for code in lib.iter_code_objects():
             if code.target == target:
                 return code.entry_id, code.data

@@ -7,7 +7,6 @@ from conftest import SRC
 from wheel_size import markers
 from wheel_size.regressions.issues.body import MARKER_PREFIX
 from wheel_size.regressions.issues.silence import issue_marker
-from wheel_size.sticky import marker
 
 
 def test_prefixes_are_the_released_strings() -> None:
@@ -15,7 +14,7 @@ def test_prefixes_are_the_released_strings() -> None:
     assert markers.ISSUE_PREFIX == "<!-- wheel-size-action:"
     assert markers.COMMENT_PREFIX == "<!-- wheel-size:"
     assert MARKER_PREFIX is markers.ISSUE_PREFIX
-    assert marker("split") == "<!-- wheel-size:split -->"
+    assert markers.comment_marker("split") == "<!-- wheel-size:split -->"
     assert issue_marker("cuda12_8") == "<!-- wheel-size:silence variant=cuda12_8 -->"
 
 

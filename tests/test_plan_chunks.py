@@ -10,7 +10,7 @@ import pytest
 
 from cli_runner import run_main
 from wheel_size.errors import InputError
-from wheel_size.plan import plan_chunks
+from wheel_size.plan import plan_date_chunks
 
 D = dt.date
 
@@ -22,7 +22,7 @@ def _covers(chunks: list[Any], start: dt.date, end: dt.date) -> None:
 
 
 def test_months_follow_the_calendar_including_leap_february() -> None:
-    chunks = plan_chunks(D(2024, 1, 15), D(2024, 4, 2))
+    chunks = plan_date_chunks(D(2024, 1, 15), D(2024, 4, 2))
     assert [(c.name, c.start.isoformat(), c.end.isoformat()) for c in chunks] == [
         ("2024-01", "2024-01-15", "2024-01-31"),
         ("2024-02", "2024-02-01", "2024-02-29"),
@@ -32,35 +32,35 @@ def test_months_follow_the_calendar_including_leap_february() -> None:
 
 
 def test_a_year_end_crossing() -> None:
-    chunks = plan_chunks(D(2025, 12, 30), D(2026, 1, 1))
+    chunks = plan_date_chunks(D(2025, 12, 30), D(2026, 1, 1))
     assert [c.name for c in chunks] == ["2025-12", "2026-01"]
 
 
 def test_weeks_end_on_sunday() -> None:
-    chunks = plan_chunks(D(2025, 10, 1), D(2025, 10, 20), "week")  # a Wednesday
+    chunks = plan_date_chunks(D(2025, 10, 1), D(2025, 10, 20), "week")  # a Wednesday
     _covers(chunks, D(2025, 10, 1), D(2025, 10, 20))
     assert all(c.end.weekday() == 6 for c in chunks[:-1])
     assert chunks[0].name == "2025-W40"
 
 
 def test_fixed_day_chunks() -> None:
-    chunks = plan_chunks(D(2025, 1, 1), D(2025, 1, 25), 10)
+    chunks = plan_date_chunks(D(2025, 1, 1), D(2025, 1, 25), 10)
     assert [(c.start.day, c.end.day) for c in chunks] == [(1, 10), (11, 20), (21, 25)]
 
 
 def test_one_day() -> None:
-    assert len(plan_chunks(D(2025, 5, 5), D(2025, 5, 5))) == 1
+    assert len(plan_date_chunks(D(2025, 5, 5), D(2025, 5, 5))) == 1
 
 
 def test_reversed_range_is_an_error() -> None:
     with pytest.raises(InputError, match="reversed"):
-        plan_chunks(D(2025, 5, 5), D(2025, 5, 4))
+        plan_date_chunks(D(2025, 5, 5), D(2025, 5, 4))
 
 
 def test_too_many_jobs_for_one_matrix() -> None:
     with pytest.raises(InputError, match="more than 256 jobs"):
-        plan_chunks(D(2020, 1, 1), D(2025, 1, 1), 5)
-    assert len(plan_chunks(D(2000, 1, 1), D(2020, 12, 31))) == 252
+        plan_date_chunks(D(2020, 1, 1), D(2025, 1, 1), 5)
+    assert len(plan_date_chunks(D(2000, 1, 1), D(2020, 12, 31))) == 252
 
 
 def test_cli_writes_the_matrix_to_github_output(tmp_path: Path) -> None:

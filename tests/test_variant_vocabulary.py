@@ -4,14 +4,24 @@ cross-variant evidence and as CUDA in the fingerprint."""
 
 from __future__ import annotations
 
+import ast
+import re
+
 import pytest
 
+from conftest import SRC
 from wheel_size.regressions.builds.evidence import build_job_pattern
 from wheel_size.regressions.builds.logs import variant_hints
 from wheel_size.regressions.ranking.evidence import cross_variant
 from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.series import variant_family
-from wheel_size.variants import variant_key
+from wheel_size.variants import (
+    ArtifactNaming,
+    JobPlatform,
+    job_platform,
+    variant_key,
+    without_toolkit_versions,
+)
 
 # name → kind, toolkit version, OS, Python, the local version tag its wheels carry
 TABLE = [
@@ -191,3 +201,111 @@ def test_cross_variant_reading_compares_like_with_like() -> None:
     reading = cross_variant("cuda12_8", deltas)
     assert reading.pattern == "device"
     assert "The CPU wheel did not grow" in reading.reading
+
+
+# Issue 33 item 3: the audit and the PR check read variants, job names and artifact names
+# through :mod:`wheel_size.variants`, and spell no variant word in a regex of their own.
+_VARIANT_WORDS = re.compile(
+    r"cuda|rocm|hip|xpu|mps|npu|tpu|gpu|cu\\d|cu\(|cu\||py3|cp3|\(\?:py\|cp\)|aarch64|arm64|"
+    r"darwin|(?<![a-z])win|x86|amd64",
+    re.I,
+)
+_RE_CALLS = {"compile", "match", "search", "fullmatch", "sub", "subn", "finditer", "findall"}
+
+
+def variant_regexes(source: str) -> list[str]:
+    """The regular expressions in ``source`` that read variant words (``re.compile(…)`` and
+    the other ``re`` calls, and the parts of a regex assembled in a list)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        is_re = (
+            isinstance(func, ast.Attribute)
+            and func.attr in _RE_CALLS
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "re"
+        )
+        is_part = isinstance(func, ast.Attribute) and func.attr == "append"
+        text = node.args[0]
+        if not isinstance(text, ast.Constant) or not isinstance(text.value, str):
+            continue
+        if _VARIANT_WORDS.search(text.value) and (is_re or (is_part and "(?P<" in text.value)):
+            found.append(text.value)
+    return found
+
+
+def test_audit_and_the_pr_check_spell_no_variant_regex() -> None:
+    package = SRC / "wheel_size"
+    paths = [*(package / "audit").glob("*.py"), *(package / "check").glob("*.py")]
+    paths += [package / "github" / "check_run.py"]
+    spelled = {
+        p.relative_to(package).as_posix(): found
+        for p in sorted(paths)
+        if p.exists() and (found := variant_regexes(p.read_text(encoding="utf-8")))
+    }
+    assert not spelled, f"read variant names through wheel_size.variants: {spelled}"
+
+
+def test_the_scan_sees_the_regexes_the_audit_had() -> None:
+    before = """
+_ACCELERATOR_JOB = re.compile(r"(^|[^a-z])(cuda|cu\\d{2,3}|rocm|hip|xpu|gpu|mps)", re.I)
+_OS = ((re.compile(r"win", re.I), 2), (re.compile(r"mac|darwin|osx", re.I), 3))
+def _cuda_major(label):
+    return re.match(r"^cu(\\d+?)(\\d)$", label)
+def parts(pattern):
+    regex.append(r"(?P<python>(?:py|cp)3_?\\d{1,2}t?)")
+TAG = re.compile(r"^manylinux_(\\d+)_(\\d+)_")  # a platform tag, not a variant
+"""
+    assert len(variant_regexes(before)) == 5
+
+
+@pytest.mark.parametrize("name", [row[0] for row in TABLE + [f[:1] for f in FAMILIES]])
+def test_job_names_read_as_their_variant_key(name: str) -> None:
+    key, job = variant_key(name), job_platform(name)
+    gpu = key.kind in ("cuda", "rocm", "xpu")
+    assert job.accelerator == (key.kind if gpu else None)
+    if key.os in ("windows", "macos"):
+        assert job.os == key.os
+    assert (job.machine == "aarch64") == (key.os == "aarch64" or "arm64" in name)
+
+
+@pytest.mark.parametrize(
+    ("job", "accelerator", "os", "machine"),
+    [
+        ("d-linux-cuda12.8", "cuda", "linux", None),
+        ("wheels-darwin-arm64", None, "macos", "aarch64"),  # before: "win" in darwin: Windows
+        ("b-windows-x64", None, "windows", "x86_64"),
+        ("f-linux-ppc64le", None, "linux", "other"),
+        ("ubuntu-gpu", "gpu", "linux", None),
+        ("build-macos-m2", None, "macos", "aarch64"),
+        ("manywheel-py3_12-rocm6_4", "rocm", None, None),  # the OS is not named
+        ("wheels-mps", "mps", None, None),
+        ("linux-cuda-aarch64-12_9", "cuda", "linux", "aarch64"),
+    ],
+)
+def test_what_a_job_name_says(job: str, accelerator: str, os: str, machine: str) -> None:
+    assert job_platform(job) == JobPlatform(accelerator, os, machine)
+
+
+def test_audit_reads_the_cuda_major_and_the_toolkit_in_a_file_name_through_variants() -> None:
+    from wheel_size.audit.matrix import _cuda_major
+
+    assert [_cuda_major(x) for x in ("cu128", "cu92", "cu130", "rocm6.4", "")] == [
+        12,
+        9,
+        13,
+        None,
+        None,
+    ]
+    assert without_toolkit_versions("libbnb_cuda118.so") == without_toolkit_versions(
+        "libbnb_cuda130.so"
+    )
+
+
+def test_the_pr_check_splits_artifact_names_with_the_naming() -> None:
+    naming = ArtifactNaming()
+    assert naming.split_artifact("manywheel-py3_13t-cuda12_8") == ("py3_13t", "cuda12_8")
+    assert naming.split_artifact("manywheel-cp312-cpu") == ("py3_12", "cpu")
+    assert naming.split_artifact("wheel-py3_12-cpu") is None

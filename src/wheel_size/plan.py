@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from wheel_size.errors import InputError
 
-__all__ = ["MAX_MATRIX_JOBS", "Chunk", "parse_chunk_size", "plan_chunks"]
+__all__ = ["MAX_MATRIX_JOBS", "Chunk", "parse_chunk_size", "plan_date_chunks"]
 
 # GitHub runs at most 256 jobs from one matrix.
 MAX_MATRIX_JOBS = 256
@@ -48,7 +48,7 @@ def _month_end(day: dt.date) -> dt.date:
     return first_next - dt.timedelta(days=1)
 
 
-def plan_chunks(
+def plan_date_chunks(
     start: dt.date, end: dt.date, size: str | int = "month", *, limit: int = MAX_MATRIX_JOBS
 ) -> list[Chunk]:
     """Cover ``start``..``end`` (inclusive) with consecutive chunks, in date order."""

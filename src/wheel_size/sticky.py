@@ -15,12 +15,7 @@ from collections.abc import Callable
 from wheel_size.markers import comment_marker
 from wheel_size.ports import CommentView, Issues, Repositories, bot_of, check_author, worded
 
-__all__ = ["marker", "post_sticky_comment", "post_sticky_in"]
-
-
-def marker(key: str) -> str:
-    """The hidden HTML comment that identifies our comment (one per key and pull request)."""
-    return comment_marker(key)
+__all__ = ["post_sticky_comment", "post_sticky_in"]
 
 
 def _leading(body: str | None) -> str:
@@ -44,10 +39,11 @@ def post_sticky_comment(
     bot_login: str | None = None,
 ) -> str:
     """Create or update our ``key`` comment on pull request (or issue) ``number``; return
-    its URL. ``body`` must contain :func:`marker` of ``key``, or the next run could not
-    find it. A comment with the marker by anyone but the bot (``bot_login``, default the
-    token's: :meth:`~wheel_size.ports.Issues.identity`) is named through ``warn``."""
-    tag = marker(key)
+    its URL. ``body`` must start with :func:`~wheel_size.markers.comment_marker` of
+    ``key``, or the next run could not find it. A comment with the marker by anyone but the
+    bot (``bot_login``, default the token's: :meth:`~wheel_size.ports.Issues.identity`) is
+    named through ``warn``."""
+    tag = comment_marker(key)
     if _leading(body) != tag:
         raise ValueError(f"comment body does not start with its marker {tag}")
 

@@ -39,7 +39,7 @@ from wheel_size.report.build import report_window, reports_for, reports_from_ser
 from wheel_size.report.document import JumpDocument, PeriodDocument, ReportDocument
 from wheel_size.report.forecast import ForecastOptions, with_forecast
 from wheel_size.report.model import Jump, Report, Thresholds
-from wheel_size.report.render import render_markdown
+from wheel_size.report.render import render_size_report
 from wheel_size.series import PREVIOUS_NIGHT_DAYS, SizeSeries, load_series
 from wheel_size.series.buildtime import BuildThresholds
 from wheel_size.variants import ArtifactNaming
@@ -347,7 +347,7 @@ def track(
         # Derived files follow new data (or appear when missing): a night re-run after other
         # nights landed adds no commit of its own.
         if reports and (changed or not (root / REPORT_FILE).exists()):
-            changed += _write_if_changed(root / REPORT_FILE, render_markdown(reports, title))
+            changed += _write_if_changed(root / REPORT_FILE, render_size_report(reports, title))
         if options.dashboard and reports and (changed or not (root / "index.html").exists()):
             changed += _write_dashboard(
                 root, _dashboard_reports(loaded[0], reports, options), options
@@ -371,7 +371,7 @@ def track(
             )
         raise failure[0]
     jumps = _new_jumps(loaded[0], reports, new_dates, options) if loaded else []
-    markdown = render_markdown(reports, title)
+    markdown = render_size_report(reports, title)
     return TrackResult(
         collected=collected,
         ingested=len(options.records),

@@ -21,12 +21,16 @@ __all__ = [
     "DEFAULT_VARIANT",
     "KIND_LABEL",
     "ArtifactNaming",
+    "JobPlatform",
     "VariantKey",
     "VariantKind",
     "canonical_python",
     "canonical_variant",
+    "job_platform",
+    "other_accelerator",
     "variant_key",
     "wheel_key",
+    "without_toolkit_versions",
 ]
 
 DEFAULT_PATTERN = "manywheel-{python}-{variant}"
@@ -297,6 +301,23 @@ class ArtifactNaming:
         """The artifact name of a canonical variant."""
         return self.pattern.replace("{python}", self.python).replace("{variant}", variant)
 
+    def split_artifact(self, artifact: str) -> tuple[str | None, str] | None:
+        """(python, variant) of an artifact named by the pattern for any Python
+        (``manywheel-py3_13t-cuda12_8`` → ``("py3_13t", "cuda12_8")``), or None."""
+        regex = []
+        for part in re.split(r"(\{variant\}|\{python\})", self.pattern):
+            if part == "{variant}":
+                regex.append(r"(?P<variant>.+)")
+            elif part == "{python}":
+                regex.append(r"(?P<python>(?:py|cp)3_?\d{1,2}t?)")
+            else:
+                regex.append(re.escape(part))
+        m = re.fullmatch("".join(regex), artifact)
+        if not m:
+            return None
+        python = m.groupdict().get("python")
+        return (canonical_python(python) if python else None), m.group("variant")
+
     def variant_of(self, artifact: str) -> str | None:
         """The variant an artifact name carries, or None if it does not follow the pattern."""
         m = self._regex.match(artifact)
@@ -326,3 +347,66 @@ class ArtifactNaming:
             f"unknown variant {text!r}: no artifact {self.artifact(wanted)!r} in the history; "
             f"variants seen: {shown}"
         )
+
+
+# Accelerators no variant kind covers, named as they are.
+_OTHER_ACCELERATOR = re.compile(r"(?<![a-z])(mps|npu|tpu)(?![a-z])")
+# What CI jobs and runners say besides a variant's words (issue 33: the audit read job names
+# with regexes of its own): "gpu", runner OS and CPU names.
+_GPU_WORD = re.compile(r"(?<![a-z])gpu")
+_RUNNER_LINUX = re.compile(r"linux|ubuntu|manylinux|musllinux")
+_APPLE_SILICON = re.compile(r"(?<![a-z])m[1-4](?![a-z0-9])")
+_RUNNER_MACOS = re.compile(r"osx|apple")
+_RUNNER_X86 = re.compile(r"x86_64|x86-64|amd64|x64")
+_RUNNER_OTHER_CPU = re.compile(r"ppc64|s390x|i686|i386|x86(?!.64)|armv7|riscv|loongarch")
+
+
+def other_accelerator(name: str) -> str | None:
+    """An accelerator the variant kinds do not cover (``mps``, ``npu``, ``tpu``), or None."""
+    m = _OTHER_ACCELERATOR.search(name.lower())
+    return m[1] if m else None
+
+
+@dataclass(frozen=True)
+class JobPlatform:
+    """What a build job's (or artifact folder's) name says of its platform."""
+
+    accelerator: str | None  # cuda, rocm, xpu, mps, npu, tpu, gpu; None: names none
+    os: str | None  # linux, windows, macos; None: names none
+    machine: str | None  # x86_64, aarch64, other; None: names none
+
+
+def job_platform(name: str) -> JobPlatform:
+    """Read a job name (``wheels-linux-cuda12.8``, ``macos-14-arm64``, ``b-windows-x64``)
+    through :func:`variant_key` first, then the words CI runners use (``ubuntu``, ``osx``,
+    ``m2``, ``ppc64le``). Linux named anywhere is the OS (a Linux job may cross-build)."""
+    low = name.lower()
+    key = variant_key(name)
+    accelerator: str | None = key.kind if key.kind in ("cuda", "rocm", "xpu") else None
+    if accelerator is None:
+        accelerator = other_accelerator(low) or ("gpu" if _GPU_WORD.search(low) else None)
+    os_name: str | None = None
+    if _RUNNER_LINUX.search(low):
+        os_name = "linux"
+    elif key.os in ("windows", "macos"):
+        os_name = key.os
+    elif _RUNNER_MACOS.search(low) or _APPLE_SILICON.search(low):
+        os_name = "macos"
+    machine: str | None = None
+    if _RUNNER_X86.search(low):
+        machine = "x86_64"
+    elif _AARCH64.search(low) or _APPLE_SILICON.search(low):
+        machine = "aarch64"
+    elif _RUNNER_OTHER_CPU.search(low):
+        machine = "other"
+    return JobPlatform(accelerator, os_name, machine)
+
+
+# A toolkit and its version in a file name: cuda118, cu128, rocm64, rocm7.1, hip6, xpu2025.
+_TOOLKIT_IN_NAME = re.compile(r"(cuda|cu|rocm|hip|xpu)[0-9]+(?:\.[0-9]+)*(?=[._-]|$)", re.I)
+
+
+def without_toolkit_versions(name: str) -> str:
+    """``name`` with each toolkit's version blanked (``libbnb_cuda118.so`` →
+    ``libbnb_cuda#.so``): equal for builds of one library for different toolkit versions."""
+    return _TOOLKIT_IN_NAME.sub(lambda m: m.group(1).lower() + "#", name)

@@ -10,7 +10,7 @@ from conftest import REPO_ROOT
 from wheel_factory import make_wheel
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.grafted import pair_renamed
-from wheel_size.diff.view import view
+from wheel_size.diff.view import diff_view
 from wheel_size.render import render
 
 OLD_SO = REPO_ROOT / "tests" / "data" / "abi3" / "clean.abi3.so"
@@ -35,7 +35,7 @@ def test_a_library_renamed_by_its_hash_is_one_changed_library(tmp_path: Path) ->
     assert all(s.old_size for s in lib.sections if s.name == ".text")
     counts = diff.counts()
     assert (counts["added"], counts["removed"]) == (0, 0)
-    text = render("diff.md.j2", comparisons=[view(diff)], problems=[])
+    text = render("diff.md.j2", comparisons=[diff_view(diff)], problems=[])
     assert "changed (was libwebp.ad67f466.so.7)" in text
     assert "| removed |" not in text and "| added |" not in text
     assert "(was METADATA)" not in text  # a dist-info renamed by the version is no rename

@@ -12,7 +12,7 @@ from wheel_size.diff.by_run import diff_inputs_by
 from wheel_size.diff.run import diff_inputs
 from wheel_size.kernels.bloat import find_bloat
 from wheel_size.kernels.functions import elf_functions
-from wheel_size.rocm.fatbin_library import scan_library
+from wheel_size.rocm.fatbin_library import open_fat_library
 from wheel_size.rocm.kpack import KpackWriter
 
 MEMBER = "torch/.kpack/torch_gfx942.kpack"
@@ -20,7 +20,7 @@ ALIASES = ["gfx942:sramecc+:xnack-", "gfx942"]
 
 
 def _code_objects() -> list[bytes]:
-    with scan_library(HIP_DATA / "libplain19.so") as lib:
+    with open_fat_library(HIP_DATA / "libplain19.so") as lib:
         return [co.data for co in lib.iter_code_objects()]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from wheel_size.kernels.family import family
+from wheel_size.kernels.family import template_family
 
 CASES = {
     "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
@@ -28,11 +28,11 @@ CASES = {
 
 @pytest.mark.parametrize("demangled", sorted(CASES))
 def test_family(demangled: str) -> None:
-    assert family(demangled) == CASES[demangled]
+    assert template_family(demangled) == CASES[demangled]
 
 
 def test_instantiations_share_a_family() -> None:
     names = [
         f"void cutlass::Kernel2<cutlass_80_{t}_gemm>(cutlass_80_{t}_gemm::Params)" for t in "ab"
     ]
-    assert {family(n) for n in names} == {"cutlass::Kernel2<…>"}
+    assert {template_family(n) for n in names} == {"cutlass::Kernel2<…>"}

@@ -22,7 +22,7 @@ from wheel_size.diff.by_compare import _changed
 from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.inventory import Inventory, read_inventory
-from wheel_size.kernels.work import plan_chunks, read_chunk, scan_library
+from wheel_size.kernels.work import plan_kernel_chunks, read_chunk, scan_kernel_library
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.wheel.archive import open_source
 
@@ -81,8 +81,8 @@ def test_pooled_reading_equals_the_sequential_reader(tmp_path: Path) -> None:
 
 def test_entries_with_equal_bytes_are_decoded_once_for_both_sides(tmp_path: Path) -> None:
     old, new = library("libkern_v1.so"), library("libkern_twin.so")
-    scans = scan_library(old, "a:lib"), scan_library(new, "b:lib")
-    results = [read_chunk(c) for c in plan_chunks(0, *scans, limit=1)]
+    scans = scan_kernel_library(old, "a:lib"), scan_kernel_library(new, "b:lib")
+    results = [read_chunk(c) for c in plan_kernel_chunks(0, *scans, limit=1)]
     shared = sum(r.shared for r in results)
     assert 0 < shared < len(scans[1].items)  # some entries agree, not all
     assert not any(r.fault for r in results)

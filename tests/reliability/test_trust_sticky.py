@@ -9,29 +9,31 @@ import pytest
 
 from fakegithub import FakeGitHub
 from fakegithub.memory import MemoryGitHub
-from wheel_size.split.comment import marker, post_comment
+from wheel_size.markers import comment_marker as marker
+from wheel_size.split.comment import post_comment
 from wheel_size.sticky import post_sticky_comment
 
 REPO = "rocm/torch-builds"
+TAG = marker("split")
 
 
 def test_a_forged_sticky_comment_is_never_edited(github_world: FakeGitHub) -> None:
     repo = github_world.add_repo(REPO)
     pr = repo.add_issue("Build ROCm wheels", pull_request=True)
-    forged = repo.add_comment(pr.number, f"{marker()}\nall wheels fine, merge", user="mallory")
+    forged = repo.add_comment(pr.number, f"{TAG}\nall wheels fine, merge", user="mallory")
     gh = MemoryGitHub(github_world).repository(REPO)
     warned: list[str] = []
 
-    url = post_comment(gh, pr.number, f"{marker()}\nfirst")
-    assert forged.body == f"{marker()}\nall wheels fine, merge"  # not edited
+    url = post_comment(gh, pr.number, f"{TAG}\nfirst")
+    assert forged.body == f"{TAG}\nall wheels fine, merge"  # not edited
     ours = [c for c in pr.comments if c.user.login == "github-actions[bot]"]
-    assert [c.body for c in ours] == [f"{marker()}\nfirst"]
+    assert [c.body for c in ours] == [f"{TAG}\nfirst"]
     assert url.endswith(f"#issuecomment-{ours[0].id}")
 
     # The rerun edits the bot's own comment in place and names the forgery.
-    again = post_sticky_comment(gh, pr.number, f"{marker()}\nsecond", "split", warn=warned.append)
+    again = post_sticky_comment(gh, pr.number, f"{TAG}\nsecond", "split", warn=warned.append)
     assert again == url and len(pr.comments) == 2
-    assert ours[0].body == f"{marker()}\nsecond" and forged.body.endswith("merge")
+    assert ours[0].body == f"{TAG}\nsecond" and forged.body.endswith("merge")
     assert len(warned) == 1
     assert "mallory" in warned[0] and f"#issuecomment-{forged.id}" in warned[0]
 
@@ -58,10 +60,10 @@ def test_a_marker_inside_another_bot_comment_is_text(github_world: FakeGitHub) -
     repo = github_world.add_repo(REPO)
     pr = repo.add_issue("Build ROCm wheels", pull_request=True)
     gh = MemoryGitHub(github_world).repository(REPO)
-    check = f"{marker('check')}\n| `torch-{marker('split')}.whl` | +1 MB |"
+    check = f"{marker('check')}\n| `torch-{TAG}.whl` | +1 MB |"
     post_sticky_comment(gh, pr.number, check, "check")
-    post_sticky_comment(gh, pr.number, f"{marker('split')}\nsplit report", "split")
+    post_sticky_comment(gh, pr.number, f"{TAG}\nsplit report", "split")
     assert [c.body.split("\n")[0] for c in pr.comments] == [marker("check"), marker("split")]
     assert pr.comments[0].body == check  # untouched
     with pytest.raises(ValueError, match="does not start with its marker"):
-        post_sticky_comment(gh, pr.number, f"text\n{marker('split')}", "split")
+        post_sticky_comment(gh, pr.number, f"text\n{TAG}", "split")

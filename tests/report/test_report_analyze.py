@@ -8,7 +8,7 @@ from history_factory import MB, run
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history import History
-from wheel_size.report import DayStatus, Thresholds, build_report
+from wheel_size.report import DayStatus, Thresholds, build_size_report
 from wheel_size.report.observations import holiday_name
 
 D = dt.date
@@ -31,7 +31,7 @@ def test_statuses_jumps_and_provenance() -> None:
             run("2025-10-06", {"cpu": 1.0}, status="in_progress", conclusion=None),
         ]
     )
-    r = build_report(h, "cuda12_8", rng("2025-10-01", "2025-10-06"))
+    r = build_size_report(h, "cuda12_8", rng("2025-10-01", "2025-10-06"))
     assert [d.status for d in r.days] == [
         DayStatus.OK,
         DayStatus.NO_RUN,
@@ -60,10 +60,10 @@ def test_statuses_jumps_and_provenance() -> None:
 
 def test_percent_threshold_and_off_switch() -> None:
     h = History.of([run("2025-10-01", {"cpu": 100.0}), run("2025-10-02", {"cpu": 100.6})])
-    assert not build_report(h, "cpu", rng("2025-10-01", "2025-10-02")).jumps
+    assert not build_size_report(h, "cpu", rng("2025-10-01", "2025-10-02")).jumps
     pct = Thresholds(mb=None, pct=0.5)
-    assert build_report(h, "cpu", rng("2025-10-01", "2025-10-02"), thresholds=pct).jumps
-    assert not build_report(
+    assert build_size_report(h, "cpu", rng("2025-10-01", "2025-10-02"), thresholds=pct).jumps
+    assert not build_size_report(
         h, "cpu", rng("2025-10-01", "2025-10-02"), thresholds=Thresholds(None, None)
     ).jumps
 
@@ -77,7 +77,7 @@ def test_rollback_over_two_nights() -> None:
         "2025-11-12": 867.7,
     }
     h = History.of(run(d, {"cuda12_8": s}) for d, s in sizes.items())
-    r = build_report(h, "cuda12_8", rng("2025-11-03", "2025-11-12"))
+    r = build_size_report(h, "cuda12_8", rng("2025-11-03", "2025-11-12"))
     rb = [o for o in r.observations if o.kind == "rollback"]
     assert len(rb) == 1
     assert rb[0].dates == (D(2025, 11, 4), D(2025, 11, 5), D(2025, 11, 12))
@@ -93,7 +93,7 @@ def test_rollback_window_respected() -> None:
             run("2025-10-30", {"cpu": 10.0}),
         ]
     )
-    r = build_report(h, "cpu", rng("2025-10-01", "2025-10-30"), rollback_days=10)
+    r = build_size_report(h, "cpu", rng("2025-10-01", "2025-10-30"), rollback_days=10)
     assert not [o for o in r.observations if o.kind == "rollback"]
 
 
@@ -102,7 +102,7 @@ def test_stair_step() -> None:
         run(f"2025-10-{d:02d}", {"cuda12_8": s})
         for d, s in [(1, 855.3), (11, 859.3), (18, 861.6), (29, 863.2), (30, 867.0)]
     )
-    r = build_report(h, "cuda12_8", rng("2025-10-01", "2025-10-31"))
+    r = build_size_report(h, "cuda12_8", rng("2025-10-01", "2025-10-31"))
     steps = [o for o in r.observations if o.kind == "stair_step"]
     assert len(steps) == 1 and len(steps[0].dates) == 4
     assert "growth" in steps[0].text
@@ -117,7 +117,7 @@ def test_rename_detected_not_a_regression() -> None:
             run("2025-11-18", {"cpu": 175.0, "cuda12_8": 868.1, "cuda12_9": 1209.0}),
         ]
     )
-    r = build_report(h, "cuda12_8", rng("2025-11-14", "2025-11-18"))
+    r = build_size_report(h, "cuda12_8", rng("2025-11-14", "2025-11-18"))
     assert [d.status for d in r.days] == ["ok", "renamed", "renamed", "no_run", "ok"]
     assert r.days[1].renamed_to == ("manywheel-py3_12-cuda12_9",)
     assert r.days[4].prev_date == D(2025, 11, 14)
@@ -125,7 +125,7 @@ def test_rename_detected_not_a_regression() -> None:
     rename = [o for o in r.observations if o.kind == "rename"]
     assert rename and "cuda12_9 (~1,210.5 MB)" in rename[0].text
     # the cpu variant is not a CUDA rename target
-    r_cpu_missing = build_report(
+    r_cpu_missing = build_size_report(
         History.of([run("2025-11-14", {"cuda12_8": 1.0}), run("2025-11-15", {"cpu": 1.0})]),
         "cuda12_8",
         rng("2025-11-14", "2025-11-15"),
@@ -140,7 +140,7 @@ def test_holidays() -> None:
     assert holiday_name(D(2026, 1, 1)) == "year-end holidays"
     assert holiday_name(D(2025, 10, 15)) is None
     h = History.of([run("2025-11-24", {"cpu": 1.0}), run("2025-12-01", {"cpu": 1.0})])
-    r = build_report(h, "cpu", rng("2025-11-24", "2025-12-01"))
+    r = build_size_report(h, "cpu", rng("2025-11-24", "2025-12-01"))
     gap = [o for o in r.observations if o.kind == "holiday_gap"]
     assert gap and "Nov 25–30 (6 days, Thanksgiving week)" in gap[0].text
 
@@ -149,7 +149,7 @@ def test_stable_month() -> None:
     h = History.of(
         run(f"2025-12-{d:02d}", {"cuda12_8": 868.3 + (0.9 if d >= 3 else 0)}) for d in range(1, 8)
     )
-    r = build_report(h, "cuda12_8", rng("2025-12-01", "2025-12-07"))
+    r = build_size_report(h, "cuda12_8", rng("2025-12-01", "2025-12-07"))
     kinds = [o.kind for o in r.observations]
     assert "stable" in kinds and "largest_increase" in kinds
     assert "largest_decrease" not in kinds
@@ -163,11 +163,11 @@ def test_multi_month_summary() -> None:
             run("2025-11-30", {"cpu": 3.0}),
         ]
     )
-    r = build_report(h, "cpu", rng("2025-10-01", "2025-11-30"))
+    r = build_size_report(h, "cpu", rng("2025-10-01", "2025-11-30"))
     assert [m.month for m in r.months] == ["2025-10", "2025-11"]
     assert r.months[1].start is not None and r.months[1].start.date == D(2025, 11, 30)
 
 
 def test_needs_a_period() -> None:
     with pytest.raises(InputError):
-        build_report(History(()), "cpu", [])
+        build_size_report(History(()), "cpu", [])

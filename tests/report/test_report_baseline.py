@@ -13,7 +13,7 @@ from cli_runner import run_main
 from conftest import REPO_ROOT
 from wheel_size.dates import parse_month
 from wheel_size.history import DirectoryStore
-from wheel_size.report import render_markdown
+from wheel_size.report import render_size_report
 from wheel_size.report.build import reports_for
 from wheel_size.series import Baseline, Thresholds
 
@@ -96,11 +96,11 @@ def test_the_markdown_of_a_baseline_report_names_the_rule() -> None:
     (r,) = reports_for(
         DirectoryStore(EXAMPLE), ["cuda12_8"], [parse_month("January 2026")], thresholds=t
     )
-    md = render_markdown([r])
+    md = render_size_report([r])
     assert "Measured against the median of the previous 5 nights." in md
     # the default rendering path of the same month is untouched
     (plain,) = reports_for(DirectoryStore(EXAMPLE), ["cuda12_8"], [parse_month("January 2026")])
-    assert "Against baseline" not in render_markdown([plain])
+    assert "Against baseline" not in render_size_report([plain])
 
 
 def _action_env(tmp_path: Path, baseline: str | None) -> dict[str, str]:

@@ -8,7 +8,7 @@ import datetime as dt
 import random
 
 from wheel_size.dates import DateRange
-from wheel_size.report import render_markdown
+from wheel_size.report import render_size_report
 from wheel_size.report.analyze import build_jumps
 from wheel_size.report.model import Day, DayStatus, Report
 from wheel_size.series import Baseline, Thresholds
@@ -80,7 +80,7 @@ def test_the_sentence_after_the_build_table_is_not_a_row() -> None:
         build_jumps=build_jumps(days, BuildThresholds()),
     )
     assert report.build_jumps
-    md = render_markdown([report])
+    md = render_size_report([report])
     lines = md.splitlines()
     sentence = next(i for i, line in enumerate(lines) if line.startswith("Build time: the wall"))
     assert lines[sentence - 1] == "", "the sentence renders as a row of the table above it"

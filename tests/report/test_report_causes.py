@@ -20,7 +20,7 @@ from wheel_size.history.investigations import (
     write_notes,
 )
 from wheel_size.history.recordfile import drain_skipped
-from wheel_size.report import render_json, render_markdown
+from wheel_size.report import render_json, render_size_report
 from wheel_size.report.build import reports_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "history"
@@ -48,7 +48,7 @@ def store_with_note(tmp_path: Path) -> DirectoryStore:
 def test_the_jumps_table_names_the_likely_cause(tmp_path: Path) -> None:
     store = store_with_note(tmp_path)
     (report,) = reports_for(store, ["cuda12_8"], [parse_month("October 2025")])
-    md = render_markdown([report])
+    md = render_size_report([report])
     assert "| Date | Size Change | New Size | Likely cause |" in md
     row = next(line for line in md.splitlines() if line.startswith("| 2025-10-11 | +4.0 MB"))
     assert f"[`{SHA[:12]}`](https://github.com/pytorch/pytorch/commit/{SHA})" in row

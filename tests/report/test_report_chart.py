@@ -12,7 +12,7 @@ from pathlib import Path
 from wheel_size.dates import DateRange, parse_month
 from wheel_size.history import DirectoryStore
 from wheel_size.render.chart_labels import chart_labels
-from wheel_size.report import render_markdown
+from wheel_size.report import render_size_report
 from wheel_size.report.build import reports_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "history"
@@ -21,7 +21,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "history"
 def _mermaid(period: DateRange) -> tuple[list[str], list[str], str]:
     """(x labels, points, the block) of the chart the report renders for ``period``."""
     (report,) = reports_for(DirectoryStore(EXAMPLE), ["cuda12_8"], [period])
-    text = render_markdown([report])
+    text = render_size_report([report])
     block = re.search(r"```mermaid\n(.*?)```", text, re.S)
     assert block is not None
     axis = re.search(r"x-axis \[(.*)\]", block.group(1))

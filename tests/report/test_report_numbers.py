@@ -18,7 +18,7 @@ from wheel_size.dates import DateRange
 from wheel_size.history import DirectoryStore
 from wheel_size.report.build import reports_for
 from wheel_size.report.forecast import ForecastOptions, with_forecast
-from wheel_size.report.render import render_markdown
+from wheel_size.report.render import render_size_report
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "report-format.schema.json").read_text())
 D0 = dt.date(2025, 9, 1)
@@ -52,7 +52,7 @@ def test_installed_column_and_forecast(tmp_path: Path) -> None:
     (crossing,) = forecast["crossings"]
     # 800 + 0.5 * (day - D0) crosses 850 MB on day 100 (level 819.5 on day 39)
     assert crossing["date"] == str(D0 + dt.timedelta(days=100))
-    text = render_markdown([report])
+    text = render_size_report([report])
     assert "| Installed size | 2,039.0 MB (2025-10-10; download 819.5 MB) |" in text
     assert "| Date | Size (MB) | Delta | Installed (MB) | Note |" in text
     assert "| 2025-09-01 | 800.0 | — | — |  |" in text
@@ -67,7 +67,7 @@ def test_report_without_the_new_numbers_is_unchanged(tmp_path: Path) -> None:
     (report,) = reports_for(store, ["cpu"], [DateRange(D0, D0 + dt.timedelta(days=4))])
     assert "forecast" not in report.to_dict()
     assert "installed_bytes" not in report.to_dict()["days"][0]
-    assert "Installed" not in render_markdown([report])
+    assert "Installed" not in render_size_report([report])
 
 
 def test_report_cli_short_series_says_why_no_forecast(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_missing_night_names_the_jobs_that_did_not_produce_the_artifact(tmp_path
     store = DirectoryStore(tmp_path / "h")
     store.write_runs(runs)
     (report,) = reports_for(store, ["cuda12_8"], [DateRange(days[0], days[-1])])
-    text = render_markdown([report])
+    text = render_size_report([report])
     assert (
         f"run without this artifact, run {runs[1].run_id} (job {build} / build: failure; "
         f"job {build} / test: skipped)"
@@ -141,7 +141,7 @@ def test_a_crossing_whose_interval_never_reaches_the_limit_gives_no_date_to_plan
     report = with_forecast(report, ForecastOptions(nights=60, ceiling_mb=900.0))
     (crossing,) = report.to_dict()["forecast"]["crossings"]
     assert crossing["date"] is not None and crossing["latest"] is None
-    text = render_markdown([report])
+    text = render_size_report([report])
     assert "crossed around" not in text
     assert "which includes no growth at all" in text
     assert (

@@ -13,7 +13,7 @@ from history_factory import run
 from wheel_size.dates import DateRange
 from wheel_size.history import DirectoryStore, History
 from wheel_size.history.model import RunRecord
-from wheel_size.report import DayStatus, build_report, render_markdown
+from wheel_size.report import DayStatus, build_size_report, render_size_report
 from wheel_size.report.build import reports_for
 from wheel_size.report.model import Report
 
@@ -41,7 +41,7 @@ def test_the_bundled_cuda_12_9_nights_are_a_temporary_rename() -> None:
         "manywheel-py3_12-cuda12_8 was temporarily renamed to manywheel-py3_12-cuda12_9 "
         "(~1,210.0 MB) on Nov 15–17 and was back on Nov 18: "
     )
-    assert "Runs finished without" not in render_markdown([report])
+    assert "Runs finished without" not in render_size_report([report])
 
 
 def test_a_same_size_artifact_under_another_scheme_is_the_rename() -> None:
@@ -53,7 +53,7 @@ def test_a_same_size_artifact_under_another_scheme_is_the_rename() -> None:
         ]
     )
     span = [DateRange(dt.date(2025, 11, 14), dt.date(2025, 11, 16))]
-    report = build_report(history, "cuda12_8", span)
+    report = build_size_report(history, "cuda12_8", span)
     assert report.days[1].status == DayStatus.RENAMED
     assert report.days[1].renamed_to == ("linux-x86_64-torch-cu128",)
     (text,) = _rename_text(report)
@@ -70,7 +70,7 @@ def test_a_different_size_or_two_candidates_stay_missing() -> None:
                 run("2025-11-16", {"cpu": 175.0, "cuda12_8": 868.3}),
             ]
         )
-        report = build_report(history, "cuda12_8", span)
+        report = build_size_report(history, "cuda12_8", span)
         assert report.days[1].status == DayStatus.MISSING, other
         assert _rename_text(report) == []
 
@@ -90,7 +90,7 @@ def test_a_rename_the_jobs_listing_shows_is_named_a_rename() -> None:
     quiet = dataclasses.replace(run("2025-11-15", {"cpu": 175.0}), jobs=(job,))
     history = History.of([run("2025-11-14", {"cpu": 175.0, "cuda12_8": 867.9}), quiet])
     span = [DateRange(dt.date(2025, 11, 14), dt.date(2025, 11, 15))]
-    report = build_report(history, "cuda12_8", span)
+    report = build_size_report(history, "cuda12_8", span)
     assert report.days[1].status == DayStatus.RENAMED
     assert report.days[1].renamed_to == ("manywheel-py3_12-cuda12_9",)
-    assert "Runs finished without" not in render_markdown([report])
+    assert "Runs finished without" not in render_size_report([report])

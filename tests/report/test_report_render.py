@@ -12,7 +12,7 @@ import pytest
 
 from wheel_size.dates import parse_month
 from wheel_size.history import DirectoryStore
-from wheel_size.report import render_json, render_markdown
+from wheel_size.report import render_json, render_size_report
 from wheel_size.report.build import reports_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "history"
@@ -45,7 +45,7 @@ def test_example_matches_seed_month_figures(
 
 def test_october_jumps_and_markdown_sections() -> None:
     r = month("October 2025")
-    md = render_markdown([r])  # type: ignore[list-item]
+    md = render_size_report([r])  # type: ignore[list-item]
     for heading in ("### Overall summary", "### Significant jumps", "### Daily breakdown",
                     "### Key observations"):  # fmt: skip
         assert heading in md
@@ -80,7 +80,7 @@ def test_several_months_one_report() -> None:
     (r,) = reports_for(store, ["cu128"], periods)
     assert [m.month for m in r.months] == ["2025-10", "2025-12"]
     assert dt.date(2025, 11, 5) not in {d.date for d in r.days}
-    md = render_markdown([r])
+    md = render_size_report([r])
     assert "| 2025-12 | 868.3 | 870.1 | +1.8 MB |" in md
 
 
@@ -92,7 +92,7 @@ def test_monthly_changes_add_up_to_the_total() -> None:
     store = DirectoryStore(EXAMPLE)
     names = ("2025-10", "2025-11", "2025-12", "2026-01", "2026-02", "2026-03")
     (r,) = reports_for(store, ["cuda12_8"], [parse_month(m) for m in names])
-    md = render_markdown([r])
+    md = render_size_report([r])
     assert "| 2025-11 | 867.1 | 868.3 | +1.2 MB |" in md  # the seed's November
     rows = re.findall(r"^\| 20\d\d-\d\d \| [\d.,]+ \| [\d.,]+ \| ([+-][\d.]+) MB \|$", md, re.M)
     assert len(rows) == 6
@@ -112,8 +112,8 @@ def test_a_range_past_the_history_names_the_stored_nights() -> None:
     period = parse_month("October 2025")
     wide = type(period)(period.start, dt.date(2026, 3, 31))
     (r,) = reports_for(store, ["cuda12_8"], [wide])
-    md = render_markdown([r])
+    md = render_size_report([r])
     assert "2025-10-01 – 2026-03-31 (stored nights: 2025-10-01 – 2026-03-10)" in md
     assert "| Days with a size | 149 of 161 |" in md
     (october,) = reports_for(store, ["cuda12_8"], [period])
-    assert "stored nights" not in render_markdown([october])
+    assert "stored nights" not in render_size_report([october])

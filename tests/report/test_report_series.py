@@ -12,7 +12,7 @@ from history_factory import run
 from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history import DirectoryStore, History, RunRecord
-from wheel_size.report import build_report
+from wheel_size.report import build_size_report
 from wheel_size.report.build import report_window, reports_for, reports_from_series
 from wheel_size.series import SizeSeries, load_series
 
@@ -33,8 +33,8 @@ def nights() -> list[RunRecord]:
 def test_history_and_series_give_the_same_report() -> None:
     h = History.of(nights())
     period = [DateRange(START + dt.timedelta(days=70), START + dt.timedelta(days=99))]
-    a = build_report(h, "cpu", period)
-    b = build_report(SizeSeries(h), "cpu", period)
+    a = build_size_report(h, "cpu", period)
+    b = build_size_report(SizeSeries(h), "cpu", period)
     assert a.to_json() == b.to_json()
     assert [j.date for j in a.jumps] == [START + dt.timedelta(days=80)]
 

@@ -24,7 +24,12 @@ from wheel_size.errors import InvalidElf
 from wheel_size.rocm.elf_file import PT_LOAD, PT_PHDR, ElfImage
 from wheel_size.rocm.elf_verify import Finding, verify_image
 from wheel_size.rocm.fatbin_library import read_library
-from wheel_size.rocm.host_rewrite import apply_plan, plan_strip, strip_library, verify_stripped
+from wheel_size.rocm.host_rewrite import (
+    plan_strip,
+    strip_library,
+    verify_stripped,
+    write_rewritten_library,
+)
 
 LIBS = fat_libraries()
 SEARCH = ["../.kpack/torch_@GFXARCH@.kpack"]
@@ -165,7 +170,7 @@ def test_verify_stripped_refuses_a_broken_rewrite(tmp_path: Path) -> None:
         plan = plan_strip(lib, kernel_name="lib/libplain19.so", search_paths=SEARCH)
         out = tmp_path / "out.so"
         with out.open("wb") as dst:
-            apply_plan(plan, fh, dst)
+            write_rewritten_library(plan, fh, dst)
         before = verify_image(lib.elf)
     data = bytearray(out.read_bytes())
     phoff, loads = _loads(data)

@@ -12,7 +12,7 @@ import pytest
 
 from hipfx import BUNDLER_WRONG, HIP_DATA, fat_libraries, fixture_script, manifest, require_tools
 from wheel_size.errors import InvalidBundle, InvalidElf
-from wheel_size.rocm.fatbin_library import has_hip_fatbin, scan_library
+from wheel_size.rocm.fatbin_library import has_hip_fatbin, open_fat_library
 
 LIBS = fat_libraries()
 
@@ -33,7 +33,7 @@ def test_fixture_set_is_what_the_spec_asks_for() -> None:
 def test_host_only_library_has_no_fatbin() -> None:
     assert not has_hip_fatbin(HIP_DATA / "libhost.so")
     with pytest.raises(InvalidBundle, match=r"no \.hip_fatbin"):
-        scan_library(HIP_DATA / "libhost.so")
+        open_fat_library(HIP_DATA / "libhost.so")
 
 
 def test_non_elf_is_not_a_fat_binary(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_non_elf_is_not_a_fat_binary(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", LIBS)
 def test_structure_matches_manifest(name: str) -> None:
     info = manifest()["libraries"][name]
-    with scan_library(HIP_DATA / name) as lib:
+    with open_fat_library(HIP_DATA / name) as lib:
         assert has_hip_fatbin(HIP_DATA / name)
         assert lib.targets == info["targets"]
         assert lib.fatbin_size == info["fatbin_size"]
@@ -77,7 +77,7 @@ def test_code_objects_match_manifest(name: str) -> None:
         for co in b["code_objects"]
     }
     seen = {}
-    with scan_library(HIP_DATA / name) as lib:
+    with open_fat_library(HIP_DATA / name) as lib:
         for co in lib.iter_code_objects():
             assert co.size == len(co.data)
             seen[(co.bundle, co.target)] = hashlib.sha256(co.data).hexdigest()
@@ -97,7 +97,7 @@ def test_round_trip_with_installed_bundler(name: str, tmp_path: Path) -> None:
     lib_copy = tmp_path / name
     shutil.copy(HIP_DATA / name, lib_copy)
     described = script.describe(lib_copy, tmp_path)
-    with scan_library(HIP_DATA / name) as lib:
+    with open_fat_library(HIP_DATA / name) as lib:
         ours = {(co.bundle, co.target): co.data for co in lib.iter_code_objects()}
     for ordinal, bundle in enumerate(described["bundles"]):
         for co in bundle["code_objects"]:
@@ -110,7 +110,7 @@ def test_round_trip_with_installed_bundler(name: str, tmp_path: Path) -> None:
 def test_generic_targets_checked_with_llvm_readelf(tmp_path: Path) -> None:
     """Where the bundler is wrong, llvm-readelf confirms our object is the right ISA."""
     require_tools("llvm-readelf-19")
-    with scan_library(HIP_DATA / "libgeneric19.so") as lib:
+    with open_fat_library(HIP_DATA / "libgeneric19.so") as lib:
         for co in lib.iter_code_objects():
             path = tmp_path / f"{co.target}.co"
             path.write_bytes(co.data)
@@ -122,13 +122,13 @@ def test_generic_targets_checked_with_llvm_readelf(tmp_path: Path) -> None:
 
 
 def test_multi_tu_indexes_follow_bundles() -> None:
-    with scan_library(HIP_DATA / "libmulti19.so") as lib:
+    with open_fat_library(HIP_DATA / "libmulti19.so") as lib:
         got = [(co.target, co.index) for co in lib.iter_code_objects()]
     assert sorted(got) == sorted((t, i) for t in ("gfx1030", "gfx1100", "gfx942") for i in (0, 1))
 
 
 def test_rdc_wrappers_share_one_bundle() -> None:
-    with scan_library(HIP_DATA / "librdc19.so") as lib:
+    with open_fat_library(HIP_DATA / "librdc19.so") as lib:
         assert [w.bundle for w in lib.wrappers] == [0, 0]
         assert {w.relocation.type for w in lib.wrappers if w.relocation} == {1}  # R_X86_64_64
         assert {co.index for co in lib.iter_code_objects()} == {0}
@@ -140,7 +140,7 @@ def test_truncated_library(name: str, tmp_path: Path) -> None:
     for cut in (10, 63, 64, 200, 5000, len(data) // 2, len(data) - 1):
         path = tmp_path / f"cut{cut}.so"
         path.write_bytes(data[:cut])
-        with pytest.raises((InvalidElf, InvalidBundle)) as info, scan_library(path) as lib:
+        with pytest.raises((InvalidElf, InvalidBundle)) as info, open_fat_library(path) as lib:
             list(lib.iter_code_objects())
         assert str(path) in str(info.value) and "\n" not in str(info.value)
 
@@ -159,7 +159,7 @@ def test_entry_lying_about_its_arch(tmp_path: Path) -> None:
     data[at : at + 32] = b"hipv4-amdgcn-amd-amdhsa--gfx1200"
     path = tmp_path / "liar.so"
     path.write_bytes(bytes(data))
-    with scan_library(path) as lib, pytest.raises(InvalidBundle) as info:
+    with open_fat_library(path) as lib, pytest.raises(InvalidBundle) as info:
         list(lib.iter_code_objects())
     message = str(info.value)
     assert str(path) in message and "gfx1200" in message and "gfx1201" in message
@@ -172,4 +172,4 @@ def test_already_split_wrapper_is_rejected(tmp_path: Path) -> None:
     path = tmp_path / "done.so"
     path.write_bytes(bytes(data))
     with pytest.raises(InvalidBundle, match="HIPK"):
-        scan_library(path)
+        open_fat_library(path)

@@ -20,7 +20,7 @@ from elftools.elf.relocation import RelocationSection
 from elf_sections import section as _section
 from hipfx import HIP_DATA, fat_libraries, require_tools
 from wheel_size.errors import InvalidBundle
-from wheel_size.rocm.fatbin_library import scan_library
+from wheel_size.rocm.fatbin_library import open_fat_library
 from wheel_size.rocm.host_rewrite import REF_SECTION, StripResult, load_reference, strip_library
 from wheel_size.rocm.kpack import KpackWriter, read_kpack
 
@@ -206,7 +206,7 @@ def test_wrappers_ask_for_keys_the_kpacks_have(name: str, tmp_path: Path) -> Non
     """The runtime looks up kernel_name#co_index per arch; every wrapper must find its
     code object (this is where index-by-wrapper breaks RDC libraries)."""
     kpacks: dict[str, KpackWriter] = {}
-    with scan_library(HIP_DATA / name) as lib:
+    with open_fat_library(HIP_DATA / name) as lib:
         for co in lib.iter_code_objects():
             if co.target not in kpacks:
                 kpacks[co.target] = KpackWriter(

@@ -11,7 +11,7 @@ import zstandard
 
 from hipfx import HIP_DATA
 from wheel_size.errors import InvalidBundle
-from wheel_size.rocm.fatbin_library import scan_library
+from wheel_size.rocm.fatbin_library import open_fat_library
 from wheel_size.rocm.kpack import (
     KpackWriter,
     compress_kernel,
@@ -24,7 +24,7 @@ from wheel_size.rocm.kpack import (
 def kernels() -> list[tuple[str, str, bytes]]:
     out = []
     for name in ("libmulti19.so", "libplain19.so"):
-        with scan_library(HIP_DATA / name) as lib:
+        with open_fat_library(HIP_DATA / name) as lib:
             out += [
                 (f"lib/{name}#{co.index}", co.target, co.data) for co in lib.iter_code_objects()
             ]

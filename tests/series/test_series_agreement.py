@@ -19,7 +19,7 @@ from series_history import D0, history_of
 from wheel_size.dashboard.chart import build_chart
 from wheel_size.dates import DateRange
 from wheel_size.regressions.issues.alerts import AlertSettings, events_for_night
-from wheel_size.report import build_report
+from wheel_size.report import build_size_report
 from wheel_size.series import MB, SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
@@ -75,7 +75,7 @@ def test_report_regressions_and_dashboard_agree(case: tuple[list[int | None], Th
     sizes, thresholds = case
     history = history_of(sizes)
     series = SizeSeries(history)
-    report = build_report(series, "cpu", span(sizes), thresholds=thresholds)
+    report = build_size_report(series, "cpu", span(sizes), thresholds=thresholds)
     reported = {(j.prev_date, j.date, j.prev_size_bytes, j.size_bytes) for j in report.jumps}
 
     # The regression step reads its own series object built the way it always was.
@@ -114,7 +114,7 @@ def test_the_boundary_that_bit_us() -> None:
     # Exactly 1 MB more: a jump for everyone; one byte less: a jump for no one.
     for delta, expected in ((MB, True), (MB - 1, False)):
         sizes: list[int | None] = [BASE, BASE + delta]
-        report = build_report(SizeSeries(history_of(sizes)), "cpu", span(sizes))
+        report = build_size_report(SizeSeries(history_of(sizes)), "cpu", span(sizes))
         alert = AlertSettings(creep=None)
         regression = SizeSeries(history_of(sizes), ArtifactNaming())
         events = events_for_night(regression, D0 + dt.timedelta(days=1), ["cpu"], alert)

@@ -9,7 +9,8 @@ from cli_runner import run_main
 from fakegithub import FakeGitHub
 from fakegithub.memory import MemoryGitHub
 from fatwheel import build_fat_wheel
-from wheel_size.split.comment import marker, post_comment
+from wheel_size.markers import comment_marker as marker
+from wheel_size.split.comment import post_comment
 
 REPO = "rocm/torch-builds"
 
@@ -19,10 +20,10 @@ def test_post_then_update_in_place(github_world: FakeGitHub) -> None:
     pr = repo.add_issue("Build ROCm wheels", pull_request=True)
     repo.add_issue("unrelated")
     gh = MemoryGitHub(github_world).repository(REPO)
-    first = post_comment(gh, pr.number, f"{marker()}\nfirst")
-    assert [c.body for c in pr.comments] == [f"{marker()}\nfirst"]
-    second = post_comment(gh, pr.number, f"{marker()}\nsecond")
-    assert [c.body for c in pr.comments] == [f"{marker()}\nsecond"]
+    first = post_comment(gh, pr.number, f"{marker('split')}\nfirst")
+    assert [c.body for c in pr.comments] == [f"{marker('split')}\nfirst"]
+    second = post_comment(gh, pr.number, f"{marker('split')}\nsecond")
+    assert [c.body for c in pr.comments] == [f"{marker('split')}\nsecond"]
     assert first == second
     # Another key is another comment; someone else's comments are left alone.
     post_comment(gh, pr.number, f"{marker('cp312')}\nthird", key="cp312")
@@ -45,6 +46,6 @@ def test_cli_posts_the_report(fake_github: FakeGitHub, tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
     assert len(pr.comments) == 1
     body = pr.comments[0].body
-    assert body.startswith(marker())
+    assert body.startswith(marker("split"))
     assert "| gfx1100 | host + gfx1100 + gfx110x + gfx11 |" in body
     assert (tmp_path / "r.md").read_text() in body

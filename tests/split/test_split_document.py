@@ -14,7 +14,7 @@ from fatwheel import build_fat_wheel
 from typed_schema import differences
 from wheel_size.split.document import FileSize, SplitReport
 from wheel_size.split.job import SplitRequest, checked_split_options, run_split_job
-from wheel_size.split.report import to_json
+from wheel_size.split.report import split_report_json
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "split-report.schema.json").read_text())
 
@@ -41,6 +41,6 @@ def test_built_report_validates(tmp_path: Path) -> None:
         device_package_prefix="amd-torch-device", overlay_root="torch/", wheel_type="torch-fat"
     )
     outcome = run_split_job(SplitRequest(wheel, tmp_path / "out", options))
-    text = to_json(outcome.report)
+    text = split_report_json(outcome.report)
     jsonschema.validate(json.loads(text), SCHEMA)
     assert json.loads(text) == outcome.report  # the typed document is the JSON, as it is

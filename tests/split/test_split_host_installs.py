@@ -79,6 +79,6 @@ def test_report_sizes_are_what_pip_downloads(fat: Path, tmp_path: Path, mode: st
 
 
 def run_report_markdown(report: dict[str, object]) -> str:
-    from wheel_size.split.report import render_markdown
+    from wheel_size.split.report import render_split_report
 
-    return render_markdown(report)  # type: ignore[arg-type]
+    return render_split_report(report)  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ import pytest
 import zstandard
 
 from hipfx import HIP_DATA
-from wheel_size.rocm.fatbin_library import scan_library
+from wheel_size.rocm.fatbin_library import open_fat_library
 from wheel_size.rocm.kpack import compress_kernel, parse_kpack
 from wheel_size.split.deflate_probe import (
     MIN_SAVING,
@@ -39,7 +39,7 @@ from wheel_size.split.work import (
     kpack_entry,
     kpack_result,
     settle_kpack,
-    write_output,
+    write_output_wheel,
 )
 from wheel_size.wheel.writer import WheelEntry
 
@@ -54,7 +54,7 @@ def zlib6(data: bytes) -> int:
 def code_objects() -> list[bytes]:
     out = []
     for path in sorted(HIP_DATA.glob("lib*19*.so")):
-        with scan_library(path) as lib:
+        with open_fat_library(path) as lib:
             out += [co.data for co in lib.iter_code_objects()]
     return out
 
@@ -98,7 +98,7 @@ def write_device_wheel(tmp_path: Path, kpack: KpackResult) -> zipfile.ZipInfo:
         False,
         6,
     )
-    written = write_output(job)
+    written = write_output_wheel(job)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".deflate")]  # scratch gone
     with zipfile.ZipFile(written.path) as zf:
         assert zf.testzip() is None

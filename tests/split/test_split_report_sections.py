@@ -24,7 +24,7 @@ from conftest import REPO_ROOT
 from fatwheel import HIP_DIR, build_fat_wheel
 from wheel_size.split.comment import render_comment
 from wheel_size.split.names import normalize_arch
-from wheel_size.split.report import render_markdown, to_json
+from wheel_size.split.report import render_split_report, split_report_json
 
 SEED = REPO_ROOT / "tests" / "data" / "split" / "seed-report.json"
 SCHEMA = json.loads((REPO_ROOT / "docs" / "split-report.schema.json").read_text())
@@ -55,7 +55,7 @@ def test_saved_seed_report_is_valid() -> None:
 
 
 def test_key_result_sentence_names_every_component() -> None:
-    markdown = render_markdown(seed())
+    markdown = render_split_report(seed())
     first = re.search(
         rf"A user installing for gfx1100 downloads ({NUMBER}) \(host\) \+ ({NUMBER}) \(gfx1100\) "
         rf"\+ ({NUMBER}) \(gfx11 family\) = ({NUMBER}) instead of ({NUMBER}) \(78% saved\)\.",
@@ -76,7 +76,7 @@ def test_key_result_sentence_names_every_component() -> None:
 
 
 def test_phase_timings_table() -> None:
-    table = section(render_markdown(seed()), "Phase timings")
+    table = section(render_split_report(seed()), "Phase timings")
     assert "| Scan: wheel members, fat binaries, database files | 0.6s |" in table
     assert (
         "| Kernel extraction and host binary rewrite (10 libraries), their RECORD check | 132s |"
@@ -87,7 +87,7 @@ def test_phase_timings_table() -> None:
 
 
 def test_per_library_extraction_figures() -> None:
-    table = section(render_markdown(seed()), "Kernel extraction per library")
+    table = section(render_split_report(seed()), "Kernel extraction per library")
     assert "Extraction is dominated by `lib/libmagma.so` (" in table
     assert "6,160 kernels, 102s)." in table
     row = next(line for line in table.splitlines() if line.startswith("| `lib/libmagma.so` |"))
@@ -99,7 +99,7 @@ def test_per_library_extraction_figures() -> None:
 
 
 def test_notes_metadata_installation_layout() -> None:
-    markdown = render_markdown(seed())
+    markdown = render_split_report(seed())
     assert "Hierarchy-aware bundling: gfx11 (family), gfx12_0 (sub-family)" in markdown
     assert (
         "- gfx942: gfx942, gfx942:xnack+, gfx942:xnack- in one device wheel (3 `.kpack` files)."
@@ -129,7 +129,7 @@ def test_untimed_report_has_no_timing_columns() -> None:
     report = seed()
     report["timings"] = None
     report["options"] = None
-    markdown = render_markdown(report)
+    markdown = render_split_report(report)
     assert "Phase timings" not in markdown
     assert "| Library | Size | Kernels | Device code | In kpacks | Architectures |" in markdown
     assert "compression" not in markdown
@@ -141,7 +141,7 @@ def test_hostile_strings_stay_inert() -> None:
     report["libraries"][0]["path"] = "lib/`x`|<img src=x onerror=alert(1)>.so"
     report["host_metadata"]["added"][0] = "Requires-Dist: x\n```\n# injected heading"
     report["devices"][4]["db_dirs"][0]["dir"] = "lib/```\n<script>"
-    markdown = render_markdown(report)
+    markdown = render_split_report(report)
     fences = [line for line in markdown.splitlines() if line.startswith("```")]
     assert len(fences) % 2 == 0  # no value opens or closes a code block
     outside = re.sub(r"^```\n.*?^```\n", "", markdown, flags=re.S | re.M)
@@ -283,7 +283,10 @@ def test_metadata_lines_are_those_of_the_host_wheel(split: dict[str, Any]) -> No
 
 def test_markdown_renders_from_the_json_alone(split: dict[str, Any]) -> None:
     report = split["report"]
-    assert render_markdown(json.loads(to_json(copy.deepcopy(report)))) == split["markdown"]
+    assert (
+        render_split_report(json.loads(split_report_json(copy.deepcopy(report))))
+        == split["markdown"]
+    )
 
 
 def test_directory_output_and_host_installs_all(fat_wheel: Path, tmp_path: Path) -> None:
@@ -306,7 +309,7 @@ def test_no_sentence_says_x_instead_of_x(extra: int) -> None:
         row["parts"][-1]["size"] += fat + extra - row["size"]
         row["size"] = fat + extra
         row["savings_pct"] = round(100.0 * (fat - row["size"]) / fat, 1)
-    markdown = render_markdown(report)
+    markdown = render_split_report(report)
     for m in re.finditer(r"= ([\d,.]+ [KM]B) instead of ([\d,.]+ [KM]B) \(([^)]*)\)", markdown):
         assert m.group(1) != m.group(2), m.group(0)
         assert not m.group(3).startswith(("-0%", "0%")), m.group(0)

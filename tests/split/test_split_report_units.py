@@ -12,8 +12,9 @@ from typing import Any
 import jsonschema
 
 from conftest import REPO_ROOT
-from wheel_size.split.comment import marker, render_comment
-from wheel_size.split.report import render_markdown
+from wheel_size.markers import comment_marker as marker
+from wheel_size.split.comment import render_comment
+from wheel_size.split.report import render_split_report
 from wheel_size.units import MB
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "split-report.schema.json").read_text())
@@ -101,7 +102,7 @@ def _report() -> Any:  # a report as the JSON holds it; the test validates it
 def test_markdown_sizes_are_mebibyte_mb_and_savings_are_byte_ratios() -> None:
     report = _report()
     jsonschema.validate(report, SCHEMA)
-    text = render_markdown(report)
+    text = render_split_report(report)
     assert "| Input wheel | 5,222.5 MB |" in text
     assert "| Host wheel | 431.0 MB |" in text
     assert "| Device wheels (3) | 748.1 MB total |" in text  # 54.1 + 241 + 453
@@ -123,5 +124,5 @@ def test_markdown_sizes_are_mebibyte_mb_and_savings_are_byte_ratios() -> None:
 def test_comment_is_the_report_under_its_marker() -> None:
     report = _report()
     body = render_comment(report)
-    assert body.startswith(marker() + "\n")
-    assert render_markdown(report) in body
+    assert body.startswith(marker("split") + "\n")
+    assert render_split_report(report) in body

@@ -28,8 +28,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.archs import arch_key
 from wheel_size.rocm.target_id import GENERIC_COVERS, TargetId, compatible, parse_target_id
+from wheel_size.variants import without_toolkit_versions
 
-__all__ = ["arch_order", "family", "missing_archs", "serves", "single_architecture"]
+__all__ = ["arch_order", "arch_platform", "missing_archs", "serves", "single_architecture"]
 
 _SM = re.compile(r"^sm_(\d+?)(\d)([af]?)$")
 
@@ -40,7 +41,7 @@ def arch_order(arch: str) -> tuple[bool, tuple[str, int, str]]:
     return arch.startswith("compute_"), arch_key(arch)
 
 
-def family(arch: str) -> str:
+def arch_platform(arch: str) -> str:
     """``cuda`` for ``sm_*``/``compute_*``, else ``hip``."""
     return "cuda" if arch.startswith(("sm_", "compute_")) else "hip"
 
@@ -82,16 +83,16 @@ def _cuda_serves(code: str, device: str) -> bool:
 
 def serves(code: str, wanted: str) -> bool:
     """True when code built for ``code`` runs where ``wanted``'s code runs."""
-    if family(code) != family(wanted):
+    if arch_platform(code) != arch_platform(wanted):
         return False
     if code == wanted:
         return True
-    return _hip_serves(code, wanted) if family(code) == "hip" else _cuda_serves(code, wanted)
+    return _hip_serves(code, wanted) if arch_platform(code) == "hip" else _cuda_serves(code, wanted)
 
 
 def _machine(arch: str) -> str:
     """The hardware an architecture names: a HIP processor, a CUDA compute capability."""
-    if family(arch) == "hip":
+    if arch_platform(arch) == "hip":
         target = _target(arch)
         return target.processor if target is not None else arch
     cc = _cc(arch)
@@ -105,14 +106,10 @@ def single_architecture(archs: Iterable[str]) -> bool:
     return len(machines) == 1
 
 
-# A toolkit and its version in a file name: cuda118, cu128, rocm64, rocm7.1, hip6, xpu2025.
-_TOOLKIT = re.compile(r"(cuda|cu|rocm|hip|xpu)[0-9]+(?:\.[0-9]+)*(?=[._-]|$)", re.IGNORECASE)
-
-
 def _stem(path: str) -> str:
     """A file's name with its toolkit versions blanked: equal for builds of one library for
     different toolkit versions (``libbitsandbytes_cuda118.so`` and ``_cuda130.so``)."""
-    return _TOOLKIT.sub(lambda m: m.group(1).lower() + "#", path.rsplit("/", 1)[-1])
+    return without_toolkit_versions(path.rsplit("/", 1)[-1])
 
 
 def missing_archs(files: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:

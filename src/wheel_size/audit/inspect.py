@@ -39,7 +39,7 @@ from wheel_size.errors import InvalidWheel, WheelSizeError
 from wheel_size.native.debuginfo import StripSavings, strip_savings
 from wheel_size.native.pe import read_pe_facts
 from wheel_size.oneline import one_line
-from wheel_size.variants import variant_key
+from wheel_size.variants import other_accelerator, variant_key
 from wheel_size.wheel.archive import open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 from wheel_size.wheel.record import StreamingHash
@@ -48,8 +48,6 @@ __all__ = ["NativeFile", "WheelInfo", "accelerator", "glibc_floor", "inspect_whe
 
 _CHUNK = 1 << 20
 _EXTENSION = re.compile(r"(\.abi3\.so|\.cpython-\d+[a-z]*-[^/]*\.so|\.pyd|\.so)$")
-# Accelerators the variant vocabulary has no kind for: named as they are.
-_OTHER_ACCELERATOR = re.compile(r"^(mps|npu|tpu)(?![a-z])")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _META_DIR = re.compile(r"^([^/]+?)-([^/-]+)\.(dist-info|data)(/|$)")
 
@@ -65,8 +63,7 @@ def accelerator(label: str | None) -> str | None:
     key = variant_key(label)
     if key.kind in ("cuda", "rocm", "xpu"):
         return key.local_tag
-    match = _OTHER_ACCELERATOR.match(label.lower())
-    return match.group(1) if match else None
+    return other_accelerator(label)
 
 
 def glibc_floor(platform_tags: list[str]) -> str | None:

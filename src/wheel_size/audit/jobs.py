@@ -21,26 +21,19 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from wheel_size.audit.document import JobRow
 from wheel_size.audit.inspect import WheelInfo
+from wheel_size.variants import job_platform
 
 __all__ = ["JobVerdict", "job_of", "job_verdicts", "keep_order"]
 
-_ACCELERATOR_JOB = re.compile(r"(^|[^a-z])(cuda|cu\d{2,3}|rocm|hip|xpu|gpu|mps|npu|tpu)", re.I)
-_OS = (
-    (re.compile(r"linux|ubuntu|manylinux|musllinux", re.I), 0),
-    (re.compile(r"win", re.I), 2),
-    (re.compile(r"mac|darwin|osx|apple|(^|[^a-z])m[1-4]([^a-z0-9]|$)", re.I), 3),
-)
-_CPU = (
-    (re.compile(r"x86_64|x86-64|amd64|x64", re.I), 0),
-    (re.compile(r"aarch64|arm64|(^|[^a-z])m[1-4]([^a-z0-9]|$)", re.I), 1),
-    (re.compile(r"ppc64|s390x|i686|i386|x86(?!.64)|armv7|riscv|loongarch", re.I), 2),
-)
+# Job names are read by the variant vocabulary (:func:`wheel_size.variants.job_platform`);
+# these are only the keeper's order of what it says.
+_OS_RANK = {"linux": 0, None: 1, "windows": 2, "macos": 3}
+_MACHINE_RANK = {"x86_64": 0, None: 0, "aarch64": 1, "other": 2}
 
 
 def job_of(path: str) -> str:
@@ -48,13 +41,6 @@ def job_of(path: str) -> str:
     if "!" in path:
         return path.rsplit("!", 1)[0]
     return posixpath.dirname(path.replace("\\", "/")) or "."
-
-
-def _rank(patterns: Sequence[tuple[re.Pattern[str], int]], text: str, default: int) -> int:
-    for pattern, rank in patterns:
-        if pattern.search(text):
-            return rank
-    return default
 
 
 def _tag_rank(wheel: WheelInfo) -> tuple[int, tuple[int, ...]]:
@@ -73,6 +59,7 @@ def keep_order(
 
     def key(wheel: WheelInfo) -> tuple[object, ...]:
         job = job_of(wheel.path)
+        platform = job_platform(job)
         preferred = next(
             (
                 i
@@ -86,9 +73,9 @@ def keep_order(
             1 if wheel.path in broken else 0,
             1 if wheel.accelerator or wheel.local_label else 0,
             _tag_rank(wheel),
-            1 if _ACCELERATOR_JOB.search(job) else 0,
-            _rank(_OS, job, 1),
-            _rank(_CPU, job, 0),
+            1 if platform.accelerator else 0,
+            _OS_RANK[platform.os],
+            _MACHINE_RANK[platform.machine],
             job,
             wheel.path,
         )

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wheel_size.audit.arch_coverage import arch_order, family, missing_archs
+from wheel_size.audit.arch_coverage import arch_order, arch_platform, missing_archs
 from wheel_size.audit.document import (
     AuditDocument,
     AuditSummary,
@@ -26,6 +26,7 @@ from wheel_size.audit.document import (
 from wheel_size.audit.inspect import WheelInfo
 from wheel_size.audit.jobs import JobVerdict, job_verdicts, keep_order
 from wheel_size.audit.platform_check import platform_issues
+from wheel_size.variants import variant_key
 
 __all__ = [
     "AuditReport",
@@ -145,8 +146,10 @@ _NOT_TO_GRAFT = ("libcuda.so", "libcuda-", "libcudart", "libnvrtc", "libamdhip64
 
 
 def _cuda_major(label: str) -> int | None:
-    match = re.match(r"^cu(\d+?)(\d)$", label)
-    return int(match.group(1)) if match else None
+    """The CUDA major version an accelerator label names (``cu128`` → 12), read through the
+    variant vocabulary."""
+    key = variant_key(label)
+    return int(key.version.split(".")[0]) if key.kind == "cuda" and key.version else None
 
 
 def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
@@ -165,7 +168,7 @@ def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
     label = wheel.accelerator or ""
     needed = sorted({n for native in wheel.native for n in native.needed})
     cudart = [n for n in needed if n.startswith("libcudart.so.")]
-    if label.startswith(("rocm", "hip")) and any(
+    if variant_key(label).kind == "rocm" and any(
         n.startswith(("libcudart", "libcuda.")) for n in needed
     ):
         found.append(
@@ -175,7 +178,7 @@ def _runtime_findings(wheel: WheelInfo) -> list[Finding]:
                 f"labelled {label!r} but links {', '.join(cudart or needed)}",
             )
         )
-    major = _cuda_major(label) if label.startswith("cu") else None
+    major = _cuda_major(label)
     if major is not None:
         other = [n for n in cudart if n.split(".so.", 1)[1].split(".")[0] != str(major)]
         if other:
@@ -203,7 +206,7 @@ def _coverage_findings(wheel: WheelInfo) -> list[Finding]:
     found: list[Finding] = []
     for kind in ("cuda", "hip"):
         files = {
-            n.path: [a for a in n.gpu_archs if family(a) == kind]
+            n.path: [a for a in n.gpu_archs if arch_platform(a) == kind]
             for n in sorted(wheel.native, key=lambda n: n.path)
         }
         gaps = missing_archs({path: archs for path, archs in files.items() if archs})

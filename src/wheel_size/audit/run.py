@@ -84,10 +84,10 @@ class AuditResult:
         return json.dumps(document, indent=2) + "\n"
 
     def markdown(self) -> str:
-        from wheel_size.audit.view import view
+        from wheel_size.audit.view import audit_view
         from wheel_size.render import render
 
-        text = render("audit.md.j2", **view(self.report)) + numbers_markdown(self.report)
+        text = render("audit.md.j2", **audit_view(self.report)) + numbers_markdown(self.report)
         if self.quota_asked:
             text += render("_quota.md.j2", q=self.quota, error=self.quota_error, gib=GIB)
         return text

@@ -16,7 +16,7 @@ from wheel_size.audit.matrix import AuditReport
 from wheel_size.render.safe_markdown import plain_cell as cell
 from wheel_size.units import format_size as human
 
-__all__ = ["AuditView", "view"]
+__all__ = ["AuditView", "audit_view"]
 
 
 class WheelView(TypedDict):
@@ -53,7 +53,7 @@ class AuditView(TypedDict):
     disable: list[DisableView]
 
 
-def view(report: AuditReport) -> AuditView:
+def audit_view(report: AuditReport) -> AuditView:
     data = report.to_json()
     wheels: list[WheelView] = []
     for wheel in report.wheels:

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from wheel_size.bisect.document import BisectDocument
+from wheel_size.markers import comment_marker
 from wheel_size.render.templates import render
-from wheel_size.sticky import marker
 
 __all__ = ["comment_key", "render_bisect_markdown", "trigger_text"]
 
@@ -30,7 +30,7 @@ def render_bisect_markdown(doc: BisectDocument, *, repo_url: str) -> str:
         "bisect.md.j2",
         doc=doc,
         repo_url=repo_url.rstrip("/"),
-        marker=marker(comment_key(doc)),
+        marker=comment_marker(comment_key(doc)),
         trigger=trigger_text(doc["trigger"]),
     )
     return text.strip() + "\n"

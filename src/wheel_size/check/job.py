@@ -15,10 +15,10 @@ from wheel_size.check.run import CheckOptions, CheckResult, NightlyArtifacts, ru
 from wheel_size.check.view import check_view
 from wheel_size.errors import WheelSizeError
 from wheel_size.history.history import History
+from wheel_size.markers import comment_marker
 from wheel_size.ports.ancestry import RelatesCommits
 from wheel_size.quota.model import GIB
 from wheel_size.render import render
-from wheel_size.sticky import marker
 
 __all__ = ["COMMENT_KEY", "CheckOutcome", "pr_check"]
 
@@ -56,7 +56,7 @@ def pr_check(
         result, options.budget, run_url=run_url, footer=footer, diff_limit=options.diff_limit,
         warnings=warnings,
     )  # fmt: skip
-    markdown = render("check_comment.md.j2", marker=marker(COMMENT_KEY), **context)
+    markdown = render("check_comment.md.j2", marker=comment_marker(COMMENT_KEY), **context)
     if options.quota is not None:  # the project quota, the pull request's wheels the set
         markdown += render("_quota.md.j2", q=result.quota, error=result.quota_error, gib=GIB)
     outcome = CheckOutcome(result, markdown, warnings=list(warnings or []))

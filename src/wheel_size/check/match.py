@@ -16,7 +16,6 @@ contradict the artifact it came in, is not compared: one line says which disagre
 from __future__ import annotations
 
 import email.parser
-import re
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from wheel_size.variants import (
 from wheel_size.wheel.archive import open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 
-__all__ = ["PrWheel", "artifact_parts", "declared_tags", "find_wheels"]
+__all__ = ["PrWheel", "declared_tags", "find_wheels"]
 
 
 @dataclass(frozen=True)
@@ -50,24 +49,6 @@ class PrWheel:
     python: str | None
     unmatched: str | None = None  # why no variant could be matched
     key: VariantKey | None = None  # platform, accelerator and Python ABI, from its tags
-
-
-def artifact_parts(naming: ArtifactNaming, artifact: str) -> tuple[str | None, str] | None:
-    """(python, variant) of an artifact named by ``naming``'s pattern for any Python
-    (``manywheel-py3_13t-cuda12_8`` → ``("py3_13t", "cuda12_8")``), or None."""
-    regex = []
-    for part in re.split(r"(\{variant\}|\{python\})", naming.pattern):
-        if part == "{variant}":
-            regex.append(r"(?P<variant>.+)")
-        elif part == "{python}":
-            regex.append(r"(?P<python>(?:py|cp)3_?\d{1,2}t?)")
-        else:
-            regex.append(re.escape(part))
-    m = re.fullmatch("".join(regex), artifact)
-    if not m:
-        return None
-    python = m.groupdict().get("python")
-    return (canonical_python(python) if python else None), m.group("variant")
 
 
 def declared_tags(path: Path) -> set[str] | None:
@@ -107,7 +88,7 @@ def _artifact_of(path: Path, root: Path, naming: ArtifactNaming) -> tuple[str, s
     """(folder, python, variant) of the innermost artifact folder the wheel came in."""
     relative = path.relative_to(root).parts if path != root else ()
     for folder in reversed(relative[:-1]):
-        parts = artifact_parts(naming, folder)
+        parts = naming.split_artifact(folder)
         if parts is not None:
             return folder, parts[0], parts[1]
     raise LookupError

@@ -20,7 +20,7 @@ from typing import Protocol
 from wheel_size.check.budget import Breach, Budget
 from wheel_size.check.document import CheckDocument, NightChoiceDocument, WheelCheckDocument
 from wheel_size.check.limits import Standing, acknowledged_by, pr_breaches
-from wheel_size.check.match import PrWheel, artifact_parts, find_wheels
+from wheel_size.check.match import PrWheel, find_wheels
 from wheel_size.check.mergebase import NightChoice
 from wheel_size.diff.compare import diff_wheels
 from wheel_size.diff.hip import hip_scanners
@@ -190,7 +190,7 @@ class CheckResult:
 def _matches(naming: ArtifactNaming, name: str, wheel: PrWheel) -> bool:
     """Whether artifact ``name`` holds ``wheel``'s build: its platform, accelerator and
     Python ABI as far as the name says them (:class:`~wheel_size.variants.VariantKey`)."""
-    parts = artifact_parts(naming, name)
+    parts = naming.split_artifact(name)
     if parts is None or wheel.key is None or wheel.variant is None:
         return False
     python, variant = parts

@@ -11,7 +11,7 @@ from typing import Literal, TypedDict
 from wheel_size.check.budget import Breach, Budget
 from wheel_size.check.limits import acknowledged_by
 from wheel_size.check.run import CheckResult, WheelCheck
-from wheel_size.diff.view import DiffView, view
+from wheel_size.diff.view import DiffView, diff_view
 from wheel_size.evidence.document import FamiliesView
 from wheel_size.evidence.families import families_context
 from wheel_size.units import MB, format_mb, format_size
@@ -150,7 +150,7 @@ def _row(check: WheelCheck, result: CheckResult, run_url: str | None, diff_limit
         "failing": any(not b["accepted"] for b in breaches),
         "standing": standing_texts(check),
         "notes": list(check.notes),
-        "diff": view(check.diff, limit=diff_limit) if check.diff is not None else None,
+        "diff": diff_view(check.diff, limit=diff_limit) if check.diff is not None else None,
         "kernel": families_context(check.families, check.families_note),
         "installed_mb": None if check.installed_bytes is None else check.installed_bytes / MB,
         "base_installed_mb": None

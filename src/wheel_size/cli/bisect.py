@@ -137,9 +137,9 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.bisect.view import comment_key, render_bisect_markdown
     from wheel_size.cli.options import (
         naming_from_args,
+        print_or_write,
         thresholds_from_args,
         variants_from_args,
-        write_output,
     )
     from wheel_size.dates import parse_date
     from wheel_size.errors import GitHubError, InputError
@@ -229,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = render_bisect_markdown(doc, repo_url=repo_url)
-    write_output(args.output, text)
+    print_or_write(args.output, text)
     return 0
 
 

@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from wheel_size.check.pull_check import check_pull_request
-    from wheel_size.cli.options import write_output
+    from wheel_size.cli.options import print_or_write
     from wheel_size.github.client import connect
     from wheel_size.github.port import PyGithubPort
 
@@ -215,9 +215,9 @@ def run(args: argparse.Namespace) -> int:
     outcome = check_pull_request(request, github, token=token, progress=sys.stderr)
     if args.json:
         data = {**outcome.result.to_json(), "warnings": outcome.warnings}
-        write_output(args.json, json.dumps(data, indent=2) + "\n")
+        print_or_write(args.json, json.dumps(data, indent=2) + "\n")
     if args.output or not outcome.comment_url:
-        write_output(args.output, outcome.markdown)
+        print_or_write(args.output, outcome.markdown)
     from wheel_size.cli.summary import workflow_summary
 
     workflow_summary(outcome.markdown, args.output if args.output not in (None, "-") else None)

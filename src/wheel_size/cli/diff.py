@@ -39,7 +39,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wheel_size.diff.run import diff_inputs
-    from wheel_size.diff.view import cell, view
+    from wheel_size.diff.view import cell, diff_view
     from wheel_size.fileio import atomic_write_text
     from wheel_size.history.tempwork import temporary_work
     from wheel_size.render import render
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render(
             "diff.md.j2",
-            comparisons=[view(c, limit=args.limit) for c in report.comparisons],
+            comparisons=[diff_view(c, limit=args.limit) for c in report.comparisons],
             problems=[cell(p) for p in report.problems],
         )
     if args.output:

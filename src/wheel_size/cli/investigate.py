@@ -60,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     from wheel_size.cli.options import (
         naming_from_args,
         open_store_from_args,
+        print_or_write,
         thresholds_from_args,
         variants_from_args,
-        write_output,
     )
     from wheel_size.dates import parse_date
     from wheel_size.errors import InputError
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             reproduce=Reproduce(reproduce_args(args, repo_name, variant, date)),
             threshold=thresholds.describe(),
         )
-    write_output(args.output, text)
+    print_or_write(args.output, text)
     return 0
 
 

@@ -31,10 +31,10 @@ __all__ = [
     "add_threshold_options",
     "naming_from_args",
     "open_store_from_args",
+    "print_or_write",
     "store_location_from_args",
     "thresholds_from_args",
     "variants_from_args",
-    "write_output",
 ]
 
 
@@ -261,7 +261,7 @@ def open_store_from_args(
         yield store
 
 
-def write_output(path: str | None, text: str) -> None:
+def print_or_write(path: str | None, text: str) -> None:
     """Print, or write a file atomically (no half-written report on failure)."""
     if path is None or path == "-":
         print(text, end="")

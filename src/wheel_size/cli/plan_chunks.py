@@ -45,7 +45,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from wheel_size.dates import parse_date
     from wheel_size.errors import InputError
-    from wheel_size.plan import parse_chunk_size, plan_chunks
+    from wheel_size.plan import parse_chunk_size, plan_date_chunks
 
     size = parse_chunk_size(args.chunk)
     chunks = []
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.start:
         start = parse_date(args.start, "--from")
         end = parse_date(args.end, "--to") if args.end else today
-        chunks = plan_chunks(start, end, size)
+        chunks = plan_date_chunks(start, end, size)
         # The writer's report reaches back to the first backfilled night.
         report_days = max((today - start).days + 1, (end - start).days + 1)
     elif args.end:

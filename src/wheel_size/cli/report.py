@@ -10,7 +10,7 @@ from wheel_size.cli.options import (
     add_range_options,
     add_store_options,
     add_threshold_options,
-    write_output,
+    print_or_write,
 )
 
 __all__ = ["configure_parser", "run"]
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from wheel_size.dates import periods_from_args
     from wheel_size.report.build import reports_for
-    from wheel_size.report.render import render_json, render_markdown
+    from wheel_size.report.render import render_json, render_size_report
 
     periods = periods_from_args(args.date_from, args.date_to, args.month)
     token = os.environ.get("GITHUB_TOKEN") or None
@@ -62,6 +62,6 @@ def run(args: argparse.Namespace) -> int:
         from wheel_size.report.forecast import with_forecast
 
         reports = [with_forecast(r, forecast) for r in reports]
-    text = render_json(reports) if args.format == "json" else render_markdown(reports)
-    write_output(args.output, text)
+    text = render_json(reports) if args.format == "json" else render_size_report(reports)
+    print_or_write(args.output, text)
     return 0

@@ -245,7 +245,7 @@ def dry_run_from_args(args: argparse.Namespace) -> str:
     ``--tmp-dir`` this run had to create is removed again)."""
     from wheel_size.fileio import make_dirs, remove_dirs
     from wheel_size.split.apply import plan_only
-    from wheel_size.split.dryrun import plan_data, render_text, to_json
+    from wheel_size.split.dryrun import dry_run_json, plan_data, render_text
 
     options = _options(args)
     flags = [("--report-json", args.report_json), ("--report-md", args.report_md)]
@@ -260,4 +260,4 @@ def dry_run_from_args(args: argparse.Namespace) -> str:
         remove_dirs(made_tmp)
     size = args.input.stat().st_size if args.input.is_file() else sum(m.size for m in plan.members)
     data = plan_data(plan, size)
-    return to_json(data) if args.format == "json" else render_text(data, args.verbose)
+    return dry_run_json(data) if args.format == "json" else render_text(data, args.verbose)

@@ -269,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from wheel_size.cli.options import write_output
+    from wheel_size.cli.options import print_or_write
     from wheel_size.units import format_mb
 
     result = track_from_args(args)
@@ -291,10 +291,10 @@ def run(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"wheel-size: warning: {warning}", file=sys.stderr)
     if args.json:
-        write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
+        print_or_write(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
     from wheel_size.nightly.summary import limits_markdown
 
-    write_output(args.output, result.markdown + limits_markdown(result))
+    print_or_write(args.output, result.markdown + limits_markdown(result))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         _workflow_outputs(args, result)
     if result.issue_error is not None:

@@ -35,9 +35,9 @@ from wheel_size.kernels.work import (
     CHUNK_BYTES,
     ChunkResult,
     LibraryScan,
-    plan_chunks,
+    plan_kernel_chunks,
     read_chunk,
-    scan_library,
+    scan_kernel_library,
 )
 from wheel_size.wheel.archive import WheelSource
 
@@ -54,7 +54,7 @@ def _scan_member(
     fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
     with _SOURCES[side].open(name) as src, os.fdopen(fd, "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
-    return side, name, scan_library(Path(path), source, digests)
+    return side, name, scan_kernel_library(Path(path), source, digests)
 
 
 class _Inline(Executor):
@@ -214,7 +214,7 @@ def _plan(
         pair.fallback = True
         pair.pending = 0
         return set()
-    chunks = plan_chunks(index, old, new, chunk_bytes, digests)
+    chunks = plan_kernel_chunks(index, old, new, chunk_bytes, digests)
     pair.pending = len(chunks)
     return {pool.submit(read_chunk, chunk) for chunk in chunks}
 

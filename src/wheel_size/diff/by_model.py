@@ -17,16 +17,22 @@ from wheel_size.diff.document import (
     ByReportDocument,
     ByRowDocument,
     ByTableDocument,
+    FamilyRowDocument,
 )
 
-__all__ = ["BY_CHOICES", "ByDiff", "ByReport", "ByRow", "ByTable"]
+__all__ = ["BY_CHOICES", "ByDiff", "ByReport", "ByRow", "ByTable", "FamilyRow"]
 
 BY_CHOICES = ("kernel", "symbol", "family")
 
 
 @dataclass
-class ByRow:
-    """One kernel, symbol or family: bytes and counts on each side.
+class FamilyRow:
+    """One kernel template family (or kernel, or symbol) on each side: the one declaration
+    of the moved-family row (issue 33). ``diff --by`` rows extend it (:class:`ByRow`); the
+    evidence's families (:mod:`wheel_size.evidence.families`), its JSON
+    (:class:`~wheel_size.diff.document.FamilyRowDocument`) and the template's line
+    (:func:`wheel_size.diff.by_view.family_line`, ``templates/_kernel_families.md.j2``) are
+    made from it.
 
     ``*_count`` is copies for kernels and symbols, instantiations (distinct names) for
     families; ``added`` / ``removed`` are the instantiations that appeared or went (family
@@ -40,14 +46,33 @@ class ByRow:
     added: int = 0
     removed: int = 0
     archs: list[str] = field(default_factory=list)
-    # ``--by kernel``, new side: the most identical copies of it in one architecture of one
-    # library (2 or more: duplicated) and the bytes the extra copies take (``bloat``'s saving)
-    new_identical_copies: int = 0
-    new_duplicate_bytes: int = 0
 
     @property
     def delta(self) -> int:
         return self.new_bytes - self.old_bytes
+
+    def row_document(self) -> FamilyRowDocument:
+        return {
+            "name": self.name,
+            "old_bytes": self.old_bytes,
+            "new_bytes": self.new_bytes,
+            "old_count": self.old_count,
+            "new_count": self.new_count,
+            "added": self.added,
+            "removed": self.removed,
+            "archs": list(self.archs),
+        }
+
+
+@dataclass
+class ByRow(FamilyRow):
+    """A :class:`FamilyRow` of ``diff --by kernel|symbol|family``, with what ``--by kernel``
+    adds."""
+
+    # ``--by kernel``, new side: the most identical copies of it in one architecture of one
+    # library (2 or more: duplicated) and the bytes the extra copies take (``bloat``'s saving)
+    new_identical_copies: int = 0
+    new_duplicate_bytes: int = 0
 
     @property
     def status(self) -> str:

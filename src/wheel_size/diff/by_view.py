@@ -7,12 +7,12 @@ instantiations of ``reduce_kernel<…>`` × 9 SM architectures = +2.2 MB".
 
 from __future__ import annotations
 
-from typing import Protocol, TypedDict
+from typing import TypedDict
 
-from wheel_size.diff.by_model import ByDiff, ByReport, ByRow, ByTable
+from wheel_size.diff.by_model import ByDiff, ByReport, ByRow, ByTable, FamilyRow
 from wheel_size.units import format_size
 
-__all__ = ["ByView", "FamilyLine", "MovedFamilyRow", "arch_word", "by_view", "family_line"]
+__all__ = ["ByView", "FamilyLine", "arch_word", "by_view", "family_line"]
 
 _WHAT = {"kernel": "kernel", "symbol": "symbol", "family": "template family"}
 _AXIS = {"kernel": "architecture", "symbol": "section", "family": "architecture"}
@@ -95,22 +95,7 @@ class ByView(TypedDict):
     problems: list[str]
 
 
-class MovedFamilyRow(Protocol):
-    """What a family line is made from: a ``diff --by family`` row or the evidence's family."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def added(self) -> int: ...
-    @property
-    def removed(self) -> int: ...
-    @property
-    def archs(self) -> list[str]: ...
-    @property
-    def delta(self) -> int: ...
-
-
-def family_line(row: MovedFamilyRow, status: str) -> FamilyLine:
+def family_line(row: FamilyRow, status: str) -> FamilyLine:
     """The parts of one family's sentence (numbers and our words; the name is the caller's)."""
     return {
         "name": row.name,

@@ -19,6 +19,7 @@ __all__ = [
     "ComparisonDocument",
     "DiffCounts",
     "DiffSetDocument",
+    "FamilyRowDocument",
     "FileDocument",
     "GpuDocument",
     "SectionDocument",
@@ -107,17 +108,23 @@ class DiffSetDocument(TypedDict):
     problems: list[str]
 
 
-class ByRowDocument(TypedDict):
+class FamilyRowDocument(TypedDict):
+    """:class:`~wheel_size.diff.by_model.FamilyRow` as JSON: the one declaration of a moved
+    row's fields (a ``--by`` row adds its own, the evidence's families are exactly these)."""
+
     name: str
-    status: str
     old_bytes: int
     new_bytes: int
-    delta_bytes: int
     old_count: int
     new_count: int
     added: int
     removed: int
     archs: list[str]
+
+
+class ByRowDocument(FamilyRowDocument):
+    status: str
+    delta_bytes: int
     new_identical_copies: int
     new_duplicate_bytes: int
 

@@ -20,9 +20,9 @@ __all__ = [
     "GpuRowView",
     "SectionRowView",
     "cell",
+    "diff_view",
     "human",
     "summary_line",
-    "view",
 ]
 
 
@@ -186,7 +186,7 @@ def _file_row(f: FileDiff, gpu_limit: int) -> FileRowView:
     }
 
 
-def view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> DiffView:
+def diff_view(diff: WheelDiff, *, limit: int = 25, gpu_limit: int = 30) -> DiffView:
     """Template context for one comparison."""
     shown = diff.files[:limit]
     rest = diff.files[limit:]

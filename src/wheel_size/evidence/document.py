@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from wheel_size.diff.by_view import FamilyLine
-from wheel_size.diff.document import ComparisonDocument, DiffSetDocument
+from wheel_size.diff.document import ComparisonDocument, DiffSetDocument, FamilyRowDocument
 
 __all__ = [
     "EvidenceDocument",
@@ -44,15 +44,8 @@ Pattern = Literal[
 ]
 
 
-class MovedFamilyDocument(TypedDict):
-    name: str
-    old_bytes: int
-    new_bytes: int
-    old_count: int
-    new_count: int
-    added: int
-    removed: int
-    archs: list[str]
+#: One moved family as the worker hands it back: the diff's row document, not a copy of it.
+MovedFamilyDocument = FamilyRowDocument
 
 
 class KernelFamiliesDocument(TypedDict):

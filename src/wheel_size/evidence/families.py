@@ -12,21 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wheel_size.diff.by_model import ByReport, ByRow
+from wheel_size.diff.by_model import ByReport, ByRow, FamilyRow
 from wheel_size.diff.by_view import FamilyLine, family_line
 from wheel_size.diff.model import WheelDiff
 from wheel_size.diff.run import DiffReport
-from wheel_size.evidence.document import (
-    FamiliesView,
-    KernelFamiliesDocument,
-    MovedFamilyDocument,
-)
+from wheel_size.evidence.document import FamiliesView, KernelFamiliesDocument
 from wheel_size.units import format_size
 
 __all__ = [
     "TOP",
     "KernelFamilies",
-    "MovedFamily",
     "families_context",
     "families_of_wheels",
     "family_diff",
@@ -43,32 +38,13 @@ _ALL = 1 << 30
 
 
 @dataclass
-class MovedFamily:
-    """One template family summed across architectures (and across the wheel pairs).
-
-    ``added`` / ``removed`` are instantiations (distinct names) that appeared or went;
-    ``archs`` the architectures where the family changed."""
-
-    name: str
-    old_bytes: int
-    new_bytes: int
-    old_count: int
-    new_count: int
-    added: int
-    removed: int
-    archs: list[str] = field(default_factory=list)
-
-    @property
-    def delta(self) -> int:
-        return self.new_bytes - self.old_bytes
-
-
-@dataclass
 class KernelFamilies:
-    """The top grown and shrunk families, largest change first, and what was left out."""
+    """The top grown and shrunk families (each summed across architectures and wheel pairs,
+    a :class:`~wheel_size.diff.by_model.FamilyRow`), largest change first, and what was left
+    out."""
 
-    grown: list[MovedFamily] = field(default_factory=list)
-    shrunk: list[MovedFamily] = field(default_factory=list)
+    grown: list[FamilyRow] = field(default_factory=list)
+    shrunk: list[FamilyRow] = field(default_factory=list)
     more_grown: int = 0
     more_grown_bytes: int = 0
     more_shrunk: int = 0
@@ -79,21 +55,9 @@ class KernelFamilies:
         return not (self.grown or self.shrunk or self.more_grown or self.more_shrunk)
 
     def to_json(self) -> KernelFamiliesDocument:
-        def one(f: MovedFamily) -> MovedFamilyDocument:
-            return {
-                "name": f.name,
-                "old_bytes": f.old_bytes,
-                "new_bytes": f.new_bytes,
-                "old_count": f.old_count,
-                "new_count": f.new_count,
-                "added": f.added,
-                "removed": f.removed,
-                "archs": list(f.archs),
-            }
-
         return {
-            "grown": [one(f) for f in self.grown],
-            "shrunk": [one(f) for f in self.shrunk],
+            "grown": [f.row_document() for f in self.grown],
+            "shrunk": [f.row_document() for f in self.shrunk],
             "more_grown": self.more_grown,
             "more_grown_bytes": self.more_grown_bytes,
             "more_shrunk": self.more_shrunk,
@@ -106,10 +70,10 @@ def has_device_code(report: DiffReport) -> bool:
     return any(f.gpu for d in report.comparisons for f in d.files)
 
 
-def _merge(rows: list[ByRow]) -> list[MovedFamily]:
-    merged: dict[str, MovedFamily] = {}
+def _merge(rows: list[ByRow]) -> list[FamilyRow]:
+    merged: dict[str, FamilyRow] = {}
     for row in rows:
-        f = merged.setdefault(row.name, MovedFamily(row.name, 0, 0, 0, 0, 0, 0))
+        f = merged.setdefault(row.name, FamilyRow(row.name))
         f.old_bytes += row.old_bytes
         f.new_bytes += row.new_bytes
         f.old_count = max(f.old_count, row.old_count)

@@ -28,7 +28,7 @@ from typing import Any
 
 from wheel_size.kernels.archs import arch_key
 from wheel_size.kernels.demangle import demangle_many
-from wheel_size.kernels.family import family
+from wheel_size.kernels.family import template_family
 from wheel_size.kernels.inventory import UNATTRIBUTED
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.native import ELF_MAGIC
@@ -163,7 +163,7 @@ def find_bloat(wheel: Path, *, label: str | None = None, top: int = 20) -> Bloat
         shown = names[mangled]
         kin = shown.text if mangled.startswith("$") else UNATTRIBUTED
         if shown.ok and not mangled.startswith("$"):
-            kin = family(shown.text)
+            kin = template_family(shown.text)
         total = grouped.setdefault(kin, FamilyTotal(kin))
         total.bytes += size
         total.names.add(shown.text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ELLIPSIS", "family"]
+__all__ = ["ELLIPSIS", "template_family"]
 
 ELLIPSIS = "<…>"
 _ANGLE = re.compile(r"[<>]")
@@ -107,7 +107,7 @@ def _collapse(text: str) -> str:
     return "".join(out)
 
 
-def family(demangled: str) -> str:
+def template_family(demangled: str) -> str:
     """The family of one demangled name; a name that is not C++ is its own family."""
     text, saved = _shield(demangled)
     start = _signature_start(text)

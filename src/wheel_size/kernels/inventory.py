@@ -16,7 +16,7 @@ from typing import IO
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.demangle import Demangled, demangle, demangle_many
-from wheel_size.kernels.family import family
+from wheel_size.kernels.family import template_family
 from wheel_size.kernels.host import host_symbols
 from wheel_size.kernels.library import iter_code_objects, one_problem
 from wheel_size.rocm.elf_file import ElfImage
@@ -68,7 +68,7 @@ class Inventory:
             if shown.ok and shown.text == mangled and mangled.startswith("$"):
                 kin = mangled  # nvcc's ``$kernel$helper`` names are not C++
             else:
-                kin = family(shown.text) if shown.ok else UNATTRIBUTED
+                kin = template_family(shown.text) if shown.ok else UNATTRIBUTED
             known = self._names[mangled] = (shown.text, kin, shown.ok)
         return known
 

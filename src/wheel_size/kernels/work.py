@@ -4,7 +4,7 @@
 cubins are byte-identical between the releases (libtorch_cuda_linalg.so entirely). So the
 work is cut in two steps that a process pool can share:
 
-1. :func:`scan_library`: the library's ELF and fatbin headers, every SASS/PTX entry as an
+1. :func:`scan_kernel_library`: the library's ELF and fatbin headers, every SASS/PTX entry as an
    :class:`~wheel_size.cuda.images.ImageRef` (checked against its section, not yet read),
    and its HIP code objects, which are read there and then;
 2. :func:`read_chunk`: a run of entries of one library pair, each read once: an entry of
@@ -47,9 +47,9 @@ __all__ = [
     "Item",
     "LibraryScan",
     "Tally",
-    "plan_chunks",
+    "plan_kernel_chunks",
     "read_chunk",
-    "scan_library",
+    "scan_kernel_library",
 ]
 
 _KINDS = ("sass", "ptx")
@@ -114,7 +114,7 @@ class LibraryScan:
     fault: bool = False  # an entry would stop the sequential reader: read it that way
 
 
-def scan_library(path: Path, source: str, digests: bool = False) -> LibraryScan:
+def scan_kernel_library(path: Path, source: str, digests: bool = False) -> LibraryScan:
     """The entries and HIP code objects of the library at ``path`` (see the module text);
     ``digests`` hashes each HIP function (identical copies, :attr:`Tally.same`)."""
     scan = LibraryScan(path, source)
@@ -200,7 +200,7 @@ class ChunkResult:
     shared: int = 0  # entries decoded once for both sides
 
 
-def plan_chunks(
+def plan_kernel_chunks(
     pair: int,
     old: LibraryScan | None,
     new: LibraryScan | None,

@@ -16,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["StripSavings", "is_debug_section", "strip_savings"]
+__all__ = ["DWARF_PREFIXES", "StripSavings", "is_debug_section", "strip_savings"]
 
-_DEBUG_PREFIXES = (".debug", ".zdebug", ".stab", ".gnu.debuglto_")
+#: DWARF sections, plain and compressed (what a wheel diff reads as "debug info").
+DWARF_PREFIXES = (".debug", ".zdebug")
+_DEBUG_PREFIXES = (*DWARF_PREFIXES, ".stab", ".gnu.debuglto_")
 _DEBUG_NAMES = frozenset({".gdb_index", ".line"})
 SYMBOL_TABLES = (".symtab", ".strtab")
 

@@ -168,7 +168,7 @@ def _with_new_causes(store: HistoryStore, result: TrackResult, repository: str) 
     investigation notes were stored after the report was drawn), as the next run's will."""
     from wheel_size.history.investigations import read_notes
     from wheel_size.report.build import with_causes
-    from wheel_size.report.render import render_markdown
+    from wheel_size.report.render import render_size_report
 
     try:
         notes = read_notes(store)
@@ -177,7 +177,7 @@ def _with_new_causes(store: HistoryStore, result: TrackResult, repository: str) 
         return
     if notes:
         result.reports = [with_causes(r, notes) for r in result.reports]
-        result.markdown = render_markdown(result.reports, report_title(repository))
+        result.markdown = render_size_report(result.reports, report_title(repository))
 
 
 def _silent_variants(result: TrackResult) -> list[str]:

@@ -159,7 +159,7 @@ class Investigation:
         if self.fingerprint is None or not self.evidence_json:
             return None
         diff = self.evidence_json.get("diff")
-        facts = facts_from_diff_json(diff if isinstance(diff, dict) else None)
+        facts = facts_from_diff_json(diff if isinstance(diff, dict) else None, self.reach_table)
         if facts is not None:
             facts.families, facts.families_rest = families_from_json(
                 self.evidence_json.get("families")
@@ -409,6 +409,7 @@ def investigate(
             window_size=window.total_commits,
             relevant_candidates=relevant,
             covers_moved=item.covers_moved,
+            table=reach_table,
         )
         candidates.append(
             Candidate(item, status, pull_request_url(repo_html, item.commit.pr), reverts)

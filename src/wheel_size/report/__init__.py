@@ -2,13 +2,13 @@
 
 Public API::
 
-    report = build_report(history, "cuda12_8", [DateRange(start, end)])   # -> Report
+    report = build_size_report(history, "cuda12_8", [DateRange(start, end)])   # -> Report
     report.jumps            # Jump events (variant, dates, sizes, run ids, head/base SHAs)
     report.to_json()        # the documented JSON (docs/report-format.md)
-    render_markdown([report])
+    render_size_report([report])
 """
 
-from wheel_size.report.analyze import LOOKBACK_DAYS, build_report
+from wheel_size.report.analyze import LOOKBACK_DAYS, build_size_report
 from wheel_size.report.model import (
     MB,
     Day,
@@ -19,7 +19,7 @@ from wheel_size.report.model import (
     Report,
     Thresholds,
 )
-from wheel_size.report.render import render_json, render_markdown
+from wheel_size.report.render import render_json, render_size_report
 
 __all__ = [
     "LOOKBACK_DAYS",
@@ -31,7 +31,7 @@ __all__ = [
     "Observation",
     "Report",
     "Thresholds",
-    "build_report",
+    "build_size_report",
     "render_json",
-    "render_markdown",
+    "render_size_report",
 ]

@@ -40,7 +40,7 @@ from wheel_size.series.buildtime import BuildThresholds, build_time
 from wheel_size.series.thresholds import BASELINE_DAYS, Baseline
 from wheel_size.variants import ArtifactNaming
 
-__all__ = ["LOOKBACK_DAYS", "BuildLine", "build_lines", "build_report", "variant_family"]
+__all__ = ["LOOKBACK_DAYS", "BuildLine", "build_lines", "build_size_report", "variant_family"]
 
 # How far before the first reported day to look for the size the first delta compares to.
 LOOKBACK_DAYS = PREVIOUS_NIGHT_DAYS
@@ -133,7 +133,7 @@ def _may_be_ours(name: str, variant: str, naming: ArtifactNaming) -> bool:
     return other is None or variant_family(other) == variant_family(variant)
 
 
-def build_report(
+def build_size_report(
     source: History | SizeSeries,
     variant: str,
     periods: Sequence[DateRange],

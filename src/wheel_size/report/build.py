@@ -10,7 +10,7 @@ from wheel_size.dates import DateRange
 from wheel_size.errors import InputError
 from wheel_size.history.investigations import InvestigationNote, read_notes
 from wheel_size.history.store import HistoryStore
-from wheel_size.report.analyze import LOOKBACK_DAYS, build_report
+from wheel_size.report.analyze import LOOKBACK_DAYS, build_size_report
 from wheel_size.report.model import LikelyCause, Report, Thresholds
 from wheel_size.series import SizeSeries, load_series
 from wheel_size.series.buildtime import BuildThresholds
@@ -107,7 +107,7 @@ def reports_from_series(
         if v not in resolved:
             resolved.append(v)
     reports = [
-        build_report(
+        build_size_report(
             series,
             v,
             periods,

@@ -15,7 +15,7 @@ from wheel_size.report.forecast_doc import LIMIT_WORDS, forecast_dict
 from wheel_size.report.model import Day, DayStatus, Report
 from wheel_size.units import MB
 
-__all__ = ["ChartView", "chart", "render_json", "render_markdown"]
+__all__ = ["ChartView", "chart", "render_json", "render_size_report"]
 
 _STATUS_TEXT = {
     DayStatus.NO_RUN: "no run",
@@ -114,7 +114,7 @@ def _month_turns(r: Report) -> list[dict[str, object]]:
     return turns
 
 
-def render_markdown(reports: Sequence[Report], title: str | None = None) -> str:
+def render_size_report(reports: Sequence[Report], title: str | None = None) -> str:
     """One Markdown document with the seed's four sections per report."""
     items = []
     for r in reports:

@@ -4,7 +4,7 @@
 Pinned API (used by the splitter and the wheel diff)::
 
     has_hip_fatbin(path) -> bool             # header-only
-    lib = scan_library(path)                 # InvalidElf / InvalidBundle
+    lib = open_fat_library(path)                 # InvalidElf / InvalidBundle
     lib.targets                              # ["gfx1100", "gfx942:sramecc+:xnack-", ...]
     lib.iter_code_objects()                  # CodeObject one at a time, file order
     lib.iter_code_object_streams()           # the same, bytes in chunks (the splitter)
@@ -44,9 +44,9 @@ __all__ = [
     "Wrapper",
     "has_hip_fatbin",
     "has_hip_fatbin_data",
+    "open_fat_library",
     "probe_library",
     "read_library",
-    "scan_library",
     "stream_code_objects",
 ]
 
@@ -396,7 +396,7 @@ def _library(elf: ElfImage, name: str) -> FatLibrary:
     return FatLibrary(name=name, elf=elf, fatbin=fatbin, bundles=bundles, wrappers=wrappers)
 
 
-def scan_library(path: Path, name: str | None = None) -> FatLibrary:
+def open_fat_library(path: Path, name: str | None = None) -> FatLibrary:
     """Open and parse ``path`` (kept open by the returned object for streaming reads).
 
     Raises InvalidElf for a truncated or malformed ELF, InvalidBundle for corrupt device

@@ -403,7 +403,7 @@ def _copy_plain(src: IO[bytes], dst: IO[bytes], size: int) -> None:
         size -= len(chunk)
 
 
-def apply_plan(plan: RewritePlan, src: IO[bytes], dst: IO[bytes]) -> None:
+def write_rewritten_library(plan: RewritePlan, src: IO[bytes], dst: IO[bytes]) -> None:
     """Stream the rewritten library to ``dst``."""
     patches = sorted(plan.patches.items())
     _copy(src, dst, 0, plan.cut_start, patches)
@@ -429,7 +429,7 @@ def strip_library(
         plan = plan_strip(lib, kernel_name=kernel_name, search_paths=search_paths)
         try:
             with tmp.open("wb") as out:
-                apply_plan(plan, fh, out)
+                write_rewritten_library(plan, fh, out)
             shutil.copymode(src, tmp)
             if verify:
                 verify_stripped(tmp, str(src), plan, before=verify_image(lib.elf))

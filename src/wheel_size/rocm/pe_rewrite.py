@@ -368,7 +368,7 @@ def _copy_plain(src: IO[bytes], dst: IO[bytes], start: int, end: int) -> None:
         left -= len(chunk)
 
 
-def apply_plan(plan: PePlan, src: IO[bytes], dst: IO[bytes]) -> None:
+def write_rewritten_dll(plan: PePlan, src: IO[bytes], dst: IO[bytes]) -> None:
     """Stream the rewritten DLL to ``dst`` (seekable: the checksum is written last)."""
     patches = sorted(plan.patches.items())
     dst.write(plan.headers)
@@ -416,7 +416,7 @@ def write_dll(
     tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
     try:
         with tmp.open("w+b") as out:
-            apply_plan(plan, fh, out)
+            write_rewritten_dll(plan, fh, out)
             out.flush()
             if out.tell() != result.bytes_after:
                 raise InvalidPe(f"{plan.name}: rewritten DLL has an unexpected size")

@@ -1,9 +1,10 @@
 """Plan a split, then carry the frozen plan out: rewrite libraries, build kpacks, write wheels,
 move them into place.
 
-The library wave plans each candidate completely (:func:`wheel_size.split.work.scan_library`
-parses it once) and, in the same job, carries that plan out (code objects staged, the
-planned host rewrite written and verified, nothing parsed again); the job's plans are frozen
+The library wave plans each candidate completely
+(:func:`wheel_size.split.work.read_and_plan_library` parses it once) and, in the same job,
+carries that plan out (code objects staged, the planned host rewrite written and verified,
+nothing parsed again); the job's plans are frozen
 into one :class:`~wheel_size.split.plan.SplitPlan` (layout, names, warnings) before any kpack
 or wheel is written, and those are built from it alone. :func:`plan_only` runs only the
 planning (``--dry-run``) and writes nothing outside a temporary directory it removes again.
@@ -92,7 +93,7 @@ from wheel_size.split.work import (
     kpack_entry,
     kpack_result,
     library_job,
-    write_output,
+    write_output_wheel,
 )
 from wheel_size.units import format_size
 from wheel_size.wheel.archive import Member, RawData, WheelSource, open_source
@@ -402,7 +403,7 @@ def _split(
                 source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out
             )
             with Progress("split: writing wheels", len(wheel_jobs), stream=log) as progress:
-                timed = _run(pool, Timed(write_output), wheel_jobs, progress, lambda j: 1)
+                timed = _run(pool, Timed(write_output_wheel), wheel_jobs, progress, lambda j: 1)
             timings["wheels"] = time.perf_counter() - clock
             written = [wheel for wheel, _ in timed]
             seconds = [took for _, took in timed]

@@ -4,22 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from wheel_size.markers import comment_marker
 from wheel_size.ports import Issues, Repositories
 from wheel_size.render import render
 from wheel_size.split.document import SplitReport
-from wheel_size.sticky import marker as _marker
 from wheel_size.sticky import post_sticky_comment, post_sticky_in
 
-__all__ = ["marker", "post_comment", "render_comment", "split_commenter"]
-
-
-def marker(key: str = "split") -> str:
-    """The hidden HTML comment that identifies the split's comment (one per key and PR)."""
-    return _marker(key)
+__all__ = ["post_comment", "render_comment", "split_commenter"]
 
 
 def render_comment(report: SplitReport, key: str = "split") -> str:
-    return render("split_comment.md.j2", marker=marker(key), report=report)
+    return render("split_comment.md.j2", marker=comment_marker(key), report=report)
 
 
 def post_comment(issues: Issues, number: int, body: str, key: str = "split") -> str:

@@ -18,7 +18,7 @@ from wheel_size.render.templates import render
 from wheel_size.split.plan import SplitPlan
 from wheel_size.split.work import LibraryPlan
 
-__all__ = ["DryRunPlan", "plan_data", "render_text", "to_json"]
+__all__ = ["DryRunPlan", "dry_run_json", "plan_data", "render_text"]
 
 
 class TargetCount(TypedDict):
@@ -206,7 +206,7 @@ def plan_data(plan: SplitPlan, input_size: int) -> DryRunPlan:
     }
 
 
-def to_json(data: DryRunPlan) -> str:
+def dry_run_json(data: DryRunPlan) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -122,7 +122,7 @@ def run_split_job(
     """
     from wheel_size.fileio import atomic_write_all, check_writable, make_dirs, remove_dirs
     from wheel_size.split.apply import remove_outputs, split_wheel
-    from wheel_size.split.report import build_report, render_markdown, to_json
+    from wheel_size.split.report import build_split_report, render_split_report, split_report_json
 
     for path in (request.report_json, request.report_md):
         if path is not None:
@@ -138,9 +138,9 @@ def run_split_job(
         remove_dirs(made_tmp)  # a tmp dir this run created goes again, if it is empty
         raise
     try:
-        report = build_report(result, request.report_targets)
-        markdown = render_markdown(report)
-        files = [(request.report_json, to_json(report)), (request.report_md, markdown)]
+        report = build_split_report(result, request.report_targets)
+        markdown = render_split_report(report)
+        files = [(request.report_json, split_report_json(report)), (request.report_md, markdown)]
         atomic_write_all([(path, text.encode()) for path, text in files if path is not None])
     except BaseException:
         remove_outputs(result)

@@ -5,7 +5,7 @@ identity, the ELF files under the overlay root that may carry device code and th
 DLLs that do (their headers are read here: ``.hip_fat``), and the device wheel every database
 file goes to.
 Then every candidate library is planned once in the process pool
-(:func:`wheel_size.split.work.scan_library`: wrappers, targets, code objects, the planned
+(:func:`wheel_size.split.work.read_and_plan_library`: wrappers, targets, code objects, the planned
 host rewrite), and :func:`freeze_plan` freezes all of it, with the kpack and device-wheel
 layout (:mod:`wheel_size.split.layout`) and every warning, into a :class:`SplitPlan`: the dry
 run prints it, the split builds its kpacks and wheels from it and changes nothing in it.

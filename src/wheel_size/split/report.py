@@ -1,6 +1,6 @@
 """The savings report of a split: what each GPU's user downloads instead of the fat wheel.
 
-One typed document (``build_report``, a :class:`~wheel_size.split.document.SplitReport`)
+One typed document (``build_split_report``, a :class:`~wheel_size.split.document.SplitReport`)
 feeds the JSON output, the Markdown template (``templates/split_report.md.j2``) and the PR
 comment, so they can never disagree; each section is built by its own small function.
 """
@@ -38,7 +38,13 @@ from wheel_size.split.resolve import Resolver
 from wheel_size.split.work import LibraryResult
 from wheel_size.wheel.archive import open_source
 
-__all__ = ["KPACK_RUNTIME", "REPORT_VERSION", "build_report", "render_markdown", "to_json"]
+__all__ = [
+    "KPACK_RUNTIME",
+    "REPORT_VERSION",
+    "build_split_report",
+    "render_split_report",
+    "split_report_json",
+]
 
 REPORT_VERSION: Literal[2] = 2
 
@@ -55,7 +61,7 @@ def _pct(saved: float, whole: float) -> float:
     return round(100.0 * saved / whole, 1) if whole else 0.0
 
 
-def build_report(result: SplitResult, targets: Sequence[str] = ()) -> SplitReport:
+def build_split_report(result: SplitResult, targets: Sequence[str] = ()) -> SplitReport:
     """Every number of the seed's tables, in bytes; ``targets`` limits the download rows."""
     plan = result.plan
     devices = [_device(result, device) for device in result.devices]
@@ -410,9 +416,9 @@ def _options(result: SplitResult) -> ReportOptions | None:
     }
 
 
-def to_json(report: SplitReport) -> str:
+def split_report_json(report: SplitReport) -> str:
     return json.dumps(report, indent=2, sort_keys=True) + "\n"
 
 
-def render_markdown(report: SplitReport) -> str:
+def render_split_report(report: SplitReport) -> str:
     return render("split_report.md.j2", report=report)

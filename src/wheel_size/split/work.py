@@ -58,9 +58,9 @@ __all__ = [
     "kpack_result",
     "library_job",
     "process_library",
-    "scan_library",
+    "read_and_plan_library",
     "settle_kpack",
-    "write_output",
+    "write_output_wheel",
 ]
 
 
@@ -287,7 +287,7 @@ def _target(entry: BundleEntry) -> str:
     return entry.entry_id.target.text
 
 
-def scan_library(job: LibraryJob) -> LibraryPlan:
+def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
     """Read one candidate once (extracting it when it is a zip member): detect device code,
     delimit its bundles, list targets and code objects, and plan the host rewrite. Writes
     nothing but the inflated copy (this process's scratch file, :func:`_extract`), which
@@ -497,14 +497,14 @@ def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: Libra
         assert isinstance(plan.rewrite, PePlan)
         write_dll(plan.rewrite, fh, src, dst, kernel_name=spec.rel, search_paths=search_paths)
         return
-    from wheel_size.rocm.host_rewrite import RewritePlan, apply_plan, verify_stripped
+    from wheel_size.rocm.host_rewrite import RewritePlan, verify_stripped, write_rewritten_library
 
     assert isinstance(plan.rewrite, RewritePlan)  # planned in the scan, kept for the apply
 
     tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
     try:
         with tmp.open("wb") as out:
-            apply_plan(plan.rewrite, fh, out)
+            write_rewritten_library(plan.rewrite, fh, out)
         shutil.copymode(src, tmp)
         verify_stripped(tmp, spec.source, plan.rewrite, before=plan.findings)
         tmp.replace(dst)
@@ -514,12 +514,13 @@ def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: Libra
 
 
 def library_job(job: LibraryJob) -> tuple[LibraryPlan, LibraryResult | None]:
-    """One library through the split's library wave: its complete plan (:func:`scan_library`)
-    and, unless this is a dry run, that plan carried out at once (:func:`apply_library`),
-    while the inflated copy is fresh in the page cache. Holding every library's copy until
-    all are planned cost a tenth more CPU (``docs/benchmarks.md``). The plan that goes back
-    to the main process leaves out what only the apply needed (bundles, rewrite bytes)."""
-    plan = scan_library(job)
+    """One library through the split's library wave: its complete plan
+    (:func:`read_and_plan_library`) and, unless this is a dry run, that plan carried out at
+    once (:func:`apply_library`), while the inflated copy is fresh in the page cache.
+    Holding every library's copy until all are planned cost a tenth more CPU
+    (``docs/benchmarks.md``). The plan that goes back to the main process leaves out what
+    only the apply needed (bundles, rewrite bytes)."""
+    plan = read_and_plan_library(job)
     result = apply_library(ApplyJob(job, plan)) if plan.fat and job.apply else None
     slim = dataclasses.replace(plan, bundles=(), rewrite=None, copy=None, findings=())
     return slim, result
@@ -662,7 +663,7 @@ class WheelJob:
     deflate_level: int
 
 
-def write_output(job: WheelJob) -> WrittenWheel:
+def write_output_wheel(job: WheelJob) -> WrittenWheel:
     """Write one output wheel or tree; a stored zstd kpack is settled first
     (:func:`settle_kpack`), its deflated stream in a scratch file next to the wheel,
     removed once the wheel is written."""

@@ -15,7 +15,8 @@ from fakegithub import FakeGitHub
 from wheel_size.errors import GitHubError
 from wheel_size.github.client import connect
 from wheel_size.github.port import PyGithubPort
-from wheel_size.sticky import marker, post_sticky_comment
+from wheel_size.markers import comment_marker as marker
+from wheel_size.sticky import post_sticky_comment
 
 APP = "size-app[bot]"
 

@@ -14,7 +14,7 @@ from wheel_size.dates import DateRange
 from wheel_size.history import History
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.issues.lifecycle import Lifecycle, decide, new_return
-from wheel_size.report import build_report
+from wheel_size.report import build_size_report
 from wheel_size.series import SizePoint
 from wheel_size.units import MB
 
@@ -24,7 +24,7 @@ D = dt.date
 def _report_says_rollback(sizes: dict[str, float]) -> bool:
     history = History.of(run(day, {"cuda12_8": mb}) for day, mb in sizes.items())
     days = sorted(sizes)
-    report = build_report(
+    report = build_size_report(
         history, "cuda12_8", [DateRange(D.fromisoformat(days[0]), D.fromisoformat(days[-1]))]
     )
     return any(o.kind == "rollback" for o in report.observations)

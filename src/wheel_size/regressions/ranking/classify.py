@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
+from wheel_size.regressions.ranking.reach_table import ReachTable, default_table
 from wheel_size.regressions.window.commits import ChangedFile, Commit
 
 __all__ = [
@@ -96,29 +96,6 @@ CATEGORIES: dict[str, Category] = {
     )
 }
 
-_NATIVE_SOURCE = {".c", ".cc", ".cpp", ".cxx", ".cu", ".hip", ".mm", ".m"}
-_NATIVE_HEADER = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".tcc"}
-_DEVICE_SUFFIX = {".cu", ".cuh", ".hip"}
-_DEVICE_DIR = re.compile(r"(^|/)(cuda|hip|rocm|miopen|cudnn|cutlass|nvfuser|xpu|mps)(/|$)", re.I)
-_DOCS_TESTS = re.compile(
-    r"(^|/)(docs?|tests?|testing|benchmarks?|examples?)/|^\.github/|^\.lintrunner|"
-    r"\.(md|rst)$|(^|/)(CODEOWNERS|LICENSE|NOTICE|\.gitignore|\.flake8|mypy.*\.ini)$",
-    re.I,
-)
-_BUILD_IMAGE = re.compile(
-    r"^\.ci/(docker|manywheel|libtorch|aarch64_linux|wheel)/|(^|/)docker/|"
-    r"(^|/)Dockerfile[^/]*$|\.Dockerfile$|^\.github/(workflows|scripts)/[^/]*(binary|manywheel)",
-    re.I,
-)
-_CMAKE = re.compile(r"(^|/)CMakeLists\.txt$|\.cmake$|(^|/)cmake/|^setup\.py$|(^|/)build\.sh$", re.I)
-_KERNEL_LIBS = re.compile(r"cutlass|fbgemm", re.I)
-# Submodules that are (mostly) header-only template libraries.
-_HEADER_ONLY = re.compile(
-    r"(^|/)(cudnn[_-]frontend|cutlass|cub|cccl|thrust|eigen|fmt|json|pybind11|flatbuffers|"
-    r"composable_kernel|cpp-httplib|concurrentqueue|kleidiai|tensorpipe|cpuinfo)$",
-    re.I,
-)
-
 _MESSAGE_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "compiler-flags",
@@ -156,36 +133,37 @@ class Classified:
     rank: int = 0
 
 
-def is_docs_or_tests(path: str) -> bool:
-    return bool(_DOCS_TESTS.search(path)) and not _BUILD_IMAGE.search(path)
+def is_docs_or_tests(path: str, table: ReachTable | None = None) -> bool:
+    t = table or default_table()
+    return t.match("docs_tests", path) and not t.match("image_scripts", path)
 
 
-def is_device_only(files: Iterable[ChangedFile]) -> bool:
+def is_device_only(files: Iterable[ChangedFile], table: ReachTable | None = None) -> bool:
     """True when every shipped file is GPU-only code (cannot change a CPU wheel)."""
-    shipped = [f for f in files if not is_docs_or_tests(f.filename)]
+    t = table or default_table()
+    shipped = [f for f in files if not is_docs_or_tests(f.filename, t)]
     return bool(shipped) and all(
-        PurePosixPath(f.filename).suffix.lower() in _DEVICE_SUFFIX
-        or bool(_DEVICE_DIR.search(f.filename))
-        for f in shipped
+        t.match("device_file", f.filename) or t.match("device_dir", f.filename) for f in shipped
     )
 
 
-def _file_categories(changed: ChangedFile) -> set[str]:
+def _file_categories(changed: ChangedFile, t: ReachTable) -> set[str]:
     path = changed.filename
-    suffix = PurePosixPath(path).suffix.lower()
     found: set[str] = set()
-    if is_docs_or_tests(path):
+    if is_docs_or_tests(path, t):
         return found
-    if changed.submodule or path == ".gitmodules":
+    if changed.submodule or t.match("submodule_list", path):
         found.add("submodule-bump")
-        if _HEADER_ONLY.search(path):
+        if t.match("header_only_submodule", path):
             found.add("header-only-library")
-        if _KERNEL_LIBS.search(path):
+        if t.match("kernel_library", path):
             found.add("cutlass-fbgemm")
         return found
-    if _BUILD_IMAGE.search(path):
+    compiled = t.match("compiled_source", path)
+    native = compiled or t.match("header", path)
+    if t.match("image_scripts", path):
         found.add("build-image")
-    if _CMAKE.search(path):
+    if t.match("cmake", path):
         if changed.patch_keywords & {"cutlass", "fbgemm"}:
             found.add("cutlass-fbgemm")
         if (
@@ -194,39 +172,36 @@ def _file_categories(changed: ChangedFile) -> set[str]:
             or changed.patch_keywords & {"compile_options", "arch_list", "gencode"}
         ):
             found.add("compiler-flags")
-    if _KERNEL_LIBS.search(path) and (suffix in _NATIVE_SOURCE | _NATIVE_HEADER):
+    if t.match("kernel_library", path) and native:
         found.add("cutlass-fbgemm")
-    if suffix in _DEVICE_SUFFIX:
+    if t.match("device_file", path):
         found.add("cuda-kernels")
-    elif suffix in _NATIVE_SOURCE | _NATIVE_HEADER and changed.patch_keywords & {
-        "instantiat",
-        "template",
-    }:
-        found.add("cuda-kernels" if _DEVICE_DIR.search(path) else "cpp-code")
-    if changed.status == "added" and suffix in _NATIVE_SOURCE:
+    elif native and changed.patch_keywords & {"instantiat", "template"}:
+        found.add("cuda-kernels" if t.match("device_dir", path) else "cpp-code")
+    if changed.status == "added" and compiled:
         found.add("new-compilation-units")
-    if path.startswith("third_party/") and suffix in _NATIVE_HEADER:
+    if t.match("vendored", path) and t.match("header", path):
         found.add("header-only-library")
-    if PurePosixPath(path).name == "native_functions.yaml":
+    if t.match("operator_table", path):
         found.add("new-operators")
-    if suffix in _NATIVE_SOURCE | _NATIVE_HEADER:
+    if native:
         found.add("cpp-code")
-    if not found and suffix in {".py", ".pyi"}:
-        found.add("python-only")
     if not found:
-        # Anything else that is shipped or configures the build (yaml, bzl, txt files).
-        found.add("cpp-code" if suffix not in {".py", ".pyi", ".json"} else "python-only")
+        # Python, or anything else that is shipped or configures the build (yaml, bzl, txt).
+        found.add("python-only" if t.match("python_only", path) else "cpp-code")
     return found
 
 
-def categorize(commit: Commit) -> tuple[str, ...]:
-    """The categories of one commit, most size-relevant first."""
+def categorize(commit: Commit, table: ReachTable | None = None) -> tuple[str, ...]:
+    """The categories of one commit, most size-relevant first (paths read through the reach
+    table, ``table`` or the packaged one)."""
+    t = table or default_table()
     found: set[str] = set()
     if commit.files is not None:
-        if commit.files and all(is_docs_or_tests(f.filename) for f in commit.files):
+        if commit.files and all(is_docs_or_tests(f.filename, t) for f in commit.files):
             return ("docs-tests-only",)
         for changed in commit.files:
-            found |= _file_categories(changed)
+            found |= _file_categories(changed, t)
         # Python next to native code is noise; python-only means only Python.
         if found - {"python-only"}:
             found.discard("python-only")

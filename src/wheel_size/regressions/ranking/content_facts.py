@@ -15,18 +15,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wheel_size.cuda.library import FATBIN_SECTIONS
+from wheel_size.native.debuginfo import DWARF_PREFIXES
+from wheel_size.regressions.ranking.reach_table import ReachTable, default_table
 from wheel_size.regressions.window.text_signals import library_of
+from wheel_size.rocm.fatbin_library import FATBIN_SECTION
 
 __all__ = ["ContentFacts", "FamilyFact", "facts_from_diff_json", "families_from_json"]
 
-_DEVICE = frozenset({".nv_fatbin", "__nv_relfatbin", ".hip_fatbin"})
-_LIBRARY_FILE = re.compile(r"\.(so|dll|dylib)(\.\d+)*$|\.libs/|/lib/", re.I)
+_DEVICE = frozenset((*FATBIN_SECTIONS, FATBIN_SECTION))
 #: A change this small (bytes) is noise for matching purposes.
 _MIN_BYTES = 64 * 1024
 _MIN_RESIZE = 1024 * 1024
-_TORCH_LIBRARY = re.compile(
-    r"(?:^|/)(?:lib)?(torch(?:_[a-z]+)?|c10(?:_[a-z]+)?)\.(?:so|dll|dylib)$"
-)
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,13 @@ def _library(path: str) -> str | None:
     return re.sub(r"[-_][0-9a-f]{8}$", "", stem).lower() or None
 
 
-def facts_from_diff_json(diff: Mapping[str, Any] | None) -> ContentFacts | None:
-    """Facts from a diff's JSON (one comparison or several); None when there is none."""
+def facts_from_diff_json(
+    diff: Mapping[str, Any] | None, table: ReachTable | None = None
+) -> ContentFacts | None:
+    """Facts from a diff's JSON (one comparison or several); None when there is none.
+    Which members are libraries, and which are the project's own: the reach table's
+    ``library_file``, ``own_library`` and ``own_library_prefix``."""
+    t = table or default_table()
     if not diff:
         return None
     comparisons = _comparisons(diff)
@@ -137,18 +142,17 @@ def facts_from_diff_json(diff: Mapping[str, Any] | None) -> ContentFacts | None:
             new = int(item.get("new_installed") or 0)
             file_sum += new - old
             status = item.get("status")
-            own = _TORCH_LIBRARY.search(path)
+            own = t.own_library(path)
             if own:
-                name = own[1]
-                facts.torch_libraries[name] = facts.torch_libraries.get(name, 0) + new - old
-            if status == "changed" and not re.search(r"(^|/)libtorch", path):
+                facts.torch_libraries[own] = facts.torch_libraries.get(own, 0) + new - old
+            if status == "changed" and not t.match("own_library_prefix", path):
                 changed_lib = library_of(path)
                 if changed_lib:
                     facts.libraries_changed[changed_lib] = (
                         facts.libraries_changed.get(changed_lib, 0) + new - old
                     )
             if status in ("added", "removed") and max(old, new) >= _MIN_BYTES:
-                library = _library(path) if _LIBRARY_FILE.search(path) else library_of(path)
+                library = _library(path) if t.match("library_file", path) else library_of(path)
                 if library:
                     target = facts.libraries_added if status == "added" else facts.libraries_removed
                     target.setdefault(library, path)
@@ -157,7 +161,7 @@ def facts_from_diff_json(diff: Mapping[str, Any] | None) -> ContentFacts | None:
                 change = int(section.get("new_size") or 0) - int(section.get("old_size") or 0)
                 if name in _DEVICE:
                     facts.device_delta += change
-                elif name.startswith((".debug", ".zdebug")):
+                elif name.startswith(DWARF_PREFIXES):
                     facts.debug_delta += change
                 else:
                     facts.host_delta += change

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wheel_size.regressions.ranking.classify import CATEGORIES, Classified, is_device_only
+from wheel_size.regressions.ranking.reach_table import ReachTable, default_table
 from wheel_size.variants import variant_key
 
 __all__ = [
@@ -159,6 +160,7 @@ def assess(
     window_size: int,
     relevant_candidates: int,
     covers_moved: bool | None = None,
+    table: ReachTable | None = None,
 ) -> Status:
     """The status of one candidate and the evidence it rests on.
 
@@ -167,6 +169,7 @@ def assess(
     ``covers_moved`` whether its changed files can move every variant that moved (None:
     unknown). A commit that reaches only some of them does not "match" the night's pattern,
     whatever its category: a CUDA-only flag change does not explain the CPU wheel's growth.
+    ``table``: the reach table its paths are read through (None: the packaged one).
     """
     commit, categories = item.commit, set(item.categories)
     if window_mode == "base" and window_size == 1 and categories == {"docs-tests-only"}:
@@ -180,7 +183,7 @@ def assess(
     if (
         variant_key(variant).kind == "cpu"
         and commit.files is not None
-        and is_device_only(commit.files)
+        and is_device_only(commit.files, table)
     ):
         return Status(None, "changes only GPU code, which is not in the CPU wheel")
     if window_mode == "base" and window_size == 1:
@@ -223,7 +226,7 @@ def assess(
     if (
         cross.pattern == "device"
         and categories <= {"cpp-code", "python-only"}
-        and is_host_only(item)
+        and is_host_only(item, table)
     ):
         return Status(
             None,
@@ -232,13 +235,15 @@ def assess(
     return Status(None, "no per-commit size data; ranked by the files it changed")
 
 
-def is_host_only(item: Classified) -> bool:
+def is_host_only(item: Classified, table: ReachTable | None = None) -> bool:
+    """No changed file is a GPU source or names CUDA (the reach table's ``device_file`` and
+    ``names_cuda``)."""
     files = item.commit.files
     if not files:
         return False
+    t = table or default_table()
     return not any(
-        f.filename.lower().endswith((".cu", ".cuh", ".hip")) or "cuda" in f.filename.lower()
-        for f in files
+        t.match("device_file", f.filename) or t.match("names_cuda", f.filename) for f in files
     )
 
 

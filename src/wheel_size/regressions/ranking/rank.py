@@ -362,6 +362,7 @@ def _content_points(
     facts: ContentFacts,
     fp: Fingerprint,
     categories: Sequence[str],
+    table: ReachTable,
 ) -> None:
     direction = fp.direction or (1 if facts.delta >= 0 else -1)
     strong, weak, archs = _candidate_terms(commit, text)
@@ -408,7 +409,7 @@ def _content_points(
         and "build" not in p.why
         and "submodule" not in p.why
         for p in reach.parts
-    ) and _can_hold_device_code(commit, reach)
+    ) and _can_hold_device_code(commit, reach, table)
     # A GPU toolkit, image or build setting recompiles the device code too.
     gpu_build = any(
         p.kind in ("cuda", "rocm", "xpu") and ("build" in p.why or "submodule" in p.why)
@@ -453,19 +454,15 @@ def _content_points(
             )
 
 
-_SOURCE = re.compile(r"\.(cu|cuh|hip|h|hh|hpp|hxx|c|cc|cpp|cxx|inl|inc|cl)$", re.IGNORECASE)
-# Files whose changes can reach device code: CUDA/HIP sources and headers (a kernel includes
-# them). A .cpp next to the kernels (CUDABlas.cpp) is host code for CUDA and ROCm; SYCL
-# kernels (XPU) are .cpp files, so any source can hold XPU device code.
-_DEVICE_SOURCE = re.compile(r"\.(cu|cuh|hip|h|hh|hpp|hxx|inl|inc|cl)$", re.IGNORECASE)
-
-
-def _can_hold_device_code(commit: Commit, reach: Reach) -> bool:
-    """Whether any changed file can change a code object (not only host code)."""
+def _can_hold_device_code(commit: Commit, reach: Reach, table: ReachTable) -> bool:
+    """Whether any changed file can change a code object (not only host code): the reach
+    table's ``device_source`` (CUDA/HIP sources and the headers a kernel includes; a .cpp
+    next to the kernels is host code). SYCL kernels (XPU) are .cpp files, so any source can
+    hold XPU device code."""
     files = commit.files or ()
     if any(p.kind == "xpu" for p in reach.parts):
         return True
-    return any(_DEVICE_SOURCE.search(f.filename) for f in files if not f.submodule)
+    return any(table.match("device_source", f.filename) for f in files if not f.submodule)
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -535,15 +532,16 @@ def _telling(words: list[str]) -> bool:
     return any(w not in _GENERIC and not w.isdigit() for w in words)
 
 
-def _family_match(commit: Commit, family: FamilyFact) -> str | None:
-    """How the commit's C++/CUDA sources name ``family``, or None."""
+def _family_match(commit: Commit, family: FamilyFact, table: ReachTable) -> str | None:
+    """How the commit's C++/CUDA sources (the reach table's ``family_source``) name
+    ``family``, or None."""
     function = _function(family.name)
     words = _words(function)
     if len(function) < _MIN_NAME or not _telling(words):
         return None
     for changed in commit.files or ():
         name = changed.filename.rsplit("/", 1)[-1]
-        if not _SOURCE.search(name):
+        if not table.match("family_source", name):
             continue
         if function in changed.terms.identifiers:
             return f"its changes to {name} name {function}"
@@ -552,12 +550,14 @@ def _family_match(commit: Commit, family: FamilyFact) -> str | None:
     return None
 
 
-def _family_points(tally: _Tally, commit: Commit, facts: ContentFacts, fp: Fingerprint) -> None:
+def _family_points(
+    tally: _Tally, commit: Commit, facts: ContentFacts, fp: Fingerprint, table: ReachTable
+) -> None:
     """Kernel families that moved, against the sources the commit changes: only a file
     named after the family or changed lines that name it count, and only once."""
     direction = fp.direction or (1 if facts.delta >= 0 else -1)
     for family in sorted(facts.families_moved(direction), key=lambda f: -abs(f.delta)):
-        how = _family_match(commit, family)
+        how = _family_match(commit, family, table)
         if how is None:
             continue
         verb = "grew" if family.delta > 0 else "shrank"
@@ -644,7 +644,7 @@ def score_commit(
 ) -> Ranked:
     """Score one candidate (unranked): its evidence items, tier by tier."""
     table = table or default_table()
-    cats = categories if categories is not None else categorize(commit)
+    cats = categories if categories is not None else categorize(commit, table)
     tally = _Tally()
     weight = max((CATEGORIES[c].weight for c in cats), default=0)
     tally.add(
@@ -689,9 +689,9 @@ def score_commit(
         reach.native and (not fp.moved or any(reach.strength(k) for k in fp.moved))
     )
     if facts is not None and reachable:
-        _content_points(tally, commit, text, reach, facts, fp, cats)
+        _content_points(tally, commit, text, reach, facts, fp, cats, table)
         _torch_library_points(tally, commit, facts, fp, table)
-        _family_points(tally, commit, facts, fp)
+        _family_points(tally, commit, facts, fp, table)
     if reach is not None and reach.native and fp.direction:
         # Net lines: a refactor that moves 900 lines adds nothing.
         net = reach.native_added - reach.native_deleted

@@ -119,9 +119,9 @@ def file_parts(
     t = table or default_table()
     path = changed.filename
     binary_ci = t.match("binary_ci", path)
-    if not binary_ci and (t.match("no_ship", path) or path.startswith(".github/")):
+    if not binary_ci and (t.match("no_ship", path) or t.match("ci_config", path)):
         return [Part("none", 0.0, why="ships in no wheel")]
-    if path.startswith("torch/testing/"):
+    if t.match("python_shipped", path):
         return [Part("python", why="Python")]
     build = binary_ci or t.match("build", path) or changed.submodule
     if build and not changed.submodule and changed.terms.warnings_only:

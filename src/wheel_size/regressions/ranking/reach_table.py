@@ -2,7 +2,10 @@
 
 The rules live in ``reach_table.yaml`` next to this module (correct for PyTorch's build:
 hipified CUDA sources build for ROCm too, a build image moves the toolkits it names, a
-submodule bump moves the libraries that link it). A project overrides any top-level key, or
+submodule bump moves the libraries that link it), and this module is their one reader: every
+path and suffix policy of the ranking is in that file, as auditwheel's policy is in its JSON
+(issue 33; ``tests/regressions/ranking/test_path_policy.py`` keeps such lists out of code).
+A project overrides any top-level key, or
 any single pattern, with its own YAML file: :func:`load_reach_table`. A wrong file is one
 clear :class:`~wheel_size.errors.InputError` naming the file and the key.
 """
@@ -25,6 +28,12 @@ __all__ = ["ReachTable", "Submodule", "default_table", "load_reach_table"]
 PATTERN_KEYS = (
     "no_ship", "binary_ci", "windows", "macos", "aarch64", "xpu", "rocm", "cuda_only",
     "hipified", "cpu_build", "build", "build_image", "native", "pin", "header", "codegen",
+    "ci_config", "python_shipped",
+    # the seed's categories, the candidate's status and the wheel-content matching
+    "docs_tests", "image_scripts", "cmake", "kernel_library", "header_only_submodule",
+    "device_dir", "device_file", "names_cuda", "compiled_source", "python_only",
+    "operator_table", "vendored", "submodule_list", "family_source", "device_source",
+    "library_file", "own_library", "own_library_prefix",
 )  # fmt: skip
 TOP_KEYS = ("patterns", "hipified_strength", "submodules", "libraries")
 KINDS = ("all", "cuda", "rocm", "xpu", "cpu")
@@ -48,6 +57,12 @@ class ReachTable:
 
     def match(self, key: str, path: str) -> bool:
         return bool(self.patterns[key].search(path))
+
+    def own_library(self, path: str) -> str | None:
+        """The project's own library a wheel member is (``torch_cuda`` for
+        ``torch/lib/libtorch_cuda.so``): the first group of ``own_library`` that matched."""
+        found = self.patterns["own_library"].search(path)
+        return next((g for g in found.groups() if g), None) if found else None
 
     def submodule(self, path: str) -> Submodule | None:
         """The entry of ``third_party/<name>`` (or ``third_party/<name>.txt``, a pin)."""
