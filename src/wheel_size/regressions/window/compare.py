@@ -18,7 +18,15 @@ from wheel_size.ports import Commits, CommitSummary, GitHubFailure
 from wheel_size.regressions.window.commits import Commit, files_from_api
 from wheel_size.regressions.window.nightly import parse_nightly_message
 
-__all__ = ["Night", "Window", "WindowCache", "fetch_files", "fetch_window", "resolve_base"]
+__all__ = [
+    "NO_WINDOW",
+    "Night",
+    "Window",
+    "WindowCache",
+    "fetch_files",
+    "fetch_window",
+    "resolve_base",
+]
 
 # GitHub serves at most 10,000 commits of a comparison; a nightly window is a few hundred.
 DEFAULT_MAX_COMMITS = 5_000
@@ -50,6 +58,10 @@ class Window:
     @property
     def truncated(self) -> bool:
         return len(self.commits) < self.total_commits
+
+
+#: The note of a night whose window could not be read (the issue says it in its own words).
+NO_WINDOW = "no commit window could be determined"
 
 
 @dataclass
@@ -170,7 +182,7 @@ def fetch_window(
                 f"only the first {len(commits)} of {total} commits were read (limit {max_commits})"
             )
         return window
-    notes.append("no commit window could be determined")
+    notes.append(NO_WINDOW)
     return Window(before, after, "none", None, [], 0, notes)
 
 
