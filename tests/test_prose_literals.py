@@ -57,7 +57,7 @@ CEILING: dict[str, int] = {
     "regressions": 3,
     "regressions/builds": 42,
     "regressions/issues": 32,
-    "regressions/ranking": 52,
+    "regressions/ranking": 31,
     "regressions/window": 9,
     "report": 20,
     "rocm": 47,
