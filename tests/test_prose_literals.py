@@ -55,7 +55,7 @@ CEILING: dict[str, int] = {
     "ports": 1,
     "quota": 1,
     "regressions": 3,
-    "regressions/builds": 42,
+    "regressions/builds": 10,
     "regressions/issues": 32,
     "regressions/ranking": 31,
     "regressions/window": 9,
