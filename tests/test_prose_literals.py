@@ -56,7 +56,7 @@ CEILING: dict[str, int] = {
     "quota": 1,
     "regressions": 3,
     "regressions/builds": 10,
-    "regressions/issues": 32,
+    "regressions/issues": 27,
     "regressions/ranking": 31,
     "regressions/window": 9,
     "report": 20,

@@ -47,6 +47,7 @@ from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, rend
 from wheel_size.regressions.issues.lifecycle import BACK_STATES, Listed, Verdict
 from wheel_size.regressions.issues.parts import Parts, parts_from_body
 from wheel_size.render import render
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizePoint
 from wheel_size.units import MB, format_mb
 
@@ -201,8 +202,7 @@ def _with_markers(body: str, markers: Sequence[str]) -> str:
     at = events_at[-1] + 1 if events_at else len(marks)
     text = "\n".join(lines[:at] + list(markers) + lines[at:]).rstrip("\n")
     joined = list(events_from_markers("\n".join(markers)))
-    said = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in joined)
-    return text + f"\n\n> [!NOTE]\n> Joined later the same night: {said}.\n"
+    return text + "\n\n" + render("regression_joined_note.md.j2", joined=joined)
 
 
 def keys_of(body: str | None) -> list[str]:
@@ -768,7 +768,8 @@ class IssueSync:
         if (point.size_bytes - reported) / MB < self.settings.regrowth_mb:
             result.unchanged.append(issue.number)
             return
-        verdict = Verdict("grew", point.variant, point, "still creeping, no single night crossed")
+        creeping = render_macro("regression_update_reasons.txt.j2", "creeping")
+        verdict = Verdict("grew", point.variant, point, creeping)
         self.follow_up(issue, [verdict], result, repo_url=repo_url)
 
     def _close(self, issue: IssueView, event: Event) -> None:
