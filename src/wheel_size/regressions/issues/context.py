@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal, TypedDict
 
+from wheel_size.regressions.builds.bracket import Bisection, Bracket, BracketResult
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.ranking.classify import CATEGORIES
@@ -423,7 +424,9 @@ def verdict_context(inv: Investigation) -> VerdictContext | None:
         return None
     deltas = {v["sha"]: v.get("delta_bytes") for v in inv.build_json or []}
     confirmed = [c for c in inv.candidates if c.status.status == "CONFIRMED"]
-    bisection = inv.bisection
+    # held untyped by the Investigation (builds/ sits above it); typed here, where it is read
+    bisection: Bisection | None = inv.bisection
+    result: BracketResult | None = inv.brackets
     if confirmed:
         made = {b.sha for b in bisection.builds} if bisection is not None else set()
         measured: list[MeasuredCommit] = []
@@ -436,7 +439,6 @@ def verdict_context(inv: Investigation) -> VerdictContext | None:
             "by_bisection": any(c.classified.commit.sha in made for c in confirmed),
             "commits": measured,
         }
-    result = inv.brackets
     n = len(result.coverage) if result is not None else 0
     grew = ev.delta_mb >= 0
     narrowed = [
@@ -445,7 +447,8 @@ def verdict_context(inv: Investigation) -> VerdictContext | None:
         if 1 < b.commits < n and (b.delta > 0) == grew
     ]
     if bisection is not None and bisection.pending and bisection.building:
-        return _bisecting(inv, [b for b in narrowed if b.delta * ev.delta_mb > 0] or narrowed)
+        chosen = [b for b in narrowed if b.delta * ev.delta_mb > 0] or narrowed
+        return _bisecting(inv, bisection, result, chosen)
     if narrowed and result is not None:
         b = narrowed[0]
         shas = [c.sha for c in result.coverage[b.first_index : b.last_index + 1]]
@@ -488,19 +491,23 @@ def _leading_evidence(cand: Candidate) -> list[str]:
     return [tier for tier in _VERDICT_TIERS if tier in tiers]
 
 
-def _bisecting(inv: Investigation, narrowed: Sequence[object]) -> BisectingVerdict:
+def _bisecting(
+    inv: Investigation,
+    bisection: Bisection,
+    result: BracketResult | None,
+    narrowed: Sequence[Bracket],
+) -> BisectingVerdict:
     """A bisection is building inside the bracket: where the step lies and what is built."""
     commits = [c.sha for c in inv.window.commits]
-    if narrowed and inv.brackets is not None:
+    if narrowed and result is not None:
         b = narrowed[0]
-        coverage = inv.brackets.coverage
-        commits = [c.sha for c in coverage[b.first_index : b.last_index + 1]]  # type: ignore[attr-defined]
+        commits = [c.sha for c in result.coverage[b.first_index : b.last_index + 1]]
     return {
         "kind": "bisecting",
         "commits": len(commits),
         "first": _short_commit(inv, commits[0]) if commits else None,
         "last": _short_commit(inv, commits[-1]) if commits else None,
-        "building": [sha[:12] for sha in inv.bisection.building],
+        "building": [sha[:12] for sha in bisection.building],
     }
 
 
