@@ -28,6 +28,7 @@ from wheel_size.units import MB
 __all__ = [
     "TOP",
     "UNRANKED_SHOWN",
+    "CandidateRow",
     "IssueContext",
     "VerdictContext",
     "issue_context",
