@@ -18,7 +18,7 @@ from wheel_size.regressions.builds.bracket import Bisection, Bracket, BracketRes
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.ranking.classify import CATEGORIES
-from wheel_size.regressions.window.compare import NO_WINDOW
+from wheel_size.regressions.window.compare import no_window
 from wheel_size.render import render
 from wheel_size.render.chart_labels import chart_labels
 from wheel_size.render.safe_markdown import github_link, neutralise, neutralise_cell
@@ -375,7 +375,7 @@ def _shown_notes(inv: Investigation) -> list[str]:
     variants' reading; a missing commit window), so no line is read twice."""
     said = {inv.cross.reading.strip()}
     if inv.window.mode not in ("base", "head"):
-        said.add(NO_WINDOW)
+        said.add(no_window())
     return [neutralise_cell(n) for n in inv.notes if n.strip() not in said]
 
 
