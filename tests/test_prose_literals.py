@@ -55,7 +55,7 @@ CEILING: dict[str, int] = {
     "ports": 1,
     "quota": 1,
     "regressions/builds": 10,
-    "regressions/issues": 16,
+    "regressions/issues": 8,
     "regressions/ranking": 30,
     "regressions/window": 3,
     "report": 20,
