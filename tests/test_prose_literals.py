@@ -46,7 +46,7 @@ CEILING: dict[str, int] = {
     "dashboard": 1,
     "deps": 3,
     "diff": 8,
-    "evidence": 19,
+    "evidence": 6,
     "fileio.py": 2,
     "history": 25,
     "kernels": 20,
