@@ -54,7 +54,6 @@ CEILING: dict[str, int] = {
     "nightly": 3,
     "ports": 1,
     "quota": 1,
-    "regressions/builds": 10,
     "regressions/issues": 8,
     "regressions/ranking": 30,
     "regressions/window": 3,

@@ -88,7 +88,7 @@ def _listings(
         try:
             got = port.runs_created(workflow, created, options.branch, options.window_pages)
         except BuildDataUnavailable as exc:
-            found.notes.append(f"runs created {created} not listed: {exc.reason}")
+            found.notes.append(_say("runs_unlisted", created=created, why=exc.reason))
             return None
         found.requests += got.requests
         return got
@@ -106,11 +106,7 @@ def _listings(
                 days.append(day)
     short = [d for d in days[1:] or days if not d.complete]
     if short:
-        found.notes.append(
-            f"the runs of {workflow or 'every workflow'} fill more than "
-            f"{options.window_pages} pages on some day: builds may be missed (name the build "
-            "workflow's file to list only its runs)"
-        )
+        found.notes.append(_say("pages_full", workflow=workflow, pages=options.window_pages))
     found.runs_listed += len({r.id for d in days for r in d.runs})
     return days
 
@@ -156,7 +152,7 @@ def read_window_builds(
             if item.run_id in runs and item.artifact.size_in_bytes > 0:
                 sizes.setdefault(item.run_id, (item.artifact.size_in_bytes, item.artifact.expired))
     except BuildDataUnavailable as exc:
-        found.notes.append(f"artifacts named {artifact} not listed: {exc.reason}")
+        found.notes.append(_say("artifacts_unlisted", artifact=artifact, why=exc.reason))
     target = _Target(variant, artifact)
     fallbacks = 0
     for run in sorted(runs.values(), key=lambda r: -r.id):
@@ -172,7 +168,9 @@ def read_window_builds(
         if run.id not in builders:
             continue  # a lint or test run: no wheel, nothing to say
         if run.status not in (None, "completed"):
-            found.notes.append(f"run {run.id} at {run.head_sha[:12]} is still {run.status}")
+            found.notes.append(
+                _say("still_running", run=run.id, sha=run.head_sha[:12], status=run.status)
+            )
             continue
         if run.conclusion in _FAILED:
             found.points.append(
