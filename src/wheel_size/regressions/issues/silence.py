@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from wheel_size.markers import comment_marker
 from wheel_size.ports import CommentView, Issues, IssueView
@@ -47,7 +48,27 @@ def _run_url(repo_url: str, run_id: int | None) -> str | None:
     return f"{repo_url}/actions/runs/{run_id}" if run_id is not None else None
 
 
-def _night_row(night: Night, repo_url: str, jobs: Sequence[str] = ()) -> dict[str, object]:
+class NightRow(TypedDict):
+    """One silent night as the silence templates read it."""
+
+    date: dt.date
+    state: str
+    renamed_to: tuple[str, ...]
+    run_id: int | None
+    run_url: str | None
+    jobs: tuple[str, ...]  # the jobs that did not produce the artifact (issue 34 item 6)
+
+
+class BackRow(TypedDict):
+    """The night the wheel came back."""
+
+    date: dt.date
+    size_mb: float
+    run_id: int | None
+    run_url: str | None
+
+
+def _night_row(night: Night, repo_url: str, jobs: Sequence[str] = ()) -> NightRow:
     run = night.latest
     return {
         "date": night.date,
@@ -55,7 +76,7 @@ def _night_row(night: Night, repo_url: str, jobs: Sequence[str] = ()) -> dict[st
         "renamed_to": night.renamed_to,
         "run_id": run.run_id if run else None,
         "run_url": _run_url(repo_url, run.run_id if run else None),
-        "jobs": tuple(jobs),  # the jobs that did not produce the artifact (issue 34 item 6)
+        "jobs": tuple(jobs),
     }
 
 
@@ -147,7 +168,7 @@ def sync_silences(
             if standing is None or point is None:
                 continue
             marker = _BACK.format(variant=variant, date=until.isoformat())
-            back = {
+            back: BackRow = {
                 "date": until,
                 "size_mb": point.size_mb,
                 "run_id": point.run_id,
