@@ -54,7 +54,7 @@ CEILING: dict[str, int] = {
     "nightly": 3,
     "ports": 1,
     "quota": 1,
-    "regressions/issues": 8,
+    "regressions/issues": 3,
     "regressions/ranking": 30,
     "regressions/window": 3,
     "report": 20,

@@ -450,7 +450,7 @@ class IssueSync:
             self._already(rival[0], event.key, result, _said("opened_meanwhile"))
             return rival[0]
 
-        doing = f"creating the issue for {event.key} in {self.repo.full_name}"
+        doing = _said("creating", key=event.key, repo=self.repo.full_name)
         try:
             issue = self.repo.create_issue(
                 title,
@@ -544,7 +544,7 @@ class IssueSync:
         self, issue: IssueView, survivor: IssueView, why: str, result: SyncResult
     ) -> None:
         """Close ``issue`` with a comment linking ``survivor`` (once, whoever closes it)."""
-        doing = f"closing #{issue.number}, a duplicate of #{survivor.number}"
+        doing = _said("closing_duplicate", number=issue.number, survivor=survivor.number)
         text = render(
             "regression_duplicate.md.j2",
             marker=duplicate_marker(survivor.number),
@@ -708,7 +708,9 @@ class IssueSync:
                 result.unchanged.append(issue.number)
             return
         text = render_lifecycle(events, todo, repo_url=repo_url, closing=closing)
-        doing = f"commenting on #{issue.number} ({events[0].key}) in {self.repo.full_name}"
+        doing = _said(
+            "commenting", number=issue.number, key=events[0].key, repo=self.repo.full_name
+        )
         try:
             posted = self.repo.create_comment(
                 issue.number, text, find_existing=lambda: self._find_update(issue, night)
@@ -743,7 +745,7 @@ class IssueSync:
                     earlier.add(m["key"])
         if not keys <= earlier:
             return False
-        doing = f"removing a duplicate update on #{issue.number} in {self.repo.full_name}"
+        doing = _said("removing_update", number=issue.number, repo=self.repo.full_name)
         try:
             self.repo.delete_comment(issue.number, posted.id)
         except GitHubFailure as exc:
@@ -798,7 +800,7 @@ class IssueSync:
                 ours.append(comment)
             elif carries_marker(comment.body):
                 where = comment.html_url or f"{issue.html_url}#comment-{comment.id}"
-                self._forged(where, f"a comment on #{issue.number}", comment.author)
+                self._forged(where, _said("a_comment", number=issue.number), comment.author)
         return ours
 
     def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, str, int]]:
