@@ -179,6 +179,9 @@ OURS: dict[str, set[str]] = {
     "regression_joined.md.j2": {
         "markers",  # event markers of our own: key, dates, sizes
     },
+    "regression_joined_note.md.j2": {
+        "e.variant",  # read back from our own event markers: our ASCII
+    },
     "regression_update.md.j2": {
         "markers",  # update_marker(): our key, dates, sizes
         "r.date",  # ISO dates

@@ -28,6 +28,7 @@ from wheel_size.evidence.options import DEFAULT_MEMORY_MB, DEFAULT_TIME_BUDGET
 from wheel_size.evidence.reading import ContentReading
 from wheel_size.oneline import one_line
 from wheel_size.ports import ArtifactDownloads
+from wheel_size.render.templates import render_macro
 from wheel_size.units import in_mb
 
 if TYPE_CHECKING:
@@ -112,13 +113,18 @@ class _Unavailable(Exception):
     pass
 
 
+def _say(note: str, **values: object) -> str:
+    """A note's words: the macro ``note`` of ``evidence_notes.txt.j2``."""
+    return render_macro("evidence_notes.txt.j2", note, **values)
+
+
 def _fetch(github: ArtifactDownloads, repo: str, night: NightArtifact, dest: Path,
            max_bytes: int | None, progress: TextIO | None) -> Path:  # fmt: skip
     from wheel_size.ports import worded
 
     if night.run_id is None or not night.artifact:
         raise _Unavailable(f"no run id or artifact name recorded for {night.date}")
-    with worded(f"listing the artifacts of run {night.run_id} in {repo}"):
+    with worded(_say("listing", run=night.run_id, repo=repo)):
         listed = github.run_artifacts(repo, night.run_id)
     found = [a for a in listed if a.name == night.artifact]
     if not found:
@@ -172,20 +178,12 @@ def _diff(old: Path, new: Path, work: Path, budget: EvidenceBudget) -> Mapping[s
     )
     failure = None
     if outcome.kind == "timeout":
-        failure = (
-            f"the wheel diff did not finish within the evidence time budget ({budget.describe()})"
-        )
+        failure = _say("timed_out", budget=budget.describe())
     elif outcome.kind == "memory":
-        mb = in_mb(budget.memory_bytes or 0, digits=0)
-        failure = (
-            f"the wheel diff needed more than its memory budget of {mb} MB "
-            "(a decompression bomb, or raise --evidence-memory-mb)"
-        )
+        failure = _say("out_of_memory", mb=in_mb(budget.memory_bytes or 0, digits=0))
     elif outcome.kind == "failed":
-        code = outcome.returncode
-        how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
         last = outcome.detail.splitlines()[-1] if outcome.detail else ""
-        failure = f"the wheel diff failed ({how})" + (f": {last}" if last else "")
+        failure = _say("diff_failed", code=outcome.returncode, last=last)
     if failure is not None:
         return _partial(result, failure)
     return _read(result)
@@ -252,7 +250,10 @@ def collect_evidence(
     if budget is None:
         budget = EvidenceBudget.starting_now(DEFAULT_MEMORY_MB << 20, float(DEFAULT_TIME_BUDGET))
     evidence = Evidence(before, after)
-    names = {"before": f"the artifact of {before.date}", "after": f"the artifact of {after.date}"}
+    names = {
+        "before": _say("artifact_of", date=before.date),
+        "after": _say("artifact_of", date=after.date),
+    }
     scratch = ""
     try:
         with tempfile.TemporaryDirectory(
@@ -262,12 +263,12 @@ def collect_evidence(
             old_path, new_path = Path(tmp) / "before.zip", Path(tmp) / "after.zip"
             old = _in_time(
                 budget,
-                f"the download of {before.date}'s artifact",
+                _say("download_of", date=before.date),
                 lambda: _fetch(github, repo, before, old_path, max_bytes, progress),
             )
             new = _in_time(
                 budget,
-                f"the download of {after.date}'s artifact",
+                _say("download_of", date=after.date),
                 lambda: _fetch(github, repo, after, new_path, max_bytes, progress),
             )
             data = _diff(old, new, Path(tmp) / "work", budget)
@@ -276,7 +277,7 @@ def collect_evidence(
         evidence.unavailable = _reason(str(exc), scratch, names)
         return evidence
     except Exception as exc:  # whatever else went wrong, the issue is still filed
-        text = f"the evidence step failed: {type(exc).__name__}: {exc}"
+        text = _say("step_failed", kind=type(exc).__name__, error=exc)
         evidence.unavailable = _reason(text, scratch, names)
         return evidence
     evidence.report, evidence.reading, evidence.files_omitted = got.report, got.reading, got.omitted

@@ -8,6 +8,7 @@ from typing import Any
 from wheel_size.evidence.options import EvidenceOptions
 from wheel_size.ports import ArtifactDownloads
 from wheel_size.regressions.investigation import Investigation
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizePoint
 
 __all__ = ["evidence_enricher", "night_contents"]
@@ -43,9 +44,10 @@ def evidence_enricher(
             from wheel_size.oneline import one_line
 
             failed = Evidence(before, after)
-            failed.unavailable = one_line(
-                f"the evidence step failed: {type(exc).__name__}: {exc}", 500
+            said = render_macro(
+                "evidence_notes.txt.j2", "step_failed", kind=type(exc).__name__, error=exc
             )
+            failed.unavailable = one_line(said, 500)
             return attach_evidence(inv, failed)
 
     return enrich

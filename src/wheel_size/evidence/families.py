@@ -121,9 +121,17 @@ def families_of_wheels(
     try:
         return family_diff(old, new), None
     except WheelSizeError as exc:
-        return None, one_line(f"the kernel family diff failed: {exc}", 500)
+        # imported here: the bounded worker imports this module and renders nothing
+        from wheel_size.render.templates import render_macro
+
+        said = render_macro("evidence_notes.txt.j2", "families_failed", kind=None, error=exc)
+        return None, one_line(said, 500)
     except Exception as exc:  # a hostile code object: the file diff stands
-        return None, one_line(f"the kernel family diff failed: {type(exc).__name__}: {exc}", 500)
+        from wheel_size.render.templates import render_macro
+
+        kind = type(exc).__name__
+        said = render_macro("evidence_notes.txt.j2", "families_failed", kind=kind, error=exc)
+        return None, one_line(said, 500)
 
 
 def family_lines(families: KernelFamilies | None, limit: int = 5) -> list[FamilyLine]:

@@ -39,6 +39,7 @@ from wheel_size.regressions.ranking.reach_table import ReachTable
 from wheel_size.regressions.window.commits import Commit
 from wheel_size.regressions.window.compare import Night, Window, WindowCache, fetch_files
 from wheel_size.regressions.window.reverts import RevertPair, remove_revert_pairs, revert_target
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizePoint, step_on
 from wheel_size.series.thresholds import Thresholds
 from wheel_size.units import MB
@@ -316,6 +317,11 @@ def pull_request_url(repo_html_url: str, number: int | None) -> str | None:
     return f"{repo_html_url.rstrip('/')}/pull/{number}"
 
 
+def _say(note: str, **values: object) -> str:
+    """A note's words: the macro ``note`` of ``investigation_notes.txt.j2``."""
+    return render_macro("investigation_notes.txt.j2", note, **values)
+
+
 def investigate(
     repo: Commits,
     event: Event,
@@ -343,10 +349,7 @@ def investigate(
     window = cache.window(repo, before, after)
     notes = list(window.notes)
     if window.mode == "base" and window.total_commits == 0:
-        notes.append(
-            "both nightlies were built from the same commit: the change comes from the build "
-            "environment (build image, toolchain, dependencies, build settings), not the code"
-        )
+        notes.append(_say("same_commit"))
     kept, pairs = remove_revert_pairs(window.commits)
 
     deltas = {variant: delta_on(points, event.date) for variant, points in series.items()}
@@ -383,11 +386,7 @@ def investigate(
         cache=cache.commits,
     )
     if fetched < len(kept):
-        notes.append(
-            f"changed files were checked for {fetched} of {len(kept)} candidate commits "
-            f"(one request each, capped at {max_details}); the others are ranked by their "
-            "message only"
-        )
+        notes.append(_say("files_capped", fetched=fetched, candidates=len(kept), cap=max_details))
 
     ranked = rank_commits(detailed, fp, table=reach_table)
     relevant = sum(1 for item in ranked if max(CATEGORIES[c].weight for c in item.categories) >= 50)
@@ -397,10 +396,8 @@ def investigate(
         target = revert_target(item.commit)
         reverts = None
         if target is not None:
-            reverts = (
-                f"reverts {target.sha[:12] if target.sha else repr(target.title)}, "
-                "which landed before this window"
-            )
+            what = target.sha[:12] if target.sha else repr(target.title)
+            reverts = _say("reverts_earlier", target=what)
         status = assess(
             item,
             variant=event.variant,

@@ -29,7 +29,7 @@ import jinja2
 from wheel_size.render.safe_markdown import link_url, safe_inline, stripped_line
 from wheel_size.units import format_count, format_mb, format_percent, format_size, in_mb
 
-__all__ = ["render", "template_dir"]
+__all__ = ["render", "render_macro", "template_dir"]
 
 
 def template_dir() -> Path:
@@ -102,3 +102,10 @@ def _environment() -> jinja2.Environment:
 def render(template_name: str, **context: Any) -> str:
     """Render ``templates/<template_name>`` with ``context``; missing variables are errors."""
     return _environment().get_template(template_name).render(**context)
+
+
+def render_macro(template_name: str, macro: str, **arguments: Any) -> str:
+    """Call one macro of ``templates/<template_name>``: for a family of short sentences
+    kept in one file (a ranked commit's evidence items), each said by name."""
+    module = _environment().get_template(template_name).module
+    return str(getattr(module, macro)(**arguments))

@@ -8,7 +8,8 @@ import re
 
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Candidate, Investigation, _cross
-from wheel_size.regressions.issues.body import plain_why, render_body
+from wheel_size.regressions.issues.body import render_body
+from wheel_size.regressions.issues.context import plain_why
 from wheel_size.regressions.ranking.evidence import Status
 from wheel_size.regressions.ranking.fingerprint import fingerprint
 from wheel_size.regressions.ranking.rank import rank_commits
@@ -212,7 +213,7 @@ def test_the_verdict_names_only_the_evidence_that_was_read() -> None:
     assert "from what its changes can reach and its title and diff;" in line
     assert "wheel contents" not in line
     # all three kinds read: listed in the evidence order, as a sentence
-    three = ["the wheel contents", "what its changes can reach", "its title and diff"]
+    three = ["content", "reach", "text"]  # the template words them
     leading = {"kind": "leading", "commits": [{"sha": "e" * 12, "title": "T"}], "evidence": three}
     text = render("regression_verdict.md.j2", verdict=leading)
     assert "from the wheel contents, what its changes can reach and its title and diff;" in text
@@ -227,7 +228,7 @@ def test_a_leader_that_reaches_only_some_variants_says_so_in_the_verdict() -> No
     leading = {
         "kind": "leading",
         "commits": [{"sha": "f" * 12, "title": "Build CUDA kernels with -O3"}],
-        "evidence": ["what its changes can reach"],
+        "evidence": ["reach"],
         "partial": True,
     }
     text = render("regression_verdict.md.j2", verdict=leading)

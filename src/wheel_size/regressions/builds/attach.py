@@ -45,6 +45,7 @@ from wheel_size.regressions.investigation import Candidate, Investigation
 from wheel_size.regressions.ranking.order import order_by_score
 from wheel_size.regressions.ranking.rank import Ranked
 from wheel_size.render import render
+from wheel_size.render.templates import render_macro
 from wheel_size.series import MB
 
 __all__ = [
@@ -169,10 +170,7 @@ def locate_builds(
     noise = configured_noise_band(jump, options, history)
     if not comparable(found.points, event.before.size_bytes, event.after.size_bytes, noise):
         base = head = None
-        found.notes.append(
-            "the per-commit builds' sizes lie outside the two nightlies' range: they are "
-            "compared with each other only, not with the nightlies"
-        )
+        found.notes.append(render_macro("build_verdict.txt.j2", "incomparable"))
     result = bracket_steps(
         commits, found.points, noise_bytes=noise, base=base, head=head, base_sha=base_sha
     )
@@ -249,9 +247,10 @@ def build_evidence_enricher(
             wobble = history_noise(inv.chart, event.before.date + dt.timedelta(days=1))
             verdicts, result, found = locate_builds(shared, inv, options, wobble)
         except Exception as exc:  # the issue matters more than its evidence
-            inv.notes.append(
-                one_line(f"per-commit build evidence failed: {type(exc).__name__}: {exc}", 300)
+            said = render_macro(
+                "build_verdict.txt.j2", "evidence_failed", kind=type(exc).__name__, error=exc
             )
+            inv.notes.append(one_line(said, 300))
             inv.commit_url_template = options.commit_url_template
             return inv
         inv.notes.extend(found.notes)

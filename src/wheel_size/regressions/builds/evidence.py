@@ -45,6 +45,7 @@ from wheel_size.regressions.builds.bracket import noise_band
 from wheel_size.regressions.builds.logs import DEFAULT_PATTERNS, LogSize, find_wheel_size
 from wheel_size.regressions.document import BuildVerdictDocument, MeasurementDocument
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
+from wheel_size.render.templates import render_macro
 from wheel_size.series import MB
 from wheel_size.units import in_mb
 from wheel_size.variants import canonical_python, variant_key
@@ -366,11 +367,14 @@ def _measure(
         for artifact in artifacts:
             # An expired artifact cannot be downloaded, but its size is still listed.
             if artifact.name == target.artifact and artifact.size_in_bytes > 0:
-                gone = ", expired" if artifact.expired else ""
-                return Measurement(
-                    sha, artifact.size_in_bytes, 1, "artifact",
-                    f"artifact {artifact.name} of run {run.id} ({run.name}{gone})", run.html_url,
-                )  # fmt: skip
+                source = _say(
+                    "artifact_source",
+                    name=artifact.name,
+                    run=run.id,
+                    run_name=run.name,
+                    expired=artifact.expired,
+                )
+                return Measurement(sha, artifact.size_in_bytes, 1, "artifact", source, run.html_url)
     try:
         jobs = session.call(
             ("checks", sha), options.check_pages,
@@ -398,20 +402,22 @@ def _measure(
         if isinstance(found, LogSize):
             return Measurement(
                 sha, found.size_bytes, found.resolution_bytes, found.kind,
-                f"log of job {job.name}", job.html_url, found.line,
+                _say("log_source", job=job.name), job.html_url, found.line,
             )  # fmt: skip
         reasons.append(f"job {job.name!r}: {found}")
     if reasons:
         return "; ".join(reasons[:2])
-    if checks_reason and not jobs:
-        return f"no build of {target.variant} at {_short(sha)} ({checks_reason})"
-    if runs_reason and not jobs:
-        return f"no build of {target.variant} at {_short(sha)} ({runs_reason})"
-    return f"no build of {target.variant} at {_short(sha)}"
+    why = (checks_reason or runs_reason) if not jobs else None
+    return _say("no_build", variant=target.variant, sha=_short(sha), why=why)
 
 
 def _mb(value: float) -> str:
     return f"{in_mb(value, signed=True, digits=2)} MB"
+
+
+def _say(words: str, **values: object) -> str:
+    """A verification's words: the macro ``words`` of ``build_verdict.txt.j2``."""
+    return render_macro("build_verdict.txt.j2", words, **values)
 
 
 def _judge(
@@ -425,9 +431,13 @@ def _judge(
     delta = suspect.size_bytes - base.size_bytes
     slack = (suspect.resolution_bytes + base.resolution_bytes) // 2
     noise = noise_band(jump, floor_bytes=options.noise_mb * MB, share=options.noise_share)
-    said = (
-        f"{suspect.source} measured {_mb(delta)} against its parent {_short(parent)} "
-        f"({base.source}); the night moved {_mb(jump)}"
+    said = _say(
+        "measured",
+        source=suspect.source,
+        delta=_mb(delta),
+        parent=_short(parent),
+        base_source=base.source,
+        jump=_mb(jump),
     )
     same = (delta > 0) == (jump > 0) and delta != 0
     low, high = abs(delta) - slack, abs(delta) + slack
@@ -436,16 +446,16 @@ def _judge(
         return BuildVerdict(ref, parent, status, f"{said}: {why}", suspect, base)
 
     if high <= noise:
-        return verdict(NOT_CONFIRMED, "no impact: the size did not change at this commit")
+        return verdict(NOT_CONFIRMED, _say("no_impact"))
     if same and options.min_share * abs(jump) <= low <= options.max_share * abs(jump):
-        return verdict(CONFIRMED, f"this commit explains {low / abs(jump):.0%} of the jump or more")
+        return verdict(CONFIRMED, _say("explains", share=low / abs(jump)))
     if same and high < options.min_share * abs(jump):
-        return verdict(NOT_CONFIRMED, "negligible impact: far less than the jump")
+        return verdict(NOT_CONFIRMED, _say("negligible_impact"))
     if not same and low > noise:
-        return verdict(CLEARED, "disproved: the size moved the other way at this commit")
+        return verdict(CLEARED, _say("disproved"))
     if same and low > options.max_share * abs(jump):
-        return verdict(LIKELY, "far more than the jump; the builds may not be comparable")
-    return verdict(LIKELY, f"the sizes are too coarse (±{in_mb(slack, digits=2)} MB) to tell")
+        return verdict(LIKELY, _say("far_more"))
+    return verdict(LIKELY, _say("too_coarse", slack=slack))
 
 
 def verify_candidates(
@@ -480,11 +490,8 @@ def verify_candidates(
         try:
             verdict = _verify_one(session, ref, target, jump_bytes, options)
         except _Budget:
-            verdicts[ref.sha] = BuildVerdict(
-                ref.sha, None, LIKELY,
-                f"not checked against per-commit builds: the request budget of {limit} "
-                "per event is spent",
-            )  # fmt: skip
+            why = _say("budget_spent", limit=limit)
+            verdicts[ref.sha] = BuildVerdict(ref.sha, None, LIKELY, why)
             break
         verdicts[ref.sha] = verdict
         if verdict.status == CONFIRMED and verdict.delta_bytes is not None:
@@ -502,26 +509,26 @@ def _verify_one(
         try:
             parent = session.call(("parent", ref.sha), 1, session.port.parent_of, ref.sha)
         except BuildDataUnavailable as exc:
-            return BuildVerdict(ref.sha, None, LIKELY, f"its parent is unknown ({exc.reason})")
+            why = _say("parent_unknown", why=exc.reason)
+            return BuildVerdict(ref.sha, None, LIKELY, why)
         if parent is None:
-            return BuildVerdict(ref.sha, None, LIKELY, "a root commit has no parent to compare")
+            return BuildVerdict(ref.sha, None, LIKELY, _say("root_commit"))
     suspect = _measure(session, ref.sha, target, options)
     if isinstance(suspect, str):
         return BuildVerdict(ref.sha, parent, LIKELY, suspect)
     base = _measure(session, parent, target, options)
     if isinstance(base, str):
-        return BuildVerdict(
-            ref.sha, parent, LIKELY,
-            f"measured at {_short(ref.sha)} ({suspect.source}) but not at its parent: {base}",
-            suspect,
-        )  # fmt: skip
+        why = _say("parent_unmeasured", sha=_short(ref.sha), source=suspect.source, why=base)
+        return BuildVerdict(ref.sha, parent, LIKELY, why, suspect)
     if base.kind != suspect.kind:
-        return BuildVerdict(
-            ref.sha, parent, LIKELY,
-            f"the builds measure different things ({suspect.kind} size at {_short(ref.sha)}, "
-            f"{base.kind} size at {_short(parent)})",
-            suspect, base,
-        )  # fmt: skip
+        why = _say(
+            "different_kinds",
+            kind=suspect.kind,
+            sha=_short(ref.sha),
+            base_kind=base.kind,
+            parent=_short(parent),
+        )
+        return BuildVerdict(ref.sha, parent, LIKELY, why, suspect, base)
     if jump == 0:
-        return BuildVerdict(ref.sha, parent, LIKELY, "the night did not move", suspect, base)
+        return BuildVerdict(ref.sha, parent, LIKELY, _say("night_still"), suspect, base)
     return _judge(ref.sha, parent, suspect, base, jump, options)

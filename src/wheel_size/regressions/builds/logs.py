@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wheel_size.errors import InputError
+from wheel_size.render.templates import render_macro
 from wheel_size.variants import variant_key
 
 __all__ = [
@@ -70,6 +71,11 @@ class LogSize:
     kind: Literal["artifact", "wheel"]  # artifact: the zip upload-artifact stored
     name: str | None  # the wheel file or artifact the line names
     line: str  # the line, for the issue (trimmed)
+
+
+def _say(reason: str, **values: object) -> str:
+    """A log's reason for no size: the macro ``reason`` of ``build_verdict.txt.j2``."""
+    return render_macro("build_verdict.txt.j2", reason, **values)
 
 
 def compile_log_pattern(text: str) -> re.Pattern[str]:
@@ -160,13 +166,13 @@ def find_wheel_size(
     """
     sizes = _sizes(text, patterns)
     if not sizes:
-        return "the log has no wheel size line"
+        return _say("log_no_size")
     uploads = [s for s in sizes if s.kind == "artifact" and s.name == artifact]
     if uploads:
         return uploads[-1]
     wheels = [s for s in sizes if s.kind == "wheel"]
     if not wheels:
-        return f"the log names no upload of artifact {artifact!r} and no wheel size"
+        return _say("log_no_upload", artifact=repr(artifact))
     named = [s for s in wheels if s.name and s.name.endswith(".whl")]
     if not named:
         return wheels[-1]
@@ -179,8 +185,8 @@ def find_wheel_size(
     best = max(fit(s) for s in named)
     fitting = [s for s in named if fit(s) == best]
     if best == 0 and len({s.name for s in fitting}) > 1:
-        return f"the log prints the sizes of several wheels, none named for {variant}"
+        return _say("log_unnamed", variant=variant)
     if len({s.name for s in fitting}) > 1:
-        names = ", ".join(sorted({s.name or "" for s in fitting})[:3])
-        return f"the log prints the sizes of several wheels that fit {variant} ({names})"
+        names = sorted({s.name or "" for s in fitting})[:3]
+        return _say("log_ambiguous", variant=variant, names=names)
     return fitting[-1]

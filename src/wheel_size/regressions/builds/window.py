@@ -31,6 +31,7 @@ from wheel_size.regressions.builds.evidence import (
 )
 from wheel_size.regressions.builds.logs import LogSize, find_wheel_size
 from wheel_size.regressions.ranking.evidence import CLEARED, CONFIRMED, LIKELY, NOT_CONFIRMED
+from wheel_size.render.templates import render_macro
 from wheel_size.units import MB, in_mb
 
 __all__ = [
@@ -87,7 +88,7 @@ def _listings(
         try:
             got = port.runs_created(workflow, created, options.branch, options.window_pages)
         except BuildDataUnavailable as exc:
-            found.notes.append(f"runs created {created} not listed: {exc.reason}")
+            found.notes.append(_say("runs_unlisted", created=created, why=exc.reason))
             return None
         found.requests += got.requests
         return got
@@ -105,11 +106,7 @@ def _listings(
                 days.append(day)
     short = [d for d in days[1:] or days if not d.complete]
     if short:
-        found.notes.append(
-            f"the runs of {workflow or 'every workflow'} fill more than "
-            f"{options.window_pages} pages on some day: builds may be missed (name the build "
-            "workflow's file to list only its runs)"
-        )
+        found.notes.append(_say("pages_full", workflow=workflow, pages=options.window_pages))
     found.runs_listed += len({r.id for d in days for r in d.runs})
     return days
 
@@ -155,22 +152,25 @@ def read_window_builds(
             if item.run_id in runs and item.artifact.size_in_bytes > 0:
                 sizes.setdefault(item.run_id, (item.artifact.size_in_bytes, item.artifact.expired))
     except BuildDataUnavailable as exc:
-        found.notes.append(f"artifacts named {artifact} not listed: {exc.reason}")
+        found.notes.append(_say("artifacts_unlisted", artifact=artifact, why=exc.reason))
     target = _Target(variant, artifact)
     fallbacks = 0
     for run in sorted(runs.values(), key=lambda r: -r.id):
         if run.id in sizes:
             size, expired = sizes[run.id]
-            gone = ", expired" if expired else ""
+            source = _say(
+                "artifact_source", name=artifact, run=run.id, run_name=run.name, expired=expired
+            )
             found.points.append(
-                BuildPoint(run.head_sha, size, run.conclusion, run.id, run.html_url,
-                           f"artifact {artifact} of run {run.id} ({run.name}{gone})")
-            )  # fmt: skip
+                BuildPoint(run.head_sha, size, run.conclusion, run.id, run.html_url, source)
+            )
             continue
         if run.id not in builders:
             continue  # a lint or test run: no wheel, nothing to say
         if run.status not in (None, "completed"):
-            found.notes.append(f"run {run.id} at {run.head_sha[:12]} is still {run.status}")
+            found.notes.append(
+                _say("still_running", run=run.id, sha=run.head_sha[:12], status=run.status)
+            )
             continue
         if run.conclusion in _FAILED:
             found.points.append(
@@ -199,7 +199,7 @@ def _fallback(
         found.requests += 1
         for item in port.artifacts_of_run(run):
             if item.name == target.artifact and item.size_in_bytes > 0:
-                source = f"artifact {item.name} of run {run.id}"
+                source = _say("artifact_source", name=item.name, run=run.id)
                 return BuildPoint(
                     run.head_sha, item.size_in_bytes, run.conclusion, run.id, run.html_url, source
                 )
@@ -220,7 +220,7 @@ def _fallback(
         )
         if isinstance(size, LogSize):
             return BuildPoint(run.head_sha, size.size_bytes, run.conclusion, run.id,
-                              job.html_url, f"log of job {job.name}", "wheel",
+                              job.html_url, _say("log_source", job=job.name), "wheel",
                               size.resolution_bytes)  # fmt: skip
     return None
 
@@ -242,72 +242,48 @@ def _measurement(point: BuildPoint) -> Measurement:
     )  # fmt: skip
 
 
-def _failed_note(cov: Coverage) -> str:
-    if not cov.failed:
-        return ""
-    runs = ", ".join(f"run {b.run_id} {b.conclusion}" for b in cov.failed)
-    return f"; its own build failed ({runs}), so it was not measured"
+def _say(verdict: str, **values: object) -> str:
+    """A build verdict's words: the macro ``verdict`` of ``build_verdict.txt.j2``."""
+    return render_macro("build_verdict.txt.j2", verdict, **values)
 
 
 def _verdict(
     cov: Coverage, result: BracketResult, jump: int, options: BuildEvidenceOptions, n: int
 ) -> BuildVerdict:
-    failed = _failed_note(cov)
+    failed = [(b.run_id, b.conclusion) for b in cov.failed]
     before, after = cov.before, cov.after
     if before is None or after is None or cov.span is None:
-        return BuildVerdict(
-            cov.sha, None, LIKELY, f"no build checked it: there is none on one side of it{failed}"
-        )
+        return BuildVerdict(cov.sha, None, LIKELY, _say("no_side", failed=failed))
     parent = before.sha
     delta = cov.delta or 0
     span = cov.span
-    between = f"between {_at(before)} and {_at(after)}"
+    between = _say("between", before=_at(before), after=_at(after))
     if cov.before_index == -1 and cov.after_index == n - 1 and n > 1 and cov.bracket is not None:
         # Only the two nightlies: the builds say nothing the night did not.
-        return BuildVerdict(
-            cov.sha, None, LIKELY,
-            f"no build checked it: none of this variant inside the window{failed}",
-        )  # fmt: skip
+        return BuildVerdict(cov.sha, None, LIKELY, _say("nightlies_only", failed=failed))
     suspect, base = _measurement(after), _measurement(before)
     noise = result.noise_bytes + cov.slack
     same = delta != 0 and (delta > 0) == (jump > 0)
     if cov.bracket is None:
-        why = f"{between} the size moved {_mb(delta)}, within the noise (±{_mb(noise)[1:]})"
-        return BuildVerdict(cov.sha, parent, NOT_CONFIRMED, f"{why}{failed}", suspect, base)
+        why = _say(
+            "within_noise", between=between, delta=_mb(delta), noise=_mb(noise)[1:], failed=failed
+        )
+        return BuildVerdict(cov.sha, parent, NOT_CONFIRMED, why, suspect, base)
     if not same and abs(delta) > noise:
-        commits = "this commit" if span == 1 else f"these {span} commits"
-        return BuildVerdict(
-            cov.sha, parent, CLEARED,
-            f"{between} ({commits}) the size moved {_mb(delta)}: the other way{failed}",
-            suspect, base,
-        )  # fmt: skip
+        why = _say("other_way", between=between, span=span, delta=_mb(delta), failed=failed)
+        return BuildVerdict(cov.sha, parent, CLEARED, why, suspect, base)
     if span > 1:
-        return BuildVerdict(
-            cov.sha, None, LIKELY,
-            f"one of {span} commits {between}, which moved {_mb(delta)}: not built on its "
-            f"own yet{failed}",
-        )  # fmt: skip
+        why = _say("not_alone", span=span, between=between, delta=_mb(delta), failed=failed)
+        return BuildVerdict(cov.sha, None, LIKELY, why)
     share = abs(delta) / abs(jump) if jump else 0.0
     if share < options.min_share:
-        return BuildVerdict(
-            cov.sha, parent, NOT_CONFIRMED,
-            f"its build against its parent's ({between}) moved {_mb(delta)}: "
-            f"negligible against the night's {_mb(jump)}",
-            suspect, base,
-        )  # fmt: skip
+        why = _say("negligible", between=between, delta=_mb(delta), jump=_mb(jump))
+        return BuildVerdict(cov.sha, parent, NOT_CONFIRMED, why, suspect, base)
     if share > options.max_share:
-        return BuildVerdict(
-            cov.sha, parent, LIKELY,
-            f"its build against its parent's ({between}) moved {_mb(delta)}, far more than "
-            f"the night's {_mb(jump)}; the builds may not be comparable",
-            suspect, base,
-        )  # fmt: skip
-    return BuildVerdict(
-        cov.sha, parent, CONFIRMED,
-        f"its build against its parent's ({between}) moved {_mb(delta)}: {share:.0%} of the "
-        f"night's {_mb(jump)}",
-        suspect, base,
-    )  # fmt: skip
+        why = _say("too_much", between=between, delta=_mb(delta), jump=_mb(jump))
+        return BuildVerdict(cov.sha, parent, LIKELY, why, suspect, base)
+    why = _say("confirmed", between=between, delta=_mb(delta), share=share, jump=_mb(jump))
+    return BuildVerdict(cov.sha, parent, CONFIRMED, why, suspect, base)
 
 
 def verdicts_from_brackets(
@@ -316,16 +292,18 @@ def verdicts_from_brackets(
     *,
     jump_bytes: int,
     options: BuildEvidenceOptions,
-    not_looked_up: str = "not among the window's listed commits",
+    not_looked_up: str | None = None,
 ) -> dict[str, BuildVerdict]:
     """Every candidate's verdict from the builds around it (LIKELY: no build decides it,
-    with the reason; the caller keeps the code's status then)."""
+    with the reason; the caller keeps the code's status then). ``not_looked_up``: why a
+    candidate the builds do not cover was not (None: not among the window's commits)."""
     n = len(result.coverage)
     out: dict[str, BuildVerdict] = {}
     for sha in candidates:
         cov = result.of(sha)
         if cov is None:
-            out[sha] = BuildVerdict(sha, None, LIKELY, f"no build checked it: {not_looked_up}")
+            why = _say("not_looked_up", why=not_looked_up)
+            out[sha] = BuildVerdict(sha, None, LIKELY, why)
         else:
             out[sha] = _verdict(cov, result, jump_bytes, options, n)
     return out

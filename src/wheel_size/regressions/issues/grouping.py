@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wheel_size.regressions.events import Event
-from wheel_size.render.safe_markdown import stripped_line
-from wheel_size.units import format_mb
+from wheel_size.render import render
 
 __all__ = ["NightGroup", "group_events", "group_title", "joins"]
 
@@ -56,15 +55,10 @@ def group_events(events: Sequence[Event]) -> list[NightGroup]:
 
 def group_title(group: NightGroup) -> str:
     """Variants, deltas and the night, e.g. ``Wheel size: cuda12_8 +4.3 MB, cpu +1.4 MB on
-    2025-10-11``; a single event keeps its own title. Plain text, controls removed."""
-    from wheel_size.regressions.issues.body import issue_title
-
-    if len(group.events) == 1:
-        return issue_title(group.primary)
-    parts = ", ".join(
-        f"{stripped_line(e.variant)} {format_mb(e.delta_mb, signed=True)} MB" for e in group.events
-    )
-    return f"Wheel size: {parts} on {group.primary.date.isoformat()}"
+    2025-10-11`` (``regression_title.txt.j2``); a single event keeps its own title. Plain
+    text, controls removed."""
+    creep = len(group.events) == 1 and group.primary.kind == "creep"
+    return render("regression_title.txt.j2", events=group.events, creep=creep)
 
 
 def joins(existing: Sequence[Event], event: Event) -> bool:

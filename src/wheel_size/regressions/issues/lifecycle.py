@@ -34,6 +34,7 @@ from typing import Literal
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.window.commits import Commit
 from wheel_size.regressions.window.reverts import revert_target
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizePoint, Thresholds, jump_on
 from wheel_size.series.returns import ReturnTolerance, is_back, return_margin
 
@@ -73,6 +74,11 @@ class Verdict:
     variant: str
     point: SizePoint
     reason: str  # plain text: which commit undid / re-landed it, or why it is only offset
+
+
+def _say(reason: str, **values: object) -> str:
+    """A lifecycle reason's words: the macro ``reason`` of ``regression_update_reasons.txt.j2``."""
+    return render_macro("regression_update_reasons.txt.j2", reason, **values)
 
 
 def _margin(event: Event, settings: Lifecycle) -> float:
@@ -149,7 +155,7 @@ def attribute_return(candidates: Sequence[Listed], commits: Sequence[Commit]) ->
                 sha.startswith(target.sha) or target.sha.startswith(sha)
             )
             if by_sha or _names_pr(target.title or "", cand.pr):
-                return f"{commit.short_sha} reverts the listed candidate {sha[:12]}"
+                return _say("reverts", commit=commit.short_sha, candidate=sha[:12])
     return None
 
 
@@ -166,7 +172,7 @@ def links_regrowth(candidates: Sequence[Listed], commits: Sequence[Commit]) -> s
         text = commit.message.lower()
         for cand in candidates:
             if cand.sha[:12].lower() in text or _names_pr(commit.message, cand.pr):
-                return f"{commit.short_sha} re-lands the listed candidate {cand.sha[:12]}"
+                return _say("relands", commit=commit.short_sha, candidate=cand.sha[:12])
     return None
 
 
@@ -204,10 +210,7 @@ def decide(
     if back and undone_by is not None:
         return Verdict("rolled-back", event.variant, point, undone_by)
     if back:
-        reason = (
-            "back at the pre-event level, but no commit of the window reverts a listed candidate"
-        )
-        return Verdict("offset", event.variant, point, reason)
+        return Verdict("offset", event.variant, point, _say("offset"))
     if crossing == direction and relanded_by is not None:
         return Verdict("grew", event.variant, point, relanded_by)
     return None

@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
 from wheel_size.markers import regression_marker
@@ -56,38 +55,47 @@ _SAFE = re.compile(r"[A-Za-z0-9._+/@-]{1,200}(?:#[A-Za-z0-9._$-]{1,64})?")
 _PARTS_MARKER = re.compile(re.escape(MARKER_PREFIX) + r"parts=(?P<key>\S+) (?P<items>\S*) -->")
 
 
-def _comparisons(diff: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _items(value: object) -> list[Mapping[str, object]]:
+    """The objects of a JSON list (anything else in it, or no list: left out)."""
+    if not isinstance(value, (list, tuple)):
+        return []
+    return [item for item in value if isinstance(item, Mapping)]
+
+
+def _comparisons(diff: Mapping[str, object]) -> list[Mapping[str, object]]:
     if "comparisons" in diff:
-        return [c for c in diff.get("comparisons") or [] if isinstance(c, Mapping)]
+        return _items(diff.get("comparisons"))
     return [diff] if "files" in diff else []
 
 
-def _int(value: Any) -> int:
+def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _all_parts(diff: Mapping[str, Any] | None) -> Parts:
-    """Every file (installed bytes) and ELF section of a wheel diff's JSON, as parts."""
+def _all_parts(diff: Mapping[str, object] | None) -> Parts:
+    """Every file (installed bytes) and ELF section of a wheel diff's JSON, as parts (the
+    JSON came from a worker: read field by field, anything unexpected left out)."""
     parts: Parts = {}
     for comparison in _comparisons(diff or {}):
-        for item in comparison.get("files") or []:
-            if not isinstance(item, Mapping) or not isinstance(item.get("path"), str):
+        for item in _items(comparison.get("files")):
+            path = item.get("path")
+            if not isinstance(path, str):
                 continue
-            path = item["path"]
             delta = _int(item.get("new_installed")) - _int(item.get("old_installed"))
             if delta:
                 parts[path] = parts.get(path, 0) + delta
-            for section in item.get("sections") or []:
-                if not isinstance(section, Mapping) or not isinstance(section.get("name"), str):
+            for section in _items(item.get("sections")):
+                name = section.get("name")
+                if not isinstance(name, str):
                     continue
                 moved = _int(section.get("new_size")) - _int(section.get("old_size"))
                 if moved:
-                    key = f"{path}#{section['name']}"
+                    key = f"{path}#{name}"
                     parts[key] = parts.get(key, 0) + moved
     return parts
 
 
-def moved_parts(diff: Mapping[str, Any] | None) -> Parts:
+def moved_parts(diff: Mapping[str, object] | None) -> Parts:
     """The parts that carried the change: each at least a tenth of what moved and 256 KiB,
     the largest first, at most six; only names a marker can hold."""
     every = {k: v for k, v in _all_parts(diff).items() if _SAFE.fullmatch(k)}
@@ -149,7 +157,7 @@ def rearmed(
     return False
 
 
-def moved_back(event_parts: Mapping[str, int], tonight: Mapping[str, Any] | None) -> str | None:
+def moved_back(event_parts: Mapping[str, int], tonight: Mapping[str, object] | None) -> str | None:
     """Did tonight's wheel diff (its JSON) move the event's parts back? A sentence naming
     them, or None."""
     now = _all_parts(tonight)

@@ -14,11 +14,13 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from wheel_size.markers import comment_marker
 from wheel_size.ports import CommentView, Issues, IssueView
 from wheel_size.regressions.issues.sync import SyncResult
 from wheel_size.render import render
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizeSeries
 from wheel_size.series.nights import Night
 from wheel_size.series.silence import Silence, silence_of
@@ -46,7 +48,27 @@ def _run_url(repo_url: str, run_id: int | None) -> str | None:
     return f"{repo_url}/actions/runs/{run_id}" if run_id is not None else None
 
 
-def _night_row(night: Night, repo_url: str, jobs: Sequence[str] = ()) -> dict[str, object]:
+class NightRow(TypedDict):
+    """One silent night as the silence templates read it."""
+
+    date: dt.date
+    state: str
+    renamed_to: tuple[str, ...]
+    run_id: int | None
+    run_url: str | None
+    jobs: tuple[str, ...]  # the jobs that did not produce the artifact (issue 34 item 6)
+
+
+class BackRow(TypedDict):
+    """The night the wheel came back."""
+
+    date: dt.date
+    size_mb: float
+    run_id: int | None
+    run_url: str | None
+
+
+def _night_row(night: Night, repo_url: str, jobs: Sequence[str] = ()) -> NightRow:
     run = night.latest
     return {
         "date": night.date,
@@ -54,13 +76,18 @@ def _night_row(night: Night, repo_url: str, jobs: Sequence[str] = ()) -> dict[st
         "renamed_to": night.renamed_to,
         "run_id": run.run_id if run else None,
         "run_url": _run_url(repo_url, run.run_id if run else None),
-        "jobs": tuple(jobs),  # the jobs that did not produce the artifact (issue 34 item 6)
+        "jobs": tuple(jobs),
     }
 
 
+def _said(line: str, **values: object) -> str:
+    """A title or line of the silence issues: the macro ``line`` of ``issue_sync_lines.txt.j2``."""
+    return render_macro("issue_sync_lines.txt.j2", line, **values)
+
+
 def _title(s: Silence) -> str:
-    renamed = f" (renamed to `{s.renamed_to[0]}`?)" if s.renamed_to else ""
-    return f"No `{s.variant}` wheel since {s.since.isoformat()}{renamed}"
+    renamed = s.renamed_to[0] if s.renamed_to else None
+    return _said("silence_title", variant=s.variant, since=s.since.isoformat(), renamed_to=renamed)
 
 
 def _body(s: Silence, repo_url: str, threshold: int) -> str:
@@ -141,7 +168,7 @@ def sync_silences(
             if standing is None or point is None:
                 continue
             marker = _BACK.format(variant=variant, date=until.isoformat())
-            back = {
+            back: BackRow = {
                 "date": until,
                 "size_mb": point.size_mb,
                 "run_id": point.run_id,
@@ -151,7 +178,9 @@ def sync_silences(
             _comment_once(repo, standing, marker, body, bot)
             repo.close_issue(standing.number)
             result.updated.append(standing.number)
-            result.lines.append(f"#{standing.number}: {variant} is back on {until}; closed")
+            result.lines.append(
+                _said("silence_back", number=standing.number, variant=variant, night=until)
+            )
             continue
         if silence.count < settings.nights or silence.last != until:
             continue
@@ -165,7 +194,13 @@ def sync_silences(
             result.created.append(made.number)
             result.events.setdefault(f"silence/{variant}/{silence.since}", made.number)
             result.lines.append(
-                f"#{made.number}: no {variant} wheel since {silence.since} ({silence.count} nights)"
+                _said(
+                    "silence_opened",
+                    number=made.number,
+                    variant=variant,
+                    since=silence.since,
+                    nights=silence.count,
+                )
             )
             continue
         night = silence.nights[-1]
@@ -181,5 +216,7 @@ def sync_silences(
         if _comment_once(repo, standing, marker, body, bot) is not None:
             result.updated.append(standing.number)
             result.events.setdefault(f"silence/{variant}/{silence.since}", standing.number)
-            result.lines.append(f"#{standing.number}: still no {variant} wheel on {night.date}")
+            result.lines.append(
+                _said("silence_still", number=standing.number, variant=variant, night=night.date)
+            )
     return result

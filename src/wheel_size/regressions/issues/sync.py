@@ -47,6 +47,7 @@ from wheel_size.regressions.issues.body import MARKER_PREFIX, event_marker, rend
 from wheel_size.regressions.issues.lifecycle import BACK_STATES, Listed, Verdict
 from wheel_size.regressions.issues.parts import Parts, parts_from_body
 from wheel_size.render import render
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizePoint
 from wheel_size.units import MB, format_mb
 
@@ -192,6 +193,11 @@ def duplicate_marker(number: int) -> str:
     return _DUPLICATE_MARKER.format(number=number)
 
 
+def _said(line: str, **values: object) -> str:
+    """A line of what the step did: the macro ``line`` of ``issue_sync_lines.txt.j2``."""
+    return render_macro("issue_sync_lines.txt.j2", line, **values)
+
+
 def _with_markers(body: str, markers: Sequence[str]) -> str:
     """``body`` with ``markers`` after its last event marker (event markers stay first),
     and one sentence naming the variants that joined."""
@@ -201,8 +207,7 @@ def _with_markers(body: str, markers: Sequence[str]) -> str:
     at = events_at[-1] + 1 if events_at else len(marks)
     text = "\n".join(lines[:at] + list(markers) + lines[at:]).rstrip("\n")
     joined = list(events_from_markers("\n".join(markers)))
-    said = "; ".join(f"`{e.variant}` {format_mb(e.delta_mb, signed=True)} MB" for e in joined)
-    return text + f"\n\n> [!NOTE]\n> Joined later the same night: {said}.\n"
+    return text + "\n\n" + render("regression_joined_note.md.j2", joined=joined)
 
 
 def keys_of(body: str | None) -> list[str]:
@@ -386,7 +391,7 @@ class IssueSync:
         ]
         if lacking:
             self.join(survivor, lacking, "", result)
-        self._close_duplicate(issue, survivor, "it was left open for the same night event", result)
+        self._close_duplicate(issue, survivor, _said("left_open"), result)
         return survivor
 
     def open_creep_issue(self, variant: str) -> IssueView | None:
@@ -425,7 +430,7 @@ class IssueSync:
             return existing
         if not self.settings.create:
             result.skipped.append(event.key)
-            result.lines.append(f"{event.key}: not opened (request budget of this run spent)")
+            result.lines.append(_said("not_opened", key=event.key))
             return None
         text = body()
         first = event_marker(event)
@@ -442,10 +447,10 @@ class IssueSync:
         # night event) while this one investigated.
         rival = self._open_sharing(keys, self._refresh(), night)
         if rival:
-            self._already(rival[0], event.key, result, "opened meanwhile by a concurrent run")
+            self._already(rival[0], event.key, result, _said("opened_meanwhile"))
             return rival[0]
 
-        doing = f"creating the issue for {event.key} in {self.repo.full_name}"
+        doing = _said("creating", key=event.key, repo=self.repo.full_name)
         try:
             issue = self.repo.create_issue(
                 title,
@@ -465,7 +470,7 @@ class IssueSync:
             return survivor
         result.created.append(issue.number)
         result.events.setdefault(event.key, issue.number)
-        result.lines.append(f"#{issue.number} {event.key}: opened")
+        result.lines.append(_said("opened", number=issue.number, key=event.key))
         return issue
 
     def replace_verdict(self, issue: IssueView, key: str, verdict: str, result: SyncResult) -> None:
@@ -484,13 +489,13 @@ class IssueSync:
         if listed is not None:
             self._issues = [edited if i.number == edited.number else i for i in listed]
         result.updated.append(issue.number)
-        result.lines.append(f"#{issue.number} {key}: verdict updated from its bisection")
+        result.lines.append(_said("verdict_updated", number=issue.number, key=key))
 
     def _already(self, issue: IssueView, key: str, result: SyncResult, said: str) -> None:
         result.events.setdefault(key, issue.number)
         if self.accepted(issue):
             result.silenced.append(issue.number)
-            result.lines.append(f"#{issue.number} {key}: accepted, left alone")
+            result.lines.append(_said("accepted", number=issue.number, key=key))
         else:
             result.unchanged.append(issue.number)
             result.lines.append(f"#{issue.number} {key}: {said}")
@@ -529,19 +534,17 @@ class IssueSync:
             return None
         survivor = older[0]
         now = next((i for i in listed if i.number == issue.number), issue)
-        self._close_duplicate(
-            now, survivor, "a concurrent run opened both for the same event", result
-        )
+        self._close_duplicate(now, survivor, _said("both_opened"), result)
         missing = [k for k in keys if k not in _keys_of(survivor.body)]
         if missing:
-            result.lines[-1] += f"; {', '.join(missing)} to be joined to it"
+            result.lines[-1] += _said("to_join", keys=missing)
         return survivor
 
     def _close_duplicate(
         self, issue: IssueView, survivor: IssueView, why: str, result: SyncResult
     ) -> None:
         """Close ``issue`` with a comment linking ``survivor`` (once, whoever closes it)."""
-        doing = f"closing #{issue.number}, a duplicate of #{survivor.number}"
+        doing = _said("closing_duplicate", number=issue.number, survivor=survivor.number)
         text = render(
             "regression_duplicate.md.j2",
             marker=duplicate_marker(survivor.number),
@@ -563,7 +566,9 @@ class IssueSync:
             raise _write_error(exc, self.repo.full_name, doing) from None
         if self._issues is not None:
             self._issues = [closed if i.number == closed.number else i for i in self._issues]
-        result.lines.append(f"#{issue.number}: closed as a duplicate of #{survivor.number} ({why})")
+        result.lines.append(
+            _said("closed_duplicate", number=issue.number, survivor=survivor.number, why=why)
+        )
 
     def _find_duplicate_note(self, issue: IssueView) -> CommentView | None:
         """The bot's (first) "closed as a duplicate" note on ``issue``."""
@@ -633,7 +638,7 @@ class IssueSync:
             self._issues = [current if i.number == current.number else i for i in listed]
         result.updated.append(issue.number)
         for e in events:
-            result.lines.append(f"#{issue.number} {e.key}: joined the night's issue")
+            result.lines.append(_said("joined", number=issue.number, key=e.key))
 
     def _post_join(self, issue: IssueView, mine: Sequence[str], note: str) -> None:
         def find() -> CommentView | None:
@@ -698,12 +703,14 @@ class IssueSync:
                 # finish the job instead of leaving a rolled-back issue open for good.
                 self._close(issue, events[0])
                 result.updated.append(issue.number)
-                result.lines.append(f"#{issue.number}: closed (rolled back)")
+                result.lines.append(_said("closed_rolled_back", number=issue.number))
             else:
                 result.unchanged.append(issue.number)
             return
         text = render_lifecycle(events, todo, repo_url=repo_url, closing=closing)
-        doing = f"commenting on #{issue.number} ({events[0].key}) in {self.repo.full_name}"
+        doing = _said(
+            "commenting", number=issue.number, key=events[0].key, repo=self.repo.full_name
+        )
         try:
             posted = self.repo.create_comment(
                 issue.number, text, find_existing=lambda: self._find_update(issue, night)
@@ -714,10 +721,7 @@ class IssueSync:
         todo_keys = {keys[v.variant] for v in todo}
         if self._raced(issue, posted, night, todo_keys):
             result.unchanged.append(issue.number)
-            result.lines.append(
-                f"#{issue.number}: a concurrent run posted the {night.isoformat()} update "
-                "first; ours was removed"
-            )
+            result.lines.append(_said("raced", number=issue.number, night=night.isoformat()))
             return
         if closing:
             self._close(issue, events[0])
@@ -741,7 +745,7 @@ class IssueSync:
                     earlier.add(m["key"])
         if not keys <= earlier:
             return False
-        doing = f"removing a duplicate update on #{issue.number} in {self.repo.full_name}"
+        doing = _said("removing_update", number=issue.number, repo=self.repo.full_name)
         try:
             self.repo.delete_comment(issue.number, posted.id)
         except GitHubFailure as exc:
@@ -768,7 +772,8 @@ class IssueSync:
         if (point.size_bytes - reported) / MB < self.settings.regrowth_mb:
             result.unchanged.append(issue.number)
             return
-        verdict = Verdict("grew", point.variant, point, "still creeping, no single night crossed")
+        creeping = render_macro("regression_update_reasons.txt.j2", "creeping")
+        verdict = Verdict("grew", point.variant, point, creeping)
         self.follow_up(issue, [verdict], result, repo_url=repo_url)
 
     def _close(self, issue: IssueView, event: Event) -> None:
@@ -795,7 +800,7 @@ class IssueSync:
                 ours.append(comment)
             elif carries_marker(comment.body):
                 where = comment.html_url or f"{issue.html_url}#comment-{comment.id}"
-                self._forged(where, f"a comment on #{issue.number}", comment.author)
+                self._forged(where, _said("a_comment", number=issue.number), comment.author)
         return ours
 
     def _our_updates(self, issue: IssueView) -> list[tuple[dt.date, str, str, int]]:

@@ -25,6 +25,7 @@ from wheel_size.regressions.issues.body import Reproduce
 from wheel_size.regressions.issues.notes import notes_for
 from wheel_size.regressions.issues.options import IssueOptions
 from wheel_size.regressions.issues.sync import IssueCache, SyncResult
+from wheel_size.render.templates import render_macro
 from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
@@ -50,6 +51,11 @@ class IssueOutputs:
 
     created: str
     updated: str
+
+
+def _said(line: str, **values: object) -> str:
+    """A line of what the step did: the macro ``line`` of ``issue_sync_lines.txt.j2``."""
+    return render_macro("issue_sync_lines.txt.j2", line, **values)
 
 
 def issue_outputs(result: SyncResult) -> IssueOutputs:
@@ -236,8 +242,8 @@ def issues_after_track(
         # Beside the runs, for the report's "likely cause" column (no API call there).
         from wheel_size.history.investigations import write_notes
 
-        written = write_notes(store, notes, f"wheel-size: investigation notes ({len(notes)})")
-        result.lines.append(f"{len(written)} investigation note(s) stored beside the history")
+        written = write_notes(store, notes, _said("notes_commit", count=len(notes)))
+        result.lines.append(_said("notes_stored", count=len(written)))
     return result
 
 
@@ -315,7 +321,7 @@ def _unfinished_notes(
         ) from None
     sync.flush_warnings(result)
     if found:
-        result.lines.append(f"{len(found)} investigation note(s) completed from their issues")
+        result.lines.append(_said("notes_completed", count=len(found)))
     return found
 
 
@@ -377,7 +383,4 @@ def _issue_nights(
         )
         opened_nights += len(result.created) > before
     if result.skipped:
-        result.lines.append(
-            f"{len(result.skipped)} event(s) not opened: this run already opened issues on "
-            f"{limit} night(s) (--max-issue-nights); track the same nights again to open them"
-        )
+        result.lines.append(_said("nights_capped", skipped=len(result.skipped), limit=limit))

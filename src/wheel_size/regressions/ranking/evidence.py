@@ -18,6 +18,7 @@ from typing import Literal
 
 from wheel_size.regressions.ranking.classify import CATEGORIES, Classified, is_device_only
 from wheel_size.regressions.ranking.reach_table import ReachTable, default_table
+from wheel_size.render.templates import render_macro
 from wheel_size.variants import variant_key
 
 __all__ = [
@@ -69,9 +70,9 @@ def cross_variant(variant: str, deltas: Mapping[str, float | None]) -> CrossVari
     table = dict(sorted(deltas.items()))
     jump = table.get(variant)
     if jump is None:
-        return CrossVariant(table, "unknown", f"{variant} has no delta that night.")
+        return CrossVariant(table, "unknown", _say("no_delta", variant=variant))
     if jump < 0:
-        return CrossVariant(table, "drop", f"{variant} shrank; the reading below is for growth.")
+        return CrossVariant(table, "drop", _say("shrank", variant=variant))
     key = variant_key(variant)
     # Like with like (issue 28 item 5): only builds of the same platform, Python ABI and
     # package are read against this one (no aarch64, libtorch or cp313t wheel as "the CPU").
@@ -85,48 +86,24 @@ def cross_variant(variant: str, deltas: Mapping[str, float | None]) -> CrossVari
     if kind == "cpu":
         gpu = {v: d for v, d in others.items() if variant_key(v).kind in ("cuda", "rocm", "xpu")}
         if gpu and all(not _flat(d, jump) and d > 0 for d in gpu.values()):
-            return CrossVariant(
-                table,
-                "shared",
-                "The CPU wheel and every GPU wheel grew: shared C++ code or build configuration.",
-            )
+            return CrossVariant(table, "shared", _say("cpu_and_gpu"))
         if gpu and all(_flat(d, jump) for d in gpu.values()):
-            return CrossVariant(
-                table,
-                "variant-only",
-                "Only the CPU wheel grew: CPU-only code or the CPU build's configuration.",
-            )
-        return CrossVariant(table, "unknown", "The other variants do not show a clear pattern.")
+            return CrossVariant(table, "variant-only", _say("cpu_only"))
+        return CrossVariant(table, "unknown", _say("no_pattern"))
     if not cpu:
-        return CrossVariant(
-            table,
-            "unknown",
-            "No CPU build that night to compare with, so device code and shared code "
-            "cannot be told apart.",
-        )
+        return CrossVariant(table, "unknown", _say("no_cpu"))
     cpu_grew = any(not _flat(d, jump) and d > 0 for d in cpu.values())
     if cpu_grew:
-        return CrossVariant(
-            table,
-            "shared",
-            "The CPU wheel grew too: growth in every variant points to shared C++ code or "
-            "build configuration rather than GPU kernels.",
-        )
+        return CrossVariant(table, "shared", _say("cpu_too"))
     same_kind = {v: d for v, d in others.items() if variant_key(v).kind == kind}
     if same_kind and all(_flat(d, jump) for d in same_kind.values()):
-        return CrossVariant(
-            table,
-            "variant-only",
-            f"Only {variant} grew (the CPU wheel and the other "
-            f"{kind.upper()} builds did not): a change specific to this "
-            "build, e.g. its toolkit version, architecture list or build image.",
-        )
-    return CrossVariant(
-        table,
-        "device",
-        f"The CPU wheel did not grow: {kind.upper()}-only growth points to "
-        "compiled device code (new kernel instantiations, CUTLASS/FBGEMM kernels).",
-    )
+        return CrossVariant(table, "variant-only", _say("variant_only", variant=variant, kind=kind))
+    return CrossVariant(table, "device", _say("device", kind=kind))
+
+
+def _say(words: str, **values: object) -> str:
+    """A status's or a reading's words: the macro ``words`` of ``candidate_status.txt.j2``."""
+    return render_macro("candidate_status.txt.j2", words, **values)
 
 
 def pattern_bonus(categories: tuple[str, ...], pattern: Pattern) -> int:
@@ -173,66 +150,39 @@ def assess(
     """
     commit, categories = item.commit, set(item.categories)
     if window_mode == "base" and window_size == 1 and categories == {"docs-tests-only"}:
-        return Status(
-            CLEARED,
-            "the nightlies before and after are builds of its parent and of this commit, but "
-            "it ships no code: the change landed elsewhere (the build environment)",
-        )
+        return Status(CLEARED, _say("cleared_nightlies"))
     if categories == {"docs-tests-only"}:
-        return Status(None, "ships no code: changes only docs, tests or CI files")
+        return Status(None, _say("docs_only"))
     if (
         variant_key(variant).kind == "cpu"
         and commit.files is not None
         and is_device_only(commit.files, table)
     ):
-        return Status(None, "changes only GPU code, which is not in the CPU wheel")
+        return Status(None, _say("gpu_only"))
     if window_mode == "base" and window_size == 1:
-        return Status(
-            CONFIRMED,
-            "the only commit between the two nightlies' base SHAs: the nightly builds before "
-            "and after are builds of its parent and of this commit",
-        )
+        return Status(CONFIRMED, _say("only_commit"))
     if categories == {"python-only"}:
-        return Status(None, "changes only Python files, which add kilobytes, not megabytes")
+        return Status(None, _say("python_only"))
     if commit.files is None:
-        return Status(None, "changed files not checked (request cap); ranked by its message")
+        return Status(None, _say("files_unchecked"))
     if not commit.files:
-        return Status(
-            None, "GitHub lists no changed files for it (an empty commit?); ranked by its message"
-        )
+        return Status(None, _say("no_files"))
     weight = max((CATEGORIES[c].weight for c in categories), default=0)
     fits = (cross.pattern == "device" and categories & _DEVICE_CATEGORIES) or (
         cross.pattern == "shared" and categories & (_SHARED_CATEGORIES - {"cpp-code"})
     )
     if fits and weight >= 50 and covers_moved is not False:
-        return Status(
-            LIKELY,
-            f"its changes ({', '.join(sorted(CATEGORIES[c].title for c in categories))}) "
-            "match the cross-variant pattern: "
-            f"{cross.reading} No per-commit build to confirm it.",
-        )
+        titles = sorted(CATEGORIES[c].title for c in categories)
+        return Status(LIKELY, _say("pattern_match", categories=titles, reading=cross.reading))
     if relevant_candidates == 1 and weight >= 50:
-        partly = (
-            "; its files reach only some of the variants that moved, so the others' change "
-            "is not explained by this window"
-            if covers_moved is False
-            else ""
-        )
-        return Status(
-            LIKELY,
-            "the only commit in the window in a size-relevant category"
-            f"{partly}; no per-commit build to confirm it",
-        )
+        return Status(LIKELY, _say("only_relevant", partial=covers_moved is False))
     if (
         cross.pattern == "device"
         and categories <= {"cpp-code", "python-only"}
         and is_host_only(item, table)
     ):
-        return Status(
-            None,
-            "changes only host code, but the CPU wheel, which it would also change, did not grow",
-        )
-    return Status(None, "no per-commit size data; ranked by the files it changed")
+        return Status(None, _say("host_only"))
+    return Status(None, _say("no_data"))
 
 
 def is_host_only(item: Classified, table: ReachTable | None = None) -> bool:

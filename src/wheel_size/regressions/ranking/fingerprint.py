@@ -10,11 +10,35 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
-from wheel_size.units import format_mb
+from wheel_size.render import render
 from wheel_size.variants import KIND_LABEL, VariantKey, variant_key
 
-__all__ = ["Fingerprint", "fingerprint"]
+__all__ = ["Fingerprint", "Reading", "fingerprint"]
+
+SizeClass = Literal["large", "small", "medium"]
+
+
+class Reading(TypedDict):
+    """The facts of the cross-variant sentence (``templates/cross_reading.txt.j2``)."""
+
+    # none: nothing moved (or no jump); alone: no other variant has data; every: all
+    # moved; pattern: some moved, some did not
+    case: Literal["none", "alone", "every", "pattern"]
+    variant: str
+    direction: int
+    magnitude_mb: float
+    size_class: SizeClass
+    own_mb: float | None  # a night without a jump: the variant's own change
+    elsewhere: list[tuple[str, float]]  # ... and the variants that did move
+    who: Literal["cpu", "cpu-and", "only"]  # only the CPU wheel; it and others; only others
+    scope: str  # Fingerprint.scope(): "CUDA 12.8, 12.9", "ROCm", ...
+    cause: Literal["cpu", "shared", "specific", "device"]
+    device_kinds: list[str]  # cause "device": the kinds whose device code, by label
+    cpu_flat: bool  # a CPU wheel stayed flat while GPU variants moved
+    cpu_mb: float | None  # ... its change, when it is the only CPU wheel
+
 
 #: A variant "moved" when it changed at least this share of the event's change (and 0.2 MB).
 MOVED_SHARE = 0.25
@@ -84,70 +108,52 @@ class Fingerprint:
         return text
 
     def reading(self) -> str:
-        """One sentence for the issue: what the pattern points to, growth or shrink."""
+        """One sentence for the issue: what the pattern points to, growth or shrink
+        (``cross_reading.txt.j2`` words the facts :meth:`reading_facts` gives)."""
+        return render("cross_reading.txt.j2", r=self.reading_facts())
+
+    def reading_facts(self) -> Reading:
+        """What the cross-variant sentence says, as facts: which case, who moved, what
+        that points to."""
+        size_class: SizeClass = "large" if self.large else "small" if self.small else "medium"
+        facts: Reading = {
+            "case": "pattern",
+            "variant": self.variant,
+            "direction": self.direction,
+            "magnitude_mb": self.magnitude_mb,
+            "size_class": size_class,
+            "own_mb": self.own_mb,
+            "elsewhere": list(self.elsewhere),
+            "who": "only",
+            "scope": "",
+            "cause": "device",
+            "device_kinds": [],
+            "cpu_flat": False,
+            "cpu_mb": None,
+        }
         if self.direction == 0 or not self.moved:
-            own = (
-                "no delta"
-                if self.own_mb is None
-                else f"no jump ({format_mb(self.own_mb, signed=True, digits=2)} MB)"
-            )
-            if not self.elsewhere:
-                return f"{self.variant} has {own} that night, and no other variant jumped."
-            moved = ", ".join(
-                f"{name} ({format_mb(mb, signed=True, digits=2)} MB)" for name, mb in self.elsewhere
-            )
-            return f"{self.variant} has {own} that night; the variants that moved: {moved}."
-        mb = f"{format_mb(self.magnitude_mb)} MB"
-        size = (
-            "tens of MB point to a bundled library, an architecture list or a dependency"
-            if self.large
-            else "a few MB point to compiler flags, kernel families or new code"
-            if self.small
-            else "the size alone does not tell a library from a kernel family"
-        )
+            return {**facts, "case": "none"}
         if not self.flat and not self.opposite:
-            if len(self.moved) == 1:
-                return (
-                    f"{self.variant} {self.verb} by {mb}; no other variant has data that night, "
-                    f"so device code and shared code cannot be told apart; {size}."
-                )
-            return (
-                f"Every variant {self.verb} (the CPU wheel too): shared C++ code or build "
-                f"configuration ({mb} here; {size})."
-            )
+            return {**facts, "case": "alone" if len(self.moved) == 1 else "every"}
         moved_kinds = self.moved_kinds()
-        cpu_flat = any(k.kind == "cpu" for k in self.flat)
-        noun = "growth" if self.direction > 0 else "shrinkage"
         if moved_kinds == {"cpu"}:
-            what = "Only the CPU wheel"
-            cause = "CPU-only code or the CPU build's configuration"
+            facts["who"], facts["cause"] = "cpu", "cpu"
         elif "cpu" in moved_kinds:
-            what = f"The CPU wheel and {self.scope()}"
-            cause = "shared C++ code or build configuration"
+            facts["who"], facts["cause"], facts["scope"] = "cpu-and", "shared", self.scope()
         else:
-            what = f"Only {self.scope()}"
-            specific = any(
-                k.kind == kind for kind in moved_kinds for k in self.flat + self.opposite
-            )
-            if specific:
-                cause = (
-                    "a change specific to those builds: their toolkit version, architecture "
-                    "list, bundled libraries or build image"
-                )
+            facts["scope"] = self.scope()
+            others = self.flat + self.opposite
+            if any(k.kind == kind for kind in moved_kinds for k in others):
+                facts["cause"] = "specific"
             else:
-                cause = f"compiled {'/'.join(sorted(KIND_LABEL[k] for k in moved_kinds))} " + (
-                    "device code (kernel instantiations, CUTLASS/FBGEMM kernels) or libraries"
-                )
-        cpu_note = ""
-        if cpu_flat and "cpu" not in moved_kinds:
-            cpu_note = f" The CPU wheel did not {'grow' if self.direction > 0 else 'shrink'}"
+                facts["device_kinds"] = sorted(KIND_LABEL[k] for k in moved_kinds)
+        if any(k.kind == "cpu" for k in self.flat) and "cpu" not in moved_kinds:
+            facts["cpu_flat"] = True
             cpu = [self.deltas[k.name] for k in self.flat if k.kind == "cpu"]
-            shown = format_mb(cpu[0] or 0.0, signed=True, digits=2) if len(cpu) == 1 else ""
-            # a small change the table shows beside "did not grow": say why it does not count
-            if shown and shown != format_mb(0.0, signed=True, digits=2):
-                cpu_note += f" ({shown} MB: too little to count as moving with it)"
-            cpu_note += "."
-        return f"{what} {self.verb} ({mb} here).{cpu_note} This {noun} points to {cause}; {size}."
+            # one CPU wheel's small change, shown beside "did not grow": the sentence says
+            # why it does not count
+            facts["cpu_mb"] = (cpu[0] or 0.0) if len(cpu) == 1 else None
+        return facts
 
 
 def fingerprint(

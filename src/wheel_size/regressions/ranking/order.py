@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from wheel_size.regressions.ranking.rank import Ranked, Reason
+from wheel_size.render.templates import render_macro
 from wheel_size.units import in_mb
 
 __all__ = ["BUILD_POINTS", "Measured", "build_reason", "order_by_score"]
@@ -38,7 +39,8 @@ def build_reason(verdict: Measured) -> Reason | None:
     if points is None or delta is None:
         return None
     moved = in_mb(delta, signed=True, digits=2)
-    return Reason("build", points, f"{moved} MB between the builds around it ({verdict.status})")
+    said = render_macro("ranking_reasons.txt.j2", "build_moved", moved=moved, status=verdict.status)
+    return Reason("build", points, said)
 
 
 def order_by_score(

@@ -70,7 +70,7 @@ from wheel_size.regressions.window.text_signals import (
     library_platform,
     read_text,
 )
-from wheel_size.units import format_size, in_mb
+from wheel_size.render.templates import render_macro
 from wheel_size.variants import VariantKey
 
 __all__ = ["TIERS", "Ranked", "Reason", "leading_group", "rank_commits", "score_commit"]
@@ -170,7 +170,7 @@ class Ranked(Classified):
         text = "; ".join(pros)
         if cons:
             text = (text + "; " if text else "") + "against: " + "; ".join(cons)
-        return text or "no evidence beyond its category"
+        return text or _say("no_evidence")
 
 
 @dataclass
@@ -186,8 +186,13 @@ class _Tally:
         return sum(r.points for r in self.reasons)
 
 
-def _names(keys: Sequence[VariantKey]) -> str:
-    return ", ".join(k.name for k in keys)
+def _say(reason: str, **values: object) -> str:
+    """An evidence item's words: the macro ``reason`` of ``ranking_reasons.txt.j2``."""
+    return render_macro("ranking_reasons.txt.j2", reason, **values)
+
+
+def _names(keys: Sequence[VariantKey]) -> list[str]:
+    return [k.name for k in keys]
 
 
 def _share(reach: Reach | _TextReach, keys: Sequence[VariantKey]) -> float:
@@ -258,41 +263,40 @@ def _cover_text(reach: Reach, fp: Fingerprint) -> str:
     that reaches some of them."""
     reached = [k for k in fp.moved if reach.strength(k)]
     if len(reached) == len(fp.moved):
-        return f"can move all that moved ({fp.scope()}): {reach.summary}"
-    return (
-        f"can move only {len(reached)} of the {len(fp.moved)} variants that moved "
-        f"({_names(reached)}): {reach.summary}"
-    )
+        return _say("cover_all", scope=fp.scope(), summary=reach.summary)
+    return _say("cover_some", reached=_names(reached), moved=len(fp.moved), summary=reach.summary)
 
 
 def _reach_points(tally: _Tally, reach: Reach, fp: Fingerprint) -> None:
     if not reach.ships:
-        tally.add("reach", NO_SHIP, "ships in no wheel (tests, docs, CI)")
+        tally.add("reach", NO_SHIP, _say("no_ship"))
         return
     if not reach.native:
-        tally.add("reach", PYTHON_ONLY, "Python only: kilobytes, not megabytes")
+        tally.add("reach", PYTHON_ONLY, _say("python_only"))
     if reach.dead_headers:
-        tally.add("reach", DEAD_HEADERS, "only deletes headers that nothing included any more")
+        tally.add("reach", DEAD_HEADERS, _say("dead_headers"))
     if not fp.moved:
         return
     cover = _share(reach, fp.moved)
     others = fp.flat + fp.opposite
     spill = _bulk_share(reach, others)
     if cover == 0:
-        tally.add("reach", NO_REACH, f"{reach.summary}: cannot move {_names(fp.moved)}")
+        tally.add(
+            "reach", NO_REACH, _say("no_reach", summary=reach.summary, moved=_names(fp.moved))
+        )
         return
     if reach.native:
         tally.add("reach", COVER * cover, _cover_text(reach, fp))
     if spill and reach.native:
         spilled = [k for k in others if reach.bulk_strength(k)]
-        tally.add("reach", SPILL * spill, f"would also move {_names(spilled)}, which did not")
+        tally.add("reach", SPILL * spill, _say("spill", spilled=_names(spilled)))
     specific = reach.specific or not any(
         p.kind == "all" and p.os is None and p.versions is None for p in reach.bulk
     )
     if specific and reach.native and cover >= 1 and not spill and others:
-        tally.add("reach", EXACT, f"matches exactly what moved ({fp.scope()})")
+        tally.add("reach", EXACT, _say("exact", scope=fp.scope()))
         if reach.scoped and any(k.version for k in others if k.kind in fp.moved_kinds()):
-            tally.add("reach", SCOPED_EXACT, "its build changes are scoped to those versions")
+            tally.add("reach", SCOPED_EXACT, _say("scoped"))
 
 
 def _text_points(
@@ -314,26 +318,25 @@ def _text_points(
             or sorted(p.upper() if len(p) <= 4 else p for p in mentions.platforms)
         )
         if cover == 0:
-            tally.add(
-                "text", TEXT_MISS * weight, f"its {where} is about {named}, which did not move"
-            )
+            tally.add("text", TEXT_MISS * weight, _say("text_miss", where=where, named=named))
             continue
-        tally.add("text", TEXT_COVER * cover * weight * damp, f"its {where} names {named}")
+        tally.add(
+            "text", TEXT_COVER * cover * weight * damp, _say("text_names", where=where, named=named)
+        )
         versioned = any(p.versions for p in tr.parts)
         if (
             versioned
             and not _share(tr, others)
             and any(k.version for k in others if k.kind in fp.moved_kinds())
         ):
-            tally.add("text", TEXT_EXACT * weight * damp, "names exactly the versions that moved")
+            tally.add("text", TEXT_EXACT * weight * damp, _say("text_exact"))
     if text.size_words:
-        tally.add("text", SIZE_WORDS * damp, "talks about binary size")
+        tally.add("text", SIZE_WORDS * damp, _say("size_words"))
     if text.magnitude and fp.direction and (fp.large or fp.small):
         if (text.magnitude == "large") == fp.large:
-            kind = "a large change" if fp.large else "a few-MB change"
-            tally.add("text", MAGNITUDE_FIT * damp, f"the kind of change fits {kind}")
+            tally.add("text", MAGNITUDE_FIT * damp, _say("magnitude_fit", large=fp.large))
         elif reach is None or reach.native:
-            tally.add("text", MAGNITUDE_MISFIT, "the kind of change does not fit the size moved")
+            tally.add("text", MAGNITUDE_MISFIT, _say("magnitude_misfit"))
 
 
 def _candidate_terms(commit: Commit, text: TextSignals) -> tuple[set[str], set[str], set[str]]:
@@ -366,40 +369,36 @@ def _content_points(
 ) -> None:
     direction = fp.direction or (1 if facts.delta >= 0 else -1)
     strong, weak, archs = _candidate_terms(commit, text)
-    went = "appeared in" if direction > 0 else "left"
     for library, path in sorted(facts.appeared(direction).items()):
         name = path.rsplit("/", 1)[-1]
         if library in strong:
+            label = library_label(library)
             tally.add(
                 "content",
                 CONTENT_LIBRARY,
-                f"{name} {went} the wheel, and it names {library_label(library)}",
+                _say("library", name=name, direction=direction, label=label),
             )
         elif library in weak:
-            tally.add("content", CONTENT_LIBRARY / 2, f"{name} {went} the wheel; its body names it")
+            tally.add(
+                "content",
+                CONTENT_LIBRARY / 2,
+                _say("library_body", name=name, direction=direction),
+            )
     for library, change in sorted(facts.resized(direction).items()):
         if library in strong or library in weak:
-            moved = f"{'grew' if change > 0 else 'shrank'} by {in_mb(abs(change))} MB"
             tally.add(
                 "content",
                 CONTENT_RESIZED if library in strong else CONTENT_RESIZED / 2,
-                f"bundled {library_label(library)} {moved}, and it names it",
+                _say("resized", label=library_label(library), change=change),
             )
     changed_archs = facts.archs_gone_or_new(direction)
     hit = sorted(changed_archs & archs)
     if hit:
-        verb = "appeared" if direction > 0 else "vanished"
-        tally.add(
-            "content", CONTENT_ARCH, f"device code for {', '.join(hit)} {verb}, which it names"
-        )
+        tally.add("content", CONTENT_ARCH, _say("arch", archs=hit, direction=direction))
     arch_moved = facts.archs_moved(direction)
     few = bool(arch_moved) and len(arch_moved) <= max(2, len(facts.archs_both) // 3)
     if few and arch_moved & archs and not hit:
-        tally.add(
-            "content",
-            CONTENT_ARCH_FEW,
-            f"device code changed only for {', '.join(sorted(arch_moved))}, which it names",
-        )
+        tally.add("content", CONTENT_ARCH_FEW, _say("arch_few", archs=sorted(arch_moved)))
     if reach is None or not facts.delta:
         return
     # A submodule is neither: what it builds into is known, not whether it is device code.
@@ -420,38 +419,19 @@ def _content_points(
         facts.libraries_added or facts.libraries_removed
     ):
         if gpu_sources or gpu_build or "cutlass-fbgemm" in categories:
-            what = "GPU sources" if gpu_sources else "the GPU build"
-            tally.add(
-                "content",
-                CONTENT_DEVICE,
-                f"the wheels' device code changed, and it changes {what}",
-            )
+            tally.add("content", CONTENT_DEVICE, _say("device", gpu_sources=gpu_sources))
         elif host and reach.native and not gpu_sources:
-            tally.add(
-                "content",
-                CONTENT_WRONG_SIDE,
-                "the change is device code; it changes host code only",
-            )
+            tally.add("content", CONTENT_WRONG_SIDE, _say("device_wrong_side"))
     elif facts.share(facts.debug_delta) >= 0.5:
         if "compiler-flags" in categories or "build-image" in categories:
-            tally.add(
-                "content", CONTENT_DEBUG, "debug sections changed, and it changes build flags"
-            )
+            tally.add("content", CONTENT_DEBUG, _say("debug"))
     elif facts.share(facts.host_delta) >= 0.6 and not (
         facts.libraries_added or facts.libraries_removed
     ):
         if host and reach.native:
-            tally.add(
-                "content",
-                CONTENT_HOST,
-                "the wheels' host code changed, and it changes shared native code",
-            )
+            tally.add("content", CONTENT_HOST, _say("host"))
         elif gpu_sources:
-            tally.add(
-                "content",
-                CONTENT_WRONG_SIDE,
-                "the change is host code; it changes device code only",
-            )
+            tally.add("content", CONTENT_WRONG_SIDE, _say("host_wrong_side"))
 
 
 def _can_hold_device_code(commit: Commit, reach: Reach, table: ReachTable) -> bool:
@@ -532,9 +512,12 @@ def _telling(words: list[str]) -> bool:
     return any(w not in _GENERIC and not w.isdigit() for w in words)
 
 
-def _family_match(commit: Commit, family: FamilyFact, table: ReachTable) -> str | None:
+def _family_match(
+    commit: Commit, family: FamilyFact, table: ReachTable
+) -> tuple[str, str | None] | None:
     """How the commit's C++/CUDA sources (the reach table's ``family_source``) name
-    ``family``, or None."""
+    ``family``: the file, and the function its changed lines name (None: the file's name
+    names the family); None: they do not."""
     function = _function(family.name)
     words = _words(function)
     if len(function) < _MIN_NAME or not _telling(words):
@@ -544,9 +527,9 @@ def _family_match(commit: Commit, family: FamilyFact, table: ReachTable) -> str 
         if not table.match("family_source", name):
             continue
         if function in changed.terms.identifiers:
-            return f"its changes to {name} name {function}"
+            return name, function
         if _stem_names(name.split(".", 1)[0], words):
-            return f"it changes {name}"
+            return name, None
     return None
 
 
@@ -560,14 +543,16 @@ def _family_points(
         how = _family_match(commit, family, table)
         if how is None:
             continue
-        verb = "grew" if family.delta > 0 else "shrank"
-        archs = f" in {family.archs} architecture{'s' if family.archs != 1 else ''}"
-        tally.add(
-            "content",
-            CONTENT_FAMILY,
-            f"the kernel family {family.name} {verb} by {format_size(abs(family.delta))}"
-            f"{archs if family.archs else ''}, and {how}",
+        file, function = how
+        said = _say(
+            "family",
+            name=family.name,
+            delta=family.delta,
+            archs=family.archs,
+            file=file,
+            function=function,
         )
+        tally.add("content", CONTENT_FAMILY, said)
         return
 
 
@@ -613,26 +598,14 @@ def _torch_library_points(
     total = sum(abs(v) for v in moved.values())
     if hit:
         share = sum(abs(moved[lib]) for lib in hit) / total
-        names = ", ".join(
-            f"lib{lib} {in_mb(moved[lib], signed=True)} MB"
-            for lib in sorted(hit, key=lambda n: -abs(moved[n]))
-        )
-        how = "its build changes rebuild them" if into is None else "its sources build into it"
-        tally.add(
-            "content",
-            CONTENT_TORCH_LIBRARY * share,
-            f"{names} ({share:.0%} of what torch's libraries moved); {how}",
-        )
+        libraries = [(lib, moved[lib]) for lib in sorted(hit, key=lambda n: -abs(moved[n]))]
+        said = _say("torch_library", moved=libraries, share=share, rebuilds_all=into is None)
+        tally.add("content", CONTENT_TORCH_LIBRARY * share, said)
         return
     assert into is not None
     seen = into & set(facts.torch_libraries)
     if seen and seen <= facts.torch_still():
-        names = ", ".join(f"lib{n}" for n in sorted(seen))
-        tally.add(
-            "content",
-            CONTENT_TORCH_STILL,
-            f"{names}, which its sources build into, did not change",
-        )
+        tally.add("content", CONTENT_TORCH_STILL, _say("torch_still", libraries=sorted(seen)))
 
 
 def score_commit(
@@ -664,14 +637,12 @@ def score_commit(
         if not reach.native:
             damp = 0.25  # words about CUDA in a Python-only or test-only commit mean little
     elif text.title.no_ship_tag:
-        tally.add("reach", NO_SHIP_TAG, "files not checked; its title is tagged as CI/docs/tests")
+        tally.add("reach", NO_SHIP_TAG, _say("no_ship_tag"))
     _text_points(tally, text, fp, reach, damp)
     if reach is not None and reach.pins and reach.native:
-        tally.add("text", VERSION_BUMP, "a pinned dependency's version changes")
+        tally.add("text", VERSION_BUMP, _say("version_bump"))
     elif text.version_change and reach is None and text.title.libraries:
-        tally.add(
-            "text", VERSION_BUMP, "its title bumps a dependency's version (files not checked)"
-        )
+        tally.add("text", VERSION_BUMP, _say("title_bump"))
     line_flags: set[str] = set()
     for changed in commit.files or ():
         line_flags |= {
@@ -679,11 +650,10 @@ def score_commit(
         }
     title_flags = {m.group(0) for m in CODEGEN_FLAGS.finditer(commit.title)} - line_flags
     if line_flags and (reach is None or reach.native):
-        flags = ", ".join(sorted(line_flags)[:3])
-        tally.add("text", CODEGEN_FLAG, f"its changed lines change code-generation flags ({flags})")
+        flags = sorted(line_flags)[:3]
+        tally.add("text", CODEGEN_FLAG, _say("codegen_lines", flags=flags))
     elif title_flags and (reach is None or reach.native):
-        flags = ", ".join(sorted(title_flags)[:3])
-        tally.add("text", CODEGEN_FLAG, f"its title names code-generation flags ({flags})")
+        tally.add("text", CODEGEN_FLAG, _say("codegen_title", flags=sorted(title_flags)[:3]))
     # The wheels' contents count only for a commit that can build into what moved.
     reachable = reach is None or (
         reach.native and (not fp.moved or any(reach.strength(k) for k in fp.moved))
@@ -700,7 +670,7 @@ def score_commit(
             tally.add(
                 "amount",
                 min(AMOUNT_MAX, math.log10(1 + lines)),
-                f"{'adds' if fp.direction > 0 else 'deletes'} {lines} lines of shipped code",
+                _say("amount", direction=fp.direction, lines=lines),
             )
     covers = None
     if files_reach is not None and fp.moved:  # the files, not the title's words, decide
@@ -713,9 +683,9 @@ def score_commit(
         reasons=tuple(tally.reasons),
         reach=reach.summary
         if reach
-        else "no files listed"
+        else _say("no_files")
         if commit.files is not None
-        else "files not checked",
+        else _say("files_unchecked"),
     )
 
 

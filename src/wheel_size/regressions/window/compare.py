@@ -17,8 +17,17 @@ from typing import Any, Literal
 from wheel_size.ports import Commits, CommitSummary, GitHubFailure
 from wheel_size.regressions.window.commits import Commit, files_from_api
 from wheel_size.regressions.window.nightly import parse_nightly_message
+from wheel_size.render.templates import render_macro
 
-__all__ = ["Night", "Window", "WindowCache", "fetch_files", "fetch_window", "resolve_base"]
+__all__ = [
+    "Night",
+    "Window",
+    "WindowCache",
+    "fetch_files",
+    "fetch_window",
+    "no_window",
+    "resolve_base",
+]
 
 # GitHub serves at most 10,000 commits of a comparison; a nightly window is a few hundred.
 DEFAULT_MAX_COMMITS = 5_000
@@ -50,6 +59,17 @@ class Window:
     @property
     def truncated(self) -> bool:
         return len(self.commits) < self.total_commits
+
+
+def _say(note: str, **values: object) -> str:
+    """A window note's words: the macro ``note`` of ``investigation_notes.txt.j2``."""
+    return render_macro("investigation_notes.txt.j2", note, **values)
+
+
+def no_window() -> str:
+    """The note of a night whose window could not be read (the issue body says it in its
+    own words, and leaves this note out)."""
+    return _say("no_window")
 
 
 @dataclass
@@ -94,8 +114,13 @@ def resolve_base(repo: Commits, night: Night, notes: list[str]) -> Night:
         if not _gone(exc):
             raise
         notes.append(
-            f"the nightly commit {night.head_sha[:12]} of {night.date} could not be read "
-            f"({_status(exc)} {_message(exc)})"
+            _say(
+                "nightly_unreadable",
+                sha=night.head_sha[:12],
+                date=night.date,
+                status=_status(exc),
+                message=_message(exc),
+            )
         )
         return night
     parsed = parse_nightly_message(message)
@@ -142,10 +167,7 @@ def fetch_window(
     for mode, base, head in attempts:
         if not base or not head:
             if mode == "base":
-                notes.append(
-                    "a base SHA is missing, so the window is between the nightly head SHAs "
-                    "instead: it may list nightly release commits rather than the changes"
-                )
+                notes.append(_say("no_base"))
             continue
         try:
             commits, total, url = _compare(repo, base, head, max_commits)
@@ -153,24 +175,22 @@ def fetch_window(
             if not _gone(exc):
                 raise
             notes.append(
-                f"comparing {base[:12]}...{head[:12]} failed ({_status(exc)} {_message(exc)}"
-                + (", e.g. after a force push" if _status(exc) in (404, 422) else "")
-                + ")"
-                + (
-                    "; falling back to the nightly head SHAs, which may list nightly "
-                    "release commits rather than the changes"
-                    if mode == "base"
-                    else ""
+                _say(
+                    "compare_failed",
+                    base=base[:12],
+                    head=head[:12],
+                    status=_status(exc),
+                    message=_message(exc),
+                    gone=_status(exc) in (404, 422),
+                    falling_back=mode == "base",
                 )
             )
             continue
         window = Window(before, after, mode, (base, head), commits, total, notes, url)
         if window.truncated:
-            notes.append(
-                f"only the first {len(commits)} of {total} commits were read (limit {max_commits})"
-            )
+            notes.append(_say("truncated", read=len(commits), total=total, limit=max_commits))
         return window
-    notes.append("no commit window could be determined")
+    notes.append(no_window())
     return Window(before, after, "none", None, [], 0, notes)
 
 
