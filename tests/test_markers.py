@@ -1,5 +1,6 @@
-"""One marker vocabulary (issue 33 item 3): both hidden-marker prefixes live in
-:mod:`wheel_size.markers`, spelled as released, and no other module spells them."""
+"""One marker vocabulary (issue 33 item 3): one hidden-marker prefix, written everywhere and
+spelled only in :mod:`wheel_size.markers`; the prefix an older release wrote on sticky
+comments and silence issues is still read, never written."""
 
 from __future__ import annotations
 
@@ -9,20 +10,23 @@ from wheel_size.regressions.issues.body import MARKER_PREFIX
 from wheel_size.regressions.issues.silence import issue_marker
 
 
-def test_prefixes_are_the_released_strings() -> None:
-    # Issues and comments in users' repositories carry these bytes: never change them.
-    assert markers.ISSUE_PREFIX == "<!-- wheel-size-action:"
-    assert markers.COMMENT_PREFIX == "<!-- wheel-size:"
-    assert MARKER_PREFIX is markers.ISSUE_PREFIX
-    assert markers.comment_marker("split") == "<!-- wheel-size:split -->"
-    assert issue_marker("cuda12_8") == "<!-- wheel-size:silence variant=cuda12_8 -->"
+def test_one_prefix_is_written_and_the_old_one_only_read() -> None:
+    # Regression issues in users' repositories carry this prefix: never change it.
+    assert markers.PREFIX == "<!-- wheel-size-action:"
+    assert MARKER_PREFIX is markers.PREFIX
+    assert markers.comment_marker("split") == "<!-- wheel-size-action:split -->"
+    assert issue_marker("cuda12_8") == "<!-- wheel-size-action:silence variant=cuda12_8 -->"
+    assert markers.spellings(markers.comment_marker("split")) == (
+        "<!-- wheel-size-action:split -->",
+        "<!-- wheel-size:split -->",  # how releases before the one prefix wrote it
+    )
 
 
 def test_render_and_parse_round_trip() -> None:
     line = markers.regression_marker("event=jump/cuda12_8/2026-10-21")
     assert markers.payload(line) == "event=jump/cuda12_8/2026-10-21"
-    assert markers.payload("  " + markers.comment_marker("k") + " ", markers.COMMENT_PREFIX) == "k"
-    assert markers.payload(markers.comment_marker("k")) is None  # the other prefix
+    assert markers.payload("  " + markers.comment_marker("k") + " ") == "k"
+    assert markers.payload("<!-- wheel-size:k -->") is None  # the old prefix is not parsed
     assert markers.payload("<!-- wheel-size-action:event=x") is None  # unclosed
 
 

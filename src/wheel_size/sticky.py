@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from wheel_size.markers import comment_marker
+from wheel_size.markers import comment_marker, spellings
 from wheel_size.ports import CommentView, Issues, Repositories, bot_of, check_author, worded
 
 __all__ = ["post_sticky_comment", "post_sticky_in"]
@@ -53,7 +53,7 @@ def post_sticky_comment(
 
         def find() -> CommentView | None:
             for comment in issues.comments(number):
-                if _leading(comment.body) != tag:
+                if _leading(comment.body) not in spellings(tag):
                     continue  # the marker elsewhere (a wheel name in another comment) is text
                 if comment.author.casefold() == bot.casefold():
                     return comment

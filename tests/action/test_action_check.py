@@ -34,7 +34,11 @@ def test_check_mode_fails_over_budget_and_passes_when_acknowledged(
     outputs = read_outputs(tmp_path / "output")
     assert outputs["check-failed"] == "true" and outputs["check-conclusion"] == "failure"
     assert outputs["check-report-path"] == "wheel-size-check.md"  # relative to the workspace
-    assert (workspace / "wheel-size-check.md").read_text().startswith("<!-- wheel-size:check -->")
+    assert (
+        (workspace / "wheel-size-check.md")
+        .read_text()
+        .startswith("<!-- wheel-size-action:check -->")
+    )
     assert outputs["check-comment-url"].endswith(str(world.pr.comments[0].id))
     assert "over budget" in (tmp_path / "summary").read_text()
     assert f"::error title=Wheel size::{wheel.name} is over its size budget" in done.stdout

@@ -21,7 +21,7 @@ def test_growth_over_budget_fails_and_comments_the_breakdown(
     status, _, stderr = world.check([tmp_path / "pr"], "--budget-mb", "1")
     assert status == 1, stderr
     [body] = world.comments()
-    assert body.startswith("<!-- wheel-size:check -->")
+    assert body.startswith("<!-- wheel-size-action:check -->")
     assert "❌ Wheel size: 1 of 1 wheel over budget" in body
     assert "over the +1.0 MB growth budget" in body
     assert "2025-10-11" in body and "actions/runs/" in body
@@ -93,7 +93,7 @@ def test_no_comment_prints_the_markdown(fake_github: FakeGitHub, tmp_path: Path)
     world = World(fake_github, tmp_path)
     status, stdout, _ = world.check([big_pr_wheel(tmp_path)], "--no-comment")
     assert status == 0  # +2 MB is within the default 5 MB budget
-    assert stdout.startswith("<!-- wheel-size:check -->")
+    assert stdout.startswith("<!-- wheel-size-action:check -->")
     assert world.comments() == []
 
 

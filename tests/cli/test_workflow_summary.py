@@ -55,7 +55,9 @@ def test_check_success_has_its_report(tmp_path: Path) -> None:
     torch_wheel(tmp_path / "pr", "2.10.0.dev20251012+cu128")
     status, summary = _workflow(tmp_path, "check", "pr", "--history", "h", "--no-comment")
     assert status == 0
-    assert summary.startswith("<!-- wheel-size:check -->") and "no nightly is stored" in summary
+    assert (
+        summary.startswith("<!-- wheel-size-action:check -->") and "no nightly is stored" in summary
+    )
 
 
 def test_audit_success_has_its_report(tmp_path: Path) -> None:

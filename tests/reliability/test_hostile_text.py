@@ -212,7 +212,7 @@ def test_split_comment_on_a_pull_request_is_inert() -> None:
     from wheel_size.split.comment import render_comment
 
     body = render_comment(hostile_split_report())
-    assert body.startswith("<!-- wheel-size:split -->\n")
+    assert body.startswith("<!-- wheel-size-action:split -->\n")
     assert_inert_markdown(body)
     visible = render(body).visible
     assert all(word in visible for word in ("tracker", "click", "javascript", "octocat")), visible

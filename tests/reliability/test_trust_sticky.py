@@ -67,3 +67,15 @@ def test_a_marker_inside_another_bot_comment_is_text(github_world: FakeGitHub) -
     assert pr.comments[0].body == check  # untouched
     with pytest.raises(ValueError, match="does not start with its marker"):
         post_sticky_comment(gh, pr.number, f"text\n{TAG}", "split")
+
+
+def test_a_comment_an_older_release_wrote_is_found_and_rewritten(github_world: FakeGitHub) -> None:
+    """Sticky comments written before the one prefix (``<!-- wheel-size:split -->``) are the
+    bot's: the next run edits that comment, in the one prefix, and opens no second one."""
+    repo = github_world.add_repo(REPO)
+    pr = repo.add_issue("Build ROCm wheels", pull_request=True)
+    old = repo.add_comment(pr.number, "<!-- wheel-size:split -->\nold", user="github-actions[bot]")
+    gh = MemoryGitHub(github_world).repository(REPO)
+    url = post_comment(gh, pr.number, f"{TAG}\nnew")
+    assert len(pr.comments) == 1 and url.endswith(f"#issuecomment-{old.id}")
+    assert old.body == f"{TAG}\nnew"

@@ -152,3 +152,17 @@ def test_a_variant_never_seen_is_not_a_silence(fake_github: FakeGitHub) -> None:
         r, series, day(7), ["cuda13_0"], SilenceSettings((LABEL,), 2), repo_url="https://x/y"
     )
     assert res.created == [] and fake_github.repo("pytorch/pytorch").issues == []
+
+
+def test_a_silence_issue_an_older_release_opened_is_followed(fake_github: FakeGitHub) -> None:
+    """An open silence issue whose marker has the old prefix (``<!-- wheel-size:``) is the
+    one the next night comments on: no second issue for the same silence."""
+    r = repo(fake_github)
+    runs = nights(5, 3)
+    sync(r, runs[:7], day(6))
+    (issue,) = fake_github.repo("pytorch/pytorch").issues
+    issue.body = (issue.body or "").replace("<!-- wheel-size-action:", "<!-- wheel-size:")
+    assert "<!-- wheel-size:silence variant=cuda12_8 -->" in issue.body
+    third = sync(r, runs[:8], day(7))
+    assert third.created == [] and third.updated == [issue.number]
+    assert len(fake_github.repo("pytorch/pytorch").issues) == 1

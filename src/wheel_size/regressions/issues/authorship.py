@@ -8,7 +8,7 @@ anyone else's text is a forgery: ignored, and named once in the log (who, where)
 
 from __future__ import annotations
 
-from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import PREFIX as MARKER_PREFIX
 from wheel_size.oneline import one_line
 
 __all__ = ["carries_marker", "forged_warning", "same_login"]

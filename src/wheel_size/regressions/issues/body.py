@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import PREFIX as MARKER_PREFIX
 from wheel_size.markers import regression_marker
 from wheel_size.regressions.events import Event
 from wheel_size.regressions.investigation import Investigation

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import quote, unquote
 
 from wheel_size.history.investigations import InvestigationNote
-from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import PREFIX as MARKER_PREFIX
 from wheel_size.markers import regression_marker
 from wheel_size.ports import IssueView
 from wheel_size.regressions.events import Event

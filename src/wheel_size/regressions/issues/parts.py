@@ -20,7 +20,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 
-from wheel_size.markers import ISSUE_PREFIX as MARKER_PREFIX
+from wheel_size.markers import PREFIX as MARKER_PREFIX
 from wheel_size.markers import regression_marker
 from wheel_size.regressions.events import Event
 from wheel_size.render import render

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from wheel_size.markers import comment_marker
+from wheel_size.markers import comment_marker, spellings
 from wheel_size.ports import CommentView, Issues, IssueView
 from wheel_size.regressions.issues.sync import SyncResult
 from wheel_size.render import render
@@ -120,9 +120,14 @@ def _ours(issue: IssueView | CommentView, bot: str) -> bool:
     return issue.author.casefold() == bot.casefold()
 
 
+def _carries(text: str | None, marker: str) -> bool:
+    """Does ``text`` hold ``marker``, in the one prefix or as an older release wrote it?"""
+    return any(spelled in (text or "") for spelled in spellings(marker))
+
+
 def _open_issue(issues: Sequence[IssueView], variant: str, bot: str) -> IssueView | None:
     marker = issue_marker(variant)
-    found = [i for i in issues if i.state == "open" and _ours(i, bot) and marker in i.body]
+    found = [i for i in issues if i.state == "open" and _ours(i, bot) and _carries(i.body, marker)]
     return min(found, key=lambda i: i.number) if found else None
 
 
@@ -133,10 +138,11 @@ def _comment_once(
 
     def existing() -> CommentView | None:
         return next(
-            (c for c in repo.comments(issue.number) if marker in c.body and _ours(c, bot)), None
+            (c for c in repo.comments(issue.number) if _carries(c.body, marker) and _ours(c, bot)),
+            None,
         )
 
-    if marker in issue.body or existing() is not None:
+    if _carries(issue.body, marker) or existing() is not None:
         return None
     return repo.create_comment(issue.number, body, find_existing=existing)
 
