@@ -151,3 +151,16 @@ def test_the_issue_verdict_follows_the_bisection(
     assert "building `" in verdicts[0]
     assert f"**Verdict: caused by `{world.main[3][:12]}`" in verdicts[-1], verdicts[-1]
     assert "CONFIRMED by bisection" in verdicts[-1]
+
+
+def test_the_build_timeout_input_reaches_the_bisection_budget() -> None:
+    """``bisect-build-timeout``: added as one entry of the nightly action's input table (its
+    action.yml entry, README row, default and parsing come from there); builds longer than
+    the 6 h default (ROCm, full CUDA matrices) are then not cancelled mid-build."""
+    from wheel_size.action.bisect import bisect_inputs
+
+    base = {"INPUT_BISECT-BUILD-WORKFLOW": "build.yml", "INPUT_BISECT-DISPATCH-INPUT": "sha"}
+    default = bisect_inputs(base, None)
+    assert default is not None and default.options.budget.build_timeout == 6 * 3600
+    longer = bisect_inputs({**base, "INPUT_BISECT-BUILD-TIMEOUT": "43200"}, None)
+    assert longer is not None and longer.options.budget.build_timeout == 43200

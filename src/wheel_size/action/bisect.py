@@ -58,6 +58,7 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
         budget=Budget(
             builds_per_round=read.integer("bisect-builds-per-round"),
             max_builds=read.integer("bisect-max-builds"),
+            build_timeout=read.number("bisect-build-timeout"),
             wait=read.number("bisect-wait"),
             poll_interval=read.number("bisect-poll-interval"),
         ),

@@ -239,6 +239,9 @@ TRACK = ActionSpec(
               " the history (bisections/<variant>/<date>.json on the data branch, one commit a "
               "run). A directory in the workspace instead (one JSON file per event; keep it "
               "across runs with actions/cache)."),
+        Input("bisect-build-timeout", Number("seconds"), "21600",
+              "Seconds after which a bisection build still running is cancelled (default 6 h; "
+              "raise it for builds that take longer)."),
         Input("bisect-wait", Number("seconds"), "0",
               "Seconds this run waits for builds before leaving the bisection pending for the "
               "next run (0: start builds and go)."),
