@@ -164,3 +164,23 @@ def test_the_build_timeout_input_reaches_the_bisection_budget() -> None:
     assert default is not None and default.options.budget.build_timeout == 6 * 3600
     longer = bisect_inputs({**base, "INPUT_BISECT-BUILD-TIMEOUT": "43200"}, None)
     assert longer is not None and longer.options.budget.build_timeout == 43200
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("INPUT_BISECT-BUILD-TIMEOUT", "0", "input bisect-build-timeout must be positive"),
+        ("INPUT_BISECT-MAX-BUILDS", "1", "input bisect-max-builds must be at least 2"),
+        ("INPUT_BISECT-DISPATCH-INPUT", "no spaces", "input bisect-dispatch-input 'no spaces'"),
+    ],
+)
+def test_a_bad_bisect_input_is_named_as_the_input_not_the_flag(
+    name: str, value: str, said: str
+) -> None:
+    from wheel_size.action.bisect import bisect_inputs
+    from wheel_size.errors import InputError
+
+    env = {"INPUT_BISECT-BUILD-WORKFLOW": "build.yml", "INPUT_BISECT-DISPATCH-INPUT": "sha"}
+    with pytest.raises(InputError) as raised:
+        bisect_inputs({**env, name: value}, None)
+    assert str(raised.value).startswith(said) and "--" not in str(raised.value)

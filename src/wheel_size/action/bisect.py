@@ -8,6 +8,7 @@ workspace. A settled bisection is posted on its event's issue.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +28,25 @@ from wheel_size.series import SizeSeries, Thresholds
 from wheel_size.variants import ArtifactNaming
 
 __all__ = ["NightlyBisect", "bisect_inputs", "bisection_reader", "run_bisect_step"]
+
+# The options speak ``wheel-size bisect``'s flags; an Action user set inputs, so an error
+# names the input they wrote.
+_INPUT_OF_FLAG = {
+    "--build-workflow": "bisect-build-workflow",
+    "--dispatch-input": "bisect-dispatch-input",
+    "--dispatch-ref": "bisect-dispatch-ref",
+    "--tag-pattern": "bisect-tag-pattern",
+    "--builds-per-round": "bisect-builds-per-round",
+    "--max-builds": "bisect-max-builds",
+    "--build-timeout": "bisect-build-timeout",
+    "--wait": "bisect-wait",
+    "--poll-interval": "bisect-poll-interval",
+}
+_FLAG = re.compile("|".join(re.escape(f) + r"\b" for f in sorted(_INPUT_OF_FLAG, key=len)[::-1]))
+
+
+def _in_inputs(error: InputError) -> InputError:
+    return InputError(_FLAG.sub(lambda m: f"input {_INPUT_OF_FLAG[m[0]]}", str(error)))
 
 
 @dataclass(frozen=True)
@@ -48,21 +68,24 @@ def bisect_inputs(env: Mapping[str, str], state_dir: Path | None) -> NightlyBise
         if given:
             raise InputError(f"input {given[0]} needs bisect-build-workflow (the build workflow)")
         return None
-    options = BisectOptions(
-        trigger=TriggerOptions(
-            workflow,
-            read.optional_text("bisect-dispatch-input"),
-            read.optional_text("bisect-dispatch-ref"),
-            read.optional_text("bisect-tag-pattern"),
-        ),
-        budget=Budget(
-            builds_per_round=read.integer("bisect-builds-per-round"),
-            max_builds=read.integer("bisect-max-builds"),
-            build_timeout=read.number("bisect-build-timeout"),
-            wait=read.number("bisect-wait"),
-            poll_interval=read.number("bisect-poll-interval"),
-        ),
-    )
+    try:
+        options = BisectOptions(
+            trigger=TriggerOptions(
+                workflow,
+                read.optional_text("bisect-dispatch-input"),
+                read.optional_text("bisect-dispatch-ref"),
+                read.optional_text("bisect-tag-pattern"),
+            ),
+            budget=Budget(
+                builds_per_round=read.integer("bisect-builds-per-round"),
+                max_builds=read.integer("bisect-max-builds"),
+                build_timeout=read.number("bisect-build-timeout"),
+                wait=read.number("bisect-wait"),
+                poll_interval=read.number("bisect-poll-interval"),
+            ),
+        )
+    except InputError as exc:
+        raise _in_inputs(exc) from None
     return NightlyBisect(options, state_dir, read.integer("bisect-max-events"))
 
 

@@ -84,10 +84,14 @@ class BisectOptions:
             raise InputError("--max-builds must be at least 2 (the window's two ends)")
         if b.max_rounds < 1:
             raise InputError("--max-rounds must be at least 1")
-        if b.wait < 0 or b.poll_interval <= 0:
-            raise InputError("--wait must not be negative and --poll-interval must be positive")
-        if b.build_timeout <= 0 or b.start_timeout <= 0:
-            raise InputError("--build-timeout and --start-timeout must be positive")
+        if b.wait < 0:
+            raise InputError("--wait must not be negative")
+        if b.poll_interval <= 0:
+            raise InputError("--poll-interval must be positive")
+        if b.build_timeout <= 0:
+            raise InputError("--build-timeout must be positive")
+        if b.start_timeout <= 0:
+            raise InputError("--start-timeout must be positive")
         if self.noise_bytes is not None and self.noise_bytes < 0:
             raise InputError("--noise-bytes must not be negative")
         if self.issue is not None and self.issue < 1:
