@@ -3,15 +3,24 @@
 Every member is streamed once: hashed (to check RECORD and to key identical contents) and
 sniffed for native magic; native members are copied to a temporary file on the way so their
 ELF headers can be read afterwards. Nothing is installed or held whole in memory.
+
+Inflating and hashing is nearly all of an audit's time (flashinfer-cubin: 1.8 GB in 15,558
+members), and both run outside the GIL, so members are streamed by worker threads, a few
+ahead of the loop that reads their results in member order (the report is the same whatever
+the number of workers); the wheel file's own hash runs beside them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import hashlib
 import os
 import re
 import tempfile
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +44,7 @@ from wheel_size.audit.stable_abi import (
     non_stable_imports,
     python_imports,
 )
+from wheel_size.cpus import usable_cpus
 from wheel_size.errors import InvalidWheel, WheelSizeError
 from wheel_size.native.debuginfo import StripSavings, strip_savings
 from wheel_size.native.pe import read_pe_facts
@@ -47,6 +57,9 @@ from wheel_size.wheel.record import StreamingHash
 __all__ = ["NativeFile", "WheelInfo", "accelerator", "glibc_floor", "inspect_wheel"]
 
 _CHUNK = 1 << 20
+# Members streamed ahead of the loop per worker: enough to keep the workers busy while the loop
+# reads a result, few enough that their first MBs (``head``) stay a few MB of memory.
+_AHEAD_PER_WORKER = 3
 _EXTENSION = re.compile(r"(\.abi3\.so|\.cpython-\d+[a-z]*-[^/]*\.so|\.pyd|\.so)$")
 # Accelerators the variant vocabulary has no kind for: named as they are.
 _OTHER_ACCELERATOR = re.compile(r"^(mps|npu|tpu)(?![a-z])")
@@ -312,11 +325,36 @@ def inspect_wheel(
     filename: str | None = None,
     trust_record: bool = False,
     scanners: tuple[ArchScanner, ...] = (),
+    jobs: int | None = None,
 ) -> WheelInfo:
-    """Classify one wheel file. Raises :class:`InvalidWheel` if it cannot be read at all."""
+    """Classify one wheel file. Raises :class:`InvalidWheel` if it cannot be read at all.
+
+    ``jobs``: threads that inflate and hash members (default: the usable CPUs, at most 2)."""
     label = label or str(path)
     filename = filename or path.name
-    info = WheelInfo(label, filename, _file_sha256(path), path.stat().st_size, None)
+    workers = max(1, min(2, usable_cpus())) if jobs is None else max(1, jobs)
+    if not path.is_file():
+        _file_sha256(path)  # refuses a directory or a FIFO in one line, before any work
+    with ThreadPoolExecutor(workers, thread_name_prefix="wheel-size-audit") as pool:
+        wheel_hash = pool.submit(_file_sha256, path)
+        try:
+            info = _inspect(path, label, filename, trust_record, scanners, pool, workers)
+        finally:
+            sha256 = wheel_hash.result()
+    info.sha256 = sha256
+    return info
+
+
+def _inspect(
+    path: Path,
+    label: str,
+    filename: str,
+    trust_record: bool,
+    scanners: tuple[ArchScanner, ...],
+    pool: ThreadPoolExecutor,
+    workers: int,
+) -> WheelInfo:
+    info = WheelInfo(label, filename, "", path.stat().st_size, None)
     try:
         info.name = parse_wheel_name(filename)
     except WheelSizeError as exc:
@@ -325,6 +363,7 @@ def inspect_wheel(
     with (
         open_source(path) as source,
         tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp,
+        contextlib.ExitStack() as stack,
     ):
         dist_info = source.dist_info()
         try:
@@ -344,11 +383,17 @@ def inspect_wheel(
             info.problems.append(f"{label}: no {wheel_name}")
         key_parts: list[str] = []
         seen: set[str] = set()
-        for member in source.members:
+        streamed = _streamed(
+            source.members,
+            lambda name: _stream_member(source, name, Path(tmp)),
+            pool,
+            workers * _AHEAD_PER_WORKER,
+        )
+        stack.enter_context(contextlib.closing(streamed))  # no worker left writing to tmp
+        for member, (fmt, gpu, digest, tmp_path, head) in streamed:
             seen.add(member.name)
             info.installed_size += member.size
             rec = record.get(member.name)
-            fmt, gpu, digest, tmp_path, head = _stream_member(source, member.name, Path(tmp))
             if rec is None and member.name != f"{dist_info}/RECORD" and record:
                 info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
             elif rec is not None and rec.hash is not None:
@@ -400,6 +445,39 @@ def inspect_wheel(
             )
     info.content_key = hashlib.sha256("\n".join(sorted(key_parts)).encode()).hexdigest()
     return info
+
+
+_Streamed = tuple[str | None, str | None, StreamingHash, Path | None, bytes]
+
+
+def _streamed(
+    members: Sequence[Any],
+    stream: Callable[[str], _Streamed],
+    pool: ThreadPoolExecutor,
+    ahead: int,
+) -> Iterator[tuple[Any, _Streamed]]:
+    """Each member with what :func:`_stream_member` found, in member order, while up to
+    ``ahead`` members are streamed by the pool's threads. A member that cannot be read
+    raises here, in its turn; on the way out nothing is left running (the temporary
+    copies live in a directory about to be removed)."""
+    pending: deque[tuple[Any, Future[_Streamed]]] = deque()
+    todo = iter(members)
+    try:
+        for member in todo:
+            pending.append((member, pool.submit(stream, member.name)))
+            if len(pending) >= ahead:
+                break
+        while pending:
+            member, future = pending.popleft()
+            result = future.result()
+            for more in todo:
+                pending.append((more, pool.submit(stream, more.name)))
+                break
+            yield member, result
+    finally:
+        for _, future in pending:
+            future.cancel()
+        wait([future for _, future in pending])  # a running one finishes; errors are dropped
 
 
 def _stream_member(
