@@ -57,9 +57,12 @@ from wheel_size.wheel.record import StreamingHash
 __all__ = ["NativeFile", "WheelInfo", "accelerator", "glibc_floor", "inspect_wheel"]
 
 _CHUNK = 1 << 20
-# Members streamed ahead of the loop per worker: enough to keep the workers busy while the loop
-# reads a result, few enough that their first MBs (``head``) stay a few MB of memory.
-_AHEAD_PER_WORKER = 3
+# Batches streamed ahead of the loop per worker: enough to keep the workers busy while the loop
+# reads a result. A batch is about 4 MB of members (or 256 small ones): what each member keeps
+# for the loop is at most its first MB (``head``), so a few batches stay bounded in memory.
+_AHEAD_PER_WORKER = 2
+_BATCH_BYTES = 4 << 20
+_BATCH_MEMBERS = 256
 _EXTENSION = re.compile(r"(\.abi3\.so|\.cpython-\d+[a-z]*-[^/]*\.so|\.pyd|\.so)$")
 # Accelerators the variant vocabulary has no kind for: named as they are.
 _OTHER_ACCELERATOR = re.compile(r"^(mps|npu|tpu)(?![a-z])")
@@ -335,6 +338,10 @@ def inspect_wheel(
     workers = max(1, min(2, usable_cpus())) if jobs is None else max(1, jobs)
     if not path.is_file():
         _file_sha256(path)  # refuses a directory or a FIFO in one line, before any work
+    if workers == 1:
+        info = _inspect(path, label, filename, trust_record, scanners, None, 1)
+        info.sha256 = _file_sha256(path)
+        return info
     with ThreadPoolExecutor(workers, thread_name_prefix="wheel-size-audit") as pool:
         wheel_hash = pool.submit(_file_sha256, path)
         try:
@@ -351,7 +358,7 @@ def _inspect(
     filename: str,
     trust_record: bool,
     scanners: tuple[ArchScanner, ...],
-    pool: ThreadPoolExecutor,
+    pool: ThreadPoolExecutor | None,
     workers: int,
 ) -> WheelInfo:
     info = WheelInfo(label, filename, "", path.stat().st_size, None)
@@ -450,30 +457,54 @@ def _inspect(
 _Streamed = tuple[str | None, str | None, StreamingHash, Path | None, bytes]
 
 
+def _batches(members: Sequence[Any]) -> Iterator[list[Any]]:
+    """Consecutive members in groups of about ``_BATCH_BYTES`` (at most ``_BATCH_MEMBERS``):
+    handing a thread one member at a time costs more than streaming a small one."""
+    batch: list[Any] = []
+    size = 0
+    for member in members:
+        batch.append(member)
+        size += member.size
+        if size >= _BATCH_BYTES or len(batch) >= _BATCH_MEMBERS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def _streamed(
     members: Sequence[Any],
     stream: Callable[[str], _Streamed],
-    pool: ThreadPoolExecutor,
+    pool: ThreadPoolExecutor | None,
     ahead: int,
 ) -> Iterator[tuple[Any, _Streamed]]:
     """Each member with what :func:`_stream_member` found, in member order, while up to
-    ``ahead`` members are streamed by the pool's threads. A member that cannot be read
-    raises here, in its turn; on the way out nothing is left running (the temporary
-    copies live in a directory about to be removed)."""
-    pending: deque[tuple[Any, Future[_Streamed]]] = deque()
-    todo = iter(members)
+    ``ahead`` batches of members are streamed by the pool's threads (without a pool, each
+    in its turn). A member that cannot be read raises here, in its turn; on the way out
+    nothing is left running (the temporary copies live in a directory about to be
+    removed)."""
+    if pool is None:
+        for member in members:
+            yield member, stream(member.name)
+        return
+
+    def run(batch: list[Any]) -> list[_Streamed]:
+        return [stream(member.name) for member in batch]
+
+    pending: deque[tuple[list[Any], Future[list[_Streamed]]]] = deque()
+    todo = _batches(members)
     try:
-        for member in todo:
-            pending.append((member, pool.submit(stream, member.name)))
+        for batch in todo:
+            pending.append((batch, pool.submit(run, batch)))
             if len(pending) >= ahead:
                 break
         while pending:
-            member, future = pending.popleft()
-            result = future.result()
+            batch, future = pending.popleft()
+            results = future.result()
             for more in todo:
-                pending.append((more, pool.submit(stream, more.name)))
+                pending.append((more, pool.submit(run, more)))
                 break
-            yield member, result
+            yield from zip(batch, results, strict=True)
     finally:
         for _, future in pending:
             future.cancel()
