@@ -401,13 +401,14 @@ def _inspect(
             seen.add(member.name)
             info.installed_size += member.size
             rec = record.get(member.name)
+            hashed = digest.value
             if rec is None and member.name != f"{dist_info}/RECORD" and record:
                 info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
             elif rec is not None and rec.hash is not None:
                 where = f"{label}: {member.name}: RECORD says"
-                if not trust_record and rec.hash != digest.value:
+                if not trust_record and rec.hash != hashed:
                     info.record_problems.append(
-                        f"{where} {rec.hash}, the contents hash to {digest.value}"
+                        f"{where} {rec.hash}, the contents hash to {hashed}"
                     )
                 if rec.size is not None and rec.size != member.size:
                     info.record_problems.append(
@@ -419,7 +420,7 @@ def _inspect(
             elif member.name == f"{dist_info}/METADATA":
                 key_parts.append(f"{normalised},{_metadata_hash(source.read(member.name), local)}")
             else:
-                value = rec.hash if trust_record and rec is not None and rec.hash else digest.value
+                value = rec.hash if trust_record and rec is not None and rec.hash else hashed
                 key_parts.append(f"{normalised},{value}")
             if gpu is not None:
                 where = f"{label}:{member.name}"
