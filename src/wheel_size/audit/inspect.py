@@ -19,7 +19,7 @@ import os
 import re
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +50,7 @@ from wheel_size.native.debuginfo import StripSavings, strip_savings
 from wheel_size.native.pe import read_pe_facts
 from wheel_size.oneline import one_line
 from wheel_size.variants import variant_key
-from wheel_size.wheel.archive import open_regular, open_source
+from wheel_size.wheel.archive import DirectorySource, ZipSource, open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 from wheel_size.wheel.record import StreamingHash
 
@@ -329,27 +329,34 @@ def inspect_wheel(
     trust_record: bool = False,
     scanners: tuple[ArchScanner, ...] = (),
     jobs: int | None = None,
+    source: ZipSource | DirectorySource | None = None,
 ) -> WheelInfo:
     """Classify one wheel file. Raises :class:`InvalidWheel` if it cannot be read at all.
 
-    ``jobs``: threads that inflate and hash members (default: the usable CPUs, at most 2)."""
+    ``jobs``: threads that inflate and hash members (default: the usable CPUs, at most 2).
+    ``source``: ``path`` already opened (and checked), read from and closed here."""
     label = label or str(path)
     filename = filename or path.name
     workers = max(1, min(2, usable_cpus())) if jobs is None else max(1, jobs)
-    if not path.is_file():
-        _file_sha256(path)  # refuses a directory or a FIFO in one line, before any work
-    if workers == 1:
-        info = _inspect(path, label, filename, trust_record, scanners, None, 1)
-        info.sha256 = _file_sha256(path)
+    with contextlib.ExitStack() as stack:
+        if source is not None:
+            stack.callback(source.close)  # closed whatever happens
+        if not path.is_file():
+            _file_sha256(path)  # refuses a directory or a FIFO in one line, before any work
+        if workers == 1:
+            info = _inspect(path, label, filename, trust_record, scanners, None, 1, source)
+            info.sha256 = _file_sha256(path)
+            return info
+        with ThreadPoolExecutor(workers, thread_name_prefix="wheel-size-audit") as pool:
+            wheel_hash = pool.submit(_file_sha256, path)
+            try:
+                info = _inspect(
+                    path, label, filename, trust_record, scanners, pool, workers, source
+                )
+            finally:
+                sha256 = wheel_hash.result()
+        info.sha256 = sha256
         return info
-    with ThreadPoolExecutor(workers, thread_name_prefix="wheel-size-audit") as pool:
-        wheel_hash = pool.submit(_file_sha256, path)
-        try:
-            info = _inspect(path, label, filename, trust_record, scanners, pool, workers)
-        finally:
-            sha256 = wheel_hash.result()
-    info.sha256 = sha256
-    return info
 
 
 def _inspect(
@@ -360,6 +367,7 @@ def _inspect(
     scanners: tuple[ArchScanner, ...],
     pool: ThreadPoolExecutor | None,
     workers: int,
+    opened: ZipSource | DirectorySource | None,
 ) -> WheelInfo:
     info = WheelInfo(label, filename, "", path.stat().st_size, None)
     try:
@@ -368,10 +376,11 @@ def _inspect(
         info.problems.append(str(exc))
     local = info.local_label
     with (
-        open_source(path) as source,
         tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp,
         contextlib.ExitStack() as stack,
     ):
+        source = opened if opened is not None else open_source(path)
+        stack.callback(source.close)
         dist_info = source.dist_info()
         try:
             record = source.record()
@@ -478,7 +487,7 @@ def _streamed(
     stream: Callable[[str], _Streamed],
     pool: ThreadPoolExecutor | None,
     ahead: int,
-) -> Iterator[tuple[Any, _Streamed]]:
+) -> Generator[tuple[Any, _Streamed], None, None]:
     """Each member with what :func:`_stream_member` found, in member order, while up to
     ``ahead`` batches of members are streamed by the pool's threads (without a pool, each
     in its turn). A member that cannot be read raises here, in its turn; on the way out
