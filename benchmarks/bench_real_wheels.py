@@ -855,6 +855,7 @@ def pip_downloads(pin: Pinned, out: Path, requirement: str, work: Path) -> int:
         [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
          "--disable-pip-version-check", "--no-index", "--find-links", str(links),
          "--platform", platform, "--python-version", pin.python, "--only-binary=:all:",
+         "--ignore-requires-python",  # pip checks Requires-Python against its own Python
          "--target", str(work / "target"), "--report", str(report), requirement],
         check=True, capture_output=True,
     )  # fmt: skip
@@ -1019,6 +1020,7 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     resolved = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index",
          "--platform", platform, "--python-version", pin.python, "--only-binary=:all:",
+         "--ignore-requires-python",  # pip checks Requires-Python against its own Python
          "--target", str(work / "target"), "--disable-pip-version-check", "--quiet",
          *map(str, outputs)],
         capture_output=True, text=True, check=False,
