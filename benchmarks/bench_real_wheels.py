@@ -1088,6 +1088,7 @@ def main() -> int:
         "--only", nargs="+", metavar="NAME", help="check only these distributions (pinned names)"
     )
     parser.add_argument("--split-only", action="store_true", help="only the split checks")
+    parser.add_argument("--no-split", action="store_true", help="no split checks")
     args = parser.parse_args()
     pins = [p for p in PINNED if not args.only or p.name in args.only]
     if args.split_only:
@@ -1133,7 +1134,7 @@ def main() -> int:
                 place = work / f"audit-{pin.filename}"
                 rows.append(check_audit(wheels[pin], tool("abi3audit", args.abi3audit), place))
                 shutil.rmtree(place, ignore_errors=True)
-        for pin in pins:
+        for pin in [] if args.no_split else pins:
             if pin.name in SPLITS and not is_base(pin):
                 place = work / pin.filename
                 rows.append(
