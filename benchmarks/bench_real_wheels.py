@@ -248,6 +248,8 @@ def check_pairing(old: Path, new: Path, document: dict[str, Any]) -> str:
         found: dict[str, int] = {}
         with zipfile.ZipFile(wheel) as zf:
             for name in zf.namelist():
+                if name.endswith("/"):
+                    continue  # a directory entry: the diff pairs files
                 key = _HEX_RUN.sub("#", _META.sub(r"\1.\2/", name))
                 found[key] = found.get(key, 0) + 1
         return found
