@@ -27,8 +27,12 @@ reported as "skipped", never as a pass):
   names without content hashes; every split install size against ``pip install --dry-run
   --report`` of the outputs, and each one larger than the input named in the report.
 
-    python benchmarks/bench_real_wheels.py [--cache DIR] [--abi3audit PATH] [--auditwheel PATH]
-        [--only NAME ...]
+    python benchmarks/bench_real_wheels.py [--cache DIR ...] [--abi3audit PATH]
+        [--auditwheel PATH] [--only NAME ...] [--installs-json FILE]
+
+A pin the index pip is pointed at does not carry is one "skipped: not on this index" row.
+For a wheel with compressed (CCOB) bundles the split runs in both ``--host-installs``
+modes and every GPU's download is checked against pip.
 
 Prints one Markdown table (``docs/real-wheels.md`` keeps the last run's).
 """
@@ -53,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
 
 from bench_kernels import cuobjdump_tool  # noqa: E402
-from pypi_wheels import PINNED, Pinned, fetch  # noqa: E402
+from pypi_wheels import PINNED, NotOnIndex, Pinned, fetch  # noqa: E402
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
 SPLITS = {  # distribution -> (device prefix, overlay root, extra naming)
@@ -66,6 +70,7 @@ SPLITS = {  # distribution -> (device prefix, overlay root, extra naming)
     "gafime-rocm": ("gafime-rocm-device", "gafime_rocm/", "plain"),
     "onnxruntime-rocm": ("onnxruntime-rocm-device", "onnxruntime/", "plain"),
     "cyllama-rocm": ("cyllama-rocm-device", "cyllama_rocm.libs/", "plain"),
+    "pyg-lib-rocm": ("pyg-lib-rocm-device", "pyg_lib/", "plain"),
 }
 # (old, new) of two consecutive releases; the old one is pinned for the diff only.
 DIFFS = (
@@ -80,6 +85,11 @@ DIFFS = (
     ("flashinfer-cubin", "0.6.11.post3", "0.6.12"),
     # Windows DLLs: .hip_fat (CCOB), .nv_fatb and __nv_rel (relocatable CUDA)
     ("bitsandbytes", "0.50.1", "0.50.2", "win_amd64"),
+    # CCOB v3 bundles of ROCm 7.2 (manylinux_2_27 from 0.11 on)
+    ("jax-rocm7-plugin", "0.11.2", "0.12.0"),
+    ("jax-rocm7-pjrt", "0.11.2", "0.12.0"),
+    # one CUDA library of 167 MB
+    ("nvidia-curand-cu12", "10.3.9.90", "10.3.10.19"),
 )
 PE_SUFFIXES = (".dll", ".pyd")
 CUDA_PE_SECTIONS = (".nv_fatb", "__nv_rel")  # .nv_fatbin, __nv_relfatbin in 8 characters
@@ -238,6 +248,8 @@ def check_pairing(old: Path, new: Path, document: dict[str, Any]) -> str:
         found: dict[str, int] = {}
         with zipfile.ZipFile(wheel) as zf:
             for name in zf.namelist():
+                if name.endswith("/"):
+                    continue  # a directory entry: the diff pairs files
                 key = _HEX_RUN.sub("#", _META.sub(r"\1.\2/", name))
                 found[key] = found.get(key, 0) + 1
         return found
@@ -845,6 +857,7 @@ def pip_downloads(pin: Pinned, out: Path, requirement: str, work: Path) -> int:
         [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
          "--disable-pip-version-check", "--no-index", "--find-links", str(links),
          "--platform", platform, "--python-version", pin.python, "--only-binary=:all:",
+         "--ignore-requires-python",  # pip checks Requires-Python against its own Python
          "--target", str(work / "target"), "--report", str(report), requirement],
         check=True, capture_output=True,
     )  # fmt: skip
@@ -857,15 +870,33 @@ def pip_downloads(pin: Pinned, out: Path, requirement: str, work: Path) -> int:
     return total
 
 
-def check_installs(pin: Pinned, wheel: Path, out: Path, report: dict[str, Any], work: Path) -> str:
-    """The report's download sizes (two GPUs, the plain install and [all]) against what
-    pip resolves from the outputs, and every install larger than the input named."""
+INSTALLS: list[dict[str, Any]] = []  # every install checked, for --installs-json
+
+
+def check_installs(
+    pin: Pinned,
+    wheel: Path,
+    out: Path,
+    report: dict[str, Any],
+    work: Path,
+    *,
+    mode: str = "extras",
+    every_gpu: bool = False,
+) -> str:
+    """The report's download sizes (two GPUs, or with ``every_gpu`` each one; the plain
+    install and [all]) against what pip resolves from the outputs, and every install larger
+    than the input named in the report's costlier line."""
     fat = wheel.stat().st_size
-    checks = [(f"{pin.name}[{r['extra']}]", r["size"]) for r in report["downloads"][:2]]
+    downloads = report["downloads"] if every_gpu else report["downloads"][:2]
+    checks = [(f"{pin.name}[{r['extra']}]", r["size"]) for r in downloads]
     checks += [(r["install"], r["size"]) for r in report["installs"]]
     differ = []
     for requirement, ours in checks:
         theirs = pip_downloads(pin, out, requirement, work)
+        INSTALLS.append(
+            {"wheel": wheel.name, "mode": mode, "install": requirement, "report": ours,
+             "pip": theirs, "fat": fat, "named_costlier": requirement in report["costlier"]}
+        )  # fmt: skip
         if theirs != ours:
             differ.append(f"{requirement}: report {ours:,}, pip {theirs:,}")
     larger = {f"{pin.name}[{r['extra']}]" for r in report["downloads"] if r["size"] > fat}
@@ -874,11 +905,48 @@ def check_installs(pin: Pinned, wheel: Path, out: Path, report: dict[str, Any], 
         differ.append(f"costlier {sorted(report['costlier'])[:3]}, larger {sorted(larger)[:3]}")
     most = max([r["size"] for r in report["downloads"]] + [0])
     text = (
-        f"{len(checks)} installs = pip install --dry-run ({len(differ)} differ); the largest "
-        f"GPU install {most:,} B vs the fat wheel {fat:,} B; {len(larger)} larger, each named "
-        "in the report"
+        f"--host-installs {mode}: {len(checks)} installs = pip install --dry-run "
+        f"({len(differ)} differ); the largest GPU install {most:,} B vs the fat wheel "
+        f"{fat:,} B; {len(larger)} larger, each named in the report"
     )
     return text + (": " + "; ".join(differ[:3]) + "!" if differ else "")
+
+
+def compressed_bundles(wheel: Path, work: Path) -> bool:
+    """Whether a ``.hip_fatbin`` (or a DLL's ``.hip_fat``) of the wheel holds a compressed
+    (CCOB) bundle, from the section ``objcopy`` dumps."""
+    work.mkdir(parents=True, exist_ok=True)
+    for _name, path in elf_members(wheel, work, dlls=True):
+        dump = work / "section.bin"
+        dump.unlink(missing_ok=True)
+        section = HIP_PE_SECTION if path.name.lower().endswith(PE_SUFFIXES) else ".hip_fatbin"
+        subprocess.run(
+            ["objcopy", "-O", "binary", f"--only-section={section}", str(path), str(dump)],
+            capture_output=True, check=False,
+        )  # fmt: skip
+        if dump.exists() and b"CCOB" in dump.read_bytes():
+            return True
+    return False
+
+
+def split_both_modes(pin: Pinned, wheel: Path, work: Path) -> str:
+    """A CCOB wheel split again with ``--host-installs all``: every GPU's download, the
+    plain install and [all] against pip, as for the default mode."""
+    prefix, overlay, naming = SPLITS[pin.name]
+    out = work / "split-all"
+    result = wheel_size(
+        "split", "--input", str(wheel), "--output-dir", str(out), "--device-package-prefix",
+        prefix, "--overlay-root", overlay, "--extra-naming", naming, "--jobs", "2",
+        "--host-installs", "all", "--report-json", str(work / "split-all.json"),
+    )  # fmt: skip
+    if result.returncode:
+        return f"--host-installs all: split failed: {result.stderr.strip().splitlines()[-1]}!"
+    report = json.loads((work / "split-all.json").read_text())
+    text = check_installs(
+        pin, wheel, out, report, work / "installs-all", mode="all", every_gpu=True
+    )
+    shutil.rmtree(out, ignore_errors=True)
+    return text
 
 
 def zlib6(data: bytes) -> int:
@@ -954,6 +1022,7 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     resolved = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index",
          "--platform", platform, "--python-version", pin.python, "--only-binary=:all:",
+         "--ignore-requires-python",  # pip checks Requires-Python against its own Python
          "--target", str(work / "target"), "--disable-pip-version-check", "--quiet",
          *map(str, outputs)],
         capture_output=True, text=True, check=False,
@@ -973,9 +1042,15 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
     extras = check_extras(targets, out / wheel.name, report)
     if extras.endswith("!"):
         problems.append(extras.rstrip("!"))
-    installs = check_installs(pin, wheel, out, report, work / "installs")
+    ccob = compressed_bundles(wheel, work / "ccob")
+    installs = check_installs(pin, wheel, out, report, work / "installs", every_gpu=ccob)
     if installs.endswith("!"):
         problems.append(installs.rstrip("!"))
+    if ccob:  # the compressed bundles of issue 31: both modes, every GPU
+        both = split_both_modes(pin, wheel, work)
+        if both.endswith("!"):
+            problems.append(both.rstrip("!"))
+        installs += "; " + both.rstrip("!")
     if code_objects.endswith("!"):
         problems.append(code_objects.rstrip("!"))
         code_objects = "code objects disagree"
@@ -1001,18 +1076,34 @@ def check_split(pin: Pinned, wheel: Path, work: Path, auditwheel: str | None) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "pypi-pins")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        nargs="+",
+        default=[Path(tempfile.gettempdir()) / "pypi-pins"],
+        help="folders holding the pinned wheels; a missing one is downloaded into the first",
+    )
+    parser.add_argument("--installs-json", type=Path, help="write every install checked here")
     parser.add_argument("--abi3audit", help="abi3audit executable (default: on PATH)")
     parser.add_argument("--auditwheel", help="auditwheel executable (default: on PATH)")
     parser.add_argument(
         "--only", nargs="+", metavar="NAME", help="check only these distributions (pinned names)"
     )
     parser.add_argument("--split-only", action="store_true", help="only the split checks")
+    parser.add_argument("--no-split", action="store_true", help="no split checks")
     args = parser.parse_args()
     pins = [p for p in PINNED if not args.only or p.name in args.only]
     if args.split_only:
         pins = [p for p in pins if p.name in SPLITS]
-    wheels = {pin: fetch(pin, args.cache) for pin in pins}
+    wheels: dict[Pinned, Path] = {}
+    rows = []
+    for pin in pins:
+        cache = next((c for c in args.cache if (c / pin.filename).exists()), args.cache[0])
+        try:
+            wheels[pin] = fetch(pin, cache)
+        except NotOnIndex as exc:  # the pin stays; this index cannot run it
+            rows.append([f"fetch {pin.filename}", "skipped", str(exc)])
+    pins = [pin for pin in pins if pin in wheels]
 
     def wheel(name: str, version: str, platform: str | None = None) -> Path | None:
         for pin, path in wheels.items():
@@ -1031,7 +1122,6 @@ def main() -> int:
             for n, v, p in bases
         )
 
-    rows = []
     with tempfile.TemporaryDirectory(prefix="real-wheels-") as tmp:
         work = Path(tmp)
         for name, old, new, platform in [] if args.split_only else diffs:
@@ -1046,13 +1136,15 @@ def main() -> int:
                 place = work / f"audit-{pin.filename}"
                 rows.append(check_audit(wheels[pin], tool("abi3audit", args.abi3audit), place))
                 shutil.rmtree(place, ignore_errors=True)
-        for pin in pins:
+        for pin in [] if args.no_split else pins:
             if pin.name in SPLITS and not is_base(pin):
                 place = work / pin.filename
                 rows.append(
                     check_split(pin, wheels[pin], place, tool("auditwheel", args.auditwheel))
                 )
                 shutil.rmtree(place, ignore_errors=True)
+    if args.installs_json:
+        args.installs_json.write_text(json.dumps(INSTALLS, indent=1) + "\n")
     print("| check | result | detail |")
     print("|---|---|---|")
     for check, result, detail in rows:

@@ -18,6 +18,7 @@ HELPERS = {"conftest.py", "action_runner.py", "cli_runner.py", Path(__file__).na
 # file -> why it needs a process
 PROCESSES = {
     "action/test_entrypoint.py": "the entrypoint script as the container runs it",
+    "audit/test_audit_bad_device_input.py": "peak RSS of the command alone (wait4), 10^5 members",
     "action/test_entrypoint_crash.py": "crash isolation: what a dying process leaves behind",
     "action/test_image_workspace.py": "the image's installed wheel, as root in a workspace",
     "cli/test_cli_runner.py": "the in-process runner reads as the subprocess does",

@@ -3,15 +3,24 @@
 Every member is streamed once: hashed (to check RECORD and to key identical contents) and
 sniffed for native magic; native members are copied to a temporary file on the way so their
 ELF headers can be read afterwards. Nothing is installed or held whole in memory.
+
+Inflating and hashing is nearly all of an audit's time (flashinfer-cubin: 1.8 GB in 15,558
+members), and both run outside the GIL, so members are streamed by worker threads, a few
+ahead of the loop that reads their results in member order (the report is the same whatever
+the number of workers); the wheel file's own hash runs beside them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import hashlib
 import os
 import re
 import tempfile
+from collections import deque
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,18 +44,25 @@ from wheel_size.audit.stable_abi import (
     non_stable_imports,
     python_imports,
 )
+from wheel_size.cpus import usable_cpus
 from wheel_size.errors import InvalidWheel, WheelSizeError
 from wheel_size.native.debuginfo import StripSavings, strip_savings
 from wheel_size.native.pe import read_pe_facts
 from wheel_size.oneline import one_line
 from wheel_size.variants import other_accelerator, variant_key
-from wheel_size.wheel.archive import open_regular, open_source
+from wheel_size.wheel.archive import DirectorySource, ZipSource, open_regular, open_source
 from wheel_size.wheel.filename import WheelName, parse_wheel_name
 from wheel_size.wheel.record import StreamingHash
 
 __all__ = ["NativeFile", "WheelInfo", "accelerator", "glibc_floor", "inspect_wheel"]
 
 _CHUNK = 1 << 20
+# Batches streamed ahead of the loop per worker: enough to keep the workers busy while the loop
+# reads a result. A batch is about 4 MB of members (or 256 small ones): what each member keeps
+# for the loop is at most its first MB (``head``), so a few batches stay bounded in memory.
+_AHEAD_PER_WORKER = 2
+_BATCH_BYTES = 4 << 20
+_BATCH_MEMBERS = 256
 _EXTENSION = re.compile(r"(\.abi3\.so|\.cpython-\d+[a-z]*-[^/]*\.so|\.pyd|\.so)$")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _META_DIR = re.compile(r"^([^/]+?)-([^/-]+)\.(dist-info|data)(/|$)")
@@ -309,20 +325,59 @@ def inspect_wheel(
     filename: str | None = None,
     trust_record: bool = False,
     scanners: tuple[ArchScanner, ...] = (),
+    jobs: int | None = None,
+    source: ZipSource | DirectorySource | None = None,
 ) -> WheelInfo:
-    """Classify one wheel file. Raises :class:`InvalidWheel` if it cannot be read at all."""
+    """Classify one wheel file. Raises :class:`InvalidWheel` if it cannot be read at all.
+
+    ``jobs``: threads that inflate and hash members (default: the usable CPUs, at most 2).
+    ``source``: ``path`` already opened (and checked), read from and closed here."""
     label = label or str(path)
     filename = filename or path.name
-    info = WheelInfo(label, filename, _file_sha256(path), path.stat().st_size, None)
+    workers = max(1, min(2, usable_cpus())) if jobs is None else max(1, jobs)
+    with contextlib.ExitStack() as stack:
+        if source is not None:
+            stack.callback(source.close)  # closed whatever happens
+        if not path.is_file():
+            _file_sha256(path)  # refuses a directory or a FIFO in one line, before any work
+        if workers == 1:
+            info = _inspect(path, label, filename, trust_record, scanners, None, 1, source)
+            info.sha256 = _file_sha256(path)
+            return info
+        with ThreadPoolExecutor(workers, thread_name_prefix="wheel-size-audit") as pool:
+            wheel_hash = pool.submit(_file_sha256, path)
+            try:
+                info = _inspect(
+                    path, label, filename, trust_record, scanners, pool, workers, source
+                )
+            finally:
+                sha256 = wheel_hash.result()
+        info.sha256 = sha256
+        return info
+
+
+def _inspect(
+    path: Path,
+    label: str,
+    filename: str,
+    trust_record: bool,
+    scanners: tuple[ArchScanner, ...],
+    pool: ThreadPoolExecutor | None,
+    workers: int,
+    opened: ZipSource | DirectorySource | None,
+) -> WheelInfo:
+    info = WheelInfo(label, filename, "", path.stat().st_size, None)
     try:
         info.name = parse_wheel_name(filename)
     except WheelSizeError as exc:
         info.problems.append(str(exc))
     local = info.local_label
     with (
-        open_source(path) as source,
         tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp,
+        contextlib.ExitStack() as stack,
     ):
+        source = opened if opened is not None else open_source(path)
+        stack.callback(source.close)
         dist_info = source.dist_info()
         try:
             record = source.record()
@@ -341,18 +396,25 @@ def inspect_wheel(
             info.problems.append(f"{label}: no {wheel_name}")
         key_parts: list[str] = []
         seen: set[str] = set()
-        for member in source.members:
+        streamed = _streamed(
+            source.members,
+            lambda name: _stream_member(source, name, Path(tmp)),
+            pool,
+            workers * _AHEAD_PER_WORKER,
+        )
+        stack.enter_context(contextlib.closing(streamed))  # no worker left writing to tmp
+        for member, (fmt, gpu, digest, tmp_path, head) in streamed:
             seen.add(member.name)
             info.installed_size += member.size
             rec = record.get(member.name)
-            fmt, gpu, digest, tmp_path, head = _stream_member(source, member.name, Path(tmp))
+            hashed = digest.value
             if rec is None and member.name != f"{dist_info}/RECORD" and record:
                 info.record_problems.append(f"{label}: {member.name} is not listed in RECORD")
             elif rec is not None and rec.hash is not None:
                 where = f"{label}: {member.name}: RECORD says"
-                if not trust_record and rec.hash != digest.value:
+                if not trust_record and rec.hash != hashed:
                     info.record_problems.append(
-                        f"{where} {rec.hash}, the contents hash to {digest.value}"
+                        f"{where} {rec.hash}, the contents hash to {hashed}"
                     )
                 if rec.size is not None and rec.size != member.size:
                     info.record_problems.append(
@@ -364,7 +426,7 @@ def inspect_wheel(
             elif member.name == f"{dist_info}/METADATA":
                 key_parts.append(f"{normalised},{_metadata_hash(source.read(member.name), local)}")
             else:
-                value = rec.hash if trust_record and rec is not None and rec.hash else digest.value
+                value = rec.hash if trust_record and rec is not None and rec.hash else hashed
                 key_parts.append(f"{normalised},{value}")
             if gpu is not None:
                 where = f"{label}:{member.name}"
@@ -397,6 +459,63 @@ def inspect_wheel(
             )
     info.content_key = hashlib.sha256("\n".join(sorted(key_parts)).encode()).hexdigest()
     return info
+
+
+_Streamed = tuple[str | None, str | None, StreamingHash, Path | None, bytes]
+
+
+def _batches(members: Sequence[Any]) -> Iterator[list[Any]]:
+    """Consecutive members in groups of about ``_BATCH_BYTES`` (at most ``_BATCH_MEMBERS``):
+    handing a thread one member at a time costs more than streaming a small one."""
+    batch: list[Any] = []
+    size = 0
+    for member in members:
+        batch.append(member)
+        size += member.size
+        if size >= _BATCH_BYTES or len(batch) >= _BATCH_MEMBERS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _streamed(
+    members: Sequence[Any],
+    stream: Callable[[str], _Streamed],
+    pool: ThreadPoolExecutor | None,
+    ahead: int,
+) -> Generator[tuple[Any, _Streamed], None, None]:
+    """Each member with what :func:`_stream_member` found, in member order, while up to
+    ``ahead`` batches of members are streamed by the pool's threads (without a pool, each
+    in its turn). A member that cannot be read raises here, in its turn; on the way out
+    nothing is left running (the temporary copies live in a directory about to be
+    removed)."""
+    if pool is None:
+        for member in members:
+            yield member, stream(member.name)
+        return
+
+    def run(batch: list[Any]) -> list[_Streamed]:
+        return [stream(member.name) for member in batch]
+
+    pending: deque[tuple[list[Any], Future[list[_Streamed]]]] = deque()
+    todo = _batches(members)
+    try:
+        for batch in todo:
+            pending.append((batch, pool.submit(run, batch)))
+            if len(pending) >= ahead:
+                break
+        while pending:
+            batch, future = pending.popleft()
+            results = future.result()
+            for more in todo:
+                pending.append((more, pool.submit(run, more)))
+                break
+            yield from zip(batch, results, strict=True)
+    finally:
+        for _, future in pending:
+            future.cancel()
+        wait([future for _, future in pending])  # a running one finishes; errors are dropped
 
 
 def _stream_member(

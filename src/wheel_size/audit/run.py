@@ -22,6 +22,7 @@ from wheel_size.audit.numbers import numbers_json, numbers_markdown
 from wheel_size.errors import InputError, WheelSizeError
 from wheel_size.ports import ArtifactDownloads
 from wheel_size.quota.model import GIB, Quota, QuotaOptions, quota_of
+from wheel_size.wheel.archive import DirectorySource, ZipSource
 from wheel_size.wheel.inputs import WheelInput, resolve_input
 
 __all__ = [
@@ -99,9 +100,13 @@ class AuditResult:
 
 
 def collect_wheels(
-    paths: Sequence[Path], workdir: Path
+    paths: Sequence[Path],
+    workdir: Path,
+    *,
+    opened: dict[Path, ZipSource | DirectorySource] | None = None,
 ) -> tuple[list[WheelInput], list[tuple[str, str]]]:
-    """Every wheel under ``paths``; a directory is searched recursively (one folder per job)."""
+    """Every wheel under ``paths``; a directory is searched recursively (one folder per job).
+    With ``opened``, a wheel file given as a path is left open there (``resolve_input``)."""
     found: list[WheelInput] = []
     problems: list[tuple[str, str]] = []
     for path in paths:
@@ -118,7 +123,7 @@ def collect_wheels(
                 problems.append((str(path), f"{path}: no *.whl files in this directory"))
             continue
         try:
-            found += resolve_input(path, workdir)
+            found += resolve_input(path, workdir, opened=opened)
         except WheelSizeError as exc:
             problems.append((str(path), str(exc)))
     return found, problems
@@ -146,27 +151,40 @@ def audit_paths(
     name); messages about unreadable inputs use those names too, never a temporary path.
     """
     display = dict(display or {})
+    # longest prefix first, so a folder inside a displayed folder keeps its own name
+    display = dict(sorted(display.items(), key=lambda item: -len(str(item[0]))))
+    not_found: list[tuple[str, str]] = []
+    unreadable: list[tuple[str, str]] = []
+    infos: list[WheelInfo] = []
+    opened: dict[Path, ZipSource | DirectorySource] = {}
     with tempfile.TemporaryDirectory(prefix="wheel-size-audit-") as tmp:
-        inputs, problems = collect_wheels(paths, Path(tmp))
-        # longest prefix first, so a folder inside a displayed folder keeps its own name
-        display = dict(sorted(display.items(), key=lambda item: -len(str(item[0]))))
-        inputs = [WheelInput(_rename(i.label, display), i.path) for i in inputs]
-        unreadable = [(_rename(p, display), _rename(m, display)) for p, m in problems]
-        infos: list[WheelInfo] = []
-        for item in inputs:
-            try:
-                infos.append(
-                    inspect_wheel(
-                        item.path,
-                        item.label,
-                        filename=item.filename,
-                        trust_record=trust_record,
-                        scanners=scanners,
+        # One path at a time, its wheels read as soon as they are found: a wheel file opened
+        # to tell it from an artifact is read from that opening (its index is checked once)
+        # and at most one is held open. The report lists what could not be found first,
+        # then what could not be read, each in the order of the paths.
+        for path in paths:
+            inputs, problems = collect_wheels([path], Path(tmp), opened=opened)
+            not_found += [(_rename(p, display), _rename(m, display)) for p, m in problems]
+            for found in inputs:
+                item = WheelInput(_rename(found.label, display), found.path)
+                try:
+                    infos.append(
+                        inspect_wheel(
+                            item.path,
+                            item.label,
+                            filename=item.filename,
+                            trust_record=trust_record,
+                            scanners=scanners,
+                            source=opened.pop(item.path, None),
+                        )
                     )
-                )
-            except WheelSizeError as exc:
-                message = str(exc).replace(str(item.path), item.label)
-                unreadable.append((item.label, message))
+                except WheelSizeError as exc:
+                    message = str(exc).replace(str(item.path), item.label)
+                    unreadable.append((item.label, message))
+            for source in opened.values():  # pragma: no cover - every opened wheel is read
+                source.close()
+            opened.clear()
+    unreadable = not_found + unreadable
     if not infos:
         detail = "; ".join(message for _, message in unreadable) or "no wheels given"
         raise InputError(f"nothing to audit: {detail}")

@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import struct
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -508,6 +509,7 @@ class ZipSource(_SourceBase):
             self._start_clock(self.file_size)
             self._index(self._check())
             self._budget = self.limits.budget(self.file_size) * self.limits.max_passes
+            self._budget_lock = threading.Lock()  # members may be read by several threads
         except BaseException:
             os.close(self._fd)
             raise
@@ -599,8 +601,10 @@ class ZipSource(_SourceBase):
         return cast("IO[bytes]", MemberReader(raw, self._fd, self._spend))
 
     def _spend(self, produced: int, raw: RawData) -> None:
-        self._budget -= produced
-        if self._budget < 0:
+        with self._budget_lock:
+            self._budget -= produced
+            left = self._budget
+        if left < 0:
             raise InvalidWheel(
                 f"{self.path}: entry {raw.member!r}: reading it would inflate more than "
                 f"{self.limits.max_passes} times the archive's budget (zip bomb?)"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from wheel_size.errors import InvalidWheel
-from wheel_size.wheel.archive import WheelSource, open_source
+from wheel_size.wheel.archive import DirectorySource, WheelSource, ZipSource, open_source
 
 __all__ = ["WheelInput", "resolve_input"]
 
@@ -35,8 +35,13 @@ def _is_wheel(source: WheelSource) -> bool:
     )
 
 
-def resolve_input(path: Path, workdir: Path) -> list[WheelInput]:
-    """The wheels ``path`` stands for, extracting those inside an artifact zip into ``workdir``."""
+def resolve_input(
+    path: Path, workdir: Path, *, opened: dict[Path, ZipSource | DirectorySource] | None = None
+) -> list[WheelInput]:
+    """The wheels ``path`` stands for, extracting those inside an artifact zip into ``workdir``.
+
+    With ``opened``, a wheel file's source, opened (and checked) to tell it from an artifact,
+    is left open there under ``path`` for the caller to read and close, not opened twice."""
     if path.is_dir():
         if any(p.is_dir() for p in path.glob("*.dist-info")):
             return [WheelInput(str(path), path)]  # an unpacked wheel
@@ -47,8 +52,12 @@ def resolve_input(path: Path, workdir: Path) -> list[WheelInput]:
             )
         return [WheelInput(str(w), w) for w in wheels]
     source = open_source(path)
+    kept = False
     try:
         if _is_wheel(source):
+            if opened is not None:
+                opened[path] = source  # the caller reads and closes it
+                kept = True
             return [WheelInput(str(path), path)]
         inner = [m for m in source.members if m.name.endswith(".whl")]
         if not inner:
@@ -70,4 +79,5 @@ def resolve_input(path: Path, workdir: Path) -> list[WheelInput]:
             out.append(WheelInput(f"{path}!{member.name}", dest))
         return out
     finally:
-        source.close()
+        if not kept:
+            source.close()
