@@ -651,7 +651,14 @@ def _wheel_jobs(
         return path_inside(out, filename[:-4] if directory else filename)
 
     def job(filename: str, dist_info: str, entries: list[WheelEntry]) -> WheelJob:
-        return WheelJob(dest(filename), dist_info, tuple(entries), directory, options.deflate_level)
+        return WheelJob(
+            dest(filename),
+            dist_info,
+            tuple(entries),
+            directory,
+            options.deflate_level,
+            threads=options.jobs,
+        )
 
     chains = install_chains(
         {b.key: b.level for b in bundles},

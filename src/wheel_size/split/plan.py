@@ -345,6 +345,7 @@ def library_jobs(
                 zstd_level=options.compression_level if options.compression == "zstd" else None,
                 check_hash=options.verify_bundle_hash,
                 apply=apply,
+                threads=options.jobs,
             )
         )
     return jobs

@@ -95,6 +95,7 @@ class LibraryJob:
     zstd_level: int | None = None  # compress code objects while staging them
     check_hash: bool = False  # MD5 of compressed bundles (clang checks it only when verbose)
     apply: bool = True  # carry the plan out (False: a dry run, which only plans)
+    threads: int = 1  # zlib's blocks of a rewritten library on this many threads (--jobs)
 
 
 @dataclass(frozen=True)
@@ -461,7 +462,10 @@ def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
                     return os.pread(fh.fileno(), length, at)
 
                 bounded = probe(read, size, spec.deflate_level, baseline=_fast_size).full_pass
-        done = deflate_file(stripped, dst, level=spec.deflate_level, bounded=bounded)
+        threads = spec.threads
+        done = deflate_file(
+            stripped, dst, level=spec.deflate_level, bounded=bounded, threads=threads
+        )
         if (
             not bounded
             and spec.raw is not None
@@ -471,7 +475,9 @@ def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
             # replaces wherever zlib can make it so (jax-rocm7-plugin 0.10.0's _solver.so:
             # ISA-L 454,222 bytes against 434,801 in, zlib 6 410,571, a 44 KB saving under
             # 64 KiB).
-            done = deflate_file(stripped, dst, level=spec.deflate_level, bounded=True)
+            done = deflate_file(
+                stripped, dst, level=spec.deflate_level, bounded=True, threads=threads
+            )
         return done
     except deflate.ERRORS as exc:
         raise WheelSizeError(
@@ -598,7 +604,9 @@ class SettledKpack:
         return self.entry.raw is None
 
 
-def settle_kpack(path: str, stream: StreamedKpack, level: int, scratch: Path) -> SettledKpack:
+def settle_kpack(
+    path: str, stream: StreamedKpack, level: int, scratch: Path, threads: int = 1
+) -> SettledKpack:
     """The member for a zstd kpack, no larger than zlib at ``level`` makes it wherever
     ``split.deflate_probe`` finds a full pass could pay: then the archive is streamed once
     through zlib into ``scratch`` (hashed and CRC'd on the way; memory stays one chunk) and
@@ -613,14 +621,17 @@ def settle_kpack(path: str, stream: StreamedKpack, level: int, scratch: Path) ->
         return SettledKpack(stored, decision, None)
     hasher = StreamingHash()
     crc = 0
-    compressor = deflate.reference_compressobj(level)
-    with scratch.open("wb") as out:
-        for chunk in stream.chunks():
-            hasher.update(chunk)
-            crc = deflate.crc32(chunk, crc)
-            out.write(compressor.compress(chunk))
-        out.write(compressor.flush())
-        size = out.tell()
+    compressor = deflate.BlockDeflate(level, threads)
+    try:
+        with scratch.open("wb") as out:
+            for chunk in stream.chunks():
+                hasher.update(chunk)
+                crc = deflate.crc32(chunk, crc)
+                out.write(compressor.compress(chunk))
+            out.write(compressor.flush())
+            size = out.tell()
+    finally:
+        compressor.close()
     if size >= hasher.size:
         return SettledKpack(stored, decision, size)
     raw = RawData(scratch, 0, size, hasher.size, crc, 8)
@@ -660,6 +671,7 @@ class WheelJob:
     entries: tuple[WheelEntry, ...]
     directory: bool
     deflate_level: int
+    threads: int = 1  # zlib's blocks of a kpack worth deflating on this many threads
 
 
 def write_output(job: WheelJob) -> WrittenWheel:
@@ -677,7 +689,7 @@ def write_output(job: WheelJob) -> WrittenWheel:
             if isinstance(entry.stream, StreamedKpack) and not entry.compress:
                 scratch.append(job.dest.with_name(f".{job.dest.name}.{i}.kpack.deflate"))
                 entries[i] = settle_kpack(
-                    entry.path, entry.stream, job.deflate_level, scratch[-1]
+                    entry.path, entry.stream, job.deflate_level, scratch[-1], job.threads
                 ).entry
         return write_wheel(job.dest, entries, dist_info=job.dist_info, level=job.deflate_level)
     finally:
