@@ -705,6 +705,11 @@ def _wheel_jobs(
         )
     emitted = {b.key: b for b in bundles}
     prefix = f"{plan.overlay}/" if plan.overlay else ""
+    holders: dict[Path, set[str]] = defaultdict(set)  # staged file -> bundles reading it
+    for key, kpacks in kpacks_by_key.items():
+        for kpack in kpacks:
+            for blob in kpack.stream.blobs:
+                holders[blob.path].add(key)
     for bundle in bundles:
         escaped = wheel_escape(bundle.dist)
         dist_info = f"{escaped}-{identity.version}.dist-info"
@@ -727,5 +732,6 @@ def _wheel_jobs(
             ),
         ]
         filename = wheel_filename(bundle.dist, identity.version, identity.tag_string)
-        jobs.append(job(filename, dist_info, entries))
+        mine = tuple(sorted(p for p, keys in holders.items() if keys == {bundle.key}))
+        jobs.append(dataclasses.replace(job(filename, dist_info, entries), release=mine))
     return jobs
