@@ -42,10 +42,12 @@ def walk(elf: ElfImage, lo: int, hi: int, skip: frozenset[int]) -> Relocation | 
     return None
 
 
+@pytest.mark.parametrize("arrays", [0, 1 << 60], ids=["arrays", "walk"])
 @pytest.mark.parametrize("library", LIBRARIES, ids=lambda p: p.name)
-def test_same_answer_as_the_walk_for_every_section_range(library: Path) -> None:
+def test_same_answer_as_the_walk_for_every_section_range(library: Path, arrays: int) -> None:
     with library.open("rb") as fh:
         elf = ElfImage(fh, library.name)
+        elf.array_entries = arrays  # every RELA section as arrays, or none
         ranges = [(s.addr, s.addr + s.size) for s in elf.sections if s.flags & 2 and s.size]
         ranges += [(0, 1 << 64), (0, 1)]
         answers = 0
@@ -57,6 +59,20 @@ def test_same_answer_as_the_walk_for_every_section_range(library: Path) -> None:
                 skip = frozenset({expected.offset})  # the next one past a skipped slot
                 assert elf.first_pointer_into(lo, hi, skip) == walk(elf, lo, hi, skip)
         assert answers  # every library has relocations into some section of its own
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda p: p.name)
+def test_relocations_in_a_range_are_the_same_as_arrays(library: Path) -> None:
+    with library.open("rb") as fh:
+        walked, arrays = ElfImage(fh, library.name), ElfImage(fh, library.name)
+        arrays.array_entries = 0
+        for sec in walked.sections:
+            if sec.flags & 2 and sec.size:
+                within = (sec.addr, sec.addr + sec.size)
+                assert list(arrays.dynamic_relocations(within)) == list(
+                    walked.dynamic_relocations(within)
+                )
+        assert list(arrays.dynamic_relocations()) == list(walked.dynamic_relocations())
 
 
 def test_symbolic_and_relr_relocations_are_covered() -> None:

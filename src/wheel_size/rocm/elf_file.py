@@ -54,6 +54,9 @@ EM_AARCH64 = 183
 RELOC_TYPES = {EM_X86_64: (8, 1), EM_AARCH64: (1027, 257)}
 _RELA = struct.Struct("<QQq")
 _CHUNK_ENTRIES = 1 << 16  # RELA entries read and filtered at a time (1.5 MB)
+# A RELA section this big is filtered as numpy arrays; a smaller one is walked in Python,
+# which costs less than importing numpy (0.1 CPU-s and 15-20 MB in every worker).
+_ARRAY_ENTRIES = 1 << 15
 _ET_NAMES = {0: "ET_NONE", 1: "ET_REL", 2: "ET_EXEC", 3: "ET_DYN", 4: "ET_CORE"}
 # Section types whose sh_link is a section index that readers follow.
 _LINKED_TYPES = frozenset({2, 4, 5, 6, 9, 11, 18, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF})
@@ -165,6 +168,9 @@ class ElfImage:
     """Validated headers of one ELF file opened from bytes or a binary file (never read
     whole).  32- and 64-bit, either byte order; the fat-binary code asks for 64-bit
     little-endian through :meth:`require_64le`."""
+
+    # RELA sections of at least this many entries are filtered as numpy arrays
+    array_entries: int = _ARRAY_ENTRIES
 
     def __init__(self, data: SourceLike, name: str) -> None:
         self.name = name
@@ -372,6 +378,9 @@ class ElfImage:
             yield start // _RELA.size, np.frombuffer(chunk, dtype=dtype)
 
     def _rela(self, sec: Section, within: tuple[int, int] | None = None) -> Iterator[Relocation]:
+        if sec.size // _RELA.size < self.array_entries:
+            yield from self._rela_walk(sec, within)
+            return
         import numpy as np
 
         for first, table in self.rela_chunks(sec):
@@ -389,6 +398,26 @@ class ElfImage:
                     addend=addend,
                     section=sec.index,
                     entry_offset=sec.offset + (first + i) * _RELA.size,
+                )
+
+    def _rela_walk(
+        self, sec: Section, within: tuple[int, int] | None = None
+    ) -> Iterator[Relocation]:
+        """:meth:`_rela` one entry at a time in Python (small sections)."""
+        step = _CHUNK_ENTRIES * _RELA.size
+        lo, hi = within if within is not None else (0, 1 << 64)
+        for start in range(0, sec.size, step):
+            chunk = self.read(sec, start, min(step, sec.size - start))
+            for i, (r_offset, info, addend) in enumerate(_RELA.iter_unpack(chunk)):
+                if not lo <= r_offset < hi:
+                    continue
+                yield Relocation(
+                    offset=r_offset,
+                    type=info & 0xFFFFFFFF,
+                    symbol=info >> 32,
+                    addend=addend,
+                    section=sec.index,
+                    entry_offset=sec.offset + start + i * _RELA.size,
                 )
 
     def symbol_table(self, symtab_index: int) -> Any:
@@ -421,33 +450,53 @@ class ElfImage:
         symbol 0 point nowhere). RELA sections are filtered as numpy arrays, then the few
         candidates checked exactly in Python; the errors (REL, odd entry sizes, a symbol
         outside its table) are the ones the one-by-one walk raised, at the same entry."""
-        import numpy as np
-
         relative, _ = self.reloc_types
-        skipped = np.array(sorted(skip), dtype=np.uint64)
+        skipped: Any = None  # the skipped offsets as an array, made once when needed
         for sec in self.sections:
             if sec.type == SHT_REL:
                 raise InvalidElf(f"{self.name}: REL relocations ({sec.name}) are not supported")
             if sec.type == SHT_RELR:
                 for rel in self._relr(sec):
-                    if rel.offset in skip:
-                        continue
-                    at = self.vaddr_to_offset(rel.offset, 8)
-                    if at is None:
-                        continue
-                    (target,) = struct.unpack("<Q", self.source.pread(at, 8))
-                    if lo <= target < hi:
+                    if rel.offset not in skip and self._points_into(rel, lo, hi, relative):
                         return rel
                 continue
             if sec.type != SHT_RELA:
                 continue
             if sec.entsize not in (0, _RELA.size) or sec.size % _RELA.size:
                 raise InvalidElf(f"{self.name}: {sec.name} has entries of {sec.entsize} bytes")
+            if sec.size // _RELA.size < self.array_entries:
+                for rel in self._rela_walk(sec):
+                    if rel.offset not in skip and self._points_into(rel, lo, hi, relative):
+                        return rel
+                continue
+            if skipped is None:
+                import numpy as np
+
+                skipped = np.array(sorted(skip), dtype=np.uint64)
             for first, table in self.rela_chunks(sec):
                 found = self._pointer_in_chunk(sec, first, table, lo, hi, skipped, relative)
                 if found is not None:
                     return found
         return None
+
+    def _points_into(self, rel: Relocation, lo: int, hi: int, relative: int) -> bool:
+        """Whether ``rel``'s target lies in [lo, hi) (the rules of :meth:`first_pointer_into`)."""
+        if rel.type == relative:
+            if rel.entry_offset >= 0:
+                target = rel.addend
+            else:  # RELR: the addend is the word in the file
+                at = self.vaddr_to_offset(rel.offset, 8)
+                if at is None:
+                    return False
+                (target,) = struct.unpack("<Q", self.source.pread(at, 8))
+        elif rel.symbol:
+            value, shndx = self.symbol_address(self.sections[rel.section].link, rel.symbol)
+            if shndx == 0:
+                return False
+            target = value + rel.addend
+        else:
+            return False
+        return lo <= target < hi
 
     def _pointer_in_chunk(
         self, sec: Section, first: int, table: Any, lo: int, hi: int, skipped: Any, relative: int
@@ -482,18 +531,15 @@ class ElfImage:
             maybe |= outside | (symbolic & inside & defined & (targets >= low) & (targets < high))
         for i in np.flatnonzero(maybe).tolist():
             r_offset, word, addend = (int(v) for v in table[i])
-            kind, symbol = word & 0xFFFFFFFF, word >> 32
             rel = Relocation(
-                r_offset, kind, symbol, addend, sec.index, sec.offset + (first + i) * _RELA.size
+                r_offset,
+                word & 0xFFFFFFFF,
+                word >> 32,
+                addend,
+                sec.index,
+                sec.offset + (first + i) * _RELA.size,
             )
-            if kind == relative:
-                target = addend
-            else:
-                value, shndx = self.symbol_address(sec.link, symbol)  # raises outside its table
-                if shndx == 0:
-                    continue
-                target = value + addend
-            if lo <= target < hi:
+            if self._points_into(rel, lo, hi, relative):  # raises for a symbol outside
                 return rel
         return None
 
