@@ -21,6 +21,7 @@ defined), order rotated. Printed: exit status, the first line of stderr, whether
 appeared, and ``x floor`` in wall and CPU time (medians), with the load average.
 
     python benchmarks/bench_split_bad_inputs.py [--jobs 2] [--repeat 3] [--libraries 4]
+        [--compare OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -150,14 +151,14 @@ class Outcome:
     traceback: bool = False
 
 
-def run_split(wheel: Path, out: Path, jobs: int) -> Outcome:
+def run_split(wheel: Path, out: Path, jobs: int, checkout: Path = ROOT) -> Outcome:
     shutil.rmtree(out, ignore_errors=True)
     command = [
         *(sys.executable, "-m", "wheel_size", "split", "--input", str(wheel)),
         *("--output-dir", str(out), "--device-package-prefix", "amd-torch-device"),
         *("--overlay-root", "torch/", "--jobs", str(jobs)),
     ]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ, PYTHONPATH=str(checkout / "src"))
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
@@ -203,6 +204,9 @@ def main() -> int:
     parser.add_argument("--libraries", type=int, default=4, help="fat libraries per wheel")
     parser.add_argument("--table-mib", type=int, default=16)
     parser.add_argument("--inputs", default=",".join(INPUTS), help="comma-separated subset")
+    parser.add_argument(
+        "--compare", type=Path, help="another checkout whose split runs in every round too"
+    )
     args = parser.parse_args()
     for tool in ("clang++-19", "objcopy"):
         if shutil.which(tool) is None:
@@ -219,40 +223,46 @@ def main() -> int:
             decode_floor.split_plan(honest), args.work / f"floor-{kind}.json"
         )
     runs: dict[tuple[str, str], list[Outcome]] = {}
-    contenders = [(kind, what) for kind in kinds for what in ("split", "floor")]
+    splits = ["split", *(["split (compare)"] if args.compare else [])]
+    contenders = [(kind, what) for kind in kinds for what in (*splits, "floor")]
     for round_ in range(args.repeat):
         shift = round_ % len(contenders)
         for kind, what in contenders[shift:] + contenders[:shift]:
-            if what == "split":
-                outcome = run_split(wheels[kind], args.work / "out", args.jobs)
+            if what.startswith("split"):
+                checkout = args.compare if what == "split (compare)" else ROOT
+                outcome = run_split(wheels[kind], args.work / "out", args.jobs, checkout)
             else:
                 outcome = run_floor(plans[kind], args.jobs)
             runs.setdefault((kind, what), []).append(outcome)
             print(
                 f"round {round_ + 1}: {kind}: {what}: {outcome.wall:.1f} s wall, "
                 f"{outcome.cpu:.1f} CPU-s (load {outcome.load:.1f})"
-                + (f", exit {outcome.code}: {outcome.first_line}" if what == "split" else ""),
+                + (f", exit {outcome.code}: {outcome.first_line}" if what != "floor" else ""),
                 flush=True,
             )
     print(f"\nmedians of {args.repeat} rounds, {os.cpu_count()} cores, --jobs {args.jobs}")
     print(
-        "| input | MB | load | floor wall / CPU | split wall / CPU | x floor (wall) | "
+        "| input | split | MB | load | floor wall / CPU | split wall / CPU | x floor (wall) | "
         "CPU x floor | exit | traceback | first line |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for kind in kinds:
-        split, floor = runs[(kind, "split")], runs[(kind, "floor")]
-        sw, sc = statistics.median(r.wall for r in split), statistics.median(r.cpu for r in split)
+        floor = runs[(kind, "floor")]
         fw, fc = statistics.median(r.wall for r in floor), statistics.median(r.cpu for r in floor)
-        load = statistics.median(r.load for r in split + floor)
-        codes = sorted({r.code for r in split})
-        traceback = any(r.traceback for r in split)
-        print(
-            f"| {kind} | {wheels[kind].stat().st_size / 1e6:,.0f} | {load:.1f} | "
-            f"{fw:.1f} s / {fc:.1f} s | {sw:.1f} s / {sc:.1f} s | {sw / fw:.2f} | "
-            f"{sc / fc:.2f} | {','.join(map(str, codes))} | {'yes' if traceback else 'no'} | "
-            f"{split[-1].first_line.replace('|', '/')} |"
-        )
+        for what in splits:
+            split = runs[(kind, what)]
+            sw = statistics.median(r.wall for r in split)
+            sc = statistics.median(r.cpu for r in split)
+            load = statistics.median(r.load for r in split + floor)
+            codes = sorted({r.code for r in split})
+            traceback = any(r.traceback for r in split)
+            label = "compare" if what == "split (compare)" else "this"
+            print(
+                f"| {kind} | {label} | {wheels[kind].stat().st_size / 1e6:,.0f} | {load:.1f} | "
+                f"{fw:.1f} s / {fc:.1f} s | {sw:.1f} s / {sc:.1f} s | {sw / fw:.2f} | "
+                f"{sc / fc:.2f} | {','.join(map(str, codes))} | {'yes' if traceback else 'no'} | "
+                f"{split[-1].first_line.replace('|', '/')} |"
+            )
     return 0
 
 
