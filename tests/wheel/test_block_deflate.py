@@ -60,3 +60,8 @@ def test_deflate_file_output_does_not_depend_on_threads(tmp_path: Path) -> None:
     assert (tmp_path / "one.deflate").read_bytes() == (tmp_path / "two.deflate").read_bytes()
     assert one.sizes == two.sizes and one.record_hash == two.record_hash
     assert two.seconds["zlib"] > 0  # its CPU time, counted in its threads
+
+
+def test_threads_follow_jobs_up_to_a_bound() -> None:
+    assert [deflate.block_threads(j) for j in (1, 2, 3)] == [1, 2, 3]
+    assert deflate.block_threads(64) == deflate.MAX_THREADS

@@ -96,6 +96,7 @@ from wheel_size.split.work import (
 )
 from wheel_size.units import format_size
 from wheel_size.wheel.archive import Member, RawData, WheelSource, open_source
+from wheel_size.wheel.deflate import block_threads
 from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
@@ -657,7 +658,7 @@ def _wheel_jobs(
             tuple(entries),
             directory,
             options.deflate_level,
-            threads=options.jobs,
+            threads=block_threads(options.jobs),
         )
 
     chains = install_chains(

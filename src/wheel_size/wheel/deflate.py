@@ -34,7 +34,9 @@ __all__ = [
     "ERRORS",
     "FAST_LEVEL",
     "HAS_FAST",
+    "MAX_THREADS",
     "BlockDeflate",
+    "block_threads",
     "compressobj",
     "crc32",
     "decompressobj",
@@ -92,6 +94,15 @@ def crc32(data: bytes, value: int = 0) -> int:
 # evenly over the cores.
 BLOCK = 4 << 20
 _WINDOW = 32 << 10  # deflate's window: all a block can refer back to
+# Threads one compressor uses at most, whatever ``--jobs`` says: every worker process has
+# its own, and each holds up to threads + 1 blocks (about 5 MiB each with their output).
+MAX_THREADS = 4
+
+
+def block_threads(jobs: int) -> int:
+    """Threads for one member's zlib blocks in a split of ``jobs`` worker processes: the
+    cores the other workers leave idle at the end of a wave, at most :data:`MAX_THREADS`."""
+    return max(1, min(jobs, MAX_THREADS))
 
 
 def _deflate_block(level: int, data: bytes, primer: bytes, last: bool) -> tuple[bytes, float]:
