@@ -613,8 +613,9 @@ def settle_kpack(
 ) -> SettledKpack:
     """The member for a zstd kpack, no larger than zlib at ``level`` makes it wherever
     ``split.deflate_probe`` finds a full pass could pay: then the archive is streamed once
-    through zlib into ``scratch`` (hashed and CRC'd on the way; memory stays one chunk) and
-    the smaller of stored and deflated is kept. ``scratch`` is the caller's to delete."""
+    through zlib into ``scratch`` (in ``deflate.BlockDeflate``'s blocks on ``threads``
+    threads; hashed and CRC'd on the way; memory stays a few blocks) and the smaller of
+    stored and deflated is kept. ``scratch`` is the caller's to delete."""
     from wheel_size.split.deflate_probe import probe
     from wheel_size.wheel import deflate
     from wheel_size.wheel.record import StreamingHash
