@@ -310,3 +310,34 @@ def test_a_rewritten_member_larger_than_its_input_member_gets_zlib_anyway(
         done = _recompress(job, stripped, tmp_path / "out.deflate")
         assert done.backend == backend
         assert done.raw.compressed_size <= input_size
+
+
+@pytest.mark.parametrize(
+    "make", [incompressible_kpack, redundant_kpack], ids=["stored", "deflated"]
+)
+def test_staged_kernels_only_this_wheel_holds_are_deleted_once_written(
+    tmp_path: Path, make: Callable[[Path], KpackResult]
+) -> None:
+    """The wheel's job deletes the staging files its ``release`` names once its archive is
+    in the wheel (streamed stored, or deflated through its scratch copy), and the archive is
+    whole; a job without ``release`` leaves them for the split's cleanup."""
+    kpack = make(tmp_path)
+    staged = sorted({blob.path for blob in kpack.stream.blobs})
+    expected = b"".join(kpack.stream.chunks())
+    entry = kpack_entry("torch/.kpack/torch_gfx942.kpack", kpack, "zstd", 6)
+    meta = WheelEntry(f"{DIST_INFO}/METADATA", data=b"Name: dev\nVersion: 1.0\n")
+    keep = WheelJob(tmp_path / "keep-1.0-py3-none-any.whl", DIST_INFO, (entry, meta), False, 6)
+    write_output(keep)
+    assert all(path.exists() for path in staged)
+    job = WheelJob(
+        tmp_path / "dev-1.0-py3-none-any.whl",
+        DIST_INFO,
+        (entry, meta),
+        False,
+        6,
+        release=tuple(staged),
+    )
+    written = write_output(job)
+    assert not any(path.exists() for path in staged)
+    with zipfile.ZipFile(written.path) as zf:
+        assert zf.read("torch/.kpack/torch_gfx942.kpack") == expected

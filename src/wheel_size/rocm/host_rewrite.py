@@ -290,29 +290,12 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
 
     # --- nothing else may point into the old fatbin -----------------------------------
     lo, hi = fatbin.addr, fatbin.addr + fatbin.size
-    for rel in elf.dynamic_relocations():
-        if rel.offset in wrapper_slots:
-            continue
-        if rel.type == relative:
-            if rel.entry_offset < 0:  # RELR: the addend is the word in the file
-                at = elf.vaddr_to_offset(rel.offset, 8)
-                if at is None:
-                    continue
-                (target,) = struct.unpack("<Q", elf.source.pread(at, 8))
-            else:
-                target = rel.addend
-        elif rel.symbol:
-            value, shndx = elf.symbol_address(elf.sections[rel.section].link, rel.symbol)
-            if shndx == 0:
-                continue
-            target = value + rel.addend
-        else:
-            continue
-        if lo <= target < hi:
-            raise InvalidBundle(
-                f"{name}: relocation at {rel.offset:#x} (type {rel.type}) still points into "
-                f"{FATBIN_SECTION}; refusing to remove it"
-            )
+    rel = elf.first_pointer_into(lo, hi, skip=frozenset(wrapper_slots))
+    if rel is not None:
+        raise InvalidBundle(
+            f"{name}: relocation at {rel.offset:#x} (type {rel.type}) still points into "
+            f"{FATBIN_SECTION}; refusing to remove it"
+        )
 
     # --- section headers, names, ELF header ----------------------------------------------
     shstr = elf.sections[hdr["e_shstrndx"]]

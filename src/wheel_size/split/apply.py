@@ -97,6 +97,7 @@ from wheel_size.split.work import (
 )
 from wheel_size.units import format_size
 from wheel_size.wheel.archive import Member, RawData, WheelSource, open_source
+from wheel_size.wheel.deflate import block_threads
 from wheel_size.wheel.filename import wheel_filename
 from wheel_size.wheel.writer import WheelEntry, WrittenWheel
 
@@ -652,7 +653,14 @@ def _wheel_jobs(
         return path_inside(out, filename[:-4] if directory else filename)
 
     def job(filename: str, dist_info: str, entries: list[WheelEntry]) -> WheelJob:
-        return WheelJob(dest(filename), dist_info, tuple(entries), directory, options.deflate_level)
+        return WheelJob(
+            dest(filename),
+            dist_info,
+            tuple(entries),
+            directory,
+            options.deflate_level,
+            threads=block_threads(options.jobs),
+        )
 
     chains = install_chains(
         {b.key: b.level for b in bundles},
@@ -699,6 +707,11 @@ def _wheel_jobs(
         )
     emitted = {b.key: b for b in bundles}
     prefix = f"{plan.overlay}/" if plan.overlay else ""
+    holders: dict[Path, set[str]] = defaultdict(set)  # staged file -> bundles reading it
+    for key, kpacks in kpacks_by_key.items():
+        for kpack in kpacks:
+            for blob in kpack.stream.blobs:
+                holders[blob.path].add(key)
     for bundle in bundles:
         escaped = wheel_escape(bundle.dist)
         dist_info = f"{escaped}-{identity.version}.dist-info"
@@ -721,5 +734,6 @@ def _wheel_jobs(
             ),
         ]
         filename = wheel_filename(bundle.dist, identity.version, identity.tag_string)
-        jobs.append(job(filename, dist_info, entries))
+        mine = tuple(sorted(p for p, keys in holders.items() if keys == {bundle.key}))
+        jobs.append(dataclasses.replace(job(filename, dist_info, entries), release=mine))
     return jobs

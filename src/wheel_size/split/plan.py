@@ -31,6 +31,7 @@ from wheel_size.split.names import Hierarchy, hierarchy
 from wheel_size.split.wheel_file import check_wheel_file
 from wheel_size.split.work import LibraryJob, LibraryPlan
 from wheel_size.wheel.archive import Member, WheelSource
+from wheel_size.wheel.deflate import block_threads
 from wheel_size.wheel.filename import parse_wheel_name, wheel_filename
 
 __all__ = [
@@ -345,6 +346,7 @@ def library_jobs(
                 zstd_level=options.compression_level if options.compression == "zstd" else None,
                 check_hash=options.verify_bundle_hash,
                 apply=apply,
+                threads=block_threads(options.jobs),
             )
         )
     return jobs

@@ -9,11 +9,12 @@ of ``limits.CHUNK`` bytes, so a worker's peak memory does not depend on what siz
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -95,6 +96,7 @@ class LibraryJob:
     zstd_level: int | None = None  # compress code objects while staging them
     check_hash: bool = False  # MD5 of compressed bundles (clang checks it only when verbose)
     apply: bool = True  # carry the plan out (False: a dry run, which only plans)
+    threads: int = 1  # zlib's blocks of a rewritten library on this many threads (--jobs)
 
 
 @dataclass(frozen=True)
@@ -380,10 +382,9 @@ def apply_library(job: ApplyJob) -> LibraryResult:
     spec, plan = job.library, job.plan
     assert plan.fat and plan.copy is not None
     work, src = spec.work, plan.copy
-    staged = work / f"co{spec.number}.bin"
     stripped = work / f"stripped{spec.number}.so"
     try:
-        with src.open("rb") as fh:
+        with src.open("rb") as fh, contextlib.ExitStack() as files:
             refs: list[CodeObjectRef] = []
             expected = iter(plan.code_objects)
             codes = stream_code_objects(
@@ -394,29 +395,33 @@ def apply_library(job: ApplyJob) -> LibraryResult:
                 check_hash=spec.check_hash,
                 section=plan.section,
             )
-            with staged.open("wb") as out:
-                for code in codes:
-                    if next(expected, None) != PlannedCodeObject(
-                        code.target, code.index, code.size
-                    ):
-                        raise WheelSizeError(f"{spec.source}: changed since it was scanned")
-                    start = out.tell()
-                    if spec.zstd_level is not None:
-                        write_kernel_frame(out, code.chunks, code.size, spec.zstd_level)
-                    else:
-                        for chunk in code.chunks:
-                            out.write(chunk)
-                    refs.append(
-                        CodeObjectRef(
-                            code.target,
-                            code.index,
-                            staged,
-                            start,
-                            out.tell() - start,
-                            code.size,
-                            spec.zstd_level is not None,
-                        )
+            # One staging file per target: the device wheel that takes a target's kernels
+            # alone deletes them once its archive is written (:func:`write_output`).
+            staging: dict[str, tuple[Path, IO[bytes]]] = {}
+            for code in codes:
+                if next(expected, None) != PlannedCodeObject(code.target, code.index, code.size):
+                    raise WheelSizeError(f"{spec.source}: changed since it was scanned")
+                if code.target not in staging:
+                    path = work / f"co{spec.number}-{len(staging)}.bin"
+                    staging[code.target] = (path, files.enter_context(path.open("wb")))
+                staged, out = staging[code.target]
+                start = out.tell()
+                if spec.zstd_level is not None:
+                    write_kernel_frame(out, code.chunks, code.size, spec.zstd_level)
+                else:
+                    for chunk in code.chunks:
+                        out.write(chunk)
+                refs.append(
+                    CodeObjectRef(
+                        code.target,
+                        code.index,
+                        staged,
+                        start,
+                        out.tell() - start,
+                        code.size,
+                        spec.zstd_level is not None,
                     )
+                )
             if next(expected, None) is not None:
                 raise InvalidBundle(f"{spec.source}: changed since it was scanned")
             _rewrite(plan, fh, src, stripped, spec)
@@ -461,7 +466,10 @@ def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
                     return os.pread(fh.fileno(), length, at)
 
                 bounded = probe(read, size, spec.deflate_level, baseline=_fast_size).full_pass
-        done = deflate_file(stripped, dst, level=spec.deflate_level, bounded=bounded)
+        threads = spec.threads
+        done = deflate_file(
+            stripped, dst, level=spec.deflate_level, bounded=bounded, threads=threads
+        )
         if (
             not bounded
             and spec.raw is not None
@@ -471,7 +479,9 @@ def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
             # replaces wherever zlib can make it so (jax-rocm7-plugin 0.10.0's _solver.so:
             # ISA-L 454,222 bytes against 434,801 in, zlib 6 410,571, a 44 KB saving under
             # 64 KiB).
-            done = deflate_file(stripped, dst, level=spec.deflate_level, bounded=True)
+            done = deflate_file(
+                stripped, dst, level=spec.deflate_level, bounded=True, threads=threads
+            )
         return done
     except deflate.ERRORS as exc:
         raise WheelSizeError(
@@ -599,11 +609,14 @@ class SettledKpack:
         return self.entry.raw is None
 
 
-def settle_kpack(path: str, stream: StreamedKpack, level: int, scratch: Path) -> SettledKpack:
+def settle_kpack(
+    path: str, stream: StreamedKpack, level: int, scratch: Path, threads: int = 1
+) -> SettledKpack:
     """The member for a zstd kpack, no larger than zlib at ``level`` makes it wherever
     ``split.deflate_probe`` finds a full pass could pay: then the archive is streamed once
-    through zlib into ``scratch`` (hashed and CRC'd on the way; memory stays one chunk) and
-    the smaller of stored and deflated is kept. ``scratch`` is the caller's to delete."""
+    through zlib into ``scratch`` (in ``deflate.BlockDeflate``'s blocks on ``threads``
+    threads; hashed and CRC'd on the way; memory stays a few blocks) and the smaller of
+    stored and deflated is kept. ``scratch`` is the caller's to delete."""
     from wheel_size.split.deflate_probe import probe
     from wheel_size.wheel import deflate
     from wheel_size.wheel.record import StreamingHash
@@ -614,14 +627,17 @@ def settle_kpack(path: str, stream: StreamedKpack, level: int, scratch: Path) ->
         return SettledKpack(stored, decision, None)
     hasher = StreamingHash()
     crc = 0
-    compressor = deflate.reference_compressobj(level)
-    with scratch.open("wb") as out:
-        for chunk in stream.chunks():
-            hasher.update(chunk)
-            crc = deflate.crc32(chunk, crc)
-            out.write(compressor.compress(chunk))
-        out.write(compressor.flush())
-        size = out.tell()
+    compressor = deflate.BlockDeflate(level, threads)
+    try:
+        with scratch.open("wb") as out:
+            for chunk in stream.chunks():
+                hasher.update(chunk)
+                crc = deflate.crc32(chunk, crc)
+                out.write(compressor.compress(chunk))
+            out.write(compressor.flush())
+            size = out.tell()
+    finally:
+        compressor.close()
     if size >= hasher.size:
         return SettledKpack(stored, decision, size)
     raw = RawData(scratch, 0, size, hasher.size, crc, 8)
@@ -661,6 +677,31 @@ class WheelJob:
     entries: tuple[WheelEntry, ...]
     directory: bool
     deflate_level: int
+    threads: int = 1  # zlib's blocks of a kpack worth deflating on this many threads
+    # Staged kernels only this wheel's archives hold: deleted once the last is written, so
+    # their pages are free again for the rest of the wave's writes (docs/benchmarks.md).
+    release: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Releasing:
+    """A kpack stream that deletes ``paths`` once it has been read to its end."""
+
+    stream: StreamedKpack
+    paths: tuple[Path, ...]
+
+    @property
+    def size(self) -> int:
+        return self.stream.size
+
+    def chunks(self) -> Iterator[bytes]:
+        yield from self.stream.chunks()
+        _unlink(self.paths)
+
+
+def _unlink(paths: Sequence[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def write_output_wheel(job: WheelJob) -> WrittenWheel:
@@ -673,13 +714,28 @@ def write_output_wheel(job: WheelJob) -> WrittenWheel:
         return write_tree(job.dest, job.entries, dist_info=job.dist_info)
     entries = list(job.entries)
     scratch: list[Path] = []
+    kpacks = [i for i, e in enumerate(entries) if isinstance(e.stream, StreamedKpack)]
     try:
-        for i, entry in enumerate(entries):
-            if isinstance(entry.stream, StreamedKpack) and not entry.compress:
+        for i in kpacks:
+            entry = entries[i]
+            assert isinstance(entry.stream, StreamedKpack)
+            if not entry.compress:
                 scratch.append(job.dest.with_name(f".{job.dest.name}.{i}.kpack.deflate"))
                 entries[i] = settle_kpack(
-                    entry.path, entry.stream, job.deflate_level, scratch[-1]
+                    entry.path, entry.stream, job.deflate_level, scratch[-1], job.threads
                 ).entry
+        # The archive streamed last (members go in path order) releases the staged kernels;
+        # when every archive went through its deflated scratch copy, nothing reads them.
+        streamed = [i for i in kpacks if entries[i].stream is not None]
+        if job.release and not streamed:
+            _unlink(job.release)
+        elif job.release:
+            last = max(streamed, key=lambda i: entries[i].path)
+            stream = entries[last].stream
+            assert isinstance(stream, StreamedKpack)
+            entries[last] = dataclasses.replace(
+                entries[last], stream=_Releasing(stream, job.release)
+            )
         return write_wheel(job.dest, entries, dist_info=job.dist_info, level=job.deflate_level)
     finally:
         for path in scratch:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from wheel_size.fileio import output_error, path_inside, relative_path
 from wheel_size.wheel import deflate
@@ -112,28 +112,32 @@ class Deflated:
     seconds: dict[str, float]
 
 
-def deflate_file(src: Path, dst: Path, *, level: int = 6, bounded: bool = True) -> Deflated:
+def deflate_file(
+    src: Path, dst: Path, *, level: int = 6, bounded: bool = True, threads: int = 1
+) -> Deflated:
     """Deflate ``src`` into ``dst`` (a raw deflate stream) in one pass, never larger than zlib
     at ``level`` would make it when ``bounded``.
 
     Both candidates compress the same chunks side by side: ISA-L (fast, :mod:`deflate`) and
-    zlib at ``level`` (the bound); the smaller stream is kept, ISA-L on a tie. Unbounded
-    (a caller's probe found zlib's pass not worth running, or benchmark fixtures) runs the
-    fast one alone. A stream no smaller than ``src`` is dropped and ``src`` described as
-    stored (``backend`` "stored"): incompressible bytes never grow by deflate's framing.
-    Worker processes do this in parallel while one process assembles the wheel by copying
-    bytes.
+    zlib at ``level`` (the bound, in pigz's blocks on ``threads`` threads:
+    :class:`deflate.BlockDeflate`; one block, byte for byte zlib's stream, for members up to
+    :data:`deflate.BLOCK`); the smaller stream is kept, ISA-L on a tie. Unbounded (a caller's
+    probe found zlib's pass not worth running, or benchmark fixtures) runs the fast one
+    alone. A stream no smaller than ``src`` is dropped and ``src`` described as stored
+    (``backend`` "stored"): incompressible bytes never grow by deflate's framing.
     """
     hasher = StreamingHash()
     names = ["isal"] if deflate.HAS_FAST and level > 0 else []
     if bounded or not names:
         names.append("zlib")
-    makers = {"isal": deflate.compressobj, "zlib": deflate.reference_compressobj}
     outputs = {name: dst.with_name(f"{dst.name}.{name}") for name in names}
     seconds = dict.fromkeys(names, 0.0)
     crc = 0
+    blocks = deflate.BlockDeflate(level, threads) if "zlib" in names else None
     try:
-        compressors = {name: makers[name](level) for name in names}
+        compressors: dict[str, Any] = {
+            name: blocks if name == "zlib" else deflate.compressobj(level) for name in names
+        }
         streams = {name: outputs[name].open("wb") for name in names}
         try:
             with src.open("rb") as inp:
@@ -141,20 +145,24 @@ def deflate_file(src: Path, dst: Path, *, level: int = 6, bounded: bool = True) 
                     hasher.update(chunk)
                     crc = deflate.crc32(chunk, crc)
                     for name in names:
-                        started = time.process_time()
+                        started = time.thread_time()
                         streams[name].write(compressors[name].compress(chunk))
-                        seconds[name] += time.process_time() - started
+                        seconds[name] += time.thread_time() - started
             for name in names:
-                started = time.process_time()
+                started = time.thread_time()
                 streams[name].write(compressors[name].flush())
-                seconds[name] += time.process_time() - started
+                seconds[name] += time.thread_time() - started
             sizes = {name: streams[name].tell() for name in names}
         finally:
             for stream in streams.values():
                 stream.close()
+        if blocks is not None:  # zlib's CPU is in its threads, not this one
+            seconds["zlib"] = blocks.seconds
         backend = min(names, key=lambda name: (sizes[name], name != "isal"))
         outputs[backend].replace(dst)
     finally:
+        if blocks is not None:
+            blocks.close()
         for path in outputs.values():
             path.unlink(missing_ok=True)
     if sizes[backend] >= hasher.size:
