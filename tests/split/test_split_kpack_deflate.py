@@ -327,7 +327,7 @@ def test_staged_kernels_only_this_wheel_holds_are_deleted_once_written(
     entry = kpack_entry("torch/.kpack/torch_gfx942.kpack", kpack, "zstd", 6)
     meta = WheelEntry(f"{DIST_INFO}/METADATA", data=b"Name: dev\nVersion: 1.0\n")
     keep = WheelJob(tmp_path / "keep-1.0-py3-none-any.whl", DIST_INFO, (entry, meta), False, 6)
-    write_output(keep)
+    write_output_wheel(keep)
     assert all(path.exists() for path in staged)
     job = WheelJob(
         tmp_path / "dev-1.0-py3-none-any.whl",
@@ -337,7 +337,7 @@ def test_staged_kernels_only_this_wheel_holds_are_deleted_once_written(
         6,
         release=tuple(staged),
     )
-    written = write_output(job)
+    written = write_output_wheel(job)
     assert not any(path.exists() for path in staged)
     with zipfile.ZipFile(written.path) as zf:
         assert zf.read("torch/.kpack/torch_gfx942.kpack") == expected
