@@ -1,12 +1,9 @@
 """The kernel inventories of the changed libraries of two wheels, read by worker processes.
 
 Every step is a task for a pool of forked workers (one per usable core by default,
-:mod:`wheel_size.diff.jobs`; :mod:`wheel_size.kernels.work`): inflating one member and
-decoding its CUDA entries as they stream by (:mod:`wheel_size.kernels.stream`: only headers
-reach the disk); a member the stream cannot vouch for (HIP code objects, a layout the
-validated reader reads more of) is inflated to a temporary file instead, its headers read
-and its entries decoded in chunks of each library pair, an entry both versions hold with
-the same bytes once. Members are scanned largest
+:mod:`wheel_size.diff.jobs`; :mod:`wheel_size.kernels.work`): inflating one member to a
+temporary file and reading its headers, then decoding chunks of the entries of each library
+pair, an entry both versions hold with the same bytes once. Members are scanned largest
 library pair first, both versions one after the other, at most one scan per worker plus one
 queued at a time; a pair's chunks are queued as soon as both versions are scanned, so they
 run between the next scans and every core stays busy until the last chunk. This process
@@ -15,8 +12,8 @@ problems are reported in member order, as the sequential reader words them, and 
 pair with an entry that reader would stop at is read by it instead.
 
 A temporary file lives until its library pair is tallied (a library without device code:
-until it is scanned); a streamed member's is sparse, a few MB of headers, and only the
-whole files of members read the old way take their full size on disk.
+until it is scanned), so the disk holds about one library pair and the scans in flight
+(both versions of libtorch_cuda.so: ~2 GB).
 """
 
 from __future__ import annotations
@@ -30,22 +27,17 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from wheel_size.diff.pairing import pair_members
-from wheel_size.kernels.functions import CodeObjectFunctions
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
-from wheel_size.kernels.stream import stream_member
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
     ChunkResult,
     LibraryScan,
-    Tally,
     plan_chunks,
     read_chunk,
     scan_library,
-    shared_decoder,
-    streamed_scan,
 )
 from wheel_size.wheel.archive import WheelSource
 
@@ -59,34 +51,10 @@ _SOURCES: dict[str, WheelSource] = {}
 def _scan_member(
     side: str, name: str, tmp: str, source: str, digests: bool = False
 ) -> tuple[str, str, LibraryScan]:
-    """One member read as it inflates (kernels.stream), its headers in a sparse file; or,
-    when the validated reader needs more than the stream kept, written whole and scanned."""
-    wheel = _SOURCES[side]
     fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
-    tally = Tally()
-
-    def add(arch: str, found: CodeObjectFunctions) -> None:
-        tally.add(arch, found, 0, [])
-
-    with os.fdopen(fd, "r+b") as dst:
-        with wheel.open(name) as src:
-            size = wheel.member(name).size
-            how = (source, digests, shared_decoder(), add)
-            streamed = stream_member(src, dst.fileno(), size, *how)
-        if streamed is not None:
-            scan = streamed_scan(Path(path), source, digests, streamed, tally)
-            if scan is not None:
-                return side, name, scan
-        _whole(wheel, name, dst)
-    return side, name, scan_library(Path(path), source, digests)
-
-
-def _whole(wheel: WheelSource, name: str, dst: IO[bytes]) -> None:
-    """Write the member ``name`` whole to ``dst`` (from its start, replacing what was there)."""
-    dst.seek(0)
-    dst.truncate()
-    with wheel.open(name) as src:
+    with _SOURCES[side].open(name) as src, os.fdopen(fd, "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
+    return side, name, scan_library(Path(path), source, digests)
 
 
 class _Inline(Executor):
@@ -148,20 +116,16 @@ def read_kernel_sides(
     old_src, new_src = wheels
     with tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp:
         _SOURCES.update(old=old_src, new=new_src)
-        sources = {"old": old_src, "new": new_src}
         try:
+            sources = {"old": old_src, "new": new_src}
             sizes = (workers, chunk_bytes)
             lines = _run(pairs, sources, labels, tmp, sizes, inventories, digests)
         finally:
             _SOURCES.clear()
         for index, pair in enumerate(pairs):
-            for side, name in pair.sides():
+            for side, _name in pair.sides():
                 if pair.fallback:
-                    scan = pair.scans[side]
-                    if scan.decoded is not None:  # a sparse file: the reader needs it whole
-                        with scan.path.open("r+b") as dst:
-                            _whole(sources[side], name, dst)
-                    lines[(index, side)] = _sequential(inventories[side], scan)
+                    lines[(index, side)] = _sequential(inventories[side], pair.scans[side])
                 inventories[side].problems.extend(lines[(index, side)])
     return inventories["old"], inventories["new"]
 
@@ -225,8 +189,6 @@ def _run(
                         running |= next_scan()
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
-                    if scan.decoded is not None:
-                        inventories["old"].learn(n for _a, n in scan.decoded.items)
                     if len(pair.scans) == len(pair.sides()):
                         running |= _plan(pool, pair.index, pair, chunk_bytes, digests)
                 if pair.pending == 0 and not pair.fallback:
@@ -252,10 +214,6 @@ def _plan(
         pair.fallback = True
         pair.pending = 0
         return set()
-    if any(s.decoded is not None for s in pair.scans.values()):
-        # the sides tallied while they inflated: one result, before every chunk's
-        tallied = [s.decoded if s is not None and s.decoded else Tally() for s in (old, new)]
-        pair.results.append(ChunkResult(index, -1, *tallied))
     chunks = plan_chunks(index, old, new, chunk_bytes, digests)
     pair.pending = len(chunks)
     return {pool.submit(read_chunk, chunk) for chunk in chunks}

@@ -38,7 +38,6 @@ from wheel_size.kernels.library import (
     hip_code_objects,
     standalone_code_objects,
 )
-from wheel_size.kernels.stream import PLACEHOLDER, Guarded, Hole, Streamed
 from wheel_size.rocm.elf_file import ElfImage
 
 __all__ = [
@@ -51,8 +50,6 @@ __all__ = [
     "plan_chunks",
     "read_chunk",
     "scan_library",
-    "shared_decoder",
-    "streamed_scan",
 ]
 
 _KINDS = ("sass", "ptx")
@@ -96,11 +93,6 @@ class Tally:
         self.problems.extend((number, text) for text in problems)
 
 
-def shared_decoder() -> BlockDecoder:
-    """This process's LZ4 decoder (one buffer, the size of the largest cubin, per worker)."""
-    return _DECODER
-
-
 @dataclass(frozen=True)
 class Item:
     """One SASS/PTX entry: its number among the library's images (the ``#n`` in messages)."""
@@ -120,21 +112,14 @@ class LibraryScan:
     hip: Tally = field(default_factory=Tally)
     problems: list[str] = field(default_factory=list)
     fault: bool = False  # an entry would stop the sequential reader: read it that way
-    # every entry already tallied while the member inflated (kernels.stream); ``items`` is
-    # then empty and ``path`` a sparse file holding headers only
-    decoded: Tally | None = None
 
 
-def scan_library(
-    path: Path, source: str, digests: bool = False, streamed: Streamed | None = None
-) -> LibraryScan:
+def scan_library(path: Path, source: str, digests: bool = False) -> LibraryScan:
     """The entries and HIP code objects of the library at ``path`` (see the module text);
-    ``digests`` hashes each HIP function (identical copies, :attr:`Tally.same`). With
-    ``streamed`` the file is sparse and read only where it was written (else Hole)."""
+    ``digests`` hashes each HIP function (identical copies, :attr:`Tally.same`)."""
     scan = LibraryScan(path, source)
     try:
-        with path.open("rb") as whole:
-            stream: IO[bytes] = whole if streamed is None else Guarded(whole, streamed)  # type: ignore[assignment]
+        with path.open("rb") as stream:
             reader = container_reader(stream)  # a kpack, a DLL or a .fatbin: read here
             if reader is not None:
                 try:
@@ -170,37 +155,6 @@ def scan_library(
                 scan.problems.append(f"{exc}; its kernels are not listed")
     except OSError:
         scan.fault = True  # the sequential reader words it
-    return scan
-
-
-def streamed_scan(
-    path: Path, source: str, digests: bool, streamed: Streamed, tally: Tally
-) -> LibraryScan | None:
-    """The scan of a member read by :func:`wheel_size.kernels.stream.stream_member`, whose
-    entries went to ``tally`` (then :attr:`LibraryScan.decoded`); None when the validated
-    reader needs a byte that was not kept or lists an entry the stream did not decode alike
-    (or not at all), or the stream decoded one it does not list: the caller reads the
-    member whole."""
-    try:
-        scan = scan_library(path, source, digests, streamed)
-    except Hole:
-        return None
-    decoded = streamed.decoded
-    if scan.fault or len(scan.items) != len(decoded):
-        return None
-    problems: list[tuple[int, str]] = []
-    for item in scan.items:
-        got = decoded.get(item.ref.start)
-        if got is None or got.key != item.ref.key or got.problems is None:
-            return None
-        if got.problems:
-            if not all(PLACEHOLDER in text for text in got.problems):
-                return None
-            where = _where(item, source)
-            problems += [(item.number, t.replace(PLACEHOLDER, where)) for t in got.problems]
-    tally.problems = problems
-    scan.items = []
-    scan.decoded = tally
     return scan
 
 
