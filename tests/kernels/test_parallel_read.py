@@ -8,6 +8,7 @@ half-way is read by it."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 import struct
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from wheel_size.diff.by_compare import _changed
 from wheel_size.diff.by_kernels import read_kernel_sides
 from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.inventory import Inventory, read_inventory
-from wheel_size.kernels.work import plan_kernel_chunks, read_chunk, scan_kernel_library
+from wheel_size.kernels.work import Tally, plan_kernel_chunks, read_chunk, scan_kernel_library
 from wheel_size.rocm.elf_file import ElfImage
 from wheel_size.wheel.archive import open_source
 
@@ -155,3 +156,22 @@ def test_a_member_that_does_not_inflate_is_one_line_naming_it(tmp_path: Path) ->
             _pooled(a, b, workers, 1 << 30)
         message = str(caught.value)
         assert "kern/libkern.so" in message and "\n" not in message
+
+
+def test_a_tally_crosses_processes_as_columns_and_reads_alike() -> None:
+    tally = Tally()
+    tally.items = {
+        ("sm_90", "_Z1fv"): [96, 2],
+        ("sm_80", "_Z1gv"): [32, 1],
+        ("sm_90", "_Z1gv"): [8, 1],
+    }
+    tally.same = {("sm_90", "_Z1fv", b"d" * 12): [48, 2], ("sm_80", "_Z1gv", b"e" * 12): [32, 1]}
+    tally.unattributed = {"sm_90": 5}
+    tally.problems = [(3, "a problem")]
+    back = pickle.loads(pickle.dumps(tally))
+    assert back.items == {} and back.same == {}  # the columns are kept, not rebuilt
+    for got in (back, pickle.loads(pickle.dumps(back))):
+        assert list(got.counts()) == [(k, tuple(v)) for k, v in tally.items.items()]
+        assert list(got.same_counts()) == [(k, tuple(v)) for k, v in tally.same.items()]
+        assert list(got.names()) == ["_Z1fv", "_Z1gv", "_Z1gv"]
+        assert (got.unattributed, got.problems) == (tally.unattributed, tally.problems)

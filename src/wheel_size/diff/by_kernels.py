@@ -182,7 +182,7 @@ def _run(
                     pair.results.append(outcome)
                     pair.pending -= 1
                     for tally in (outcome.old, outcome.new):
-                        inventories["old"].learn(n for _a, n in tally.items)
+                        inventories["old"].learn(tally.names())
                 else:
                     side, name, scan = outcome
                     if scans:
@@ -238,10 +238,10 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
     problems += [text for _n, text in scan.hip.problems]
     same: dict[tuple[str, str, bytes], list[int]] = {}
     for part in [*parts, scan.hip]:
-        inventory.add_counts(part.items)
+        inventory.add_counts(part.counts())
         for arch, size in part.unattributed.items():
             inventory.leftover(arch, size)
-        for key, (size, copies) in part.same.items():
+        for key, (size, copies) in part.same_counts():
             slot = same.setdefault(key, [size, 0])
             slot[1] += copies
     # identical copies within this one library (bloat's duplicates)

@@ -71,15 +71,18 @@ def _signature_start(text: str) -> int:
     if not stripped.endswith(")"):
         return -1
     depth = 0
-    # Only brackets change the depth: visit them alone, from the end.
-    for match in reversed(list(_BRACKET.finditer(stripped))):
+    # Only brackets change the depth: visit them alone, from the end, and stop at the
+    # list's ``(`` (the reversed text is searched lazily: the template arguments before
+    # it, most of a kilobyte name, are never visited).
+    last = len(stripped) - 1
+    for match in _BRACKET.finditer(stripped[::-1]):
         ch = match.group()
         if ch in ")]}>":
             depth += 1
         else:
             depth -= 1
             if depth == 0:
-                return match.start() if ch == "(" else -1
+                return last - match.start() if ch == "(" else -1
     return -1
 
 

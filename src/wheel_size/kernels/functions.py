@@ -63,7 +63,11 @@ class CodeObjectFunctions:
 
 
 def _digest(data: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(data, digest_size=12).digest()
+    """96 bits of SHA-256: as strong as the BLAKE2b-96 it replaces and, with the SHA
+    instructions x86-64 and ARMv8 CPUs carry (OpenSSL uses them), 1.3x faster here (1.21
+    against 0.95 GB/s): ``diff --by kernel`` and ``bloat`` hash every function's bytes
+    (~7 GB for two torch releases)."""
+    return hashlib.sha256(data).digest()[:12]
 
 
 def elf_functions(

@@ -9,7 +9,7 @@ architecture's functions plus its unattributed bytes are its code objects' bytes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -26,7 +26,7 @@ __all__ = ["UNATTRIBUTED", "Inventory", "Item", "close_library", "read_inventory
 UNATTRIBUTED = "(unattributed)"
 
 
-@dataclass
+@dataclass(slots=True)  # no __dict__: a diff of two torch releases holds ~300,000
 class Item:
     """One name in one architecture: its bytes summed over copies, and how many copies
     (one per code object that holds it: translation units the device linker did not fold)."""
@@ -90,10 +90,10 @@ class Inventory:
         same names, each demangled once."""
         self._names = other._names
 
-    def add_counts(self, counts: dict[tuple[str, str], list[int]]) -> None:
-        """:meth:`add` for ``{(arch, mangled): [bytes, copies]}`` (a worker's tally)."""
+    def add_counts(self, counts: Iterable[tuple[tuple[str, str], Sequence[int]]]) -> None:
+        """:meth:`add` for ``((arch, mangled), (bytes, copies))`` pairs (a worker's tally)."""
         names, items, pending = self._names, self.items, self._pending
-        for (arch, mangled), (size, copies) in counts.items():
+        for (arch, mangled), (size, copies) in counts:
             known = names.get(mangled)
             name, kin, ok = known if known is not None else self._name(mangled)
             if not ok:

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import os
 import sys
+from array import array
 from collections import defaultdict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from wheel_size.cuda.images import ImageRef, image_ref, load_image
 from wheel_size.cuda.library import scan_cuda_sections
@@ -62,7 +64,13 @@ _DECODER = BlockDecoder()
 @dataclass
 class Tally:
     """What one side's code objects hold: ``items[(arch, mangled)] = [bytes, copies]``,
-    bytes no function covers per architecture, and code-object problems by entry number."""
+    bytes no function covers per architecture, and code-object problems by entry number.
+
+    Pickled (a worker's answer) as columns: each name once, and the numbers in ``array``
+    objects. As dicts of tuples and lists the ~300,000 entries of one torch library pair
+    were ~3 million Python objects, 180 MiB in the parent until the pair was tallied and
+    most of its peak memory; unpickled, a tally keeps the columns (:meth:`counts`,
+    :meth:`same_counts`, :meth:`names` read either form, in insertion order)."""
 
     items: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     unattributed: dict[str, int] = field(default_factory=dict)
@@ -70,6 +78,7 @@ class Tally:
     # (arch, mangled, digest of its bytes) -> [bytes of one copy, copies]: filled only when
     # the functions were hashed (``diff --by kernel``), for identical copies in one library
     same: dict[tuple[str, str, bytes], list[int]] = field(default_factory=dict)
+    _packed: _Columns | None = field(default=None, repr=False, compare=False)
 
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
         items, same = self.items, self.same
@@ -91,6 +100,81 @@ class Tally:
                     copies[1] += 1
         self.unattributed[arch] = self.unattributed.get(arch, 0) + found.unattributed
         self.problems.extend((number, text) for text in problems)
+
+    def counts(self) -> Iterator[tuple[tuple[str, str], tuple[int, int]]]:
+        """``((arch, mangled), (bytes, copies))`` in insertion order."""
+        if self._packed is None:
+            for key, slot in self.items.items():
+                yield key, (slot[0], slot[1])
+            return
+        cols = self._packed
+        archs, names = cols.archs, cols.names
+        for a, n, size, copies in zip(cols.arch, cols.name, cols.size, cols.copies, strict=True):
+            yield (archs[a], names[n]), (size, copies)
+
+    def same_counts(self) -> Iterator[tuple[tuple[str, str, bytes], tuple[int, int]]]:
+        """``((arch, mangled, digest), (bytes of one copy, copies))`` in insertion order."""
+        if self._packed is None:
+            for key, slot in self.same.items():
+                yield key, (slot[0], slot[1])
+            return
+        cols = self._packed
+        archs, names, blob = cols.archs, cols.names, cols.digests
+        at = 0
+        for a, n, width, size, copies in zip(
+            cols.same_arch, cols.same_name, cols.same_width, cols.same_size, cols.same_copies,
+            strict=True,
+        ):  # fmt: skip
+            yield (archs[a], names[n], blob[at : at + width]), (size, copies)
+            at += width
+
+    def names(self) -> Iterator[str]:
+        """The mangled name of every item (once per architecture)."""
+        return (key[1] for key, _slot in self.counts())
+
+    def __getstate__(self) -> dict[str, object]:
+        cols = _Columns()
+        archs: dict[str, int] = {}
+        names: dict[str, int] = {}
+        for (arch, name), (size, copies) in self.counts():
+            cols.arch.append(archs.setdefault(arch, len(archs)))
+            cols.name.append(names.setdefault(name, len(names)))
+            cols.size.append(size)
+            cols.copies.append(copies)
+        digests: list[bytes] = []
+        for (arch, name, digest), (size, copies) in self.same_counts():
+            cols.same_arch.append(archs.setdefault(arch, len(archs)))
+            cols.same_name.append(names.setdefault(name, len(names)))
+            cols.same_width.append(len(digest))
+            cols.same_size.append(size)
+            cols.same_copies.append(copies)
+            digests.append(digest)
+        cols.archs, cols.names, cols.digests = list(archs), list(names), b"".join(digests)
+        return {"unattributed": self.unattributed, "problems": self.problems, "cols": cols}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.items, self.same = {}, {}
+        self.unattributed = state["unattributed"]
+        self.problems = state["problems"]
+        self._packed = state["cols"]
+
+
+@dataclass
+class _Columns:
+    """A tally's items and identical copies as columns (see :class:`Tally`)."""
+
+    archs: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    digests: bytes = b""
+    arch: array[int] = field(default_factory=lambda: array("I"))
+    name: array[int] = field(default_factory=lambda: array("I"))
+    size: array[int] = field(default_factory=lambda: array("q"))
+    copies: array[int] = field(default_factory=lambda: array("q"))
+    same_arch: array[int] = field(default_factory=lambda: array("I"))
+    same_name: array[int] = field(default_factory=lambda: array("I"))
+    same_width: array[int] = field(default_factory=lambda: array("I"))
+    same_size: array[int] = field(default_factory=lambda: array("q"))
+    same_copies: array[int] = field(default_factory=lambda: array("q"))
 
 
 @dataclass(frozen=True)
