@@ -66,7 +66,8 @@ def test_expired_nightly_compares_stored_sizes(github_world: FakeGitHub, tmp_pat
     body = world.comments()[0]
     assert "could not be compared" in body and "expired" in body and "sizes only" in body
     assert "<details>" not in body
-    assert outcome.result.to_json()["wheels"][0]["base"]["basis"] == ("artifact")
+    base = outcome.result.to_json()["wheels"][0]["base"]
+    assert base is not None and base["basis"] == "artifact"
 
 
 @pytest.mark.parametrize("case", ["unmatched", "no night"])

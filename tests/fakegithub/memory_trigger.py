@@ -95,14 +95,14 @@ class MemoryTrigger:
         if self.pattern is not None:
             tag = self._tag(sha)
             doing = f"creating tag {tag} at {sha[:12]} in {self.repository}"
-            body = {"ref": f"refs/tags/{tag}", "sha": sha}
+            new_ref = {"ref": f"refs/tags/{tag}", "sha": sha}
             try:
-                self._call(farm._create_ref, doing, body=body)
+                self._call(farm._create_ref, doing, body=new_ref)
             except GitHubFailure as exc:
                 if exc.status != 422 or "already exists" not in exc.message:
                     raise
                 self.clean(Started(sha, since, tag=tag))
-                self._call(farm._create_ref, doing, body=body)
+                self._call(farm._create_ref, doing, body=new_ref)
             return Started(sha, since, tag=tag)
         if self.ref is None:
             repo = self.fake.repos.get(self.repository.lower())

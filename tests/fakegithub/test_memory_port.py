@@ -38,7 +38,7 @@ def ports(fake: FakeGitHub, bot_login: str | None = None) -> tuple[GitHubPort, G
 
 def both(fake: FakeGitHub, call: Any) -> Any:
     """``call(port)`` on both ports; the answers must be equal (or both fail alike)."""
-    answers = []
+    answers: list[tuple[Any, ...]] = []
     for port in ports(fake):
         try:
             answers.append(("ok", call(port)))
