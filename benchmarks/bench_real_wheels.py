@@ -263,13 +263,14 @@ def check_pairing(old: Path, new: Path, document: dict[str, Any]) -> str:
 
 
 def cubin_arch(path: Path) -> str:
-    """``sm_XY`` of a standalone cubin as ``cuobjdump -lelf`` names it, without the a/f
-    suffix (not in the ELF header's SM field, which is what the diff reads)."""
+    """``sm_XY[a]`` of a standalone cubin as ``cuobjdump -lelf`` names it. The diff reads the
+    ELF header: the SM field and ``EF_CUDA_ACCELERATORS`` (the ``a``); a family cubin
+    (``f``) has no mark there and cuobjdump names it ``sm_XY`` too."""
     tool = cuobjdump_tool()
     if tool is None:
         return "?"
     listed = subprocess.run([tool, "-lelf", str(path)], capture_output=True, text=True).stdout
-    found = re.search(r"\.(sm_\d+)[af]?\.cubin", listed)
+    found = re.search(r"\.(sm_\d+a?)f?\.cubin", listed)
     return found[1] if found else "?"
 
 
