@@ -43,7 +43,7 @@ def main() -> int:
         )
         # the SM field of the ELF header has no a/f suffix (sm_100a reads sm_100)
         files[name] = {
-            "arch": arch.rstrip("af"),
+            "arch": arch.rstrip("f"),  # cuobjdump names an "a" cubin sm_XYa, an "f" one sm_XY
             "bytes": (out / name).stat().st_size,
             "nvcc_args": [f"-arch={arch}", *extra],
         }

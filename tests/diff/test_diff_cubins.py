@@ -43,7 +43,7 @@ def test_diff_has_gpu_rows_for_every_cubin(tmp_path: Path) -> None:
     assert {key: (g.old_bytes, g.new_bytes) for key, g in rows.items()} == {
         ("cubins/a/k.cubin", "sm_80"): (sizes["k_sm_80.cubin"]["bytes"], 0),
         ("cubins/a/k.cubin", "sm_90"): (0, sizes["k_sm_90.cubin"]["bytes"]),
-        ("cubins/b/k.cubin", "sm_100"): (0, sizes["k_sm_100a.cubin"]["bytes"]),
+        ("cubins/b/k.cubin", "sm_100a"): (0, sizes["k_sm_100a.cubin"]["bytes"]),
         ("cubins/c/k.cubin", "sm_103"): (0, sizes["k_sm_103.cubin"]["bytes"]),
     }
     assert {g.section for g in rows.values()} == {STANDALONE_SECTION}
@@ -55,7 +55,7 @@ def test_diff_has_gpu_rows_for_every_cubin(tmp_path: Path) -> None:
     cubin_growth = sum(f.installed_delta for f in diff.files if f.gpu)
     assert reading.device_delta == cubin_growth and cubin_growth > 0.9 * growth
     assert reading.pattern == "new-architectures" and reading.archs_added == [
-        "sm_100",
+        "sm_100a",
         "sm_103",
         "sm_90",
     ]
@@ -71,7 +71,7 @@ def test_bloat_and_by_family_count_cubins(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     (comparison,) = json.loads(result.stdout)["comparisons"]
     totals = {a["arch"]: (a["old_total"], a["new_total"]) for a in comparison["archs"]}
-    assert set(totals) == {"sm_80", "sm_90", "sm_100", "sm_103"}
+    assert set(totals) == {"sm_80", "sm_90", "sm_100a", "sm_103"}
     assert totals["sm_80"] == (cubins()["k_sm_80.cubin"]["bytes"], 0)
 
 

@@ -53,4 +53,4 @@ def test_the_diff_pairs_cubins_across_hash_directories(tmp_path: Path) -> None:
     diff = diff_wheels(old, new)
     (item,) = [f for f in diff.files if f.path.endswith(".cubin")]
     assert item.status == "changed" and item.old_path == f"cubins/{OLD_HASH}/k.cubin"
-    assert {g.arch for g in item.gpu} == {"sm_90", "sm_100"}
+    assert {g.arch for g in item.gpu} == {"sm_90", "sm_100a"}

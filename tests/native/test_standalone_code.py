@@ -74,3 +74,18 @@ def test_an_architecture_specific_cubin_keeps_its_a(
     head[48:52] = flags.to_bytes(4, "little")
     code = standalone_code(bytes(head), "k.cubin")
     assert code is not None and code.arch == arch
+
+
+def test_nvcc_13_marks_an_a_cubin_in_nv_compat_not_in_its_header() -> None:
+    """``nvcc -cubin -arch=sm_100a`` (CUDA 13.0) leaves EF_CUDA_ACCELERATORS clear and sets
+    ``.nv.compat`` attribute 9; cuobjdump names the file sm_100a, and so do we once the
+    whole file is read. Section headers that do not fit the file leave the header's answer."""
+    data = cubin("k_sm_100a.cubin")
+    header_only = standalone_code(data[:64], "k.cubin")
+    assert header_only is not None and header_only.arch == "sm_100"
+    whole = standalone_code(data[:64], "k.cubin", data)
+    assert whole is not None and whole.arch == "sm_100a"
+    plain = cubin("k_sm_103.cubin")
+    assert standalone_code(plain[:64], "k.cubin", plain).arch == "sm_103"  # type: ignore[union-attr]
+    cut = data[: len(data) // 2]  # its section headers, at the end, are gone
+    assert standalone_code(cut[:64], "k.cubin", cut).arch == "sm_100"  # type: ignore[union-attr]

@@ -124,7 +124,8 @@ def inspect_gpu_file(
     try:
         with _named(source, f"{kind} file"):
             if kind in ("code-object", "cubin"):
-                code = standalone_code(head, source)
+                whole = head if len(head) >= size else None  # its .nv.compat may add the ``a``
+                code = standalone_code(head, source, whole)
                 if code is not None:
                     archs.add(code.arch)
                     item.kernels = 1

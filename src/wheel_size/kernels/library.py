@@ -103,10 +103,13 @@ def standalone_code_objects(
     """A standalone cubin or AMDGPU code object (a ``.cubin`` / ``.hsaco`` member): the
     whole file is one code object, of the architecture its ELF header names; a host ELF
     file gives nothing. Raises InvalidElf for a header that names no architecture."""
-    code = standalone_code(elf.source.pread(0, 64), source)
+    head = elf.source.pread(0, 64)
+    code = standalone_code(head, source)
     if code is None:
         return
     data = elf.source.pread(0, elf.source.size)
+    if code.kind == "cuda":
+        code = standalone_code(head, source, data) or code
     yield CodeObjectReport(code.kind, code.arch, elf_functions(data, source, digests=digests))
 
 

@@ -114,6 +114,9 @@ def _tables(elf: ElfImage, facts: LibraryFacts) -> None:
                     facts.glibc_required = version
 
 
+_WHOLE_CUBIN = 64 << 20  # a cubin up to this size is read whole for its .nv.compat
+
+
 def _standalone(facts: LibraryFacts, elf: ElfImage, source: str) -> None:
     """The whole file as one code object of the architecture its header names."""
     try:
@@ -123,8 +126,11 @@ def _standalone(facts: LibraryFacts, elf: ElfImage, source: str) -> None:
         return
     if code is None:
         return
-    facts.standalone = code
     size = elf.source.size
+    if code.kind == "cuda" and size <= _WHOLE_CUBIN:  # its .nv.compat may add the ``a``
+        whole = elf.source.pread(0, size)
+        code = standalone_code(whole[:64], source, whole) or code
+    facts.standalone = code
     facts.gpu[(code.kind, STANDALONE_SECTION, code.arch, code.image)] = GpuTotals(
         bytes=size, uncompressed=size, entries=1, compression={"none"}
     )

@@ -9,9 +9,13 @@ so it is read from the first 64 bytes alone (no copy, no section walk):
   12.8+, ``EI_OSABI`` 0x41) put the SM number in ``e_flags`` bits 8-15; version 7 and
   earlier in bits 0-7 (``EF_CUDA_SM``). An architecture-specific cubin (``sm_90a``,
   ``sm_103a``: it loads on that exact GPU only) sets ``EF_CUDA_ACCELERATORS``, 0x8 in the
-  new layout and 0x800 (``EF_CUDA_ACCELERATORS_V1``) in the old; a family cubin
-  (``sm_100f``) carries no mark in the header and reads, as ``cuobjdump`` shows it, as
-  ``sm_100``;
+  new layout and 0x800 (``EF_CUDA_ACCELERATORS_V1``) in the old. ``ptxas`` of CUDA 13.0
+  (``nvcc -cubin -arch=sm_100a``) leaves that bit clear and marks the cubin in its
+  ``.nv.compat`` section instead (attribute 9 set to 1; the records are ``.nv.info``'s:
+  format byte, attribute byte, a 16-bit value or, for format 4, a 16-bit size and that many
+  bytes); ``cuobjdump`` reads both, and so does :func:`standalone_code` when it is given the
+  whole file. A family cubin (``sm_100f``) has neither mark and reads, as ``cuobjdump``
+  shows it, as ``sm_100``;
 * AMDGPU: ``e_flags & 0xff`` is the processor (``EF_AMDGPU_MACH``), the xnack / sramecc
   fields its features (:mod:`wheel_size.rocm.amdgpu_elf`).
 
@@ -43,6 +47,9 @@ _NEW_CUDA_ABI = 8  # EI_ABIVERSION from CUDA 12.8 on: SM in e_flags bits 8-15
 _LOWEST_SM = 10  # sm_10 is the first NVIDIA architecture; 0-9 name none
 _ACCELERATORS = 0x8  # EF_CUDA_ACCELERATORS, ABI version 8: the ``a`` suffix
 _ACCELERATORS_V1 = 0x800  # EF_CUDA_ACCELERATORS_V1, ABI version 7 and earlier
+_COMPAT_SECTION = b".nv.compat"
+_COMPAT_ARCH_SPECIFIC = 9  # the .nv.compat attribute ptxas sets to 1 for an ``a`` target
+_SIZED_RECORD = 4  # .nv.info's EIFMT_SVAL: a 16-bit size, then that many bytes
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,48 @@ def _cuda_arch(head: bytes, where: str) -> str:
     return f"sm_{sm}{'a' if specific else ''}"
 
 
+def _compat_records(data: bytes) -> bytes | None:
+    """The ``.nv.compat`` section of the little-endian ELF64 cubin ``data``, or None (no
+    such section, or section headers that do not fit the file: the header alone decides)."""
+    if len(data) < 64 or data[4] != 2 or data[5] != 1:
+        return None
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    if shentsize < 64 or shnum == 0 or shstrndx >= shnum or shoff + shnum * shentsize > len(data):
+        return None
+
+    def header(index: int) -> tuple[int, int, int]:
+        name, _type, _flags, _addr, offset, size = struct.unpack_from(
+            "<IIQQQQ", data, shoff + index * shentsize
+        )
+        return name, offset, size
+
+    _, names_at, names_size = header(shstrndx)
+    if names_at + names_size > len(data):
+        return None
+    for index in range(shnum):
+        name, offset, size = header(index)
+        end = data.find(b"\0", names_at + name, names_at + names_size)
+        if end >= 0 and data[names_at + name : end] == _COMPAT_SECTION:
+            return data[offset : offset + size] if offset + size <= len(data) else None
+    return None
+
+
+def _compat_says_arch_specific(data: bytes) -> bool:
+    """Whether the cubin's ``.nv.compat`` records mark an architecture-specific target."""
+    records = _compat_records(data)
+    at = 0
+    while records is not None and at + 4 <= len(records):
+        kind, attribute, value = records[at], records[at + 1], records[at + 2 : at + 4]
+        if kind == _SIZED_RECORD:
+            at += 4 + int.from_bytes(value, "little")
+            continue
+        if attribute == _COMPAT_ARCH_SPECIFIC:
+            return int.from_bytes(value, "little") == 1
+        at += 4
+    return False
+
+
 def _amdgpu_arch(head: bytes, where: str) -> str:
     try:
         header = amdgpu_elf.read_header(head[:64], where)
@@ -99,12 +148,17 @@ def _amdgpu_arch(head: bytes, where: str) -> str:
     return ":".join([name, *features])
 
 
-def standalone_code(head: bytes, where: str) -> StandaloneCode | None:
+def standalone_code(head: bytes, where: str, whole: bytes | None = None) -> StandaloneCode | None:
     """The architecture of the GPU ELF file whose first bytes are ``head`` (at least 64),
-    None for a host ELF file or anything else. Raises InvalidElf for a lying header."""
+    None for a host ELF file or anything else. ``whole``, the entire file when the caller
+    has it, lets a cubin's ``.nv.compat`` add the ``a`` its header may leave out. Raises
+    InvalidElf for a lying header."""
     machine = gpu_machine(head)
     if machine == EM_CUDA:
-        return StandaloneCode("cuda", _cuda_arch(head, where), "sass")
+        arch = _cuda_arch(head, where)
+        if whole is not None and not arch.endswith("a") and _compat_says_arch_specific(whole):
+            arch += "a"
+        return StandaloneCode("cuda", arch, "sass")
     if machine == EM_AMDGPU:
         return StandaloneCode("hip", _amdgpu_arch(head, where), "code_object")
     return None
