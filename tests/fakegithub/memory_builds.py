@@ -26,6 +26,7 @@ from wheel_size.ports.builds import (
     BuildJob,
     BuildRun,
     RunListing,
+    log_text,
 )
 
 from .model import Job, Repo, Run
@@ -51,12 +52,6 @@ def _paged(
         if stop(listed):
             return got, page, True
     return got, max(1, max_pages), False
-
-
-def _text(data: bytes) -> str:
-    if data.count(0) > len(data) // 100:
-        raise BuildDataUnavailable("log unreadable (not text)")
-    return data.decode("utf-8", "replace")
 
 
 def _sized(log: bytes, stream: bool, max_bytes: int) -> bytes:
@@ -167,18 +162,14 @@ class MemoryBuilds:
 
     def job_log(self, job: BuildJob) -> str:
         if self._template:
-            url = (
-                self._template.replace("{job_id}", str(job.id))
-                .replace("{run_id}", str(job.run_id or ""))
-                .replace("{repo}", self._name)
-            )
+            url = job.log_url(self._template, self._name)
             mirror = _MIRROR.search(url.split("?", 1)[0])
             if mirror is None:  # somewhere else: fetched as the adapter fetches it
-                return _text(fetch_log(url, self._max))
+                return log_text(fetch_log(url, self._max))
             stored = self._fake.jobs.get(int(mirror[1]))
             if stored is None or stored.log is None or not stored.mirrored:
                 raise BuildDataUnavailable("log gone (404)")
-            return _text(_sized(stored.log, stored.stream, self._max))
+            return log_text(_sized(stored.log, stored.stream, self._max))
         repo = self._fake.repos.get(self._name.lower())
         stored = self._fake.jobs.get(job.id)
         if repo is None or stored is None or stored.repo is not repo or stored.run is None:
@@ -187,7 +178,7 @@ class MemoryBuilds:
             raise BuildDataUnavailable("log gone (410)")
         if stored.log is None or stored.log_state == "missing":
             raise BuildDataUnavailable("log not found (404)")
-        return _text(_sized(stored.log, stored.stream, self._max))
+        return log_text(_sized(stored.log, stored.stream, self._max))
 
     def runs_created(
         self, workflow: str | None, created: str, branch: str | None, max_pages: int

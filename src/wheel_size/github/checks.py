@@ -33,6 +33,7 @@ from wheel_size.ports.builds import (
     BuildRun,
     NamedArtifact,
     RunListing,
+    log_text,
 )
 
 __all__ = ["GitHubBuilds", "LogFetcher", "fetch_log"]
@@ -90,12 +91,6 @@ def fetch_log(url: str, max_bytes: int, *, timeout: float = 60.0) -> bytes:
         except requests.RequestException as exc:
             raise BuildDataUnavailable(f"log unreadable ({type(exc).__name__})") from None
     return bytes(data)
-
-
-def _text(data: bytes) -> str:
-    if data.count(0) > len(data) // 100:
-        raise BuildDataUnavailable("log unreadable (not text)")
-    return data.decode("utf-8", "replace")
 
 
 class GitHubBuilds:
@@ -206,12 +201,8 @@ class GitHubBuilds:
 
     def job_log(self, job: BuildJob) -> str:
         if self._template:
-            url = (
-                self._template.replace("{job_id}", str(job.id))
-                .replace("{run_id}", str(job.run_id or ""))
-                .replace("{repo}", self._name)
-            )
-            return _text(self._fetch(url, self._max))
+            url = job.log_url(self._template, self._name)
+            return log_text(self._fetch(url, self._max))
         api = f"{self._repo.url}/actions/jobs/{job.id}/logs"
         try:
             status, headers, _ = self._gh.requester.requestJson("GET", api)
@@ -221,7 +212,7 @@ class GitHubBuilds:
         if status in (403, 404, 410) or status not in (301, 302, 303, 307) or not location:
             word = {403: "forbidden", 404: "not found", 410: "gone"}.get(status, "unreadable")
             raise BuildDataUnavailable(f"log {word} ({status})", whole_repo=status == 403)
-        return _text(self._fetch(str(location), self._max))
+        return log_text(self._fetch(str(location), self._max))
 
     def runs_created(
         self, workflow: str | None, created: str, branch: str | None, max_pages: int

@@ -18,9 +18,17 @@ __all__ = [
     "BuildRun",
     "NamedArtifact",
     "RunListing",
+    "log_text",
 ]
 
 DEFAULT_MAX_LOG_BYTES = 16 << 20
+
+
+def log_text(data: bytes) -> str:
+    """A job log as text; one that is more than 1 % NUL bytes is not a log."""
+    if data.count(0) > len(data) // 100:
+        raise BuildDataUnavailable("log unreadable (not text)")
+    return data.decode("utf-8", "replace")
 
 
 class BuildDataUnavailable(Exception):
@@ -66,6 +74,15 @@ class BuildJob:
     html_url: str
     run_id: int | None = None
     workflow: str = ""
+
+    def log_url(self, template: str, repository: str) -> str:
+        """``log-url-template`` for this job: ``{job_id}``, ``{run_id}`` and ``{repo}``
+        filled (a mirror of the logs outside GitHub)."""
+        return (
+            template.replace("{job_id}", str(self.id))
+            .replace("{run_id}", str(self.run_id or ""))
+            .replace("{repo}", repository)
+        )
 
 
 @dataclass(frozen=True)
