@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from wheel_size.ports import GitHubFailure
-from wheel_size.ports.trigger import RunView, Started
+from wheel_size.ports.trigger import RunView, Started, run_query, started_run
 
 from . import dispatch as farm
 from .memory_failure import memory_failure
@@ -152,17 +152,10 @@ class MemoryTrigger:
     def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
         if started.run_id is not None:
             return self.view(started.run_id)
-        if self.pattern is not None:
-            listed = self._listed({"head_sha": started.sha, "created": f">={started.since}"})
-            ours = sorted(int(r["id"]) for r in listed if r["id"] not in taken)
-        else:
-            listed = self._listed({"event": "workflow_dispatch", "created": f">={started.since}"})
-            ours = sorted(
-                int(r["id"])
-                for r in listed
-                if started.sha in str(r.get("display_title") or "") and r["id"] not in taken
-            )
-        return self.view(ours[0]) if ours else None
+        tagged = self.pattern is not None
+        listed = self._listed(run_query(started, tagged=tagged))
+        run_id = started_run(listed, started, taken, tagged=tagged)
+        return self.view(run_id) if run_id is not None else None
 
     def cancel(self, run_id: int) -> None:
         try:

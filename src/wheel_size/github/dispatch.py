@@ -12,8 +12,7 @@ Two triggers (docs/bisect.md; facts in the GitHub spec §12):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import quote
@@ -22,24 +21,14 @@ from github import Github, GithubException
 
 from wheel_size.errors import WheelSizeError
 from wheel_size.github.client import GITHUB_FAILURES
-from wheel_size.github.failures import failure
+from wheel_size.github.failures import failure, port_failures
 from wheel_size.ports import WorkflowRuns
-from wheel_size.ports.trigger import RunView, Started
+from wheel_size.ports.trigger import RunView, Started, run_query, started_run
 
 __all__ = ["DispatchTrigger", "TagTrigger"]
 
 # Runs created up to this long before we asked are still ours (clocks differ).
 _SLACK = timedelta(minutes=2)
-
-
-@contextmanager
-def _github(doing: str) -> Iterator[None]:
-    try:
-        yield
-    except WheelSizeError:
-        raise
-    except GITHUB_FAILURES as exc:
-        raise failure(exc, doing) from exc
 
 
 def _since() -> str:
@@ -59,7 +48,7 @@ class _Runs:
 
     def _listed(self, params: dict[str, str]) -> list[Mapping[str, Any]]:
         url = f"{self.base}/actions/workflows/{quote(self.workflow, safe='')}/runs"
-        with _github(f"listing runs of {self.workflow} in {self.repository}"):
+        with port_failures(f"listing runs of {self.workflow} in {self.repository}"):
             _, data = self.gh.requester.requestJsonAndCheck(
                 "GET", url, parameters={**params, "per_page": "100"}
             )
@@ -67,7 +56,7 @@ class _Runs:
         return [r for r in runs or [] if isinstance(r, Mapping) and isinstance(r.get("id"), int)]
 
     def view(self, run_id: int) -> RunView:
-        with _github(f"reading run {run_id} of {self.repository}"):
+        with port_failures(f"reading run {run_id} of {self.repository}"):
             _, run = self.gh.requester.requestJsonAndCheck(
                 "GET", f"{self.base}/actions/runs/{run_id}"
             )
@@ -92,7 +81,7 @@ class _Runs:
 
     def cancel(self, run_id: int) -> None:
         try:
-            with _github(f"cancelling run {run_id} of {self.repository}"):
+            with port_failures(f"cancelling run {run_id} of {self.repository}"):
                 self.gh.requester.requestJsonAndCheck(
                     "POST", f"{self.base}/actions/runs/{run_id}/cancel"
                 )
@@ -131,7 +120,7 @@ class DispatchTrigger(_Runs):
 
     def _ref(self) -> str:
         if self.ref is None:
-            with _github(f"reading repository {self.repository}"):
+            with port_failures(f"reading repository {self.repository}"):
                 self.ref = str(self.gh.get_repo(self.repository).default_branch)
         return self.ref
 
@@ -156,20 +145,16 @@ class DispatchTrigger(_Runs):
                 if isinstance(data, dict) and isinstance(data.get("workflow_run_id"), int):
                     return Started(sha, since, data["workflow_run_id"], data.get("html_url"))
                 return Started(sha, since)  # 204: found by title
-        with _github(doing):
+        with port_failures(doing):
             self.gh.requester.requestJsonAndCheck("POST", url, input=body)
         return Started(sha, since)
 
     def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
         if started.run_id is not None:
             return self.view(started.run_id)
-        listed = self._listed({"event": "workflow_dispatch", "created": f">={started.since}"})
-        ours = sorted(
-            int(r["id"])
-            for r in listed
-            if started.sha in str(r.get("display_title") or "") and r["id"] not in taken
-        )
-        return self.view(ours[0]) if ours else None
+        listed = self._listed(run_query(started, tagged=False))
+        run_id = started_run(listed, started, taken, tagged=False)
+        return self.view(run_id) if run_id is not None else None
 
     def clean(self, started: Started) -> None:
         return None
@@ -191,7 +176,7 @@ class TagTrigger(_Runs):
     def start(self, sha: str) -> Started:
         since = _since()
         tag = self.pattern.replace("{sha}", sha)
-        with _github(f"creating tag {tag} at {sha[:12]} in {self.repository}"):
+        with port_failures(f"creating tag {tag} at {sha[:12]} in {self.repository}"):
             try:
                 self.gh.requester.requestJsonAndCheck(
                     "POST", f"{self.base}/git/refs", input={"ref": f"refs/tags/{tag}", "sha": sha}
@@ -210,15 +195,15 @@ class TagTrigger(_Runs):
     def look(self, started: Started, taken: frozenset[int]) -> RunView | None:
         if started.run_id is not None:
             return self.view(started.run_id)
-        listed = self._listed({"head_sha": started.sha, "created": f">={started.since}"})
-        ours = sorted(int(r["id"]) for r in listed if r["id"] not in taken)
-        return self.view(ours[0]) if ours else None
+        listed = self._listed(run_query(started, tagged=True))
+        run_id = started_run(listed, started, taken, tagged=True)
+        return self.view(run_id) if run_id is not None else None
 
     def clean(self, started: Started) -> None:
         # the name follows from the commit: a create whose answer was lost is cleaned too
         tag = started.tag or self.pattern.replace("{sha}", started.sha)
         try:
-            with _github(f"deleting tag {tag} in {self.repository}"):
+            with port_failures(f"deleting tag {tag} in {self.repository}"):
                 self.gh.requester.requestJsonAndCheck(
                     "DELETE", f"{self.base}/git/refs/tags/{quote(tag)}"
                 )

@@ -8,10 +8,11 @@ Every method raises :class:`~wheel_size.ports.GitHubFailure` when GitHub refuses
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-__all__ = ["BuildTrigger", "BuildTriggers", "RunView", "Started"]
+__all__ = ["BuildTrigger", "BuildTriggers", "RunView", "Started", "run_query", "started_run"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,27 @@ class Started:
     run_id: int | None = None
     html_url: str | None = None
     tag: str | None = None
+
+
+def run_query(started: Started, *, tagged: bool) -> dict[str, str]:
+    """The workflow-runs listing that holds the run ``started`` began: a tag's run by its
+    commit; a dispatched run by its event, its commit being only in its title (``run-name``)."""
+    if tagged:
+        return {"head_sha": started.sha, "created": f">={started.since}"}
+    return {"event": "workflow_dispatch", "created": f">={started.since}"}
+
+
+def started_run(
+    listed: Iterable[Mapping[str, Any]], started: Started, taken: frozenset[int], *, tagged: bool
+) -> int | None:
+    """The run ``started`` began, among ``listed`` (:func:`run_query`'s answer): the first not
+    ``taken`` by another build; for a dispatch, one whose title names the commit."""
+    ours = sorted(
+        int(r["id"])
+        for r in listed
+        if r["id"] not in taken and (tagged or started.sha in str(r.get("display_title") or ""))
+    )
+    return ours[0] if ours else None
 
 
 @dataclass(frozen=True)
