@@ -420,6 +420,13 @@ class ElfImage:
                     entry_offset=sec.offset + start + i * _RELA.size,
                 )
 
+    def _symtab_bytes(self, symtab_index: int) -> bytes:
+        """The whole ``Elf64_Sym`` entries of the section a relocation section links to."""
+        if not 0 <= symtab_index < len(self.sections):
+            raise InvalidElf(f"{self.name}: relocation section links to no symbol table")
+        sec = self.sections[symtab_index]
+        return self.read(sec, 0, sec.size - sec.size % 24) if sec.file_size else b""
+
     def symbol_table(self, symtab_index: int) -> Any:
         """The symbol table at section index ``symtab_index`` as a numpy record array
         (``shndx``, ``value``), read once and cached; InvalidElf when there is none."""
@@ -428,10 +435,7 @@ class ElfImage:
         cache = self.__dict__.setdefault("_symbol_arrays", {})
         table = cache.get(symtab_index)
         if table is None:
-            if not 0 <= symtab_index < len(self.sections):
-                raise InvalidElf(f"{self.name}: relocation section links to no symbol table")
-            sec = self.sections[symtab_index]
-            raw = self.read(sec, 0, sec.size - sec.size % 24) if sec.file_size else b""
+            raw = self._symtab_bytes(symtab_index)
             dtype = np.dtype(
                 [("name", "<u4"), ("info", "u1"), ("other", "u1"), ("shndx", "<u2"),
                  ("value", "<u8"), ("size", "<u8")]
@@ -564,10 +568,7 @@ class ElfImage:
         cache = self.__dict__.setdefault("_symbols", {})
         table = cache.get(symtab_index)
         if table is None:
-            if not 0 <= symtab_index < len(self.sections):
-                raise InvalidElf(f"{self.name}: relocation section links to no symbol table")
-            sec = self.sections[symtab_index]
-            raw = self.read(sec, 0, sec.size - sec.size % 24) if sec.file_size else b""
+            raw = self._symtab_bytes(symtab_index)
             table = [
                 (value, shndx)
                 for _n, _i, _o, shndx, value, _s in struct.iter_unpack("<IBBHQQ", raw)
