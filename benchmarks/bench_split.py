@@ -10,7 +10,10 @@ bytes on disk, not in the page cache. The decode floor (``benchmarks/decode_floo
 ELF library inflated with ISA-L, its ``.hip_fatbin`` compressed at zstd 3, on as many
 processes as the split's ``--jobs``) runs in the same rounds, and each split is printed as
 ``x floor`` beside ``x cp+sync``, in wall time (the split's own, without the ``sync`` of its
-outputs: the floor writes nothing) and in CPU time. Every contender runs once per
+outputs: the floor writes nothing) and in CPU time. ``floor+`` is the floor with every layer
+a split cannot avoid (``decode_floor.py``: CCOB payloads decoded before their code objects are
+compressed, and the fat libraries' host bytes deflated at zlib 6 on the split's cores), and
+``x floor+`` the split against it. Every contender runs once per
 round, in an order rotated each round; medians are reported with the load average, and each
 split's phase columns (its report's timings, plus interpreter start and report rendering,
 plus the sync) add up to its wall time.
@@ -266,6 +269,12 @@ def run_cp(wheel: Path, work: Path) -> Run:
     return Run("cp + sync", wall + flush, cpu, rss, load, {"copy": wall, "sync": flush})
 
 
+def floor_label(label: str) -> tuple[str, int] | None:
+    """``("floor", N)`` or ``("floor+", N)`` for a floor contender's label."""
+    kind, _, jobs = label.partition(" -j")
+    return (kind, int(jobs)) if kind in ("floor", "floor+") else None
+
+
 def run_floor(label: str, plan: Path, jobs: int) -> Run:
     load = os.getloadavg()[0]
     wall, cpu, rss = measure(decode_floor.command(plan, jobs))
@@ -307,18 +316,17 @@ def table(runs: list[Run], size: int) -> str:
     floor = copies[(len(copies) - 1) // 2]  # the median run's, as for every row below
     columns = [*PHASES, "start+report", "copy", "sync"]
     lines = [
-        "| run | n | load | wall | x cp+sync | x floor | CPU x floor | MB/s | "
-        + " | ".join(columns)
-        + " | CPU | peak RSS |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(columns) + "---:|---:|",
+        "| run | n | load | wall | x cp+sync | x floor | CPU x floor | x floor+ | CPU x floor+ "
+        "| MB/s | " + " | ".join(columns) + " | CPU | peak RSS |",
+        "|---|" + "---:|" * (9 + len(columns)) + "---:|---:|",
     ]
 
-    def decode(label: str) -> tuple[float, float] | None:
-        """The median wall and CPU of the floor at the split's cores."""
+    def decode(label: str, kind: str = "floor") -> tuple[float, float] | None:
+        """The median wall and CPU of the floor (``kind``) at the split's cores."""
         if not label.startswith("split -j"):
             return None
         jobs = floor_jobs(label.split()[1][2:])
-        mine = [r for r in runs if r.label == f"floor -j{jobs}"]
+        mine = [r for r in runs if r.label == f"{kind} -j{jobs}"]
         if not mine:
             return None
         walls = sorted(r.wall for r in mine)
@@ -332,11 +340,13 @@ def table(runs: list[Run], size: int) -> str:
         wall = middle.wall
         cells = [f"{middle.phases[c]:.1f}" if c in middle.phases else "" for c in columns]
         cpu = statistics.median(r.cpu for r in mine)
-        base = decode(label)
         # The command against the floor: its own wall, without the sync of its outputs
         # (the floor writes nothing; x cp+sync charges both for their writes).
         own = wall - middle.phases.get("sync", 0.0)
-        ratios = f"{own / base[0]:.2f} | {cpu / base[1]:.2f}" if base else " | "
+        ratios = " | ".join(
+            f"{own / base[0]:.2f} | {cpu / base[1]:.2f}" if base else " | "
+            for base in (decode(label), decode(label, "floor+"))
+        )
         lines.append(
             f"| {label} | {len(mine)} | {statistics.median(r.load for r in mine):.1f} | "
             f"{wall:.1f} s | {wall / floor:.2f} | {ratios} | {size / 1e6 / wall:.0f} | "
@@ -387,11 +397,17 @@ def main() -> int:
     print(f"input: {wheel.name}: {size / 1e6:,.0f} MB")
     synced([wheel])
     plan = decode_floor.save(decode_floor.split_plan(wheel), args.work / "floor-plan.json")
+    plans = {("floor", 0): plan}
     checkouts = [(args.compare.name, args.compare)] if args.compare else []
     checkouts.append(("this", ROOT))
     contenders: list[tuple[str, Path | None, str]] = [("cp + sync", None, "")]
     for cores in dict.fromkeys(floor_jobs(j) for j in args.jobs.split(",")):
         contenders.append((f"floor -j{cores}", None, str(cores)))
+        contenders.append((f"floor+ -j{cores}", None, str(cores)))
+        layered = decode_floor.split_plan(wheel, layers=True, threads=cores)
+        plans[("floor+", cores)] = decode_floor.save(
+            layered, args.work / f"floor-plus-{cores}-plan.json"
+        )
     for jobs in args.jobs.split(","):
         # "auto" (one worker per idle core) is this checkout's; a base may not know it
         ours = checkouts[-1:] if jobs == "auto" else checkouts
@@ -401,19 +417,22 @@ def main() -> int:
         # Rotate the order each round so no contender always runs first (or after cp).
         shift = round_ % len(contenders)
         for label, checkout, jobs in contenders[shift:] + contenders[:shift]:
-            if label.startswith("floor"):
-                run = run_floor(label, plan, int(jobs))
+            which = floor_label(label)
+            if which is not None:
+                kind, cores = which
+                run = run_floor(label, plans[(kind, 0 if kind == "floor" else cores)], cores)
             elif checkout is None:
                 run = run_cp(wheel, args.work)
             else:
                 run = run_split(label, checkout, jobs, wheel, args.work)
             runs.append(run)
             spent = " + ".join(f"{k} {v:.1f}" for k, v in run.phases.items())
-            floors = [r for r in runs if r.label == f"floor -j{floor_jobs(jobs or '1')}"]
-            if label.startswith("split") and floors:
-                last = floors[-1]
-                own = run.wall - run.phases["sync"]
-                spent += f" [x floor {own / last.wall:.2f} wall, {run.cpu / last.cpu:.2f} CPU]"
+            for kind in ("floor", "floor+"):
+                floors = [r for r in runs if r.label == f"{kind} -j{floor_jobs(jobs or '1')}"]
+                if label.startswith("split") and floors:
+                    last = floors[-1]
+                    own = run.wall - run.phases["sync"]
+                    spent += f" [x {kind} {own / last.wall:.2f} wall, {run.cpu / last.cpu:.2f} CPU]"
             print(
                 f"round {round_ + 1}: {label}: {run.wall:.1f} s = {spent} "
                 f"(load {run.load:.1f}, CPU {run.cpu:.1f} s, peak RSS {run.rss / 2**20:.0f} MiB"

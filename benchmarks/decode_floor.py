@@ -12,11 +12,22 @@ command gets cores (``--jobs``), so inflate and compression run pipelined on tho
 No file is written, nothing is hashed, nothing is copied: a command at 1.0x floor would do
 its own work for free.
 
+**Every layer** (``split_plan(..., layers=True)``, the ``floor+`` of ``bench_split.py``): the
+same, plus the two things a split also cannot avoid once its outputs must hold code objects
+and stay as small as it promises. Compressed offload bundles (CCOB) are decoded (zstd or
+zlib, as their header says) and the code objects they hold compressed at the split's zstd
+level, instead of the compressed payload as it is; and a fat library's host bytes (everything
+outside ``.hip_fatbin``) are deflated at zlib 6, the size a rewritten host library is held
+to, in 4 MiB blocks on as many threads as the command gets cores (the split's own scheme).
+The issue's floor stays the first line; this one is printed beside it.
+
 What is read, per command (:func:`split_plan`, :func:`diff_plan`, done before timing):
 
 * split: every ELF shared library of the wheel (``*.so``, ``*.so.N``: the split inflates
   each to its section headers, under the overlay root to rewrite it and outside it to warn
-  of device code it cannot move), with the file range of its ``.hip_fatbin`` section;
+  of device code it cannot move), with the file range of its ``.hip_fatbin`` section, and
+  every Windows DLL with HIP device code (``.hip_fat``; a DLL without it is only probed,
+  its headers come first);
 * kernel diff: every ELF member of each wheel whose bytes (CRC, size) the other wheel lacks.
 
     python benchmarks/decode_floor.py run PLAN.json --jobs N   # the timed part
@@ -40,9 +51,15 @@ ROOT = Path(__file__).resolve().parents[1]
 READ = 256 << 10  # compressed bytes per read
 OUT = 4 << 20  # at most this many inflated bytes per call (compressible members)
 
+HOST_LEVEL = 6  # zlib level a rewritten host library is held to
+HOST_BLOCK = 4 << 20  # the split's block size for zlib on threads
+WINDOW = 32 << 10
+
 # One task: (wheel path, data offset, compressed size, method, uncompressed size,
-# device ranges [(start, length)] in the inflated member, zstd level or None)
-Task = tuple[str, int, int, int, int, list[tuple[int, int]], "int | None"]
+# device ranges [(start, length[, codec])] in the inflated member, zstd level or None,
+# [host zlib level or None, threads]). codec: "raw" (compressed as it is), "zstd" or "zlib"
+# (a CCOB payload, decoded first).
+Task = tuple[str, int, int, int, int, list[Any], "int | None", "int | None", int]
 
 
 def _data_offset(fh: Any, info: zipfile.ZipInfo) -> int:
@@ -54,29 +71,66 @@ def _data_offset(fh: Any, info: zipfile.ZipInfo) -> int:
 
 def _is_library(name: str) -> bool:
     base = name.rsplit("/", 1)[-1]
-    return base.endswith(".so") or ".so." in base
+    return base.endswith(".so") or ".so." in base or base.lower().endswith(".dll")
 
 
-def _fatbin_range(path: Path, name: str) -> list[tuple[int, int]]:
-    """The ``.hip_fatbin`` section of the ELF library at ``path`` (empty: none)."""
+def _device_section(fh: Any, name: str) -> tuple[int, int] | None:
+    """File offset and size of the device code section of the ELF library or Windows DLL
+    open as ``fh`` (None: no device code the split would move)."""
+    from wheel_size.rocm.fatbin_library import probe_library
+    from wheel_size.rocm.pe_library import read_dll
+
+    fh.seek(0)
+    if fh.read(2) == b"MZ":
+        fh.seek(0)
+        dll = read_dll(fh, name)
+        return int(dll.fatbin.raw_offset), int(dll.fatbin_size)
+    library = probe_library(fh, name)
+    if library is None:
+        return None
+    return int(library.fatbin.offset), int(library.fatbin_size)
+
+
+def _fatbin_range(path: Path, name: str, layers: bool = False) -> list[Any]:
+    """The ``.hip_fatbin`` section of the ELF library at ``path`` (empty: none); with
+    ``layers``, cut into its bundles: a plain bundle's bytes ``raw``, a CCOB bundle's header
+    ``raw`` and its payload by the codec that decodes it."""
     sys.path.insert(0, str(ROOT / "src"))
     from wheel_size.errors import WheelSizeError
-    from wheel_size.rocm.fatbin_library import probe_library
+    from wheel_size.rocm.fatbin_section import iter_bundles
 
     with path.open("rb") as fh:
         try:
-            library = probe_library(fh, name)
+            section = _device_section(fh, name)
         except WheelSizeError:
             return []
-        if library is None:
+        if section is None:
             return []
-        return [(int(library.fatbin.offset), int(library.fatbin_size))]
+        start, size = section
+        if not layers:
+            return [(start, size)]
+        ranges: list[Any] = []
+        try:
+            for bundle in iter_bundles(fh, start, size, name):
+                at = start + bundle.offset
+                if bundle.ccob is None:
+                    ranges.append((at, bundle.length, "raw"))
+                    continue
+                head = bundle.ccob.header_size
+                codec = "zstd" if int(bundle.ccob.method) == 1 else "zlib"
+                ranges += [(at, head, "raw"), (at + head, bundle.length - head, codec)]
+        except WheelSizeError:
+            return [(start, size, "raw")]
+        return ranges
 
 
-def split_plan(wheel: Path, zstd_level: int = 3) -> list[Task]:
+def split_plan(
+    wheel: Path, zstd_level: int = 3, layers: bool = False, threads: int = 1
+) -> list[Task]:
     """The floor's tasks for splitting ``wheel``: every ELF library, its device range
-    compressed at ``zstd_level``. Identical members (same CRC and size) are inflated once
-    here to find their range."""
+    compressed at ``zstd_level``; with ``layers``, CCOB payloads decoded first and a fat
+    library's host bytes deflated at zlib 6 on ``threads`` threads. Identical members (same
+    CRC and size) are inflated once here to find their range."""
     tasks: list[Task] = []
     known: dict[tuple[int, int], list[tuple[int, int]]] = {}
     with zipfile.ZipFile(wheel) as zf, wheel.open("rb") as fh, tempfile.TemporaryDirectory() as tmp:
@@ -84,15 +138,19 @@ def split_plan(wheel: Path, zstd_level: int = 3) -> list[Task]:
             if not _is_library(info.filename) or info.file_size < 64:
                 continue
             with zf.open(info) as src:
-                if src.read(4) != b"\x7fELF":
-                    continue
+                magic = src.read(4)
+            if magic != b"\x7fELF" and magic[:2] != b"MZ":
+                continue
             key = (info.CRC, info.file_size)
             if key not in known:
                 lib = Path(tmp) / "lib.so"
                 with zf.open(info) as src, lib.open("wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
-                known[key] = _fatbin_range(lib, info.filename)
+                known[key] = _fatbin_range(lib, info.filename, layers)
                 lib.unlink()
+            if magic[:2] == b"MZ" and not known[key]:
+                continue  # a DLL without device code: the split reads its headers only
+            host = HOST_LEVEL if layers and known[key] else None
             tasks.append(
                 (
                     str(wheel),
@@ -102,6 +160,8 @@ def split_plan(wheel: Path, zstd_level: int = 3) -> list[Task]:
                     info.file_size,
                     known[key],
                     zstd_level,
+                    host,
+                    threads,
                 )
             )
     return tasks
@@ -135,32 +195,133 @@ def diff_plan(old: Path, new: Path) -> list[Task]:
                             info.file_size,
                             [],
                             None,
+                            None,
+                            1,
                         )
                     )
     return tasks
 
 
-def _one(task: Task) -> int:
-    """Inflate one member, zstd its device ranges; returns the bytes inflated."""
-    from isal import isal_zlib
+class _Device:
+    """The device ranges of one member, fed its inflated bytes in order: ``raw`` ranges go to
+    the zstd compressor as they are, CCOB payloads through their decoder first."""
 
-    path, offset, csize, method, _size, ranges, level = task
-    compressor = None
-    if level is not None and ranges:
+    def __init__(self, ranges: list[Any], level: int | None) -> None:
         import zstandard
 
-        compressor = zstandard.ZstdCompressor(level=level).compressobj()
+        self.ranges = [(r[0], r[1], r[2] if len(r) > 2 else "raw") for r in ranges]
+        self.compressor = (
+            zstandard.ZstdCompressor(level=level).compressobj()
+            if level is not None and ranges
+            else None
+        )
+        self.decoders: dict[int, Any] = {}
+
+    def _decoder(self, index: int, codec: str) -> Any:
+        if index not in self.decoders:
+            import zlib
+
+            import zstandard
+
+            self.decoders[index] = (
+                zstandard.ZstdDecompressor(max_window_size=1 << 31).decompressobj()
+                if codec == "zstd"
+                else zlib.decompressobj()
+            )
+        return self.decoders[index]
+
+    def feed(self, data: bytes, position: int) -> None:
+        if self.compressor is None:
+            return
+        end = position + len(data)
+        for index, (start, length, codec) in enumerate(self.ranges):
+            lo, hi = max(start, position), min(start + length, end)
+            if lo >= hi:
+                continue
+            piece = data[lo - position : hi - position]
+            if codec != "raw":
+                piece = self._decoder(index, codec).decompress(piece)
+            self.compressor.compress(piece)
+
+    def flush(self) -> None:
+        if self.compressor is not None:
+            self.compressor.flush()
+
+
+class _Host:
+    """A fat library's host bytes (outside its device ranges) deflated at zlib ``level`` in
+    the split's blocks: 4 MiB each, primed with the previous block's last 32 KiB, on
+    ``threads`` threads (zlib releases the GIL)."""
+
+    def __init__(self, ranges: list[Any], level: int, threads: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        spans = sorted((r[0], r[0] + r[1]) for r in ranges)
+        self.device = [(spans[0][0], spans[-1][1])] if spans else []
+        self.level = level
+        self.pool = ThreadPoolExecutor(max(1, threads))
+        self.limit = 2 * max(1, threads)
+        self.pending: list[Any] = []
+        self.block = bytearray()
+        self.window = b""
+
+    def _deflate(self, block: bytes, window: bytes) -> int:
+        import zlib
+
+        compressor = (
+            zlib.compressobj(self.level, zlib.DEFLATED, -15, zdict=window)
+            if window
+            else zlib.compressobj(self.level, zlib.DEFLATED, -15)
+        )
+        return len(compressor.compress(block)) + len(compressor.flush(zlib.Z_SYNC_FLUSH))
+
+    def _submit(self) -> None:
+        block = bytes(self.block)
+        self.pending.append(self.pool.submit(self._deflate, block, self.window))
+        self.window = block[-WINDOW:]
+        self.block = bytearray()
+        while len(self.pending) > self.limit:
+            self.pending.pop(0).result()
+
+    def feed(self, data: bytes, position: int) -> None:
+        end = position + len(data)
+        cuts = [position]
+        for start, stop in self.device:
+            if start < end and stop > position:
+                cuts += [max(start, position), min(stop, end)]
+        cuts.append(end)
+        for i in range(0, len(cuts), 2):
+            lo, hi = cuts[i], cuts[i + 1]
+            if lo < hi:
+                self.block += data[lo - position : hi - position]
+                if len(self.block) >= HOST_BLOCK:
+                    self._submit()
+
+    def flush(self) -> None:
+        if self.block:
+            self._submit()
+        for future in self.pending:
+            future.result()
+        self.pool.shutdown()
+
+
+def _one(task: Task) -> int:
+    """Inflate one member, zstd its device ranges (CCOB payloads decoded first) and, when
+    asked, deflate its host bytes; returns the bytes inflated."""
+    from isal import isal_zlib
+
+    path, offset, csize, method, _size, ranges, level = task[:7]
+    host_level, threads = (task[7], task[8]) if len(task) > 8 else (None, 1)
+    device = _Device(ranges, level)
+    host = _Host(ranges, host_level, threads) if host_level is not None and ranges else None
     position = 0
     fd = os.open(path, os.O_RDONLY)
 
-    def device(data: bytes) -> None:
+    def feed(data: bytes) -> None:
         nonlocal position
-        if compressor is not None:
-            end = position + len(data)
-            for start, length in ranges:
-                lo, hi = max(start, position), min(start + length, end)
-                if lo < hi:
-                    compressor.compress(data[lo - position : hi - position])
+        device.feed(data, position)
+        if host is not None:
+            host.feed(data, position)
         position += len(data)
 
     try:
@@ -173,17 +334,16 @@ def _one(task: Task) -> int:
             at += len(chunk)
             left -= len(chunk)
             if inflater is None:
-                device(chunk)
+                feed(chunk)
                 continue
-            data = inflater.decompress(chunk, OUT)
-            device(data)
+            feed(inflater.decompress(chunk, OUT))
             while inflater.unconsumed_tail:
-                data = inflater.decompress(inflater.unconsumed_tail, OUT)
-                device(data)
+                feed(inflater.decompress(inflater.unconsumed_tail, OUT))
         if inflater is not None:
-            device(inflater.flush())
-        if compressor is not None:
-            compressor.flush()
+            feed(inflater.flush())
+        device.flush()
+        if host is not None:
+            host.flush()
     finally:
         os.close(fd)
     return position
