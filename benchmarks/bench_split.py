@@ -19,10 +19,11 @@ split's phase columns (its report's timings, plus interpreter start and report r
 plus the sync) add up to its wall time.
 
 ``--device`` picks what the device code is made of: ``code`` (about as compressible as GPU
-code), ``incompressible`` (random bytes) or ``compressible`` (long runs).
+code), ``incompressible`` (random bytes) or ``compressible`` (long runs); ``--ccob`` builds
+its bundles compressed (``clang --offload-compress``, CCOB), as ROCm's own builds ship them.
 
     python benchmarks/bench_split.py [--jobs 1,2] [--repeat 3] [--keep] [--compare DIR]
-        [--device code|incompressible|compressible]
+        [--device code|incompressible|compressible] [--ccob]
 
 ``--compare DIR`` also splits the same wheel with the checkout at DIR (its ``src``) in every
 round, so a change is measured against its base in one run on one machine state.
@@ -100,8 +101,10 @@ def device_table(size: int, kind: str) -> bytes:
     return semi_random(size, 1, alphabet)
 
 
-def build_library(work: Path, table_mib: int, kind: str = "code") -> Path:
-    lib = work / f"libbig{table_mib}-{kind}.so"
+def build_library(work: Path, table_mib: int, kind: str = "code", ccob: bool = False) -> Path:
+    """The fat library every ``libfatNN.so`` copies; ``ccob``: its bundles compressed
+    (``--offload-compress``, zstd when clang has it, as ROCm's own builds)."""
+    lib = work / f"libbig{table_mib}-{kind}{'-ccob' if ccob else ''}.so"
     if lib.exists():
         return lib
     (work / "table.bin").write_bytes(device_table(table_mib << 20, kind))
@@ -111,19 +114,21 @@ def build_library(work: Path, table_mib: int, kind: str = "code") -> Path:
         # then rejects 0xF0 as a narrowing of -16; the stored byte is the same either way.
         "clang++-19", "-Wno-c23-extensions", "-Wno-c++11-narrowing", "-x", "hip", "-nogpulib",
         "-nogpuinc", "-fPIC", "-shared", "-no-hip-rt", *(f"--offload-arch={t}" for t in TARGETS),
-        "-o", str(lib), "k.hip",
+        *(["--offload-compress"] if ccob else []), "-o", str(lib), "k.hip",
     ]  # fmt: skip
     subprocess.run(command, cwd=work, check=True)
     return lib
 
 
-def build_wheel(work: Path, libraries: int, table_mib: int, kind: str = "code") -> Path:
-    folder = work if kind == "code" else work / kind
+def build_wheel(
+    work: Path, libraries: int, table_mib: int, kind: str = "code", ccob: bool = False
+) -> Path:
+    folder = work if kind == "code" and not ccob else work / f"{kind}{'-ccob' if ccob else ''}"
     path = folder / f"torch-{VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
     if path.exists():
         return path
     folder.mkdir(parents=True, exist_ok=True)
-    lib = build_library(work, table_mib, kind)
+    lib = build_library(work, table_mib, kind, ccob)
     raw_dir = folder / "raw"
     raw_dir.mkdir(exist_ok=True)
     entries: list[WheelEntry] = []
@@ -374,6 +379,9 @@ def main() -> int:
     parser.add_argument(
         "--device", choices=sorted(DEVICE_KINDS), default="code", help="device code's content"
     )
+    parser.add_argument(
+        "--ccob", action="store_true", help="compressed offload bundles (--offload-compress)"
+    )
     parser.add_argument("--wheel", type=Path, help="split this wheel instead of generating one")
     parser.add_argument("--overlay-root", default="torch/", help="with --wheel")
     parser.add_argument("--prefix", default="amd-torch-device", help="with --wheel")
@@ -392,7 +400,7 @@ def main() -> int:
             *(("--wheel-type", args.wheel_type) if args.wheel_type else ()),
         ]
     else:
-        wheel = build_wheel(args.work, args.libraries, args.table_mib, args.device)
+        wheel = build_wheel(args.work, args.libraries, args.table_mib, args.device, args.ccob)
     size = wheel.stat().st_size
     print(f"input: {wheel.name}: {size / 1e6:,.0f} MB")
     synced([wheel])

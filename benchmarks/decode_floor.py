@@ -241,6 +241,8 @@ class _Device:
             piece = data[lo - position : hi - position]
             if codec != "raw":
                 piece = self._decoder(index, codec).decompress(piece)
+                if hi == start + length:  # the payload's end: free its window
+                    del self.decoders[index]
             self.compressor.compress(piece)
 
     def flush(self) -> None:

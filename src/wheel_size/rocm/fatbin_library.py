@@ -17,9 +17,11 @@ also shows when several wrappers share one bundle (spec sections 2.3 and 2.4).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TypeVar
@@ -253,37 +255,55 @@ def stream_code_objects(
     verify: bool = True,
     check_hash: bool = True,
     section: str = FATBIN_SECTION,
+    gate: Callable[[BundleRef], AbstractContextManager[object]] | None = None,
 ) -> Iterator[CodeObjectStream]:
     """The code objects of already delimited ``bundles`` (of a section at ``section_offset``
     of ``source``), as :meth:`FatLibrary.iter_code_object_streams` hands them out: the
-    split's apply phase streams them from its plan without parsing the library again."""
+    split's apply phase streams them from its plan without parsing the library again.
+    ``gate(bundle)`` is held while a bundle is decoded (the split's memory gate)."""
     for ref in bundles:
-        where = f"{name}: {section}"
-        targets_seen: set[str] = set()
-        for item in iter_entry_streams(source, ref, section_offset, where, check_hash):
-            target = item.entry.entry_id.target
-            assert target is not None
-            if target.text in targets_seen:
-                raise InvalidBundle(
-                    f"{where} bundle {ref.ordinal} holds two code objects for {target.text}"
-                )
-            targets_seen.add(target.text)
-            chunks = iter(item.chunks)
-            first = next(chunks, b"")
-            if verify and target.processor.startswith("gfx"):
-                verify_code_object(
-                    first[:64],
-                    target,
-                    f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
-                )
-            yield CodeObjectStream(
-                target=target.text,
-                index=ref.ordinal,
-                size=item.entry.size,
-                chunks=itertools.chain([first] if first else [], chunks),
-                bundle=ref.ordinal,
-                entry_id=item.entry.entry_id.text,
+        with gate(ref) if gate is not None else contextlib.nullcontext():
+            yield from _bundle_code_objects(
+                source, name, section_offset, ref, verify, check_hash, section
             )
+
+
+def _bundle_code_objects(
+    source: ByteSource,
+    name: str,
+    section_offset: int,
+    ref: BundleRef,
+    verify: bool,
+    check_hash: bool,
+    section: str,
+) -> Iterator[CodeObjectStream]:
+    """One bundle's code objects (:func:`stream_code_objects`)."""
+    where = f"{name}: {section}"
+    targets_seen: set[str] = set()
+    for item in iter_entry_streams(source, ref, section_offset, where, check_hash):
+        target = item.entry.entry_id.target
+        assert target is not None
+        if target.text in targets_seen:
+            raise InvalidBundle(
+                f"{where} bundle {ref.ordinal} holds two code objects for {target.text}"
+            )
+        targets_seen.add(target.text)
+        chunks = iter(item.chunks)
+        first = next(chunks, b"")
+        if verify and target.processor.startswith("gfx"):
+            verify_code_object(
+                first[:64],
+                target,
+                f"{where} bundle {ref.ordinal} entry {item.entry.entry_id.text}",
+            )
+        yield CodeObjectStream(
+            target=target.text,
+            index=ref.ordinal,
+            size=item.entry.size,
+            chunks=itertools.chain([first] if first else [], chunks),
+            bundle=ref.ordinal,
+            entry_id=item.entry.entry_id.text,
+        )
 
 
 def _fat_image(data: IO[bytes], name: str) -> ElfImage | None:

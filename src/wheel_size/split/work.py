@@ -378,6 +378,7 @@ def apply_library(job: ApplyJob) -> LibraryResult:
     from wheel_size.rocm.fatbin_library import stream_code_objects
     from wheel_size.rocm.kpack import write_kernel_frame
     from wheel_size.rocm.source import as_source
+    from wheel_size.split.window_gate import WindowGate
 
     spec, plan = job.library, job.plan
     assert plan.fat and plan.copy is not None
@@ -394,6 +395,7 @@ def apply_library(job: ApplyJob) -> LibraryResult:
                 plan.bundles,
                 check_hash=spec.check_hash,
                 section=plan.section,
+                gate=WindowGate(work / "ccob-window.lock"),
             )
             # One staging file per target: the device wheel that takes a target's kernels
             # alone deletes them once its archive is written (:func:`write_output`).
