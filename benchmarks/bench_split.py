@@ -185,6 +185,41 @@ def shared_entries(work: Path, raw_dir: Path, tag: str) -> list[WheelEntry]:
     return entries
 
 
+def _tree_pss(pids: list[int]) -> int:
+    """Summed PSS (bytes) of ``pids``: a page shared by n processes counts 1/n in each, so a
+    forked worker is not charged again for the parent's pages (summed RSS is)."""
+    total = 0
+    for pid in pids:
+        try:
+            with Path(f"/proc/{pid}/smaps_rollup").open() as fh:
+                total += sum(int(line.split()[1]) << 10 for line in fh if line.startswith("Pss:"))
+        except OSError:
+            continue
+    return total
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(children.get(current, []))
+    return found
+
+
+PEAK_PSS: list[int] = [0]  # the last measure()'s peak summed PSS (bytes)
+
+
 def _tree_rss(pid: int) -> int:
     """Summed RSS (bytes) of ``pid`` and all its descendants."""
     children: dict[int, list[int]] = {}
@@ -208,17 +243,20 @@ def _tree_rss(pid: int) -> int:
 
 
 def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
-    """Wall time, CPU time (user + system, all processes) and peak process-tree RSS."""
+    """Wall time, CPU time (user + system, all processes) and peak process-tree RSS; the
+    peak summed PSS is left in ``PEAK_PSS[0]``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
     peak = 0
+    PEAK_PSS[0] = 0
     done = threading.Event()
 
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
             peak = max(peak, _tree_rss(proc.pid))
+            PEAK_PSS[0] = max(PEAK_PSS[0], _tree_pss(_tree(proc.pid)))
             time.sleep(0.05)
 
     thread = threading.Thread(target=sample, daemon=True)
@@ -263,6 +301,7 @@ class Run:
     phases: dict[str, float] = field(default_factory=dict)
     outputs: int = 0
     out_bytes: int = 0
+    pss: int = field(default_factory=lambda: PEAK_PSS[0])  # of the measure() just before
 
 
 def run_cp(wheel: Path, work: Path) -> Run:
@@ -322,8 +361,8 @@ def table(runs: list[Run], size: int) -> str:
     columns = [*PHASES, "start+report", "copy", "sync"]
     lines = [
         "| run | n | load | wall | x cp+sync | x floor | CPU x floor | x floor+ | CPU x floor+ "
-        "| MB/s | " + " | ".join(columns) + " | CPU | peak RSS |",
-        "|---|" + "---:|" * (9 + len(columns)) + "---:|---:|",
+        "| MB/s | " + " | ".join(columns) + " | CPU | peak RSS | peak PSS |",
+        "|---|" + "---:|" * (9 + len(columns)) + "---:|---:|---:|",
     ]
 
     def decode(label: str, kind: str = "floor") -> tuple[float, float] | None:
@@ -357,7 +396,8 @@ def table(runs: list[Run], size: int) -> str:
             f"{wall:.1f} s | {wall / floor:.2f} | {ratios} | {size / 1e6 / wall:.0f} | "
             + " | ".join(cells)
             + f" | {statistics.median(r.cpu for r in mine):.1f} s | "
-            f"{max(r.rss for r in mine) / 2**20:.0f} MiB |"
+            f"{max(r.rss for r in mine) / 2**20:.0f} MiB | "
+            f"{max(r.pss for r in mine) / 2**20:.0f} MiB |"
         )
     return "\n".join(lines)
 
@@ -443,7 +483,8 @@ def main() -> int:
                     spent += f" [x {kind} {own / last.wall:.2f} wall, {run.cpu / last.cpu:.2f} CPU]"
             print(
                 f"round {round_ + 1}: {label}: {run.wall:.1f} s = {spent} "
-                f"(load {run.load:.1f}, CPU {run.cpu:.1f} s, peak RSS {run.rss / 2**20:.0f} MiB"
+                f"(load {run.load:.1f}, CPU {run.cpu:.1f} s, peak RSS {run.rss / 2**20:.0f} MiB, "
+                f"PSS {run.pss / 2**20:.0f} MiB"
                 + (
                     f", {run.outputs} wheels, {run.out_bytes / 1e6:,.0f} MB)"
                     if run.outputs
