@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from wheel_size.diff.pairing import pair_members
+from wheel_size.kernels.copies import CopiesResult, hash_copies, plan_copies
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
@@ -86,6 +87,8 @@ class _Pair:
     new: str | None
     scans: dict[str, LibraryScan] = field(default_factory=dict)
     results: list[ChunkResult] = field(default_factory=list)
+    copies: list[CopiesResult] = field(default_factory=list)  # kernels.copies' digests
+    hashing: bool = False  # the copies' jobs were queued
     pending: int = -1  # chunks not yet back; -1 until planned
     fallback: bool = False
 
@@ -202,7 +205,7 @@ def _run(
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             # Scans first: the next scan and a pair's chunks are queued before tallying.
-            outcomes = sorted((f.result() for f in done), key=_is_chunk)
+            outcomes = sorted((f.result() for f in done), key=_is_work)
             for outcome in outcomes:
                 if isinstance(outcome, ChunkResult):
                     pair = pairs[outcome.pair]
@@ -210,6 +213,10 @@ def _run(
                     pair.pending -= 1
                     for tally in (outcome.old, outcome.new):
                         inventories["old"].learn(tally.names())
+                elif isinstance(outcome, CopiesResult):
+                    pair = pairs[outcome.pair]
+                    pair.copies.append(outcome)
+                    pair.pending -= 1
                 else:
                     side, name, scan = outcome
                     if scans:
@@ -218,6 +225,8 @@ def _run(
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
                         running |= _plan(pool, pair.index, pair, chunk_bytes, digests)
+                if pair.pending == 0 and digests and not pair.hashing and not pair.fallback:
+                    running |= _plan_copies(pool, pair, chunk_bytes)
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
                 if pair.pending == 0 and not pair.fallback:
@@ -229,8 +238,9 @@ def _run(
     return lines
 
 
-def _is_chunk(outcome: object) -> bool:
-    return isinstance(outcome, ChunkResult)
+def _is_work(outcome: object) -> bool:
+    """A chunk's or a copies job's result (not a scan's)."""
+    return isinstance(outcome, (ChunkResult, CopiesResult))
 
 
 def _plan(
@@ -246,9 +256,25 @@ def _plan(
     return {pool.submit(read_chunk, chunk) for chunk in chunks}
 
 
+def _plan_copies(pool: Executor, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:
+    """Queue the hashing of the functions that could have an identical copy in their
+    library (:mod:`wheel_size.kernels.copies`), once the pair's chunks are all back."""
+    pair.hashing = True
+    if any(r.fault for r in pair.results):
+        return set()  # read the sequential way (_drop)
+    jobs = []
+    for side, _name in pair.sides():
+        scan = pair.scans[side]
+        tallies = [getattr(r, side) for r in pair.results]
+        file = (scan.path, scan.source)
+        jobs += plan_copies(pair.index, side, file, scan.items, tallies, chunk_bytes)
+    pair.pending = len(jobs)
+    return {pool.submit(hash_copies, job) for job in jobs}
+
+
 def _drop(pair: _Pair) -> None:
     """Remove the pair's temporary files once nothing will read them again."""
-    if any(r.fault for r in pair.results):
+    if any(r.fault for r in [*pair.results, *pair.copies]):
         pair.fallback = True
         return
     for scan in pair.scans.values():
@@ -271,6 +297,11 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
         for key, (size, copies) in part.same_counts():
             slot = same.setdefault(key, [size, 0])
             slot[1] += copies
+    for hashed in pair.copies:
+        if hashed.side == side:
+            for key, (size, copies) in hashed.same.items():
+                slot = same.setdefault(key, [size, 0])
+                slot[1] += copies
     # identical copies within this one library (bloat's duplicates)
     inventory.add_duplicates(
         (arch, mangled, size, copies)
