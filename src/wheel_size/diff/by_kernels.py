@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wheel_size.diff.member_copy import holes_unread, inflate_member
 from wheel_size.diff.pairing import pair_members
 from wheel_size.kernels.copies import CopiesResult, hash_copies, plan_copies
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
@@ -54,8 +54,14 @@ def _scan_member(
     side: str, name: str, tmp: str, source: str, digests: bool = False
 ) -> tuple[str, str, LibraryScan]:
     fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
-    with _SOURCES[side].open(name) as src, os.fdopen(fd, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
+    wheel = _SOURCES[side]
+    try:
+        size = wheel.member(name).size
+        holes = inflate_member(lambda: wheel.open(name), fd, size)
+        if not holes_unread(Path(path), holes, source):  # data inside the code segment
+            inflate_member(lambda: wheel.open(name), fd, size, whole=True)
+    finally:
+        os.close(fd)
     return side, name, scan_kernel_library(Path(path), source, digests)
 
 
