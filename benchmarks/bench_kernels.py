@@ -221,7 +221,8 @@ def main() -> int:
             floors["every decode layer"].append((diff.wall / every[0], diff.cpu / every[1]))
             name = f"diff --by {args.by} -j {job}" if job else f"diff --by {args.by}"
             print(f"round {round_}: floor -j {cores:<17} {floor}, peak RSS {floor.peak} MiB")
-            print(f"round {round_}: inner decode -j {cores:<10} {decode}, peak RSS {decode.peak} MiB")
+            label = f"inner decode -j {cores}"
+            print(f"round {round_}: {label:<26} {decode}, peak RSS {decode.peak} MiB")
             print(f"round {round_}: {name:<24} {diff}, peak RSS {diff.peak} MiB")
             wall, cpu = ratios[-1]
             print(
