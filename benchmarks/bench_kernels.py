@@ -29,8 +29,12 @@ the two floor commands'.
 duplicate marks); the summary gives the best and median ``x floor`` in wall and in CPU
 time, CPU being what a shared machine's load disturbs least.
 
+``--compare TREE`` also times the diff of another source tree (``TREE/src``, e.g. main
+exported) in the same rounds and order, against the same floors.
+
 Usage: python benchmarks/bench_kernels.py [--old 2.8.0] [--new 2.9.0] [--cache DIR]
        [--repeat 3] [--jobs 1,2] [--by family|kernel] [--no-cuobjdump] [--no-bloat]
+       [--compare TREE]
 Run it under the shared lock on a shared machine: flock /work/wt/bench.lock python ...
 """
 
@@ -84,9 +88,9 @@ class Timing:
         return f"{self.wall:.1f} s wall, {self.cpu:.1f} s CPU (load {self.load:.1f})"
 
 
-def _timed(cmd: list[str]) -> tuple[Timing, str]:
-    """How long ``cmd`` took, and its stdout."""
-    paths = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+def _timed(cmd: list[str], src: Path = ROOT / "src") -> tuple[Timing, str]:
+    """How long ``cmd`` took (``wheel_size`` imported from ``src``), and its stdout."""
+    paths = [str(src), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -175,6 +179,9 @@ def main() -> int:
     parser.add_argument("--no-bloat", action="store_true")
     parser.add_argument("--jobs", default="", help="worker counts to compare, e.g. 1,2")
     parser.add_argument("--by", choices=("family", "kernel"), default="family")
+    parser.add_argument(
+        "--compare", type=Path, help="another source tree (its src/): its diff in the same rounds"
+    )
     args = parser.parse_args()
     jobs = [j.strip() for j in args.jobs.split(",") if j.strip()] or [""]
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -199,6 +206,7 @@ def main() -> int:
     inner = _inner_plan(old, new, Path(tempfile.gettempdir()))
     ratios = []
     floors: dict[str, list[tuple[float, float]]] = {"inflate only": [], "every decode layer": []}
+    based: dict[str, list[tuple[float, float]]] = {"inflate only": [], "every decode layer": []}
     out = ""
     for round_ in range(1, args.repeat + 1):
         sha, _ = _timed(["sha256sum", str(old), str(new)])
@@ -210,9 +218,12 @@ def main() -> int:
             diff_args = [*diff_cmd, *(["-j", job] if job else [])]
             # alternate which runs first
             order = [("floor", floor_cmd), ("inner", inner_cmd), ("diff", diff_args)]
+            if args.compare:
+                order.append(("base", diff_args))
             timings: dict[str, Timing] = {}
             for what, cmd in order if round_ % 2 else order[::-1]:
-                timings[what], text = _timed(cmd)
+                src = args.compare / "src" if what == "base" else ROOT / "src"
+                timings[what], text = _timed(cmd, src)
                 out = text if what == "diff" else out
             diff, floor, decode = timings["diff"], timings["floor"], timings["inner"]
             ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
@@ -234,6 +245,16 @@ def main() -> int:
                     f"round {round_}: {name} = {found[-1][0]:.2f}x floor ({label}) wall, "
                     f"{found[-1][1]:.2f}x CPU"
                 )
+            if args.compare:
+                base = timings["base"]
+                print(f"round {round_}: base {name:<19} {base}, peak RSS {base.peak} MiB")
+                based["inflate only"].append((base.wall / floor.wall, base.cpu / floor.cpu))
+                based["every decode layer"].append((base.wall / every[0], base.cpu / every[1]))
+                for label, found in based.items():
+                    print(
+                        f"round {round_}: base = {found[-1][0]:.2f}x floor ({label}) wall, "
+                        f"{found[-1][1]:.2f}x CPU"
+                    )
     best = min(r[0] for r in ratios)
     print(
         f"best wall ratio {best:.2f}x; median {sorted(r[0] for r in ratios)[len(ratios) // 2]:.2f}x"
@@ -243,6 +264,9 @@ def main() -> int:
         middle = len(found) // 2
         print(f"x floor ({label}), wall: best {walls[0]:.2f}, median {walls[middle]:.2f}")
         print(f"CPU x floor ({label}): best {cpus[0]:.2f}, median {cpus[middle]:.2f}")
+    for label, found in based.items() if args.compare else ():
+        cpus = sorted(f[1] for f in found)
+        print(f"base: CPU x floor ({label}): best {cpus[0]:.2f}, median {cpus[len(cpus) // 2]:.2f}")
     data = json.loads(out)
     for comparison in data["comparisons"]:
         for table in comparison["archs"]:
