@@ -128,7 +128,9 @@ def read_kernel_sides(
 class _no_cycle_collector:  # noqa: N801 - a context manager used like a function
     """The cycle collector off while the workers (forked here: they inherit it) and this
     process build tallies: ~1 million small tuples and lists, none in a cycle, made the
-    collector walk the young heap again and again (~1 CPU-s of a torch diff's ~13)."""
+    collector walk the young heap again and again (~1 CPU-s of a torch diff's ~13). What
+    was built is then frozen (:func:`gc.freeze`): the inventories live until the report
+    is written, and the collections after would walk them all again."""
 
     def __enter__(self) -> None:
         self._was = gc.isenabled()
@@ -136,6 +138,7 @@ class _no_cycle_collector:  # noqa: N801 - a context manager used like a functio
 
     def __exit__(self, *exc: object) -> None:
         if self._was:
+            gc.freeze()
             gc.enable()
 
 
@@ -280,7 +283,7 @@ def _plan_copies(pool: Executor, pair: _Pair, chunk_bytes: int) -> set[Future[An
 
 def _drop(pair: _Pair) -> None:
     """Remove the pair's temporary files once nothing will read them again."""
-    if any(r.fault for r in [*pair.results, *pair.copies]):
+    if any(r.fault for r in pair.results) or any(c.fault for c in pair.copies):
         pair.fallback = True
         return
     for scan in pair.scans.values():
