@@ -44,11 +44,11 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from collections import Counter
@@ -81,7 +81,7 @@ def _fetch(version: str, cache: Path) -> Path:
 class Timing:
     wall: float
     cpu: float  # user + system seconds of the command and everything it waited for
-    peak: int  # MiB, the largest child so far
+    peak: int  # MiB, the largest process of this command (wait4)
     load: float  # one-minute load average when it started
 
     def __str__(self) -> str:
@@ -93,15 +93,26 @@ def _timed(cmd: list[str], src: Path = ROOT / "src") -> tuple[Timing, str]:
     paths = [str(src), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
     load = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # The pipes drained by threads, the process reaped here: wait4's usage is this
+    # command's alone (RUSAGE_CHILDREN's peak would be the largest child of the run).
+    outputs: dict[str, str] = {}
+    readers = [
+        threading.Thread(target=lambda k=k, f=f: outputs.__setitem__(k, f.read()))
+        for k, f in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for reader in readers:
+        reader.join()
     if proc.returncode:
-        sys.exit(f"{' '.join(cmd)} failed: {proc.stderr.strip()}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return Timing(wall, cpu, after.ru_maxrss // 1024, load), proc.stdout
+        sys.exit(f"{' '.join(cmd)} failed: {outputs['err'].strip()}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return Timing(wall, cpu, usage.ru_maxrss // 1024, load), outputs["out"]
 
 
 def cuobjdump_tool() -> str | None:
