@@ -64,6 +64,23 @@ def test_device_code_objects_are_written_whole() -> None:
     assert code_holes(b"\x7fELF\x01\x01" + bytes(100), 106) == []  # 32-bit: not looked at
 
 
+def test_a_code_segment_from_the_first_page_is_written() -> None:
+    """The classic text segment (headers, read-only data and code from offset 0) would
+    fail the section check and be inflated twice: it is not left out at all."""
+    data = bytearray(library("libkern_v1.so").read_bytes())
+    assert code_holes(bytes(data), len(data))
+    (phoff,) = struct.unpack_from("<Q", data, 32)
+    (phnum,) = struct.unpack_from("<H", data, 56)
+    for i in range(phnum):
+        at = phoff + i * 56
+        kind, flags = struct.unpack_from("<II", data, at)
+        if kind == 1 and flags & 1:
+            (offset, _vaddr, _paddr, filesz) = struct.unpack_from("<QQQQ", data, at + 8)
+            struct.pack_into("<QQ", data, at + 8, 0, 0)  # from the file's start
+            struct.pack_into("<Q", data, at + 32, offset + filesz)
+    assert code_holes(bytes(data), len(data)) == []
+
+
 def _data_in_the_code_segment(name: str) -> bytes:
     """``name`` with its machine code sections marked as data (SHF_EXECINSTR cleared), as
     a linker that puts read-only data in the executable segment leaves it."""

@@ -10,8 +10,10 @@ So the executable ``PT_LOAD`` segments a host ELF file names in its program head
 (which come first) are left as holes of a sparse file, and once the section headers are
 there, :func:`holes_unread` checks that every section overlapping a hole is machine code
 (``SHF_EXECINSTR``): a linker that put read-only data in the executable segment gets the
-member inflated again, whole. Device code objects (a standalone cubin or HSA code object)
-and anything that is not a 64-bit little-endian host ELF file are written whole.
+member inflated again, whole. A code segment that starts in the file's first page (the
+classic text segment, headers and read-only data with the code) is written, device code
+objects (a standalone cubin or HSA code object) and anything that is not a 64-bit
+little-endian host ELF file too.
 """
 
 from __future__ import annotations
@@ -59,7 +61,10 @@ def code_holes(head: bytes, size: int) -> list[tuple[int, int]]:
     for kind, flags, offset, _vaddr, _paddr, filesz, _memsz, _align in _PHDR.iter_unpack(
         head[phoff:end]
     ):
-        if kind != _PT_LOAD or not flags & _PF_X:
+        if kind != _PT_LOAD or not flags & _PF_X or offset < _PAGE:
+            # a code segment from the file's first page is the classic text segment
+            # (no ``-z separate-code``): its read-only data would fail the check and
+            # cost a second inflate, so it is written
             continue
         start = max(-(-offset // _PAGE) * _PAGE, -(-floor // _PAGE) * _PAGE)
         stop = min((offset + filesz) // _PAGE * _PAGE, size)
