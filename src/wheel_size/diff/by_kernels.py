@@ -221,7 +221,7 @@ def _run(
                     pair.results.append(outcome)
                     pair.pending -= 1
                     for tally in (outcome.old, outcome.new):
-                        inventories["old"].learn(tally.names())
+                        inventories["old"].learn(tally.distinct_names())
                 elif isinstance(outcome, CopiesResult):
                     pair = pairs[outcome.pair]
                     pair.copies.append(outcome)
@@ -300,7 +300,7 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
     problems += [text for _n, text in scan.hip.problems]
     same: dict[tuple[str, str, bytes], list[int]] = {}
     for part in [*parts, scan.hip]:
-        inventory.add_counts(part.counts())
+        inventory.add_columns(*part.columns())
         for arch, size in part.unattributed.items():
             inventory.leftover(arch, size)
         for key, (size, copies) in part.same_counts():

@@ -51,6 +51,7 @@ __all__ = [
     "CHUNK_BYTES",
     "Chunk",
     "ChunkResult",
+    "Columns",
     "Item",
     "LibraryScan",
     "Tally",
@@ -127,6 +128,28 @@ class Tally:
         for a, n, size, copies in zip(cols.arch, cols.name, cols.size, cols.copies, strict=True):
             yield (archs[a], names[n]), (size, copies)
 
+    def columns(self) -> Columns:
+        """The items as columns: the distinct archs and names, then per item (in insertion
+        order) indexes into them, bytes and copies; each name is looked up once by the
+        caller, not once per architecture (the parent's merge of a torch diff)."""
+        if self._packed is None:
+            archs: dict[str, int] = {}
+            names: dict[str, int] = {}
+            rows = [
+                (archs.setdefault(a, len(archs)), names.setdefault(n, len(names)), s[0], s[1])
+                for (a, n), s in self.items.items()
+            ]
+            return list(archs), list(names), rows
+        cols = self._packed
+        rows = list(zip(cols.arch, cols.name, cols.size, cols.copies, strict=True))
+        return cols.archs, cols.names, rows
+
+    def distinct_names(self) -> list[str]:
+        """Every mangled name once (what :meth:`columns` indexes)."""
+        if self._packed is None:
+            return list(dict.fromkeys(name for _arch, name in self.items))
+        return self._packed.names
+
     def same_counts(self) -> Iterator[tuple[tuple[str, str, bytes], tuple[int, int]]]:
         """``((arch, mangled, digest), (bytes of one copy, copies))`` in insertion order."""
         if self._packed is None:
@@ -189,6 +212,10 @@ class Tally:
         self.unattributed = state["unattributed"]
         self.problems = state["problems"]
         self._packed = state["cols"]
+
+
+# (archs, names, [(arch index, name index, bytes, copies)]): Tally.columns
+Columns = tuple[list[str], list[str], list[tuple[int, int, int, int]]]
 
 
 @dataclass
