@@ -18,12 +18,23 @@ wheels inflated with ISA-L, on as many processes as the diff's workers) runs in 
 rounds, its order alternating with the diff's, and each diff is printed as ``x floor``
 beside ``x sha256sum``, in wall and in CPU time.
 
+A second floor counts every decode layer a kernel diff cannot avoid: the inflate floor
+plus the **inner decode** (``decode_floor.diff_inner_plan``: every distinct compressed
+SASS/PTX entry of those members decoded once), timed as its own command in the same
+rounds. Each diff is printed against both: ``x floor (inflate only)``, the issue's
+definition, and ``x floor (every decode layer)``, its wall and CPU time over the sums of
+the two floor commands'.
+
 ``--by kernel`` times ``diff --by kernel`` instead (it also hashes every function for its
 duplicate marks); the summary gives the best and median ``x floor`` in wall and in CPU
 time, CPU being what a shared machine's load disturbs least.
 
+``--compare TREE`` also times the diff of another source tree (``TREE/src``, e.g. main
+exported) in the same rounds and order, against the same floors.
+
 Usage: python benchmarks/bench_kernels.py [--old 2.8.0] [--new 2.9.0] [--cache DIR]
        [--repeat 3] [--jobs 1,2] [--by family|kernel] [--no-cuobjdump] [--no-bloat]
+       [--compare TREE]
 Run it under the shared lock on a shared machine: flock /work/wt/bench.lock python ...
 """
 
@@ -33,11 +44,11 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from collections import Counter
@@ -70,27 +81,38 @@ def _fetch(version: str, cache: Path) -> Path:
 class Timing:
     wall: float
     cpu: float  # user + system seconds of the command and everything it waited for
-    peak: int  # MiB, the largest child so far
+    peak: int  # MiB, the largest process of this command (wait4)
     load: float  # one-minute load average when it started
 
     def __str__(self) -> str:
         return f"{self.wall:.1f} s wall, {self.cpu:.1f} s CPU (load {self.load:.1f})"
 
 
-def _timed(cmd: list[str]) -> tuple[Timing, str]:
-    """How long ``cmd`` took, and its stdout."""
-    paths = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+def _timed(cmd: list[str], src: Path = ROOT / "src") -> tuple[Timing, str]:
+    """How long ``cmd`` took (``wheel_size`` imported from ``src``), and its stdout."""
+    paths = [str(src), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
     load = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # The pipes drained by threads, the process reaped here: wait4's usage is this
+    # command's alone (RUSAGE_CHILDREN's peak would be the largest child of the run).
+    outputs: dict[str, str] = {}
+    readers = [
+        threading.Thread(target=lambda k=k, f=f: outputs.__setitem__(k, f.read()))
+        for k, f in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for reader in readers:
+        reader.join()
     if proc.returncode:
-        sys.exit(f"{' '.join(cmd)} failed: {proc.stderr.strip()}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return Timing(wall, cpu, after.ru_maxrss // 1024, load), proc.stdout
+        sys.exit(f"{' '.join(cmd)} failed: {outputs['err'].strip()}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return Timing(wall, cpu, usage.ru_maxrss // 1024, load), outputs["out"]
 
 
 def cuobjdump_tool() -> str | None:
@@ -168,6 +190,9 @@ def main() -> int:
     parser.add_argument("--no-bloat", action="store_true")
     parser.add_argument("--jobs", default="", help="worker counts to compare, e.g. 1,2")
     parser.add_argument("--by", choices=("family", "kernel"), default="family")
+    parser.add_argument(
+        "--compare", type=Path, help="another source tree (its src/): its diff in the same rounds"
+    )
     args = parser.parse_args()
     jobs = [j.strip() for j in args.jobs.split(",") if j.strip()] or [""]
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -189,9 +214,10 @@ def main() -> int:
     plan = decode_floor.save(
         decode_floor.diff_plan(old, new), Path(tempfile.gettempdir()) / "bench-kernels-floor.json"
     )
+    inner = _inner_plan(old, new, Path(tempfile.gettempdir()))
     ratios = []
-    floors: list[float] = []
-    cpu_floors: list[float] = []
+    floors: dict[str, list[tuple[float, float]]] = {"inflate only": [], "every decode layer": []}
+    based: dict[str, list[tuple[float, float]]] = {"inflate only": [], "every decode layer": []}
     out = ""
     for round_ in range(1, args.repeat + 1):
         sha, _ = _timed(["sha256sum", str(old), str(new)])
@@ -199,33 +225,59 @@ def main() -> int:
         for job in jobs:
             cores = int(job) if job else min(os.cpu_count() or 1, 4)
             floor_cmd = decode_floor.command(plan, cores)
+            inner_cmd = decode_floor.inner_command(inner, cores)
             diff_args = [*diff_cmd, *(["-j", job] if job else [])]
             # alternate which runs first
-            order = [("floor", floor_cmd), ("diff", diff_args)]
+            order = [("floor", floor_cmd), ("inner", inner_cmd), ("diff", diff_args)]
+            if args.compare:
+                order.append(("base", diff_args))
             timings: dict[str, Timing] = {}
             for what, cmd in order if round_ % 2 else order[::-1]:
-                timings[what], text = _timed(cmd)
+                src = args.compare / "src" if what == "base" else ROOT / "src"
+                timings[what], text = _timed(cmd, src)
                 out = text if what == "diff" else out
-            diff, floor = timings["diff"], timings["floor"]
+            diff, floor, decode = timings["diff"], timings["floor"], timings["inner"]
             ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
-            floors.append(diff.wall / floor.wall)
-            cpu_floors.append(diff.cpu / floor.cpu)
+            every = (floor.wall + decode.wall, floor.cpu + decode.cpu)
+            floors["inflate only"].append((diff.wall / floor.wall, diff.cpu / floor.cpu))
+            floors["every decode layer"].append((diff.wall / every[0], diff.cpu / every[1]))
             name = f"diff --by {args.by} -j {job}" if job else f"diff --by {args.by}"
             print(f"round {round_}: floor -j {cores:<17} {floor}, peak RSS {floor.peak} MiB")
+            label = f"inner decode -j {cores}"
+            print(f"round {round_}: {label:<26} {decode}, peak RSS {decode.peak} MiB")
             print(f"round {round_}: {name:<24} {diff}, peak RSS {diff.peak} MiB")
             wall, cpu = ratios[-1]
             print(
-                f"round {round_}: {name} = {wall:.2f}x sha256sum wall, {cpu:.2f}x CPU; "
-                f"{diff.wall / floor.wall:.2f}x floor wall, {diff.cpu / floor.cpu:.2f}x CPU "
+                f"round {round_}: {name} = {wall:.2f}x sha256sum wall, {cpu:.2f}x CPU "
                 f"(load {diff.load:.1f})"
             )
+            for label, found in floors.items():
+                print(
+                    f"round {round_}: {name} = {found[-1][0]:.2f}x floor ({label}) wall, "
+                    f"{found[-1][1]:.2f}x CPU"
+                )
+            if args.compare:
+                base = timings["base"]
+                print(f"round {round_}: base {name:<19} {base}, peak RSS {base.peak} MiB")
+                based["inflate only"].append((base.wall / floor.wall, base.cpu / floor.cpu))
+                based["every decode layer"].append((base.wall / every[0], base.cpu / every[1]))
+                for label, found in based.items():
+                    print(
+                        f"round {round_}: base = {found[-1][0]:.2f}x floor ({label}) wall, "
+                        f"{found[-1][1]:.2f}x CPU"
+                    )
     best = min(r[0] for r in ratios)
     print(
         f"best wall ratio {best:.2f}x; median {sorted(r[0] for r in ratios)[len(ratios) // 2]:.2f}x"
     )
-    print(f"x floor (wall): best {min(floors):.2f}, median {sorted(floors)[len(floors) // 2]:.2f}")
-    middle = sorted(cpu_floors)[len(cpu_floors) // 2]
-    print(f"CPU x floor: best {min(cpu_floors):.2f}, median {middle:.2f}")
+    for label, found in floors.items():
+        walls, cpus = sorted(f[0] for f in found), sorted(f[1] for f in found)
+        middle = len(found) // 2
+        print(f"x floor ({label}), wall: best {walls[0]:.2f}, median {walls[middle]:.2f}")
+        print(f"CPU x floor ({label}): best {cpus[0]:.2f}, median {cpus[middle]:.2f}")
+    for label, found in based.items() if args.compare else ():
+        cpus = sorted(f[1] for f in found)
+        print(f"base: CPU x floor ({label}): best {cpus[0]:.2f}, median {cpus[len(cpus) // 2]:.2f}")
     data = json.loads(out)
     for comparison in data["comparisons"]:
         for table in comparison["archs"]:
@@ -247,6 +299,24 @@ def main() -> int:
     if not args.no_bloat:
         _bloat(ws, new)
     return 0
+
+
+def _inner_plan(old: Path, new: Path, tmp: Path) -> Path:
+    """The inner decode's plan (``decode_floor.diff_inner_plan``), kept beside its payload
+    file and made again only when a wheel changed (it inflates every changed member)."""
+    key = [[str(w), w.stat().st_size, w.stat().st_mtime_ns] for w in (old, new)]
+    path, payloads = tmp / "bench-kernels-inner.json", tmp / "bench-kernels-inner.bin"
+    if path.exists() and payloads.exists():
+        try:
+            if json.loads(path.read_text()).get("key") == key:
+                return path
+        except ValueError:
+            pass
+    entries = decode_floor.diff_inner_plan(old, new, payloads)
+    decode_floor.save_inner(entries, payloads, path)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "key": key}))
+    return path
 
 
 def _check_cuobjdump(tool: str, old: Path, new: Path, data: dict[str, Any]) -> None:

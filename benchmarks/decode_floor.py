@@ -30,12 +30,26 @@ What is read, per command (:func:`split_plan`, :func:`diff_plan`, done before ti
   its headers come first);
 * kernel diff: every ELF member of each wheel whose bytes (CRC, size) the other wheel lacks.
 
-    python benchmarks/decode_floor.py run PLAN.json --jobs N   # the timed part
+A kernel diff has a second layer it cannot avoid either, measured as its own named
+component, the **inner decode** (:func:`diff_inner_plan`, :func:`run_inner`): every
+distinct compressed SASS/PTX entry of those members' CUDA fatbins (LZ4 or zstd, what
+``nvcc --compress-mode`` leaves) decoded once, since a cubin's section headers come last
+too. "Distinct" is by the SHA-256 of its stored bytes across both wheels (an entry both
+versions hold is decoded once, as the diff does). The stored bytes are copied to one file
+before timing and read back from the page cache; each process decodes into one reused
+buffer with liblz4's ``LZ4_decompress_safe`` (the ``lz4`` wheel's) or zstandard's
+decoder. "Every decode layer" is the inflate floor plus the inner decode, run one after
+the other on the same cores.
+
+    python benchmarks/decode_floor.py run PLAN.json --jobs N     # the timed part
+    python benchmarks/decode_floor.py inner INNER.json --jobs N  # the inner decode, timed
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import hashlib
 import json
 import os
 import shutil
@@ -167,39 +181,155 @@ def split_plan(
     return tasks
 
 
-def diff_plan(old: Path, new: Path) -> list[Task]:
-    """The floor's tasks for a kernel diff: the ELF members of each wheel that differ."""
-    tasks: list[Task] = []
+def _diff_members(old: Path, new: Path) -> list[tuple[Path, zipfile.ZipInfo]]:
+    """The ELF members of each wheel whose bytes (CRC, size) the other wheel lacks."""
+    found: list[tuple[Path, zipfile.ZipInfo]] = []
     with zipfile.ZipFile(old) as a, zipfile.ZipFile(new) as b:
         infos = ({i.filename: i for i in a.infolist()}, {i.filename: i for i in b.infolist()})
         for wheel, zf, mine, theirs in (
             (old, a, infos[0], infos[1]),
             (new, b, infos[1], infos[0]),
         ):
-            with wheel.open("rb") as fh:
-                for name, info in mine.items():
-                    other = theirs.get(name)
-                    if other and (other.CRC, other.file_size) == (info.CRC, info.file_size):
+            for name, info in mine.items():
+                other = theirs.get(name)
+                if other and (other.CRC, other.file_size) == (info.CRC, info.file_size):
+                    continue
+                if info.file_size <= 4:
+                    continue
+                with zf.open(info) as src:
+                    if src.read(4) != b"\x7fELF":
                         continue
-                    if info.file_size <= 4:
-                        continue
-                    with zf.open(info) as src:
-                        if src.read(4) != b"\x7fELF":
-                            continue
-                    tasks.append(
-                        (
-                            str(wheel),
-                            _data_offset(fh, info),
-                            info.compress_size,
-                            info.compress_type,
-                            info.file_size,
-                            [],
-                            None,
-                            None,
-                            1,
-                        )
-                    )
+                found.append((wheel, info))
+    return found
+
+
+def diff_plan(old: Path, new: Path) -> list[Task]:
+    """The floor's tasks for a kernel diff: the ELF members of each wheel that differ."""
+    tasks: list[Task] = []
+    for wheel, info in _diff_members(old, new):
+        with wheel.open("rb") as fh:
+            offset = _data_offset(fh, info)
+        tasks.append(
+            (str(wheel), offset, info.compress_size, info.compress_type, info.file_size, [], None)
+        )
     return tasks
+
+
+# One entry of the inner decode: (offset in the payload file, stored bytes, "lz4" or
+# "zstd", decoded bytes)
+InnerEntry = tuple[int, int, str, int]
+
+
+def diff_inner_plan(old: Path, new: Path, payloads: Path) -> list[InnerEntry]:
+    """The inner decode of a kernel diff: each distinct compressed SASS/PTX entry of the
+    members :func:`diff_plan` reads, its stored bytes copied to ``payloads``."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD
+    from wheel_size.cuda.images import image_ref
+    from wheel_size.cuda.library import scan_cuda_sections
+    from wheel_size.errors import WheelSizeError
+    from wheel_size.rocm.elf_file import ElfImage
+
+    entries: list[InnerEntry] = []
+    seen: set[bytes] = set()
+    with payloads.open("wb") as dst, tempfile.TemporaryDirectory() as tmp:
+        for wheel, info in _diff_members(old, new):
+            lib = Path(tmp) / "lib.so"
+            with zipfile.ZipFile(wheel) as zf, zf.open(info) as src, lib.open("wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+            with lib.open("rb") as fh:
+                try:
+                    elf = ElfImage(fh, info.filename)
+                    found = scan_cuda_sections(fh, source=info.filename, elf=elf)
+                except WheelSizeError:
+                    continue
+                sections = {section.name: section for section in elf.sections}
+                for entry in found:
+                    flags = entry.entry.flags
+                    if entry.entry.image not in ("sass", "ptx") or not flags & (
+                        FLAG_LZ4 | FLAG_ZSTD
+                    ):
+                        continue
+                    try:
+                        ref = image_ref(entry, sections[entry.section], info.filename)
+                    except WheelSizeError:
+                        continue
+                    raw = os.pread(fh.fileno(), ref.length, ref.start)
+                    key = hashlib.sha256(raw).digest()
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    kind = "zstd" if flags & FLAG_ZSTD else "lz4"
+                    entries.append((dst.tell(), len(raw), kind, entry.entry.decompressed_size))
+                    dst.write(raw)
+            lib.unlink()
+    return entries
+
+
+def _lz4_safe() -> Any:
+    """``LZ4_decompress_safe`` of the ``lz4`` wheel's extension (liblz4 inside)."""
+    from lz4.block import _block
+
+    func = ctypes.CDLL(_block.__file__).LZ4_decompress_safe
+    func.restype = ctypes.c_int
+    func.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    return func
+
+
+def _inner_share(job: tuple[str, list[InnerEntry]]) -> int:
+    """Decode one process's share of the inner entries; returns the bytes decoded."""
+    import zstandard
+
+    path, entries = job
+    safe = _lz4_safe()
+    zstd = zstandard.ZstdDecompressor()
+    src = bytearray(max((e[1] for e in entries), default=1))
+    out = bytearray(max((e[3] for e in entries), default=1))
+    src_at = ctypes.addressof((ctypes.c_char * len(src)).from_buffer(src))
+    out_at = ctypes.addressof((ctypes.c_char * len(out)).from_buffer(out))
+    view = memoryview(src)
+    done = 0
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for offset, length, kind, size in entries:
+            if os.preadv(fd, [view[:length]], offset) != length:
+                raise SystemExit(f"{path}: short read at {offset}")
+            if kind == "lz4":
+                got = safe(src_at, out_at, length, size)
+            else:
+                got = len(zstd.decompress(view[:length], max_output_size=size))
+            if got != size:
+                raise SystemExit(f"{path}: entry at {offset} decodes to {got}, not {size}")
+            done += got
+    finally:
+        os.close(fd)
+    return done
+
+
+def run_inner(entries: list[InnerEntry], payloads: Path, jobs: int) -> int:
+    """The inner decode on ``jobs`` processes (entries dealt largest first to the least
+    loaded); the bytes decoded."""
+    shares: list[list[InnerEntry]] = [[] for _ in range(max(jobs, 1))]
+    loads = [0] * len(shares)
+    for entry in sorted(entries, key=lambda e: -e[3]):
+        least = loads.index(min(loads))
+        shares[least].append(entry)
+        loads[least] += entry[3]
+    work = [(str(payloads), sorted(share)) for share in shares]  # file order in each
+    if jobs <= 1:
+        return sum(_inner_share(job) for job in work)
+    with get_context("fork").Pool(jobs) as pool:
+        return sum(pool.imap_unordered(_inner_share, work))
+
+
+def inner_command(plan: Path, jobs: int) -> list[str]:
+    """The inner decode as a command to time like any other."""
+    return [sys.executable, str(Path(__file__).resolve()), "inner", str(plan), "--jobs", str(jobs)]
+
+
+def save_inner(entries: list[InnerEntry], payloads: Path, path: Path) -> Path:
+    path.write_text(json.dumps({"payloads": str(payloads), "entries": entries}))
+    return path
 
 
 class _Device:
@@ -372,10 +502,16 @@ def save(tasks: list[Task], path: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=["run"])
+    parser.add_argument("action", choices=["run", "inner"])
     parser.add_argument("plan", type=Path)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
+    if args.action == "inner":  # a kernel diff's inner decode (diff_inner_plan)
+        plan = json.loads(args.plan.read_text())
+        entries = [tuple(e) for e in plan["entries"]]
+        decoded = run_inner(entries, Path(plan["payloads"]), args.jobs)  # type: ignore[arg-type]
+        print(f"{decoded} bytes decoded")
+        return 0
     tasks = [tuple(t) for t in json.loads(args.plan.read_text())]
     done = run(tasks, args.jobs)  # type: ignore[arg-type]
     print(f"{done} bytes inflated")

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from wheel_size.diff.by_kernels import read_kernel_sides
@@ -256,6 +257,11 @@ def _symbol_sides(
     return _side(old, names[0], labels[0], "symbol"), _side(new, names[1], labels[1], "symbol")
 
 
+def _source(path: Path, opened: WheelSource | None) -> AbstractContextManager[WheelSource]:
+    """``opened`` as it is (its owner closes it), else ``path`` opened here."""
+    return nullcontext(opened) if opened is not None else open_source(path)
+
+
 def diff_wheels_by(
     old: Path,
     new: Path,
@@ -265,12 +271,14 @@ def diff_wheels_by(
     old_label: str,
     new_label: str,
     jobs: int | None = None,
+    opened: tuple[WheelSource | None, WheelSource | None] = (None, None),
 ) -> ByDiff:
     """Compare the libraries that differ between two wheels by kernel, symbol or family,
-    in ``jobs`` worker processes (:func:`default_jobs` when None)."""
+    in ``jobs`` worker processes (:func:`default_jobs` when None). ``opened``: either
+    wheel already open (the caller closes it; its zip index is not read again)."""
     workers = default_jobs() if jobs is None else jobs
     problems: list[str] = []
-    with open_source(old) as a_src, open_source(new) as b_src:
+    with _source(old, opened[0]) as a_src, _source(new, opened[1]) as b_src:
         kpacks = by != "symbol"  # an archive has kernels, no host symbols
         old_names, new_names = _changed(a_src, b_src, old_label, new_label, problems, kpacks=kpacks)
         if by != "symbol":

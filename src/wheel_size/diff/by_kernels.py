@@ -18,9 +18,9 @@ until it is scanned), so the disk holds about one library pair and the scans in 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
-import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable
@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wheel_size.diff.member_copy import holes_unread, inflate_member
 from wheel_size.diff.pairing import pair_members
+from wheel_size.kernels.copies import CopiesResult, hash_copies, plan_copies
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
@@ -52,8 +54,14 @@ def _scan_member(
     side: str, name: str, tmp: str, source: str, digests: bool = False
 ) -> tuple[str, str, LibraryScan]:
     fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
-    with _SOURCES[side].open(name) as src, os.fdopen(fd, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
+    wheel = _SOURCES[side]
+    try:
+        size = wheel.member(name).size
+        holes = inflate_member(lambda: wheel.open(name), fd, size)
+        if not holes_unread(Path(path), holes, source):  # data inside the code segment
+            inflate_member(lambda: wheel.open(name), fd, size, whole=True)
+    finally:
+        os.close(fd)
     return side, name, scan_kernel_library(Path(path), source, digests)
 
 
@@ -85,6 +93,8 @@ class _Pair:
     new: str | None
     scans: dict[str, LibraryScan] = field(default_factory=dict)
     results: list[ChunkResult] = field(default_factory=list)
+    copies: list[CopiesResult] = field(default_factory=list)  # kernels.copies' digests
+    hashing: bool = False  # the copies' jobs were queued
     pending: int = -1  # chunks not yet back; -1 until planned
     fallback: bool = False
 
@@ -111,6 +121,35 @@ def read_kernel_sides(
     function, so each inventory also knows its identical copies (``Inventory.duplicates``;
     ``diff --by kernel``: a library read the sequential way after a fault goes without)."""
     pairs = _pairs(*names)
+    with _no_cycle_collector():
+        return _read(wheels, pairs, labels, workers, chunk_bytes, digests)
+
+
+class _no_cycle_collector:  # noqa: N801 - a context manager used like a function
+    """The cycle collector off while the workers (forked here: they inherit it) and this
+    process build tallies: ~1 million small tuples and lists, none in a cycle, made the
+    collector walk the young heap again and again (~1 CPU-s of a torch diff's ~13). What
+    was built is then frozen (:func:`gc.freeze`): the inventories live until the report
+    is written, and the collections after would walk them all again."""
+
+    def __enter__(self) -> None:
+        self._was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was:
+            gc.freeze()
+            gc.enable()
+
+
+def _read(
+    wheels: tuple[WheelSource, WheelSource],
+    pairs: list[_Pair],
+    labels: tuple[str, str],
+    workers: int,
+    chunk_bytes: int,
+    digests: bool,
+) -> tuple[Inventory, Inventory]:
     inventories = {"old": Inventory(), "new": Inventory()}
     inventories["new"].share_names(inventories["old"])
     old_src, new_src = wheels
@@ -175,14 +214,18 @@ def _run(
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             # Scans first: the next scan and a pair's chunks are queued before tallying.
-            outcomes = sorted((f.result() for f in done), key=_is_chunk)
+            outcomes = sorted((f.result() for f in done), key=_is_work)
             for outcome in outcomes:
                 if isinstance(outcome, ChunkResult):
                     pair = pairs[outcome.pair]
                     pair.results.append(outcome)
                     pair.pending -= 1
                     for tally in (outcome.old, outcome.new):
-                        inventories["old"].learn(tally.names())
+                        inventories["old"].learn(tally.distinct_names())
+                elif isinstance(outcome, CopiesResult):
+                    pair = pairs[outcome.pair]
+                    pair.copies.append(outcome)
+                    pair.pending -= 1
                 else:
                     side, name, scan = outcome
                     if scans:
@@ -191,6 +234,8 @@ def _run(
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
                         running |= _plan(pool, pair.index, pair, chunk_bytes, digests)
+                if pair.pending == 0 and digests and not pair.hashing and not pair.fallback:
+                    running |= _plan_copies(pool, pair, chunk_bytes)
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
                 if pair.pending == 0 and not pair.fallback:
@@ -202,8 +247,9 @@ def _run(
     return lines
 
 
-def _is_chunk(outcome: object) -> bool:
-    return isinstance(outcome, ChunkResult)
+def _is_work(outcome: object) -> bool:
+    """A chunk's or a copies job's result (not a scan's)."""
+    return isinstance(outcome, (ChunkResult, CopiesResult))
 
 
 def _plan(
@@ -219,9 +265,25 @@ def _plan(
     return {pool.submit(read_chunk, chunk) for chunk in chunks}
 
 
+def _plan_copies(pool: Executor, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:
+    """Queue the hashing of the functions that could have an identical copy in their
+    library (:mod:`wheel_size.kernels.copies`), once the pair's chunks are all back."""
+    pair.hashing = True
+    if any(r.fault for r in pair.results):
+        return set()  # read the sequential way (_drop)
+    jobs = []
+    for side, _name in pair.sides():
+        scan = pair.scans[side]
+        tallies = [getattr(r, side) for r in pair.results]
+        file = (scan.path, scan.source)
+        jobs += plan_copies(pair.index, side, file, scan.items, tallies, chunk_bytes)
+    pair.pending = len(jobs)
+    return {pool.submit(hash_copies, job) for job in jobs}
+
+
 def _drop(pair: _Pair) -> None:
     """Remove the pair's temporary files once nothing will read them again."""
-    if any(r.fault for r in pair.results):
+    if any(r.fault for r in pair.results) or any(c.fault for c in pair.copies):
         pair.fallback = True
         return
     for scan in pair.scans.values():
@@ -238,12 +300,17 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
     problems += [text for _n, text in scan.hip.problems]
     same: dict[tuple[str, str, bytes], list[int]] = {}
     for part in [*parts, scan.hip]:
-        inventory.add_counts(part.counts())
+        inventory.add_columns(*part.columns())
         for arch, size in part.unattributed.items():
             inventory.leftover(arch, size)
         for key, (size, copies) in part.same_counts():
             slot = same.setdefault(key, [size, 0])
             slot[1] += copies
+    for hashed in pair.copies:
+        if hashed.side == side:
+            for key, (size, copies) in hashed.same.items():
+                slot = same.setdefault(key, [size, 0])
+                slot[1] += copies
     # identical copies within this one library (bloat's duplicates)
     inventory.add_duplicates(
         (arch, mangled, size, copies)

@@ -28,8 +28,15 @@ def diff_inputs_by(
     done = compare_inputs(
         old,
         new,
-        lambda a, b: diff_wheels_by(
-            a.path, b.path, by=by, top=top, old_label=a.label, new_label=b.label, jobs=jobs
+        lambda a, b, opened: diff_wheels_by(
+            a.path,
+            b.path,
+            by=by,
+            top=top,
+            old_label=a.label,
+            new_label=b.label,
+            jobs=jobs,
+            opened=(opened[0].get(a.path), opened[1].get(b.path)),
         ),
     )
     return ByReport(by, top, done.comparisons, done.unpaired_old, done.unpaired_new, done.problems)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -70,25 +71,29 @@ def _digest(data: bytes | memoryview) -> bytes:
     return hashlib.sha256(data).digest()[:12]
 
 
+Wanted = Container[tuple[str, int]]
+
+
 def elf_functions(
-    data: bytes | memoryview, where: str, *, digests: bool = True
+    data: bytes | memoryview, where: str, *, digests: bool = True, only: Wanted | None = None
 ) -> CodeObjectFunctions:
     """The functions of the code object ``data`` (a cubin or AMDGPU ELF); never raises
     for bad bytes: an unreadable code object is all unattributed, with the reason.
-    ``digests`` hashes each function's bytes (for duplicates; a diff does not need it).
+    ``digests`` hashes each function's bytes (for duplicates; a diff does not need it),
+    or, with ``only``, just the functions whose ``(name, size)`` it holds.
     ``data`` may be a view of a reused buffer: nothing returned refers to it."""
     view = memoryview(data).cast("B")
     result = CodeObjectFunctions(size=len(view))
     fast = fast_candidates(view, MAX_FUNCTIONS)
     if fast is None:
-        return reference_functions(view, where, digests=digests)
-    _cover(result, fast, view, digests)
+        return reference_functions(view, where, digests=digests, only=only)
+    _cover(result, fast, view, digests, only)
     _problems(result, fast, where)
     return result
 
 
 def reference_functions(
-    data: bytes | memoryview, where: str, *, digests: bool = True
+    data: bytes | memoryview, where: str, *, digests: bool = True, only: Wanted | None = None
 ) -> CodeObjectFunctions:
     """:func:`elf_functions` through the validated reader (:class:`ElfImage`): for what
     the fast path leaves to it, and as the reference the tests compare that path with."""
@@ -101,12 +106,18 @@ def reference_functions(
         result.problems.append(f"{exc}; its functions are counted as unattributed")
         return result
     found.bases = {s.index: s.offset for s in elf.sections}
-    _cover(result, found, memoryview(data).cast("B"), digests)
+    _cover(result, found, memoryview(data).cast("B"), digests, only)
     _problems(result, found, where)
     return result
 
 
-def _cover(result: CodeObjectFunctions, found: Candidates, view: memoryview, digests: bool) -> None:
+def _cover(
+    result: CodeObjectFunctions,
+    found: Candidates,
+    view: memoryview,
+    digests: bool,
+    only: Wanted | None = None,
+) -> None:
     covered = 0
     cover_end: dict[int, int] = {}
     descriptors = found.descriptors
@@ -119,7 +130,7 @@ def _cover(result: CodeObjectFunctions, found: Candidates, view: memoryview, dig
         cover_end[shndx] = offset + size
         kernel = bool(other & STO_CUDA_ENTRY) or name in descriptors
         digest = b""
-        if digests:
+        if digests and (only is None or (name, size) in only):
             start = found.bases[shndx] + offset
             digest = _digest(view[start : start + size])
         result.functions.append(Function(name, size, kernel, digest))
@@ -174,15 +185,19 @@ def _candidates(elf: ElfImage) -> Candidates:
     return out
 
 
-def ptx_functions(data: bytes, where: str, *, digests: bool = True) -> CodeObjectFunctions:
-    """The ``.entry`` kernels of PTX text, each sized as its text up to the next entry."""
+def ptx_functions(
+    data: bytes, where: str, *, digests: bool = True, only: Wanted | None = None
+) -> CodeObjectFunctions:
+    """The ``.entry`` kernels of PTX text, each sized as its text up to the next entry
+    (``digests`` and ``only`` as for :func:`elf_functions`)."""
     result = CodeObjectFunctions(size=len(data))
     starts = [(m.start(), m.group(1).decode("utf-8", "replace")) for m in _PTX_ENTRY.finditer(data)]
     covered = 0
     for i, (start, name) in enumerate(starts[:MAX_FUNCTIONS]):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(data.rstrip(b"\0"))
         body = data[start:end]
-        result.functions.append(Function(name, len(body), True, _digest(body) if digests else b""))
+        hashed = digests and (only is None or (name, len(body)) in only)
+        result.functions.append(Function(name, len(body), True, _digest(body) if hashed else b""))
         covered += len(body)
     if len(starts) > MAX_FUNCTIONS:
         result.problems.append(

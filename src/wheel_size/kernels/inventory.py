@@ -104,6 +104,24 @@ class Inventory:
             item.bytes += size
             item.copies += copies
 
+    def add_columns(
+        self, archs: Sequence[str], names: Sequence[str], rows: Iterable[tuple[int, int, int, int]]
+    ) -> None:
+        """:meth:`add_counts` for items as columns (``kernels.work.Tally.columns``): each
+        name is looked up once, however many architectures hold it."""
+        cache, items, pending = self._names, self.items, self._pending
+        known = [cache.get(mangled) or self._name(mangled) for mangled in names]
+        for a, n, size, copies in rows:
+            name, kin, ok = known[n]
+            arch = archs[a]
+            if not ok:
+                pending.add((arch, name))
+            item = items.get((arch, name))
+            if item is None:
+                item = items[(arch, name)] = Item(kin)
+            item.bytes += size
+            item.copies += copies
+
     def learn(self, names: Iterable[str]) -> None:
         """Demangle ``names`` ahead of :meth:`add` (while other processes still work)."""
         for mangled in names:

@@ -33,7 +33,12 @@ from wheel_size.cuda.images import ImageRef, image_ref, load_image
 from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.cuda.lz4block import BlockDecoder
 from wheel_size.errors import WheelSizeError
-from wheel_size.kernels.functions import CodeObjectFunctions, elf_functions, ptx_functions
+from wheel_size.kernels.functions import (
+    CodeObjectFunctions,
+    Wanted,
+    elf_functions,
+    ptx_functions,
+)
 from wheel_size.kernels.library import (
     STRAY_ERRORS,
     container_reader,
@@ -46,11 +51,16 @@ __all__ = [
     "CHUNK_BYTES",
     "Chunk",
     "ChunkResult",
+    "Columns",
     "Item",
     "LibraryScan",
     "Tally",
+    "entry_functions",
+    "entry_where",
+    "open_side",
     "plan_kernel_chunks",
     "read_chunk",
+    "read_payload",
     "scan_kernel_library",
 ]
 
@@ -80,11 +90,17 @@ class Tally:
     same: dict[tuple[str, str, bytes], list[int]] = field(default_factory=dict)
     _packed: _Columns | None = field(default=None, repr=False, compare=False)
 
+    # (arch, mangled, bytes, entry number) of every function, when the caller looks for
+    # identical copies without hashing every function (see :mod:`wheel_size.kernels.copies`)
+    spots: list[tuple[str, str, int, int]] | None = None
+
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
-        items, same = self.items, self.same
+        items, same, spots = self.items, self.same, self.spots
         for function in found.functions:
             # One object per name: pickled once per chunk, however many archs hold it.
             name = sys.intern(function.name)
+            if spots is not None:
+                spots.append((arch, name, function.size, number))
             key = (arch, name)
             slot = items.get(key)
             if slot is None:
@@ -112,6 +128,28 @@ class Tally:
         for a, n, size, copies in zip(cols.arch, cols.name, cols.size, cols.copies, strict=True):
             yield (archs[a], names[n]), (size, copies)
 
+    def columns(self) -> Columns:
+        """The items as columns: the distinct archs and names, then per item (in insertion
+        order) indexes into them, bytes and copies; each name is looked up once by the
+        caller, not once per architecture (the parent's merge of a torch diff)."""
+        if self._packed is None:
+            archs: dict[str, int] = {}
+            names: dict[str, int] = {}
+            rows = [
+                (archs.setdefault(a, len(archs)), names.setdefault(n, len(names)), s[0], s[1])
+                for (a, n), s in self.items.items()
+            ]
+            return list(archs), list(names), rows
+        cols = self._packed
+        rows = list(zip(cols.arch, cols.name, cols.size, cols.copies, strict=True))
+        return cols.archs, cols.names, rows
+
+    def distinct_names(self) -> list[str]:
+        """Every mangled name once (what :meth:`columns` indexes)."""
+        if self._packed is None:
+            return list(dict.fromkeys(name for _arch, name in self.items))
+        return self._packed.names
+
     def same_counts(self) -> Iterator[tuple[tuple[str, str, bytes], tuple[int, int]]]:
         """``((arch, mangled, digest), (bytes of one copy, copies))`` in insertion order."""
         if self._packed is None:
@@ -127,6 +165,18 @@ class Tally:
         ):  # fmt: skip
             yield (archs[a], names[n], blob[at : at + width]), (size, copies)
             at += width
+
+    def spot_rows(self) -> Iterator[tuple[str, str, int, int]]:
+        """:attr:`spots` in insertion order (none when they were not recorded)."""
+        if self._packed is None:
+            yield from self.spots or ()
+            return
+        cols = self._packed
+        archs, names = cols.archs, cols.names
+        for a, n, size, number in zip(
+            cols.spot_arch, cols.spot_name, cols.spot_size, cols.spot_number, strict=True
+        ):
+            yield archs[a], names[n], size, number
 
     def names(self) -> Iterator[str]:
         """The mangled name of every item (once per architecture)."""
@@ -149,14 +199,23 @@ class Tally:
             cols.same_size.append(size)
             cols.same_copies.append(copies)
             digests.append(digest)
+        for arch, name, size, number in self.spot_rows():
+            cols.spot_arch.append(archs.setdefault(arch, len(archs)))
+            cols.spot_name.append(names.setdefault(name, len(names)))
+            cols.spot_size.append(size)
+            cols.spot_number.append(number)
         cols.archs, cols.names, cols.digests = list(archs), list(names), b"".join(digests)
         return {"unattributed": self.unattributed, "problems": self.problems, "cols": cols}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.items, self.same = {}, {}
+        self.items, self.same, self.spots = {}, {}, None
         self.unattributed = state["unattributed"]
         self.problems = state["problems"]
         self._packed = state["cols"]
+
+
+# (archs, names, [(arch index, name index, bytes, copies)]): Tally.columns
+Columns = tuple[list[str], list[str], list[tuple[int, int, int, int]]]
 
 
 @dataclass
@@ -175,6 +234,10 @@ class _Columns:
     same_width: array[int] = field(default_factory=lambda: array("I"))
     same_size: array[int] = field(default_factory=lambda: array("q"))
     same_copies: array[int] = field(default_factory=lambda: array("q"))
+    spot_arch: array[int] = field(default_factory=lambda: array("I"))
+    spot_name: array[int] = field(default_factory=lambda: array("I"))
+    spot_size: array[int] = field(default_factory=lambda: array("q"))
+    spot_number: array[int] = field(default_factory=lambda: array("q"))
 
 
 @dataclass(frozen=True)
@@ -271,7 +334,9 @@ class Chunk:
     old: tuple[Path, str] | None
     new: tuple[Path, str] | None
     work: tuple[tuple[Item | None, Item | None], ...]
-    digests: bool = False  # hash every function (identical copies, ``Tally.same``)
+    # note every function's (arch, name, bytes, entry) in ``Tally.spots``: identical copies
+    # are then found by hashing only what shares a name and size (kernels.copies)
+    digests: bool = False
 
 
 @dataclass
@@ -324,23 +389,28 @@ def _size(piece: tuple[Item | None, Item | None]) -> int:
     return max(item.ref.entry.decompressed_size, item.ref.length)
 
 
-def _where(item: Item, source: str) -> str:
+def entry_where(item: Item, source: str) -> str:
+    """How problems name one entry (``#n``: its number among the library's)."""
     entry = item.ref.entry
     return f"{source}: {item.ref.section} {entry.image} {entry.arch} #{item.number}"
 
 
-def _functions(
-    item: Item, raw: bytes, where: str, lz4: BlockDecoder, digests: bool = False
+def entry_functions(
+    item: Item, raw: bytes, where: str, lz4: BlockDecoder, only: Wanted | None = None
 ) -> tuple[str, CodeObjectFunctions]:
+    """The architecture and functions of one entry from its stored bytes ``raw``; with
+    ``only``, the functions whose ``(name, size)`` it holds are hashed."""
     entry = item.ref.entry
     data = load_image(item.ref, raw, lz4)
+    digests = only is not None
     if entry.image == "ptx":
         arch = entry.arch.replace("sm_", "compute_", 1)
-        return arch, ptx_functions(bytes(data), where, digests=digests)
-    return entry.arch, elf_functions(data, where, digests=digests)
+        return arch, ptx_functions(bytes(data), where, digests=digests, only=only)
+    return entry.arch, elf_functions(data, where, digests=digests, only=only)
 
 
-def _pread(fd: int, ref: ImageRef) -> bytes:
+def read_payload(fd: int, ref: ImageRef) -> bytes:
+    """The stored bytes of one entry (a file that ends inside them is a fault)."""
     data = os.pread(fd, ref.length, ref.start)
     if len(data) != ref.length:
         raise _Late(f"{ref.where}: the file ends inside the payload")
@@ -355,9 +425,11 @@ def _retag(problems: list[str], old: str, new: str) -> list[str]:
 def read_chunk(chunk: Chunk) -> ChunkResult:
     """The functions of every entry of ``chunk``, tallied per side."""
     result = ChunkResult(chunk.pair, chunk.index)
+    if chunk.digests:
+        result.old.spots, result.new.spots = [], []
     lz4 = _DECODER  # one buffer per worker: a fresh one per chunk faults in its pages again
     try:
-        with _open(chunk.old) as old_fd, _open(chunk.new) as new_fd:
+        with open_side(chunk.old) as old_fd, open_side(chunk.new) as new_fd:
             for a, b in chunk.work:
                 _one(result, chunk, a, b, old_fd, new_fd, lz4)
     except (WheelSizeError, OSError, *STRAY_ERRORS):
@@ -375,23 +447,23 @@ def _one(
     new_fd: int,
     lz4: BlockDecoder,
 ) -> None:
-    raw_a = _pread(old_fd, a.ref) if a else None
-    raw_b = _pread(new_fd, b.ref) if b else None
+    raw_a = read_payload(old_fd, a.ref) if a else None
+    raw_b = read_payload(new_fd, b.ref) if b else None
     if a is not None and raw_a is not None and chunk.old is not None:
-        where = _where(a, chunk.old[1])
-        arch, found = _functions(a, raw_a, where, lz4, chunk.digests)
+        where = entry_where(a, chunk.old[1])
+        arch, found = entry_functions(a, raw_a, where, lz4)
         result.old.add(arch, found, a.number, found.problems)
         if b is not None and raw_b == raw_a and chunk.new is not None:
-            problems = _retag(found.problems, where, _where(b, chunk.new[1]))
+            problems = _retag(found.problems, where, entry_where(b, chunk.new[1]))
             result.new.add(arch, found, b.number, problems)
             result.shared += 1
             return
     if b is not None and raw_b is not None and chunk.new is not None:
-        arch, found = _functions(b, raw_b, _where(b, chunk.new[1]), lz4, chunk.digests)
+        arch, found = entry_functions(b, raw_b, entry_where(b, chunk.new[1]), lz4)
         result.new.add(arch, found, b.number, found.problems)
 
 
-class _open:  # noqa: N801 - a context manager used like open()
+class open_side:  # noqa: N801 - a context manager used like open()
     """A read-only descriptor for one side's library, or -1 when the side has none."""
 
     def __init__(self, file: tuple[Path, str] | None) -> None:
