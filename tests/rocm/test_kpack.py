@@ -263,3 +263,44 @@ def test_small_kernels_are_no_larger_than_zlib_6() -> None:
         frame = compress_kernel(data, 3)
         assert len(frame) <= bound, key
         assert zstandard.ZstdDecompressor().decompress(frame) == data
+
+
+def test_the_zlib_bound_stops_once_the_frame_is_settled_and_answers_as_the_whole() -> None:
+    """Issue 30: zlib 6 over a kernel runs only as far as the comparison with its zstd frame
+    needs, and its answer is the whole stream's, whatever ``n`` is asked, in any order."""
+    import random
+    import zlib
+
+    from wheel_size.rocm.kpack import _DeflateBound
+
+    rng = random.Random(30)
+    data = bytes(rng.choice(b"\x00\x01\x02\x03") for _ in range(256 << 10))
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    whole = len(deflate.compress(data) + deflate.flush())
+    for asked in ([1, whole, whole + 1], [whole + 1, whole, 1], [whole // 2, whole - 1]):
+        bound = _DeflateBound(data)
+        for n in asked:
+            assert bound.reaches(n) is (whole >= n), (asked, n)
+    early = _DeflateBound(data)
+    assert early.reaches(1000)
+    assert early._at < len(data)  # settled long before zlib read the whole kernel
+
+
+def test_kernel_frames_are_those_of_the_whole_zlib_bound() -> None:
+    """The early stop changes no frame: each fixture kernel (and a larger, random-ish one
+    that zstd-3 wins on) gets the frame the rule picks with zlib 6's whole stream."""
+    import random
+    import zlib
+
+    rng = random.Random(31)
+    extra = bytes(rng.choice(b"abcdefgh") for _ in range(300 << 10))
+    for data in [d for _k, _t, d in kernels()] + [extra]:
+        deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+        bound = len(deflate.compress(data) + deflate.flush())
+        frame = zstandard.ZstdCompressor(level=3, write_content_size=True).compress(data)
+        for higher in (6, 12, 19):
+            if len(frame) <= bound:
+                break
+            again = zstandard.ZstdCompressor(level=higher, write_content_size=True).compress(data)
+            frame = min(frame, again, key=len)
+        assert compress_kernel(data, 3) == frame

@@ -341,3 +341,27 @@ def test_staged_kernels_only_this_wheel_holds_are_deleted_once_written(
     assert not any(path.exists() for path in staged)
     with zipfile.ZipFile(written.path) as zf:
         assert zf.read("torch/.kpack/torch_gfx942.kpack") == expected
+
+
+def test_a_library_sampled_for_zlib_is_not_deflated_by_isal_beside_it(tmp_path: Path) -> None:
+    """Issue 30: where the probe sampled a rewritten library and found zlib 6's stream 1 %
+    and 64 KiB smaller than ISA-L's (host code), ISA-L's stream is not made beside it (a
+    ninth of zlib's CPU, kept only where the samples were wrong): zlib's stream alone,
+    byte for byte the one that the two-candidate pass kept."""
+    from wheel_size.split.work import LibraryJob, _recompress
+    from wheel_size.wheel.writer import deflate_file
+
+    library = Path("/usr/lib/x86_64-linux-gnu/libstdc++.so.6")
+    if not library.exists():
+        pytest.skip(f"{library} not installed (real host code to sample)")
+    data = library.read_bytes()
+    assert len(data) > WHOLE  # sampled, not deflated whole
+    stripped = tmp_path / "stripped.so"
+    stripped.write_bytes(data)
+    job = LibraryJob(0, "w.whl:lib.so", "lib.so", None, stripped, tmp_path, (), True, 6)
+    done = _recompress(job, stripped, tmp_path / "out.deflate")
+    assert set(done.sizes) == {"zlib"} and done.backend == "zlib"
+    both = deflate_file(stripped, tmp_path / "both.deflate", level=6)
+    assert set(both.sizes) == {"isal", "zlib"} and both.backend == "zlib"
+    assert (tmp_path / "out.deflate").read_bytes() == (tmp_path / "both.deflate").read_bytes()
+    assert done.record_hash == both.record_hash

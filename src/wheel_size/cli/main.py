@@ -85,7 +85,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         module: _Subcommand = importlib.import_module(module_name)
         module.configure_parser(sub_parser)
-        sub_parser.set_defaults(_run=module.run)
+        # a command that declares OFFLINE = True makes no HTTPS call: no trust store to load
+        sub_parser.set_defaults(_run=module.run, _offline=getattr(module, "OFFLINE", False))
     return parser
 
 
@@ -102,7 +103,8 @@ def main(argv: Sequence[str] | None = None, *, system_trust: bool = False) -> in
     ``internal error: <type>: <message> (please report)``; no traceback unless
     ``WHEEL_SIZE_DEBUG=1``. Stored records that were skipped are warned about first.
     With ``system_trust`` (the console script, whose process is ours) HTTPS trusts the
-    system store — once the command line is parsed, so ``--help`` never loads TLS.
+    system store — once the command line is parsed, so ``--help`` never loads TLS, and
+    only for a command that may make HTTPS calls (not one whose module says ``OFFLINE``).
     """
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(only=_command(words))
@@ -110,7 +112,7 @@ def main(argv: Sequence[str] | None = None, *, system_trust: bool = False) -> in
     error: WheelSizeError | None = None
     status = 0
     try:
-        if system_trust:
+        if system_trust and not getattr(args, "_offline", False):
             from wheel_size.trust import use_system_trust_store
 
             use_system_trust_store()
@@ -140,6 +142,8 @@ def _warn_skipped() -> None:
     a step-summary section). Never the reason a command fails."""
     import os
 
+    if "wheel_size.history.recordfile" not in sys.modules:
+        return  # nothing read a stored record, so nothing was skipped (and no history import)
     from wheel_size.action.skipped import report_skipped
 
     in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"

@@ -70,12 +70,36 @@ _ESCALATION = (6, 12, 19)
 _ZLIB_BOUND_LEVEL = 6
 
 
-def _deflated_size(data: bytes) -> int:
-    """Bytes of a raw deflate stream of ``data`` at zlib level 6 (a zip member's)."""
-    import zlib
+class _DeflateBound:
+    """zlib level 6's raw deflate stream of ``data`` (a zip member's), computed only as far
+    as a comparison needs: :meth:`reaches` feeds zlib a piece at a time and stops as soon
+    as its output is ``n`` bytes long (the rest can only add to it). A kernel whose zstd
+    frame is smaller than zlib's stream, most of them, is settled after the share of the
+    kernel that zlib needs to write as many bytes as the frame holds (bitsandbytes 0.50.2:
+    82 % of the bytes, not all of them); the answer is the full stream's, since deflate's
+    output does not depend on how its input is cut."""
 
-    compressor = zlib.compressobj(_ZLIB_BOUND_LEVEL, zlib.DEFLATED, -15)
-    return len(compressor.compress(data)) + len(compressor.flush())
+    STEP = 16 << 10
+
+    def __init__(self, data: bytes) -> None:
+        import zlib
+
+        self._data = memoryview(data)
+        self._at = 0
+        self._written = 0
+        self._compressor: Any = zlib.compressobj(_ZLIB_BOUND_LEVEL, zlib.DEFLATED, -15)
+
+    def reaches(self, n: int) -> bool:
+        """Whether zlib's whole stream is at least ``n`` bytes long."""
+        while self._written < n and self._compressor is not None:
+            if self._at < len(self._data):
+                piece = self._data[self._at : self._at + self.STEP]
+                self._at += len(piece)
+                self._written += len(self._compressor.compress(piece))
+            else:
+                self._written += len(self._compressor.flush())
+                self._compressor = None
+        return self._written >= n
 
 
 def compress_kernel(data: bytes, level: int = 3) -> bytes:
@@ -84,15 +108,16 @@ def compress_kernel(data: bytes, level: int = 3) -> bytes:
     a kernel of at most ``limits.CHUNK`` bytes (held whole anyway) whose frame at ``level``
     is larger is compressed again at the levels of ``_ESCALATION`` and the smallest frame
     kept. Larger kernels are compressed at ``level`` alone (zlib's pass would cost ~10x
-    zstd's; docs/split.md, "Compression"). Usable in worker processes."""
+    zstd's; docs/split.md, "Compression"). zlib runs only as far as the comparison needs
+    (:class:`_DeflateBound`). Usable in worker processes."""
     from wheel_size.rocm.limits import CHUNK
 
     frame: bytes = zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
     if len(data) > CHUNK:
         return frame
-    bound = _deflated_size(data)
+    bound = _DeflateBound(data)
     for higher in _ESCALATION:
-        if len(frame) <= bound:
+        if bound.reaches(len(frame)):  # the frame is no larger than zlib 6's stream
             break
         if higher > level:
             again = zstandard.ZstdCompressor(level=higher, write_content_size=True).compress(data)

@@ -449,17 +449,18 @@ def apply_library(job: ApplyJob) -> LibraryResult:
 
 
 def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
-    """The rewritten library deflated by ISA-L, and by zlib at ``--deflate-level`` beside it
-    where ``split.deflate_probe`` finds zlib's pass worth running (1 % and 64 KiB smaller
-    than ISA-L's on its samples: host code, nearly always; random bytes, never) or where
-    ISA-L's stream alone is larger than the input member; the smaller stream, or the
-    library stored when neither is smaller (``writer.deflate_file``). A compressor that
-    fails is one error naming the member."""
+    """The rewritten library deflated by ISA-L, or by zlib at ``--deflate-level`` where
+    ``split.deflate_probe`` finds zlib's pass worth running (1 % and 64 KiB smaller than
+    ISA-L's on its samples: host code, nearly always; random bytes, never), or by both side
+    by side where the library is small enough to go unsampled or ISA-L's stream alone is
+    larger than the input member; the smaller stream, or the library stored when no stream
+    is smaller (``writer.deflate_file``). A compressor that fails is one error naming the
+    member."""
     from wheel_size.split.deflate_probe import probe
     from wheel_size.wheel import deflate
 
     try:
-        bounded = True
+        bounded, fast = True, True
         size = stripped.stat().st_size
         if deflate.HAS_FAST and spec.deflate_level > 0:
             with stripped.open("rb") as fh:
@@ -467,10 +468,15 @@ def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:
                 def read(at: int, length: int) -> bytes:
                     return os.pread(fh.fileno(), length, at)
 
-                bounded = probe(read, size, spec.deflate_level, baseline=_fast_size).full_pass
+                decision = probe(read, size, spec.deflate_level, baseline=_fast_size)
+            bounded = decision.full_pass
+            # Sampled and predicted 1 % and 64 KiB smaller than ISA-L's: ISA-L's stream
+            # beside it would be kept only where the samples lied (host code: never in the
+            # real-wheel suite), at a ninth of zlib's CPU (jax-rocm7-pjrt: 1.5 CPU-s).
+            fast = not (decision.full_pass and decision.sampled)
         threads = spec.threads
         done = deflate_file(
-            stripped, dst, level=spec.deflate_level, bounded=bounded, threads=threads
+            stripped, dst, level=spec.deflate_level, bounded=bounded, threads=threads, fast=fast
         )
         if (
             not bounded

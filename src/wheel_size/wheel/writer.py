@@ -113,7 +113,13 @@ class Deflated:
 
 
 def deflate_file(
-    src: Path, dst: Path, *, level: int = 6, bounded: bool = True, threads: int = 1
+    src: Path,
+    dst: Path,
+    *,
+    level: int = 6,
+    bounded: bool = True,
+    threads: int = 1,
+    fast: bool = True,
 ) -> Deflated:
     """Deflate ``src`` into ``dst`` (a raw deflate stream) in one pass, never larger than zlib
     at ``level`` would make it when ``bounded``.
@@ -123,11 +129,14 @@ def deflate_file(
     :class:`deflate.BlockDeflate`; one block, byte for byte zlib's stream, for members up to
     :data:`deflate.BLOCK`); the smaller stream is kept, ISA-L on a tie. Unbounded (a caller's
     probe found zlib's pass not worth running, or benchmark fixtures) runs the fast one
-    alone. A stream no smaller than ``src`` is dropped and ``src`` described as stored
-    (``backend`` "stored"): incompressible bytes never grow by deflate's framing.
+    alone. ``fast=False`` (a caller's probe found zlib's stream worth its pass *over* the
+    fast one's: the fast stream could only be kept where the probe was wrong) runs zlib
+    alone, so its pass is not paid twice. A stream no smaller than ``src`` is dropped and
+    ``src`` described as stored (``backend`` "stored"): incompressible bytes never grow by
+    deflate's framing.
     """
     hasher = StreamingHash()
-    names = ["isal"] if deflate.HAS_FAST and level > 0 else []
+    names = ["isal"] if deflate.HAS_FAST and level > 0 and (fast or not bounded) else []
     if bounded or not names:
         names.append("zlib")
     outputs = {name: dst.with_name(f"{dst.name}.{name}") for name in names}

@@ -1,0 +1,38 @@
+"""Issue 30: what a split costs before and after its work. It makes no HTTPS call, so the
+console script loads no trust store for it (truststore, urllib3, requests, ssl: ~0.06
+CPU-s); it reads no stored record, so nothing of the history is imported to report
+skipped ones; and what every worker would import is imported once, before the fork."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from test_split_recompress import NAME, fat_files, zip_wheel
+
+from conftest import checkout_env
+
+PROBE = """
+import json, os, sys
+from wheel_size.cli.main import main
+status = main(sys.argv[1:], system_trust=True)  # as the console script runs it
+heavy = ("truststore", "requests", "urllib3", "ssl", "wheel_size.history", "wheel_size.action")
+loaded = sorted(m for m in sys.modules if m.startswith(heavy))
+print(json.dumps({"status": status, "loaded": loaded}))
+"""
+
+
+def test_a_split_loads_no_trust_store_and_no_history(tmp_path: Path) -> None:
+    wheel = zip_wheel(tmp_path / NAME, fat_files())
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "split", "--input", str(wheel),
+         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
+         "--overlay-root", "torch/", "--jobs", "2"],
+        env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["status"] == 0, done.stderr
+    assert result["loaded"] == []
+    assert len(list((tmp_path / "out").glob("*.whl"))) > 1
