@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING
 
 from wheel_size.errors import InvalidBundle, WheelSizeError
 from wheel_size.rocm.fatbin_section import BundleRef
+from wheel_size.split.in_place import InPlace, stored_in_place
 from wheel_size.wheel.archive import RawData
 
 if TYPE_CHECKING:
@@ -118,7 +119,8 @@ class LibraryPlan:
     objects without parsing again), and the host rewrite, planned down to the bytes it
     patches (``host_rewrite.RewritePlan`` or ``pe_rewrite.PePlan``; nothing changes them
     after the scan). ``copy`` is the file the apply phase reads: the inflated copy in the work
-    directory (``extracted``) or the file of an unpacked wheel.
+    directory (``extracted``), a stored member in the wheel itself (``split.in_place``) or the
+    file of an unpacked wheel.
     """
 
     number: int
@@ -135,7 +137,7 @@ class LibraryPlan:
     bundles: tuple[BundleRef, ...] = ()
     rewrite: RewritePlan | PePlan | None = None  # None once slimmed for the main process
     size_after: int = 0
-    copy: Path | None = None
+    copy: Path | InPlace | None = None
     extracted: bool = False
     warning: str | None = None
     old_runtime: str | None = None  # the pre-kpack libamdhip64 that kept it unchanged
@@ -180,17 +182,18 @@ class LibraryResult:
     deflate_seconds: dict[str, float] = field(default_factory=dict)  # candidate -> seconds
 
 
-def _renamed(exc: WheelSizeError, temp: Path, source: str) -> WheelSizeError:
+def _renamed(exc: WheelSizeError, temp: Path | InPlace, source: str) -> WheelSizeError:
     """The same error, naming the wheel member instead of our temporary copy."""
-    message = str(exc).replace(str(temp), source)
+    message = str(exc) if isinstance(temp, InPlace) else str(exc).replace(str(temp), source)
     if source not in message:
         message = f"{source}: {message}"
     return type(exc)(message)
 
 
-def _extract(job: LibraryJob) -> tuple[Path, bool]:
+def _extract(job: LibraryJob) -> tuple[Path | InPlace, bool]:
     """The file to read: a zip member inflated into this process's scratch file in the work
-    directory (True), or the file of an unpacked wheel (False).
+    directory (True), a stored member read where it lies in the wheel
+    (``split.in_place``: no copy), or the file of an unpacked wheel (False).
 
     The scratch file is overwritten in place for each library this process handles and cut to
     the member's size, never unlinked between libraries: writing a fresh file and deleting it
@@ -200,6 +203,9 @@ def _extract(job: LibraryJob) -> tuple[Path, bool]:
     if job.raw is None:
         assert job.file is not None
         return job.file, False
+    in_place = stored_in_place(job.raw)
+    if in_place is not None:
+        return in_place, False
     copy = job.work / f"inflated-{os.getpid()}.bin"
     fd = os.open(copy, os.O_RDWR | os.O_CREAT, 0o600)
     with os.fdopen(fd, "wb") as out:  # no O_TRUNC: the blocks already allocated are reused
@@ -209,7 +215,7 @@ def _extract(job: LibraryJob) -> tuple[Path, bool]:
     return copy, True
 
 
-def _content_hash(job: LibraryJob, copy: Path) -> str | None:
+def _content_hash(job: LibraryJob, copy: Path | InPlace) -> str | None:
     """The RECORD hash of a zip member left unchanged, from its inflated copy (fresh in the
     page cache): it is copied verbatim, and its RECORD line is checked against this."""
     from wheel_size.wheel.record import StreamingHash
@@ -297,7 +303,7 @@ def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
     src, extracted = _extract(job)
     try:
         with src.open("rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+            size = fh.seek(0, os.SEEK_END)
             parsed = _parse(fh, job.source)
             if parsed is None:
                 digest = _content_hash(job, src)
@@ -505,10 +511,14 @@ def _fast_size(data: bytes) -> int:
     return len(compressor.compress(data)) + len(compressor.flush())
 
 
-def _rewrite(plan: LibraryPlan, fh: IO[bytes], src: Path, dst: Path, spec: LibraryJob) -> None:
+def _rewrite(
+    plan: LibraryPlan, fh: IO[bytes], src: Path | InPlace, dst: Path, spec: LibraryJob
+) -> None:
     """Write the planned host rewrite of the open library ``fh`` to ``dst`` and verify it
     (host_rewrite's plan -> apply -> verify, with the plan made in the scan)."""
     search_paths = list(spec.search_paths)
+    if isinstance(src, InPlace):  # its mode bits: the wheel's (the caller sets 0o755 after)
+        src = src.path
     if plan.kind == "pe":
         from wheel_size.rocm.pe_rewrite import PePlan, write_dll
 
