@@ -18,7 +18,8 @@ library, each wheel once and kept:
 Each round runs, per input, the split (``--jobs``) and its floor (``decode_floor.py``; for
 ``lying`` the floor of ``good``, whose bytes are the same: a floor of headers that lie is not
 defined), order rotated. Printed: exit status, the first line of stderr, whether a traceback
-appeared, and ``x floor`` in wall and CPU time (medians), with the load average.
+appeared, ``x floor`` in wall and CPU time (medians), the split's peak process-tree RSS
+(sampled every 50 ms, the highest of the rounds), with the load average.
 
     python benchmarks/bench_split_bad_inputs.py [--jobs 2] [--repeat 3] [--libraries 4]
         [--compare OTHER_CHECKOUT]
@@ -34,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from dataclasses import dataclass
@@ -163,8 +165,22 @@ def run_split(wheel: Path, out: Path, jobs: int, checkout: Path = ROOT) -> Outco
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         before = os.times()
-        proc = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        peak = 0
+        done = threading.Event()
+
+        def sample() -> None:  # the process tree's RSS, as bench_split.measure samples it
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, bench_split._tree_rss(proc.pid))
+                time.sleep(0.05)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        proc.wait()
         wall = time.perf_counter() - start
+        done.set()
+        sampler.join()
         after = os.times()
         err.seek(0)
         text = err.read()
@@ -177,7 +193,7 @@ def run_split(wheel: Path, out: Path, jobs: int, checkout: Path = ROOT) -> Outco
         "split",
         wall,
         cpu,
-        0,
+        peak,
         load,
         proc.returncode,
         lines[0][:160] if lines else "",
@@ -243,9 +259,9 @@ def main() -> int:
     print(f"\nmedians of {args.repeat} rounds, {os.cpu_count()} cores, --jobs {args.jobs}")
     print(
         "| input | split | MB | load | floor wall / CPU | split wall / CPU | x floor (wall) | "
-        "CPU x floor | exit | traceback | first line |"
+        "CPU x floor | peak RSS | exit | traceback | first line |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for kind in kinds:
         floor = runs[(kind, "floor")]
         fw, fc = statistics.median(r.wall for r in floor), statistics.median(r.cpu for r in floor)
@@ -260,7 +276,8 @@ def main() -> int:
             print(
                 f"| {kind} | {label} | {wheels[kind].stat().st_size / 1e6:,.0f} | {load:.1f} | "
                 f"{fw:.1f} s / {fc:.1f} s | {sw:.1f} s / {sc:.1f} s | {sw / fw:.2f} | "
-                f"{sc / fc:.2f} | {','.join(map(str, codes))} | {'yes' if traceback else 'no'} | "
+                f"{sc / fc:.2f} | {max(r.rss for r in split) / 2**20:.0f} MiB | "
+                f"{','.join(map(str, codes))} | {'yes' if traceback else 'no'} | "
                 f"{split[-1].first_line.replace('|', '/')} |"
             )
     return 0
