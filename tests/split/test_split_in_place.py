@@ -1,0 +1,73 @@
+"""A stored library member is read where it lies in the wheel (``split.in_place``): no
+scratch copy, the same plan, staged code objects and rewritten library as the copy gives,
+and a corrupt member fails as it did when it was copied."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from wheel_size.errors import WheelSizeError
+from wheel_size.split.work import LibraryJob, LibraryResult, library_job
+from wheel_size.wheel.archive import open_source
+
+LIBRARY = Path(__file__).resolve().parents[1] / "data" / "hip" / "libplain19.so"
+NAME = "torch/lib/libplain19.so"
+
+
+def _wheel(tmp_path: Path, method: int) -> Path:
+    path = tmp_path / f"w{method}.zip"
+    with zipfile.ZipFile(path, "w", method) as zf:
+        zf.write(LIBRARY, NAME)
+    return path
+
+
+def _job(wheel: Path, work: Path) -> LibraryJob:
+    work.mkdir()
+    return LibraryJob(
+        number=0,
+        source=f"{wheel}:{NAME}",
+        rel="lib/libplain19.so",
+        raw=open_source(wheel).member(NAME).raw,
+        file=None,
+        work=work,
+        search_paths=("../.kpack/torch_@GFXARCH@.kpack",),
+        deflate=True,
+        deflate_level=6,
+        zstd_level=3,
+    )
+
+
+def _outputs(result: LibraryResult) -> tuple[bytes, list[bytes]]:
+    assert result.stripped is not None
+    staged = []
+    for ref in result.code_objects:
+        with ref.path.open("rb") as fh:
+            fh.seek(ref.offset)
+            staged.append(fh.read(ref.size))
+    return result.stripped.read_bytes(), staged
+
+
+def test_a_stored_member_is_split_in_place_like_a_deflated_one(tmp_path: Path) -> None:
+    stored_work, deflated_work = tmp_path / "stored", tmp_path / "deflated"
+    plan, stored = library_job(_job(_wheel(tmp_path, zipfile.ZIP_STORED), stored_work))
+    assert plan.fat and stored is not None
+    assert not list(stored_work.glob("inflated-*"))  # read in the wheel, not copied out
+    _, deflated = library_job(_job(_wheel(tmp_path, zipfile.ZIP_DEFLATED), deflated_work))
+    assert deflated is not None and list(deflated_work.glob("inflated-*"))
+    assert _outputs(stored) == _outputs(deflated)
+
+
+def test_a_stored_member_with_a_bad_crc_fails_as_before(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path, zipfile.ZIP_STORED)
+    raw = open_source(wheel).member(NAME).raw
+    assert raw is not None
+    with wheel.open("r+b") as fh:  # one byte of the member's content flipped
+        fh.seek(raw.offset + raw.size // 2)
+        byte = fh.read(1)
+        fh.seek(raw.offset + raw.size // 2)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(WheelSizeError, match="bad CRC-32"):
+        library_job(_job(wheel, tmp_path / "work"))
