@@ -252,55 +252,15 @@ def test_streamed_kpack_refuses_a_key_twice(tmp_path: Path) -> None:
         StreamedKpack("gfx942", "torch", "none", (blob, blob))
 
 
-def test_small_kernels_are_no_larger_than_zlib_6() -> None:
-    """Every real code object of the fixtures (5-10 KB: zstd-3's frame overhead loses to
-    zlib-6 on 40 of 41 of them) comes out no larger than a zip's deflate at level 6."""
-    import zlib
-
-    for key, _target, data in kernels():
-        deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
-        bound = len(deflate.compress(data) + deflate.flush())
-        frame = compress_kernel(data, 3)
-        assert len(frame) <= bound, key
-        assert zstandard.ZstdDecompressor().decompress(frame) == data
-
-
-def test_the_zlib_bound_stops_once_the_frame_is_settled_and_answers_as_the_whole() -> None:
-    """Issue 30: zlib 6 over a kernel runs only as far as the comparison with its zstd frame
-    needs, and its answer is the whole stream's, whatever ``n`` is asked, in any order."""
-    import random
-    import zlib
-
-    from wheel_size.rocm.kpack import _DeflateBound
-
-    rng = random.Random(30)
-    data = bytes(rng.choice(b"\x00\x01\x02\x03") for _ in range(256 << 10))
-    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
-    whole = len(deflate.compress(data) + deflate.flush())
-    for asked in ([1, whole, whole + 1], [whole + 1, whole, 1], [whole // 2, whole - 1]):
-        bound = _DeflateBound(data)
-        for n in asked:
-            assert bound.reaches(n) is (whole >= n), (asked, n)
-    early = _DeflateBound(data)
-    assert early.reaches(1000)
-    assert early._at < len(data)  # settled long before zlib read the whole kernel
-
-
-def test_kernel_frames_are_those_of_the_whole_zlib_bound() -> None:
-    """The early stop changes no frame: each fixture kernel (and a larger, random-ish one
-    that zstd-3 wins on) gets the frame the rule picks with zlib 6's whole stream."""
-    import random
-    import zlib
-
-    rng = random.Random(31)
-    extra = bytes(rng.choice(b"abcdefgh") for _ in range(300 << 10))
-    for data in [d for _k, _t, d in kernels()] + [extra]:
-        deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
-        bound = len(deflate.compress(data) + deflate.flush())
-        frame = zstandard.ZstdCompressor(level=3, write_content_size=True).compress(data)
-        for higher in (6, 12, 19):
-            if len(frame) <= bound:
-                break
-            again = zstandard.ZstdCompressor(level=higher, write_content_size=True).compress(data)
-            frame = min(frame, again, key=len)
-        assert compress_kernel(data, 3) == frame
+def test_each_kernel_is_one_zstd_frame_at_the_level_asked() -> None:
+    """Issue 30: no second compressor beside zstd (a zlib 6 bound and escalation to zstd
+    6/12/19 bought 0-0.23 % of real wheels' device bytes for 3-8x the CPU): each fixture
+    kernel's frame is zstd's at the level asked, its content size recorded, and decodes back."""
+    for _key, _target, data in kernels():
+        for level in (1, 3, 9):
+            frame = compress_kernel(data, level)
+            assert frame == zstandard.ZstdCompressor(level=level, write_content_size=True).compress(
+                data
+            )
+            assert zstandard.get_frame_parameters(frame).content_size == len(data)
+            assert zstandard.ZstdDecompressor().decompress(frame) == data

@@ -64,64 +64,14 @@ def kpack_file_name(group: str, arch: str) -> str:
     return f"{group}_{arch}.kpack"
 
 
-# Levels tried, in order, for a kernel whose frame at the asked level is larger than zlib
-# level 6 would make it (small kernels: a frame's fixed overhead outweighs zstd's gain).
-_ESCALATION = (6, 12, 19)
-_ZLIB_BOUND_LEVEL = 6
-
-
-class _DeflateBound:
-    """zlib level 6's raw deflate stream of ``data`` (a zip member's), computed only as far
-    as a comparison needs: :meth:`reaches` feeds zlib a piece at a time and stops as soon
-    as its output is ``n`` bytes long (the rest can only add to it). A kernel whose zstd
-    frame is smaller than zlib's stream, most of them, is settled after the share of the
-    kernel that zlib needs to write as many bytes as the frame holds (bitsandbytes 0.50.2:
-    82 % of the bytes, not all of them); the answer is the full stream's, since deflate's
-    output does not depend on how its input is cut."""
-
-    STEP = 16 << 10
-
-    def __init__(self, data: bytes) -> None:
-        import zlib
-
-        self._data = memoryview(data)
-        self._at = 0
-        self._written = 0
-        self._compressor: Any = zlib.compressobj(_ZLIB_BOUND_LEVEL, zlib.DEFLATED, -15)
-
-    def reaches(self, n: int) -> bool:
-        """Whether zlib's whole stream is at least ``n`` bytes long."""
-        while self._written < n and self._compressor is not None:
-            if self._at < len(self._data):
-                piece = self._data[self._at : self._at + self.STEP]
-                self._at += len(piece)
-                self._written += len(self._compressor.compress(piece))
-            else:
-                self._written += len(self._compressor.flush())
-                self._compressor = None
-        return self._written >= n
-
-
 def compress_kernel(data: bytes, level: int = 3) -> bytes:
-    """One independent zstd frame with the content size recorded (what the runtime expects),
-    no larger than zlib level 6 would make the kernel where a higher zstd level gets there:
-    a kernel of at most ``limits.CHUNK`` bytes (held whole anyway) whose frame at ``level``
-    is larger is compressed again at the levels of ``_ESCALATION`` and the smallest frame
-    kept. Larger kernels are compressed at ``level`` alone (zlib's pass would cost ~10x
-    zstd's; docs/split.md, "Compression"). zlib runs only as far as the comparison needs
-    (:class:`_DeflateBound`). Usable in worker processes."""
-    from wheel_size.rocm.limits import CHUNK
-
+    """One independent zstd frame at ``level`` with the content size recorded (what the
+    runtime expects). No second compressor is tried beside it: a zlib 6 bound with zstd
+    levels 6, 12 and 19 after it saved 0-0.23 % of the device bytes of five real ROCm wheels
+    (at most 47 KB) for 3-8x zstd 3's CPU, far under the 1 % and 64 KiB a pass must buy
+    (``split.deflate_probe.worth_a_pass``; docs/split.md, "Kernels"). Usable in worker
+    processes."""
     frame: bytes = zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
-    if len(data) > CHUNK:
-        return frame
-    bound = _DeflateBound(data)
-    for higher in _ESCALATION:
-        if bound.reaches(len(frame)):  # the frame is no larger than zlib 6's stream
-            break
-        if higher > level:
-            again = zstandard.ZstdCompressor(level=higher, write_content_size=True).compress(data)
-            frame = min(frame, again, key=len)
     return frame
 
 
