@@ -80,6 +80,8 @@ def build_image_env(tmp: Path) -> ImageEnv:
     # The dependencies: the test interpreter's site-packages, after the environment's own
     # (so `wheel_size` is the installed wheel, never the checkout).
     (Path(purelib) / "zz_image_dependencies.pth").write_text(sysconfig.get_paths()["purelib"])
+    # The Dockerfile's next step: the templates compiled into the installed package.
+    subprocess.run([str(python), "-m", "wheel_size.render.bytecode"], check=True, timeout=120)
     entrypoint = tmp / "opt" / "entrypoint"
     entrypoint.parent.mkdir(parents=True)
     shutil.copy2(ctx / "entrypoint", entrypoint)

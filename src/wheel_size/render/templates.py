@@ -29,7 +29,7 @@ import jinja2
 from wheel_size.render.safe_markdown import link_url, safe_inline, stripped_line
 from wheel_size.units import format_count, format_mb, format_percent, format_size, in_mb
 
-__all__ = ["render", "render_macro", "template_dir"]
+__all__ = ["make_environment", "render", "render_macro", "template_dir"]
 
 
 def template_dir() -> Path:
@@ -74,18 +74,32 @@ def _text(value: Any) -> str:
 
 @functools.cache
 def _environment() -> jinja2.Environment:
+    from wheel_size.render.bytecode import BYTECODE_DIR, InstalledBytecode
+
+    installed = InstalledBytecode(BYTECODE_DIR) if BYTECODE_DIR.is_dir() else None
+    return make_environment(template_dir(), installed)
+
+
+def make_environment(
+    root: Path, bytecode: jinja2.BytecodeCache | None = None
+) -> jinja2.Environment:
+    """The environment over the templates in ``root``, with compiled templates from
+    ``bytecode`` where they are current (:mod:`wheel_size.render.bytecode`)."""
+    from wheel_size.render.bytecode import CODE_OPTIONS
+
+    extensions = CODE_OPTIONS["autoescape_extensions"]
+    assert isinstance(extensions, tuple)
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(template_dir()),
+        loader=jinja2.FileSystemLoader(root),
         # Markdown and plain text are the common case; HTML templates escape explicitly
         # with autoescape blocks, selected by file name below.
         # (``page.html.j2`` counts as HTML: select_autoescape matches the name's ending.)
-        autoescape=jinja2.select_autoescape(
-            enabled_extensions=("html", "htm", "svg", "html.j2", "htm.j2", "svg.j2")
-        ),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        autoescape=jinja2.select_autoescape(enabled_extensions=extensions),
+        undefined=getattr(jinja2, str(CODE_OPTIONS["undefined"])),
+        keep_trailing_newline=bool(CODE_OPTIONS["keep_trailing_newline"]),
+        trim_blocks=bool(CODE_OPTIONS["trim_blocks"]),
+        lstrip_blocks=bool(CODE_OPTIONS["lstrip_blocks"]),
+        bytecode_cache=bytecode,
     )
     env.filters["mb"] = _format_mb
     env.filters["in_mb"] = _in_mb
