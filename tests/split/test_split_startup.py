@@ -36,3 +36,22 @@ def test_a_split_loads_no_trust_store_and_no_history(tmp_path: Path) -> None:
     assert result["status"] == 0, done.stderr
     assert result["loaded"] == []
     assert len(list((tmp_path / "out").glob("*.whl"))) > 1
+
+
+def test_forked_workers_import_nothing_the_split_has_not(tmp_path: Path) -> None:
+    """Every module of ours is imported once, in the parent, before the pool forks: a
+    module a library job needs, imported in each worker, shows twice in ``-X importtime``."""
+    wheel = zip_wheel(tmp_path / NAME, fat_files())
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
+         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
+         "--overlay-root", "torch/", "--jobs", "2"],
+        env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    ours = [
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "wheel_size" in line
+    ]
+    assert "wheel_size.rocm.kpack" in ours  # the library jobs ran
+    assert sorted({m for m in ours if ours.count(m) > 1}) == []

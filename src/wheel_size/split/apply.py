@@ -225,9 +225,31 @@ def _scanned(
         source.close()
 
 
-def _import_for_workers() -> None:
-    """Import here, once, what every worker of the split imports anyway (kpack writing and
-    the deflate probe: ~20 CPU-ms a worker), before the pool forks them."""
+# What the library jobs import (kpack writing, the deflate probe; the host rewrite with its
+# tables and checks for an ELF library, its PE twin for a DLL): ~40 CPU-ms a worker when each
+# forked worker imports them itself.
+_WORKER_MODULES = (
+    "wheel_size.rocm.kpack",
+    "wheel_size.split.deflate_probe",
+    "wheel_size.split.window_gate",
+)
+_ELF_MODULES = ("wheel_size.rocm.elf_tables", "wheel_size.rocm.host_rewrite")
+_PE_MODULES = ("wheel_size.rocm.pe_rewrite", "wheel_size.rocm.pe_verify")
+
+
+def _import_for_workers(jobs: int, scan: WheelScan) -> None:
+    """Import here, once, what the split's workers would each import, before the pool forks
+    them (by name, through the import statement's own ``__import__``, so ``-X importtime``
+    shows them: an unused ``import`` in a function is what linters remove). A library's
+    kind is told by its bytes; its name only decides what is worth importing early."""
+    if jobs <= 1 or not scan.candidates:
+        return
+    dll = [m.name.lower().endswith(".dll") for m in scan.candidates]
+    names = (
+        _WORKER_MODULES + (_ELF_MODULES if not all(dll) else ()) + (_PE_MODULES if any(dll) else ())
+    )
+    for name in names:
+        __import__(name)
 
 
 def plan_only(
@@ -380,7 +402,7 @@ def _split(
     out.mkdir()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    _import_for_workers()
+    _import_for_workers(options.jobs, scan)
     try:
         with _pool(options.jobs) as pool:
             try:  # these waves write only into the work directory
