@@ -313,6 +313,20 @@ def run_cp(wheel: Path, work: Path) -> Run:
     return Run("cp + sync", wall + flush, cpu, rss, load, {"copy": wall, "sync": flush})
 
 
+def prepare_checkout(checkout: Path) -> None:
+    """Before timing, a checkout as an installed package runs: its modules byte-compiled
+    (``pip install`` writes the ``.pyc`` files; with ``PYTHONDONTWRITEBYTECODE`` set, as in
+    some shells, every run would compile ~60 modules from source, 0.1-0.2 CPU-s) and, where
+    the checkout has the step, its templates compiled as the Action's image compiles them
+    (``wheel_size.render.bytecode``)."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    src = checkout / "src"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)
+    if (src / "wheel_size" / "render" / "bytecode.py").exists():
+        env = dict(os.environ, PYTHONPATH=str(src))
+        subprocess.run([sys.executable, "-m", "wheel_size.render.bytecode"], env=env, check=True)
+
+
 def floor_label(label: str) -> tuple[str, int] | None:
     """``("floor", N)`` or ``("floor+", N)`` for a floor contender's label."""
     kind, _, jobs = label.partition(" -j")
@@ -448,6 +462,8 @@ def main() -> int:
     plans = {("floor", 0): plan}
     checkouts = [(args.compare.name, args.compare)] if args.compare else []
     checkouts.append(("this", ROOT))
+    for _name, checkout in checkouts:
+        prepare_checkout(checkout)
     contenders: list[tuple[str, Path | None, str]] = [("cp + sync", None, "")]
     for cores in dict.fromkeys(floor_jobs(j) for j in args.jobs.split(",")):
         contenders.append((f"floor -j{cores}", None, str(cores)))

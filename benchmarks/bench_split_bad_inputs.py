@@ -239,6 +239,8 @@ def main() -> int:
             decode_floor.split_plan(honest), args.work / f"floor-{kind}.json"
         )
     runs: dict[tuple[str, str], list[Outcome]] = {}
+    for checkout in (ROOT, *([args.compare] if args.compare else [])):
+        bench_split.prepare_checkout(checkout)
     splits = ["split", *(["split (compare)"] if args.compare else [])]
     contenders = [(kind, what) for kind in kinds for what in (*splits, "floor")]
     for round_ in range(args.repeat):
