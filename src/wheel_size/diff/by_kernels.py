@@ -115,14 +115,16 @@ def read_kernel_sides(
     *,
     chunk_bytes: int = CHUNK_BYTES,
     digests: bool = False,
+    families: bool = True,
 ) -> tuple[Inventory, Inventory]:
     """The kernel inventories of the members ``names`` (old, new) of the two open wheels;
     ``chunk_bytes`` of decoded code objects make one task. ``digests`` hashes every
     function, so each inventory also knows its identical copies (``Inventory.duplicates``;
-    ``diff --by kernel``: a library read the sequential way after a fault goes without)."""
+    ``diff --by kernel``: a library read the sequential way after a fault goes without).
+    Without ``families`` no item gets a template family (``Inventory.families``)."""
     pairs = _pairs(*names)
     with _no_cycle_collector():
-        return _read(wheels, pairs, labels, workers, chunk_bytes, digests)
+        return _read(wheels, pairs, labels, workers, chunk_bytes, digests, families)
 
 
 class _no_cycle_collector:  # noqa: N801 - a context manager used like a function
@@ -149,8 +151,9 @@ def _read(
     workers: int,
     chunk_bytes: int,
     digests: bool,
+    families: bool = True,
 ) -> tuple[Inventory, Inventory]:
-    inventories = {"old": Inventory(), "new": Inventory()}
+    inventories = {"old": Inventory(families=families), "new": Inventory(families=families)}
     inventories["new"].share_names(inventories["old"])
     old_src, new_src = wheels
     with tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp:
