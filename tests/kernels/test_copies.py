@@ -76,3 +76,22 @@ def test_only_entries_with_a_shared_name_and_size_are_decoded_again() -> None:
     assert {(arch, name) for arch, name, _digest in hashed} == {(a, m) for a, m, _s in shared}
     copies = {demangle(name).text for (_arch, name, _d), n in hashed.items() if n > 1}
     assert copies == {DUPLICATE}
+
+
+def test_old_side_copies_not_looked_for(tmp_path: Path) -> None:
+    """Only the new side's identical copies are shown (``diff --by kernel``), so the old
+    side's libraries are neither noted nor decoded again for them."""
+    assert _every_function_hashed("libkern_twin.so")  # the old side holds copies
+    a = kernel_wheel(tmp_path / "a", "1.0", MEMBERS)
+    b = kernel_wheel(tmp_path / "b", "2.0", {"kern/libkern.so": "libkern_v1.so"})
+    with open_source(a) as a_src, open_source(b) as b_src:
+        names = _changed(a_src, b_src, "a", "b", [])
+        for workers in (1, 2):
+            sources, labels = (a_src, b_src), ("a", "b")
+            old, new = read_kernel_sides(sources, names, labels, workers, digests=True)
+            assert old.duplicates == {} and old.items
+            assert new.duplicates == _every_function_hashed("libkern_v1.so")
+    # and a chunk notes the new side's functions only
+    scan = scan_kernel_library(library("libkern_twin.so"), "a:lib")
+    [chunk] = plan_kernel_chunks(0, scan, None, 1 << 30, digests=True)
+    assert list(read_chunk(chunk).old.spot_rows()) == []

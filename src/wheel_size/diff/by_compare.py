@@ -286,7 +286,9 @@ def diff_wheels_by(
             # --by kernel hashes every function to mark identical copies; families do not
             digests = by == "kernel"
             sources = (a_src, b_src)
-            old_inv, new_inv = read_kernel_sides(sources, names, labels, workers, digests=digests)
+            old_inv, new_inv = read_kernel_sides(
+                sources, names, labels, workers, digests=digests, families=by == "family"
+            )
     if by == "symbol":
         sides = (old_names, new_names), (old_label, new_label)
         old_inv, new_inv = _symbol_sides(old, new, *sides, workers)

@@ -115,14 +115,18 @@ def read_kernel_sides(
     *,
     chunk_bytes: int = CHUNK_BYTES,
     digests: bool = False,
+    families: bool = True,
 ) -> tuple[Inventory, Inventory]:
     """The kernel inventories of the members ``names`` (old, new) of the two open wheels;
-    ``chunk_bytes`` of decoded code objects make one task. ``digests`` hashes every
-    function, so each inventory also knows its identical copies (``Inventory.duplicates``;
-    ``diff --by kernel``: a library read the sequential way after a fault goes without)."""
+    ``chunk_bytes`` of decoded code objects make one task. With ``digests`` the new
+    inventory also knows its identical copies (``Inventory.duplicates``; ``diff --by
+    kernel`` marks the new side's kernels; a library read the sequential way after a fault
+    goes without). The old side's are not looked for: nothing shows them, and for two
+    torch releases they cost a second decode of ~1 GB of the old libtorch_cuda.so.
+    Without ``families`` no item gets a template family (``Inventory.families``)."""
     pairs = _pairs(*names)
     with _no_cycle_collector():
-        return _read(wheels, pairs, labels, workers, chunk_bytes, digests)
+        return _read(wheels, pairs, labels, workers, chunk_bytes, digests, families)
 
 
 class _no_cycle_collector:  # noqa: N801 - a context manager used like a function
@@ -149,8 +153,9 @@ def _read(
     workers: int,
     chunk_bytes: int,
     digests: bool,
+    families: bool = True,
 ) -> tuple[Inventory, Inventory]:
-    inventories = {"old": Inventory(), "new": Inventory()}
+    inventories = {"old": Inventory(families=families), "new": Inventory(families=families)}
     inventories["new"].share_names(inventories["old"])
     old_src, new_src = wheels
     with tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp:
@@ -203,7 +208,8 @@ def _run(
     def next_scan() -> set[Future[Any]]:
         side, name = scans.popleft()
         source = f"{label[side]}:{name}"
-        return {pool.submit(_scan_member, side, name, tmp, source, digests)}
+        hashed = digests and side == "new"  # the old side's copies are shown nowhere
+        return {pool.submit(_scan_member, side, name, tmp, source, hashed)}
 
     try:
         running: set[Future[Any]] = set()
@@ -273,6 +279,8 @@ def _plan_copies(pool: Executor, pair: _Pair, chunk_bytes: int) -> set[Future[An
         return set()  # read the sequential way (_drop)
     jobs = []
     for side, _name in pair.sides():
+        if side != "new":
+            continue  # only the new side's copies are shown (see read_kernel_sides)
         scan = pair.scans[side]
         tallies = [getattr(r, side) for r in pair.results]
         file = (scan.path, scan.source)

@@ -52,6 +52,9 @@ class Inventory:
     duplicates: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     # (arch, mangled) of items whose name libstdc++ rejected, for :meth:`resolve`
     _pending: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    # False: no template families (``diff --by kernel`` shows none; an item's family is
+    # then ""): working one out is ~70 % of resolving a name, 0.3-0.4 CPU-s of a torch diff
+    families: bool = True
 
     def add_duplicates(self, found: Iterable[tuple[str, str, int, int]]) -> None:
         """Record (arch, mangled, bytes of one copy, identical copies) of one library."""
@@ -65,7 +68,9 @@ class Inventory:
         known = self._names.get(mangled) if shown is None else None
         if known is None:
             shown = shown or demangle(mangled)
-            if shown.ok and shown.text == mangled and mangled.startswith("$"):
+            if not self.families:
+                kin = ""
+            elif shown.ok and shown.text == mangled and mangled.startswith("$"):
                 kin = mangled  # nvcc's ``$kernel$helper`` names are not C++
             else:
                 kin = template_family(shown.text) if shown.ok else UNATTRIBUTED
@@ -87,7 +92,9 @@ class Inventory:
 
     def share_names(self, other: Inventory) -> None:
         """Use ``other``'s cache of demangled names: both sides of a diff hold mostly the
-        same names, each demangled once."""
+        same names, each demangled once (``other`` must agree on :attr:`families`)."""
+        if other.families != self.families:
+            raise ValueError("shared names must agree on whether families are resolved")
         self._names = other._names
 
     def add_counts(self, counts: Iterable[tuple[tuple[str, str], Sequence[int]]]) -> None:

@@ -334,8 +334,9 @@ class Chunk:
     old: tuple[Path, str] | None
     new: tuple[Path, str] | None
     work: tuple[tuple[Item | None, Item | None], ...]
-    # note every function's (arch, name, bytes, entry) in ``Tally.spots``: identical copies
-    # are then found by hashing only what shares a name and size (kernels.copies)
+    # note every function's (arch, name, bytes, entry) of the new side in ``Tally.spots``:
+    # its identical copies are then found by hashing only what shares a name and size
+    # (kernels.copies); the old side's are shown nowhere, so not looked for
     digests: bool = False
 
 
@@ -425,8 +426,8 @@ def _retag(problems: list[str], old: str, new: str) -> list[str]:
 def read_chunk(chunk: Chunk) -> ChunkResult:
     """The functions of every entry of ``chunk``, tallied per side."""
     result = ChunkResult(chunk.pair, chunk.index)
-    if chunk.digests:
-        result.old.spots, result.new.spots = [], []
+    if chunk.digests:  # the new side's: only its copies are shown (``diff --by kernel``)
+        result.new.spots = []
     lz4 = _DECODER  # one buffer per worker: a fresh one per chunk faults in its pages again
     try:
         with open_side(chunk.old) as old_fd, open_side(chunk.new) as new_fd:
