@@ -59,6 +59,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import bench_split  # noqa: E402
 import decode_floor  # noqa: E402
 
 PLATFORM = "manylinux_2_28_x86_64"
@@ -211,6 +212,8 @@ def main() -> int:
         str(new),
     ]
     _timed(["sha256sum", str(old), str(new)])  # page cache warm for both
+    for tree in (ROOT, *([args.compare] if args.compare else [])):
+        bench_split.prepare_checkout(tree)  # byte-compiled, as an installed package runs
     plan = decode_floor.save(
         decode_floor.diff_plan(old, new), Path(tempfile.gettempdir()) / "bench-kernels-floor.json"
     )
