@@ -5,7 +5,7 @@ harness (scripts/fuzz_rocm.py) runs the same targets for longer."""
 from __future__ import annotations
 
 import contextlib
-import io
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -47,14 +47,14 @@ ELF_SEEDS = [(HIP_DATA / n).read_bytes() for n in ("libccob19.so", "librdc19.so"
 
 
 def kpack_seed(compression: str) -> bytes:
-    buf = io.BytesIO()
-    path = Path(f"/tmp/wheel-size-fuzz-seed-{compression}_gfx942.kpack")
-    with KpackWriter(path, arch="gfx942", compression=compression) as w:
-        w.add(key="lib/a.so#0", data=b"\x7fELF" + bytes(100))
-        w.add(key="lib/a.so#1", data=b"code" * 20)
-    buf.write(path.read_bytes())
-    path.unlink()
-    return buf.getvalue()
+    # A folder of this process's own: xdist's workers import this module at the same time,
+    # and one fixed path let one worker rename the other's temporary file away.
+    with tempfile.TemporaryDirectory(prefix="wheel-size-fuzz-seed-") as tmp:
+        path = Path(tmp) / f"seed-{compression}_gfx942.kpack"
+        with KpackWriter(path, arch="gfx942", compression=compression) as w:
+            w.add(key="lib/a.so#0", data=b"\x7fELF" + bytes(100))
+            w.add(key="lib/a.so#1", data=b"code" * 20)
+        return path.read_bytes()
 
 
 KPACK_SEEDS = [kpack_seed("zstd"), kpack_seed("none")]
