@@ -14,7 +14,7 @@ ARG PYTHON_IMAGE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc
 # removing them in a later layer left them in the image: 17.6 MB of dead layer.) Both stages
 # share the base image, so the environment's interpreter path is the same in both.
 # The templates are compiled into the installed package once, here, not by every run
-# (src/wheel_size/render/bytecode.py: about 0.1 CPU-s a split report).
+# (src/wheel_size/render/compiled.py: about 0.1 CPU-s a split report).
 FROM ${PYTHON_IMAGE} AS build
 COPY . /src
 RUN python3 -m venv /opt/wheel-size \

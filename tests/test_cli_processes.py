@@ -26,6 +26,7 @@ PROCESSES = {
     "docs/test_readme_split.py": "the README's commands, run as written",
     "history/test_hostile_records.py": "a FIFO that would hang a reader: bounded by a timeout",
     "reliability/test_concurrent_writers.py": "many writers racing on one data branch",
+    "split/test_split_startup.py": "-X importtime of a fresh interpreter: what a split imports",
     "reliability/test_enospc.py": "RLIMIT_FSIZE for the command alone",
     "reliability/test_git_hostile.py": "a stalled remote: bounded by a timeout, signals",
     "reliability/test_hostile_binaries.py": "RLIMIT_AS for the command alone",

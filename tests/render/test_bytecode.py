@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import REPO_ROOT
-from wheel_size.render.bytecode import InstalledBytecode, precompile
+from wheel_size.render.bytecode import precompile
+from wheel_size.render.compiled import InstalledBytecode
 from wheel_size.render.templates import make_environment, template_dir
 
 

@@ -74,7 +74,7 @@ def _text(value: Any) -> str:
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    from wheel_size.render.bytecode import BYTECODE_DIR, InstalledBytecode
+    from wheel_size.render.compiled import BYTECODE_DIR, InstalledBytecode
 
     installed = InstalledBytecode(BYTECODE_DIR) if BYTECODE_DIR.is_dir() else None
     return make_environment(template_dir(), installed)
@@ -84,8 +84,8 @@ def make_environment(
     root: Path, bytecode: jinja2.BytecodeCache | None = None
 ) -> jinja2.Environment:
     """The environment over the templates in ``root``, with compiled templates from
-    ``bytecode`` where they are current (:mod:`wheel_size.render.bytecode`)."""
-    from wheel_size.render.bytecode import CODE_OPTIONS
+    ``bytecode`` where they are current (:mod:`wheel_size.render.compiled`)."""
+    from wheel_size.render.compiled import CODE_OPTIONS
 
     extensions = CODE_OPTIONS["autoescape_extensions"]
     assert isinstance(extensions, tuple)
