@@ -20,7 +20,9 @@ from wheel_size.wheel.archive import open_source
 SHF_EXECINSTR = 0x4
 
 
-def _inflate(tmp_path: Path, data: bytes, *, whole: bool = False) -> tuple[Path, list]:
+def _inflate(
+    tmp_path: Path, data: bytes, *, whole: bool = False
+) -> tuple[Path, list[tuple[int, int]]]:
     wheel = tmp_path / "w"
     wheel.mkdir(exist_ok=True)
     (wheel / "lib.so").write_bytes(data)

@@ -74,8 +74,8 @@ def test_only_entries_with_a_shared_name_and_size_are_decoded_again() -> None:
         for key, (_size, copies) in hash_copies(job).same.items():
             hashed[key] += copies
     assert {(arch, name) for arch, name, _digest in hashed} == {(a, m) for a, m, _s in shared}
-    copies = {demangle(name).text for (_arch, name, _d), n in hashed.items() if n > 1}
-    assert copies == {DUPLICATE}
+    duplicated = {demangle(name).text for (_arch, name, _d), n in hashed.items() if n > 1}
+    assert duplicated == {DUPLICATE}
 
 
 def test_old_side_copies_not_looked_for(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from kernelfx import kernel_wheel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-import decode_floor
+import decode_floor  # type: ignore[import-not-found]  # benchmarks/, put on sys.path above
 
 
 def test_each_distinct_compressed_entry_is_decoded_once(tmp_path: Path) -> None:
