@@ -198,30 +198,9 @@ def _tree_pss(pids: list[int]) -> int:
     return total
 
 
-def _tree(pid: int) -> list[int]:
-    """``pid`` and all its descendants."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(children.get(current, []))
-    return found
-
-
-PEAK_PSS: list[int] = [0]  # the last measure()'s peak summed PSS (bytes)
-
-
-def _tree_rss(pid: int) -> int:
-    """Summed RSS (bytes) of ``pid`` and all its descendants."""
+def _tree(pid: int) -> tuple[list[int], int]:
+    """``pid`` and all its descendants, and their summed RSS (bytes), from one scan of
+    ``/proc``."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
@@ -231,15 +210,22 @@ def _tree_rss(pid: int) -> int:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        ppid, pages = int(fields[1]), int(fields[21])
-        children.setdefault(ppid, []).append(int(entry.name))
-        rss[int(entry.name)] = pages * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [pid]
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        rss[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    found, stack = [], [pid]
     while stack:
         current = stack.pop()
-        total += rss.get(current, 0)
+        found.append(current)
         stack.extend(children.get(current, []))
-    return total
+    return found, sum(rss.get(p, 0) for p in found)
+
+
+PEAK_PSS: list[int] = [0]  # the last measure()'s peak summed PSS (bytes)
+
+
+def _tree_rss(pid: int) -> int:
+    """Summed RSS (bytes) of ``pid`` and all its descendants."""
+    return _tree(pid)[1]
 
 
 def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
@@ -255,8 +241,9 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[floa
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, _tree_rss(proc.pid))
-            PEAK_PSS[0] = max(PEAK_PSS[0], _tree_pss(_tree(proc.pid)))
+            pids, rss = _tree(proc.pid)
+            peak = max(peak, rss)
+            PEAK_PSS[0] = max(PEAK_PSS[0], _tree_pss(pids))
             time.sleep(0.05)
 
     thread = threading.Thread(target=sample, daemon=True)

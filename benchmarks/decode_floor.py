@@ -80,7 +80,7 @@ def _data_offset(fh: Any, info: zipfile.ZipInfo) -> int:
     fh.seek(info.header_offset)
     header = fh.read(30)
     name_len, extra_len = struct.unpack("<HH", header[26:30])
-    return int(info.header_offset) + 30 + name_len + extra_len
+    return int(info.header_offset) + 30 + int(name_len) + int(extra_len)
 
 
 def _is_library(name: str) -> bool:
@@ -210,7 +210,17 @@ def diff_plan(old: Path, new: Path) -> list[Task]:
         with wheel.open("rb") as fh:
             offset = _data_offset(fh, info)
         tasks.append(
-            (str(wheel), offset, info.compress_size, info.compress_type, info.file_size, [], None)
+            (
+                str(wheel),
+                offset,
+                info.compress_size,
+                info.compress_type,
+                info.file_size,
+                [],
+                None,
+                None,
+                1,
+            )
         )
     return tasks
 
@@ -509,11 +519,11 @@ def main() -> int:
     if args.action == "inner":  # a kernel diff's inner decode (diff_inner_plan)
         plan = json.loads(args.plan.read_text())
         entries = [tuple(e) for e in plan["entries"]]
-        decoded = run_inner(entries, Path(plan["payloads"]), args.jobs)  # type: ignore[arg-type]
+        decoded = run_inner(entries, Path(plan["payloads"]), args.jobs)
         print(f"{decoded} bytes decoded")
         return 0
     tasks = [tuple(t) for t in json.loads(args.plan.read_text())]
-    done = run(tasks, args.jobs)  # type: ignore[arg-type]
+    done = run(tasks, args.jobs)
     print(f"{done} bytes inflated")
     return 0
 
