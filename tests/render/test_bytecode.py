@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO_ROOT
 from wheel_size.render.bytecode import precompile
 from wheel_size.render.compiled import InstalledBytecode
@@ -48,3 +50,18 @@ def test_the_image_compiles_the_templates_after_installing_the_package() -> None
     install = text.index("pip install")
     assert text.index("-m wheel_size.render.bytecode", install) > install
     assert "src/wheel_size/render/_bytecode" in (REPO_ROOT / ".dockerignore").read_text()
+
+
+def test_help_is_help_not_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m wheel_size.render.bytecode --help`` prints its usage and writes nothing
+    (it once compiled every template into a folder named ``--help``)."""
+    from wheel_size.render.bytecode import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []

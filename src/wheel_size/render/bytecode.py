@@ -7,6 +7,7 @@ reads it at run time; see that module for when a compiled template is used.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -30,7 +31,12 @@ def precompile(directory: Path = BYTECODE_DIR, root: Path | None = None) -> list
 
 def main(argv: list[str]) -> None:
     """``python -m wheel_size.render.bytecode [DIRECTORY]``: the image's build stage."""
-    precompile(Path(argv[0]) if argv else BYTECODE_DIR)
+    parser = argparse.ArgumentParser(
+        prog="python -m wheel_size.render.bytecode",
+        description="Compile every template into DIRECTORY (default: inside the package).",
+    )
+    parser.add_argument("directory", nargs="?", type=Path, default=BYTECODE_DIR)
+    precompile(parser.parse_args(argv).directory)
 
 
 if __name__ == "__main__":
