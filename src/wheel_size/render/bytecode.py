@@ -7,7 +7,6 @@ reads it at run time; see that module for when a compiled template is used.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -29,15 +28,22 @@ def precompile(directory: Path = BYTECODE_DIR, root: Path | None = None) -> list
     return names
 
 
-def main(argv: list[str]) -> None:
-    """``python -m wheel_size.render.bytecode [DIRECTORY]``: the image's build stage."""
-    parser = argparse.ArgumentParser(
-        prog="python -m wheel_size.render.bytecode",
-        description="Compile every template into DIRECTORY (default: inside the package).",
-    )
-    parser.add_argument("directory", nargs="?", type=Path, default=BYTECODE_DIR)
-    precompile(parser.parse_args(argv).directory)
+USAGE = "usage: python -m wheel_size.render.bytecode [DIRECTORY]"
+
+
+def main(argv: list[str]) -> int:
+    """``python -m wheel_size.render.bytecode [DIRECTORY]``: the image's build stage.
+    (argparse is for ``cli/`` alone; one optional folder needs none.) An option is never
+    taken for the folder: ``--help`` prints the usage, any other is an error."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(f"{USAGE}\n\nCompile every template into DIRECTORY (default: inside the package).")
+        return 0
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print(f"{USAGE}\nerror: unexpected arguments {' '.join(argv)}", file=sys.stderr)
+        return 2
+    precompile(Path(argv[0]) if argv else BYTECODE_DIR)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
