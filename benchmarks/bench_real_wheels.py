@@ -53,6 +53,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
 
@@ -874,6 +877,14 @@ def pip_downloads(pin: Pinned, out: Path, requirement: str, work: Path) -> int:
 INSTALLS: list[dict[str, Any]] = []  # every install checked, for --installs-json
 
 
+def same_install(requirement: str) -> str:
+    """A requirement as pip compares it: the report names a project as its METADATA does
+    (``amd_mori``), the pin as PyPI lists it (``amd-mori``); both are one project."""
+    parsed = Requirement(requirement)
+    extras = ",".join(sorted(canonicalize_name(e) for e in parsed.extras))
+    return f"{canonicalize_name(parsed.name)}[{extras}]"
+
+
 def check_installs(
     pin: Pinned,
     wheel: Path,
@@ -892,17 +903,18 @@ def check_installs(
     checks = [(f"{pin.name}[{r['extra']}]", r["size"]) for r in downloads]
     checks += [(r["install"], r["size"]) for r in report["installs"]]
     differ = []
+    costlier = set(map(same_install, report["costlier"]))
     for requirement, ours in checks:
         theirs = pip_downloads(pin, out, requirement, work)
         INSTALLS.append(
             {"wheel": wheel.name, "mode": mode, "install": requirement, "report": ours,
-             "pip": theirs, "fat": fat, "named_costlier": requirement in report["costlier"]}
+             "pip": theirs, "fat": fat, "named_costlier": same_install(requirement) in costlier}
         )  # fmt: skip
         if theirs != ours:
             differ.append(f"{requirement}: report {ours:,}, pip {theirs:,}")
     larger = {f"{pin.name}[{r['extra']}]" for r in report["downloads"] if r["size"] > fat}
     larger |= {r["install"] for r in report["installs"] if r["size"] > fat}
-    if larger != set(report["costlier"]):
+    if set(map(same_install, larger)) != costlier:
         differ.append(f"costlier {sorted(report['costlier'])[:3]}, larger {sorted(larger)[:3]}")
     most = max([r["size"] for r in report["downloads"]] + [0])
     text = (
