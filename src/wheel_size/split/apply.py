@@ -12,7 +12,10 @@ planning (``--dry-run``) and writes nothing outside a temporary directory it rem
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
 directory as it was (directories this run created are removed again). Work is spread over
-``--jobs`` processes in two waves (libraries, wheels): the kpack archives are laid out in
+at most ``--jobs`` processes in two waves (libraries, wheels): how many is decided before
+any work, from the library candidates' sizes (:func:`wheel_size.split.jobs.pool_workers`:
+a pool only where it takes more wall time off than it costs; otherwise every job runs in
+this process, with the same outputs). The kpack archives are laid out in
 between from the staged code objects and stream into their device wheels as those are
 written; unchanged members are copied as raw compressed bytes.
 
@@ -136,6 +139,7 @@ class SplitResult:
     # seconds spent writing the host, variant and device wheels: the report's timing table.
     timings: dict[str, float] = field(default_factory=dict)
     options: SplitOptions | None = None  # what the report's notes describe
+    workers: int = 1  # processes the waves ran on (1: no pool; at most ``options.jobs``)
     # Directories this run created (outermost first): removed again if a later step fails.
     created: list[Path] = field(default_factory=list)
 
@@ -252,6 +256,14 @@ def _import_for_workers(jobs: int, scan: WheelScan) -> None:
         __import__(name)
 
 
+def _workers(options: SplitOptions, scan: WheelScan, records: Sequence[RecordCheck]) -> int:
+    """The processes this split runs on (:func:`wheel_size.split.jobs.pool_workers`)."""
+    from wheel_size.split.jobs import pool_workers
+
+    checks = [sum(raw.size for _, raw, _ in r.members) for r in records]
+    return pool_workers(options.jobs, [m.size for m in scan.candidates], checks)
+
+
 def plan_only(
     input_path: Path,
     output_dir: Path,
@@ -259,6 +271,7 @@ def plan_only(
     *,
     tmp_dir: Path | None = None,
     log: TextIO | None = None,
+    workers: int | None = None,
 ) -> SplitPlan:
     """The complete plan of a split (``--dry-run``), with the same checks and refusals as a
     real one. Libraries in a zip are inflated into a temporary directory (under ``tmp_dir``)
@@ -269,7 +282,9 @@ def plan_only(
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, _tail):
         work = Path(tempfile.mkdtemp(prefix="wheel-size-dry-run-", dir=tmp_dir))
         try:
-            with _pool(options.jobs) as executor:
+            count = _workers(options, scan, ()) if workers is None else workers
+            _import_for_workers(count, scan)
+            with _pool(count) as executor:
                 jobs = library_jobs(source, scan, options, work, apply=False)
                 libraries, _, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
             plan = freeze_plan(scan, libraries, options, host_name)
@@ -286,8 +301,11 @@ def split_wheel(
     *,
     tmp_dir: Path | None = None,
     log: TextIO | None = None,
+    workers: int | None = None,
 ) -> SplitResult:
-    """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
+    """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded.
+    ``workers`` overrides the number of processes the rule picks (1: none but this one),
+    for measuring a pool against no pool."""
     log = log or sys.stderr
     started = time.perf_counter()
     output_dir = output_dir.resolve()
@@ -304,7 +322,7 @@ def split_wheel(
         try:
             result: SplitResult | None = None
             try:
-                result = _split(source, scan, options, stage, tmp_dir, host_name, log)
+                result = _split(source, scan, options, stage, tmp_dir, host_name, log, workers)
                 moving = time.perf_counter()
                 created = _move_into_place(stage / "out", output_dir, options, tail)
                 result.timings["move"] = time.perf_counter() - moving
@@ -396,18 +414,20 @@ def _split(
     tmp_dir: Path | None,
     host_name: str,
     log: TextIO,
+    workers: int | None = None,
 ) -> SplitResult:
     work = Path(tempfile.mkdtemp(prefix="wheel-size-split-", dir=tmp_dir or stage))
     out = stage / "out"
     out.mkdir()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    _import_for_workers(options.jobs, scan)
+    records = _record_jobs(scan) if options.record_check == "all" else []
+    count = _workers(options, scan, records) if workers is None else workers
+    _import_for_workers(count, scan)
     try:
-        with _pool(options.jobs) as pool:
+        with _pool(count) as pool:
             try:  # these waves write only into the work directory
                 jobs = library_jobs(source, scan, options, work, apply=True)
-                records = _record_jobs(scan) if options.record_check == "all" else []
                 planned, libraries, found = _library_wave(
                     pool, scan, jobs, "shared libraries and RECORD", log, records
                 )
@@ -460,7 +480,15 @@ def _split(
         warnings.append(grown)
         print(f"wheel-size: warning: {grown}", file=log)
     return SplitResult(
-        plan, input_size, host, variant, devices, libraries, warnings, timings=timings
+        plan,
+        input_size,
+        host,
+        variant,
+        devices,
+        libraries,
+        warnings,
+        timings=timings,
+        workers=max(1, count),
     )
 
 

@@ -350,6 +350,7 @@ def _timings(result: SplitResult) -> Timings | None:
         return None
     return {
         "jobs": result.options.jobs if result.options else 1,
+        "workers": result.workers,
         "phases": [
             {"phase": name, "seconds": round(spent[name], 3)} for name in PHASES if name in spent
         ],
