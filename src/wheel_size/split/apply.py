@@ -140,6 +140,7 @@ class SplitResult:
     timings: dict[str, float] = field(default_factory=dict)
     options: SplitOptions | None = None  # what the report's notes describe
     workers: int = 1  # processes the waves ran on (1: no pool; at most ``options.jobs``)
+    input_metadata: bytes | None = None  # the input's METADATA, as the split read it
     # Directories this run created (outermost first): removed again if a later step fails.
     created: list[Path] = field(default_factory=list)
 
@@ -448,8 +449,17 @@ def _split(
                 kpacks,
                 io.StringIO(),
             )
+            original_metadata = source.read(f"{plan.dist_info}/METADATA")
             wheel_jobs = _wheel_jobs(
-                source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out
+                source,
+                plan,
+                options,
+                bundles,
+                kpacks_by_key,
+                dbs_by_key,
+                libraries,
+                out,
+                original_metadata,
             )
             with Progress("split: writing wheels", len(wheel_jobs), stream=log) as progress:
                 timed = _run(pool, Timed(write_output_wheel), wheel_jobs, progress, lambda j: 1)
@@ -489,6 +499,7 @@ def _split(
         warnings,
         timings=timings,
         workers=max(1, count),
+        input_metadata=original_metadata,
     )
 
 
@@ -679,6 +690,7 @@ def _wheel_jobs(
     dbs_by_key: dict[str, list[DbFile]],
     libraries: list[LibraryResult],
     out: Path,
+    original_metadata: bytes,
 ) -> list[WheelJob]:
     table = hierarchy()
     identity = plan.identity
@@ -686,7 +698,6 @@ def _wheel_jobs(
     stripped = {plan.candidates[r.number].name: r for r in libraries if r.fat}
     moved = {db.member.name for db in plan.db_files}
     metadata_name = f"{plan.dist_info}/METADATA"
-    original_metadata = source.read(metadata_name)
     host_entries: list[WheelEntry] = []
     for member in plan.members:
         name = member.name
