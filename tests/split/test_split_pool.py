@@ -12,6 +12,7 @@ import pytest
 from test_split_bad_input import WHEEL_NAME, corrupt, small_wheel
 
 from fatwheel import HIP_DIR, build_fat_wheel
+from wheel_size.cpus import usable_cpus
 from wheel_size.errors import WheelSizeError
 from wheel_size.progress import Progress
 from wheel_size.split import jobs as rule
@@ -156,3 +157,28 @@ def test_no_pool_forks_nothing(fat_wheel: Path, tmp_path: Path) -> None:
     assert after.children_user + after.children_system == pytest.approx(
         before.children_user + before.children_system
     )
+
+
+def test_auto_settles_without_the_load_when_no_pool_could_pay(
+    fat_wheel: Path, tmp_path: Path
+) -> None:
+    """``--jobs auto`` on a wheel too small for a pool on every usable core: the cores stay
+    the count (no fifth of a second sampling the load), one process runs the work."""
+    options = checked_split_options(
+        device_package_prefix="amd-torch-device", overlay_root="torch/", jobs="auto"
+    )
+    result = split_wheel(fat_wheel, tmp_path / "out", options, log=io.StringIO())
+    assert result.workers == 1
+    assert result.options is not None
+    assert (result.options.jobs, result.options.jobs_auto) == (usable_cpus(), False)
+
+
+def test_auto_samples_the_load_where_a_pool_could_pay() -> None:
+    """The same settling, for a wheel whose libraries would pay for a pool: the count is
+    the idle cores (at most the usable ones), and the rule runs again on it."""
+    from wheel_size.split.jobs import auto_jobs
+
+    cpus = usable_cpus()
+    idle = auto_jobs(cpus=cpus)
+    assert 1 <= idle <= cpus
+    assert rule.pool_workers(idle, [400 * MB] * 4) == idle

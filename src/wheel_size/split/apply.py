@@ -257,12 +257,23 @@ def _import_for_workers(jobs: int, scan: WheelScan) -> None:
         __import__(name)
 
 
-def _workers(options: SplitOptions, scan: WheelScan, records: Sequence[RecordCheck]) -> int:
-    """The processes this split runs on (:func:`wheel_size.split.jobs.pool_workers`)."""
-    from wheel_size.split.jobs import pool_workers
+def _workers(
+    options: SplitOptions, scan: WheelScan, records: Sequence[RecordCheck]
+) -> tuple[SplitOptions, int]:
+    """The options with ``--jobs`` settled, and the processes this split runs on
+    (:func:`wheel_size.split.jobs.pool_workers`). For ``--jobs auto`` the load is sampled
+    (a fifth of a second) only when a pool could pay on every usable core; otherwise the
+    usable cores stay the count (the zlib block threads of one process may use them)."""
+    from wheel_size.split.jobs import auto_jobs, pool_workers
 
     checks = [sum(raw.size for _, raw, _ in r.members) for r in records]
-    return pool_workers(options.jobs, [m.size for m in scan.candidates], checks)
+    sizes = [m.size for m in scan.candidates]
+    count = pool_workers(options.jobs, sizes, checks)
+    if options.jobs_auto:
+        jobs = options.jobs if count == 1 else auto_jobs(cpus=options.jobs)
+        options = dataclasses.replace(options, jobs=jobs, jobs_auto=False)
+        count = pool_workers(jobs, sizes, checks)
+    return options, count
 
 
 def plan_only(
@@ -283,7 +294,8 @@ def plan_only(
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, _tail):
         work = Path(tempfile.mkdtemp(prefix="wheel-size-dry-run-", dir=tmp_dir))
         try:
-            count = _workers(options, scan, ()) if workers is None else workers
+            options, count = _workers(options, scan, ())
+            count = count if workers is None else workers
             _import_for_workers(count, scan)
             with _pool(count) as executor:
                 jobs = library_jobs(source, scan, options, work, apply=False)
@@ -347,7 +359,6 @@ def split_wheel(
     result.created = [*made, *([output_dir] if created else [])]
     result.timings["scan"] = scanned - started
     result.timings["total"] = time.perf_counter() - started
-    result.options = options
     return result
 
 
@@ -423,7 +434,8 @@ def _split(
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     records = _record_jobs(scan) if options.record_check == "all" else []
-    count = _workers(options, scan, records) if workers is None else workers
+    options, count = _workers(options, scan, records)
+    count = count if workers is None else workers
     _import_for_workers(count, scan)
     try:
         with _pool(count) as pool:
@@ -498,6 +510,7 @@ def _split(
         libraries,
         warnings,
         timings=timings,
+        options=options,
         workers=max(1, count),
         input_metadata=original_metadata,
     )

@@ -61,6 +61,9 @@ class SplitOptions:
     compression: str = "zstd"
     compression_level: int = 3
     jobs: int = 1
+    # ``--jobs auto``: ``jobs`` holds the usable cores until the split settles it, sampling
+    # the load only where a pool could pay (``apply._workers``).
+    jobs_auto: bool = False
     device_requires_dist: tuple[str, ...] = ()
     variant_label: str | None = None
     extra_naming: str = "plain"
