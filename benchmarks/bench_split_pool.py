@@ -82,25 +82,37 @@ def run_one(spec: str, workers: int) -> tuple[float, float, dict[str, object]]:
 
 
 def pool_cost(specs: list[str], counts: list[int], repeat: int) -> None:
+    """Each wheel with and without a pool of each count; ``rule`` is what
+    ``pool_workers`` picks for it with that many jobs, ``paid`` whether the pool took off
+    more wall time than it added CPU time (the rule's aim)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from wheel_size.split.jobs import pool_workers
+
     print(
-        "| wheel | workers | CPU, no pool | CPU, pool | pool's CPU | wall, no pool | wall, pool |"
+        "| wheel | workers | CPU, no pool | CPU, pool | pool's CPU | wall, no pool | wall, pool "
+        "| paid | rule |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
     added: list[tuple[int, float]] = []
     for spec in specs:
         for n in counts:
             runs: dict[int, list[tuple[float, float]]] = {1: [], n: []}
+            sizes: list[int] = []
             for r in range(repeat):
                 for workers in (1, n) if r % 2 == 0 else (n, 1):
-                    cpu, wall, _ = run_one(spec, workers)
+                    cpu, wall, found = run_one(spec, workers)
                     runs[workers].append((cpu, wall))
+                    sizes = [size for size, _, _ in found["libraries"]]  # type: ignore[union-attr]
             alone = statistics.median(c for c, _ in runs[1])
             pooled = statistics.median(c for c, _ in runs[n])
+            wall_alone = statistics.median(w for _, w in runs[1])
+            wall_pooled = statistics.median(w for _, w in runs[n])
             added.append((n, pooled - alone))
+            paid = wall_alone - wall_pooled > pooled - alone
             print(
                 f"| {Path(spec.split(':')[0]).name} | {n} | {alone:.3f} s | {pooled:.3f} s "
-                f"| {pooled - alone:.3f} s | {statistics.median(w for _, w in runs[1]):.3f} s "
-                f"| {statistics.median(w for _, w in runs[n]):.3f} s |"
+                f"| {pooled - alone:.3f} s | {wall_alone:.3f} s | {wall_pooled:.3f} s "
+                f"| {'yes' if paid else 'no'} | {pool_workers(n, sizes)} |"
             )
     ns = [n for n, _ in added]
     if len(set(ns)) > 1:  # least squares: pool's CPU = fixed + per_worker * n
