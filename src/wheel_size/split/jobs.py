@@ -33,8 +33,8 @@ _SAMPLE_S = 0.2
 # (``benchmarks/bench_split_pool.py``; figures and commands in ``docs/benchmarks.md``, "When
 # a pool pays"). The CPU seconds a pool adds to a split (its start, its workers' forks, the
 # pickled jobs and results, its stop), a fixed part and a part per worker:
-POOL_S = 0.01
-POOL_S_PER_WORKER = 0.01
+POOL_S = 0.013
+POOL_S_PER_WORKER = 0.017
 # Its start and stop also sit on the critical path, about as long as they cost in CPU, so
 # a pool must save more wall time than this many times its CPU cost:
 POOL_PAYS = 2.0
@@ -46,7 +46,7 @@ LIBRARY_S_PER_MB = 0.05
 UNIT_S = 0.002
 # Writing the output wheels (kpacks streamed in, RECORD hashed), per MiB of library
 # candidates; the wave has a job per output wheel, so it divides evenly over the workers.
-WHEELS_S_PER_MB = 0.005
+WHEELS_S_PER_MB = 0.0025
 # A RECORD check (``--verify-record``): inflate and hash, per MiB of the members checked.
 CHECK_S_PER_MB = 0.004
 _MB = 1 << 20
