@@ -10,7 +10,6 @@ imported only for a pool.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Executor, Future, wait
@@ -61,19 +60,12 @@ def pool(jobs: int) -> Iterator[Executor]:
     from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    # What exists now is never collected in a forked worker, so its collector does not
-    # write to (and copy) every page of the parent's heap: half the pool's CPU cost on a
-    # small wheel (docs/benchmarks.md, "When a pool pays").
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as executor:
-            try:
-                yield executor
-            except BaseException:
-                executor.shutdown(cancel_futures=True)
-                raise
-    finally:
-        gc.unfreeze()
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as executor:
+        try:
+            yield executor
+        except BaseException:
+            executor.shutdown(cancel_futures=True)
+            raise
 
 
 def run_jobs(
