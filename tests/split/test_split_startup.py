@@ -69,13 +69,20 @@ def test_forked_workers_import_nothing_the_split_has_not(tmp_path: Path) -> None
 
 
 def test_no_pool_imports_no_multiprocessing(tmp_path: Path) -> None:
-    """A split too small for a pool does not import what only a pool needs."""
+    """A split too small for a pool (``--jobs 2`` allowed) imports nothing only a pool
+    needs."""
     wheel = zip_wheel(tmp_path / NAME, fat_files())
-    probe = PROBE.replace('"wheel_size.action")', '"wheel_size.action", "multiprocessing")')
     done = subprocess.run(
-        [sys.executable, "-c", probe, "split", "--input", str(wheel),
+        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
          "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
          "--overlay-root", "torch/", "--jobs", "2"],
         env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
-    assert json.loads(done.stdout.splitlines()[-1])["loaded"] == []
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "wheel_size.rocm.kpack" in imported  # the library jobs ran
+    pool_only = ("multiprocessing", "concurrent.futures.process", "_multiprocessing")
+    assert sorted(m for m in imported if m.startswith(pool_only)) == []
