@@ -260,6 +260,7 @@ OURS["split_report_sections.md.j2"] = {
     "title",  # fold_open("Device wheels", ...): constant titles from split_report.md.j2
     "rows",  # ints
     "t.jobs",
+    "t.workers",  # an int: the processes the split ran on
     "opts.compression_level",
     "report.summary.db_only_archs",
     "report.summary.kernel_archs",

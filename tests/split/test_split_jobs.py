@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from wheel_size.cpus import usable_cpus
 from wheel_size.errors import InputError
 from wheel_size.split.job import checked_split_options
 from wheel_size.split.jobs import auto_jobs, busy_cores, current_load
@@ -30,7 +31,9 @@ def test_auto_is_resolved_and_counts_are_checked() -> None:
     options = checked_split_options(
         device_package_prefix="amd-torch-device", overlay_root="torch", jobs="auto"
     )
-    assert options.jobs >= 1
+    # the usable cores, until the split knows whether a pool could pay (then the load)
+    assert options.jobs == usable_cpus()
+    assert options.jobs_auto
     with pytest.raises(InputError, match="--jobs"):
         checked_split_options(
             device_package_prefix="amd-torch-device", overlay_root="torch", jobs="many"

@@ -38,14 +38,25 @@ def test_a_split_loads_no_trust_store_and_no_history(tmp_path: Path) -> None:
     assert len(list((tmp_path / "out").glob("*.whl"))) > 1
 
 
+POOLED = """
+import io, sys
+from pathlib import Path
+from wheel_size.split.apply import split_wheel
+from wheel_size.split.job import checked_split_options
+options = checked_split_options(
+    device_package_prefix="amd-torch-device", overlay_root="torch/", jobs=2
+)
+split_wheel(Path(sys.argv[1]), Path(sys.argv[2]), options, log=io.StringIO(), workers=2)
+"""
+
+
 def test_forked_workers_import_nothing_the_split_has_not(tmp_path: Path) -> None:
     """Every module of ours is imported once, in the parent, before the pool forks: a
-    module a library job needs, imported in each worker, shows twice in ``-X importtime``."""
+    module a library job needs, imported in each worker, shows twice in ``-X importtime``.
+    (A wheel this small runs in one process by the rule; the pool is asked for.)"""
     wheel = zip_wheel(tmp_path / NAME, fat_files())
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
-         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
-         "--overlay-root", "torch/", "--jobs", "2"],
+        [sys.executable, "-X", "importtime", "-c", POOLED, str(wheel), str(tmp_path / "out")],
         env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     ours = [
@@ -55,3 +66,23 @@ def test_forked_workers_import_nothing_the_split_has_not(tmp_path: Path) -> None
     ]
     assert "wheel_size.rocm.kpack" in ours  # the library jobs ran
     assert sorted({m for m in ours if ours.count(m) > 1}) == []
+
+
+def test_no_pool_imports_no_multiprocessing(tmp_path: Path) -> None:
+    """A split too small for a pool (``--jobs 2`` allowed) imports nothing only a pool
+    needs."""
+    wheel = zip_wheel(tmp_path / NAME, fat_files())
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
+         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
+         "--overlay-root", "torch/", "--jobs", "2"],
+        env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "wheel_size.rocm.kpack" in imported  # the library jobs ran
+    pool_only = ("multiprocessing", "concurrent.futures.process", "_multiprocessing")
+    assert sorted(m for m in imported if m.startswith(pool_only)) == []

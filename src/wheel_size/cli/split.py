@@ -76,8 +76,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=_jobs,
         default="auto",
-        help="worker processes, or auto (default): one per idle core (cores minus the load "
-        "average), at least 1",
+        help="the most worker processes, or auto (default): one per idle core (cores minus "
+        "the load now), at least 1; a wheel whose libraries are too small to pay for a pool "
+        "is split in this process alone (and auto then does not sample the load)",
     )
     add(
         "--device-requires-dist",

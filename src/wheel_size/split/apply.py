@@ -12,7 +12,10 @@ planning (``--dry-run``) and writes nothing outside a temporary directory it rem
 All outputs are built in a staging directory next to the output directory and moved in only
 when every wheel is complete; any failure removes the staging directory and leaves the output
 directory as it was (directories this run created are removed again). Work is spread over
-``--jobs`` processes in two waves (libraries, wheels): the kpack archives are laid out in
+at most ``--jobs`` processes in two waves (libraries, wheels): how many is decided before
+any work, from the library candidates' sizes (:func:`wheel_size.split.jobs.pool_workers`:
+a pool only where it takes more wall time off than it costs; otherwise every job runs in
+this process, with the same outputs). The kpack archives are laid out in
 between from the staged code objects and stream into their device wheels as those are
 written; unchanged members are copied as raw compressed bytes.
 
@@ -136,6 +139,8 @@ class SplitResult:
     # seconds spent writing the host, variant and device wheels: the report's timing table.
     timings: dict[str, float] = field(default_factory=dict)
     options: SplitOptions | None = None  # what the report's notes describe
+    workers: int = 1  # processes the waves ran on (1: no pool; at most ``options.jobs``)
+    input_metadata: bytes | None = None  # the input's METADATA, as the split read it
     # Directories this run created (outermost first): removed again if a later step fails.
     created: list[Path] = field(default_factory=list)
 
@@ -252,6 +257,25 @@ def _import_for_workers(jobs: int, scan: WheelScan) -> None:
         __import__(name)
 
 
+def _workers(
+    options: SplitOptions, scan: WheelScan, records: Sequence[RecordCheck]
+) -> tuple[SplitOptions, int]:
+    """The options with ``--jobs`` settled, and the processes this split runs on
+    (:func:`wheel_size.split.jobs.pool_workers`). For ``--jobs auto`` the load is sampled
+    (a fifth of a second) only when a pool could pay on every usable core; otherwise the
+    usable cores stay the count (the zlib block threads of one process may use them)."""
+    from wheel_size.split.jobs import auto_jobs, pool_workers
+
+    checks = [sum(raw.size for _, raw, _ in r.members) for r in records]
+    sizes = [m.size for m in scan.candidates]
+    count = pool_workers(options.jobs, sizes, checks)
+    if options.jobs_auto:
+        jobs = options.jobs if count == 1 else auto_jobs(cpus=options.jobs)
+        options = dataclasses.replace(options, jobs=jobs, jobs_auto=False)
+        count = pool_workers(jobs, sizes, checks)
+    return options, count
+
+
 def plan_only(
     input_path: Path,
     output_dir: Path,
@@ -259,6 +283,7 @@ def plan_only(
     *,
     tmp_dir: Path | None = None,
     log: TextIO | None = None,
+    workers: int | None = None,
 ) -> SplitPlan:
     """The complete plan of a split (``--dry-run``), with the same checks and refusals as a
     real one. Libraries in a zip are inflated into a temporary directory (under ``tmp_dir``)
@@ -269,7 +294,10 @@ def plan_only(
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, _tail):
         work = Path(tempfile.mkdtemp(prefix="wheel-size-dry-run-", dir=tmp_dir))
         try:
-            with _pool(options.jobs) as executor:
+            options, count = _workers(options, scan, ())
+            count = count if workers is None else workers
+            _import_for_workers(count, scan)
+            with _pool(count) as executor:
                 jobs = library_jobs(source, scan, options, work, apply=False)
                 libraries, _, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
             plan = freeze_plan(scan, libraries, options, host_name)
@@ -286,8 +314,11 @@ def split_wheel(
     *,
     tmp_dir: Path | None = None,
     log: TextIO | None = None,
+    workers: int | None = None,
 ) -> SplitResult:
-    """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded."""
+    """Split one fat wheel; outputs appear in ``output_dir`` only if everything succeeded.
+    ``workers`` overrides the number of processes the rule picks (1: none but this one),
+    for measuring a pool against no pool."""
     log = log or sys.stderr
     started = time.perf_counter()
     output_dir = output_dir.resolve()
@@ -304,7 +335,7 @@ def split_wheel(
         try:
             result: SplitResult | None = None
             try:
-                result = _split(source, scan, options, stage, tmp_dir, host_name, log)
+                result = _split(source, scan, options, stage, tmp_dir, host_name, log, workers)
                 moving = time.perf_counter()
                 created = _move_into_place(stage / "out", output_dir, options, tail)
                 result.timings["move"] = time.perf_counter() - moving
@@ -328,7 +359,6 @@ def split_wheel(
     result.created = [*made, *([output_dir] if created else [])]
     result.timings["scan"] = scanned - started
     result.timings["total"] = time.perf_counter() - started
-    result.options = options
     return result
 
 
@@ -396,18 +426,21 @@ def _split(
     tmp_dir: Path | None,
     host_name: str,
     log: TextIO,
+    workers: int | None = None,
 ) -> SplitResult:
     work = Path(tempfile.mkdtemp(prefix="wheel-size-split-", dir=tmp_dir or stage))
     out = stage / "out"
     out.mkdir()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    _import_for_workers(options.jobs, scan)
+    records = _record_jobs(scan) if options.record_check == "all" else []
+    options, count = _workers(options, scan, records)
+    count = count if workers is None else workers
+    _import_for_workers(count, scan)
     try:
-        with _pool(options.jobs) as pool:
+        with _pool(count) as pool:
             try:  # these waves write only into the work directory
                 jobs = library_jobs(source, scan, options, work, apply=True)
-                records = _record_jobs(scan) if options.record_check == "all" else []
                 planned, libraries, found = _library_wave(
                     pool, scan, jobs, "shared libraries and RECORD", log, records
                 )
@@ -428,8 +461,17 @@ def _split(
                 kpacks,
                 io.StringIO(),
             )
+            original_metadata = source.read(f"{plan.dist_info}/METADATA")
             wheel_jobs = _wheel_jobs(
-                source, plan, options, bundles, kpacks_by_key, dbs_by_key, libraries, out
+                source,
+                plan,
+                options,
+                bundles,
+                kpacks_by_key,
+                dbs_by_key,
+                libraries,
+                out,
+                original_metadata,
             )
             with Progress("split: writing wheels", len(wheel_jobs), stream=log) as progress:
                 timed = _run(pool, Timed(write_output_wheel), wheel_jobs, progress, lambda j: 1)
@@ -460,7 +502,17 @@ def _split(
         warnings.append(grown)
         print(f"wheel-size: warning: {grown}", file=log)
     return SplitResult(
-        plan, input_size, host, variant, devices, libraries, warnings, timings=timings
+        plan,
+        input_size,
+        host,
+        variant,
+        devices,
+        libraries,
+        warnings,
+        timings=timings,
+        options=options,
+        workers=max(1, count),
+        input_metadata=original_metadata,
     )
 
 
@@ -651,6 +703,7 @@ def _wheel_jobs(
     dbs_by_key: dict[str, list[DbFile]],
     libraries: list[LibraryResult],
     out: Path,
+    original_metadata: bytes,
 ) -> list[WheelJob]:
     table = hierarchy()
     identity = plan.identity
@@ -658,7 +711,6 @@ def _wheel_jobs(
     stripped = {plan.candidates[r.number].name: r for r in libraries if r.fat}
     moved = {db.member.name for db in plan.db_files}
     metadata_name = f"{plan.dist_info}/METADATA"
-    original_metadata = source.read(metadata_name)
     host_entries: list[WheelEntry] = []
     for member in plan.members:
         name = member.name

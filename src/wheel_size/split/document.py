@@ -143,6 +143,7 @@ class WheelSeconds(TypedDict):
 
 class Timings(TypedDict):
     jobs: int
+    workers: int  # processes the work ran on: 1 when --jobs allowed more but no pool paid
     phases: list[PhaseSeconds]
     total: float
     wheels: WheelSeconds

@@ -72,10 +72,11 @@ def checked_split_options(
         raise InputError(f"--deflate-level {deflate_level}: must be 0..9")
     if trust_record and verify_record:
         raise InputError("--trust-record and --verify-record: choose one")
-    if jobs == "auto":
-        from wheel_size.split.jobs import auto_jobs
+    auto = jobs == "auto"
+    if auto:  # the cores; the split samples their load only if a pool could pay
+        from wheel_size.cpus import usable_cpus
 
-        jobs = auto_jobs()
+        jobs = usable_cpus()
     if not isinstance(jobs, int) or jobs < 1:
         raise InputError(f"--jobs {jobs}: must be at least 1")
     choices = {
@@ -100,6 +101,7 @@ def checked_split_options(
         compression=compression,
         compression_level=compression_level,
         jobs=jobs,
+        jobs_auto=auto,
         device_requires_dist=tuple(device_requires_dist),
         variant_label=label,
         extra_naming=extra_naming,

@@ -12,17 +12,44 @@ minus the cores busy *now*, rounded, and at least one.
 1-minute load average remembers the last minute: right after a build step (or the
 benchmark's previous round) it reads 1.5 on an idle 2-core machine and would pick one
 worker. It is the fallback where ``/proc/stat`` cannot be read.
+
+``--jobs`` is the most processes a split may use, not how many it starts: a pool pays only
+when the work it takes off the critical path is worth more than the pool costs to start,
+feed and stop (:func:`pool_workers`; ``docs/split.md``, "When a pool pays").
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["auto_jobs", "busy_cores", "current_load"]
+__all__ = ["auto_jobs", "busy_cores", "current_load", "pool_cost", "pool_workers"]
 
 _SAMPLE_S = 0.2
+
+# What the rule of :func:`pool_workers` weighs, measured on the 2-core benchmark machine
+# (``benchmarks/bench_split_pool.py``; figures and commands in ``docs/benchmarks.md``, "When
+# a pool pays"). The CPU seconds a pool adds to a split (its start, its workers' forks, the
+# pickled jobs and results, its stop), a fixed part and a part per worker:
+POOL_S = 0.013
+POOL_S_PER_WORKER = 0.017
+# Its start and stop also sit on the critical path, about as long as they cost in CPU, so
+# a pool must save more wall time than this many times its CPU cost:
+POOL_PAYS = 2.0
+# A library job: seconds per MiB of the inflated library (the median of the fat libraries
+# measured, whose host bytes are rewritten and deflated; one without device code only
+# inflates and parses, ~15x cheaper, and costing it as fat errs towards a pool), plus a
+# fixed part per job.
+LIBRARY_S_PER_MB = 0.05
+UNIT_S = 0.002
+# Writing the output wheels (kpacks streamed in, RECORD hashed), per MiB of library
+# candidates; the wave has a job per output wheel, so it divides evenly over the workers.
+WHEELS_S_PER_MB = 0.0025
+# A RECORD check (``--verify-record``): inflate and hash, per MiB of the members checked.
+CHECK_S_PER_MB = 0.004
+_MB = 1 << 20
 
 
 def auto_jobs(*, cpus: int | None = None, load: float | None = None) -> int:
@@ -67,3 +94,36 @@ def _cpu_line() -> str:
     if not line.startswith("cpu "):
         raise ValueError("/proc/stat: no cpu line")
     return line
+
+
+def pool_cost(workers: int) -> float:
+    """The CPU seconds a pool of ``workers`` processes adds to a split."""
+    return POOL_S + POOL_S_PER_WORKER * workers
+
+
+def pool_workers(jobs: int, libraries: Sequence[int], checks: Sequence[int] = ()) -> int:
+    """The processes a split of at most ``jobs`` runs on: 1 means no pool at all (every job
+    in this process), more a pool of that many workers.
+
+    ``libraries`` are the inflated sizes of the library candidates (one job each, known from
+    the zip's central directory before any work), ``checks`` those of the RECORD-check
+    batches. With ``n`` workers the waves take at least their largest job and at least
+    their ``n``-th share of the total (the wheel wave, one job per output wheel, divides
+    evenly); the saving is what that takes off the one-process time. A count pays when its
+    saving is more than :data:`POOL_PAYS` times its :func:`pool_cost`; the count that pays
+    most wins, and none that pays means one process. A pool that was not needed costs a
+    few hundredths of a CPU second; no pool where one was needed would cost the saving in
+    wall time, so every library is costed as the dearer, fat kind."""
+    units = [UNIT_S + LIBRARY_S_PER_MB * size / _MB for size in libraries]
+    units += [UNIT_S + CHECK_S_PER_MB * size / _MB for size in checks]
+    if jobs <= 1 or not units:
+        return 1
+    spread = WHEELS_S_PER_MB * sum(libraries) / _MB
+    alone = sum(units) + spread
+    best, best_net = 1, 0.0
+    for n in range(2, jobs + 1):
+        saved = alone - max(max(units), sum(units) / n) - spread / n
+        net = saved - POOL_PAYS * pool_cost(n)
+        if net > best_net:
+            best, best_net = n, net
+    return best

@@ -15,7 +15,6 @@ as warnings.
 
 from __future__ import annotations
 
-import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +61,9 @@ class SplitOptions:
     compression: str = "zstd"
     compression_level: int = 3
     jobs: int = 1
+    # ``--jobs auto``: ``jobs`` holds the usable cores until the split settles it, sampling
+    # the load only where a pool could pay (``apply._workers``).
+    jobs_auto: bool = False
     device_requires_dist: tuple[str, ...] = ()
     variant_label: str | None = None
     extra_naming: str = "plain"
@@ -188,7 +190,10 @@ def _windows_candidates(
     source: WheelSource, pe_members: list[Member], elf_members: list[Member]
 ) -> list[Member]:
     """The PE images with HIP device code (headers only; InvalidPe for a broken .dll, or
-    HIP code in an executable); a wheel may not mix them with ELF fat binaries."""
+    HIP code in an executable); a wheel may not mix them with ELF fat binaries. A wheel
+    without a DLL does not import the PE reader."""
+    if not pe_members:
+        return []
     from wheel_size.rocm.fatbin_library import has_hip_fatbin_data
     from wheel_size.rocm.pe_library import probe_pe
 
@@ -206,7 +211,7 @@ def _windows_candidates(
                         f"ELF, {fat[0].name} is a Windows DLL); split one platform's wheel at "
                         "a time"
                     )
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+    except (zlib.error, EOFError, OSError) as exc:  # our zip reader: not zipfile's errors
         raise InvalidWheel(f"{source.path}: {exc}") from None
     return fat
 

@@ -1,16 +1,18 @@
 """The process pool the split's waves run on (libraries, wheels).
 
-``--jobs 1`` runs every job in this process; more forks a pool once for the whole split.
-Jobs and results are small picklable descriptions (:mod:`wheel_size.split.work`); the first
-failing job cancels the others and its error is raised as it is.
+One process (``--jobs 1``, or work too small to pay for a pool: :func:`wheel_size.split.jobs.
+pool_workers`) runs every job here, one after the other, progress counted after each; more
+forks a pool once for the whole split. Jobs and results are small picklable descriptions
+(:mod:`wheel_size.split.work`); the first failing job cancels the others (in one process:
+the jobs after it never start) and its error is raised as it is. ``multiprocessing`` is
+imported only for a pool.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -36,13 +38,14 @@ class Timed(Generic[T, R]):
 
 
 class _Inline(Executor):
-    """``--jobs 1``: run in this process (simpler tracebacks, no fork)."""
+    """One process: run here (simpler tracebacks, no fork). An interrupt (Ctrl-C, SIGTERM's
+    SystemExit) is not kept for later: it ends the split at once, as in a pool."""
 
     def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
         future: Future[R] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:
+        except Exception as exc:
             future.set_exception(exc)
         return future
 
@@ -53,6 +56,9 @@ def pool(jobs: int) -> Iterator[Executor]:
     if jobs <= 1:
         yield _Inline()
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as executor:
         try:
@@ -71,7 +77,16 @@ def run_jobs(
     then: Callable[[], object] | None = None,
 ) -> list[R]:
     """Run ``fn`` over ``jobs``; results in job order; the first failure is raised. ``then``
-    runs once every job is submitted (to queue more work behind them)."""
+    runs once every job is submitted (to queue more work behind them); in one process, once
+    every job has run."""
+    if isinstance(executor, _Inline):
+        results = []
+        for job in jobs:
+            results.append(fn(job))
+            progress.advance(weight(job))
+        if then is not None:
+            then()
+        return results
     futures = [executor.submit(fn, job) for job in jobs]
     if then is not None:
         then()

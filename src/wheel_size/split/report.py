@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from wheel_size.render import render
@@ -91,7 +91,7 @@ def build_split_report(result: SplitResult, targets: Sequence[str] = ()) -> Spli
         "key_results": _key_results(downloads),
         "database_only": database_only,
         "timings": _timings(result),
-        "host_metadata": _host_metadata(result),
+        "host_metadata": _host_metadata(result, resolver),
         "options": _options(result),
         "layout": _layout(result),
     }
@@ -350,6 +350,7 @@ def _timings(result: SplitResult) -> Timings | None:
         return None
     return {
         "jobs": result.options.jobs if result.options else 1,
+        "workers": result.workers,
         "phases": [
             {"phase": name, "seconds": round(spent[name], 3)} for name in PHASES if name in spent
         ],
@@ -367,16 +368,20 @@ def _header_lines(metadata: bytes) -> list[str]:
     return text.split("\n\n", 1)[0].split("\n")
 
 
-def _host_metadata(result: SplitResult) -> HostMetadata:
+def _read(path: Path, name: str) -> bytes:
+    with open_source(path) as source:
+        return source.read(name)
+
+
+def _host_metadata(result: SplitResult, resolver: Resolver | None = None) -> HostMetadata:
     """The header lines the split added to the host METADATA (read back from the written host
-    wheel, so the report shows what pip sees), and its extras."""
+    wheel, so the report shows what pip sees: by ``resolver``, which read it), and its
+    extras. The input's is the one the split read; neither wheel is opened twice."""
     name = f"{result.plan.dist_info}/METADATA"
-    sources = [open_source(result.plan.source_path), open_source(result.host.path)]
-    try:
-        before, after = (source.read(name) for source in sources)
-    finally:
-        for source in sources:
-            source.close()
+    before = result.input_metadata
+    if before is None:
+        before = _read(result.plan.source_path, name)
+    after = resolver.host_metadata if resolver is not None else _read(result.host.path, name)
     kept = Counter(_header_lines(before))
     added = []
     for line in _header_lines(after):

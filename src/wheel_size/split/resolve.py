@@ -42,17 +42,18 @@ class _Wheel:
     requires: tuple[Requirement, ...]
 
 
-def _metadata(path: Path) -> tuple[str, tuple[Requirement, ...]]:
+def _metadata(path: Path) -> tuple[str, tuple[Requirement, ...], bytes]:
     with open_source(path) as source:
         name = f"{source.dist_info()}/METADATA"
-        headers = BytesHeaderParser().parsebytes(source.read(name))
+        raw = source.read(name)
+    headers = BytesHeaderParser().parsebytes(raw)
     requires = []
     for line in headers.get_all("Requires-Dist") or []:
         try:
             requires.append(Requirement(str(line)))
         except InvalidRequirement:
             continue  # the input's own lines; not ours to judge here
-    return canonicalize_name(str(headers.get("Name", ""))), tuple(requires)
+    return canonicalize_name(str(headers.get("Name", ""))), tuple(requires), raw
 
 
 def _applies(requirement: Requirement, extras: frozenset[str]) -> bool:
@@ -70,16 +71,18 @@ def _applies(requirement: Requirement, extras: frozenset[str]) -> bool:
 
 
 class Resolver:
-    """The output wheels (host first), read once; :meth:`resolve` per install."""
+    """The output wheels (host first), read once; :meth:`resolve` per install.
+    ``host_metadata`` is the host's METADATA as read (the report shows its lines)."""
 
     def __init__(self, host: Path, others: Iterable[Path]) -> None:
         self._wheels: dict[str, _Wheel] = {}
         self.host = ""
+        self.host_metadata = b""
         for index, path in enumerate([host, *others]):
-            dist, requires = _metadata(path)
+            dist, requires, raw = _metadata(path)
             self._wheels[dist] = _Wheel(dist, path.stat().st_size, requires)
             if index == 0:
-                self.host = dist
+                self.host, self.host_metadata = dist, raw
 
     def resolve(self, extras: Iterable[str] = ()) -> Resolved:
         """What ``pip install host[extras]`` downloads among the outputs."""
