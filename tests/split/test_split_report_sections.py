@@ -70,6 +70,8 @@ def test_key_result_sentence_names_every_component() -> None:
         markdown,
     )
     assert "The host wheel is architecture-independent" in markdown
+    key = markdown[markdown.index("**Key result:**") : markdown.index("Architectures found")]
+    assert not re.search(r"[.:)][A-Z]", key), key  # sentences never run into each other
     assert "Architectures found: 20 (18 with kernels + 2 with database files only)." in markdown
     # The key result comes right after the summary table, before the download table.
     assert markdown.index("**Key result:**") < markdown.index("#### What a user downloads")
