@@ -152,18 +152,18 @@ def work_rates(specs: list[str]) -> None:
         print(f"\nfat libraries of 0.25 MiB or more: s/MiB median {median:.4f}, max {most:.4f}")
 
 
-def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "_one":
-        _, _, spec, workers, out = sys.argv
-        print(json.dumps(one(spec, int(workers), Path(out))))
-        return 0
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["pool", "work"])
+    # "_one SPEC WORKERS OUT" is the child process one timed run is measured in
+    parser.add_argument("what", choices=["pool", "work", "_one"])
     parser.add_argument("specs", nargs="+", metavar="SPEC")
     parser.add_argument("--workers", default="2", help="pool sizes to measure, e.g. 2,3")
     parser.add_argument("--repeat", type=int, default=9)
-    args = parser.parse_args()
-    if args.what == "pool":
+    args = parser.parse_args(argv)
+    if args.what == "_one":
+        spec, workers, out = args.specs
+        print(json.dumps(one(spec, int(workers), Path(out))))
+    elif args.what == "pool":
         pool_cost(args.specs, [int(n) for n in args.workers.split(",")], args.repeat)
     else:
         work_rates(args.specs)
