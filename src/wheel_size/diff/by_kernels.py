@@ -204,19 +204,35 @@ def _run(
     scans = deque(key for pair in ordered for key in pair.sides())
     label = {"old": labels[0], "new": labels[1]}
     pool = _pool(workers)
+    # Temporary files on disk or being written, by member: at most the largest library
+    # pair's bytes (one member more only when nothing else runs). A scan waits for the
+    # files of the pairs before it to be removed, so a big pair's chunks run before the
+    # next scans and those scans write into the page-cache pages just freed, not into
+    # fresh ones (on a VM each fresh GB cost 1.2-2 s of system time, docs/benchmarks.md).
+    budget = max(sum(size[key] for key in pair.sides()) for pair in pairs)
+    live: dict[tuple[str, str], int] = {}
+    scanning = 0  # scans queued or running
 
-    def next_scan() -> set[Future[Any]]:
-        side, name = scans.popleft()
-        source = f"{label[side]}:{name}"
-        hashed = digests and side == "new"  # the old side's copies are shown nowhere
-        return {pool.submit(_scan_member, side, name, tmp, source, hashed)}
+    def next_scans(over: bool = False) -> set[Future[Any]]:
+        # One scan more than workers: a worker that ends while this process tallies finds
+        # the next member queued instead of waiting for this loop. ``over``: one scan
+        # even past the budget (nothing else would run).
+        nonlocal scanning
+        queued: set[Future[Any]] = set()
+        while scans and scanning <= workers:
+            key = scans[0]
+            if sum(live.values()) + size[key] > budget and not (over and not queued):
+                break
+            side, name = scans.popleft()
+            live[key] = size[key]
+            scanning += 1
+            source = f"{label[side]}:{name}"
+            hashed = digests and side == "new"  # the old side's copies are shown nowhere
+            queued.add(pool.submit(_scan_member, side, name, tmp, source, hashed))
+        return queued
 
     try:
-        running: set[Future[Any]] = set()
-        # One scan more than workers: a worker that ends while this process tallies finds
-        # the next member queued instead of waiting for this loop.
-        while scans and len(running) <= workers:
-            running |= next_scan()
+        running: set[Future[Any]] = next_scans(over=True)
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             # Scans first: the next scan and a pair's chunks are queued before tallying.
@@ -234,8 +250,8 @@ def _run(
                     pair.pending -= 1
                 else:
                     side, name, scan = outcome
-                    if scans:
-                        running |= next_scan()
+                    scanning -= 1
+                    running |= next_scans()
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
@@ -244,10 +260,17 @@ def _run(
                     running |= _plan_copies(pool, pair, chunk_bytes)
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
+                    if not pair.fallback:  # its files are gone: room for the next scans
+                        for key in pair.sides():
+                            live.pop(key, None)
+                        running |= next_scans()
                 if pair.pending == 0 and not pair.fallback:
                     index = pair.index
                     for side, _name in pair.sides():
                         lines[(index, side)] = _assemble(inventories[side], pair, side)
+            # a pair left for the sequential reader keeps its files: with nothing else
+            # running, the next scan goes over the budget
+            running |= next_scans(over=not running)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return lines
