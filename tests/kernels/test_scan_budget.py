@@ -13,6 +13,7 @@ import pytest
 from kernelfx import kernel_wheel
 from wheel_size.diff import by_kernels
 from wheel_size.diff.by_compare import _changed
+from wheel_size.kernels.copies import CopiesJob, CopiesResult
 from wheel_size.wheel.archive import open_source
 
 MEMBERS = {
@@ -45,3 +46,59 @@ def test_temporary_files_stay_within_the_largest_pair(
     assert len(seen) == 2 * len(MEMBERS)
     assert max(seen) <= max(sizes)
     assert old.items and new.items
+
+
+def test_the_copies_read_the_new_side_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``diff --by kernel`` hashes the new side's candidate copies once a pair's chunks are
+    back; the old side's file is removed before (room for the next scans), and the
+    inventories are those of a reader that kept it."""
+    members = {"kern/libsame.so": ("libkern_v1.so", "libkern_twin.so")}
+    a = kernel_wheel(tmp_path / "a", "1.0", {m: old for m, (old, _new) in members.items()})
+    b = kernel_wheel(tmp_path / "b", "2.0", {m: new for m, (_old, new) in members.items()})
+    with open_source(a) as a_src, open_source(b) as b_src:
+        names = _changed(a_src, b_src, "a", "b", [])
+        sides = (a_src, b_src), names, ("a", "b"), 1
+        want = by_kernels.read_kernel_sides(*sides, digests=True)
+        files: list[int] = []
+        hash_copies = by_kernels.hash_copies
+
+        def observed(job: CopiesJob) -> CopiesResult:
+            files.append(len(list(job.file[0].parent.iterdir())))
+            return hash_copies(job)
+
+        monkeypatch.setattr(by_kernels, "hash_copies", observed)
+        got = by_kernels.read_kernel_sides(*sides, digests=True)
+    assert files and set(files) == {1}
+    assert want[1].duplicates  # libkern_twin.so holds identical copies
+    for mine, theirs in zip(got, want, strict=True):
+        assert mine.items == theirs.items
+        assert mine.duplicates == theirs.duplicates
+        assert mine.problems == theirs.problems
+
+
+def test_a_copies_job_that_fails_leaves_the_tallies_without_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new side's file cut short under a copies job (its reads fail): the chunks'
+    tallies stand and the new side has no identical copies, as read without them."""
+    members = {"kern/libsame.so": ("libkern_v1.so", "libkern_twin.so")}
+    a = kernel_wheel(tmp_path / "a", "1.0", {m: old for m, (old, _new) in members.items()})
+    b = kernel_wheel(tmp_path / "b", "2.0", {m: new for m, (_old, new) in members.items()})
+    with open_source(a) as a_src, open_source(b) as b_src:
+        names = _changed(a_src, b_src, "a", "b", [])
+        sides = (a_src, b_src), names, ("a", "b"), 1
+        want = by_kernels.read_kernel_sides(*sides, digests=False)
+        hash_copies = by_kernels.hash_copies
+
+        def cut(job: CopiesJob) -> CopiesResult:
+            os.truncate(job.file[0], 0)
+            return hash_copies(job)
+
+        monkeypatch.setattr(by_kernels, "hash_copies", cut)
+        got = by_kernels.read_kernel_sides(*sides, digests=True)
+    for mine, theirs in zip(got, want, strict=True):
+        assert mine.items == theirs.items
+        assert mine.problems == theirs.problems
+        assert mine.duplicates == {}
