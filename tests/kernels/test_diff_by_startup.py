@@ -9,9 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kernelfx import kernel_wheel
-
 from conftest import checkout_env
+from kernelfx import kernel_wheel
 
 PROBE = """
 import json, sys
