@@ -5,15 +5,17 @@ Every step is a task for a pool of forked workers (one per usable core by defaul
 temporary file and reading its headers, then decoding chunks of the entries of each library
 pair, an entry both versions hold with the same bytes once. Members are scanned largest
 library pair first, both versions one after the other, at most one scan per worker plus one
-queued at a time; a pair's chunks are queued as soon as both versions are scanned, so they
-run between the next scans and every core stays busy until the last chunk. This process
-demangles names while the workers decode and tallies each pair when its last chunk is back;
-problems are reported in member order, as the sequential reader words them, and a library
-pair with an entry that reader would stop at is read by it instead.
+queued at a time; a pair's chunks are queued as soon as both versions are scanned. This
+process demangles names while the workers decode and tallies each pair when its last chunk
+is back; problems are reported in member order, as the sequential reader words them, and a
+library pair with an entry that reader would stop at is read by it instead.
 
 A temporary file lives until its library pair is tallied (a library without device code:
-until it is scanned), so the disk holds about one library pair and the scans in flight
-(both versions of libtorch_cuda.so: ~2 GB).
+until it is scanned; with ``digests``, the old side's until the pair's chunks are back), and
+the files on disk or being written never hold more than the largest library pair's bytes
+(both versions of libtorch_cuda.so: 1.9 GB): a scan that would pass that waits for earlier
+pairs' files to go (or goes alone when nothing else runs), so a big pair's chunks run before
+the next scans, which then write into the page-cache pages just freed.
 """
 
 from __future__ import annotations
