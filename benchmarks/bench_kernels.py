@@ -221,7 +221,7 @@ def main() -> int:
     ratios = []
     floors: dict[str, list[tuple[float, float]]] = {"inflate only": [], "every decode layer": []}
     based: dict[str, list[tuple[float, float]]] = {"inflate only": [], "every decode layer": []}
-    out = ""
+    out = base_out = ""
     for round_ in range(1, args.repeat + 1):
         sha, _ = _timed(["sha256sum", str(old), str(new)])
         print(f"round {round_}: sha256sum of both wheels {sha}")
@@ -239,6 +239,7 @@ def main() -> int:
                 src = args.compare / "src" if what == "base" else ROOT / "src"
                 timings[what], text = _timed(cmd, src)
                 out = text if what == "diff" else out
+                base_out = text if what == "base" else base_out
             diff, floor, decode = timings["diff"], timings["floor"], timings["inner"]
             ratios.append((diff.wall / sha.wall, diff.cpu / sha.cpu))
             every = (floor.wall + decode.wall, floor.cpu + decode.cpu)
@@ -281,6 +282,8 @@ def main() -> int:
     for label, found in based.items() if args.compare else ():
         cpus = sorted(f[1] for f in found)
         print(f"base: CPU x floor ({label}): best {cpus[0]:.2f}, median {cpus[len(cpus) // 2]:.2f}")
+    if args.compare:  # the JSON of the last round (``--top 10``), byte for byte
+        print(f"output byte-identical to base: {'yes' if out == base_out else 'NO'}")
     data = json.loads(out)
     for comparison in data["comparisons"]:
         for table in comparison["archs"]:

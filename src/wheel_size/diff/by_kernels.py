@@ -5,15 +5,17 @@ Every step is a task for a pool of forked workers (one per usable core by defaul
 temporary file and reading its headers, then decoding chunks of the entries of each library
 pair, an entry both versions hold with the same bytes once. Members are scanned largest
 library pair first, both versions one after the other, at most one scan per worker plus one
-queued at a time; a pair's chunks are queued as soon as both versions are scanned, so they
-run between the next scans and every core stays busy until the last chunk. This process
-demangles names while the workers decode and tallies each pair when its last chunk is back;
-problems are reported in member order, as the sequential reader words them, and a library
-pair with an entry that reader would stop at is read by it instead.
+queued at a time; a pair's chunks are queued as soon as both versions are scanned. This
+process demangles names while the workers decode and tallies each pair when its last chunk
+is back; problems are reported in member order, as the sequential reader words them, and a
+library pair with an entry that reader would stop at is read by it instead.
 
 A temporary file lives until its library pair is tallied (a library without device code:
-until it is scanned), so the disk holds about one library pair and the scans in flight
-(both versions of libtorch_cuda.so: ~2 GB).
+until it is scanned; with ``digests``, the old side's until the pair's chunks are back), and
+the files on disk or being written never hold more than the largest library pair's bytes
+(both versions of libtorch_cuda.so: 1.9 GB): a scan that would pass that waits for earlier
+pairs' files to go (or goes alone when nothing else runs), so a big pair's chunks run before
+the next scans, which then write into the page-cache pages just freed.
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class _Pair:
     results: list[ChunkResult] = field(default_factory=list)
     copies: list[CopiesResult] = field(default_factory=list)  # kernels.copies' digests
     hashing: bool = False  # the copies' jobs were queued
+    bare: bool = False  # a copies job failed: no identical copies for this pair
     pending: int = -1  # chunks not yet back; -1 until planned
     fallback: bool = False
 
@@ -204,19 +207,35 @@ def _run(
     scans = deque(key for pair in ordered for key in pair.sides())
     label = {"old": labels[0], "new": labels[1]}
     pool = _pool(workers)
+    # Temporary files on disk or being written, by member: at most the largest library
+    # pair's bytes (one member more only when nothing else runs). A scan waits for the
+    # files of the pairs before it to be removed, so a big pair's chunks run before the
+    # next scans and those scans write into the page-cache pages just freed, not into
+    # fresh ones (on a VM each fresh GB cost 1.2-2 s of system time, docs/benchmarks.md).
+    budget = max(sum(size[key] for key in pair.sides()) for pair in pairs)
+    live: dict[tuple[str, str], int] = {}
+    scanning = 0  # scans queued or running
 
-    def next_scan() -> set[Future[Any]]:
-        side, name = scans.popleft()
-        source = f"{label[side]}:{name}"
-        hashed = digests and side == "new"  # the old side's copies are shown nowhere
-        return {pool.submit(_scan_member, side, name, tmp, source, hashed)}
+    def next_scans(over: bool = False) -> set[Future[Any]]:
+        # One scan more than workers: a worker that ends while this process tallies finds
+        # the next member queued instead of waiting for this loop. ``over``: one scan
+        # even past the budget (nothing else would run).
+        nonlocal scanning
+        queued: set[Future[Any]] = set()
+        while scans and scanning <= workers:
+            key = scans[0]
+            if sum(live.values()) + size[key] > budget and not (over and not queued):
+                break
+            side, name = scans.popleft()
+            live[key] = size[key]
+            scanning += 1
+            source = f"{label[side]}:{name}"
+            hashed = digests and side == "new"  # the old side's copies are shown nowhere
+            queued.add(pool.submit(_scan_member, side, name, tmp, source, hashed))
+        return queued
 
     try:
-        running: set[Future[Any]] = set()
-        # One scan more than workers: a worker that ends while this process tallies finds
-        # the next member queued instead of waiting for this loop.
-        while scans and len(running) <= workers:
-            running |= next_scan()
+        running: set[Future[Any]] = next_scans(over=True)
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             # Scans first: the next scan and a pair's chunks are queued before tallying.
@@ -234,20 +253,30 @@ def _run(
                     pair.pending -= 1
                 else:
                     side, name, scan = outcome
-                    if scans:
-                        running |= next_scan()
+                    scanning -= 1
+                    running |= next_scans()
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
                     if len(pair.scans) == len(pair.sides()):
                         running |= _plan(pool, pair.index, pair, chunk_bytes, digests)
                 if pair.pending == 0 and digests and not pair.hashing and not pair.fallback:
+                    for key in _release(pair):  # the copies read the new side's file alone
+                        live.pop(key, None)
                     running |= _plan_copies(pool, pair, chunk_bytes)
+                    running |= next_scans()
                 if pair.pending == 0 and not pair.fallback:
                     _drop(pair)
+                    if not pair.fallback:  # its files are gone: room for the next scans
+                        for key in pair.sides():
+                            live.pop(key, None)
+                        running |= next_scans()
                 if pair.pending == 0 and not pair.fallback:
                     index = pair.index
                     for side, _name in pair.sides():
                         lines[(index, side)] = _assemble(inventories[side], pair, side)
+            # a pair left for the sequential reader keeps its files: with nothing else
+            # running, the next scan goes over the budget
+            running |= next_scans(over=not running)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return lines
@@ -289,11 +318,27 @@ def _plan_copies(pool: Executor, pair: _Pair, chunk_bytes: int) -> set[Future[An
     return {pool.submit(hash_copies, job) for job in jobs}
 
 
+def _release(pair: _Pair) -> list[tuple[str, str]]:
+    """Remove the files of the sides no copies job reads (all but the new one), once the
+    pair's chunks are back without a fault; returns the members removed."""
+    if any(r.fault for r in pair.results):
+        return []
+    gone = [(side, name) for side, name in pair.sides() if side != "new"]
+    for side, _name in gone:
+        pair.scans[side].path.unlink(missing_ok=True)
+    return gone
+
+
 def _drop(pair: _Pair) -> None:
-    """Remove the pair's temporary files once nothing will read them again."""
-    if any(r.fault for r in pair.results) or any(c.fault for c in pair.copies):
+    """Remove the pair's temporary files once nothing will read them again. A copies job
+    that failed leaves the chunks' tallies standing (they are the sequential reader's,
+    tests/kernels/test_parallel_read.py) and the new side without identical copies, as
+    a library read that way goes."""
+    if any(r.fault for r in pair.results):
         pair.fallback = True
         return
+    if any(c.fault for c in pair.copies):
+        pair.bare = True
     for scan in pair.scans.values():
         scan.path.unlink(missing_ok=True)
 
@@ -320,9 +365,10 @@ def _assemble(inventory: Inventory, pair: _Pair, side: str) -> list[str]:
                 slot = same.setdefault(key, [size, 0])
                 slot[1] += copies
     # identical copies within this one library (bloat's duplicates)
-    inventory.add_duplicates(
-        (arch, mangled, size, copies)
-        for (arch, mangled, _digest), (size, copies) in same.items()
-        if copies > 1
-    )
+    if not pair.bare:
+        inventory.add_duplicates(
+            (arch, mangled, size, copies)
+            for (arch, mangled, _digest), (size, copies) in same.items()
+            if copies > 1
+        )
     return [*scan.problems, *close_library(inventory, problems, scan.source)]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = ["Candidate", "Candidates", "fast_candidates"]
 
@@ -42,6 +42,7 @@ _SHF_EXECINSTR = 0x4
 # The section types ElfImage follows through sh_link, and the tables whose entry size it checks.
 _LINKED_TYPES = frozenset({2, 4, 5, 6, 9, 11, 18, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF})
 _ENTRY_SIZES = {2: 24, 11: 24, 6: 16, 4: 24, 9: 16}
+_ENTRY_KINDS = frozenset(_ENTRY_SIZES)
 
 # (shndx, offset in section, value, size, name, st_other)
 Candidate = tuple[int, int, int, int, str, int]
@@ -104,38 +105,35 @@ def _headers(data: memoryview) -> _Sections | None:
     if shentsize != _SHDR.size or end > size or shstrndx >= shnum:
         return None
     words, quads = data[shoff:end].cast("I"), data[shoff:end].cast("Q")
-    table = _Sections(
-        words[0::16].tolist(),
-        words[1::16].tolist(),
-        quads[1::8].tolist(),
-        quads[2::8].tolist(),
-        quads[3::8].tolist(),
-        quads[4::8].tolist(),
-        words[10::16].tolist(),
-        b"",
-        cuda,
-    )
+    types = words[1::16].tolist()
+    offsets, sizes = quads[3::8].tolist(), quads[4::8].tolist()
+    name_table = b""
     if shstrndx:
-        start, length = table.offsets[shstrndx], table.sizes[shstrndx]
-        if table.types[shstrndx] == _SHT_NOBITS or start + length > size:
+        start, length = offsets[shstrndx], sizes[shstrndx]
+        if types[shstrndx] == _SHT_NOBITS or start + length > size:
             return None
-        table = replace(table, name_table=bytes(data[start : start + length]))
-    if max(table.names) >= max(len(table.name_table), 1):
+        name_table = bytes(data[start : start + length])
+    names = words[0::16].tolist()
+    if max(names) >= max(len(name_table), 1):
         return None  # a section name outside the section-name table
-    if max(map(operator.add, table.offsets, table.sizes)) > size and any(
+    links = words[10::16].tolist()
+    table = _Sections(
+        names, types, quads[1::8].tolist(), quads[2::8].tolist(), offsets, sizes, links,
+        name_table, cuda,
+    )  # fmt: skip
+    if max(map(operator.add, offsets, sizes)) > size and any(
         length and not table.nobits(i) and start + length > size
-        for i, (start, length) in enumerate(zip(table.offsets, table.sizes, strict=True))
+        for i, (start, length) in enumerate(zip(offsets, sizes, strict=True))
     ):
         return None  # a section with bytes past the end of the file
-    if max(table.links) >= shnum and any(
-        kind in _LINKED_TYPES and link >= shnum
-        for kind, link in zip(table.types, table.links, strict=True)
+    if max(links) >= shnum and any(
+        kind in _LINKED_TYPES and link >= shnum for kind, link in zip(types, links, strict=True)
     ):
         return None
     entsizes = quads[7::8]
-    for i, kind in enumerate(table.types):
-        want = _ENTRY_SIZES.get(kind)
-        if want and table.sizes[i] and entsizes[i] != want and (entsizes[i] or kind in (2, 11)):
+    for i in [i for i, kind in enumerate(types) if kind in _ENTRY_KINDS]:
+        kind, entsize = types[i], entsizes[i]
+        if sizes[i] and entsize != _ENTRY_SIZES[kind] and (entsize or kind in (2, 11)):
             return None
     return table
 
@@ -153,9 +151,9 @@ def fast_candidates(data: memoryview, limit: int) -> Candidates | None:
         return None
     count = len(table.types)
     out = Candidates([], 0, "", False, set(), {})
-    for index, kind in enumerate(table.types):
+    for index in _symbol_tables(table.types):
         length = table.sizes[index]
-        if kind not in (_SHT_SYMTAB, _SHT_DYNSYM) or not length:
+        if not length:
             continue
         strings = b""
         link = table.links[index]
@@ -173,27 +171,40 @@ def fast_candidates(data: memoryview, limit: int) -> Candidates | None:
     return out
 
 
+def _symbol_tables(types: list[int]) -> list[int]:
+    """The indexes of the ``SHT_SYMTAB``/``SHT_DYNSYM`` sections, in order (found by
+    ``list.index``: a cubin has ~300 sections and one symbol table)."""
+    found: list[int] = []
+    for kind in (_SHT_SYMTAB, _SHT_DYNSYM):
+        at = -1
+        while kind in types[at + 1 :]:
+            at = types.index(kind, at + 1)
+            found.append(at)
+    return sorted(found)
+
+
 def _collect(
     out: Candidates, symbols: memoryview, table: _Sections, strings: bytes, limit: int
 ) -> None:
     """Add the symbols of one table to ``out`` (what ``_candidates`` keeps, in its order)."""
-    count = len(table.types)
+    sizes, flags, count = table.sizes, table.flags, len(table.types)
+    found, bases, offsets, addrs = out.found, out.bases, table.offsets, table.addrs
     for st_name, info, other, shndx, value, size in _SYM.iter_unpack(symbols):
         kind = info & 0xF
-        if kind == _STT_OBJECT:
-            if st_name and len(out.descriptors) < limit:
+        if kind != _STT_FUNC:
+            if kind == _STT_OBJECT and st_name and len(out.descriptors) < limit:
                 end = _end(strings, st_name)
                 if strings.endswith(b".kd", st_name, end):
                     out.descriptors.add(strings[st_name : end - 3].decode("utf-8", "replace"))
             continue
-        if kind != _STT_FUNC or not size or not 0 < shndx < count:
+        if not size or not 0 < shndx < count:
             continue
-        section_size = table.sizes[shndx]
-        if not table.flags[shndx] & _SHF_EXECINSTR or not section_size or table.nobits(shndx):
+        section_size = sizes[shndx]
+        if not flags[shndx] & _SHF_EXECINSTR or not section_size or table.nobits(shndx):
             continue
         end = strings.find(b"\0", st_name) if st_name else 0
         name = strings[st_name : end if end >= 0 else len(strings)].decode("utf-8", "replace")
-        offset = value - table.addrs[shndx]
+        offset = value - addrs[shndx]
         if end < 0 or not (0 <= offset <= section_size and size <= section_size - offset):
             out.lies += 1
             if not out.example:
@@ -204,11 +215,11 @@ def _collect(
                     else f"{name[:80]!r} claims {size} bytes at {value:#x} in {where}"
                 )
             continue
-        if len(out.found) >= limit:
+        if len(found) >= limit:
             out.capped = True
             continue
-        out.found.append((shndx, offset, value, size, name, other))
-        out.bases[shndx] = table.offsets[shndx]
+        found.append((shndx, offset, value, size, name, other))
+        bases[shndx] = offsets[shndx]
 
 
 def _end(strings: bytes, start: int) -> int:
