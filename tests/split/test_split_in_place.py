@@ -71,3 +71,27 @@ def test_a_stored_member_with_a_bad_crc_fails_as_before(tmp_path: Path) -> None:
         fh.write(bytes([byte[0] ^ 0xFF]))
     with pytest.raises(WheelSizeError, match="bad CRC-32"):
         library_job(_job(wheel, tmp_path / "work"))
+
+
+@pytest.mark.parametrize("window", [4096, 3 * 4096, 1 << 20])
+@pytest.mark.parametrize(
+    ("start", "length"), [(0, 0), (1, 70_001), (4095, 4097), (12_289, 200_000)]
+)
+def test_the_crc_pass_through_mapped_windows_matches_zlib(
+    tmp_path: Path, window: int, start: int, length: int
+) -> None:
+    import os
+    import zlib
+
+    from wheel_size.split.in_place import _crc
+
+    data = os.urandom(256 << 10)
+    path = tmp_path / "data.bin"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert _crc(fd, start, start + length, window) == zlib.crc32(data[start : start + length])
+        # Past the file's end: read, not mapped (a mapped page past the end cannot be read).
+        assert _crc(fd, len(data) - 10, len(data) + 10, window) is None
+    finally:
+        os.close(fd)
