@@ -24,7 +24,7 @@ from wheel_size.wheel.archive import STORED, RawData, open_regular
 __all__ = ["InPlace", "RangeFile", "stored_in_place"]
 
 _READ = 4 << 20  # bytes read at a time for the CRC pass, where the file cannot be mapped
-_WINDOW = 16 << 20  # bytes mapped at a time for the CRC pass (bounds the pages it maps)
+_WINDOW = 4 << 20  # bytes mapped at a time for the CRC pass (mapped pages count as memory)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def decompressobj() -> Any:
     return zlib.decompressobj(-15)
 
 
-def crc32(data: bytes, value: int = 0) -> int:
+def crc32(data: bytes | bytearray | memoryview, value: int = 0) -> int:
     """CRC-32 as zip wants it (ISA-L's is several times faster)."""
     if _isal is not None:
         return int(_isal.crc32(data, value))
