@@ -13,6 +13,7 @@ import pytest
 from kernelfx import kernel_wheel
 from wheel_size.diff import by_kernels
 from wheel_size.diff.by_compare import _changed
+from wheel_size.kernels import copies
 from wheel_size.kernels.copies import CopiesJob, CopiesResult
 from wheel_size.wheel.archive import open_source
 
@@ -62,7 +63,7 @@ def test_the_copies_read_the_new_side_alone(
         sides = (a_src, b_src), names, ("a", "b"), 1
         want = by_kernels.read_kernel_sides(*sides, digests=True)
         files: list[int] = []
-        hash_copies = by_kernels.hash_copies
+        hash_copies = copies.hash_copies
 
         def observed(job: CopiesJob) -> CopiesResult:
             files.append(len(list(job.file[0].parent.iterdir())))
@@ -90,7 +91,7 @@ def test_a_copies_job_that_fails_leaves_the_tallies_without_copies(
         names = _changed(a_src, b_src, "a", "b", [])
         sides = (a_src, b_src), names, ("a", "b"), 1
         want = by_kernels.read_kernel_sides(*sides, digests=False)
-        hash_copies = by_kernels.hash_copies
+        hash_copies = copies.hash_copies
 
         def cut(job: CopiesJob) -> CopiesResult:
             os.truncate(job.file[0], 0)
