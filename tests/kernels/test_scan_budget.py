@@ -22,13 +22,20 @@ MEMBERS = {
     "kern/b.so": ("libkern_v1.so", "libkern_v2.so"),
     "kern/c.so": ("libkern_v2.so", "libkern_v2_lz4.so"),
 }
+TWIN = {"kern/libsame.so": ("libkern_v1.so", "libkern_twin.so")}  # identical copies, new side
+
+
+def wheels(tmp_path: Path, members: dict[str, tuple[str, str]]) -> tuple[Path, Path]:
+    """Two versions of a kernel wheel: each member's old library, then its new one."""
+    a = kernel_wheel(tmp_path / "a", "1.0", {m: old for m, (old, _new) in members.items()})
+    b = kernel_wheel(tmp_path / "b", "2.0", {m: new for m, (_old, new) in members.items()})
+    return a, b
 
 
 def test_temporary_files_stay_within_the_largest_pair(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    a = kernel_wheel(tmp_path / "a", "1.0", {m: old for m, (old, _new) in MEMBERS.items()})
-    b = kernel_wheel(tmp_path / "b", "2.0", {m: new for m, (_old, new) in MEMBERS.items()})
+    a, b = wheels(tmp_path, MEMBERS)
     seen: list[int] = []
     scan = by_kernels._scan_member
 
@@ -55,9 +62,7 @@ def test_the_copies_read_the_new_side_alone(
     """``diff --by kernel`` hashes the new side's candidate copies once a pair's chunks are
     back; the old side's file is removed before (room for the next scans), and the
     inventories are those of a reader that kept it."""
-    members = {"kern/libsame.so": ("libkern_v1.so", "libkern_twin.so")}
-    a = kernel_wheel(tmp_path / "a", "1.0", {m: old for m, (old, _new) in members.items()})
-    b = kernel_wheel(tmp_path / "b", "2.0", {m: new for m, (_old, new) in members.items()})
+    a, b = wheels(tmp_path, TWIN)
     with open_source(a) as a_src, open_source(b) as b_src:
         names = _changed(a_src, b_src, "a", "b", [])
         sides = (a_src, b_src), names, ("a", "b"), 1
@@ -84,9 +89,7 @@ def test_a_copies_job_that_fails_leaves_the_tallies_without_copies(
 ) -> None:
     """The new side's file cut short under a copies job (its reads fail): the chunks'
     tallies stand and the new side has no identical copies, as read without them."""
-    members = {"kern/libsame.so": ("libkern_v1.so", "libkern_twin.so")}
-    a = kernel_wheel(tmp_path / "a", "1.0", {m: old for m, (old, _new) in members.items()})
-    b = kernel_wheel(tmp_path / "b", "2.0", {m: new for m, (_old, new) in members.items()})
+    a, b = wheels(tmp_path, TWIN)
     with open_source(a) as a_src, open_source(b) as b_src:
         names = _changed(a_src, b_src, "a", "b", [])
         sides = (a_src, b_src), names, ("a", "b"), 1

@@ -258,11 +258,15 @@ def _import_for_workers(jobs: int, scan: WheelScan) -> None:
 
 
 def _workers(
-    options: SplitOptions, scan: WheelScan, records: Sequence[RecordCheck]
+    options: SplitOptions,
+    scan: WheelScan,
+    records: Sequence[RecordCheck],
+    workers: int | None,
 ) -> tuple[SplitOptions, int]:
     """The options with ``--jobs`` settled, and the processes this split runs on
-    (:func:`wheel_size.split.jobs.pool_workers`). For ``--jobs auto`` the load is sampled
-    (a fifth of a second) only when a pool could pay on every usable core; otherwise the
+    (:func:`wheel_size.split.jobs.pool_workers`, or ``workers`` where the caller fixed it),
+    their modules imported before any fork. For ``--jobs auto`` the load is sampled (a
+    fifth of a second) only when a pool could pay on every usable core; otherwise the
     usable cores stay the count (the zlib block threads of one process may use them)."""
     from wheel_size.split.jobs import auto_jobs, pool_workers
 
@@ -273,6 +277,8 @@ def _workers(
         jobs = options.jobs if count == 1 else auto_jobs(cpus=options.jobs)
         options = dataclasses.replace(options, jobs=jobs, jobs_auto=False)
         count = pool_workers(jobs, sizes, checks)
+    count = count if workers is None else workers
+    _import_for_workers(count, scan)
     return options, count
 
 
@@ -294,9 +300,7 @@ def plan_only(
     with _scanned(input_path, output_dir, options) as (source, scan, host_name, _tail):
         work = Path(tempfile.mkdtemp(prefix="wheel-size-dry-run-", dir=tmp_dir))
         try:
-            options, count = _workers(options, scan, ())
-            count = count if workers is None else workers
-            _import_for_workers(count, scan)
+            options, count = _workers(options, scan, (), workers)
             with _pool(count) as executor:
                 jobs = library_jobs(source, scan, options, work, apply=False)
                 libraries, _, _ = _library_wave(executor, scan, jobs, "scanning libraries", log)
@@ -434,9 +438,7 @@ def _split(
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     records = _record_jobs(scan) if options.record_check == "all" else []
-    options, count = _workers(options, scan, records)
-    count = count if workers is None else workers
-    _import_for_workers(count, scan)
+    options, count = _workers(options, scan, records, workers)
     try:
         with _pool(count) as pool:
             try:  # these waves write only into the work directory

@@ -127,11 +127,11 @@ def stored_in_place(raw: RawData) -> InPlace | None:
 def _crc(fd: int, start: int, end: int, window: int = _WINDOW) -> int | None:
     """CRC-32 of ``[start, end)`` of ``fd`` (None when it ends early), read through mapped
     windows of ``window`` bytes: the checksum reads the page cache where it lies, with no
-    copy into this process (a 537 MB member: 0.03 against 0.10 CPU-s through ``pread``,
-    docs/benchmarks.md, "Split, fifth pass"). A window is unmapped before the next, so the
-    pages it maps count against memory one window at a time. A file that cannot be mapped
-    is read with ``pread``, and so is anything past the file's end when this started (a
-    page mapped past it could not be read)."""
+    copy into this process (four 134 MB stored members: 0.11-0.13 against 0.17-0.45 CPU-s
+    through ``pread``; docs/benchmarks.md, "Split, fifth pass: the per-byte path"). A window
+    is unmapped before the next, so the pages it maps count against memory one window at
+    a time. A file that cannot be mapped is read with ``pread``, and so is anything past
+    the file's end when this started (a page mapped past it could not be read)."""
     crc, at = 0, start
     populate = getattr(mmap, "MAP_POPULATE", 0)
     mapped = min(end, os.fstat(fd).st_size)
