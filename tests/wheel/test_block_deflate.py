@@ -4,6 +4,7 @@ stream for a member of one block, and within a tenth of a percent of it for more
 
 from __future__ import annotations
 
+import threading
 import zlib
 from pathlib import Path
 
@@ -65,3 +66,27 @@ def test_deflate_file_output_does_not_depend_on_threads(tmp_path: Path) -> None:
 def test_threads_follow_jobs_up_to_a_bound() -> None:
     assert [deflate.block_threads(j) for j in (1, 2, 3)] == [1, 2, 3]
     assert deflate.block_threads(64) == deflate.MAX_THREADS
+
+
+def _threads_started(data: bytes, threads: int, block: int) -> tuple[bytes, set[int]]:
+    """``blocked(data, threads, block)`` and the threads it started (the profile hook runs
+    only in threads started after it is set)."""
+    started: set[int] = set()
+    threading.setprofile(lambda *_: started.add(threading.get_ident()))
+    try:
+        return blocked(data, threads, block), started
+    finally:
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+
+def test_a_member_of_one_block_starts_no_threads() -> None:
+    """Issue 30: starting a pool for one block cost more than the block (~0.1 ms of CPU and
+    ~0.5 ms of wall each: every kpack of a small wheel, its metadata); the pool starts with
+    a second block, and the stream is the same."""
+    data = host_code()[: 300 << 10]
+    one, started = _threads_started(data, 4, block=len(data))
+    assert one == zlib6(data)
+    assert started == set()
+    many, started = _threads_started(data, 4, block=64 << 10)
+    assert many == blocked(data, 1, block=64 << 10)
+    assert started  # a second block: the pool runs

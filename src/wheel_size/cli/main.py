@@ -158,5 +158,15 @@ def _warn_skipped() -> None:
 
 
 def entrypoint() -> None:
-    """Console-script entry point: the process is ours, so HTTPS trusts the system store."""
-    sys.exit(main(sys.argv[1:], system_trust=True))
+    """Console-script entry point: the process is ours, so HTTPS trusts the system store.
+
+    Before the interpreter exits, every object is handed to the collector's permanent
+    generation (``gc.freeze``): its passes at shutdown would otherwise walk all of them
+    (every module, class and function imported) to find the few cycles the run left, 15-20
+    ms of CPU on every command, a tenth of a small split. Everything is written and closed
+    by then; objects still go when their counts do, and atexit handlers still run."""
+    status = main(sys.argv[1:], system_trust=True)
+    import gc
+
+    gc.freeze()
+    sys.exit(status)
