@@ -1,12 +1,15 @@
 """The ``wheel-size`` command: one subcommand module per job.
 
 Each subcommand module exposes ``configure_parser(parser)`` and ``run(args) -> int``;
-heavy imports stay inside ``run`` so ``--help`` is fast.
+heavy imports stay inside ``run`` so ``--help`` is fast. A module may name in ``IMPORTS``
+the modules every run imports: the console script imports them while the command starts,
+with the cyclic collector off (:func:`entrypoint`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -86,7 +89,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module: _Subcommand = importlib.import_module(module_name)
         module.configure_parser(sub_parser)
         # a command that declares OFFLINE = True makes no HTTPS call: no trust store to load
-        sub_parser.set_defaults(_run=module.run, _offline=getattr(module, "OFFLINE", False))
+        sub_parser.set_defaults(
+            _run=module.run,
+            _offline=getattr(module, "OFFLINE", False),
+            _imports=getattr(module, "IMPORTS", ()),
+        )
     return parser
 
 
@@ -116,6 +123,9 @@ def main(argv: Sequence[str] | None = None, *, system_trust: bool = False) -> in
             from wheel_size.trust import use_system_trust_store
 
             use_system_trust_store()
+        for name in getattr(args, "_imports", ()):
+            importlib.import_module(name)
+        _started()
         status = args._run(args)
     except WheelSizeError as exc:
         error = exc
@@ -157,16 +167,35 @@ def _warn_skipped() -> None:
         print(f"wheel-size: warning: cannot report skipped records: {exc}", file=sys.stderr)
 
 
+# Whether the console script holds the cyclic collector off until the command has started.
+_held = False
+
+
+def _started() -> None:
+    """The command's modules are imported: what they made (modules, classes, functions, the
+    trust store) lives until exit and holds no garbage, so it goes to the collector's
+    permanent generation, which its passes skip, and the collector runs again for the
+    command's own work. Collecting while importing walked those objects again and again as
+    they piled up: ~10 ms of a split's start (the console script only; a test calling
+    :func:`main` keeps its collector as it was)."""
+    global _held
+    if _held:
+        _held = False
+        gc.freeze()
+        gc.enable()
+
+
 def entrypoint() -> None:
     """Console-script entry point: the process is ours, so HTTPS trusts the system store.
 
-    Before the interpreter exits, every object is handed to the collector's permanent
-    generation (``gc.freeze``): its passes at shutdown would otherwise walk all of them
-    (every module, class and function imported) to find the few cycles the run left, 15-20
-    ms of CPU on every command, a tenth of a small split. Everything is written and closed
-    by then; objects still go when their counts do, and atexit handlers still run."""
+    The collector is off while the command starts (:func:`_started`). Before the interpreter
+    exits, every object is handed to its permanent generation too: the passes at shutdown
+    would otherwise walk all of them to find the few cycles the run left, 15-20 ms of CPU on
+    every command, a tenth of a small split. Everything is written and closed by then;
+    objects still go when their counts do, and atexit handlers still run."""
+    global _held
+    _held = gc.isenabled()
+    gc.disable()
     status = main(sys.argv[1:], system_trust=True)
-    import gc
-
     gc.freeze()
     sys.exit(status)
