@@ -89,6 +89,29 @@ def test_no_pool_imports_no_multiprocessing(tmp_path: Path) -> None:
     assert sorted(m for m in imported if m.startswith(pool_only)) == []
 
 
+def test_a_small_split_imports_no_thread_pool_and_no_report_types(tmp_path: Path) -> None:
+    """What a small split does not use is not imported (issue 30, start-up): the thread
+    pool (``concurrent.futures.thread`` and its queue: a member of one zlib block is
+    deflated in the calling thread) and the report's TypedDicts (the document's shape, for
+    the type checker; its rows are plain dicts)."""
+    wheel = zip_wheel(tmp_path / NAME, fat_files())
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
+         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
+         "--overlay-root", "torch/", "--jobs", "2", "--report-json", str(tmp_path / "r.json")],
+        env=unmeasured(checkout_env()),  # coverage (CI) imports threads of its own
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "wheel_size.split.report" in imported  # the report was written
+    assert json.loads((tmp_path / "r.json").read_text())["libraries"]
+    assert sorted(imported & {"concurrent.futures.thread", "wheel_size.split.document"}) == []
+
+
 FROZEN_AT_EXIT = """
 import atexit, gc, sys
 atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count()))

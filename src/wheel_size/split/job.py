@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wheel_size.errors import InputError
-from wheel_size.split.document import SplitReport
 from wheel_size.split.plan import SplitOptions
+
+if TYPE_CHECKING:
+    from wheel_size.split.document import SplitReport
 
 __all__ = ["SplitOutcome", "SplitRequest", "checked_split_options", "run_split_job"]
 

@@ -11,32 +11,34 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from wheel_size.render import render
 from wheel_size.split.apply import DeviceOutput, SplitResult
-from wheel_size.split.document import (
-    DatabaseOnlyRow,
-    DatabaseRow,
-    DbDir,
-    DeviceRow,
-    DownloadPart,
-    DownloadRow,
-    HostMetadata,
-    InstallRow,
-    Layout,
-    LibraryRow,
-    ReportOptions,
-    SplitReport,
-    Summary,
-    Timings,
-)
 from wheel_size.split.extras import install_chains
 from wheel_size.split.metadata import extra_name
 from wheel_size.split.names import hierarchy, normalize_arch
 from wheel_size.split.resolve import Resolver
 from wheel_size.split.work import LibraryResult
 from wheel_size.wheel.archive import open_source
+
+if TYPE_CHECKING:  # the document's shape, for the type checker: its rows are plain dicts
+    from wheel_size.split.document import (
+        DatabaseOnlyRow,
+        DatabaseRow,
+        DbDir,
+        DeviceRow,
+        DownloadPart,
+        DownloadRow,
+        HostMetadata,
+        InstallRow,
+        Layout,
+        LibraryRow,
+        ReportOptions,
+        SplitReport,
+        Summary,
+        Timings,
+    )
 
 __all__ = [
     "KPACK_RUNTIME",
