@@ -21,6 +21,7 @@ for agents whose processor has no archive.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -58,11 +59,17 @@ def _feature_order(names: set[str]) -> tuple[str, ...]:
     return tuple(sorted(names, key=lambda n: (n not in ("sramecc", "xnack"), n)))
 
 
+@functools.cache
+def _walk(agent: str) -> tuple[frozenset[tuple[str, bool]], ...]:
+    """The feature sets the loader's walk tries for ``agent``, in its order: the same for
+    every key of an archive (a few arch strings, thousands of keys), so worked out once."""
+    return tuple(frozenset(parse_target_id(c).features) for c in loader_candidates(agent))
+
+
 def _pick(agent: str, processor: str, objects: Sequence[TargetId]) -> TargetId | None:
     """The code object the loader's walk reaches first for ``agent`` among ``objects`` of
     ``processor`` (matching by feature set, so spelling order does not matter)."""
-    wanted = [frozenset(parse_target_id(c).features) for c in loader_candidates(agent)]
-    for features in wanted:
+    for features in _walk(agent):
         for code in objects:
             if code.processor == processor and frozenset(code.features) == features:
                 return code
