@@ -70,6 +70,15 @@ def test_ccob_versions_round_trip(version: int, method: Method) -> None:
     assert entries_of(blob) == entries_of(PLAIN)
 
 
+def test_the_section_walk_tells_a_ccob_bundle_as_the_ccob_reader_does() -> None:
+    """The walk reads a bundle's kind without importing the CCOB reader (a wheel of plain
+    bundles never loads it): its magic and header length are the reader's own."""
+    from wheel_size.rocm import fatbin_section
+
+    assert fatbin_section._CCOB_MAGIC == ccob.MAGIC
+    assert fatbin_section._HEAD == ccob.MAX_HEADER == max(ccob.HEADER_SIZES.values())
+
+
 def test_several_bundles_back_to_back_mixed() -> None:
     plain_bundle = PLAIN[: parse_plain_bundle(PLAIN).end]
     parts = [

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_split_recompress import NAME, fat_files, zip_wheel
+from test_split_recompress import HIP_DIR, NAME, fat_files, zip_wheel
 
 from conftest import checkout_env, unmeasured
 
@@ -89,12 +89,16 @@ def test_no_pool_imports_no_multiprocessing(tmp_path: Path) -> None:
     assert sorted(m for m in imported if m.startswith(pool_only)) == []
 
 
-def test_a_small_split_imports_no_thread_pool_and_no_report_types(tmp_path: Path) -> None:
+def test_a_small_split_imports_no_thread_pool_no_report_types_no_ccob(tmp_path: Path) -> None:
     """What a small split does not use is not imported (issue 30, start-up): the thread
     pool (``concurrent.futures.thread`` and its queue: a member of one zlib block is
-    deflated in the calling thread) and the report's TypedDicts (the document's shape, for
-    the type checker; its rows are plain dicts)."""
-    wheel = zip_wheel(tmp_path / NAME, fat_files())
+    deflated in the calling thread), the report's TypedDicts (the document's shape, for
+    the type checker; its rows are plain dicts) and, where every bundle is plain, the
+    compressed-bundle reader."""
+    files = fat_files()
+    del files["torch/lib/libmulti19.so"]  # one of its bundles is compressed
+    files["torch/lib/libplain19.so"] = (HIP_DIR / "libplain19.so").read_bytes()
+    wheel = zip_wheel(tmp_path / NAME, files)
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
          "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
@@ -109,7 +113,8 @@ def test_a_small_split_imports_no_thread_pool_and_no_report_types(tmp_path: Path
     }
     assert "wheel_size.split.report" in imported  # the report was written
     assert json.loads((tmp_path / "r.json").read_text())["libraries"]
-    assert sorted(imported & {"concurrent.futures.thread", "wheel_size.split.document"}) == []
+    unused = {"concurrent.futures.thread", "wheel_size.split.document", "wheel_size.rocm.ccob"}
+    assert sorted(imported & unused) == []
 
 
 FROZEN_AT_EXIT = """

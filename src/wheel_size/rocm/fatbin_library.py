@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TypeVar
 
 from wheel_size.errors import InvalidBundle
-from wheel_size.rocm import ccob, offload_bundle
+from wheel_size.rocm import offload_bundle
 from wheel_size.rocm.amdgpu_elf import verify_code_object
 from wheel_size.rocm.elf_file import ElfImage, Relocation, Section
 from wheel_size.rocm.fatbin_section import BundleRef, iter_bundles, iter_entry_streams
@@ -149,6 +149,8 @@ class FatLibrary(OwnsFile):
                 entries = ref.plain.device_entries()
             else:
                 assert ref.ccob is not None
+                from wheel_size.rocm import ccob  # compressed bundles only
+
                 where = f"{self.name}: {FATBIN_SECTION} bundle {ordinal}"
                 base = self.fatbin.offset + ref.offset
                 stream = ccob.open_payload(

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wheel_size.errors import InvalidBundle
-from wheel_size.rocm import ccob, offload_bundle
+from wheel_size.rocm import offload_bundle
 from wheel_size.rocm.limits import CHUNK, inflation_budget
 from wheel_size.rocm.offload_bundle import BundleEntry, PlainBundleHeader
 from wheel_size.rocm.source import ByteSource, RangeReader, SourceLike, as_source
+
+if TYPE_CHECKING:
+    from wheel_size.rocm import ccob
 
 __all__ = [
     "BundleRef",
@@ -30,6 +34,11 @@ __all__ = [
 ]
 
 _ZERO_CHUNK = 1 << 16
+# What tells a bundle's kind: its first bytes, as many as the longest header it may start
+# with (``ccob.MAX_HEADER``, CCOB v3's), and a compressed bundle's magic (``ccob.MAGIC``).
+# The CCOB reader itself is imported only for a section that holds compressed bundles.
+_HEAD = 32
+_CCOB_MAGIC = b"CCOB"
 
 
 @dataclass(frozen=True)
@@ -93,13 +102,15 @@ def iter_bundles(
     budget, rule = inflation_budget(end - start)
     while pos < end:
         here = f"{where} bundle {ordinal} at offset {pos - start:#x}"
-        head = source.pread(pos, ccob.MAX_HEADER)
+        head = source.pread(pos, _HEAD)
         if head[:4] == offload_bundle.MAGIC[:4]:
             reader = RangeReader(source, pos, end)
             plain = offload_bundle.read_plain_header(reader.read, end - pos, here)
             length = plain.end
             yield BundleRef(ordinal, pos - start, length, "plain", plain=plain)
-        elif head[:4] == ccob.MAGIC:
+        elif head[:4] == _CCOB_MAGIC:
+            from wheel_size.rocm import ccob
+
             header = ccob.parse_ccob_header(head, end - pos, here)
             claimed += header.uncompressed_size
             if claimed > budget:
@@ -151,6 +162,8 @@ def iter_entry_streams(
             )
         return
     assert ref.ccob is not None
+    from wheel_size.rocm import ccob
+
     stream = ccob.open_payload(source, base, base + ref.length, ref.ccob, here, check_hash)
     plain = offload_bundle.read_plain_header(
         stream.read_exact, ref.ccob.uncompressed_size, f"{here} (decompressed)"
