@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import struct
 import warnings
 import zipfile
@@ -196,3 +197,30 @@ def test_a_small_read_of_a_large_member_reads_a_little_of_the_file(tmp_path: Pat
         before = _bytes_read()
         assert stream.read() == content[64:]
         assert _bytes_read() - before >= source.member("demo/lib.so").compressed_size - (16 << 10)
+
+
+def test_an_elf_members_headers_are_read_with_one_pass_of_inflate(tmp_path: Path) -> None:
+    """Issue 30: a parser of ELF headers asks for the size (a seek to the end), then the
+    section headers at the end, then the section names just before them. Each of those
+    moves inflated the member again from the start (three passes: cupy-rocm-7-0 14.2.0's
+    42 MiB of libraries outside the overlay cost 165 ms to check). A seek only moves the
+    position now, and a read inside the chunk a move skipped is served from it."""
+    from wheel_size.rocm.fatbin_library import has_hip_fatbin_data
+    from wheel_size.wheel.archive import MemberReader
+
+    hip = Path(__file__).resolve().parents[1] / "data" / "hip"
+    library = (hip / "libmulti19.so").read_bytes()
+    path = make_zip(tmp_path / "demo-1.0-py3-none-any.whl", [("demo/lib.so", library)])
+    inflated: list[int] = []
+    with ZipSource(path) as source:
+        raw = source.member("demo/lib.so").raw
+        assert raw is not None
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            reader = MemberReader(raw, fd, lambda produced, _raw: inflated.append(produced))
+            assert has_hip_fatbin_data(reader, "demo/lib.so")
+            assert sum(inflated) <= len(library) + 4096  # once, and its first bytes twice
+            reader.seek(0)  # and it reads the same bytes as a whole read, CRC checked
+            assert reader.read() == library
+        finally:
+            os.close(fd)

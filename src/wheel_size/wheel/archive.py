@@ -212,6 +212,13 @@ class MemberReader(io.RawIOBase):
     Reads compressed bytes with ``pread`` in bounded chunks and inflates at most what the caller
     asked for, so memory stays at a few MiB whatever the member claims or holds. ``spend`` is
     told how many bytes each step produced (the archive's shared budget).
+
+    A seek only moves the position; the next read inflates up to it (forward by discarding,
+    backward by starting again), and a read that falls inside the last chunk discarded on
+    the way is served from it. A parser of an ELF file's headers (``seek(0, SEEK_END)`` for
+    its size, the section headers at the end, the section names just before them) thus
+    inflates the member once, not three times (issue 30: cupy-rocm-7-0 14.2.0's 15 libraries
+    outside the overlay, 42 MiB, 165 -> 55 ms).
     """
 
     def __init__(
@@ -227,6 +234,9 @@ class MemberReader(io.RawIOBase):
         self.raw = raw
         self._fd = fd
         self._spend = spend
+        self._at = 0  # the position reads start at (``tell``)
+        self._skipped = b""  # the last chunk a move forward inflated and discarded
+        self._skipped_end = 0  # ... and where it ends in the member
         self._rewind()
 
     def _rewind(self) -> None:
@@ -246,19 +256,36 @@ class MemberReader(io.RawIOBase):
         return True
 
     def tell(self) -> int:
-        return self._produced
+        return self._at
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        """Move within the inflated member: forward by inflating and discarding, backward by
-        inflating again from the start (parsers of headers seek; the bounds still hold)."""
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._produced, io.SEEK_END: self.raw.size}[whence]
-        target = min(max(base + offset, 0), self.raw.size)
+        """Move within the inflated member (the next read inflates up to there: forward by
+        discarding, backward by starting again; parsers of headers seek; the bounds hold)."""
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self.raw.size}[whence]
+        self._at = min(max(base + offset, 0), self.raw.size)
+        return self._at
+
+    def _settle(self) -> None:
+        """Inflate up to the position a seek asked for."""
+        target = self._at
         if target < self._produced:
             self._rewind()
         while self._produced < target:
-            if not self.read(min(target - self._produced, _OUT_CHUNK)):
+            chunk = self._next(min(target - self._produced, _OUT_CHUNK))
+            if not chunk:
                 break
-        return self._produced
+            self._skipped, self._skipped_end = chunk, self._produced
+        self._at = self._produced
+
+    def _from_skipped(self, size: int) -> bytes | None:
+        """The ``size`` bytes at the position when the last chunk skipped holds them all."""
+        start = self._skipped_end - len(self._skipped)
+        end = self._at + min(size, self.raw.size - self._at)
+        if not start <= self._at < end <= self._skipped_end:
+            return None
+        data = self._skipped[self._at - start : end - start]
+        self._at = end
+        return data
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         data = self.read(len(buffer))
@@ -272,7 +299,20 @@ class MemberReader(io.RawIOBase):
             while chunk := self.read(_OUT_CHUNK):
                 parts.append(chunk)
             return b"".join(parts)
-        if self._done or size == 0:
+        if size == 0:
+            return b""
+        if self._at != self._produced:
+            cached = self._from_skipped(size)
+            if cached is not None:
+                return cached
+            self._settle()
+        data = self._next(size)
+        self._at = self._produced
+        return data
+
+    def _next(self, size: int) -> bytes:
+        """Inflate on from where the decoder is: up to ``size`` more bytes."""
+        if self._done:
             return b""
         data = self._guarded(min(size, _OUT_CHUNK))
         self._account(data)
