@@ -63,6 +63,11 @@ _CHUNK = 1 << 20  # compressed bytes read at a time
 # split reads the first bytes of every member under the overlay: 1 MiB each cost 0.3 ms
 # (bitsandbytes 0.50.2's 69 members: 25 ms), this a few microseconds.
 _SMALL_CHUNK = 1 << 10
+# What a reader keeps of the last chunk a seek forward skipped: enough for a step back to
+# the table just before the one it moved to (an ELF file's section names, a few hundred
+# bytes before its section headers); not a whole chunk, which a parsed library's reader
+# would hold for as long as the library is open.
+_SKIPPED_KEPT = 64 << 10
 _OUT_CHUNK = 4 << 20  # most bytes one inflate step may produce, whatever the ratio
 # What reading a broken archive can raise from below us; each becomes an InvalidWheel.
 _READ_ERRORS: tuple[type[Exception], ...] = (
@@ -235,7 +240,7 @@ class MemberReader(io.RawIOBase):
         self._fd = fd
         self._spend = spend
         self._at = 0  # the position reads start at (``tell``)
-        self._skipped = b""  # the last chunk a move forward inflated and discarded
+        self._skipped = b""  # the end of the last chunk a move forward inflated and discarded
         self._skipped_end = 0  # ... and where it ends in the member
         self._rewind()
 
@@ -274,7 +279,7 @@ class MemberReader(io.RawIOBase):
             chunk = self._next(min(target - self._produced, _OUT_CHUNK))
             if not chunk:
                 break
-            self._skipped, self._skipped_end = chunk, self._produced
+            self._skipped, self._skipped_end = chunk[-_SKIPPED_KEPT:], self._produced
         self._at = self._produced
 
     def _from_skipped(self, size: int) -> bytes | None:
