@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_split_recompress import HIP_DIR, NAME, fat_files, zip_wheel
+from test_split_recompress import NAME, fat_files, zip_wheel
 
 from conftest import checkout_env, unmeasured
+from fatwheel import HIP_DIR
 
 PROBE = """
 import json, os, sys

@@ -8,6 +8,7 @@ import struct
 import warnings
 import zipfile
 from pathlib import Path
+from typing import IO, cast
 
 import pytest
 
@@ -218,7 +219,7 @@ def test_an_elf_members_headers_are_read_with_one_pass_of_inflate(tmp_path: Path
         fd = os.open(path, os.O_RDONLY)
         try:
             reader = MemberReader(raw, fd, lambda produced, _raw: inflated.append(produced))
-            assert has_hip_fatbin_data(reader, "demo/lib.so")
+            assert has_hip_fatbin_data(cast("IO[bytes]", reader), "demo/lib.so")
             assert sum(inflated) <= len(library) + 4096  # once, and its first bytes twice
             reader.seek(0)  # and it reads the same bytes as a whole read, CRC checked
             assert reader.read() == library

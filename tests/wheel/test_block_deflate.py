@@ -76,7 +76,7 @@ def _threads_started(data: bytes, threads: int, block: int) -> tuple[bytes, set[
     try:
         return blocked(data, threads, block), started
     finally:
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
 
 
 def test_a_member_of_one_block_starts_no_threads() -> None:
