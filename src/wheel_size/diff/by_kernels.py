@@ -31,11 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wheel_size.diff.member_copy import code_holes, holes_unread, inflate_member
+from wheel_size.diff.member_copy import holes_unread, inflate_member
 from wheel_size.diff.pairing import pair_members
 from wheel_size.kernels.copies import CopiesResult, hash_copies, plan_copies
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
-from wheel_size.kernels.streamed import EntryLog, StreamReader, StreamResult, confirm_twins
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
     ChunkResult,
@@ -53,80 +52,19 @@ __all__ = ["read_kernel_sides"]
 _SOURCES: dict[str, WheelSource] = {}
 
 
-@dataclass(frozen=True)
-class _Streaming:
-    """How a scan takes part in its pair's streaming (:mod:`wheel_size.kernels.streamed`):
-    the new side logs its entries to ``log``; the old side reads that log and the new
-    side's file ``twin`` (None: the pair has no new side) and decodes its entries as they
-    stream past, noting the new side's spots when ``digests``."""
-
-    log: Path
-    twin: Path | None = None
-    new_source: str = ""
-    digests: bool = False
-
-
 def _scan_member(
-    side: str,
-    name: str,
-    tmp: str,
-    source: str,
-    digests: bool = False,
-    stream: _Streaming | None = None,
-    path: str | None = None,
-) -> tuple[str, str, LibraryScan, StreamResult | None]:
-    """Inflate one member to a temporary file (``path``, or a new one in ``tmp``) and
-    scan it; with ``stream``, as its pair's streaming has it (the old side's entries
-    decoded on the way and left out of the file)."""
-    if path is None:
-        fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
-    else:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    side: str, name: str, tmp: str, source: str, digests: bool = False
+) -> tuple[str, str, LibraryScan]:
+    fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
     wheel = _SOURCES[side]
-    size = wheel.member(name).size
-    reader: StreamReader | None = None
-    log: EntryLog | None = None
-    follow = None
-    if stream is not None and side == "new":
-        log = EntryLog(stream.log)
-        writer = log
-
-        def follow(block: bytes, at: int) -> list[tuple[int, int]]:
-            if at == 0:  # the entries inside the holes inflate_member leaves go unlogged
-                writer.holes = code_holes(block, size)
-            return writer.follower.feed(block, at)
-
-    elif stream is not None:
-        twins = (stream.log, stream.twin) if stream.twin is not None else None
-        reader = StreamReader(source, stream.new_source, twins, stream.digests)
-        follow = reader.follower.feed
     try:
-        holes = inflate_member(lambda: wheel.open(name), fd, size, follow=follow)
+        size = wheel.member(name).size
+        holes = inflate_member(lambda: wheel.open(name), fd, size)
         if not holes_unread(Path(path), holes, source):  # data inside the code segment
-            reader = None
             inflate_member(lambda: wheel.open(name), fd, size, whole=True)
     finally:
         os.close(fd)
-        if log is not None:
-            log.close()
-        if reader is not None:
-            reader.close()
-    scan = scan_kernel_library(Path(path), source, digests)
-    done = reader.confirm(scan) if reader is not None and reader.used else None
-    if reader is not None and reader.used and done is None:
-        _inflate_whole(wheel, name, Path(path))  # what the stream found did not hold
-        scan = scan_kernel_library(Path(path), source, digests)
-    scan.streamed = done is not None
-    return side, name, scan, done
-
-
-def _inflate_whole(wheel: WheelSource, name: str, path: Path) -> None:
-    """Write the member whole over the file at ``path`` (bytes were left out of it)."""
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        inflate_member(lambda: wheel.open(name), fd, wheel.member(name).size, whole=True)
-    finally:
-        os.close(fd)
+    return side, name, scan_kernel_library(Path(path), source, digests)
 
 
 class _Inline(Executor):
@@ -162,8 +100,6 @@ class _Pair:
     bare: bool = False  # a copies job failed: no identical copies for this pair
     pending: int = -1  # chunks not yet back; -1 until planned
     fallback: bool = False
-    done: StreamResult | None = None  # what the old side's stream decoded
-    submitted: set[str] = field(default_factory=set)  # sides whose scan was queued
 
     def sides(self) -> list[tuple[str, str]]:
         return [(s, n) for s, n in (("old", self.old), ("new", self.new)) if n is not None]
@@ -225,21 +161,18 @@ def _read(
     inventories = {"old": Inventory(families=families), "new": Inventory(families=families)}
     inventories["new"].share_names(inventories["old"])
     old_src, new_src = wheels
-    sources = {"old": old_src, "new": new_src}
     with tempfile.TemporaryDirectory(prefix="wheel-size-by-") as tmp:
         _SOURCES.update(old=old_src, new=new_src)
         try:
+            sources = {"old": old_src, "new": new_src}
             sizes = (workers, chunk_bytes)
             lines = _run(pairs, sources, labels, tmp, sizes, inventories, digests)
         finally:
             _SOURCES.clear()
         for index, pair in enumerate(pairs):
-            for side, name in pair.sides():
+            for side, _name in pair.sides():
                 if pair.fallback:
-                    scan = pair.scans[side]
-                    if scan.streamed:  # its decoded entries' bytes were left out
-                        _inflate_whole(sources[side], name, scan.path)
-                    lines[(index, side)] = _sequential(inventories[side], scan)
+                    lines[(index, side)] = _sequential(inventories[side], pair.scans[side])
                 inventories[side].problems.extend(lines[(index, side)])
     return inventories["old"], inventories["new"]
 
@@ -271,9 +204,7 @@ def _run(
     # so chunks run between scans and the files on disk stay few.
     size = {key: sources[key[0]].member(key[1]).size for key in by_member}
     ordered = sorted(pairs, key=lambda p: -max(size[(s, n)] for s, n in p.sides()))
-    # The new version first: the old one streams past it (_scan_member), its entries
-    # decoded on the way and compared with the new file's, so it waits for that scan.
-    scans = deque(key for pair in ordered for key in reversed(pair.sides()))
+    scans = deque(key for pair in ordered for key in pair.sides())
     label = {"old": labels[0], "new": labels[1]}
     pool = _pool(workers)
     # Temporary files on disk or being written, by member: at most the largest library
@@ -292,29 +223,15 @@ def _run(
         nonlocal scanning
         queued: set[Future[Any]] = set()
         while scans and scanning <= workers:
-            key = next((k for k in scans if not _waits(by_member[k], k[0])), None)
-            if key is None:
+            key = scans[0]
+            if sum(live.values()) + size[key] > budget and not (over and not queued):
                 break
-            pair = by_member[key]
-            twin = pair.scans.get("new") if key[0] == "old" else None
-            charge = _charge(size[key], twin)
-            if sum(live.values()) + charge > budget and not (over and not queued):
-                break
-            scans.remove(key)
-            live[key] = charge
+            side, name = scans.popleft()
+            live[key] = size[key]
             scanning += 1
-            side, name = key
-            pair.submitted.add(side)
             source = f"{label[side]}:{name}"
             hashed = digests and side == "new"  # the old side's copies are shown nowhere
-            stream = _Streaming(Path(tmp, f"{pair.index}.log"))
-            if side == "old" and pair.new is not None:
-                twin_path = Path(tmp, f"{pair.index}-new.so")
-                new_source = f"{label['new']}:{pair.new}"
-                stream = _Streaming(stream.log, twin_path, new_source, digests)
-            path = str(Path(tmp, f"{pair.index}-{side}.so"))
-            args = (side, name, tmp, source, hashed, stream, path)
-            queued.add(pool.submit(_scan_member, *args))
+            queued.add(pool.submit(_scan_member, side, name, tmp, source, hashed))
         return queued
 
     try:
@@ -335,19 +252,11 @@ def _run(
                     pair.copies.append(outcome)
                     pair.pending -= 1
                 else:
-                    side, name, scan, done = outcome
+                    side, name, scan = outcome
                     scanning -= 1
+                    running |= next_scans()
                     pair = by_member[(side, name)]
                     pair.scans[side] = scan
-                    old_key = ("old", pair.old)
-                    if side == "new" and old_key in live and "old" not in pair.scans:
-                        live[old_key] = _charge(size[old_key], scan)  # it streams past
-                    if done is not None:
-                        pair.done = done
-                        pair.results.append(ChunkResult(pair.index, -1, done.old, done.new))
-                    if len(pair.scans) == len(pair.sides()):  # nothing reads the log now
-                        Path(tmp, f"{pair.index}.log").unlink(missing_ok=True)
-                    running |= next_scans()
                     if len(pair.scans) == len(pair.sides()):
                         running |= _plan(pool, pair.index, pair, chunk_bytes, digests)
                 if pair.pending == 0 and digests and not pair.hashing and not pair.fallback:
@@ -373,20 +282,6 @@ def _run(
     return lines
 
 
-def _waits(pair: _Pair, side: str) -> bool:
-    """An old side is queued after its new side (it reads what that scan logs)."""
-    return side == "old" and pair.new is not None and "new" not in pair.submitted
-
-
-def _charge(size: int, twin: LibraryScan | None) -> int:
-    """The bytes a member's temporary file is counted at: its size, less (for an old side
-    that streams past its new one) the stored entries it is likely to leave out, as many
-    as the new side holds."""
-    if twin is None:
-        return size
-    return max(size - sum(item.ref.length for item in twin.items), 0)
-
-
 def _is_work(outcome: object) -> bool:
     """A chunk's or a copies job's result (not a scan's)."""
     return isinstance(outcome, (ChunkResult, CopiesResult))
@@ -400,24 +295,9 @@ def _plan(
         pair.fallback = True
         pair.pending = 0
         return set()
-    done = pair.done
-    if done is not None and (new is None or not confirm_twins(done, new)):
-        _unstream(pair)  # the log did not describe the new file: read the old side anew
-        old, done = pair.scans.get("old"), None
-    taken = (done.old_done, frozenset(done.new_done)) if done is not None else None
-    chunks = plan_kernel_chunks(index, old, new, chunk_bytes, digests, taken)
+    chunks = plan_kernel_chunks(index, old, new, chunk_bytes, digests)
     pair.pending = len(chunks)
     return {pool.submit(read_chunk, chunk) for chunk in chunks}
-
-
-def _unstream(pair: _Pair) -> None:
-    """Forget what the old side's stream decoded and read that side the ordinary way."""
-    scan = pair.scans["old"]
-    assert pair.old is not None
-    _inflate_whole(_SOURCES["old"], pair.old, scan.path)
-    pair.scans["old"] = scan_kernel_library(scan.path, scan.source)
-    pair.results = [r for r in pair.results if r.index >= 0]
-    pair.done = None
 
 
 def _plan_copies(pool: Executor, pair: _Pair, chunk_bytes: int) -> set[Future[Any]]:

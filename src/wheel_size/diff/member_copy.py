@@ -18,7 +18,6 @@ little-endian host ELF file too.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import os
 import struct
@@ -80,18 +79,10 @@ def code_holes(head: bytes, size: int) -> list[tuple[int, int]]:
 
 
 def inflate_member(
-    open_member: Callable[[], IO[bytes]],
-    fd: int,
-    size: int,
-    *,
-    whole: bool = False,
-    follow: Callable[[bytes, int], list[tuple[int, int]]] | None = None,
+    open_member: Callable[[], IO[bytes]], fd: int, size: int, *, whole: bool = False
 ) -> list[tuple[int, int]]:
     """Write the member (``size`` bytes) to ``fd`` from offset 0, skipping the bytes of
-    its machine code (:func:`code_holes`) unless ``whole``; returns the holes left.
-    ``follow`` sees every block (and its offset) before it is written and returns more
-    ranges to leave out (``kernels.fatstream``: payloads decoded as they stream past);
-    those are not in the returned holes: the caller knows them."""
+    its machine code (:func:`code_holes`) unless ``whole``; returns the holes left."""
     with open_member() as src:
         head = src.read(_HEAD)
         _pwrite(fd, head, 0)
@@ -99,25 +90,14 @@ def inflate_member(
         found = [] if whole else code_holes(head, size)
         holes = [(max(a, at), b) for a, b in found if b > at]
         pending = list(holes)
-        if follow is not None:
-            _leave_out(pending, follow(head, 0), at)
         while True:
             block = src.read(_STEP)
             if not block:
                 break
-            if follow is not None:
-                _leave_out(pending, follow(block, at), at)
             _write_around(fd, block, at, pending)
             at += len(block)
     os.ftruncate(fd, at)
     return holes
-
-
-def _leave_out(pending: list[tuple[int, int]], more: list[tuple[int, int]], at: int) -> None:
-    """Add ranges (the parts from ``at`` on) to the sorted holes ``pending``."""
-    for start, stop in more:
-        if stop > at:
-            bisect.insort(pending, (max(start, at), stop))
 
 
 def _pwrite(fd: int, data: bytes | memoryview, at: int) -> None:

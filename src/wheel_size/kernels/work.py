@@ -62,7 +62,6 @@ __all__ = [
     "read_chunk",
     "read_payload",
     "scan_kernel_library",
-    "twin_pairs",
 ]
 
 _KINDS = ("sass", "ptx")
@@ -260,7 +259,6 @@ class LibraryScan:
     hip: Tally = field(default_factory=Tally)
     problems: list[str] = field(default_factory=list)
     fault: bool = False  # an entry would stop the sequential reader: read it that way
-    streamed: bool = False  # entries left out of the file, decoded as they streamed past
 
 
 def scan_kernel_library(path: Path, source: str, digests: bool = False) -> LibraryScan:
@@ -358,17 +356,18 @@ def plan_kernel_chunks(
     new: LibraryScan | None,
     limit: int = CHUNK_BYTES,
     digests: bool = False,
-    done: tuple[frozenset[int], frozenset[int]] | None = None,
 ) -> list[Chunk]:
     """The entries of a library pair cut into chunks of about ``limit`` decoded bytes;
-    an old and a new entry with the same header (in file order) are one piece of work.
-    Entries already decoded as the old side streamed past (``done``: the numbers of the
-    old and of the new entries) are left out."""
-    old_items, new_items = old.items if old else [], new.items if new else []
-    if done is not None:
-        old_items = [item for item in old_items if item.number not in done[0]]
-        new_items = [item for item in new_items if item.number not in done[1]]
-    work = twin_pairs(old_items, new_items)
+    an old and a new entry with the same header (in file order) are one piece of work."""
+    waiting: dict[tuple[int, ...], deque[Item]] = defaultdict(deque)
+    for item in old.items if old else []:
+        waiting[item.ref.key].append(item)
+    work: list[tuple[Item | None, Item | None]] = []
+    for item in new.items if new else []:
+        twins = waiting.get(item.ref.key)
+        work.append((twins.popleft() if twins else None, item))
+    matched = {id(a) for a, _b in work if a is not None}
+    work.extend((item, None) for item in (old.items if old else []) if id(item) not in matched)
     old_file = (old.path, old.source) if old else None
     new_file = (new.path, new.source) if new else None
     chunks: list[Chunk] = []
@@ -383,21 +382,6 @@ def plan_kernel_chunks(
     if run:
         chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
     return chunks
-
-
-def twin_pairs(old: list[Item], new: list[Item]) -> list[tuple[Item | None, Item | None]]:
-    """Each new entry with the old one it may share its bytes with (the first not yet
-    taken with the same header, in file order), then the old entries left alone."""
-    waiting: dict[tuple[int, ...], deque[Item]] = defaultdict(deque)
-    for item in old:
-        waiting[item.ref.key].append(item)
-    work: list[tuple[Item | None, Item | None]] = []
-    for item in new:
-        twins = waiting.get(item.ref.key)
-        work.append((twins.popleft() if twins else None, item))
-    matched = {id(a) for a, _b in work if a is not None}
-    work.extend((item, None) for item in old if id(item) not in matched)
-    return work
 
 
 def _size(piece: tuple[Item | None, Item | None]) -> int:
