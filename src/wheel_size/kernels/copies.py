@@ -42,7 +42,7 @@ from wheel_size.kernels.work import (
 )
 from wheel_size.rocm.limits import MAX_CODE_OBJECT
 
-__all__ = ["CopiesJob", "CopiesResult", "hash_copies", "plan_copies"]
+__all__ = ["CopiesJob", "CopiesResult", "Wanted", "hash_copies", "plan_copies"]
 
 _DECODER = BlockDecoder()  # one buffer per worker, as kernels.work's
 # (arch, mangled, digest) -> [bytes of one copy, copies]: Tally.same's shape
