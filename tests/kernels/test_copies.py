@@ -62,12 +62,12 @@ def test_only_entries_with_a_shared_name_and_size_are_decoded_again() -> None:
     result = read_chunk(chunk)
     spots = list(result.new.spot_rows())
     assert len(spots) > 2 and not result.new.same  # noted, not hashed
-    seen = Counter((arch, name, size) for arch, name, size, _n in spots)
+    seen = Counter((arch, name, size) for arch, name, size, _n, _s in spots)
     shared = {key for key, count in seen.items() if count > 1}
     assert shared and len(shared) < len(seen)
     jobs = plan_copies(0, "new", (path, "b:lib"), scan.items, [result.new], limit=1)
     numbers = [item.number for job in jobs for item, _only in job.work]
-    assert numbers == sorted({n for a, m, s, n in spots if (a, m, s) in shared})
+    assert numbers == sorted({n for a, m, s, n, _st in spots if (a, m, s) in shared})
     assert len(numbers) < len(scan.items)
     hashed: Counter[tuple[str, str, bytes]] = Counter()
     for job in jobs:  # one entry a job: the copies add up across jobs

@@ -46,7 +46,21 @@ def _safe_decoder() -> Any:
     return func
 
 
+def _partial_decoder() -> Any:
+    """``LZ4_decompress_safe_partial`` from the ``lz4`` extension module, or None."""
+    try:
+        from lz4.block import _block
+
+        func = ctypes.CDLL(_block.__file__).LZ4_decompress_safe_partial
+    except (ImportError, OSError, AttributeError):  # pragma: no cover - other lz4 builds
+        return None
+    func.restype = ctypes.c_int
+    func.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    return func
+
+
 _SAFE = _safe_decoder()
+_PARTIAL = _partial_decoder()
 _INT_MAX = (1 << 31) - 1
 
 
@@ -71,3 +85,17 @@ class BlockDecoder:
         if got != size:
             raise InvalidBundle(f"{where}: LZ4 block decodes to {got} bytes, not {size}")
         return memoryview(self._buffer)[:size]
+
+    def decode_prefix(self, data: bytes, size: int, need: int, where: str) -> memoryview:
+        """The first bytes (``need`` of them at least) of the ``size`` bytes the block
+        ``data`` decodes to: what lies after is not decoded (liblz4's
+        ``LZ4_decompress_safe_partial``; the whole block without it)."""
+        if _PARTIAL is None or size > _INT_MAX or len(data) > _INT_MAX or need > size:
+            return self.decode(data, size, where)
+        if size > len(self._buffer) or self._pointer is None:
+            self._buffer = bytearray(max(size, 1))
+            self._pointer = (ctypes.c_char * len(self._buffer)).from_buffer(self._buffer)
+        got = _PARTIAL(data, self._pointer, len(data), need, size)
+        if got < need:
+            raise InvalidBundle(f"{where}: LZ4 block decodes to fewer than {need} bytes")
+        return memoryview(self._buffer)[:got]

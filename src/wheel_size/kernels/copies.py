@@ -10,6 +10,12 @@ and once a library's chunks are back, :func:`plan_copies` picks the entries hold
 function whose (arch, name, size) occurs twice or more, and :func:`hash_copies` decodes
 just those entries again and hashes just those functions. The marks are the same: a
 function alone in its (arch, name, size) has no identical copy whatever its digest.
+
+A spot also notes where the function's bytes begin in its code object, so the second pass
+hashes those bytes where they lie, with no second walk of the cubin's symbols, and an LZ4
+entry is decoded only as far as its last wanted function ends (liblz4's partial decode):
+0.3 of the second pass's ~0.6 CPU-s for torch (docs/benchmarks.md, "Kernel diff, sixth
+pass").
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD
+from wheel_size.cuda.images import load_image
 from wheel_size.cuda.lz4block import BlockDecoder
-from wheel_size.errors import WheelSizeError
+from wheel_size.errors import InvalidBundle, WheelSizeError
+from wheel_size.kernels.functions import function_digest
 from wheel_size.kernels.library import STRAY_ERRORS
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
@@ -31,23 +40,28 @@ from wheel_size.kernels.work import (
     open_side,
     read_payload,
 )
+from wheel_size.rocm.limits import MAX_CODE_OBJECT
 
-__all__ = ["CopiesJob", "CopiesResult", "hash_copies", "plan_copies"]
+__all__ = ["CopiesJob", "CopiesResult", "Wanted", "hash_copies", "plan_copies"]
 
 _DECODER = BlockDecoder()  # one buffer per worker, as kernels.work's
 # (arch, mangled, digest) -> [bytes of one copy, copies]: Tally.same's shape
 Same = dict[tuple[str, str, bytes], list[int]]
 
 
+# (name, size, where its bytes begin in the code object) of a function to hash
+Wanted = tuple[str, int, int]
+
+
 @dataclass(frozen=True)
 class CopiesJob:
     """Entries of one side of one library pair to decode again, each with the
-    ``(name, size)`` of the functions in it to hash."""
+    functions in it to hash (in the order the first pass met them)."""
 
     pair: int
     side: str
     file: tuple[Path, str]
-    work: tuple[tuple[Item, frozenset[tuple[str, int]]], ...]
+    work: tuple[tuple[Item, tuple[Wanted, ...]], ...]
 
 
 @dataclass
@@ -69,17 +83,17 @@ def plan_copies(
     """The jobs that hash every function of the library whose (arch, name, size) it holds
     twice or more (``tallies``: the spots of all its chunks); none when no two agree."""
     spots = [row for tally in tallies for row in tally.spot_rows()]
-    seen = Counter((arch, name, size) for arch, name, size, _number in spots)
-    wanted: defaultdict[int, set[tuple[str, int]]] = defaultdict(set)
-    for arch, name, size, number in spots:
+    seen = Counter((arch, name, size) for arch, name, size, _number, _start in spots)
+    wanted: defaultdict[int, list[Wanted]] = defaultdict(list)
+    for arch, name, size, number, start in spots:
         if seen[(arch, name, size)] > 1:
-            wanted[number].add((name, size))
+            wanted[number].append((name, size, start))
     jobs: list[CopiesJob] = []
-    run: list[tuple[Item, frozenset[tuple[str, int]]]] = []
+    run: list[tuple[Item, tuple[Wanted, ...]]] = []
     size = 0
     for number in sorted(wanted):
         item = items[number]
-        run.append((item, frozenset(wanted[number])))
+        run.append((item, tuple(wanted[number])))
         size += max(item.ref.entry.decompressed_size, item.ref.length)
         if size >= limit:
             jobs.append(CopiesJob(pair, side, file, tuple(run)))
@@ -96,19 +110,43 @@ def hash_copies(job: CopiesJob) -> CopiesResult:
     same = result.same
     try:
         with open_side(job.file) as fd:
-            for item, only in job.work:
+            for item, wanted in job.work:
                 raw = read_payload(fd, item.ref)
                 where = entry_where(item, job.file[1])
-                arch, found = entry_functions(item, raw, where, _DECODER, only)
-                for function in found.functions:
-                    if not function.digest:
-                        continue
-                    slot = same.get((arch, function.name, function.digest))
+                for arch, name, size, digest in _digests(item, raw, where, wanted):
+                    slot = same.get((arch, name, digest))
                     if slot is None:
-                        same[(arch, function.name, function.digest)] = [function.size, 1]
+                        same[(arch, name, digest)] = [size, 1]
                     else:
                         slot[1] += 1
     except (WheelSizeError, OSError, *STRAY_ERRORS):
         result.fault = True
         result.same = {}
     return result
+
+
+def _digests(
+    item: Item, raw: bytes, where: str, wanted: tuple[Wanted, ...]
+) -> list[tuple[str, str, int, bytes]]:
+    """(arch, name, size, digest) of each wanted function of one entry, read where the
+    first pass found it; an LZ4 entry decoded only as far as the last one ends."""
+    entry = item.ref.entry
+    if any(start < 0 for _name, _size, start in wanted):  # not noted: walk it again
+        only = {(name, size) for name, size, _start in wanted}
+        arch, found = entry_functions(item, raw, where, _DECODER, only)
+        return [(arch, f.name, f.size, f.digest) for f in found.functions if f.digest]
+    need = max(start + size for _name, size, start in wanted)
+    partial = entry.flags & (FLAG_LZ4 | FLAG_ZSTD) == FLAG_LZ4
+    if partial and entry.decompressed_size <= MAX_CODE_OBJECT:
+        data = _DECODER.decode_prefix(raw, entry.decompressed_size, need, item.ref.where)
+    else:
+        data = memoryview(load_image(item.ref, raw, _DECODER))
+    if need > len(data):
+        raise InvalidBundle(f"{where}: a function ends past its code object")
+    arch = entry.arch
+    if entry.image == "ptx":
+        arch = arch.replace("sm_", "compute_", 1)
+    return [
+        (arch, name, size, function_digest(data[start : start + size]))
+        for name, size, start in wanted
+    ]

@@ -28,7 +28,14 @@ from wheel_size.kernels.cubin import Candidates, fast_candidates
 from wheel_size.rocm.elf_file import ElfImage, check_span
 from wheel_size.rocm.elf_tables import iter_symbols
 
-__all__ = ["MAX_FUNCTIONS", "CodeObjectFunctions", "Function", "elf_functions", "ptx_functions"]
+__all__ = [
+    "MAX_FUNCTIONS",
+    "CodeObjectFunctions",
+    "Function",
+    "elf_functions",
+    "function_digest",
+    "ptx_functions",
+]
 
 MAX_FUNCTIONS = 1 << 16
 STT_OBJECT = 1
@@ -47,6 +54,7 @@ class Function(NamedTuple):
     size: int
     kernel: bool
     digest: bytes = b""
+    start: int = -1  # where its bytes begin in the code object (kernels.copies reads them)
 
 
 @dataclass
@@ -63,7 +71,7 @@ class CodeObjectFunctions:
         return sum(f.size for f in self.functions)
 
 
-def _digest(data: bytes | memoryview) -> bytes:
+def function_digest(data: bytes | memoryview) -> bytes:
     """96 bits of SHA-256: as strong as the BLAKE2b-96 it replaces and, with the SHA
     instructions x86-64 and ARMv8 CPUs carry (OpenSSL uses them), 1.3x faster here (1.21
     against 0.95 GB/s): ``diff --by kernel`` and ``bloat`` hash every function's bytes
@@ -130,10 +138,10 @@ def _cover(
         cover_end[shndx] = offset + size
         kernel = bool(other & STO_CUDA_ENTRY) or name in descriptors
         digest = b""
+        start = found.bases[shndx] + offset
         if digests and (only is None or (name, size) in only):
-            start = found.bases[shndx] + offset
-            digest = _digest(view[start : start + size])
-        result.functions.append(Function(name, size, kernel, digest))
+            digest = function_digest(view[start : start + size])
+        result.functions.append(Function(name, size, kernel, digest, start))
         covered += size
     result.unattributed = result.size - covered
 
@@ -197,7 +205,8 @@ def ptx_functions(
         end = starts[i + 1][0] if i + 1 < len(starts) else len(data.rstrip(b"\0"))
         body = data[start:end]
         hashed = digests and (only is None or (name, len(body)) in only)
-        result.functions.append(Function(name, len(body), True, _digest(body) if hashed else b""))
+        digest = function_digest(body) if hashed else b""
+        result.functions.append(Function(name, len(body), True, digest, start))
         covered += len(body)
     if len(starts) > MAX_FUNCTIONS:
         result.problems.append(

@@ -90,9 +90,10 @@ class Tally:
     same: dict[tuple[str, str, bytes], list[int]] = field(default_factory=dict)
     _packed: _Columns | None = field(default=None, repr=False, compare=False)
 
-    # (arch, mangled, bytes, entry number) of every function, when the caller looks for
-    # identical copies without hashing every function (see :mod:`wheel_size.kernels.copies`)
-    spots: list[tuple[str, str, int, int]] | None = None
+    # (arch, mangled, bytes, entry number, where its bytes begin in the entry's code object)
+    # of every function, when the caller looks for identical copies without hashing every
+    # function (see :mod:`wheel_size.kernels.copies`)
+    spots: list[tuple[str, str, int, int, int]] | None = None
 
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
         items, same, spots = self.items, self.same, self.spots
@@ -100,7 +101,7 @@ class Tally:
             # One object per name: pickled once per chunk, however many archs hold it.
             name = sys.intern(function.name)
             if spots is not None:
-                spots.append((arch, name, function.size, number))
+                spots.append((arch, name, function.size, number, function.start))
             key = (arch, name)
             slot = items.get(key)
             if slot is None:
@@ -166,17 +167,18 @@ class Tally:
             yield (archs[a], names[n], blob[at : at + width]), (size, copies)
             at += width
 
-    def spot_rows(self) -> Iterator[tuple[str, str, int, int]]:
+    def spot_rows(self) -> Iterator[tuple[str, str, int, int, int]]:
         """:attr:`spots` in insertion order (none when they were not recorded)."""
         if self._packed is None:
             yield from self.spots or ()
             return
         cols = self._packed
         archs, names = cols.archs, cols.names
-        for a, n, size, number in zip(
-            cols.spot_arch, cols.spot_name, cols.spot_size, cols.spot_number, strict=True
-        ):
-            yield archs[a], names[n], size, number
+        for a, n, size, number, start in zip(
+            cols.spot_arch, cols.spot_name, cols.spot_size, cols.spot_number, cols.spot_start,
+            strict=True,
+        ):  # fmt: skip
+            yield archs[a], names[n], size, number, start
 
     def names(self) -> Iterator[str]:
         """The mangled name of every item (once per architecture)."""
@@ -199,11 +201,12 @@ class Tally:
             cols.same_size.append(size)
             cols.same_copies.append(copies)
             digests.append(digest)
-        for arch, name, size, number in self.spot_rows():
+        for arch, name, size, number, start in self.spot_rows():
             cols.spot_arch.append(archs.setdefault(arch, len(archs)))
             cols.spot_name.append(names.setdefault(name, len(names)))
             cols.spot_size.append(size)
             cols.spot_number.append(number)
+            cols.spot_start.append(start)
         cols.archs, cols.names, cols.digests = list(archs), list(names), b"".join(digests)
         return {"unattributed": self.unattributed, "problems": self.problems, "cols": cols}
 
@@ -238,6 +241,7 @@ class _Columns:
     spot_name: array[int] = field(default_factory=lambda: array("I"))
     spot_size: array[int] = field(default_factory=lambda: array("q"))
     spot_number: array[int] = field(default_factory=lambda: array("q"))
+    spot_start: array[int] = field(default_factory=lambda: array("q"))
 
 
 @dataclass(frozen=True)
