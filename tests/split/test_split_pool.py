@@ -104,17 +104,15 @@ def test_a_pool_takes_the_largest_jobs_first_and_keeps_job_order() -> None:
         started.append(size)
         return size * 2
 
-    with ThreadPoolExecutor(1) as executor:
+    with ThreadPoolExecutor(1) as threads:
         got = run_jobs(
-            executor, note, sizes, Progress("x", stream=io.StringIO()), lambda j: 1, order=float
+            threads, note, sizes, Progress("x", stream=io.StringIO()), lambda j: 1, order=float
         )
     assert got == [2, 10, 6, 4, 8]
     assert started == [5, 4, 3, 2, 1]
     started.clear()
-    with pool(1) as executor:
-        run_jobs(
-            executor, note, sizes, Progress("y", stream=io.StringIO()), lambda j: 1, order=float
-        )
+    with pool(1) as inline:
+        run_jobs(inline, note, sizes, Progress("y", stream=io.StringIO()), lambda j: 1, order=float)
     assert started == sizes
 
 
