@@ -96,7 +96,6 @@ from wheel_size.split.work import (
     kpack_entry,
     kpack_result,
     library_job,
-    release_scratch,
     write_output_wheel,
 )
 from wheel_size.units import format_size
@@ -447,7 +446,6 @@ def _split(
                 planned, libraries, found = _library_wave(
                     pool, scan, jobs, "shared libraries and RECORD", log, records
                 )
-                release_scratch(work)
                 plan = freeze_plan(scan, planned, options, host_name)
                 if not options.trust_record:
                     plan = _record_lies(plan, planned, found)

@@ -208,6 +208,8 @@ def _extract(job: LibraryJob) -> tuple[Path | InPlace, bool]:
     if in_place is not None:
         return in_place, False
     copy = job.work / f"{_SCRATCH}{os.getpid()}.bin"
+    if copy not in _own_scratch:
+        _own_scratch.append(copy)
     fd = os.open(copy, os.O_RDWR | os.O_CREAT, 0o600)
     with os.fdopen(fd, "wb") as out:  # no O_TRUNC: the blocks already allocated are reused
         for chunk in iter_raw_content(job.raw):
@@ -217,15 +219,17 @@ def _extract(job: LibraryJob) -> tuple[Path | InPlace, bool]:
 
 
 _SCRATCH = "inflated-"  # each worker's scratch file: inflated-<pid>.bin in the work directory
+_own_scratch: list[Path] = []  # this process's scratch file, once it has made one
 
 
-def release_scratch(work: Path) -> None:
-    """Delete the workers' scratch files once the library wave is over: nothing reads them
-    again, and the pages they held (a few hundred MB: the largest library each worker
-    inflated) are free for the wheel wave's writes, which reuse them instead of taking
-    fresh ones (``docs/benchmarks.md``, "Split, sixth pass")."""
-    for path in work.glob(f"{_SCRATCH}*.bin"):
-        path.unlink(missing_ok=True)
+def release_scratch() -> None:
+    """Delete this process's scratch file: the split's library wave is over when the wheel
+    wave starts (:func:`write_output_wheel` calls this first), nothing reads the file again,
+    and the pages it held (the largest library this process inflated) are free for the
+    wheel wave's writes, which reuse them instead of taking fresh ones. Each worker frees
+    its own, both at once (``docs/benchmarks.md``, "Split, sixth pass")."""
+    while _own_scratch:
+        _own_scratch.pop().unlink(missing_ok=True)
 
 
 def _content_hash(job: LibraryJob, copy: Path | InPlace) -> str | None:
@@ -747,6 +751,7 @@ def write_output_wheel(job: WheelJob) -> WrittenWheel:
     removed once the wheel is written."""
     from wheel_size.rocm.kpack import StreamedKpack
 
+    release_scratch()
     if job.directory:
         return write_tree(job.dest, job.entries, dist_info=job.dist_info)
     entries = list(job.entries)
