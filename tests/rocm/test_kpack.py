@@ -264,3 +264,41 @@ def test_each_kernel_is_one_zstd_frame_at_the_level_asked() -> None:
             )
             assert zstandard.get_frame_parameters(frame).content_size == len(data)
             assert zstandard.ZstdDecompressor().decompress(frame) == data
+
+
+def test_streamed_kpack_says_when_each_staged_file_is_done(tmp_path: Path) -> None:
+    """Issue 30, session 11: ``chunks(done=...)`` names each staged file once its last blob
+    has been taken and the file closed, before the next blob is read, so the caller can
+    delete it and reuse its pages for the next blob's writes; the archive is the same."""
+    from wheel_size.rocm.kpack import SCHEMES, KpackBlob, StreamedKpack
+
+    chosen = [
+        (f"lib/x{i}.so#0", compress_kernel(d), len(d))
+        for i, (_k, _t, d) in enumerate(kernels()[:4])
+    ]
+    files = [tmp_path / "a.zst", tmp_path / "b.zst", tmp_path / "a.zst", tmp_path / "c.zst"]
+    blobs = []
+    for (key, frame, size), path in zip(chosen, files, strict=True):
+        with path.open("ab") as out:
+            blobs.append(KpackBlob(key, ("gfx942",), path, out.tell(), len(frame), size))
+            out.write(frame)
+    streamed = StreamedKpack("gfx942", "torch", SCHEMES["zstd"], tuple(blobs))
+    expected = b"".join(streamed.chunks())
+    events: list[str] = []
+
+    def done(path: Path) -> None:
+        events.append(f"done {path.name}")
+        path.unlink()  # the caller's release: the rest of the archive must not need it
+
+    parts = []
+    for chunk in streamed.chunks(done=done):
+        parts.append(chunk)
+        events.append(f"{len(chunk)}")
+    assert b"".join(parts) == expected
+    names = [e for e in events if e.startswith("done")]
+    assert names == ["done b.zst", "done a.zst", "done c.zst"]
+    # a.zst is done after its second blob (the third), c.zst after the last, before the TOC
+    frames = [str(len(frame)) for _key, frame, _size in chosen]
+    assert events.index("done b.zst") > events.index(frames[1])
+    assert events.index("done a.zst") > events.index(frames[2]) > events.index("done b.zst")
+    assert events[-2] == "done c.zst" and events[-1] == str(len(streamed.toc()))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -342,6 +342,75 @@ def test_staged_kernels_only_this_wheel_holds_are_deleted_once_written(
     assert not any(path.exists() for path in staged)
     with zipfile.ZipFile(written.path) as zf:
         assert zf.read("torch/.kpack/torch_gfx942.kpack") == expected
+
+
+class _Present:
+    """A wheel member (a ``ChunkStream``) that notes which staged files still exist when the
+    writer reaches it: members are written in path order, so it shows what the archives
+    before it have released."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.paths = paths
+        self.seen: list[bool] = []
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    def chunks(self) -> Iterator[bytes]:
+        self.seen = [path.exists() for path in self.paths]
+        yield b"x"
+
+
+def test_a_staged_file_is_deleted_once_the_last_archive_reading_it_is_written(
+    tmp_path: Path,
+) -> None:
+    """Issue 30, session 11: a staged file only this wheel reads is deleted as soon as the
+    last archive that reads it has written its last blob from it, not once every archive is
+    in, so the next archive's writes reuse its pages; a file a later archive still reads is
+    kept until then. Frames of random bytes, so both archives stay stored and stream."""
+    rng = random.Random(11)
+    cctx = zstandard.ZstdCompressor(level=3, write_content_size=True)
+    only_a, shared = tmp_path / "only-a.zst", tmp_path / "shared.zst"
+
+    def stage(path: Path, n: int) -> tuple[str, CodeObjectRef, tuple[str, ...]]:
+        data = rng.randbytes(1 << 19)
+        frame = cctx.compress(data)
+        with path.open("ab") as out:
+            ref = CodeObjectRef("gfx942", n, path, out.tell(), len(frame), len(data), True)
+            out.write(frame)
+        return f"lib/lib{n}.so#0", ref, ()
+
+    first = [stage(only_a, 0), stage(only_a, 1), stage(shared, 2)]
+    second = [stage(shared, n) for n in range(3, 6)]
+    kpacks = [
+        kpack_result(arch=arch, group="torch", compression="zstd", items=items)
+        for arch, items in (("gfx942", first), ("gfx950", second))
+    ]
+    expected = [b"".join(k.stream.chunks()) for k in kpacks]
+    between, after = _Present([only_a, shared]), _Present([only_a, shared])
+    entries = (
+        kpack_entry("torch/.kpack/a.kpack", kpacks[0], "zstd", 6),
+        WheelEntry("torch/.kpack/a2", stream=between, compress=False),
+        kpack_entry("torch/.kpack/b.kpack", kpacks[1], "zstd", 6),
+        WheelEntry("torch/z", stream=after, compress=False),
+        WheelEntry(f"{DIST_INFO}/METADATA", data=b"Name: dev\nVersion: 1.0\n"),
+    )
+    job = WheelJob(
+        tmp_path / "dev-1.0-py3-none-any.whl",
+        DIST_INFO,
+        entries,
+        False,
+        6,
+        release=(only_a, shared),
+    )
+    written = write_output_wheel(job)
+    assert between.seen == [False, True]  # a's own file gone before b, the shared one kept
+    assert after.seen == [False, False]
+    with zipfile.ZipFile(written.path) as zf:
+        assert zf.getinfo("torch/.kpack/a.kpack").compress_type == zipfile.ZIP_STORED
+        assert zf.read("torch/.kpack/a.kpack") == expected[0]
+        assert zf.read("torch/.kpack/b.kpack") == expected[1]
 
 
 def test_a_library_sampled_for_zlib_is_not_deflated_by_isal_beside_it(tmp_path: Path) -> None:

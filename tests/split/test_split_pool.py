@@ -90,6 +90,32 @@ def test_in_process_jobs_count_progress_one_by_one_and_stop_at_the_first_error()
     assert ran == [0, 1, 2, 1]  # 4, after the failing 3, never started
 
 
+def test_a_pool_takes_the_largest_jobs_first_and_keeps_job_order() -> None:
+    """Issue 30, session 11: with ``order`` a pool is handed the jobs largest first (a wave
+    must not end on one large job with the other worker idle); the results stay in job
+    order, and one process still runs them in job order. A one-thread executor runs jobs in
+    the order they were handed to it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sizes = [1, 5, 3, 2, 4]
+    started: list[int] = []
+
+    def note(size: int) -> int:
+        started.append(size)
+        return size * 2
+
+    with ThreadPoolExecutor(1) as threads:
+        got = run_jobs(
+            threads, note, sizes, Progress("x", stream=io.StringIO()), lambda j: 1, order=float
+        )
+    assert got == [2, 10, 6, 4, 8]
+    assert started == [5, 4, 3, 2, 1]
+    started.clear()
+    with pool(1) as inline:
+        run_jobs(inline, note, sizes, Progress("y", stream=io.StringIO()), lambda j: 1, order=float)
+    assert started == sizes
+
+
 def test_an_interrupt_in_process_ends_the_wave_at_once() -> None:
     queued: list[int] = []
     with pool(1) as executor, pytest.raises(KeyboardInterrupt):

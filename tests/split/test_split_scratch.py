@@ -66,3 +66,29 @@ def test_a_smaller_library_after_a_larger_one_sees_only_its_own_bytes(tmp_path: 
     # One scratch file for all three libraries of this process, cut to the last one's size.
     scratch = sorted(work.glob("inflated-*.bin"))
     assert len(scratch) == 1 and scratch[0].stat().st_size == len(FAT)
+
+
+def test_the_scratch_files_are_deleted_once_the_library_wave_is_over(tmp_path: Path) -> None:
+    """Issue 30, session 11: nothing reads a worker's scratch file after the library wave, so
+    each process deletes its own as its first wheel job starts, whose writes then reuse its
+    pages; the fat library's staged kernels and rewritten copy, which the wheel wave reads,
+    stay. A library job after that makes the file again."""
+    from wheel_size.split.work import WheelJob, write_output_wheel
+    from wheel_size.wheel.writer import WheelEntry
+
+    wheel = _zip(tmp_path, {"small.so": HOST, "fat.so": FAT})
+    work = tmp_path / "work"
+    work.mkdir()
+    library_job(_job(wheel, "small.so", 0, work))
+    _, result = library_job(_job(wheel, "fat.so", 1, work))
+    assert result is not None and result.code_objects
+    assert len(list(work.glob("inflated-*.bin"))) == 1
+    meta = WheelEntry("x-1.0.dist-info/METADATA", data=b"Name: x\nVersion: 1.0\n")
+    job = WheelJob(tmp_path / "x-1.0-py3-none-any.whl", "x-1.0.dist-info", (meta,), False, 6)
+    write_output_wheel(job)
+    assert not list(work.glob("inflated-*.bin"))
+    staged = {ref.path for ref in result.code_objects}
+    assert result.stripped is not None and result.stripped.exists()
+    assert all(path.exists() for path in staged)
+    library_job(_job(wheel, "small.so", 0, work))
+    assert len(list(work.glob("inflated-*.bin"))) == 1

@@ -23,7 +23,7 @@ archive gives InvalidBundle, not a crash or a huge allocation.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -416,18 +416,27 @@ class StreamedKpack:
             take(pos, self.toc())
         return b"".join(parts)
 
-    def chunks(self) -> Iterator[bytes]:
+    def chunks(self, done: Callable[[Path], None] | None = None) -> Iterator[bytes]:
         """The archive, front to back, in chunks of at most ``limits.CHUNK`` bytes plus
-        small framing; the staged blobs are read with ``pread`` (no file position shared)."""
+        small framing; the staged blobs are read with ``pread`` (no file position shared).
+        ``done(path)`` is called once the last blob this archive reads from a staged file
+        has been taken and the file closed (the consumer has written that chunk when it
+        asks for the next): a caller can delete the file there, so that its pages are free
+        again for the next blob's writes (``split.work.WheelJob.release``)."""
         import os
 
         from wheel_size.rocm.limits import CHUNK
 
         zstd = self.scheme == "zstd-per-kernel"
+        last = {blob.path: i for i, blob in enumerate(self.blobs)}
         yield self._head()
         handles: dict[Path, int] = {}
+        finished: Path | None = None
         try:
-            for blob in self.blobs:
+            for index, blob in enumerate(self.blobs):
+                if finished is not None and done is not None:
+                    done(finished)
+                finished = None
                 if zstd:
                     yield struct.pack("<I", blob.size)
                 fd = handles.get(blob.path)
@@ -440,9 +449,14 @@ class StreamedKpack:
                         raise InvalidBundle(f"{blob.path}: staged kernel {blob.key} shrank")
                     at += len(data)
                     yield data
+                if last[blob.path] == index:
+                    os.close(handles.pop(blob.path))
+                    finished = blob.path
         finally:
             for fd in handles.values():
                 os.close(fd)
+        if finished is not None and done is not None:
+            done(finished)
         yield self.toc()
 
 

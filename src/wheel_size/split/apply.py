@@ -476,7 +476,14 @@ def _split(
                 original_metadata,
             )
             with Progress("split: writing wheels", len(wheel_jobs), stream=log) as progress:
-                timed = _run(pool, Timed(write_output_wheel), wheel_jobs, progress, lambda j: 1)
+                timed = _run(
+                    pool,
+                    Timed(write_output_wheel),
+                    wheel_jobs,
+                    progress,
+                    lambda j: 1,
+                    order=_written_bytes,
+                )
             timings["wheels"] = time.perf_counter() - clock
             written = [wheel for wheel, _ in timed]
             seconds = [took for _, took in timed]
@@ -595,6 +602,13 @@ def _record_lies(
     return dataclasses.replace(plan, record_hashes=hashes, warnings=(*plan.warnings, message))
 
 
+def _written_bytes(job: WheelJob) -> int:
+    """About how many bytes writing ``job`` moves (what a member's copy or stream writes):
+    the wheel wave starts the largest first, so no worker is left with a large wheel while
+    the other has nothing to do."""
+    return sum(e.raw.compressed_size if e.raw is not None else e.size for e in job.entries)
+
+
 def _library_wave(
     pool: Executor,
     scan: WheelScan,
@@ -616,6 +630,7 @@ def _library_wave(
             jobs,
             progress,
             lambda j: scan.candidates[j.number].size,
+            order=lambda j: scan.candidates[j.number].size,
             then=lambda: futures.extend(pool.submit(check_record, r) for r in records),
         )
         found = [future.result() for future in futures]

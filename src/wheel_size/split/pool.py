@@ -75,10 +75,13 @@ def run_jobs(
     progress: Progress,
     weight: Callable[[T], float],
     then: Callable[[], object] | None = None,
+    order: Callable[[T], float] | None = None,
 ) -> list[R]:
     """Run ``fn`` over ``jobs``; results in job order; the first failure is raised. ``then``
     runs once every job is submitted (to queue more work behind them); in one process, once
-    every job has run."""
+    every job has run. With ``order``, a pool is handed the jobs largest first by it (ties
+    in job order), so the wave does not end on one large job with the other workers idle;
+    one process runs them in job order (its first failing job is the first in order)."""
     if isinstance(executor, _Inline):
         results = []
         for job in jobs:
@@ -87,7 +90,12 @@ def run_jobs(
         if then is not None:
             then()
         return results
-    futures = [executor.submit(fn, job) for job in jobs]
+    queue = list(range(len(jobs)))
+    if order is not None:
+        sizes = [order(job) for job in jobs]
+        queue.sort(key=lambda i: -sizes[i])
+    submitted = {i: executor.submit(fn, jobs[i]) for i in queue}
+    futures = [submitted[i] for i in range(len(jobs))]
     if then is not None:
         then()
     weights = {id(f): weight(j) for f, j in zip(futures, jobs, strict=True)}

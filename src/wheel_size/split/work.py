@@ -61,6 +61,7 @@ __all__ = [
     "library_job",
     "process_library",
     "read_and_plan_library",
+    "release_scratch",
     "settle_kpack",
     "write_output_wheel",
 ]
@@ -206,13 +207,29 @@ def _extract(job: LibraryJob) -> tuple[Path | InPlace, bool]:
     in_place = stored_in_place(job.raw)
     if in_place is not None:
         return in_place, False
-    copy = job.work / f"inflated-{os.getpid()}.bin"
+    copy = job.work / f"{_SCRATCH}{os.getpid()}.bin"
+    if copy not in _own_scratch:
+        _own_scratch.append(copy)
     fd = os.open(copy, os.O_RDWR | os.O_CREAT, 0o600)
     with os.fdopen(fd, "wb") as out:  # no O_TRUNC: the blocks already allocated are reused
         for chunk in iter_raw_content(job.raw):
             out.write(chunk)
         out.truncate()
     return copy, True
+
+
+_SCRATCH = "inflated-"  # each worker's scratch file: inflated-<pid>.bin in the work directory
+_own_scratch: list[Path] = []  # this process's scratch file, once it has made one
+
+
+def release_scratch() -> None:
+    """Delete this process's scratch file: the split's library wave is over when the wheel
+    wave starts (:func:`write_output_wheel` calls this first), nothing reads the file again,
+    and the pages it held (the largest library this process inflated) are free for the
+    wheel wave's writes, which reuse them instead of taking fresh ones. Each worker frees
+    its own, both at once (``docs/benchmarks.md``, "Split, sixth pass")."""
+    while _own_scratch:
+        _own_scratch.pop().unlink(missing_ok=True)
 
 
 def _content_hash(job: LibraryJob, copy: Path | InPlace) -> str | None:
@@ -703,18 +720,24 @@ class WheelJob:
 
 @dataclass(frozen=True)
 class _Releasing:
-    """A kpack stream that deletes ``paths`` once it has been read to its end."""
+    """A kpack stream that deletes each of ``paths`` as soon as its last blob has been
+    written: the pages it held are free again for the next blob's writes, which then reuse
+    them instead of taking fresh ones (``docs/benchmarks.md``, "Split, sixth pass")."""
 
     stream: StreamedKpack
-    paths: tuple[Path, ...]
+    paths: frozenset[Path]
 
     @property
     def size(self) -> int:
         return self.stream.size
 
     def chunks(self) -> Iterator[bytes]:
-        yield from self.stream.chunks()
-        _unlink(self.paths)
+        yield from self.stream.chunks(done=self._done)
+        _unlink(sorted(self.paths))  # any the stream did not read (none, as planned)
+
+    def _done(self, path: Path) -> None:
+        if path in self.paths:
+            path.unlink(missing_ok=True)
 
 
 def _unlink(paths: Sequence[Path]) -> None:
@@ -728,6 +751,7 @@ def write_output_wheel(job: WheelJob) -> WrittenWheel:
     removed once the wheel is written."""
     from wheel_size.rocm.kpack import StreamedKpack
 
+    release_scratch()
     if job.directory:
         return write_tree(job.dest, job.entries, dist_info=job.dist_info)
     entries = list(job.entries)
@@ -742,18 +766,24 @@ def write_output_wheel(job: WheelJob) -> WrittenWheel:
                 entries[i] = settle_kpack(
                     entry.path, entry.stream, job.deflate_level, scratch[-1], job.threads
                 ).entry
-        # The archive streamed last (members go in path order) releases the staged kernels;
-        # when every archive went through its deflated scratch copy, nothing reads them.
-        streamed = [i for i in kpacks if entries[i].stream is not None]
-        if job.release and not streamed:
-            _unlink(job.release)
-        elif job.release:
-            last = max(streamed, key=lambda i: entries[i].path)
-            stream = entries[last].stream
+        # Each staged file only this wheel reads is deleted as soon as the last archive
+        # reading it (members go in path order) has written its last blob from it; when
+        # every archive went through its deflated scratch copy, nothing reads them.
+        streamed = sorted(
+            (i for i in kpacks if entries[i].stream is not None), key=lambda i: entries[i].path
+        )
+        owner: dict[Path, int] = {}
+        for i in streamed:
+            stream = entries[i].stream
             assert isinstance(stream, StreamedKpack)
-            entries[last] = dataclasses.replace(
-                entries[last], stream=_Releasing(stream, job.release)
-            )
+            owner.update(dict.fromkeys((b.path for b in stream.blobs), i))
+        _unlink([p for p in job.release if p not in owner])
+        for i in streamed:
+            mine = frozenset(p for p in job.release if owner.get(p) == i)
+            stream = entries[i].stream
+            if mine:
+                assert isinstance(stream, StreamedKpack)
+                entries[i] = dataclasses.replace(entries[i], stream=_Releasing(stream, mine))
         return write_wheel(job.dest, entries, dist_info=job.dist_info, level=job.deflate_level)
     finally:
         for path in scratch:
