@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
+from operator import itemgetter
 from pathlib import Path
 
 from wheel_size.diff.by_kernels import read_kernel_sides
@@ -33,18 +34,20 @@ _Names = tuple[set[str], set[str], set[str], set[str]]
 
 
 def _rows(
-    olds: dict[str, Item],
-    news: dict[str, Item],
+    olds: dict[str, tuple[int, int]],
+    news: dict[str, tuple[int, int]],
     arch: str,
     duplicates: dict[tuple[str, str], list[int]],
 ) -> list[ByRow]:
     """The rows of one architecture that changed, one per name (``--by kernel`` or
-    ``symbol``); ``duplicates`` (the new side's identical copies) mark kernel rows."""
+    ``symbol``), from each side's (bytes, copies) by name (:func:`_counts`); ``duplicates``
+    (the new side's identical copies) mark kernel rows. The names that moved are found by
+    the sets' own C code (most of a release's ~160,000 names per side do not move: looking
+    at each in Python took 0.15 CPU-s of a torch diff's serial tail, after the workers)."""
     rows: list[ByRow] = []
-    for name in _moved(olds, news):
-        a, b = olds.get(name), news.get(name)
-        old_bytes, old_count = (a.bytes, a.copies) if a else (0, 0)
-        new_bytes, new_count = (b.bytes, b.copies) if b else (0, 0)
+    for name in {name for name, _value in olds.items() ^ news.items()}:
+        old_bytes, old_count = olds.get(name, (0, 0))
+        new_bytes, new_count = news.get(name, (0, 0))
         if old_bytes != new_bytes or old_count != new_count:
             row = ByRow(name, old_bytes, new_bytes, old_count, new_count, archs=[arch])
             copies, extra = duplicates.get((arch, name), (0, 0))
@@ -53,14 +56,37 @@ def _rows(
     return rows
 
 
-def _moved(olds: dict[str, Item], news: dict[str, Item]) -> set[str]:
-    """The names whose (bytes, copies) differ between the sides, or that one side lacks:
-    compared as tuples by the sets' own C code, since most of a release's ~160,000 names
-    per side do not move (looking at each in Python took 0.15 CPU-s of a torch diff's
-    serial tail, after the workers are done)."""
-    old_v = {name: (i.bytes, i.copies) for name, i in olds.items()}
-    new_v = {name: (i.bytes, i.copies) for name, i in news.items()}
-    return {name for name, _value in old_v.items() ^ new_v.items()}
+def _counts(inventory: Inventory) -> dict[str, dict[str, tuple[int, int]]]:
+    """``{arch: {name: (bytes, copies)}}``, built in one pass (:meth:`Inventory.by_arch`
+    with values the sets of :func:`_rows` can compare)."""
+    grouped: dict[str, dict[str, tuple[int, int]]] = {arch: {} for arch in inventory.unattributed}
+    for (arch, name), item in inventory.items.items():
+        group = grouped.get(arch)
+        if group is None:
+            group = grouped[arch] = {}
+        group[name] = (item.bytes, item.copies)
+    return grouped
+
+
+def _arch_rows(old: Inventory, new: Inventory, by: str) -> list[tuple[str, list[ByRow], int, int]]:
+    """(arch, changed rows, old named bytes, new named bytes) of every architecture."""
+    out: list[tuple[str, list[ByRow], int, int]] = []
+    if by == "family":
+        old_items, new_items = old.by_arch(), new.by_arch()
+        for arch in sorted(old_items.keys() | new_items.keys(), key=arch_key):
+            olds, news = old_items.get(arch, {}), new_items.get(arch, {})
+            rows = _family_rows(olds, news, arch)
+            old_named = sum(i.bytes for i in olds.values())
+            out.append((arch, rows, old_named, sum(i.bytes for i in news.values())))
+        return out
+    old_counts, new_counts = _counts(old), _counts(new)
+    first = itemgetter(0)
+    for arch in sorted(old_counts.keys() | new_counts.keys(), key=arch_key):
+        old_c, new_c = old_counts.get(arch, {}), new_counts.get(arch, {})
+        rows = _rows(old_c, new_c, arch, new.duplicates)
+        old_named = sum(map(first, old_c.values()))
+        out.append((arch, rows, old_named, sum(map(first, new_c.values()))))
+    return out
 
 
 def _family_rows(olds: dict[str, Item], news: dict[str, Item], arch: str) -> list[ByRow]:
@@ -163,20 +189,14 @@ def compare_inventories(
     result = ByDiff(old_label, new_label, by, problems=[*old.problems, *new.problems])
     per_arch: list[tuple[str, list[ByRow]]] = []
     everything: list[ByTable] = []  # every architecture, listed or not: the summed totals
-    old_groups, new_groups = old.by_arch(), new.by_arch()
-    for arch in sorted(old_groups.keys() | new_groups.keys(), key=arch_key):
-        olds, news = old_groups.get(arch, {}), new_groups.get(arch, {})
-        if by == "family":
-            rows = _family_rows(olds, news, arch)
-        else:
-            rows = _rows(olds, news, arch, new.duplicates)
+    for arch, rows, old_named, new_named in _arch_rows(old, new, by):
         per_arch.append((arch, list(rows)))
         table = _table(arch, rows, top)
         table.new_duplicate_bytes = sum(
             extra for (where, _name), (_copies, extra) in new.duplicates.items() if where == arch
         )
-        table.old_total = sum(i.bytes for i in olds.values()) + old.unattributed.get(arch, 0)
-        table.new_total = sum(i.bytes for i in news.values()) + new.unattributed.get(arch, 0)
+        table.old_total = old_named + old.unattributed.get(arch, 0)
+        table.new_total = new_named + new.unattributed.get(arch, 0)
         table.old_unattributed = old.unattributed.get(arch, 0)
         table.new_unattributed = new.unattributed.get(arch, 0)
         everything.append(table)
