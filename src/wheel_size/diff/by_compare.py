@@ -43,31 +43,32 @@ def _arch_rows(old: Inventory, new: Inventory, by: str) -> list[tuple[str, list[
     old_items, new_items, duplicates = old.items, new.items, new.duplicates
     archs = {arch for arch, _name in old_items} | {arch for arch, _name in new_items}
     archs |= old.unattributed.keys() | new.unattributed.keys()
-    # arch -> (its changed rows, old named bytes, new named bytes)
-    per_arch: dict[str, tuple[list[ByRow], list[int], list[int]]] = {
-        arch: ([], [0], [0]) for arch in archs
-    }
+    rows: dict[str, list[ByRow]] = {arch: [] for arch in archs}
     moved: list[tuple[tuple[str, str], Item | None, Item | None]] = []
     for key, b in new_items.items():
         a = old_items.get(key)
         if a is None or a.bytes != b.bytes or a.copies != b.copies:
             moved.append((key, a, b))
-    moved += [(key, a, None) for key, a in old_items.items() if key not in new_items]
-    for (arch, name), a, b in moved:
-        old_bytes, old_count = (a.bytes, a.copies) if a else (0, 0)
-        new_bytes, new_count = (b.bytes, b.copies) if b else (0, 0)
+    moved += [(key, item, None) for key, item in old_items.items() if key not in new_items]
+    for (arch, name), was, now in moved:
+        old_bytes, old_count = (was.bytes, was.copies) if was else (0, 0)
+        new_bytes, new_count = (now.bytes, now.copies) if now else (0, 0)
         if old_bytes != new_bytes or old_count != new_count:
             row = ByRow(name, old_bytes, new_bytes, old_count, new_count, archs=[arch])
             copies, extra = duplicates.get((arch, name), (0, 0))
             row.new_identical_copies, row.new_duplicate_bytes = copies, extra
-            per_arch[arch][0].append(row)
-    for side, items in ((1, old_items), (2, new_items)):
-        for (arch, _name), item in items.items():
-            per_arch[arch][side][0] += item.bytes
+            rows[arch].append(row)
+    old_named, new_named = _named(old_items, archs), _named(new_items, archs)
     ordered = sorted(archs, key=arch_key)
-    return [
-        (arch, per_arch[arch][0], per_arch[arch][1][0], per_arch[arch][2][0]) for arch in ordered
-    ]
+    return [(arch, rows[arch], old_named[arch], new_named[arch]) for arch in ordered]
+
+
+def _named(items: dict[tuple[str, str], Item], archs: set[str]) -> dict[str, int]:
+    """The bytes of the named functions of each architecture."""
+    named = dict.fromkeys(archs, 0)
+    for (arch, _name), item in items.items():
+        named[arch] += item.bytes
+    return named
 
 
 def _family_arch_rows(old: Inventory, new: Inventory) -> list[tuple[str, list[ByRow], int, int]]:
