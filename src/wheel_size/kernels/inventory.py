@@ -162,13 +162,6 @@ class Inventory:
     def archs(self) -> set[str]:
         return {arch for arch, _name in self.items} | set(self.unattributed)
 
-    def by_arch(self) -> dict[str, dict[str, Item]]:
-        """``{arch: {name: item}}``, built in one pass."""
-        grouped: dict[str, dict[str, Item]] = {arch: {} for arch in self.unattributed}
-        for (arch, name), item in self.items.items():
-            grouped.setdefault(arch, {})[name] = item
-        return grouped
-
     def total(self, arch: str) -> int:
         """Every byte of the architecture: its functions and its unattributed bytes."""
         named = sum(i.bytes for (a, _n), i in self.items.items() if a == arch)
