@@ -72,19 +72,7 @@ def test_forked_workers_import_nothing_the_split_has_not(tmp_path: Path) -> None
 def test_no_pool_imports_no_multiprocessing(tmp_path: Path) -> None:
     """A split too small for a pool (``--jobs 2`` allowed) imports nothing only a pool
     needs."""
-    wheel = zip_wheel(tmp_path / NAME, fat_files())
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
-         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
-         "--overlay-root", "torch/", "--jobs", "2"],
-        env=unmeasured(checkout_env()),  # coverage (CI) imports multiprocessing
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    imported = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:")
-    }
+    imported = _imported_by_split(zip_wheel(tmp_path / NAME, fat_files()), tmp_path)
     assert "wheel_size.rocm.kpack" in imported  # the library jobs ran
     pool_only = ("multiprocessing", "concurrent.futures.process", "_multiprocessing")
     assert sorted(m for m in imported if m.startswith(pool_only)) == []
@@ -100,18 +88,7 @@ def test_a_small_split_imports_no_thread_pool_no_report_types_no_ccob(tmp_path: 
     del files["torch/lib/libmulti19.so"]  # one of its bundles is compressed
     files["torch/lib/libplain19.so"] = (HIP_DIR / "libplain19.so").read_bytes()
     wheel = zip_wheel(tmp_path / NAME, files)
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
-         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
-         "--overlay-root", "torch/", "--jobs", "2", "--report-json", str(tmp_path / "r.json")],
-        env=unmeasured(checkout_env()),  # coverage (CI) imports threads of its own
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    imported = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:")
-    }
+    imported = _imported_by_split(wheel, tmp_path, "--report-json", str(tmp_path / "r.json"))
     assert "wheel_size.split.report" in imported  # the report was written
     assert json.loads((tmp_path / "r.json").read_text())["libraries"]
     unused = {"concurrent.futures.thread", "wheel_size.split.document", "wheel_size.rocm.ccob"}
@@ -177,3 +154,19 @@ def test_the_console_script_imports_a_splits_modules_before_the_collector_runs(
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
     assert result == {"early": 0, "enabled": True}  # the work ran with the collector on
+
+
+def _imported_by_split(wheel: Path, tmp_path: Path, *extra: str) -> set[str]:
+    """Every module a ``split --jobs 2`` of ``wheel`` imports, run as a fresh process
+    without coverage (under CI it imports multiprocessing and threads of its own)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wheel_size", "split", "--input", str(wheel),
+         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
+         "--overlay-root", "torch/", "--jobs", "2", *extra],
+        env=unmeasured(checkout_env()), capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
