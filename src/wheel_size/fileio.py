@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from wheel_size.errors import InputError, OutputError
 
 __all__ = [
+    "CONTROL_CHARACTER",
     "atomic_write",
     "atomic_write_all",
     "atomic_write_text",
@@ -37,9 +38,9 @@ __all__ = [
     "remove_dirs",
 ]
 
-# A NUL or control character (C0 or DEL): never in a name we write. One search per name,
-# not a Python test per character (a split names every member of every output).
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
+# A NUL or control character (C0 or DEL): never in a name we write or read. One search per
+# name, not a Python test per character (a split names every member of every output).
+CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
 
 # errno values that mean "the place we write to refused", as opposed to a bad input file.
 _WRITE_ERRNOS = frozenset(
@@ -113,7 +114,7 @@ def check_writable(path: Path) -> None:
 def relative_path(name: str) -> PurePosixPath:
     """``name`` as a relative path that stays where it is put: no root, no ``..``, no NUL or
     control character, no empty name. Raises InputError naming it otherwise."""
-    if not name or _CONTROL.search(name):
+    if not name or CONTROL_CHARACTER.search(name):
         raise InputError(f"{name!r}: not a usable file name (empty or control characters)")
     rel = PurePosixPath(name)
     if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts == (".",):

@@ -23,6 +23,7 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from wheel_size.errors import InputError, InvalidWheel
+from wheel_size.fileio import CONTROL_CHARACTER
 
 __all__ = [
     "WheelName",
@@ -46,8 +47,6 @@ _TAG_PART = re.compile(r"^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*\Z")
 # A build tag starts with a digit; the rest is escaped like every other part.
 _BUILD = re.compile(r"^[0-9][A-Za-z0-9_.]*\Z")
 _MAX_NAME = 255  # a file name longer than this cannot be created anyway
-# A control character (C0 or DEL): a name holding one is hostile, not a typo.
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 def valid_name(name: str) -> bool:
@@ -62,7 +61,7 @@ def escape_name(name: str) -> str:
 
 def normalized_version(text: str) -> str | None:
     """The PEP 440 normal form of ``text`` (``1.0.0-RC1`` -> ``1.0.0rc1``), None if invalid."""
-    if len(text) > 200 or _CONTROL.search(text):
+    if len(text) > 200 or CONTROL_CHARACTER.search(text):
         return None
     try:
         normal = str(Version(text))
@@ -147,7 +146,7 @@ class WheelName:
 
 def parse_wheel_name(filename: str) -> WheelName:
     """Parse a wheel file name (a base name, not a path)."""
-    if _CONTROL.search(filename):
+    if CONTROL_CHARACTER.search(filename):
         # keep the error on one line: a name with a line break is hostile, not a typo
         raise InvalidWheel(f"{filename!r}: control characters in a wheel file name")
     if not filename.endswith(".whl"):
