@@ -33,34 +33,22 @@ def decompress_block(data: bytes | memoryview, size: int, where: str) -> bytes:
     return out
 
 
-def _safe_decoder() -> Any:
-    """``LZ4_decompress_safe`` from the ``lz4`` extension module, or None."""
+def _liblz4(symbol: str, *argtypes: Any) -> Any:
+    """``symbol`` from the ``lz4`` extension module's liblz4, or None (other lz4 builds)."""
     try:
         from lz4.block import _block
 
-        func = ctypes.CDLL(_block.__file__).LZ4_decompress_safe
+        func = getattr(ctypes.CDLL(_block.__file__), symbol)
     except (ImportError, OSError, AttributeError):  # pragma: no cover - other lz4 builds
         return None
     func.restype = ctypes.c_int
-    func.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    func.argtypes = [ctypes.c_char_p, ctypes.c_void_p, *argtypes]
     return func
 
 
-def _partial_decoder() -> Any:
-    """``LZ4_decompress_safe_partial`` from the ``lz4`` extension module, or None."""
-    try:
-        from lz4.block import _block
-
-        func = ctypes.CDLL(_block.__file__).LZ4_decompress_safe_partial
-    except (ImportError, OSError, AttributeError):  # pragma: no cover - other lz4 builds
-        return None
-    func.restype = ctypes.c_int
-    func.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
-    return func
-
-
-_SAFE = _safe_decoder()
-_PARTIAL = _partial_decoder()
+_INT = ctypes.c_int
+_SAFE = _liblz4("LZ4_decompress_safe", _INT, _INT)
+_PARTIAL = _liblz4("LZ4_decompress_safe_partial", _INT, _INT, _INT)
 _INT_MAX = (1 << 31) - 1
 
 
@@ -72,13 +60,17 @@ class BlockDecoder:
         self._buffer = bytearray()
         self._pointer: Any = None
 
+    def _room(self, size: int) -> None:
+        """A buffer of at least ``size`` bytes, and the pointer liblz4 writes through."""
+        if size > len(self._buffer) or self._pointer is None:
+            self._buffer = bytearray(max(size, 1))
+            self._pointer = (ctypes.c_char * len(self._buffer)).from_buffer(self._buffer)
+
     def decode(self, data: bytes, size: int, where: str) -> memoryview:
         """The ``size`` bytes the block ``data`` decodes to, exactly that many."""
         if _SAFE is None or size > _INT_MAX or len(data) > _INT_MAX:
             return memoryview(decompress_block(data, size, where))
-        if size > len(self._buffer) or self._pointer is None:
-            self._buffer = bytearray(max(size, 1))
-            self._pointer = (ctypes.c_char * len(self._buffer)).from_buffer(self._buffer)
+        self._room(size)
         got = _SAFE(data, self._pointer, len(data), size)
         if got < 0:
             raise InvalidBundle(f"{where}: LZ4 block does not decompress (error {got})")
@@ -92,9 +84,7 @@ class BlockDecoder:
         ``LZ4_decompress_safe_partial``; the whole block without it)."""
         if _PARTIAL is None or size > _INT_MAX or len(data) > _INT_MAX or need > size:
             return self.decode(data, size, where)
-        if size > len(self._buffer) or self._pointer is None:
-            self._buffer = bytearray(max(size, 1))
-            self._pointer = (ctypes.c_char * len(self._buffer)).from_buffer(self._buffer)
+        self._room(size)
         got = _PARTIAL(data, self._pointer, len(data), need, size)
         if got < need:
             raise InvalidBundle(f"{where}: LZ4 block decodes to fewer than {need} bytes")

@@ -80,10 +80,7 @@ def _family_arch_rows(old: Inventory, new: Inventory) -> list[tuple[str, list[By
     sums: dict[tuple[str, str], list[int]] = {}
     old_items, new_items = old.items, new.items
     for key, b in new_items.items():
-        where = (key[0], b.family)
-        slot = sums.get(where)
-        if slot is None:
-            slot = sums[where] = [0, 0, 0, 0, 0, 0]
+        slot = _family_slot(sums, key[0], b.family)
         slot[1] += b.bytes
         slot[3] += 1
         a = old_items.get(key)
@@ -95,10 +92,7 @@ def _family_arch_rows(old: Inventory, new: Inventory) -> list[tuple[str, list[By
     for key, a in old_items.items():
         if key in new_items:
             continue
-        where = (key[0], a.family)
-        slot = sums.get(where)
-        if slot is None:
-            slot = sums[where] = [0, 0, 0, 0, 0, 0]
+        slot = _family_slot(sums, key[0], a.family)
         slot[0] += a.bytes
         slot[2] += 1
         slot[5] += 1
@@ -117,6 +111,14 @@ def _family_arch_rows(old: Inventory, new: Inventory) -> list[tuple[str, list[By
     return [
         (arch, per_arch[arch][0], per_arch[arch][1][0], per_arch[arch][2][0]) for arch in ordered
     ]
+
+
+def _family_slot(sums: dict[tuple[str, str], list[int]], arch: str, family: str) -> list[int]:
+    """The running sums of ``family`` in ``arch`` (six zeros the first time)."""
+    slot = sums.get((arch, family))
+    if slot is None:
+        slot = sums[arch, family] = [0, 0, 0, 0, 0, 0]
+    return slot
 
 
 def _table(arch: str, rows: list[ByRow], top: int) -> ByTable:
