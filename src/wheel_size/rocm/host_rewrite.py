@@ -118,6 +118,15 @@ class RewritePlan:
     def removed(self) -> int:
         return self.cut_end - self.cut_start
 
+    def copies(self) -> list[tuple[int, int, int]]:
+        """The output's stretches that repeat input bytes, as (output offset, input offset,
+        length), in order: :func:`write_rewritten_library`'s two copied ranges without
+        their patches. Every other output byte is new (patches, padding, the tail); a
+        splice of the input's deflate stream reuses these (``wheel.deflate_splice``)."""
+        return _copied(
+            sorted(self.patches.items()), [(0, self.cut_start), (self.cut_end, self.keep_end)], 0
+        )
+
     def new_offset(self, offset: int) -> int:
         if offset < self.cut_start:
             return offset
@@ -357,6 +366,27 @@ def _plan_strip(lib: FatLibrary, *, kernel_name: str, search_paths: list[str]) -
 def _raw_section(elf: ElfImage, sec: Section) -> tuple[int, ...]:
     raw = elf.source.pread(elf.header["e_shoff"] + sec.index * SHDR.size, SHDR.size)
     return SHDR.unpack(raw)
+
+
+def _copied(
+    patches: list[tuple[int, bytes]], ranges: list[tuple[int, int]], out: int
+) -> list[tuple[int, int, int]]:
+    """(output offset, input offset, length) of each unpatched stretch of the input
+    ``ranges`` written one after another from output offset ``out``, as :func:`_copy`
+    writes them (a patch overwrites its bytes in place)."""
+    pieces = []
+    for start, end in ranges:
+        pos = start
+        for at, data in patches:
+            if at + len(data) <= start or at >= end:
+                continue
+            if at > pos:
+                pieces.append((out + pos - start, pos, at - pos))
+            pos = at + len(data)
+        if end > pos:
+            pieces.append((out + pos - start, pos, end - pos))
+        out += max(0, end - start)
+    return pieces
 
 
 def _copy(

@@ -106,6 +106,39 @@ class PePlan:
             - (self.insert_at)
         )
 
+    def copies(self) -> list[tuple[int, int, int]]:
+        """The output's stretches that repeat input bytes, as (output offset, input offset,
+        length), in order: :func:`write_rewritten_dll`'s three copied ranges without their
+        patches. Every other output byte is new (headers with the checksum, padding, the
+        reference); a splice of the input's deflate stream reuses these
+        (``wheel.deflate_splice``)."""
+        patches = sorted(self.patches.items())
+        pieces: list[tuple[int, int, int]] = []
+        out = len(self.headers)
+        for start, end in ((self.headers_end, self.cut_start), (self.cut_end, self.insert_at)):
+            pieces += _unpatched(patches, start, end, out)
+            out += end - start
+        out += self.pad + len(self.reference_raw)
+        return pieces + _unpatched(patches, self.insert_at, self.keep_end, out)
+
+
+def _unpatched(
+    patches: list[tuple[int, bytes]], start: int, end: int, out: int
+) -> list[tuple[int, int, int]]:
+    """(output offset, input offset, length) of the stretches of input ``[start, end)``,
+    written from output offset ``out``, that :func:`_copy` leaves unpatched."""
+    pieces = []
+    pos = start
+    for at, data in patches:
+        if at < start or at >= end:
+            continue
+        if at > pos:
+            pieces.append((out + pos - start, pos, at - pos))
+        pos = max(pos, at + len(data))
+    if end > pos:
+        pieces.append((out + pos - start, pos, end - pos))
+    return pieces
+
 
 def _round_up(value: int, align: int) -> int:
     return (value + align - 1) // align * align

@@ -137,12 +137,13 @@ def _region(
     length: int,
     level: int,
     baseline: Callable[[bytes], int],
+    located: Callable[[int, bytes], int] | None = None,
 ) -> RegionEstimate:
     sampled = deflated = kept = 0
     for at, size in _slices(offset, length):
         data = read(at, size)
         sampled += len(data)
-        kept += baseline(data)
+        kept += located(at, data) if located is not None else baseline(data)
         deflated += _deflated(data, level)
     gain = (kept - deflated) * length // sampled if sampled else 0
     return RegionEstimate(offset, length, sampled, deflated, gain)
@@ -154,13 +155,16 @@ def probe(
     level: int,
     regions: Sequence[tuple[int, int]] = (),
     baseline: Callable[[bytes], int] = len,
+    located: Callable[[int, bytes], int] | None = None,
 ) -> DeflateDecision:
     """Decide whether deflating the ``size``-byte member ``read(offset, length)`` returns at
     zlib ``level`` is worth a full pass (:func:`worth_a_pass`) against ``baseline``, the
     bytes the member takes without that pass (default: stored). ``regions`` (offset,
     length) partition it into parts of different kind (default: one). Level 0 never
     deflates; a member of at most ``WHOLE`` bytes always does (the full pass is as cheap as
-    a probe)."""
+    a probe). ``located(offset, data)``, when given, replaces ``baseline``: the bytes a
+    slice takes without the pass where that depends on where it lies (a splice of the
+    input's deflate blocks, ``split.reuse``)."""
     if level <= 0:
         return DeflateDecision(size, level, False, 0, 0)
     if size <= WHOLE:
@@ -168,7 +172,7 @@ def probe(
     parts = list(regions) or [(0, size)]
     if sum(length for _, length in parts) != size:
         raise ValueError(f"regions {parts} do not cover {size} bytes")
-    estimates = tuple(_region(read, at, length, level, baseline) for at, length in parts)
+    estimates = tuple(_region(read, at, length, level, baseline, located) for at, length in parts)
     gain = sum(e.gain for e in estimates)
     sampled = sum(e.sampled for e in estimates)
     return DeflateDecision(size, level, worth_a_pass(gain, size), sampled, gain, estimates)

@@ -462,13 +462,33 @@ def apply_library(job: ApplyJob) -> LibraryResult:
             code_objects=refs,
         )
         if spec.deflate:
-            done = _recompress(spec, stripped, work / f"stripped{spec.number}.deflate")
+            dst = work / f"stripped{spec.number}.deflate"
+            done = _reused(spec, plan, stripped, result.stripped_size, dst)
+            if done is None:
+                done = _recompress(spec, stripped, dst)
             result.stripped_raw, result.stripped_hash = done.raw, done.record_hash
             result.deflate_backend = done.backend
             result.deflate_sizes, result.deflate_seconds = done.sizes, done.seconds
         return result
     except WheelSizeError as exc:
         raise _renamed(exc, src, spec.source) from None
+
+
+def _reused(
+    spec: LibraryJob, plan: LibraryPlan, stripped: Path, size_after: int, dst: Path
+) -> Deflated | None:
+    """The rewritten library spliced from its input member's deflate blocks where that pays
+    and keeps the promises (``split.reuse``), else None (a full recompression follows)."""
+    from wheel_size.split import reuse
+
+    if spec.deflate_level <= 0 or plan.rewrite is None:
+        return None
+    if not reuse.pays(plan.size, size_after, spec.raw):
+        return None
+    assert spec.raw is not None
+    copies = plan.rewrite.copies()
+    done, _ = reuse.splice_library(spec.raw, stripped, dst, copies, spec.deflate_level)
+    return done
 
 
 def _recompress(spec: LibraryJob, stripped: Path, dst: Path) -> Deflated:

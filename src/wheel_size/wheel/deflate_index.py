@@ -10,7 +10,7 @@ last input byte it took, so the next block's header starts at bit
 libz is reached through ``ctypes`` (the library every CPython's ``zlib`` links); where it
 cannot be loaded, :func:`available` is False and callers keep recompressing in full.
 
-The stream is read in chunks of ``limits.CHUNK`` bytes and its output discarded chunk by
+The stream is read in chunks of 1 MiB bytes and its output discarded chunk by
 chunk: memory is two buffers and the index (one entry per block, a few thousand for a
 438 MiB library). Cost: a full zlib inflate, about 2.3x ISA-L's per output byte
 (``docs/benchmarks.md``, "Split, seventh pass").
@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from wheel_size.rocm.limits import CHUNK
+_CHUNK = 1 << 20  # bytes read, shifted or inflated at a time
 
-__all__ = ["Block", "DeflateIndex", "IndexError_", "available", "index_stream", "index_file"]
+__all__ = ["Block", "DeflateIndex", "NotIndexable", "available", "index_file", "index_stream"]
 
 _Z_OK, _Z_STREAM_END, _Z_BUF_ERROR, _Z_BLOCK = 0, 1, -5, 5
 
 
-class IndexError_(ValueError):
+class NotIndexable(ValueError):
     """The stream could not be indexed (corrupt, truncated, or libz refused it)."""
 
 
@@ -148,16 +148,16 @@ def _header(read: Callable[[int, int], bytes], bit: int) -> tuple[bool, int]:
 
 def index_stream(read: Callable[[int, int], bytes], compressed: int) -> DeflateIndex:
     """The block index of the raw deflate stream of ``compressed`` bytes that
-    ``read(offset, length)`` returns. Raises :class:`IndexError_` for a stream libz cannot
+    ``read(offset, length)`` returns. Raises :class:`NotIndexable` for a stream libz cannot
     inflate to its end within those bytes, or when libz is not available."""
     lib = _libz()
     if lib is None:
-        raise IndexError_("libz is not available")
+        raise NotIndexable("libz is not available")
     stream = _ZStream()
     version = lib.zlibVersion()
     if lib.inflateInit2_(ctypes.byref(stream), -15, version, ctypes.sizeof(_ZStream)) != _Z_OK:
-        raise IndexError_("inflateInit2 failed")
-    out_buffer = ctypes.create_string_buffer(CHUNK)
+        raise NotIndexable("inflateInit2 failed")
+    out_buffer = ctypes.create_string_buffer(_CHUNK)
     starts: list[tuple[int, int]] = [(0, 0)]
     fed = 0
     try:
@@ -165,21 +165,21 @@ def index_stream(read: Callable[[int, int], bytes], compressed: int) -> DeflateI
         status = _Z_OK
         while status != _Z_STREAM_END:
             if stream.avail_in == 0 and fed < compressed:
-                chunk = read(fed, min(CHUNK, compressed - fed))
+                chunk = read(fed, min(_CHUNK, compressed - fed))
                 if not chunk:
-                    raise IndexError_("the compressed bytes end early")
+                    raise NotIndexable("the compressed bytes end early")
                 fed += len(chunk)
                 in_buffer = ctypes.create_string_buffer(chunk, len(chunk))
                 stream.next_in = ctypes.addressof(in_buffer)
                 stream.avail_in = len(chunk)
             stream.next_out = ctypes.addressof(out_buffer)
-            stream.avail_out = CHUNK
+            stream.avail_out = _CHUNK
             status = lib.inflate(ctypes.byref(stream), _Z_BLOCK)
             if status == _Z_BUF_ERROR and fed >= compressed:
-                raise IndexError_("the deflate stream ends before its final block")
+                raise NotIndexable("the deflate stream ends before its final block")
             if status not in (_Z_OK, _Z_STREAM_END, _Z_BUF_ERROR):
                 message = stream.msg.decode(errors="replace") if stream.msg else str(status)
-                raise IndexError_(f"not a valid deflate stream: {message}")
+                raise NotIndexable(f"not a valid deflate stream: {message}")
             if status == _Z_OK and stream.data_type & 128:
                 point = (stream.total_in * 8 - (stream.data_type & 7), stream.total_out)
                 if point != starts[-1]:
@@ -197,7 +197,7 @@ def index_stream(read: Callable[[int, int], bytes], compressed: int) -> DeflateI
         if final:
             break
     if not blocks or not blocks[-1].final or blocks[-1].out_end != end[1]:
-        raise IndexError_("the stream's blocks do not end in one final block")
+        raise NotIndexable("the stream's blocks do not end in one final block")
     return DeflateIndex(tuple(blocks), compressed_used, end[1])
 
 

@@ -1,0 +1,139 @@
+"""The rewritten host library's deflate stream made from its input member's own blocks.
+
+A fat library's host rewrite keeps its bytes with a few small patches and the fatbin's pages
+cut out (``host_rewrite.RewritePlan.copies``, ``pe_rewrite.PePlan.copies``), yet deflating
+the result again at zlib 6 was most of a split's CPU on host-heavy wheels (jax-rocm7-pjrt
+0.12.0: ~9.9 of ~15.7 CPU-s). Here the input member's stream is indexed block by block
+(``wheel.deflate_index``, a second decode of the member) and its blocks copied as bits
+wherever the rewrite left their bytes and window alone (``wheel.deflate_splice``); only the
+gaps around the edits are deflated.
+
+When it pays (:func:`pays`): the index costs a zlib inflate of the *whole* library, about
+``INDEX_NS`` ns per byte, where the splice saves zlib 6 over the *host* bytes, about
+``DEFLATE_NS`` ns per byte (both measured, ``docs/benchmarks.md``, "Split, seventh pass").
+So a library is spliced when its rewritten size times ``DEFLATE_NS`` is at least its size
+times ``INDEX_NS`` (the host bytes are at least ``INDEX_NS / DEFLATE_NS`` of it, 1/8), and
+the rewrite is larger than ``deflate_probe.WHOLE`` (below it a full pass costs no more than
+the probe that would judge the splice). A device-heavy library (the benchmark's generated
+torch-shaped wheel: 1-5 % host) keeps the full recompression.
+
+The promises (:func:`splice_library`): a full zlib pass still runs where
+``deflate_probe`` predicts it saves 1 % and 64 KiB against the splice, the splice's bytes
+over each sampled range known from the index (an input deflated at level 1 is recompressed);
+a spliced stream larger than the input member, or one that fails for any reason, falls
+back to the full recompression (None); ``backend`` "spliced" says what happened.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from wheel_size.split.deflate_probe import WHOLE, DeflateDecision, probe
+from wheel_size.wheel import deflate
+from wheel_size.wheel.archive import RawData
+from wheel_size.wheel.deflate_index import DeflateIndex, NotIndexable, available, index_file
+from wheel_size.wheel.deflate_splice import Copy, splice
+from wheel_size.wheel.record import StreamingHash, iter_chunks
+from wheel_size.wheel.writer import Deflated
+
+__all__ = ["DEFLATE_NS", "INDEX_NS", "Spliced", "pays", "splice_library"]
+
+INDEX_NS = 4  # libz's Z_BLOCK inflate, ns per byte of the library (3.4-4.5 measured)
+DEFLATE_NS = 32  # zlib 6 over host code, ns per byte of the rewrite (the lower of those measured)
+
+
+def pays(size: int, size_after: int, raw: RawData | None) -> bool:
+    """Whether indexing the ``size``-byte input member ``raw`` pays for itself in the
+    zlib 6 pass its splice saves on a ``size_after``-byte rewrite (the module doc)."""
+    return (
+        raw is not None
+        and raw.method == 8
+        and size_after > WHOLE
+        and size_after * DEFLATE_NS >= size * INDEX_NS
+        and available()
+    )
+
+
+class Spliced:
+    """The probe's baseline for a splice: the bytes the splice spends on output slices."""
+
+    def __init__(self, index: DeflateIndex, copies: list[Copy], level: int) -> None:
+        self.index, self.copies, self.level = index, copies, level
+
+    def __call__(self, at: int, data: bytes) -> int:
+        end = at + len(data)
+        bits = 0.0
+        covered = 0
+        for piece in self.copies:
+            lo, hi = max(at, piece.out), min(end, piece.out + piece.length)
+            if lo >= hi:
+                continue
+            covered += hi - lo
+            shift = piece.src - piece.out
+            bits += self.index.bits_over(lo + shift, hi + shift)
+        kept = int(bits / 8)
+        if covered < len(data):  # new bytes: the splice deflates them with zlib
+            compressor = deflate.reference_compressobj(self.level)
+            whole = len(compressor.compress(data)) + len(compressor.flush())
+            kept += whole * (len(data) - covered) // len(data)
+        return kept
+
+
+def splice_library(
+    raw: RawData,
+    stripped: Path,
+    dst: Path,
+    copies: list[tuple[int, int, int]],
+    level: int,
+) -> tuple[Deflated | None, DeflateDecision | None]:
+    """``stripped`` (the rewrite of ``raw``'s content, ``copies`` its unchanged stretches)
+    as a raw deflate stream in ``dst`` spliced from ``raw``'s blocks, or None where a full
+    recompression must run instead (the module doc), with the probe's decision (None when
+    the member could not be indexed)."""
+    started = time.thread_time()
+    try:
+        index = index_file(raw.path, raw.offset, raw.compressed_size)
+    except (NotIndexable, OSError):
+        return None, None
+    if index.size != raw.size:
+        return None, None
+    indexed = time.thread_time() - started
+    pieces = [Copy(out, src, length) for out, src, length in copies]
+    size = stripped.stat().st_size
+    with stripped.open("rb") as out_fh, Path(raw.path).open("rb") as in_fh:
+
+        def read_out(at: int, length: int) -> bytes:
+            return os.pread(out_fh.fileno(), length, at)
+
+        def read_in(at: int, length: int) -> bytes:
+            if at >= raw.compressed_size:
+                return b""
+            length = min(length, raw.compressed_size - at)
+            return os.pread(in_fh.fileno(), length, raw.offset + at)
+
+        decision = probe(read_out, size, level, located=Spliced(index, pieces, level))
+        if decision.full_pass:
+            return None, decision
+        started = time.thread_time()
+        try:
+            with dst.open("wb") as fh:
+                for chunk in splice(index, read_in, read_out, size, pieces, level):
+                    fh.write(chunk)
+                written = fh.tell()
+        except (ValueError, OSError, deflate.ERRORS):
+            dst.unlink(missing_ok=True)
+            return None, decision
+        hasher = StreamingHash()
+        crc = 0
+        out_fh.seek(0)
+        for chunk in iter_chunks(out_fh):
+            hasher.update(chunk)
+            crc = deflate.crc32(chunk, crc)
+    seconds = {"index": indexed, "spliced": time.thread_time() - started}
+    if written > raw.compressed_size or written >= hasher.size:
+        dst.unlink(missing_ok=True)
+        return None, decision
+    spliced = RawData(dst, 0, written, hasher.size, crc, 8)
+    return Deflated(spliced, hasher.value, "spliced", {"spliced": written}, seconds), decision
