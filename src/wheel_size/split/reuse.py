@@ -8,14 +8,19 @@ the result again at zlib 6 was most of a split's CPU on host-heavy wheels (jax-r
 wherever the rewrite left their bytes and window alone (``wheel.deflate_splice``); only the
 gaps around the edits are deflated.
 
-When it pays (:func:`pays`): the index costs a zlib inflate of the *whole* library, about
-``INDEX_NS`` ns per byte, where the splice saves zlib 6 over the *host* bytes, about
-``DEFLATE_NS`` ns per byte (both measured, ``docs/benchmarks.md``, "Split, seventh pass").
-So a library is spliced when its rewritten size times ``DEFLATE_NS`` is at least its size
-times ``INDEX_NS`` (the host bytes are at least ``INDEX_NS / DEFLATE_NS`` of it, 1/8), and
-the rewrite is larger than ``deflate_probe.WHOLE`` (below it a full pass costs no more than
-the probe that would judge the splice). A device-heavy library (the benchmark's generated
-torch-shaped wheel: 1-5 % host) keeps the full recompression.
+When it pays (:func:`pays`): the index is a zlib inflate of the whole member, whose cost
+follows its *compressed* bytes (inflate's cost is in decoding symbols; a long match of zeros
+is nearly free): ``INDEX_NS`` ns per compressed byte (7.5-10.6 measured: jax-rocm7-pjrt,
+onnxruntime-rocm, amd-mori). The splice saves zlib 6 over the *rewritten* bytes: at least
+``DEFLATE_NS`` ns per byte (16-28 measured on their host code; zlib is faster on the
+zeros and tables of a device-heavy rewrite, so the lowest measured is used). So a library
+is spliced when its rewritten size times ``DEFLATE_NS`` is at least its member's compressed
+size times ``INDEX_NS``, and the rewrite is larger than ``deflate_probe.WHOLE`` (below it a
+full pass costs no more than the probe that would judge the splice). A device-heavy
+library keeps the full recompression: onnxruntime-rocm 1.22.2's 490 MiB provider (22 MiB
+left after the cut, 38 MB compressed: 0.36 s of zlib saved against 0.42 s of index, and
+0.38 s measured), the generated torch-shaped wheel's libraries (a few KiB of host code
+each). All figures: ``docs/benchmarks.md``, "Split, seventh pass".
 
 The promises (:func:`splice_library`): a full zlib pass still runs where
 ``deflate_probe`` predicts it saves 1 % and 64 KiB against the splice, the splice's bytes
@@ -40,18 +45,18 @@ from wheel_size.wheel.writer import Deflated
 
 __all__ = ["DEFLATE_NS", "INDEX_NS", "Spliced", "pays", "splice_library"]
 
-INDEX_NS = 4  # libz's Z_BLOCK inflate, ns per byte of the library (3.4-4.5 measured)
-DEFLATE_NS = 32  # zlib 6 over host code, ns per byte of the rewrite (the lower of those measured)
+INDEX_NS = 11  # libz's Z_BLOCK inflate: ns per compressed byte of the member (at most 10.6)
+DEFLATE_NS = 16  # zlib 6 saved: ns per byte of the rewrite (at least 16.1 measured)
 
 
-def pays(size: int, size_after: int, raw: RawData | None) -> bool:
-    """Whether indexing the ``size``-byte input member ``raw`` pays for itself in the
-    zlib 6 pass its splice saves on a ``size_after``-byte rewrite (the module doc)."""
+def pays(size_after: int, raw: RawData | None) -> bool:
+    """Whether indexing the input member ``raw`` (deflated) pays for itself in the zlib 6
+    pass its splice saves on a ``size_after``-byte rewrite (the module doc)."""
     return (
         raw is not None
         and raw.method == 8
         and size_after > WHOLE
-        and size_after * DEFLATE_NS >= size * INDEX_NS
+        and size_after * DEFLATE_NS >= raw.compressed_size * INDEX_NS
         and available()
     )
 

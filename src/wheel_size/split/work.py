@@ -483,7 +483,7 @@ def _reused(
 
     if spec.deflate_level <= 0 or plan.rewrite is None:
         return None
-    if not reuse.pays(plan.size, size_after, spec.raw):
+    if not reuse.pays(size_after, spec.raw):
         return None
     assert spec.raw is not None
     copies = plan.rewrite.copies()
