@@ -16,7 +16,7 @@ from wheel_size.rocm.fatbin_library import read_library
 from wheel_size.rocm.host_rewrite import plan_strip, write_rewritten_library
 from wheel_size.rocm.pe_library import read_dll
 from wheel_size.rocm.pe_rewrite import plan_dll_strip, write_dll
-from wheel_size.wheel.deflate_index import available, index_stream
+from wheel_size.wheel.deflate_index import index_stream, libz_available
 from wheel_size.wheel.deflate_splice import Copy, splice
 
 
@@ -30,7 +30,7 @@ def check_copies(src: bytes, out: bytes, copies: list[tuple[int, int, int]]) -> 
 
 
 def check_splice(src: bytes, out: bytes, copies: list[tuple[int, int, int]]) -> None:
-    if not available():
+    if not libz_available():
         pytest.skip("libz cannot be loaded through ctypes")
     compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
     stream = compressor.compress(src) + compressor.flush()

@@ -24,7 +24,7 @@ from wheel_size.split import reuse
 from wheel_size.split.deflate_probe import WHOLE
 from wheel_size.split.work import LibraryJob, LibraryResult, library_job
 from wheel_size.wheel.archive import RawData, open_source
-from wheel_size.wheel.deflate_index import available
+from wheel_size.wheel.deflate_index import libz_available
 
 PY_TAG = "cp311-cp311-manylinux_2_28_x86_64"
 NAME = f"torch-2.10.0+rocm7.1-{PY_TAG}.whl"
@@ -51,7 +51,7 @@ extern "C" int launch(int *p) {
 def host_heavy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("clang++-19") is None:
         pytest.skip("clang++-19 not installed")
-    if not available():
+    if not libz_available():
         pytest.skip("libz cannot be loaded through ctypes")
     work = tmp_path_factory.mktemp("hostheavy")
     (work / "host.bin").write_bytes(code(3 << 20, 21))

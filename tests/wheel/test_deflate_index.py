@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from deflate_data import code, deflated, library
-from wheel_size.wheel.deflate_index import NotIndexable, available, index_file, index_stream
+from wheel_size.wheel.deflate_index import NotIndexable, index_file, index_stream, libz_available
 
-pytestmark = pytest.mark.skipif(not available(), reason="libz cannot be loaded through ctypes")
+pytestmark = pytest.mark.skipif(not libz_available(), reason="libz cannot be loaded through ctypes")
 
 
 def index_of(stream: bytes):  # type: ignore[no-untyped-def]

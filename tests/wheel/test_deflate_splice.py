@@ -10,10 +10,10 @@ import pytest
 
 from deflate_data import code, deflated, library, noise
 from wheel_size.wheel import deflate
-from wheel_size.wheel.deflate_index import available, index_stream
+from wheel_size.wheel.deflate_index import index_stream, libz_available
 from wheel_size.wheel.deflate_splice import WINDOW, Copy, copied_runs, splice
 
-pytestmark = pytest.mark.skipif(not available(), reason="libz cannot be loaded through ctypes")
+pytestmark = pytest.mark.skipif(not libz_available(), reason="libz cannot be loaded through ctypes")
 
 
 def rewrite(src: bytes, edits: list[tuple[str, int, int | bytes]]) -> tuple[bytes, list[Copy]]:

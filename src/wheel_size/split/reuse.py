@@ -38,7 +38,7 @@ from pathlib import Path
 from wheel_size.split.deflate_probe import WHOLE, DeflateDecision, probe
 from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData
-from wheel_size.wheel.deflate_index import DeflateIndex, NotIndexable, available, index_file
+from wheel_size.wheel.deflate_index import DeflateIndex, NotIndexable, index_file, libz_available
 from wheel_size.wheel.deflate_splice import Copy, splice
 from wheel_size.wheel.record import StreamingHash, iter_chunks
 from wheel_size.wheel.writer import Deflated
@@ -49,6 +49,10 @@ INDEX_NS = 11  # libz's Z_BLOCK inflate: ns per compressed byte of the member (a
 DEFLATE_NS = 16  # zlib 6 saved: ns per byte of the rewrite (at least 16.1 measured)
 
 
+# What a splice that went wrong raises: then the full recompression runs instead.
+_FAILURES: tuple[type[Exception], ...] = (ValueError, OSError, *deflate.ERRORS)
+
+
 def pays(size_after: int, raw: RawData | None) -> bool:
     """Whether indexing the input member ``raw`` (deflated) pays for itself in the zlib 6
     pass its splice saves on a ``size_after``-byte rewrite (the module doc)."""
@@ -57,7 +61,7 @@ def pays(size_after: int, raw: RawData | None) -> bool:
         and raw.method == 8
         and size_after > WHOLE
         and size_after * DEFLATE_NS >= raw.compressed_size * INDEX_NS
-        and available()
+        and libz_available()
     )
 
 
@@ -127,7 +131,7 @@ def splice_library(
                 for chunk in splice(index, read_in, read_out, size, pieces, level):
                     fh.write(chunk)
                 written = fh.tell()
-        except (ValueError, OSError, deflate.ERRORS):
+        except _FAILURES:
             dst.unlink(missing_ok=True)
             return None, decision
         hasher = StreamingHash()

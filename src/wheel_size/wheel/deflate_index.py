@@ -8,7 +8,7 @@ Python's ``zlib`` module does not say where a block ends; libz itself does. Its
 last input byte it took, so the next block's header starts at bit
 ``total_in * 8 - (data_type & 7)`` of the stream and at byte ``total_out`` of its output.
 libz is reached through ``ctypes`` (the library every CPython's ``zlib`` links); where it
-cannot be loaded, :func:`available` is False and callers keep recompressing in full.
+cannot be loaded, :func:`libz_available` is False and callers keep recompressing in full.
 
 The stream is read in chunks of 1 MiB bytes and its output discarded chunk by
 chunk: memory is two buffers and the index (one entry per block, a few thousand for a
@@ -28,7 +28,7 @@ from typing import Any
 
 _CHUNK = 1 << 20  # bytes read, shifted or inflated at a time
 
-__all__ = ["Block", "DeflateIndex", "NotIndexable", "available", "index_file", "index_stream"]
+__all__ = ["Block", "DeflateIndex", "NotIndexable", "index_file", "index_stream", "libz_available"]
 
 _Z_OK, _Z_STREAM_END, _Z_BUF_ERROR, _Z_BLOCK = 0, 1, -5, 5
 
@@ -79,7 +79,7 @@ def _libz() -> Any:
     return lib
 
 
-def available() -> bool:
+def libz_available() -> bool:
     """Whether libz's block-by-block inflate can be reached (ctypes found and loaded it)."""
     return _libz() is not None
 
