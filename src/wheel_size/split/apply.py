@@ -530,8 +530,10 @@ def growth_warning(
 ) -> str | None:
     """ "host wheel larger than the input", naming the rewritten members whose deflated bytes
     grew (largest growth first), or None when the host is no larger. Every rewritten member
-    is already no larger than zlib at ``--deflate-level`` would make it; what remains is the
-    input's own compression being better than that (a higher level, or another tool)."""
+    is already no larger than its input member where it was spliced from it
+    (``split.reuse``), and otherwise no larger than zlib at ``--deflate-level`` would make
+    it; what remains is the input's own compression being better than that (a higher
+    level, or another tool)."""
     if not plan.source_path.is_file() or host.size <= input_size:
         return None
     grown: list[tuple[int, str]] = []

@@ -4,9 +4,10 @@ from a few samples at a fixed cost.
 A zstd kpack goes into its device wheel stored: the benchmark's 10.5 MB frames come out of
 zlib 6 3 KB *larger*, at ~40 MB/s. But frames of real code objects still deflate a little
 (cupy-rocm-7-0 14.2.0's archives, 1.2-2.6 MB: 1.3-2.2 %), and so does a TOC; a member we
-store while zlib 6 would make it smaller breaks the rule that the split never writes a
-member larger than zlib 6 would. Deflating every archive to find out costs ~25 CPU-ms per
-MB (40 s on a torch-sized wheel), so a member larger than ``WHOLE`` is probed first.
+store while zlib 6 would make it 1 % and 64 KiB smaller breaks the rule that the split
+never writes a member that much larger than zlib 6 would (and never one larger than its
+input member). Deflating every archive to find out costs ~25 CPU-ms per MB (40 s on a
+torch-sized wheel), so a member larger than ``WHOLE`` is probed first.
 
 Why a few slices predict the whole: deflate's matches reach back at most 32 KiB and its
 Huffman codes are rebuilt every block (some 16 K symbols at zlib's defaults), so what a
@@ -32,7 +33,10 @@ never larger than the member's bytes.
 The baseline need not be "stored": :func:`probe` takes any ``baseline`` size function, so
 the same rule decides whether zlib's full pass over a rewritten host library is worth
 running beside ISA-L's (host code: zlib 6 is 12-23 % smaller, so it runs; random bytes: it
-is not, so it does not). What the rule cannot see is a
+is not, so it does not), and ``located`` whether it is worth running instead of a splice of
+the input member's own deflate blocks (``split.reuse``: the input's bits over each slice,
+known from its block index; an input deflated at level 1 is recompressed). What the rule
+cannot see is a
 saving confined between its slices; the real wheels of ``benchmarks/bench_real_wheels.py``
 check every output member against zlib 6 in full. Cost: at most ``SLICES * SLICE`` bytes
 deflated per region, whatever the member's size.
