@@ -4,8 +4,10 @@ Splits real HIP-carrying wheels from PyPI (``pypi_wheels.PINNED``, downloaded at
 and, with ``--fixture``, the generated 2 GB wheel of ``bench_split.py``, in this process
 with one job, and reads what each rewritten library's two deflate candidates made (bytes
 and compressor seconds, ``LibraryResult.deflate_sizes`` / ``deflate_seconds``): the split
-keeps the smaller stream, so no member is larger than zlib level 6 would make it. Also
-prints the input, host wheel and the host at zlib-only / ISA-L-only for comparison.
+keeps the smaller stream, so no member is larger than zlib level 6 would make it, but for
+a member spliced from its input member's deflate blocks (``split.reuse``: neither candidate
+runs, its bytes are counted in "kept" and the members in "spliced"). Also prints the input,
+host wheel and the host at zlib-only / ISA-L-only for comparison.
 
     python benchmarks/bench_deflate.py [--cache DIR] [--fixture] [--level 6]
 """
@@ -63,6 +65,7 @@ def measure(wheel: Path, level: int, work: Path) -> dict[str, float]:
         "isal_s": sum(lib.deflate_seconds.get("isal", 0.0) for lib in fat),
         "kept": sum(lib.stripped_raw.compressed_size for lib in fat if lib.stripped_raw),
         "isal_kept": sum(lib.deflate_backend == "isal" for lib in fat),
+        "spliced": sum(lib.deflate_backend == "spliced" for lib in fat),
         "input": result.input_size,
         "host": result.host.size,
         "wall": wall,
@@ -92,7 +95,7 @@ def main() -> int:
         wheels.append(build_wheel(work, 12, 16))
     print(
         "| wheel | rewritten members (MB before deflate) | zlib 6: MB, s | ISA-L 3: MB, s "
-        "| kept (ISA-L chosen) | input MB | host MB | host if ISA-L only | split wall s |"
+        "| kept (ISA-L chosen, spliced) | input MB | host MB | host if ISA-L only | split wall s |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     mb = 1 << 20
@@ -103,7 +106,8 @@ def main() -> int:
             f"| {wheel.name} | {t['members']:.0f} ({t['stripped'] / mb:,.1f}) "
             f"| {t['zlib_bytes'] / mb:,.2f}, {t['zlib_s']:.2f} "
             f"| {t['isal_bytes'] / mb:,.2f}, {t['isal_s']:.2f} "
-            f"| {t['kept'] / mb:,.2f} ({t['isal_kept']:.0f}) | {t['input'] / mb:,.2f} "
+            f"| {t['kept'] / mb:,.2f} ({t['isal_kept']:.0f}, {t['spliced']:.0f}) "
+            f"| {t['input'] / mb:,.2f} "
             f"| {t['host'] / mb:,.2f} | {t['host_isal_only'] / mb:,.2f} | {t['wall']:.1f} |"
         )
     return 0

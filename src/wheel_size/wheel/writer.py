@@ -107,7 +107,7 @@ class Deflated:
 
     raw: RawData
     record_hash: str
-    backend: str  # "isal", "zlib" or "stored" (no stream was smaller than the file)
+    backend: str  # "isal", "zlib", "stored" (no stream was smaller) or "spliced" (split.reuse)
     sizes: dict[str, int]
     seconds: dict[str, float]
 
