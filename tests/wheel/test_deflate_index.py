@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from deflate_data import code, deflated, library
-from wheel_size.wheel.deflate_index import NotIndexable, index_file, index_stream, libz_available
+from wheel_size.wheel.deflate_index import (
+    MAX_BLOCKS,
+    NotIndexable,
+    index_file,
+    index_stream,
+    libz_available,
+)
 
 pytestmark = pytest.mark.skipif(not libz_available(), reason="libz cannot be loaded through ctypes")
 
@@ -88,4 +94,17 @@ def test_bits_over_sums_whole_blocks_exactly() -> None:
 )
 def test_a_stream_that_does_not_inflate_is_refused(stream: bytes) -> None:
     with pytest.raises(NotIndexable):
+        index_of(stream)
+
+
+def test_a_stream_of_too_many_blocks_is_refused() -> None:
+    # a flush after every few bytes: more blocks than the index holds, so the split keeps
+    # its full recompression instead of an index of unbounded size
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+    parts = []
+    for at in range(0, (MAX_BLOCKS + 10) * 4, 4):
+        parts.append(compressor.compress(b"abcd"))
+        parts.append(compressor.flush(zlib.Z_FULL_FLUSH if at % 8 else zlib.Z_PARTIAL_FLUSH))
+    stream = b"".join(parts) + compressor.flush()
+    with pytest.raises(NotIndexable, match="deflate blocks"):
         index_of(stream)

@@ -28,9 +28,21 @@ from typing import Any
 
 _CHUNK = 1 << 20  # bytes read, shifted or inflated at a time
 
-__all__ = ["Block", "DeflateIndex", "NotIndexable", "index_file", "index_stream", "libz_available"]
+__all__ = [
+    "MAX_BLOCKS",
+    "Block",
+    "DeflateIndex",
+    "NotIndexable",
+    "index_file",
+    "index_stream",
+    "libz_available",
+]
 
 _Z_OK, _Z_STREAM_END, _Z_BUF_ERROR, _Z_BLOCK = 0, 1, -5, 5
+# Most blocks indexed (~45 MB of index): zlib's blocks hold some 16 K symbols each (6,157 in
+# jax-rocm7-pjrt's 133 MB member); a stream cut into more (a flush every few bytes) is not
+# worth splicing and is refused, so memory stays bounded whatever the member.
+MAX_BLOCKS = 1 << 18
 
 
 class NotIndexable(ValueError):
@@ -184,6 +196,8 @@ def index_stream(read: Callable[[int, int], bytes], compressed: int) -> DeflateI
                 point = (stream.total_in * 8 - (stream.data_type & 7), stream.total_out)
                 if point != starts[-1]:
                     starts.append(point)
+                    if len(starts) > MAX_BLOCKS:
+                        raise NotIndexable(f"more than {MAX_BLOCKS} deflate blocks")
         end = (stream.total_in * 8 - (stream.data_type & 7), stream.total_out)
         compressed_used = stream.total_in
     finally:

@@ -8,8 +8,11 @@ into a new stream wherever the 32 KiB before it are the same there:
 
 * every input block whose output lies wholly inside one copied piece (output bytes equal to
   input bytes, :class:`Copy`) and starts at least :data:`WINDOW` after that piece's start is
-  copied, unless it is stored (its byte alignment would break once its bits move) or the
-  final block (its BFINAL bit would end the new stream);
+  copied as bits, unless it is stored (its byte alignment would break once its bits move)
+  or the final block (its BFINAL bit would end the new stream);
+* a stored block wholly inside a copied piece (anywhere in it: it refers to no window) has
+  its bytes stored again in stored blocks of our own: the input found them incompressible,
+  and a deflate pass over them would cost the most and save nothing;
 * everything else, the gaps, is deflated by zlib at the level asked, primed (``zdict``) with
   the 32 KiB of rewritten output before the gap and ended by a sync flush (byte aligned), the
   last gap by the stream's end.
@@ -36,6 +39,7 @@ __all__ = ["WINDOW", "Copy", "Run", "copied_runs", "splice"]
 
 WINDOW = 32 << 10  # deflate's window: all a block can refer back to
 _EMPTY_STORED = b"\x00\x00\xff\xff"  # LEN 0, NLEN 0xffff after an aligned stored header
+_STORED_MAX = 0xFFFF  # the most bytes one stored block holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,47 +54,71 @@ class Copy:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """Input blocks copied as bits ``[bit, bit_end)``; they write output bytes
-    ``[out, out_end)`` of the rewritten file."""
+    """Input blocks at bits ``[bit, bit_end)`` reused for output bytes ``[out, out_end)``
+    of the rewritten file: their bits copied, or (``stored``) their bytes stored again."""
 
     bit: int
     bit_end: int
     out: int
     out_end: int
+    stored: bool = False  # stored blocks: their bytes are stored again, not their bits
 
 
-def _eligible(block: Block) -> bool:
-    return block.btype != 0 and not block.final and block.out_end > block.out
+def _kind(block: Block, start: int) -> str | None:
+    """How a block wholly inside a copied piece whose window starts at input byte ``start``
+    is reused: its bits copied ("bits"), its bytes stored again ("stored"), or not at all."""
+    if block.out_end <= block.out:
+        return None  # empty (a flush marker): nothing to reuse
+    if block.btype == 0:
+        return "stored"  # no reference to the window, no alignment to keep
+    if block.final or block.out < start:
+        return None
+    return "bits"
 
 
 def copied_runs(index: DeflateIndex, copies: Sequence[Copy]) -> list[Run]:
-    """The runs of input blocks the splice copies, in output order (the module doc)."""
+    """The runs of input blocks the splice reuses, in output order (the module doc)."""
     outs = [b.out for b in index.blocks]
     runs: list[Run] = []
     for piece in sorted(copies, key=lambda c: c.out):
         start, end = piece.src + WINDOW, piece.src + piece.length
         shift = piece.out - piece.src
-        i = bisect.bisect_left(outs, start)
+        i = bisect.bisect_left(outs, piece.src)
         run: list[Block] = []
+        kind: str | None = None
         while i < len(index.blocks):
             block = index.blocks[i]
             if block.out_end > end:
                 break
-            if _eligible(block):
+            this = _kind(block, start)
+            if this != kind or this is None:
+                runs.extend(_run(run, shift, kind))
+                run, kind = [], this
+            if this is not None:
                 run.append(block)
-            else:
-                runs.extend(_run(run, shift))
-                run = []
             i += 1
-        runs.extend(_run(run, shift))
+        runs.extend(_run(run, shift, kind))
     return runs
 
 
-def _run(blocks: list[Block], shift: int) -> list[Run]:
-    if not blocks:
+def _run(blocks: list[Block], shift: int, kind: str | None) -> list[Run]:
+    if not blocks or kind is None:
         return []
     first, last = blocks[0], blocks[-1]
-    return [Run(first.bit, last.bit_end, first.out + shift, last.out_end + shift)]
+    return [Run(first.bit, last.bit_end, first.out + shift, last.out_end + shift, kind == "stored")]
+
+
+def _stored(read_out: Callable[[int, int], bytes], start: int, end: int) -> Iterator[bytes]:
+    """Output bytes ``[start, end)`` as stored blocks (byte aligned, not final): what the
+    input's stored blocks held, without a deflate pass over incompressible bytes."""
+    at = start
+    while at < end:
+        data = read_out(at, min(_STORED_MAX, end - at))
+        if not data:
+            raise ValueError("the rewritten file ends early")
+        n = len(data)
+        yield b"\x00" + n.to_bytes(2, "little") + (n ^ 0xFFFF).to_bytes(2, "little") + data
+        at += n
 
 
 def _shifted(read: Callable[[int, int], bytes], bit: int, bit_end: int) -> Iterator[bytes]:
@@ -158,6 +186,9 @@ def splice(
             raise ValueError("internal: the copied pieces overlap or overrun the file")
         if run.out > pos:
             yield from _gap(read_out, pos, run.out, level, last=False)
-        yield from _shifted(read_in, run.bit, run.bit_end)
+        if run.stored:
+            yield from _stored(read_out, run.out, run.out_end)
+        else:
+            yield from _shifted(read_in, run.bit, run.bit_end)
         pos = run.out_end
     yield from _gap(read_out, pos, size, level, last=True)
