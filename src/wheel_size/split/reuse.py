@@ -5,22 +5,24 @@ cut out (``host_rewrite.RewritePlan.copies``, ``pe_rewrite.PePlan.copies``), yet
 the result again at zlib 6 was most of a split's CPU on host-heavy wheels (jax-rocm7-pjrt
 0.12.0: ~9.9 of ~15.7 CPU-s). Here the input member's stream is indexed block by block
 (``wheel.deflate_index``, a second decode of the member) and its blocks copied as bits
-wherever the rewrite left their bytes and window alone (``wheel.deflate_splice``); only the
-gaps around the edits are deflated.
+wherever the rewrite left their bytes and window alone (its stored blocks stored again,
+``wheel.deflate_splice``); only the gaps around the edits are deflated.
 
 When it pays (:func:`pays`): the index is a zlib inflate of the whole member, whose cost
 follows its *compressed* bytes (inflate's cost is in decoding symbols; a long match of zeros
-is nearly free): ``INDEX_NS`` ns per compressed byte (7.5-10.6 measured: jax-rocm7-pjrt,
-onnxruntime-rocm, amd-mori). The splice saves zlib 6 over the *rewritten* bytes: at least
-``DEFLATE_NS`` ns per byte (16-28 measured on their host code; zlib is faster on the
-zeros and tables of a device-heavy rewrite, so the lowest measured is used). So a library
+is nearly free): ``INDEX_NS`` ns per compressed byte (8.1-9.6 measured on seven real
+libraries, 10.6 once on amd-mori's; per output byte it ranged 0.7-2.7). The splice saves
+zlib 6 over the *rewritten* bytes: ``DEFLATE_NS`` ns per byte (15.9-30.0 measured on the
+same libraries; zlib is faster on the zeros and tables of a device-heavy rewrite, so the
+lowest is used, and the highest index cost: the rule leans against the splice). So a library
 is spliced when its rewritten size times ``DEFLATE_NS`` is at least its member's compressed
 size times ``INDEX_NS``, and the rewrite is larger than ``deflate_probe.WHOLE`` (below it a
 full pass costs no more than the probe that would judge the splice). A device-heavy
 library keeps the full recompression: onnxruntime-rocm 1.22.2's 490 MiB provider (22 MiB
-left after the cut, 38 MB compressed: 0.36 s of zlib saved against 0.42 s of index, and
-0.38 s measured), the generated torch-shaped wheel's libraries (a few KiB of host code
-each). All figures: ``docs/benchmarks.md``, "Split, seventh pass".
+left after the cut, 38 MB compressed: 0.37 s of zlib saved against 0.42 s of index by the
+rule; measured 0.37 against 0.35 s of index and 0.05 s of splice, nothing to gain), the
+generated torch-shaped wheel's libraries (a few KiB of host code each). All figures:
+``docs/benchmarks.md``, "Split, seventh pass".
 
 The promises (:func:`splice_library`): a full zlib pass still runs where
 ``deflate_probe`` predicts it saves 1 % and 64 KiB against the splice, the splice's bytes
@@ -46,7 +48,7 @@ from wheel_size.wheel.writer import Deflated
 __all__ = ["DEFLATE_NS", "INDEX_NS", "Spliced", "pays", "splice_library"]
 
 INDEX_NS = 11  # libz's Z_BLOCK inflate: ns per compressed byte of the member (at most 10.6)
-DEFLATE_NS = 16  # zlib 6 saved: ns per byte of the rewrite (at least 16.1 measured)
+DEFLATE_NS = 16  # zlib 6 saved: ns per byte of the rewrite (at least 15.9 measured)
 
 
 # What a splice that went wrong raises: then the full recompression runs instead.
