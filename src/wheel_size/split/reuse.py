@@ -37,9 +37,10 @@ import os
 import time
 from pathlib import Path
 
+from wheel_size.errors import WheelSizeError
 from wheel_size.split.deflate_probe import WHOLE, DeflateDecision, probe
 from wheel_size.wheel import deflate
-from wheel_size.wheel.archive import RawData
+from wheel_size.wheel.archive import RawData, iter_content
 from wheel_size.wheel.deflate_index import DeflateIndex, NotIndexable, index_file, libz_available
 from wheel_size.wheel.deflate_splice import Copy, splice
 from wheel_size.wheel.record import StreamingHash, iter_chunks
@@ -53,6 +54,8 @@ DEFLATE_NS = 16  # zlib 6 saved: ns per byte of the rewrite (at least 15.9 measu
 
 # What a splice that went wrong raises: then the full recompression runs instead.
 _FAILURES: tuple[type[Exception], ...] = (ValueError, OSError, *deflate.ERRORS)
+# What the check of a spliced stream can raise besides: a size or CRC that does not match.
+_MISMATCH: tuple[type[Exception], ...] = (WheelSizeError, *_FAILURES)
 
 
 def pays(size_after: int, raw: RawData | None) -> bool:
@@ -142,9 +145,22 @@ def splice_library(
         for chunk in iter_chunks(out_fh):
             hasher.update(chunk)
             crc = deflate.crc32(chunk, crc)
-    seconds = {"index": indexed, "spliced": time.thread_time() - started}
-    if written > raw.compressed_size or written >= hasher.size:
+    spliced = RawData(dst, 0, written, hasher.size, crc, 8)
+    if written > raw.compressed_size or written >= hasher.size or not _inflates_back(spliced):
         dst.unlink(missing_ok=True)
         return None, decision
-    spliced = RawData(dst, 0, written, hasher.size, crc, 8)
+    seconds = {"index": indexed, "spliced": time.thread_time() - started}
     return Deflated(spliced, hasher.value, "spliced", {"spliced": written}, seconds), decision
+
+
+def _inflates_back(spliced: RawData) -> bool:
+    """Whether the spliced stream inflates to exactly the rewritten file (its size and the
+    CRC-32 read from the file): the check that the copied stretches and the bits moved are
+    what the plan says, before a wheel carries them. ISA-L's inflate, ~1.2 ns a byte: 0.5 of
+    the 9 CPU-s the splice saves on jax-rocm7-pjrt's plugin."""
+    try:
+        for _ in iter_content(spliced):
+            pass
+    except _MISMATCH:
+        return False
+    return True
