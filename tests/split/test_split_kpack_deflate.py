@@ -28,6 +28,7 @@ from wheel_size.split.deflate_probe import (
     MIN_SHARE,
     SLICE,
     SLICES,
+    SMALL_SHARE,
     WHOLE,
     probe,
     worth_a_pass,
@@ -59,10 +60,12 @@ def code_objects() -> list[bytes]:
     return out
 
 
-def staged_kpack(tmp_path: Path, frames: list[tuple[bytes, int]]) -> KpackResult:
-    """A kpack laid out from ``frames`` (zstd frame, original size) staged in one file, one
-    TOC key each, as the split's library jobs stage them."""
-    staging = tmp_path / "staged.zst"
+def staged_kpack(
+    tmp_path: Path, frames: list[tuple[bytes, int]], name: str = "staged.zst"
+) -> KpackResult:
+    """A kpack laid out from ``frames`` (zstd frame, original size) staged in one file
+    (``name``), one TOC key each, as the split's library jobs stage them."""
+    staging = tmp_path / name
     items = []
     with staging.open("wb") as out:
         for n, (frame, original) in enumerate(frames):
@@ -165,14 +168,40 @@ def test_a_toc_that_deflates_is_not_extrapolated_over_the_frames(tmp_path: Path)
     assert not together.full_pass
 
 
-def test_small_kpacks_are_deflated_whole_and_level_0_never(tmp_path: Path) -> None:
+def test_a_kpack_under_64_kib_is_stored_and_level_0_never_deflates(tmp_path: Path) -> None:
+    """Issue 30 item 2: no pass over a kpack can save 64 KiB when the kpack is smaller than
+    that, so none runs (it was deflated whole); level 0 never deflates."""
     objects = code_objects()[:5]
     kpack = staged_kpack(tmp_path, [(compress_kernel(d), len(d)) for d in objects])
+    assert kpack.stream.size < MIN_SAVING
     settled = settle_kpack("k.kpack", kpack.stream, 6, tmp_path / "scratch")
-    assert settled.decision.full_pass and settled.decision.sampled == 0
-    assert settled.deflated is not None
+    assert settled.stored and not settled.decision.full_pass
+    assert settled.decision.sampled == 0 and settled.deflated is None
     stored = settle_kpack("k.kpack", kpack.stream, 0, tmp_path / "scratch0")
     assert stored.stored and not stored.decision.full_pass
+
+
+def test_a_small_kpack_is_probed_on_a_quarter_of_its_bytes(tmp_path: Path) -> None:
+    """Issue 30 item 2: a kpack of zstd frames between 64 KiB and 1 MiB (bitsandbytes'
+    Windows archives are 290-480 KB and deflate 0.2 %) is stored after a probe of about a
+    quarter of its bytes, where it was deflated whole; one whose bytes deflate by 64 KiB
+    and 1 % still gets the pass and is kept deflated."""
+    rng = random.Random(11)
+    cctx = zstandard.ZstdCompressor(level=3, write_content_size=True)
+    frames = [(cctx.compress(rng.randbytes(96 << 10)), 96 << 10) for _ in range(5)]
+    incompressible = staged_kpack(tmp_path, frames, "frames.zst")
+    assert MIN_SAVING < incompressible.stream.size <= WHOLE
+    settled = settle_kpack("k.kpack", incompressible.stream, 6, tmp_path / "scratch")
+    assert settled.stored and not settled.decision.full_pass, settled.decision.why
+    assert 0 < settled.decision.sampled <= incompressible.stream.size // SMALL_SHARE + SLICE
+    # frames that are not compressed (text as it is): deflate saves far more than 64 KiB
+    text = b"".join(b"kernel %d of library %d\n" % (i, i % 7) for i in range(30_000))
+    raw = [(text[i : i + (100 << 10)], 100 << 10) for i in range(0, 5 * (100 << 10), 100 << 10)]
+    compressible = staged_kpack(tmp_path, raw, "text.bin")
+    assert compressible.stream.size <= WHOLE
+    deflated = settle_kpack("k.kpack", compressible.stream, 6, tmp_path / "scratch2")
+    assert deflated.decision.full_pass and not deflated.stored, deflated.decision.why
+    assert deflated.decision.sampled < compressible.stream.size
 
 
 def test_stream_read_is_the_archive_at_any_offset(tmp_path: Path) -> None:

@@ -55,6 +55,7 @@ __all__ = [
     "MIN_SHARE",
     "SLICE",
     "SLICES",
+    "SMALL_SHARE",
     "WHOLE",
     "DeflateDecision",
     "RegionEstimate",
@@ -67,6 +68,9 @@ SLICE = 64 << 10  # two deflate windows
 SLICES = 16  # per region: one in each sixteenth (at most 1 MiB deflated per region)
 MIN_SHARE = 100  # a pass must save at least 1/MIN_SHARE of the member (1 %) ...
 MIN_SAVING = 64 << 10  # ... and at least this many bytes
+# A small member probed (``small=True``) is sampled on about a quarter of its bytes: one
+# slice per SMALL_SHARE * SLICE bytes, at least one.
+SMALL_SHARE = 4
 
 
 def worth_a_pass(gain: int, size: int) -> bool:
@@ -103,6 +107,8 @@ class DeflateDecision:
     @property
     def why(self) -> str:
         if not self.sampled:
+            if not self.full_pass:
+                return f"{self.size} bytes, under {MIN_SAVING}: no pass can save 64 KiB"
             return f"{self.size} bytes, deflated whole (at most {WHOLE})"
         return (
             f"{self.sampled} of {self.size} bytes sampled at zlib {self.level}: "
@@ -119,19 +125,19 @@ def _deflated(data: bytes, level: int) -> int:
 _SPREAD = 0.6180339887498949  # golden ratio's fraction: no simple ratio of frame sizes
 
 
-def _slices(offset: int, length: int) -> list[tuple[int, int]]:
-    """One slice in each of ``SLICES`` equal strata of the region, at an offset within its
+def _slices(offset: int, length: int, count: int = SLICES) -> list[tuple[int, int]]:
+    """One slice in each of ``count`` equal strata of the region, at an offset within its
     stratum that no layout lines up with. Slices at the region's ends, or at simple
     fractions of it, land where archives put structure (a kpack's first and last frames
     begin and end there, and equal frames start at every 1/n): the ELF headers and padding
     a zstd raw block keeps as they are deflate well, and extrapolated over a gigabyte of
     incompressible frames they called for a full pass that could only lose (issue #30)."""
-    if length <= SLICES * SLICE:
+    if length <= count * SLICE:
         return [(offset, length)] if length else []
-    stratum = length // SLICES
+    stratum = length // count
     return [
         (offset + i * stratum + int(((i + 1) * _SPREAD) % 1.0 * (stratum - SLICE)), SLICE)
-        for i in range(SLICES)
+        for i in range(count)
     ]
 
 
@@ -142,9 +148,10 @@ def _region(
     level: int,
     baseline: Callable[[bytes], int],
     located: Callable[[int, bytes], int] | None = None,
+    count: int = SLICES,
 ) -> RegionEstimate:
     sampled = deflated = kept = 0
-    for at, size in _slices(offset, length):
+    for at, size in _slices(offset, length, count):
         data = read(at, size)
         sampled += len(data)
         kept += located(at, data) if located is not None else baseline(data)
@@ -160,23 +167,35 @@ def probe(
     regions: Sequence[tuple[int, int]] = (),
     baseline: Callable[[bytes], int] = len,
     located: Callable[[int, bytes], int] | None = None,
+    small: bool = False,
 ) -> DeflateDecision:
     """Decide whether deflating the ``size``-byte member ``read(offset, length)`` returns at
     zlib ``level`` is worth a full pass (:func:`worth_a_pass`) against ``baseline``, the
     bytes the member takes without that pass (default: stored). ``regions`` (offset,
     length) partition it into parts of different kind (default: one). Level 0 never
     deflates; a member of at most ``WHOLE`` bytes always does (the full pass is as cheap as
-    a probe). ``located(offset, data)``, when given, replaces ``baseline``: the bytes a
-    slice takes without the pass where that depends on where it lies (a splice of the
-    input's deflate blocks, ``split.reuse``)."""
+    a probe), unless ``small``: then one under ``MIN_SAVING`` never does (no pass over it
+    can save 64 KiB) and a larger one is probed on about a quarter of its bytes (a stored
+    kpack: its zstd frames are already compressed, and deflating bitsandbytes' 300-480 KB
+    archives whole to save 0.2 % was a third of its Windows wheel's split). ``located(offset,
+    data)``, when given, replaces ``baseline``: the bytes a slice takes without the pass
+    where that depends on where it lies (a splice of the input's deflate blocks,
+    ``split.reuse``)."""
     if level <= 0:
         return DeflateDecision(size, level, False, 0, 0)
+    count = SLICES
     if size <= WHOLE:
-        return DeflateDecision(size, level, True, 0, 0)
+        if not small:
+            return DeflateDecision(size, level, True, 0, 0)
+        if size < MIN_SAVING:
+            return DeflateDecision(size, level, False, 0, 0)
+        count = max(1, size // (SMALL_SHARE * SLICE))
     parts = list(regions) or [(0, size)]
     if sum(length for _, length in parts) != size:
         raise ValueError(f"regions {parts} do not cover {size} bytes")
-    estimates = tuple(_region(read, at, length, level, baseline, located) for at, length in parts)
+    estimates = tuple(
+        _region(read, at, length, level, baseline, located, count) for at, length in parts
+    )
     gain = sum(e.gain for e in estimates)
     sampled = sum(e.sampled for e in estimates)
     return DeflateDecision(size, level, worth_a_pass(gain, size), sampled, gain, estimates)

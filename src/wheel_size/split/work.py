@@ -643,7 +643,7 @@ def kpack_entry(path: str, kpack: KpackResult, compression: str, level: int) -> 
     """The device wheel's member for ``kpack``. A "none" kpack is deflated at ``level``. A
     zstd kpack is given stored; the job that writes its wheel settles it
     (:func:`settle_kpack`): deflated in full and kept deflated where that is smaller, when
-    it is small enough or its samples say a full pass could pay."""
+    its samples say a full pass could save 1 % and 64 KiB (one under 64 KiB never can)."""
     if compression != "zstd":
         return WheelEntry(path, stream=kpack.stream, compress=True)
     return WheelEntry(path, stream=kpack.stream, compress=False)
@@ -676,7 +676,7 @@ def settle_kpack(
     from wheel_size.wheel import deflate
     from wheel_size.wheel.record import StreamingHash
 
-    decision = probe(stream.read, stream.size, level, stream.regions())
+    decision = probe(stream.read, stream.size, level, stream.regions(), small=True)
     stored = WheelEntry(path, stream=stream, compress=False)
     if not decision.full_pass:
         return SettledKpack(stored, decision, None)
