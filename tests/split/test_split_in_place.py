@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from library_jobs import member_job
 from wheel_size.errors import WheelSizeError
 from wheel_size.split.work import LibraryJob, LibraryResult, library_job
 from wheel_size.wheel.archive import open_source
@@ -25,19 +26,7 @@ def _wheel(tmp_path: Path, method: int) -> Path:
 
 
 def _job(wheel: Path, work: Path) -> LibraryJob:
-    work.mkdir()
-    return LibraryJob(
-        number=0,
-        source=f"{wheel}:{NAME}",
-        rel="lib/libplain19.so",
-        raw=open_source(wheel).member(NAME).raw,
-        file=None,
-        work=work,
-        search_paths=("../.kpack/torch_@GFXARCH@.kpack",),
-        deflate=True,
-        deflate_level=6,
-        zstd_level=3,
-    )
+    return member_job(wheel, NAME, "lib/libplain19.so", work)
 
 
 def _outputs(result: LibraryResult) -> tuple[bytes, list[bytes]]:

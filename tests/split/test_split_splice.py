@@ -19,11 +19,12 @@ import pytest
 from cli_runner import run_main
 from deflate_data import code
 from fatwheel import DIST_INFO, metadata
+from library_jobs import member_job
 from wheel_size.rocm.limits import CHUNK
 from wheel_size.split import reuse
 from wheel_size.split.deflate_probe import WHOLE
-from wheel_size.split.work import LibraryJob, LibraryResult, library_job
-from wheel_size.wheel.archive import RawData, open_source
+from wheel_size.split.work import LibraryResult, library_job
+from wheel_size.wheel.archive import RawData
 from wheel_size.wheel.deflate_index import libz_available
 
 PY_TAG = "cp311-cp311-manylinux_2_28_x86_64"
@@ -86,19 +87,7 @@ def wheel_of(lib: Path, path: Path, level: int) -> Path:
 
 
 def apply(wheel: Path, work: Path) -> LibraryResult:
-    work.mkdir()
-    job = LibraryJob(
-        number=0,
-        source=f"{wheel}:{MEMBER}",
-        rel="lib/libhostheavy.so",
-        raw=open_source(wheel).member(MEMBER).raw,
-        file=None,
-        work=work,
-        search_paths=("../.kpack/torch_@GFXARCH@.kpack",),
-        deflate=True,
-        deflate_level=6,
-        zstd_level=3,
-    )
+    job = member_job(wheel, MEMBER, "lib/libhostheavy.so", work)
     _, result = library_job(job)
     assert result is not None and result.stripped is not None
     return result
