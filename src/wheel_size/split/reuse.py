@@ -14,10 +14,21 @@ is nearly free): ``INDEX_NS`` ns per compressed byte (8.1-9.6 measured on seven 
 libraries, 10.6 once on amd-mori's; per output byte it ranged 0.7-2.7). The splice saves
 zlib 6 over the *rewritten* bytes: ``DEFLATE_NS`` ns per byte (15.9-30.0 measured on the
 same libraries; zlib is faster on the zeros and tables of a device-heavy rewrite, so the
-lowest is used, and the highest index cost: the rule leans against the splice). So a library
-is spliced when its rewritten size times ``DEFLATE_NS`` is at least its member's compressed
-size times ``INDEX_NS``, and the rewrite is larger than ``deflate_probe.WHOLE`` (below it a
-full pass costs no more than the probe that would judge the splice). A device-heavy
+lowest is used, and the highest index cost: the rule leans against the splice). The splice
+itself pays for the probe that judges it (zlib over at most ``PROBE_BYTES``, the slices of
+``deflate_probe``) and for inflating its stream once more to check it, ``VERIFY_NS`` ns per
+rewritten byte (ISA-L on host code, 1.0-2.2 measured). So a library is spliced when zlib 6
+over the rewrite *beyond the probe's bytes* costs at least the index and the check::
+
+    (size_after - min(size_after, PROBE_BYTES)) * DEFLATE_NS
+        >= compressed * INDEX_NS + size_after * VERIFY_NS
+
+A rewrite of at most ``PROBE_BYTES`` (1 MiB) is never spliced. The probe's and the check's
+terms came from a held-out library (session 12): jax-rocm7-plugin 0.10.0's ``_solver.so``,
+1.2 MiB left after the cut, met the first rule (size times ``DEFLATE_NS`` against the index
+alone) and spliced at 42 ms where the full pass takes 31; with them it keeps the pass, and
+every library the first rule spliced and measured faster for (jax-rocm7-pjrt 0.10.0 and
+0.12.0, amd-mori, pyg-lib, cupy's ``_generator_api``) still splices. A device-heavy
 library keeps the full recompression: onnxruntime-rocm 1.22.2's 490 MiB provider (22 MiB
 left after the cut, 38 MB compressed: 0.37 s of zlib saved against 0.42 s of index by the
 rule; measured 0.37 against 0.35 s of index and 0.05 s of splice, nothing to gain), the
@@ -38,7 +49,7 @@ import time
 from pathlib import Path
 
 from wheel_size.errors import WheelSizeError
-from wheel_size.split.deflate_probe import WHOLE, DeflateDecision, probe
+from wheel_size.split.deflate_probe import SLICE, SLICES, DeflateDecision, probe
 from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData, iter_content
 from wheel_size.wheel.deflate_index import DeflateIndex, NotIndexable, index_file, libz_available
@@ -46,10 +57,20 @@ from wheel_size.wheel.deflate_splice import Copy, splice
 from wheel_size.wheel.record import StreamingHash, iter_chunks
 from wheel_size.wheel.writer import Deflated
 
-__all__ = ["DEFLATE_NS", "INDEX_NS", "Spliced", "pays", "splice_library"]
+__all__ = [
+    "DEFLATE_NS",
+    "INDEX_NS",
+    "PROBE_BYTES",
+    "VERIFY_NS",
+    "Spliced",
+    "pays",
+    "splice_library",
+]
 
-INDEX_NS = 11  # libz's Z_BLOCK inflate: ns per compressed byte of the member (at most 10.6)
+INDEX_NS = 11  # libz's Z_BLOCK inflate: ns per compressed byte of the member (8.0-10.9 measured)
 DEFLATE_NS = 16  # zlib 6 saved: ns per byte of the rewrite (at least 15.9 measured)
+VERIFY_NS = 3  # the spliced stream inflated again: ns per rewritten byte (at most 2.2)
+PROBE_BYTES = SLICES * SLICE  # what the probe deflates to judge a splice, at most
 
 
 # What a splice that went wrong raises: then the full recompression runs instead.
@@ -61,13 +82,11 @@ _MISMATCH: tuple[type[Exception], ...] = (WheelSizeError, *_FAILURES)
 def pays(size_after: int, raw: RawData | None) -> bool:
     """Whether indexing the input member ``raw`` (deflated) pays for itself in the zlib 6
     pass its splice saves on a ``size_after``-byte rewrite (the module doc)."""
-    return (
-        raw is not None
-        and raw.method == 8
-        and size_after > WHOLE
-        and size_after * DEFLATE_NS >= raw.compressed_size * INDEX_NS
-        and libz_available()
-    )
+    if raw is None or raw.method != 8 or size_after <= PROBE_BYTES:
+        return False
+    saved = (size_after - PROBE_BYTES) * DEFLATE_NS
+    spent = raw.compressed_size * INDEX_NS + size_after * VERIFY_NS
+    return saved >= spent and libz_available()
 
 
 class Spliced:
