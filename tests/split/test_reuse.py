@@ -12,7 +12,7 @@ import pytest
 from deflate_data import deflated, library
 from wheel_size.split import reuse
 from wheel_size.wheel.archive import RawData, iter_content
-from wheel_size.wheel.deflate_index import libz_available
+from wheel_size.wheel.deflate_index import index_file, libz_available
 
 pytestmark = pytest.mark.skipif(not libz_available(), reason="libz cannot be loaded via ctypes")
 
@@ -54,3 +54,28 @@ def test_copies_that_claim_a_patched_stretch_fall_back(tmp_path: Path) -> None:
     done, _ = reuse.splice_library(raw, stripped, dst, lying, 6)
     assert done is None
     assert not dst.exists()
+
+
+def test_a_background_index_is_the_index_built_in_line(tmp_path: Path) -> None:
+    raw, _ = _member(tmp_path)
+    index, seconds = reuse.BackgroundIndex(raw).result()
+    assert index == index_file(raw.path, raw.offset, raw.compressed_size)
+    assert seconds >= 0
+
+
+def test_a_cancelled_background_index_stops_and_gives_none(tmp_path: Path) -> None:
+    raw, _ = _member(tmp_path)
+    background = reuse.BackgroundIndex(raw)
+    background.cancel()
+    index, _ = background.result()
+    assert index is None or index.size == raw.size  # cancelled, unless it had finished
+
+
+def test_splice_with_a_background_index(tmp_path: Path) -> None:
+    raw, content = _member(tmp_path)
+    stripped = _stripped(tmp_path, content)
+    copies = [(0, 0, PATCH_AT), (PATCH_AT + 8, PATCH_AT + 8, SIZE - PATCH_AT - 8)]
+    background = reuse.BackgroundIndex(raw)
+    done, _ = reuse.splice_library(raw, stripped, tmp_path / "o.deflate", copies, 6, background)
+    assert done is not None and done.backend == "spliced"
+    assert b"".join(iter_content(done.raw)) == stripped.read_bytes()

@@ -52,7 +52,13 @@ from wheel_size.errors import WheelSizeError
 from wheel_size.split.deflate_probe import SLICE, SLICES, DeflateDecision, probe
 from wheel_size.wheel import deflate
 from wheel_size.wheel.archive import RawData, iter_content
-from wheel_size.wheel.deflate_index import DeflateIndex, NotIndexable, index_file, libz_available
+from wheel_size.wheel.deflate_index import (
+    DeflateIndex,
+    NotIndexable,
+    index_file,
+    index_stream,
+    libz_available,
+)
 from wheel_size.wheel.deflate_splice import Copy, splice
 from wheel_size.wheel.record import StreamingHash, iter_chunks
 from wheel_size.wheel.writer import Deflated
@@ -62,6 +68,7 @@ __all__ = [
     "INDEX_NS",
     "PROBE_BYTES",
     "VERIFY_NS",
+    "BackgroundIndex",
     "Spliced",
     "pays",
     "splice_library",
@@ -114,25 +121,80 @@ class Spliced:
         return kept
 
 
+class BackgroundIndex:
+    """The block index of ``raw``'s stream, built on a thread of its own while the caller
+    stages the library's code objects: libz's inflate runs outside the GIL (ctypes releases
+    it), so on a wheel of one large library (jax-rocm7-pjrt's plugin: ~1 s of index) the
+    split's idle core builds it. :meth:`result` waits for it; :meth:`cancel` stops it at its
+    next read. What it costs in CPU is the same as building it in line."""
+
+    def __init__(self, raw: RawData) -> None:
+        import threading
+
+        self._raw = raw
+        self._cancelled = False
+        self._index: DeflateIndex | None = None
+        self._seconds = 0.0
+        self._thread = threading.Thread(target=self._build, name="deflate-index", daemon=True)
+        self._thread.start()
+
+    def _build(self) -> None:
+        started = time.thread_time()
+        raw = self._raw
+        try:
+            fd = os.open(raw.path, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+
+            def read(at: int, length: int) -> bytes:
+                if self._cancelled:
+                    raise NotIndexable("cancelled")
+                return os.pread(fd, length, raw.offset + at)
+
+            self._index = index_stream(read, raw.compressed_size)
+        except (NotIndexable, OSError):
+            self._index = None
+        finally:
+            os.close(fd)
+            self._seconds = time.thread_time() - started
+
+    def result(self) -> tuple[DeflateIndex | None, float]:
+        """The index (None where the member could not be indexed) and its thread's CPU
+        seconds, once built."""
+        self._thread.join()
+        return self._index, self._seconds
+
+    def cancel(self) -> None:
+        """Stop building (the caller failed and will not splice) and wait for the thread."""
+        self._cancelled = True
+        self._thread.join()
+
+
 def splice_library(
     raw: RawData,
     stripped: Path,
     dst: Path,
     copies: list[tuple[int, int, int]],
     level: int,
+    background: BackgroundIndex | None = None,
 ) -> tuple[Deflated | None, DeflateDecision | None]:
     """``stripped`` (the rewrite of ``raw``'s content, ``copies`` its unchanged stretches)
     as a raw deflate stream in ``dst`` spliced from ``raw``'s blocks, or None where a full
     recompression must run instead (the module doc), with the probe's decision (None when
-    the member could not be indexed)."""
-    started = time.thread_time()
-    try:
-        index = index_file(raw.path, raw.offset, raw.compressed_size)
-    except (NotIndexable, OSError):
+    the member could not be indexed). The index is ``background``'s where the caller
+    started one, else built here."""
+    if background is not None:
+        index, indexed = background.result()
+    else:
+        started = time.thread_time()
+        try:
+            index = index_file(raw.path, raw.offset, raw.compressed_size)
+        except (NotIndexable, OSError):
+            index = None
+        indexed = time.thread_time() - started
+    if index is None or index.size != raw.size:
         return None, None
-    if index.size != raw.size:
-        return None, None
-    indexed = time.thread_time() - started
     pieces = [Copy(out, src, length) for out, src, length in copies]
     size = stripped.stat().st_size
     with stripped.open("rb") as out_fh, Path(raw.path).open("rb") as in_fh:

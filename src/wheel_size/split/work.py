@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from wheel_size.rocm.pe_library import PeFatLibrary
     from wheel_size.rocm.pe_rewrite import PePlan
     from wheel_size.split.deflate_probe import DeflateDecision
+    from wheel_size.split.reuse import BackgroundIndex
 from wheel_size.wheel.writer import (
     Deflated,
     WheelEntry,
@@ -407,6 +408,7 @@ def apply_library(job: ApplyJob) -> LibraryResult:
     assert plan.fat and plan.copy is not None
     work, src = spec.work, plan.copy
     stripped = work / f"stripped{spec.number}.so"
+    background = _index_in_background(spec, plan)
     try:
         with src.open("rb") as fh, contextlib.ExitStack() as files:
             refs: list[CodeObjectRef] = []
@@ -463,7 +465,8 @@ def apply_library(job: ApplyJob) -> LibraryResult:
         )
         if spec.deflate:
             dst = work / f"stripped{spec.number}.deflate"
-            done = _reused(spec, plan, stripped, result.stripped_size, dst)
+            done = _reused(spec, plan, stripped, result.stripped_size, dst, background)
+            background = None
             if done is None:
                 done = _recompress(spec, stripped, dst)
             result.stripped_raw, result.stripped_hash = done.raw, done.record_hash
@@ -472,22 +475,45 @@ def apply_library(job: ApplyJob) -> LibraryResult:
         return result
     except WheelSizeError as exc:
         raise _renamed(exc, src, spec.source) from None
+    finally:
+        if background is not None:
+            background.cancel()
+
+
+def _index_in_background(spec: LibraryJob, plan: LibraryPlan) -> BackgroundIndex | None:
+    """The input member's block index, started on its own thread before the code objects
+    are staged where a splice is planned (``split.reuse.pays`` on the planned rewrite's
+    size), so it costs the wall time of neither; None where no splice will be tried."""
+    if not spec.deflate or spec.deflate_level <= 0 or plan.rewrite is None:
+        return None
+    from wheel_size.split import reuse
+
+    if not reuse.pays(plan.size_after, spec.raw):
+        return None
+    assert spec.raw is not None
+    return reuse.BackgroundIndex(spec.raw)
 
 
 def _reused(
-    spec: LibraryJob, plan: LibraryPlan, stripped: Path, size_after: int, dst: Path
+    spec: LibraryJob,
+    plan: LibraryPlan,
+    stripped: Path,
+    size_after: int,
+    dst: Path,
+    background: BackgroundIndex | None,
 ) -> Deflated | None:
     """The rewritten library spliced from its input member's deflate blocks where that pays
-    and keeps the promises (``split.reuse``), else None (a full recompression follows)."""
+    and keeps the promises (``split.reuse``; the index ``background``'s when it was started
+    before the staging), else None (a full recompression follows)."""
     from wheel_size.split import reuse
 
-    if spec.deflate_level <= 0 or plan.rewrite is None:
-        return None
-    if not reuse.pays(size_after, spec.raw):
+    if spec.deflate_level <= 0 or plan.rewrite is None or not reuse.pays(size_after, spec.raw):
+        if background is not None:
+            background.cancel()
         return None
     assert spec.raw is not None
     copies = plan.rewrite.copies()
-    done, _ = reuse.splice_library(spec.raw, stripped, dst, copies, spec.deflate_level)
+    done, _ = reuse.splice_library(spec.raw, stripped, dst, copies, spec.deflate_level, background)
     return done
 
 
