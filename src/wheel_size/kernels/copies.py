@@ -27,16 +27,17 @@ from pathlib import Path
 
 from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD
 from wheel_size.cuda.images import load_image
-from wheel_size.cuda.lz4block import BlockDecoder
 from wheel_size.errors import InvalidBundle, WheelSizeError
 from wheel_size.kernels.functions import function_digest
 from wheel_size.kernels.library import STRAY_ERRORS
 from wheel_size.kernels.work import (
     CHUNK_BYTES,
+    DECODER,
     Item,
     Tally,
     entry_functions,
     entry_where,
+    lz4_sizes,
     open_side,
     read_payload,
 )
@@ -44,7 +45,6 @@ from wheel_size.rocm.limits import MAX_CODE_OBJECT
 
 __all__ = ["CopiesJob", "CopiesResult", "Wanted", "hash_copies", "plan_copies"]
 
-_DECODER = BlockDecoder()  # one buffer per worker, as kernels.work's
 # (arch, mangled, digest) -> [bytes of one copy, copies]: Tally.same's shape
 Same = dict[tuple[str, str, bytes], list[int]]
 
@@ -108,6 +108,7 @@ def hash_copies(job: CopiesJob) -> CopiesResult:
     :attr:`Tally.same`; a fault (the bytes changed under us) marks the result."""
     result = CopiesResult(job.pair, job.side)
     same = result.same
+    DECODER.reserve(lz4_sizes(item for item, _wanted in job.work))
     try:
         with open_side(job.file) as fd:
             for item, wanted in job.work:
@@ -133,14 +134,14 @@ def _digests(
     entry = item.ref.entry
     if any(start < 0 for _name, _size, start in wanted):  # not noted: walk it again
         only = {(name, size) for name, size, _start in wanted}
-        arch, found = entry_functions(item, raw, where, _DECODER, only)
+        arch, found = entry_functions(item, raw, where, DECODER, only)
         return [(arch, f.name, f.size, f.digest) for f in found.functions if f.digest]
     need = max(start + size for _name, size, start in wanted)
     partial = entry.flags & (FLAG_LZ4 | FLAG_ZSTD) == FLAG_LZ4
     if partial and entry.decompressed_size <= MAX_CODE_OBJECT:
-        data = _DECODER.decode_prefix(raw, entry.decompressed_size, need, item.ref.where)
+        data = DECODER.decode_prefix(raw, entry.decompressed_size, need, item.ref.where)
     else:
-        data = memoryview(load_image(item.ref, raw, _DECODER))
+        data = memoryview(load_image(item.ref, raw, DECODER))
     if need > len(data):
         raise InvalidBundle(f"{where}: a function ends past its code object")
     arch = entry.arch

@@ -24,11 +24,12 @@ import os
 import sys
 from array import array
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD
 from wheel_size.cuda.images import ImageRef, image_ref, load_image
 from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.cuda.lz4block import BlockDecoder
@@ -46,9 +47,11 @@ from wheel_size.kernels.library import (
     standalone_code_objects,
 )
 from wheel_size.rocm.elf_file import ElfImage
+from wheel_size.rocm.limits import MAX_CODE_OBJECT
 
 __all__ = [
     "CHUNK_BYTES",
+    "DECODER",
     "Chunk",
     "ChunkResult",
     "Columns",
@@ -57,6 +60,7 @@ __all__ = [
     "Tally",
     "entry_functions",
     "entry_where",
+    "lz4_sizes",
     "open_side",
     "plan_kernel_chunks",
     "read_chunk",
@@ -68,7 +72,10 @@ _KINDS = ("sass", "ptx")
 # Uncompressed bytes a chunk decodes: small enough that two workers end close together,
 # large enough that one chunk's names are pickled once for many cubins.
 CHUNK_BYTES = 96 << 20
-_DECODER = BlockDecoder()
+# One LZ4 buffer per worker, for the chunks and kernels.copies' jobs alike: a fresh one
+# per chunk faults in its pages again, and two would hold two of the largest entries.
+DECODER = BlockDecoder()
+_CODECS = FLAG_LZ4 | FLAG_ZSTD
 
 
 @dataclass
@@ -342,6 +349,9 @@ class Chunk:
     # its identical copies are then found by hashing only what shares a name and size
     # (kernels.copies); the old side's are shown nowhere, so not looked for
     digests: bool = False
+    # the largest LZ4 entry of the library pair: a worker's buffer grows once per pair
+    # (a new largest), not once per new largest entry (BlockDecoder.reserve)
+    room: int = 0
 
 
 @dataclass
@@ -374,6 +384,7 @@ def plan_kernel_chunks(
     work.extend((item, None) for item in (old.items if old else []) if id(item) not in matched)
     old_file = (old.path, old.source) if old else None
     new_file = (new.path, new.source) if new else None
+    room = max(lz4_sizes(item for piece in work for item in piece if item is not None), default=0)
     chunks: list[Chunk] = []
     run: list[tuple[Item | None, Item | None]] = []
     size = 0
@@ -381,10 +392,10 @@ def plan_kernel_chunks(
         run.append(piece)
         size += _size(piece)
         if size >= limit:
-            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
+            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests, room))
             run, size = [], 0
     if run:
-        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
+        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests, room))
     return chunks
 
 
@@ -414,6 +425,15 @@ def entry_functions(
     return entry.arch, elf_functions(data, where, digests=digests, only=only)
 
 
+def lz4_sizes(items: Iterable[Item]) -> Iterator[int]:
+    """The decoded sizes of the LZ4 entries among ``items`` that would be decoded (for
+    :meth:`BlockDecoder.reserve`; one over the code-object limit is refused unread)."""
+    for item in items:
+        entry = item.ref.entry
+        if entry.flags & _CODECS == FLAG_LZ4 and entry.decompressed_size <= MAX_CODE_OBJECT:
+            yield entry.decompressed_size
+
+
 def read_payload(fd: int, ref: ImageRef) -> bytes:
     """The stored bytes of one entry (a file that ends inside them is a fault)."""
     data = os.pread(fd, ref.length, ref.start)
@@ -432,7 +452,8 @@ def read_chunk(chunk: Chunk) -> ChunkResult:
     result = ChunkResult(chunk.pair, chunk.index)
     if chunk.digests:  # the new side's: only its copies are shown (``diff --by kernel``)
         result.new.spots = []
-    lz4 = _DECODER  # one buffer per worker: a fresh one per chunk faults in its pages again
+    lz4 = DECODER
+    lz4.reserve([chunk.room])
     try:
         with open_side(chunk.old) as old_fd, open_side(chunk.new) as new_fd:
             for a, b in chunk.work:
