@@ -103,23 +103,24 @@ class Tally:
     spots: list[tuple[str, str, int, int, int]] | None = None
 
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
-        items, same, spots = self.items, self.same, self.spots
-        for function in found.functions:
+        items, same, spots, intern = self.items, self.same, self.spots, sys.intern
+        # the fields unpacked, not read by name: ~300,000 functions in a torch diff
+        for name, size, _kernel, digest, start in found.functions:
             # One object per name: pickled once per chunk, however many archs hold it.
-            name = sys.intern(function.name)
+            name = intern(name)
             if spots is not None:
-                spots.append((arch, name, function.size, number, function.start))
+                spots.append((arch, name, size, number, start))
             key = (arch, name)
             slot = items.get(key)
             if slot is None:
-                items[key] = [function.size, 1]
+                items[key] = [size, 1]
             else:
-                slot[0] += function.size
+                slot[0] += size
                 slot[1] += 1
-            if function.digest:
-                copies = same.get((arch, name, function.digest))
+            if digest:
+                copies = same.get((arch, name, digest))
                 if copies is None:
-                    same[(arch, name, function.digest)] = [function.size, 1]
+                    same[(arch, name, digest)] = [size, 1]
                 else:
                     copies[1] += 1
         self.unattributed[arch] = self.unattributed.get(arch, 0) + found.unattributed
