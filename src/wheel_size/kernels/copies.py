@@ -82,12 +82,18 @@ def plan_copies(
 ) -> list[CopiesJob]:
     """The jobs that hash every function of the library whose (arch, name, size) it holds
     twice or more (``tallies``: the spots of all its chunks); none when no two agree."""
-    spots = [row for tally in tallies for row in tally.spot_rows()]
-    seen = Counter((arch, name, size) for arch, name, size, _number, _start in spots)
+    # columns, counted by Counter's C loop: ~165,000 spots for libtorch_cuda.so
+    columns = [tally.spot_columns() for tally in tallies]
+    seen: Counter[tuple[str, str, int]] = Counter()
+    for archs, names, sizes, _numbers, _starts in columns:
+        seen.update(zip(archs, names, sizes, strict=True))
+    twice = {key for key, count in seen.items() if count > 1}
     wanted: defaultdict[int, list[Wanted]] = defaultdict(list)
-    for arch, name, size, number, start in spots:
-        if seen[(arch, name, size)] > 1:
-            wanted[number].append((name, size, start))
+    for archs, names, sizes, numbers, starts in columns if twice else ():
+        keys = zip(archs, names, sizes, strict=True)
+        for key, number, start in zip(keys, numbers, starts, strict=True):
+            if key in twice:
+                wanted[number].append((key[1], key[2], start))
     jobs: list[CopiesJob] = []
     run: list[tuple[Item, tuple[Wanted, ...]]] = []
     size = 0

@@ -24,8 +24,9 @@ import os
 import sys
 from array import array
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
@@ -57,6 +58,7 @@ __all__ = [
     "Columns",
     "Item",
     "LibraryScan",
+    "SpotColumns",
     "Tally",
     "entry_functions",
     "entry_where",
@@ -188,6 +190,21 @@ class Tally:
         ):  # fmt: skip
             yield archs[a], names[n], size, number, start
 
+    def spot_columns(self) -> SpotColumns:
+        """:attr:`spots` as five sequences (arch, mangled name, bytes, entry number, start),
+        in insertion order, made by ``map`` in C rather than a tuple per spot."""
+        if self._packed is None:
+            spots = self.spots or []
+            return tuple(list(map(itemgetter(i), spots)) for i in range(5))  # type: ignore[return-value]
+        cols = self._packed
+        return (
+            list(map(cols.archs.__getitem__, cols.spot_arch)),
+            list(map(cols.names.__getitem__, cols.spot_name)),
+            cols.spot_size,
+            cols.spot_number,
+            cols.spot_start,
+        )
+
     def names(self) -> Iterator[str]:
         """The mangled name of every item (once per architecture)."""
         return (key[1] for key, _slot in self.counts())
@@ -225,6 +242,8 @@ class Tally:
         self._packed = state["cols"]
 
 
+# (archs, mangled names, bytes, entry numbers, starts) of a tally's spots: Tally.spot_columns
+SpotColumns = tuple[Sequence[str], Sequence[str], Sequence[int], Sequence[int], Sequence[int]]
 # (archs, names, [(arch index, name index, bytes, copies)]): Tally.columns
 Columns = tuple[list[str], list[str], list[tuple[int, int, int, int]]]
 
