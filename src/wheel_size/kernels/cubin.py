@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Candidate", "Candidates", "fast_candidates"]
 
@@ -66,9 +67,10 @@ class Candidates:
     bases: dict[int, int]  # section index -> its file offset, for reading function bytes
 
 
-@dataclass(frozen=True)
-class _Sections:
-    """The section header table as columns (one list per field we use)."""
+class _Sections(NamedTuple):
+    """The section header table as columns (one list per field we use); a tuple, made
+    once per cubin (a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``)."""
 
     names: list[int]
     types: list[int]
