@@ -68,3 +68,15 @@ def test_an_lz4_block_decoded_only_as_far_as_asked() -> None:
     assert 64 <= len(part) < size
     assert part.tobytes() == whole[: len(part)]
     assert BlockDecoder().decode_prefix(raw, size, size, "x").tobytes() == whole
+
+
+def test_chunks_carry_the_pairs_largest_lz4_entry() -> None:
+    old = scan_kernel_library(library("libkern_v1.so"), "a:lib")
+    new = scan_kernel_library(library("libkern_v2_lz4.so"), "b:lib")
+    largest = max(
+        i.ref.entry.decompressed_size for i in new.items if i.ref.entry.compression == "lz4"
+    )
+    chunks = plan_kernel_chunks(0, old, new, 1)  # one entry a chunk
+    assert len(chunks) > 1
+    assert {c.room for c in chunks} == {largest}
+    assert plan_kernel_chunks(0, old, None, 1)[0].room == 0  # no LZ4 entry on that side

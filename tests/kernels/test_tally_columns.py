@@ -34,3 +34,17 @@ def test_columns_merge_like_items_packed_or_not() -> None:
         assert got.items == want.items
         assert got._pending == want._pending
         assert list(got.items) == list(want.items)  # the same order
+
+
+def test_spot_columns_are_the_spots_transposed_packed_or_not() -> None:
+    tally = _tally()
+    tally.spots = [
+        ("sm_90", "_Z1fv", 48, 0, 0),
+        ("sm_90", "_Z1fv", 48, 3, 128),
+        ("sm_80", "_Z1gv", 32, 1, 64),
+    ]
+    want = [list(column) for column in zip(*tally.spots, strict=True)]
+    for got in (tally, pickle.loads(pickle.dumps(tally))):
+        assert [list(column) for column in got.spot_columns()] == want
+        assert list(got.spot_rows()) == tally.spots
+    assert Tally().spot_columns() == ([], [], [], [], [])

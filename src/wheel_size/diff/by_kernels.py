@@ -45,7 +45,7 @@ from wheel_size.kernels.work import (
 )
 from wheel_size.wheel.archive import WheelSource
 
-__all__ = ["read_kernel_sides"]
+__all__ = ["no_cycle_collector", "read_kernel_sides"]
 
 # The open wheels, set before the pool forks so its workers inherit them (member reads
 # use pread, so the processes share the descriptors safely).
@@ -128,16 +128,18 @@ def read_kernel_sides(
     torch releases they cost a second decode of ~1 GB of the old libtorch_cuda.so.
     Without ``families`` no item gets a template family (``Inventory.families``)."""
     pairs = _pairs(*names)
-    with _no_cycle_collector():
+    with no_cycle_collector():
         return _read(wheels, pairs, labels, workers, chunk_bytes, digests, families)
 
 
-class _no_cycle_collector:  # noqa: N801 - a context manager used like a function
+class no_cycle_collector:  # noqa: N801 - a context manager used like a function
     """The cycle collector off while the workers (forked here: they inherit it) and this
     process build tallies: ~1 million small tuples and lists, none in a cycle, made the
     collector walk the young heap again and again (~1 CPU-s of a torch diff's ~13). What
     was built is then frozen (:func:`gc.freeze`): the inventories live until the report
-    is written, and the collections after would walk them all again."""
+    is written, and the collections after would walk them all again. Nested, only the
+    outermost one freezes and turns the collector back on (``diff --by`` holds it over
+    opening the wheels too: :mod:`wheel_size.diff.by_run`)."""
 
     def __enter__(self) -> None:
         self._was = gc.isenabled()

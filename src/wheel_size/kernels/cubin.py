@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Candidate", "Candidates", "fast_candidates"]
 
@@ -28,16 +29,22 @@ _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")
 _PHDR = struct.Struct("<IIQQQQQQ")
 _SYM = struct.Struct("<IBBHQQ")
+_NAME = struct.Struct("<I")  # st_name, the first field of a symbol
 _SHT_SYMTAB = 2
 _SHT_DYNSYM = 11
 _SHT_NOBITS = 8
 _SHT_CUDA_NOBITS = 0x7000000A
 _SHT_CUDA_GLOBAL = 0x70000007  # .nv.global of CUDA 11 cubins: no file bytes either
+_CUDA_NOBITS = (_SHT_CUDA_NOBITS, _SHT_CUDA_GLOBAL)
 _EM_CUDA = 190
 _SHN_XINDEX = 0xFFFF
 _PN_XNUM = 0xFFFF
 _STT_OBJECT = 1
 _STT_FUNC = 2
+# st_info -> its kind as one letter: "F" a function, "O" an object, "." anything else
+_KIND_OF = bytes(
+    ord("F" if b & 0xF == _STT_FUNC else "O" if b & 0xF == _STT_OBJECT else ".") for b in range(256)
+)
 _SHF_EXECINSTR = 0x4
 # The section types ElfImage follows through sh_link, and the tables whose entry size it checks.
 _LINKED_TYPES = frozenset({2, 4, 5, 6, 9, 11, 18, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF})
@@ -60,9 +67,10 @@ class Candidates:
     bases: dict[int, int]  # section index -> its file offset, for reading function bytes
 
 
-@dataclass(frozen=True)
-class _Sections:
-    """The section header table as columns (one list per field we use)."""
+class _Sections(NamedTuple):
+    """The section header table as columns (one list per field we use); a tuple, made
+    once per cubin (a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``)."""
 
     names: list[int]
     types: list[int]
@@ -71,12 +79,12 @@ class _Sections:
     offsets: list[int]
     sizes: list[int]
     links: list[int]
-    name_table: bytes
+    name_table: memoryview  # a view of the code object: copied only to name a lie
     cuda: bool
 
     def nobits(self, index: int) -> bool:
         kind = self.types[index]
-        return kind == _SHT_NOBITS or (self.cuda and kind in (_SHT_CUDA_NOBITS, _SHT_CUDA_GLOBAL))
+        return kind == _SHT_NOBITS or (self.cuda and kind in _CUDA_NOBITS)
 
 
 def _headers(data: memoryview) -> _Sections | None:
@@ -100,19 +108,19 @@ def _headers(data: memoryview) -> _Sections | None:
                 return None
     cuda = machine == _EM_CUDA
     if not shnum:
-        return _Sections([], [], [], [], [], [], [], b"", cuda)
+        return _Sections([], [], [], [], [], [], [], data[:0], cuda)
     end = shoff + shnum * shentsize
     if shentsize != _SHDR.size or end > size or shstrndx >= shnum:
         return None
     words, quads = data[shoff:end].cast("I"), data[shoff:end].cast("Q")
     types = words[1::16].tolist()
     offsets, sizes = quads[3::8].tolist(), quads[4::8].tolist()
-    name_table = b""
+    name_table = data[:0]
     if shstrndx:
         start, length = offsets[shstrndx], sizes[shstrndx]
         if types[shstrndx] == _SHT_NOBITS or start + length > size:
             return None
-        name_table = bytes(data[start : start + length])
+        name_table = data[start : start + length]
     names = words[0::16].tolist()
     if max(names) >= max(len(name_table), 1):
         return None  # a section name outside the section-name table
@@ -131,14 +139,26 @@ def _headers(data: memoryview) -> _Sections | None:
     ):
         return None
     entsizes = quads[7::8]
-    for i in [i for i, kind in enumerate(types) if kind in _ENTRY_KINDS]:
-        kind, entsize = types[i], entsizes[i]
-        if sizes[i] and entsize != _ENTRY_SIZES[kind] and (entsize or kind in (2, 11)):
-            return None
+    for kind in _ENTRY_KINDS.intersection(types):  # a cubin: ~300 sections, few such
+        want, at = _ENTRY_SIZES[kind], types.index(kind)
+        while at >= 0:
+            entsize = entsizes[at]
+            if sizes[at] and entsize != want and (entsize or kind in (2, 11)):
+                return None
+            at = _next_index(types, kind, at + 1)
     return table
 
 
-def _section_name(names: bytes, offset: int) -> str:
+def _next_index(values: list[int], value: int, start: int) -> int:
+    """Where ``value`` is next in ``values`` from ``start``, or -1."""
+    try:
+        return values.index(value, start)
+    except ValueError:
+        return -1
+
+
+def _section_name(table: memoryview, offset: int) -> str:
+    names = bytes(table)
     end = names.find(b"\0", offset)
     return names[offset : end if end >= 0 else len(names)].decode("utf-8", "replace")
 
@@ -186,21 +206,29 @@ def _symbol_tables(types: list[int]) -> list[int]:
 def _collect(
     out: Candidates, symbols: memoryview, table: _Sections, strings: bytes, limit: int
 ) -> None:
-    """Add the symbols of one table to ``out`` (what ``_candidates`` keeps, in its order)."""
-    sizes, flags, count = table.sizes, table.flags, len(table.types)
+    """Add the symbols of one table to ``out`` (what ``_candidates`` keeps, in its order).
+
+    Only the functions and, when the names could hold one, the objects are unpacked: the
+    symbols' kinds are read as one byte string (``st_info`` of each, strided), and a
+    cubin's ~140 section symbols of ~250 are never looked at one by one."""
+    kinds = symbols[4 :: _SYM.size].tobytes().translate(_KIND_OF)
+    if b"O" in kinds:
+        _descriptors(out, symbols, kinds, strings, limit)
+    if b"F" not in kinds:
+        return
+    sizes, flags, types, count = table.sizes, table.flags, table.types, len(table.types)
     found, bases, offsets, addrs = out.found, out.bases, table.offsets, table.addrs
-    for st_name, info, other, shndx, value, size in _SYM.iter_unpack(symbols):
-        kind = info & 0xF
-        if kind != _STT_FUNC:
-            if kind == _STT_OBJECT and st_name and len(out.descriptors) < limit:
-                end = _end(strings, st_name)
-                if strings.endswith(b".kd", st_name, end):
-                    out.descriptors.add(strings[st_name : end - 3].decode("utf-8", "replace"))
-            continue
+    cuda, unpack, width = table.cuda, _SYM.unpack_from, _SYM.size
+    at = kinds.find(b"F")
+    while at >= 0:
+        st_name, _info, other, shndx, value, size = unpack(symbols, at * width)
+        at = kinds.find(b"F", at + 1)
         if not size or not 0 < shndx < count:
             continue
-        section_size = sizes[shndx]
-        if not flags[shndx] & _SHF_EXECINSTR or not section_size or table.nobits(shndx):
+        section_size, kind = sizes[shndx], types[shndx]
+        if not flags[shndx] & _SHF_EXECINSTR or not section_size or kind == _SHT_NOBITS:
+            continue
+        if cuda and kind in _CUDA_NOBITS:
             continue
         end = strings.find(b"\0", st_name) if st_name else 0
         name = strings[st_name : end if end >= 0 else len(strings)].decode("utf-8", "replace")
@@ -220,6 +248,20 @@ def _collect(
             continue
         found.append((shndx, offset, value, size, name, other))
         bases[shndx] = offsets[shndx]
+
+
+def _descriptors(
+    out: Candidates, symbols: memoryview, kinds: bytes, strings: bytes, limit: int
+) -> None:
+    """The names of the objects that are kernel descriptors (``name.kd``), in order."""
+    at = kinds.find(b"O")
+    while at >= 0:
+        st_name = _NAME.unpack_from(symbols, at * _SYM.size)[0]
+        at = kinds.find(b"O", at + 1)
+        if st_name and len(out.descriptors) < limit:
+            end = _end(strings, st_name)
+            if strings.endswith(b".kd", st_name, end):
+                out.descriptors.add(strings[st_name : end - 3].decode("utf-8", "replace"))
 
 
 def _end(strings: bytes, start: int) -> int:

@@ -119,6 +119,11 @@ def reference_functions(
     return result
 
 
+# Function's fields given in order, all of them: built without the generated ``__new__``
+# that fills in defaults (0.25 -> 0.12 us a function, ~300,000 of them in a torch diff).
+_function = tuple.__new__
+
+
 def _cover(
     result: CodeObjectFunctions,
     found: Candidates,
@@ -141,7 +146,7 @@ def _cover(
         start = found.bases[shndx] + offset
         if digests and (only is None or (name, size) in only):
             digest = function_digest(view[start : start + size])
-        result.functions.append(Function(name, size, kernel, digest, start))
+        result.functions.append(_function(Function, (name, size, kernel, digest, start)))
         covered += size
     result.unattributed = result.size - covered
 

@@ -24,11 +24,13 @@ import os
 import sys
 from array import array
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
+from wheel_size.cuda.fatbin import FLAG_LZ4, FLAG_ZSTD
 from wheel_size.cuda.images import ImageRef, image_ref, load_image
 from wheel_size.cuda.library import scan_cuda_sections
 from wheel_size.cuda.lz4block import BlockDecoder
@@ -46,17 +48,21 @@ from wheel_size.kernels.library import (
     standalone_code_objects,
 )
 from wheel_size.rocm.elf_file import ElfImage
+from wheel_size.rocm.limits import MAX_CODE_OBJECT
 
 __all__ = [
     "CHUNK_BYTES",
+    "DECODER",
     "Chunk",
     "ChunkResult",
     "Columns",
     "Item",
     "LibraryScan",
+    "SpotColumns",
     "Tally",
     "entry_functions",
     "entry_where",
+    "lz4_sizes",
     "open_side",
     "plan_kernel_chunks",
     "read_chunk",
@@ -68,7 +74,10 @@ _KINDS = ("sass", "ptx")
 # Uncompressed bytes a chunk decodes: small enough that two workers end close together,
 # large enough that one chunk's names are pickled once for many cubins.
 CHUNK_BYTES = 96 << 20
-_DECODER = BlockDecoder()
+# One LZ4 buffer per worker, for the chunks and kernels.copies' jobs alike: a fresh one
+# per chunk faults in its pages again, and two would hold two of the largest entries.
+DECODER = BlockDecoder()
+_CODECS = FLAG_LZ4 | FLAG_ZSTD
 
 
 @dataclass
@@ -96,23 +105,24 @@ class Tally:
     spots: list[tuple[str, str, int, int, int]] | None = None
 
     def add(self, arch: str, found: CodeObjectFunctions, number: int, problems: list[str]) -> None:
-        items, same, spots = self.items, self.same, self.spots
-        for function in found.functions:
+        items, same, spots, intern = self.items, self.same, self.spots, sys.intern
+        # the fields unpacked, not read by name: ~300,000 functions in a torch diff
+        for name, size, _kernel, digest, start in found.functions:
             # One object per name: pickled once per chunk, however many archs hold it.
-            name = sys.intern(function.name)
+            name = intern(name)
             if spots is not None:
-                spots.append((arch, name, function.size, number, function.start))
+                spots.append((arch, name, size, number, start))
             key = (arch, name)
             slot = items.get(key)
             if slot is None:
-                items[key] = [function.size, 1]
+                items[key] = [size, 1]
             else:
-                slot[0] += function.size
+                slot[0] += size
                 slot[1] += 1
-            if function.digest:
-                copies = same.get((arch, name, function.digest))
+            if digest:
+                copies = same.get((arch, name, digest))
                 if copies is None:
-                    same[(arch, name, function.digest)] = [function.size, 1]
+                    same[(arch, name, digest)] = [size, 1]
                 else:
                     copies[1] += 1
         self.unattributed[arch] = self.unattributed.get(arch, 0) + found.unattributed
@@ -180,6 +190,21 @@ class Tally:
         ):  # fmt: skip
             yield archs[a], names[n], size, number, start
 
+    def spot_columns(self) -> SpotColumns:
+        """:attr:`spots` as five sequences (arch, mangled name, bytes, entry number, start),
+        in insertion order, made by ``map`` in C rather than a tuple per spot."""
+        if self._packed is None:
+            spots = self.spots or []
+            return tuple(list(map(itemgetter(i), spots)) for i in range(5))  # type: ignore[return-value]
+        cols = self._packed
+        return (
+            list(map(cols.archs.__getitem__, cols.spot_arch)),
+            list(map(cols.names.__getitem__, cols.spot_name)),
+            cols.spot_size,
+            cols.spot_number,
+            cols.spot_start,
+        )
+
     def names(self) -> Iterator[str]:
         """The mangled name of every item (once per architecture)."""
         return (key[1] for key, _slot in self.counts())
@@ -217,6 +242,8 @@ class Tally:
         self._packed = state["cols"]
 
 
+# (archs, mangled names, bytes, entry numbers, starts) of a tally's spots: Tally.spot_columns
+SpotColumns = tuple[Sequence[str], Sequence[str], Sequence[int], Sequence[int], Sequence[int]]
 # (archs, names, [(arch index, name index, bytes, copies)]): Tally.columns
 Columns = tuple[list[str], list[str], list[tuple[int, int, int, int]]]
 
@@ -342,6 +369,9 @@ class Chunk:
     # its identical copies are then found by hashing only what shares a name and size
     # (kernels.copies); the old side's are shown nowhere, so not looked for
     digests: bool = False
+    # the largest LZ4 entry of the library pair: a worker's buffer grows once per pair
+    # (a new largest), not once per new largest entry (BlockDecoder.reserve)
+    room: int = 0
 
 
 @dataclass
@@ -374,6 +404,7 @@ def plan_kernel_chunks(
     work.extend((item, None) for item in (old.items if old else []) if id(item) not in matched)
     old_file = (old.path, old.source) if old else None
     new_file = (new.path, new.source) if new else None
+    room = max(lz4_sizes(item for piece in work for item in piece if item is not None), default=0)
     chunks: list[Chunk] = []
     run: list[tuple[Item | None, Item | None]] = []
     size = 0
@@ -381,10 +412,10 @@ def plan_kernel_chunks(
         run.append(piece)
         size += _size(piece)
         if size >= limit:
-            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
+            chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests, room))
             run, size = [], 0
     if run:
-        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests))
+        chunks.append(Chunk(pair, len(chunks), old_file, new_file, tuple(run), digests, room))
     return chunks
 
 
@@ -414,6 +445,15 @@ def entry_functions(
     return entry.arch, elf_functions(data, where, digests=digests, only=only)
 
 
+def lz4_sizes(items: Iterable[Item]) -> Iterator[int]:
+    """The decoded sizes of the LZ4 entries among ``items`` that would be decoded (for
+    :meth:`BlockDecoder.reserve`; one over the code-object limit is refused unread)."""
+    for item in items:
+        entry = item.ref.entry
+        if entry.flags & _CODECS == FLAG_LZ4 and entry.decompressed_size <= MAX_CODE_OBJECT:
+            yield entry.decompressed_size
+
+
 def read_payload(fd: int, ref: ImageRef) -> bytes:
     """The stored bytes of one entry (a file that ends inside them is a fault)."""
     data = os.pread(fd, ref.length, ref.start)
@@ -432,7 +472,8 @@ def read_chunk(chunk: Chunk) -> ChunkResult:
     result = ChunkResult(chunk.pair, chunk.index)
     if chunk.digests:  # the new side's: only its copies are shown (``diff --by kernel``)
         result.new.spots = []
-    lz4 = _DECODER  # one buffer per worker: a fresh one per chunk faults in its pages again
+    lz4 = DECODER
+    lz4.reserve([chunk.room])
     try:
         with open_side(chunk.old) as old_fd, open_side(chunk.new) as new_fd:
             for a, b in chunk.work:
