@@ -49,8 +49,8 @@ def test_elf_rewrite_copies_are_input_bytes(name: str, tmp_path: Path) -> None:
     with path.open("rb") as fh:
         plan = plan_strip(read_library(fh, name), kernel_name=f"lib/{name}", search_paths=SEARCH)
         out_path = tmp_path / name
-        with out_path.open("wb") as out:
-            write_rewritten_library(plan, fh, out)
+        with out_path.open("wb") as written:
+            write_rewritten_library(plan, fh, written)
     out = out_path.read_bytes()
     copies = plan.copies()
     check_copies(src, out, copies)

@@ -106,10 +106,11 @@ class DeflateDecision:
 
     @property
     def why(self) -> str:
-        if not self.sampled:
-            if not self.full_pass:
-                return f"{self.size} bytes, under {MIN_SAVING}: no pass can save 64 KiB"
-            return f"{self.size} bytes, deflated whole (at most {WHOLE})"
+        if not self.sampled:  # deflated whole, or too small for any pass to pay
+            verdict, limit = (
+                ("deflated whole", WHOLE) if self.full_pass else ("not deflated", MIN_SAVING - 1)
+            )
+            return f"{self.size} bytes, {verdict} (at most {limit})"
         return (
             f"{self.sampled} of {self.size} bytes sampled at zlib {self.level}: "
             f"estimated {'saving' if self.gain > 0 else 'growth'} {abs(self.gain)} bytes"
