@@ -153,7 +153,7 @@ class BackgroundIndex:
                 return os.pread(fd, length, raw.offset + at)
 
             self._index = index_stream(read, raw.compressed_size)
-        except (NotIndexable, OSError):
+        except Exception:  # any failure here only means no splice: the full pass runs
             self._index = None
         finally:
             os.close(fd)
