@@ -27,12 +27,7 @@ print(json.dumps({"status": status, "loaded": loaded}))
 
 def test_a_split_loads_no_trust_store_and_no_history(tmp_path: Path) -> None:
     wheel = zip_wheel(tmp_path / NAME, fat_files())
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, "split", "--input", str(wheel),
-         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
-         "--overlay-root", "torch/", "--jobs", "2"],
-        env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    done = _split_under(wheel, tmp_path, PROBE, jobs=2)
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["status"] == 0, done.stderr
     assert result["loaded"] == []
@@ -110,12 +105,7 @@ def test_the_console_script_exits_without_the_collectors_last_passes(tmp_path: P
     small wheel's split. The console script freezes them first; the outputs are written
     and atexit handlers still run."""
     wheel = zip_wheel(tmp_path / NAME, fat_files())
-    done = subprocess.run(
-        [sys.executable, "-c", FROZEN_AT_EXIT, "split", "--input", str(wheel),
-         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
-         "--overlay-root", "torch/", "--jobs", "1"],
-        env=checkout_env(), capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    done = _split_under(wheel, tmp_path, FROZEN_AT_EXIT, jobs=1)
     frozen = int(done.stdout.splitlines()[-1].removeprefix("frozen at exit:"))
     assert frozen > 10_000  # every object alive at the end of the run
     assert len(list((tmp_path / "out").glob("*.whl"))) > 1
@@ -145,15 +135,23 @@ def test_the_console_script_imports_a_splits_modules_before_the_collector_runs(
     its CPU. The console script keeps it off until the split's modules are imported, then
     freezes what they made and turns it on for the work."""
     wheel = zip_wheel(tmp_path / NAME, fat_files())
-    done = subprocess.run(
-        [sys.executable, "-c", EARLY_COLLECTIONS, "split", "--input", str(wheel),
-         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
-         "--overlay-root", "torch/", "--jobs", "1"],
-        env=checkout_env(), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = _split_under(wheel, tmp_path, EARLY_COLLECTIONS, jobs=1, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
     assert result == {"early": 0, "enabled": True}  # the work ran with the collector on
+
+
+def _split_under(
+    wheel: Path, tmp_path: Path, script: str, *, jobs: int, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``split`` of ``wheel`` into ``tmp_path/out`` run by the Python ``script`` (which calls
+    the CLI with its ``sys.argv``) in a fresh process."""
+    return subprocess.run(
+        [sys.executable, "-c", script, "split", "--input", str(wheel),
+         "--output-dir", str(tmp_path / "out"), "--device-package-prefix", "amd-torch-device",
+         "--overlay-root", "torch/", "--jobs", str(jobs)],
+        env=checkout_env(), capture_output=True, text=True, timeout=120, check=check,
+    )  # fmt: skip
 
 
 def _imported_by_split(wheel: Path, tmp_path: Path, *extra: str) -> set[str]:
