@@ -465,7 +465,7 @@ def apply_library(job: ApplyJob) -> LibraryResult:
         )
         if spec.deflate:
             dst = work / f"stripped{spec.number}.deflate"
-            done = _reused(spec, plan, stripped, result.stripped_size, dst, background)
+            done = _reused(spec, plan, stripped, dst, background)
             background = None
             if done is None:
                 done = _recompress(spec, stripped, dst)
@@ -498,20 +498,18 @@ def _reused(
     spec: LibraryJob,
     plan: LibraryPlan,
     stripped: Path,
-    size_after: int,
     dst: Path,
     background: BackgroundIndex | None,
 ) -> Deflated | None:
-    """The rewritten library spliced from its input member's deflate blocks where that pays
-    and keeps the promises (``split.reuse``; the index ``background``'s when it was started
-    before the staging), else None (a full recompression follows)."""
+    """The rewritten library spliced from its input member's deflate blocks where the plan
+    said the splice pays (``background``, the index started before the staging:
+    :func:`_index_in_background`) and it keeps the promises (``split.reuse``), else None
+    (a full recompression follows)."""
+    if background is None:
+        return None
     from wheel_size.split import reuse
 
-    if spec.deflate_level <= 0 or plan.rewrite is None or not reuse.pays(size_after, spec.raw):
-        if background is not None:
-            background.cancel()
-        return None
-    assert spec.raw is not None
+    assert spec.raw is not None and plan.rewrite is not None
     copies = plan.rewrite.copies()
     done, _ = reuse.splice_library(spec.raw, stripped, dst, copies, spec.deflate_level, background)
     return done

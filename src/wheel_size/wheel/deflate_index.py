@@ -18,12 +18,13 @@ chunk: memory is two buffers and the index (one entry per block, a few thousand 
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import ctypes.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 _CHUNK = 1 << 20  # bytes read, shifted or inflated at a time
@@ -131,10 +132,7 @@ class DeflateIndex:
         return total
 
     def _overlapping(self, start: int, end: int) -> list[Block]:
-        import bisect
-
-        outs = self._outs()
-        first = max(0, bisect.bisect_right(outs, start) - 1)
+        first = max(0, bisect.bisect_right(self._outs, start) - 1)
         chosen = []
         for block in self.blocks[first:]:
             if block.out >= end:
@@ -143,12 +141,10 @@ class DeflateIndex:
                 chosen.append(block)
         return chosen
 
+    @cached_property
     def _outs(self) -> list[int]:
-        cached: list[int] | None = self.__dict__.get("_out_list")
-        if cached is None:
-            cached = [b.out for b in self.blocks]
-            object.__setattr__(self, "_out_list", cached)
-        return cached
+        """Each block's first output byte, in order (for bisecting)."""
+        return [b.out for b in self.blocks]
 
 
 def _header(read: Callable[[int, int], bytes], bit: int) -> tuple[bool, int]:
