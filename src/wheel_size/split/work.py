@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from wheel_size.rocm.offload_bundle import BundleEntry
     from wheel_size.rocm.pe_library import PeFatLibrary
     from wheel_size.rocm.pe_rewrite import PePlan
+    from wheel_size.split.capture import BundleCapture, CapturedBundle, CapturedCode
     from wheel_size.split.deflate_probe import DeflateDecision
     from wheel_size.split.reuse import BackgroundIndex
 from wheel_size.wheel.writer import (
@@ -148,6 +149,10 @@ class LibraryPlan:
         Finding, ...
     ] = ()  # elf_verify findings of the input (its rewrite may keep them)
     content_hash: str | None = None  # RECORD hash of the member's contents (zip members)
+    # Code objects taken while the library was inflated (split.capture), by bundle ordinal,
+    # and the open staging files holding their frames; both for the apply in this process.
+    captured: dict[int, tuple[CapturedCode, ...]] | None = None
+    staging: dict[str, tuple[Path, IO[bytes]]] | None = None
 
     @property
     def device_bytes(self) -> int:
@@ -192,10 +197,12 @@ def _renamed(exc: WheelSizeError, temp: Path | InPlace, source: str) -> WheelSiz
     return type(exc)(message)
 
 
-def _extract(job: LibraryJob) -> tuple[Path | InPlace, bool]:
+def _extract(job: LibraryJob, capture: BundleCapture | None = None) -> tuple[Path | InPlace, bool]:
     """The file to read: a zip member inflated into this process's scratch file in the work
     directory (True), a stored member read where it lies in the wheel
-    (``split.in_place``: no copy), or the file of an unpacked wheel (False).
+    (``split.in_place``: no copy), or the file of an unpacked wheel (False). With
+    ``capture``, the inflated bytes go through it (``split.capture``: code objects taken
+    on the way, holes left in the scratch file) instead of straight into the file.
 
     The scratch file is overwritten in place for each library this process handles and cut to
     the member's size, never unlinked between libraries: writing a fresh file and deleting it
@@ -213,10 +220,33 @@ def _extract(job: LibraryJob) -> tuple[Path | InPlace, bool]:
         _own_scratch.append(copy)
     fd = os.open(copy, os.O_RDWR | os.O_CREAT, 0o600)
     with os.fdopen(fd, "wb") as out:  # no O_TRUNC: the blocks already allocated are reused
-        for chunk in iter_raw_content(job.raw):
-            out.write(chunk)
+        if capture is None:
+            for chunk in iter_raw_content(job.raw):
+                out.write(chunk)
+        else:
+            capture.out = out
+            for chunk in iter_raw_content(job.raw):
+                capture.feed(chunk)
         out.truncate()
     return copy, True
+
+
+def _capture(job: LibraryJob) -> BundleCapture | None:
+    """A capture for ``job`` when one can pay: a deflated zip member whose plan is carried
+    out (a stored one is read in place, a dry run compresses nothing)."""
+    from wheel_size.split.capture import BundleCapture
+
+    if job.raw is None or not job.apply or stored_in_place(job.raw) is not None:
+        return None
+    stage = job.work / f"co{job.number}"
+    return BundleCapture(None, {}, stage, job.zstd_level)
+
+
+def _drop_staging(staging: dict[str, tuple[Path, IO[bytes]]]) -> None:
+    for path, fh in staging.values():
+        fh.close()
+        path.unlink(missing_ok=True)
+    staging.clear()
 
 
 _SCRATCH = "inflated-"  # each worker's scratch file: inflated-<pid>.bin in the work directory
@@ -317,8 +347,45 @@ def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
     """Read one candidate once (extracting it when it is a zip member): detect device code,
     delimit its bundles, list targets and code objects, and plan the host rewrite. Writes
     nothing but the inflated copy (this process's scratch file, :func:`_extract`), which
-    :func:`apply_library` reads when ``job.apply`` and the library is fat."""
-    src, extracted = _extract(job)
+    :func:`apply_library` reads when ``job.apply`` and the library is fat, and the frames of
+    the code objects taken on the way (``split.capture``), which the plan vouches for or the
+    library is inflated again whole."""
+    capture = _capture(job)
+    if capture is None:
+        return _plan_library(job)
+    try:
+        plan = _plan_library(job, capture)
+    except WheelSizeError:
+        _drop_staging(capture.staging)
+        if not capture.made_holes:
+            raise
+        # a guess that cut host bytes out can make a sound library look broken
+        return _plan_library(job)
+    taken = capture.close()
+    captured = _vouched(plan, taken) if taken else None
+    if captured is not None:
+        return dataclasses.replace(plan, captured=captured, staging=capture.staging)
+    _drop_staging(capture.staging)
+    return _plan_library(job) if capture.made_holes else plan
+
+
+def _vouched(
+    plan: LibraryPlan, taken: Sequence[CapturedBundle]
+) -> dict[int, tuple[CapturedCode, ...]] | None:
+    """The taken code objects when the plan of a fat ELF library confirms them
+    (``capture.usable``), else None."""
+    from wheel_size.rocm.host_rewrite import RewritePlan
+    from wheel_size.split.capture import usable
+
+    if not plan.fat or plan.kind != "elf" or not isinstance(plan.rewrite, RewritePlan):
+        return None
+    cut = (plan.rewrite.cut_start, plan.rewrite.cut_end)
+    return usable(taken, plan.section_offset, plan.bundles, cut)
+
+
+def _plan_library(job: LibraryJob, capture: BundleCapture | None = None) -> LibraryPlan:
+    """:func:`read_and_plan_library`'s plan, from the copy :func:`_extract` makes."""
+    src, extracted = _extract(job, capture)
     try:
         with src.open("rb") as fh:
             size = fh.seek(0, os.SEEK_END)
@@ -412,21 +479,29 @@ def apply_library(job: ApplyJob) -> LibraryResult:
     try:
         with src.open("rb") as fh, contextlib.ExitStack() as files:
             refs: list[CodeObjectRef] = []
-            expected = iter(plan.code_objects)
+            captured = plan.captured or {}
             codes = stream_code_objects(
                 as_source(fh),
                 spec.source,
                 plan.section_offset,
-                plan.bundles,
+                [ref for ref in plan.bundles if ref.ordinal not in captured],
                 check_hash=spec.check_hash,
                 section=plan.section,
                 gate=WindowGate(work / "ccob-window.lock"),
             )
             # One staging file per target: the device wheel that takes a target's kernels
-            # alone deletes them once its archive is written (:func:`write_output`).
-            staging: dict[str, tuple[Path, IO[bytes]]] = {}
-            for code in codes:
-                if next(expected, None) != PlannedCodeObject(code.target, code.index, code.size):
+            # alone deletes them once its archive is written (:func:`write_output`). The
+            # frames the capture staged are in the first of them, still open.
+            staging = plan.staging if plan.staging is not None else {}
+            for _path, staged_file in staging.values():
+                files.enter_context(staged_file)
+            taken = _taken_refs(plan, captured, spec)
+            for planned in plan.code_objects:
+                if planned.index in captured:
+                    refs.append(next(taken))
+                    continue
+                code = next(codes, None)
+                if code is None or planned != PlannedCodeObject(code.target, code.index, code.size):
                     raise WheelSizeError(f"{spec.source}: changed since it was scanned")
                 if code.target not in staging:
                     path = work / f"co{spec.number}-{len(staging)}.bin"
@@ -449,7 +524,7 @@ def apply_library(job: ApplyJob) -> LibraryResult:
                         spec.zstd_level is not None,
                     )
                 )
-            if next(expected, None) is not None:
+            if next(codes, None) is not None:
                 raise InvalidBundle(f"{spec.source}: changed since it was scanned")
             _rewrite(plan, fh, src, stripped, spec)
         stripped.chmod(0o755)
@@ -478,6 +553,36 @@ def apply_library(job: ApplyJob) -> LibraryResult:
     finally:
         if background is not None:
             background.cancel()
+
+
+def _taken_refs(
+    plan: LibraryPlan, captured: dict[int, tuple[CapturedCode, ...]], spec: LibraryJob
+) -> Iterator[CodeObjectRef]:
+    """The staged frames of the code objects the capture took, in the plan's order, each
+    first checked as :func:`stream_code_objects` checks the ones it reads (its ELF header
+    against its target)."""
+    from wheel_size.rocm.amdgpu_elf import verify_code_object
+
+    where = f"{spec.source}: {plan.section}"
+    for ref in plan.bundles:
+        if ref.ordinal not in captured:
+            continue
+        assert ref.plain is not None  # capture.usable takes plain bundles only
+        for entry, code in zip(ref.plain.device_entries(), captured[ref.ordinal], strict=True):
+            target = entry.entry_id.target
+            assert target is not None
+            if target.processor.startswith("gfx"):
+                what = f"{where} bundle {ref.ordinal} entry {entry.entry_id.text}"
+                verify_code_object(code.head, target, what)
+            yield CodeObjectRef(
+                code.target,
+                ref.ordinal,
+                code.staged,
+                code.offset,
+                code.length,
+                code.size,
+                spec.zstd_level is not None,
+            )
 
 
 def _index_in_background(spec: LibraryJob, plan: LibraryPlan) -> BackgroundIndex | None:
@@ -611,7 +716,9 @@ def library_job(job: LibraryJob) -> tuple[LibraryPlan, LibraryResult | None]:
     only the apply needed (bundles, rewrite bytes)."""
     plan = read_and_plan_library(job)
     result = apply_library(ApplyJob(job, plan)) if plan.fat and job.apply else None
-    slim = dataclasses.replace(plan, bundles=(), rewrite=None, copy=None, findings=())
+    slim = dataclasses.replace(
+        plan, bundles=(), rewrite=None, copy=None, findings=(), captured=None, staging=None
+    )
     return slim, result
 
 
