@@ -179,3 +179,22 @@ def test_device_heavy_library_keeps_the_full_recompression() -> None:
     assert not reuse.pays(int(22.2 * CHUNK), raw(38_444_678))
     # jax-rocm7-pjrt 0.12.0's plugin: 133,409,691 bytes in, 409.6 MiB after the cut
     assert reuse.pays(int(409.6 * CHUNK), raw(133_409_691))
+
+
+def test_the_index_starts_while_the_library_is_inflated(host_heavy: Path, tmp_path: Path) -> None:
+    """Its 3 MiB of host data come before the fatbin: once the capture meets the first
+    bundle, those bytes alone make the splice pay, so the index is already running when
+    the plan is made (the code objects, taken on the way, leave nothing to run beside it
+    later), and the library is spliced from it."""
+    from wheel_size.split.work import ApplyJob, apply_library, read_and_plan_library
+
+    wheel = wheel_of(host_heavy, tmp_path / "in", level=6)
+    job = member_job(wheel, MEMBER, "lib/libhostheavy.so", tmp_path / "work")
+    plan = read_and_plan_library(job)
+    assert plan.section_offset > 3 << 20 and plan.captured
+    assert plan.index is not None
+    result = apply_library(ApplyJob(job, plan))
+    assert result.deflate_backend == "spliced"
+    again = apply(wheel, tmp_path / "again").stripped
+    assert result.stripped is not None and again is not None
+    assert result.stripped.read_bytes() == again.read_bytes()

@@ -21,7 +21,7 @@ library again without holes and proceeds as if nothing had been taken.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -173,6 +173,8 @@ class BundleCapture:
         self.bundle: _Bundle | None = None  # the bundle whose code objects are arriving
         self.taken: list[CapturedBundle] = []
         self.made_holes = False  # some bytes never reached the scratch file
+        # told the offset of the first bundle it takes: every byte before it is host code
+        self.first_bundle: Callable[[int], None] | None = None
 
     # -- the stream ----------------------------------------------------------------------
 
@@ -273,6 +275,8 @@ class BundleCapture:
         if not codes or len(set(targets)) != len(targets):
             return
         self.bundle = _Bundle(start, codes)
+        if not self.taken and self.first_bundle is not None:
+            self.first_bundle(start)
         self._finish_empty()
 
     def _code_bytes(self, code: _Code, view: memoryview) -> int:

@@ -153,6 +153,7 @@ class LibraryPlan:
     # and the open staging files holding their frames; both for the apply in this process.
     captured: dict[int, tuple[CapturedCode, ...]] | None = None
     staging: dict[str, tuple[Path, IO[bytes]]] | None = None
+    index: BackgroundIndex | None = None  # the member's block index, started early
 
     @property
     def device_bytes(self) -> int:
@@ -353,9 +354,12 @@ def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
     capture = _capture(job)
     if capture is None:
         return _plan_library(job)
+    early = _EarlyIndex(job)
+    capture.first_bundle = early.start
     try:
         plan = _plan_library(job, capture)
     except WheelSizeError:
+        early.cancel()
         _drop_staging(capture.staging)
         if not capture.made_holes:
             raise
@@ -364,9 +368,40 @@ def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
     taken = capture.close()
     captured = _vouched(plan, taken) if taken else None
     if captured is not None:
-        return dataclasses.replace(plan, captured=captured, staging=capture.staging)
-    _drop_staging(capture.staging)
-    return _plan_library(job) if capture.made_holes else plan
+        plan = dataclasses.replace(plan, captured=captured, staging=capture.staging)
+    else:
+        _drop_staging(capture.staging)
+        if capture.made_holes:
+            plan = _plan_library(job)
+    if not plan.fat or not job.apply:
+        early.cancel()
+        return plan
+    return dataclasses.replace(plan, index=early.index)
+
+
+class _EarlyIndex:
+    """The input member's block index (``split.reuse``), started as soon as the capture
+    meets the library's first bundle, when the host bytes before it alone make a splice
+    pay (``reuse.pays`` grows with the rewrite's size, and those bytes stay in it): the
+    code objects no longer wait to be staged after the plan, so an index started there
+    would have nothing left to run beside."""
+
+    def __init__(self, job: LibraryJob) -> None:
+        self.job = job
+        self.index: BackgroundIndex | None = None
+
+    def start(self, offset: int) -> None:
+        from wheel_size.split import reuse
+
+        job = self.job
+        if job.deflate and job.deflate_level > 0 and reuse.pays(offset, job.raw):
+            assert job.raw is not None
+            self.index = reuse.BackgroundIndex(job.raw)
+
+    def cancel(self) -> None:
+        if self.index is not None:
+            self.index.cancel()
+            self.index = None
 
 
 def _vouched(
@@ -588,15 +623,18 @@ def _taken_refs(
 def _index_in_background(spec: LibraryJob, plan: LibraryPlan) -> BackgroundIndex | None:
     """The input member's block index, started on its own thread before the code objects
     are staged where a splice is planned (``split.reuse.pays`` on the planned rewrite's
-    size), so it costs the wall time of neither; None where no splice will be tried."""
-    if not spec.deflate or spec.deflate_level <= 0 or plan.rewrite is None:
-        return None
+    size), so it costs the wall time of neither; the one :class:`_EarlyIndex` started while
+    the library was inflated, where there is one; None where no splice will be tried."""
+    early = plan.index
     from wheel_size.split import reuse
 
-    if not reuse.pays(plan.size_after, spec.raw):
+    splice = spec.deflate and spec.deflate_level > 0 and plan.rewrite is not None
+    if not splice or not reuse.pays(plan.size_after, spec.raw):
+        if early is not None:
+            early.cancel()
         return None
     assert spec.raw is not None
-    return reuse.BackgroundIndex(spec.raw)
+    return early if early is not None else reuse.BackgroundIndex(spec.raw)
 
 
 def _reused(
@@ -717,7 +755,14 @@ def library_job(job: LibraryJob) -> tuple[LibraryPlan, LibraryResult | None]:
     plan = read_and_plan_library(job)
     result = apply_library(ApplyJob(job, plan)) if plan.fat and job.apply else None
     slim = dataclasses.replace(
-        plan, bundles=(), rewrite=None, copy=None, findings=(), captured=None, staging=None
+        plan,
+        bundles=(),
+        rewrite=None,
+        copy=None,
+        findings=(),
+        captured=None,
+        staging=None,
+        index=None,
     )
     return slim, result
 
