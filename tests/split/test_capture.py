@@ -184,3 +184,26 @@ def test_the_plan_vouches_only_for_what_it_names(tmp_path: Path) -> None:
     # a plan whose bundle names other code objects
     other = list(iter_bundles(library((60_000, 30_001))[section:-5000]))
     assert usable(taken, section, other, (0, len(data))) is None
+
+
+def test_a_code_object_of_no_bytes_is_taken_once_with_its_bundle(tmp_path: Path) -> None:
+    one, two = payloads((50_000, 40_000))
+    device = "hipv4-amdgcn-amd-amdhsa--"
+    bundle = build_plain_bundle(
+        [
+            (HOST, b""),
+            (f"{device}gfx942", one),
+            (f"{device}gfx1100", b""),
+            (f"{device}gfx90a", two),
+            (f"{device}gfx950", b""),
+        ]
+    )
+    data = elf_head().ljust(ALIGN, b"\1") + bundle + b"\2" * 100
+    _capture, taken, _scratch = captured(data, "random", tmp_path)
+    assert taken is not None and len(taken) == 1
+    codes = {c.target: c for c in taken[0].codes}
+    assert sorted(codes) == ["gfx1100", "gfx90a", "gfx942", "gfx950"]
+    for target, payload in (("gfx942", one), ("gfx1100", b""), ("gfx90a", two), ("gfx950", b"")):
+        code = codes[target]
+        frame = code.staged.read_bytes()[code.offset : code.offset + code.length]
+        assert zstandard.ZstdDecompressor().decompress(frame) == payload

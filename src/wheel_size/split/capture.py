@@ -290,6 +290,7 @@ class BundleCapture:
         self.pos += take
         if self.pos == code.end:
             self._finish(code)
+            self._finish_empty()
         return take
 
     def _scratch(self, piece: memoryview, hole: tuple[int, int]) -> None:
@@ -322,7 +323,6 @@ class BundleCapture:
                 frame.head,
             )
         )
-        self._finish_empty()
 
     def _finish_empty(self) -> None:
         """Close code objects of no bytes at once, and the bundle once all have arrived."""
