@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import struct
 from collections.abc import Iterator
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from wheel_size.rocm.kpack import write_kernel_frame
 from wheel_size.rocm.limits import CHUNK
@@ -205,5 +208,39 @@ def test_a_code_object_of_no_bytes_is_taken_once_with_its_bundle(tmp_path: Path)
     assert sorted(codes) == ["gfx1100", "gfx90a", "gfx942", "gfx950"]
     for target, payload in (("gfx942", one), ("gfx1100", b""), ("gfx90a", two), ("gfx950", b"")):
         code = codes[target]
+        frame = code.staged.read_bytes()[code.offset : code.offset + code.length]
+        assert zstandard.ZstdDecompressor().decompress(frame) == payload
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sizes=st.lists(st.integers(0, 40_000), min_size=1, max_size=len(TARGETS)),
+    at=st.integers(1, 4),
+    cuts=st.lists(st.integers(100, 30_000), min_size=1, max_size=8),
+)
+def test_any_layout_cut_anywhere_keeps_every_byte_it_does_not_take(
+    tmp_path_factory: pytest.TempPathFactory, sizes: list[int], at: int, cuts: list[int]
+) -> None:
+    """Whatever the code objects' sizes and wherever the inflated stream is cut: each frame
+    holds its code object, and every byte outside the holes reaches the scratch file."""
+    tmp_path = tmp_path_factory.mktemp("any")
+    data = library(tuple(sizes), at=at * ALIGN)
+    scratch = io.BytesIO()
+    capture = BundleCapture(scratch, {}, tmp_path / "co0", 3)
+    i = 0
+    for n in itertools.cycle(cuts):
+        if i >= len(data):
+            break
+        capture.feed(data[i : i + n])
+        i += n
+    taken = capture.close()
+    for _path, fh in capture.staging.values():
+        fh.close()
+    assert taken is not None and len(taken) == 1
+    written = bytearray(data)
+    for lo, hi in taken[0].holes:
+        written[lo:hi] = bytes(hi - lo)
+    assert scratch.getvalue().ljust(len(data), b"\0") == bytes(written)
+    for code, payload in zip(taken[0].codes, payloads(tuple(sizes)), strict=True):
         frame = code.staged.read_bytes()[code.offset : code.offset + code.length]
         assert zstandard.ZstdDecompressor().decompress(frame) == payload
