@@ -14,6 +14,7 @@ import zstandard
 
 from fatwheel import HIP_DIR
 from hipfx import fat_libraries
+from wheel_size.errors import WheelSizeError
 from wheel_size.rocm.offload_bundle import build_plain_bundle
 from wheel_size.split.capture import ALIGN
 from wheel_size.split.work import LibraryJob, LibraryResult, library_job, read_and_plan_library
@@ -120,3 +121,25 @@ def test_a_bundle_outside_the_fatbin_section_is_not_taken(tmp_path: Path) -> Non
     assert captured.stripped.read_bytes() == stored.stripped.read_bytes()
     frames = [zstandard.ZstdDecompressor().decompress(f) for _t, _i, f in _code_objects(captured)]
     assert all(frame[:4] == b"\x7fELF" for frame in frames)
+
+
+def _with_bad_crc(path: Path, name: str) -> None:
+    """Flip the CRC-32 the zip records for ``name`` (local header and central directory)."""
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(name)
+    data = bytearray(path.read_bytes())
+    crc = info.CRC.to_bytes(4, "little")
+    bad = (info.CRC ^ 0xFFFFFFFF).to_bytes(4, "little")
+    assert data.count(crc) == 2
+    path.write_bytes(bytes(data).replace(crc, bad))
+
+
+def test_a_member_that_fails_its_crc_is_one_error_and_leaves_no_frames(tmp_path: Path) -> None:
+    fat = (HIP_DIR / "libplain19.so").read_bytes()
+    data = fat + _fake_bundle(fat)  # large code objects: holes are made before the CRC fails
+    wheel = _zip(tmp_path, "libplain19.so", data, zipfile.ZIP_DEFLATED)
+    _with_bad_crc(wheel, "libplain19.so")
+    work = tmp_path / "work"
+    with pytest.raises(WheelSizeError, match="CRC"):
+        read_and_plan_library(_job(wheel, "libplain19.so", work))
+    assert not list(work.glob("co0-*.bin"))

@@ -173,6 +173,7 @@ class BundleCapture:
         self.bundle: _Bundle | None = None  # the bundle whose code objects are arriving
         self.taken: list[CapturedBundle] = []
         self.made_holes = False  # some bytes never reached the scratch file
+        self.inflated = False  # set by the caller once the whole member has been fed
         # told the offset of the first bundle it takes: every byte before it is host code
         self.first_bundle: Callable[[int], None] | None = None
 

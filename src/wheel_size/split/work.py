@@ -228,6 +228,7 @@ def _extract(job: LibraryJob, capture: BundleCapture | None = None) -> tuple[Pat
             capture.out = out
             for chunk in iter_raw_content(job.raw):
                 capture.feed(chunk)
+            capture.inflated = True
         out.truncate()
     return copy, True
 
@@ -361,8 +362,8 @@ def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
     except WheelSizeError:
         early.cancel()
         _drop_staging(capture.staging)
-        if not capture.made_holes:
-            raise
+        if not capture.made_holes or not capture.inflated:
+            raise  # a member that does not inflate fails the same way again
         # a guess that cut host bytes out can make a sound library look broken
         return _plan_library(job)
     taken = capture.close()
