@@ -401,7 +401,7 @@ class MemberReader(io.RawIOBase):
             return self._pread(count)  # b"", or "archive truncated" as a read would say
         base = self._pos - self._pos % mmap.ALLOCATIONGRANULARITY
         try:
-            pages = mmap.mmap(self._fd, end - base, prot=mmap.PROT_READ, offset=base)
+            pages = mmap.mmap(self._fd, end - base, access=mmap.ACCESS_READ, offset=base)
         except (OSError, ValueError):  # a file system that cannot map: read it instead
             return self._pread(count)
         view = memoryview(pages)[self._pos - base :]
