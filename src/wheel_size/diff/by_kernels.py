@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from wheel_size.diff.member_copy import holes_unread, inflate_member
 from wheel_size.diff.pairing import pair_members
@@ -43,7 +43,7 @@ from wheel_size.kernels.work import (
     read_chunk,
     scan_kernel_library,
 )
-from wheel_size.wheel.archive import WheelSource
+from wheel_size.wheel.archive import WheelSource, ZipSource
 
 __all__ = ["no_cycle_collector", "read_kernel_sides"]
 
@@ -53,15 +53,25 @@ _SOURCES: dict[str, WheelSource] = {}
 
 
 def _scan_member(
-    side: str, name: str, tmp: str, source: str, digests: bool = False
+    side: str, name: str, tmp: str, source: str, digests: bool = False, mapped: bool = False
 ) -> tuple[str, str, LibraryScan]:
+    """Inflate one member to a temporary file and read its headers. ``mapped``: a forked
+    worker reads the compressed member through views of the wheel's pages, not copies
+    (:meth:`wheel_size.wheel.archive.MemberReader._view`); a wheel cut short under it
+    ends that worker, not this command's process."""
     fd, path = tempfile.mkstemp(dir=tmp, suffix=".so")
     wheel = _SOURCES[side]
+
+    def member() -> IO[bytes]:
+        if mapped and isinstance(wheel, ZipSource):
+            return wheel.open(name, mapped=True)
+        return wheel.open(name)
+
     try:
         size = wheel.member(name).size
-        holes = inflate_member(lambda: wheel.open(name), fd, size)
+        holes = inflate_member(member, fd, size)
         if not holes_unread(Path(path), holes, source):  # data inside the code segment
-            inflate_member(lambda: wheel.open(name), fd, size, whole=True)
+            inflate_member(member, fd, size, whole=True)
     finally:
         os.close(fd)
     return side, name, scan_kernel_library(Path(path), source, digests)
@@ -233,7 +243,8 @@ def _run(
             scanning += 1
             source = f"{label[side]}:{name}"
             hashed = digests and side == "new"  # the old side's copies are shown nowhere
-            queued.add(pool.submit(_scan_member, side, name, tmp, source, hashed))
+            mapped = isinstance(pool, ProcessPoolExecutor)
+            queued.add(pool.submit(_scan_member, side, name, tmp, source, hashed, mapped))
         return queued
 
     try:
