@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from wheel_size.diff.member_copy import holes_unread, inflate_member
 from wheel_size.diff.pairing import pair_members
+from wheel_size.errors import WheelSizeError
 from wheel_size.kernels.copies import CopiesResult, hash_copies, plan_copies
 from wheel_size.kernels.inventory import Inventory, close_library, read_inventory
 from wheel_size.kernels.work import (
@@ -252,7 +253,7 @@ def _run(
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             # Scans first: the next scan and a pair's chunks are queued before tallying.
-            outcomes = sorted((f.result() for f in done), key=_is_work)
+            outcomes = sorted(finished(done, labels), key=_is_work)
             for outcome in outcomes:
                 if isinstance(outcome, ChunkResult):
                     pair = pairs[outcome.pair]
@@ -293,6 +294,21 @@ def _run(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return lines
+
+
+def finished(done: set[Future[Any]], labels: tuple[str, str]) -> list[Any]:
+    """The results of ``done``; a worker that ended without one (killed by the system,
+    out of memory, or a bus error where a wheel shrank on disk under the pages it read)
+    is one line naming both wheels, not an internal error."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return [future.result() for future in done]
+    except BrokenProcessPool:
+        raise WheelSizeError(
+            f"{labels[0]}, {labels[1]}: a worker process of the kernel diff ended without "
+            "a result (killed, out of memory, or a wheel changed on disk while it was read)"
+        ) from None
 
 
 def _is_work(outcome: object) -> bool:
