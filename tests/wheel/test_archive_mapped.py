@@ -40,7 +40,8 @@ def _read_all(source: ZipSource, name: str, mapped: bool, step: int = 1 << 20) -
 def test_a_mapped_read_gives_the_bytes_an_ordinary_read_gives(tmp_path: Path, step: int) -> None:
     data = _content()
     path = _wheel(tmp_path / "demo-1.0-py3-none-any.whl", {"lib/big.so": data, "a.txt": b"x"})
-    with ZipSource(path) as source:
+    source = ZipSource(path)
+    with source:
         assert _read_all(source, "lib/big.so", True, step) == data
         assert _read_all(source, "lib/big.so", False, step) == data
         assert _read_all(source, "a.txt", True) == b"x"
@@ -49,7 +50,8 @@ def test_a_mapped_read_gives_the_bytes_an_ordinary_read_gives(tmp_path: Path, st
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="no /proc/self/maps here")
 def test_no_mapping_outlives_the_read(tmp_path: Path) -> None:
     path = _wheel(tmp_path / "demo-1.0-py3-none-any.whl", {"lib/big.so": _content()})
-    with ZipSource(path) as source:
+    source = ZipSource(path)
+    with source:
         _read_all(source, "lib/big.so", True)
         assert str(path) not in Path("/proc/self/maps").read_text()
 
@@ -58,7 +60,8 @@ def test_a_wheel_cut_short_after_opening_is_refused_not_mapped(tmp_path: Path) -
     """Mapping bytes past the file's end would end the process (SIGBUS) when read: the
     mapped reader checks the file's size first and refuses as ``pread`` does."""
     path = _wheel(tmp_path / "demo-1.0-py3-none-any.whl", {"lib/big.so": _content()})
-    with ZipSource(path) as source:
+    source = ZipSource(path)
+    with source:
         raw = source.member("lib/big.so").raw
         assert raw is not None
         os.truncate(path, raw.offset + raw.compressed_size // 2)
@@ -69,14 +72,16 @@ def test_a_wheel_cut_short_after_opening_is_refused_not_mapped(tmp_path: Path) -
 
 def test_a_bad_crc_is_caught_through_the_mapping_too(tmp_path: Path) -> None:
     path = _wheel(tmp_path / "demo-1.0-py3-none-any.whl", {"lib/big.so": _content()})
-    with ZipSource(path) as source:
+    source = ZipSource(path)
+    with source:
         raw = source.member("lib/big.so").raw
         assert raw is not None
         where = raw.offset + raw.compressed_size // 3
     blob = bytearray(path.read_bytes())
     blob[where] ^= 0xFF  # inside the deflate stream: corrupt data or a bad CRC
     path.write_bytes(bytes(blob))
-    with ZipSource(path) as source:
+    source = ZipSource(path)
+    with source:
         for mapped in (False, True):
             with pytest.raises(InvalidWheel, match=r"big\.so"):
                 _read_all(source, "lib/big.so", mapped)
