@@ -235,10 +235,12 @@ def _extract(job: LibraryJob, capture: BundleCapture | None = None) -> tuple[Pat
 
 def _capture(job: LibraryJob) -> BundleCapture | None:
     """A capture for ``job`` when one can pay: a deflated zip member whose plan is carried
-    out (a stored one is read in place, a dry run compresses nothing)."""
+    out (a stored one is read in place, a dry run compresses nothing). The method alone
+    decides: ``stored_in_place`` reads a stored member whole for its CRC, once."""
     from wheel_size.split.capture import BundleCapture
+    from wheel_size.wheel.archive import DEFLATED
 
-    if job.raw is None or not job.apply or stored_in_place(job.raw) is not None:
+    if job.raw is None or not job.apply or job.raw.method != DEFLATED:
         return None
     stage = job.work / f"co{job.number}"
     return BundleCapture(None, {}, stage, job.zstd_level)
