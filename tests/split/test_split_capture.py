@@ -14,13 +14,14 @@ import zstandard
 
 from fatwheel import HIP_DIR
 from hipfx import fat_libraries
+from library_jobs import member_job
 from wheel_size.errors import WheelSizeError
 from wheel_size.rocm.offload_bundle import build_plain_bundle
 from wheel_size.split.capture import ALIGN
-from wheel_size.split.work import LibraryJob, LibraryResult, library_job, read_and_plan_library
-from wheel_size.wheel.archive import open_source
+from wheel_size.split.work import LibraryResult, library_job, read_and_plan_library
 from wheel_size.wheel.record import encode_digest
 
+NAME = "libplain19.so"
 # every fixture whose device code is in plain bundles (libccob19.so's is compressed)
 PLAIN = [n for n in fat_libraries() if n != "libccob19.so"]
 
@@ -30,22 +31,6 @@ def _zip(tmp_path: Path, name: str, data: bytes, method: int) -> Path:
     with zipfile.ZipFile(path, "w", method) as zf:
         zf.writestr(name, data)
     return path
-
-
-def _job(wheel: Path, name: str, work: Path) -> LibraryJob:
-    work.mkdir(exist_ok=True)
-    return LibraryJob(
-        number=0,
-        source=f"{wheel}:{name}",
-        rel=name,
-        raw=open_source(wheel).member(name).raw,
-        file=None,
-        work=work,
-        search_paths=("../.kpack/torch_@GFXARCH@.kpack",),
-        deflate=True,
-        deflate_level=6,
-        zstd_level=3,
-    )
 
 
 def _code_objects(result: LibraryResult) -> list[tuple[str, int, bytes]]:
@@ -61,7 +46,7 @@ def _both(tmp_path: Path, name: str, data: bytes) -> tuple[LibraryResult, Librar
     results = []
     for method in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
         wheel = _zip(tmp_path, name, data, method)
-        plan, result = library_job(_job(wheel, name, tmp_path / f"work-{method}"))
+        plan, result = library_job(member_job(wheel, name, name, tmp_path / f"work-{method}"))
         assert plan.fat and result is not None
         results.append(result)
     return results[0], results[1]
@@ -71,7 +56,7 @@ def _both(tmp_path: Path, name: str, data: bytes) -> tuple[LibraryResult, Librar
 def test_a_captured_library_gives_what_its_stored_copy_gives(tmp_path: Path, name: str) -> None:
     data = (HIP_DIR / name).read_bytes()
     wheel = _zip(tmp_path, name, data, zipfile.ZIP_DEFLATED)
-    plan = read_and_plan_library(_job(wheel, name, tmp_path / "plan"))
+    plan = read_and_plan_library(member_job(wheel, name, name, tmp_path / "plan"))
     assert plan.captured, "the plain bundles were taken as the library was inflated"
     for _path, fh in (plan.staging or {}).values():
         fh.close()
@@ -102,7 +87,7 @@ def test_a_bundle_in_a_library_without_device_code_leaves_its_bytes_whole(
     host = (HIP_DIR / "libhost.so").read_bytes()
     data = host + _fake_bundle(host)
     wheel = _zip(tmp_path, "libhost.so", data, zipfile.ZIP_DEFLATED)
-    plan = read_and_plan_library(_job(wheel, "libhost.so", tmp_path / "work"))
+    plan = read_and_plan_library(member_job(wheel, "libhost.so", "libhost.so", tmp_path / "work"))
     assert not plan.fat and plan.captured is None
     # inflated again whole: the hash is of every byte, the guessed code objects' included
     assert plan.content_hash == "sha256=" + encode_digest(hashlib.sha256(data).digest())
@@ -113,7 +98,9 @@ def test_a_bundle_outside_the_fatbin_section_is_not_taken(tmp_path: Path) -> Non
     fat = (HIP_DIR / "libplain19.so").read_bytes()
     data = fat + _fake_bundle(fat)
     wheel = _zip(tmp_path, "libplain19.so", data, zipfile.ZIP_DEFLATED)
-    plan = read_and_plan_library(_job(wheel, "libplain19.so", tmp_path / "plan"))
+    plan = read_and_plan_library(
+        member_job(wheel, "libplain19.so", "libplain19.so", tmp_path / "plan")
+    )
     assert plan.fat and plan.captured is None
     captured, stored = _both(tmp_path, "libplain19.so", data)
     assert _code_objects(captured) == _code_objects(stored)
@@ -141,5 +128,5 @@ def test_a_member_that_fails_its_crc_is_one_error_and_leaves_no_frames(tmp_path:
     _with_bad_crc(wheel, "libplain19.so")
     work = tmp_path / "work"
     with pytest.raises(WheelSizeError, match="CRC"):
-        read_and_plan_library(_job(wheel, "libplain19.so", work))
+        read_and_plan_library(member_job(wheel, NAME, NAME, work))
     assert not list(work.glob("co0-*.bin"))
