@@ -539,7 +539,9 @@ def apply_library(job: ApplyJob) -> LibraryResult:
                     refs.append(next(taken))
                     continue
                 code = next(codes, None)
-                if code is None or planned != PlannedCodeObject(code.target, code.index, code.size):
+                if code is None:  # fewer code objects than the scan planned
+                    raise InvalidBundle(f"{spec.source}: changed since it was scanned")
+                if planned != PlannedCodeObject(code.target, code.index, code.size):
                     raise WheelSizeError(f"{spec.source}: changed since it was scanned")
                 if code.target not in staging:
                     path = work / f"co{spec.number}-{len(staging)}.bin"
@@ -562,8 +564,8 @@ def apply_library(job: ApplyJob) -> LibraryResult:
                         spec.zstd_level is not None,
                     )
                 )
-            if next(codes, None) is not None:
-                raise InvalidBundle(f"{spec.source}: changed since it was scanned")
+            if next(codes, None) is not None:  # more than it planned
+                raise WheelSizeError(f"{spec.source}: changed since it was scanned")
             _rewrite(plan, fh, src, stripped, spec)
         stripped.chmod(0o755)
         result = LibraryResult(
