@@ -39,6 +39,7 @@ from wheel_size.rocm.source import ByteSource, SourceLike, as_source
 __all__ = [
     "BLOB_ALIGNMENT",
     "MAGIC",
+    "KernelFrameWriter",
     "KpackArchive",
     "KpackBlob",
     "KpackEntry",
@@ -81,25 +82,59 @@ def write_kernel_frame(out: IO[bytes], chunks: Iterable[bytes], size: int, level
     Memory is the compressor's window (a kernel of at most ``limits.CHUNK`` bytes is held
     whole and goes through :func:`compress_kernel`), whatever ``size`` is.  ValueError when
     the chunks do not add up to ``size``."""
-    from wheel_size.rocm.limits import CHUNK
+    frame = KernelFrameWriter(out, size, level)
+    for chunk in chunks:
+        frame.write(chunk)
+    return frame.close()
 
-    if size <= CHUNK:
-        data = b"".join(chunks)
-        if len(data) != size:
-            raise ValueError(f"kernel of {len(data)} bytes, {size} were announced")
-        frame = compress_kernel(data, level)
-        out.write(frame)
-        return len(frame)
-    start = out.tell()
-    cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
-    got = 0
-    with cctx.stream_writer(out, size=size, closefd=False) as writer:
-        for chunk in chunks:
-            got += len(chunk)
-            writer.write(chunk)
-        if got != size:
-            raise ValueError(f"kernel of {got} bytes, {size} were announced")
-    return out.tell() - start
+
+class KernelFrameWriter:
+    """One kernel's frame written to ``out`` as its ``size`` bytes are handed over, in
+    pieces of any size (:meth:`write`, then :meth:`close`): :func:`write_kernel_frame` for a
+    caller that is given the bytes rather than asking for them (``split.capture``). A kernel
+    of at most ``limits.CHUNK`` bytes is held whole and goes through :func:`compress_kernel`;
+    a larger one streams, and zstd's stream does not depend on how its input is cut, so the
+    frame is the same however the pieces fall. ``level`` None writes the bytes as they are."""
+
+    def __init__(self, out: IO[bytes], size: int, level: int | None) -> None:
+        from wheel_size.rocm.limits import CHUNK
+
+        self._out, self._size, self._level = out, size, level
+        self._got = 0
+        self._parts: list[bytes] | None = None
+        self._writer: Any = None  # zstandard's stream writer
+        self._start = 0
+        if level is not None and size <= CHUNK:
+            self._parts = []
+        elif level is not None:
+            self._start = out.tell()
+            cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
+            self._writer = cctx.stream_writer(out, size=size, closefd=False)
+
+    def write(self, piece: bytes | memoryview) -> None:
+        self._got += len(piece)
+        if self._parts is not None:
+            self._parts.append(bytes(piece))
+        elif self._writer is not None:
+            self._writer.write(piece)
+        else:
+            self._out.write(piece)
+
+    def close(self) -> int:
+        """Finish the frame and free the compressor's context; the frame's length.
+        ValueError when the pieces did not add up to ``size``."""
+        parts, writer, self._parts, self._writer = self._parts, self._writer, None, None
+        if self._got != self._size:
+            raise ValueError(f"kernel of {self._got} bytes, {self._size} were announced")
+        if parts is not None:
+            assert self._level is not None
+            frame = compress_kernel(b"".join(parts), self._level)
+            self._out.write(frame)
+            return len(frame)
+        if writer is not None:
+            writer.close()
+            return self._out.tell() - self._start
+        return self._got
 
 
 class KpackWriter:

@@ -24,11 +24,14 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from wheel_size.errors import InvalidBundle
-from wheel_size.rocm.limits import CHUNK
+from wheel_size.rocm.kpack import KernelFrameWriter
 from wheel_size.rocm.offload_bundle import MAGIC, PlainBundleHeader, read_plain_header
+
+if TYPE_CHECKING:
+    from wheel_size.rocm.fatbin_section import BundleRef
 
 __all__ = ["ALIGN", "BundleCapture", "CapturedBundle", "CapturedCode", "usable"]
 
@@ -82,53 +85,6 @@ class _Short(Exception):
     """The header buffer ends before the header does."""
 
 
-class _Frame:
-    """One code object's frame, written to ``out`` as its bytes arrive: exactly what
-    ``kpack.write_kernel_frame`` makes of them (one call for a kernel of at most ``CHUNK``
-    bytes, a stream above; zstd's stream does not depend on how its input is cut), or the raw
-    bytes when ``level`` is None."""
-
-    def __init__(self, out: IO[bytes], size: int, level: int | None) -> None:
-        self.out = out
-        self.size = size
-        self.level = level
-        self.offset = out.tell()
-        self.got = 0
-        self.head = b""
-        self.parts: list[bytes] | None = None
-        self.writer: Any = None  # zstandard's stream writer
-        if level is not None and size <= CHUNK:
-            self.parts = []
-        elif level is not None:
-            import zstandard
-
-            cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
-            self.writer = cctx.stream_writer(out, size=size, closefd=False)
-
-    def write(self, piece: memoryview) -> None:
-        if len(self.head) < _HEAD:
-            self.head += bytes(piece[: _HEAD - len(self.head)])
-        self.got += len(piece)
-        if self.parts is not None:
-            self.parts.append(bytes(piece))
-        elif self.writer is not None:
-            self.writer.write(piece)
-        else:
-            self.out.write(piece)
-
-    def close(self) -> int:
-        """Finish the frame; its length."""
-        if self.parts is not None:
-            from wheel_size.rocm.kpack import compress_kernel
-
-            assert self.level is not None
-            self.out.write(compress_kernel(b"".join(self.parts), self.level))
-        elif self.writer is not None:
-            self.writer.close()
-        self.parts = self.writer = None  # the compressor's context is freed now, not later
-        return self.out.tell() - self.offset
-
-
 @dataclass
 class _Code:
     """A code object still to arrive, or arriving."""
@@ -138,7 +94,9 @@ class _Code:
     target: str
     entry_id: str
     hole: tuple[int, int]
-    frame: _Frame | None = None
+    frame: KernelFrameWriter | None = None
+    offset: int = 0  # of its frame in the staging file
+    head: bytes = b""  # its first bytes, for verify_code_object
 
 
 @dataclass
@@ -283,9 +241,12 @@ class BundleCapture:
     def _code_bytes(self, code: _Code, view: memoryview) -> int:
         """Feed ``code`` what it takes of ``view``; how many bytes that was."""
         if code.frame is None:
-            code.frame = _Frame(self._staged(code.target), code.end - code.start, self.level)
+            self._open(code)
+        assert code.frame is not None
         take = min(len(view), code.end - self.pos)
         piece = view[:take]
+        if len(code.head) < _HEAD:
+            code.head += bytes(piece[: _HEAD - len(code.head)])
         code.frame.write(piece)
         self._scratch(piece, code.hole)
         self.pos += take
@@ -309,7 +270,7 @@ class BundleCapture:
     def _finish(self, code: _Code) -> None:
         assert self.bundle is not None and code.frame is not None
         path = self.staging[code.target][0]
-        frame, code.frame = code.frame, None
+        frame, code.frame = code.frame, None  # its compressor's context is freed now
         length = frame.close()
         size = code.end - code.start
         self.bundle.done.append(
@@ -319,9 +280,9 @@ class BundleCapture:
                 code.target,
                 code.entry_id,
                 path,
-                frame.offset,
+                code.offset,
                 length,
-                frame.head,
+                code.head,
             )
         )
 
@@ -333,17 +294,20 @@ class BundleCapture:
             code = bundle.codes[len(bundle.done)]
             if code.end != code.start:
                 return
-            code.frame = _Frame(self._staged(code.target), 0, self.level)
+            self._open(code)
             self._finish(code)
         holes = tuple(c.hole for c in bundle.codes if c.hole[0] < c.hole[1])
         self.taken.append(CapturedBundle(bundle.start, tuple(bundle.done), holes))
         self.bundle = None
 
-    def _staged(self, target: str) -> IO[bytes]:
-        if target not in self.staging:
+    def _open(self, code: _Code) -> None:
+        """Start ``code``'s frame at the end of its target's staging file."""
+        if code.target not in self.staging:
             path = self.stage.with_name(f"{self.stage.name}-{len(self.staging)}.bin")
-            self.staging[target] = (path, path.open("wb"))
-        return self.staging[target][1]
+            self.staging[code.target] = (path, path.open("wb"))
+        out = self.staging[code.target][1]
+        code.offset = out.tell()
+        code.frame = KernelFrameWriter(out, code.end - code.start, self.level)
 
 
 def _round_up(value: int, align: int) -> int:
@@ -378,19 +342,13 @@ def _page_size(data: bytes, final: bool) -> int:
 def usable(
     taken: Sequence[CapturedBundle],
     section_offset: int,
-    bundles: Sequence[object],
+    bundles: Sequence[BundleRef],
     cut: tuple[int, int],
 ) -> dict[int, tuple[CapturedCode, ...]] | None:
     """The taken code objects by bundle ordinal when the plan confirms every guess (module
-    docstring), else None. ``bundles`` are the plan's ``BundleRef``s; ``cut`` the byte range
-    the host rewrite removes."""
-    from wheel_size.rocm.fatbin_section import BundleRef
-
-    by_start: dict[int, BundleRef] = {}
-    for ref in bundles:
-        assert isinstance(ref, BundleRef)
-        if ref.plain is not None:
-            by_start[section_offset + ref.offset] = ref
+    docstring), else None. ``bundles`` are the plan's; ``cut`` the byte range the host
+    rewrite removes."""
+    by_start = {section_offset + ref.offset: ref for ref in bundles if ref.plain is not None}
     out: dict[int, tuple[CapturedCode, ...]] = {}
     for bundle in taken:
         ref = by_start.get(bundle.start)

@@ -376,7 +376,7 @@ def read_and_plan_library(job: LibraryJob) -> LibraryPlan:
         _drop_staging(capture.staging)
         if capture.made_holes:
             plan = _plan_library(job)
-    if not plan.fat or not job.apply:
+    if not plan.fat:
         early.cancel()
         return plan
     return dataclasses.replace(plan, index=early.index)
